@@ -1,0 +1,21 @@
+/* One line per event worth knowing, to stderr, with a UTC timestamp, the
+ * process and a level. Workers use it too (they inherit the level). */
+#ifndef REVHASH_LOG_H
+#define REVHASH_LOG_H
+
+enum log_level { LL_ERROR = 0, LL_WARN, LL_INFO, LL_DEBUG };
+
+/* Messages above level are dropped (default LL_INFO). */
+void log_set_level(enum log_level level);
+/* Is level enabled? (to skip building expensive messages) */
+int log_enabled(enum log_level level);
+/* printf-style message at level. */
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LL_DEBUG, __VA_ARGS__)
+
+#endif

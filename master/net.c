@@ -1,0 +1,102 @@
+/* The listener and accept(). The reserve descriptor is the classic answer to
+ * EMFILE: without it a full process cannot take the waiting connection off
+ * the queue, epoll reports the listener readable again at once, and the loop
+ * spins. With it we accept, close, and keep serving the clients we have. */
+#include "master/net.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int reserve_fd = -1;
+
+static int listen_on(int family, unsigned port, int *out)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1, zero = 0, rc;
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	memset(&ss, 0, sizeof ss);
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		a->sin6_addr = in6addr_any;
+		len = sizeof *a;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		a->sin_addr.s_addr = htonl(INADDR_ANY);
+		len = sizeof *a;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4096) < 0) {
+		rc = -errno;
+		close(fd);
+		return rc;
+	}
+	*out = fd;
+	return 0;
+}
+
+int net_listen(unsigned port, int *fd)
+{
+	int rc = listen_on(AF_INET6, port, fd);
+
+	if (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL)
+		rc = listen_on(AF_INET, port, fd);
+	return rc;
+}
+
+long net_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -errno;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return (long)rl.rlim_cur;
+}
+
+void net_reserve_init(void)
+{
+	if (reserve_fd < 0)
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+int net_accept(int listen_fd, int *fd)
+{
+	int one = 1;
+	int c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (c >= 0) {
+		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		*fd = c;
+		return 0;
+	}
+	if ((errno == EMFILE || errno == ENFILE) && reserve_fd >= 0) {
+		close(reserve_fd);
+		c = accept(listen_fd, NULL, NULL);
+		if (c >= 0)
+			close(c);
+		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		return -EMFILE;
+	}
+	if (errno == EWOULDBLOCK || errno == EINTR)
+		return -EAGAIN;
+	return -errno;
+}

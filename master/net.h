@@ -1,0 +1,19 @@
+/* Sockets: the dual-stack listener, accepting under descriptor exhaustion,
+ * and the process's descriptor limit. */
+#ifndef REVHASH_NET_H
+#define REVHASH_NET_H
+
+/* Listen on port on every address, IPv6 and IPv4 alike where the host
+ * allows (falls back to IPv4 only). 0 and *fd, or -errno. */
+int net_listen(unsigned port, int *fd);
+/* Raise RLIMIT_NOFILE to its hard limit; returns the soft limit in force. */
+long net_raise_nofile(void);
+/* Keep one descriptor in reserve for net_accept (call once at start). */
+void net_reserve_init(void);
+/* Accept one connection, non-blocking and close-on-exec. 0 and *fd, -EAGAIN
+ * when none is waiting, -EMFILE when one had to be turned away because
+ * descriptors ran out (the reserve is used to accept and close it, so the
+ * listener does not stay readable forever), other -errno. */
+int net_accept(int listen_fd, int *fd);
+
+#endif

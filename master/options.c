@@ -1,0 +1,260 @@
+/* Parsing of the command line and of the small `key = value` config file.
+ * Every bad value is reported with the option it came from; nothing is
+ * silently clamped except the worker count, capped to the ring's slots. */
+#include "master/options.h"
+#include "master/log.h"
+#include "shm/ring.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: master PORT [options]\n"
+	"       master --status [PORT] [--json]\n"
+	"\n"
+	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n"
+	"\n"
+	"  --workers N|auto       worker processes (default auto: one per CPU\n"
+	"                         this process may run on; at most 64)\n"
+	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n"
+	"                         from FILE at start and on SIGHUP\n"
+	"  --kernel NAME          search kernel: auto (default), shani, avx512,\n"
+	"                         avx2, portable or openssl\n"
+	"  --cache-entries N      answers the cache holds (default 1048576)\n"
+	"  --idle-timeout S       drop a client that sends nothing for S seconds\n"
+	"                         (default 30)\n"
+	"  --stop-timeout S       on SIGTERM wait at most S seconds for requests\n"
+	"                         in flight (default 30)\n"
+	"  --verbose, --quiet     one log line per request / errors only\n"
+	"  --status [PORT]        print the running master's workers and counters\n"
+	"  --json                 with --status: print JSON\n"
+	"  --help                 this text\n"
+	"\n"
+	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
+	"QUIT stops at once, USR1 logs the status.\n";
+
+static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_seconds(const char *s, unsigned *ms)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > 86400)
+		return -EINVAL;
+	*ms = (unsigned)(v * 1000 + 0.5);
+	return *ms ? 0 : -EINVAL;
+}
+
+static int parse_workers(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (strcmp(s, "auto") == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (parse_u64(s, 1, RING_WORKERS, &v) < 0)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int bad(const char *what, const char *value)
+{
+	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
+		value ? value : "");
+	return -EINVAL;
+}
+
+static void set_defaults(struct options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->port = 5003;
+	o->kernel = "auto";
+	o->cache_entries = 1u << 20;
+	o->idle_timeout_ms = 30000;
+	o->stop_timeout_ms = 30000;
+}
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "workers", required_argument, NULL, 'w' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "kernel", required_argument, NULL, 'k' },
+		{ "cache-entries", required_argument, NULL, 'C' },
+		{ "idle-timeout", required_argument, NULL, 'i' },
+		{ "stop-timeout", required_argument, NULL, 's' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "status", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	int c;
+
+	set_defaults(o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (parse_workers(optarg, &o->workers) < 0)
+				return bad("--workers (1..64 or auto)", optarg);
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 'k':
+			o->kernel = optarg;
+			break;
+		case 'C':
+			if (parse_u64(optarg, 1, 1ull << 32, &o->cache_entries) < 0)
+				return bad("--cache-entries (1..2^32)", optarg);
+			break;
+		case 'i':
+			if (parse_seconds(optarg, &o->idle_timeout_ms) < 0)
+				return bad("--idle-timeout (seconds)", optarg);
+			break;
+		case 's':
+			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
+				return bad("--stop-timeout (seconds)", optarg);
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'S':
+			o->status = 1;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 1;
+		default:
+			return bad("option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (parse_u64(argv[optind], 1, 65535, &v) < 0)
+			return bad("port (1..65535)", argv[optind]);
+		o->port = (unsigned)v;
+		optind++;
+	} else if (!o->status) {
+		fprintf(stderr, "master: missing PORT\n%s", usage);
+		return -EINVAL;
+	}
+	if (optind < argc)
+		return bad("extra argument", argv[optind]);
+	if (o->config && options_load_config(o->config, o) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Apply one `key = value` pair to o. */
+static int config_pair(struct options *o, const char *key, const char *val)
+{
+	if (strcmp(key, "workers") == 0)
+		return parse_workers(val, &o->workers);
+	if (strcmp(key, "idle_timeout") == 0)
+		return parse_seconds(val, &o->idle_timeout_ms);
+	return -ENOENT;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+int options_load_config(const char *path, struct options *o)
+{
+	struct options next = *o;
+	char line[512];
+	unsigned lineno = 0;
+	int rc = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		rc = -errno;
+		log_error("config %s: %s", path, strerror(errno));
+		return rc;
+	}
+	while (rc == 0 && fgets(line, sizeof line, f)) {
+		char *s = trim(line), *eq;
+		lineno++;
+		if (*s == '\0' || *s == '#')
+			continue;
+		eq = strchr(s, '=');
+		if (!eq) {
+			log_error("config %s:%u: expected key = value", path, lineno);
+			rc = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		rc = config_pair(&next, trim(s), trim(eq + 1));
+		if (rc == -ENOENT)
+			log_error("config %s:%u: unknown key '%s'", path, lineno, trim(s));
+		else if (rc < 0)
+			log_error("config %s:%u: bad value for '%s'", path, lineno, trim(s));
+		if (rc < 0)
+			rc = -EINVAL;
+	}
+	fclose(f);
+	if (rc == 0)
+		*o = next;
+	return rc;
+}
+
+unsigned options_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof set, &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+unsigned options_workers(const struct options *o)
+{
+	unsigned n = o->workers ? o->workers : options_cpus();
+
+	return n > RING_WORKERS ? RING_WORKERS : n;
+}

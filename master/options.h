@@ -1,0 +1,30 @@
+/* Command-line options and the optional config file re-read on SIGHUP. */
+#ifndef REVHASH_OPTIONS_H
+#define REVHASH_OPTIONS_H
+
+#include <stdint.h>
+
+struct options {
+	unsigned port;
+	unsigned workers;          /* 0 = one per CPU the master may run on */
+	const char *config;        /* re-read on SIGHUP; NULL = none */
+	const char *kernel;        /* "auto" or a kernel name */
+	uint64_t cache_entries;    /* answers the cache holds */
+	unsigned idle_timeout_ms;  /* drop a client silent this long */
+	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
+	int verbose, quiet;
+	int status, json;          /* --status [--json]: print, don't serve */
+};
+
+/* Fill o from argv. 0 to run, 1 when --help was printed, -EINVAL after
+ * printing what is wrong to stderr. */
+int options_parse(int argc, char **argv, struct options *o);
+/* Read `key = value` lines of path into o (keys: workers, idle_timeout_ms).
+ * 0, or -errno / -EINVAL with the reason logged; o is untouched on error. */
+int options_load_config(const char *path, struct options *o);
+/* CPUs this process may run on (sched_getaffinity), at least 1. */
+unsigned options_cpus(void);
+/* The worker count o asks for, resolving 0 to options_cpus(), capped. */
+unsigned options_workers(const struct options *o);
+
+#endif

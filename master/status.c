@@ -1,0 +1,137 @@
+/* The live scoreboard: the worker slots and counters already sit in the
+ * shared segment, so `master --status PORT` maps it read-only and prints it,
+ * and SIGUSR1 writes the same to the log. */
+#include "master/log.h"
+#include "master/server.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const slot_states[] = { "empty", "idle", "hashing", "retiring" };
+
+static const char *slot_state(const struct ring_slot *rs)
+{
+	return rs->state < 4 ? slot_states[rs->state] : "?";
+}
+
+static double uptime_s(const struct seg_header *h)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)h->started_ns) / 1e9;
+}
+
+static void print_text(FILE *f, const struct seg *seg)
+{
+	const struct seg_header *h = seg->hdr;
+	const struct seg_stats *st = &h->stats;
+	const struct ring *r = seg->ring;
+	uint64_t hashes = st->dead_hashes;
+
+	fprintf(f, "revhash master pid %d, port %u, kernel %s, up %.1f s\n",
+		h->master_pid, h->port, h->kernel, uptime_s(h));
+	fprintf(f, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
+		"job", "lease", "Mhash/s", "restarts");
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct ring_slot *rs = &r->slots[i];
+		char lease[64] = "-", job[16] = "-";
+		if (!rs->pid && !rs->restarts)
+			continue;
+		hashes += rs->hashes;
+		if (rs->has_lease) {
+			snprintf(job, sizeof job, "%u", rs->lease_job);
+			snprintf(lease, sizeof lease, "%llu..%llu",
+				 (unsigned long long)rs->lease_lo,
+				 (unsigned long long)rs->lease_hi);
+		}
+		fprintf(f, "%-5u %-8d %-9s %-6s %-44s %9.2f %8u\n", i, rs->pid,
+			rs->pid ? slot_state(rs) : "dead", job, lease,
+			(double)rs->rate / 1e6, rs->restarts);
+	}
+	fprintf(f, "workers wanted %u; jobs in flight %u; cache %llu/%llu answers\n",
+		h->workers, r->nactive, (unsigned long long)seg->cache->count,
+		(unsigned long long)seg->cache->capacity);
+	fprintf(f, "requests %llu, answered %llu, cache hits %llu, attached %llu, "
+		"jobs %llu, not found %llu, cancelled %llu, dropped %llu\n",
+		(unsigned long long)st->requests, (unsigned long long)st->answered,
+		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
+		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
+		(unsigned long long)st->cancelled, (unsigned long long)st->dropped);
+	fprintf(f, "worker deaths %llu, respawns %llu, reloads %llu, lock repairs %u, "
+		"hashes %llu\n", (unsigned long long)st->worker_deaths,
+		(unsigned long long)st->respawns, (unsigned long long)st->reloads,
+		r->repairs, (unsigned long long)hashes);
+}
+
+static void print_json(FILE *f, const struct seg *seg)
+{
+	const struct seg_header *h = seg->hdr;
+	const struct seg_stats *st = &h->stats;
+	const struct ring *r = seg->ring;
+	const char *sep = "";
+
+	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"uptime_s\":%.3f,"
+		"\"workers_wanted\":%u,\"jobs_in_flight\":%u,\"cache_count\":%llu,"
+		"\"cache_capacity\":%llu,\"workers\":[",
+		h->master_pid, h->port, h->kernel, uptime_s(h), h->workers,
+		r->nactive, (unsigned long long)seg->cache->count,
+		(unsigned long long)seg->cache->capacity);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct ring_slot *rs = &r->slots[i];
+		if (!rs->pid && !rs->restarts)
+			continue;
+		fprintf(f, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
+			"\"rate\":%llu,\"restarts\":%u}", sep, i, rs->pid,
+			rs->pid ? slot_state(rs) : "dead",
+			(unsigned long long)rs->hashes, (unsigned long long)rs->rate,
+			rs->restarts);
+		sep = ",";
+	}
+	fprintf(f, "],\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
+		"\"attached\":%llu,\"jobs\":%llu,\"not_found\":%llu,\"cancelled\":%llu,"
+		"\"dropped\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
+		"\"reloads\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",
+		(unsigned long long)st->requests, (unsigned long long)st->answered,
+		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
+		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
+		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
+		(unsigned long long)st->worker_deaths, (unsigned long long)st->respawns,
+		(unsigned long long)st->reloads, r->repairs,
+		(unsigned long long)st->dead_hashes);
+}
+
+int status_print(unsigned port, int json)
+{
+	struct seg seg;
+	int rc = seg_open(port, 0, &seg);
+
+	if (rc < 0) {
+		fprintf(stderr, "master --status: no running master on port %u (%s)\n",
+			port, strerror(-rc));
+		return 1;
+	}
+	if (json)
+		print_json(stdout, &seg);
+	else
+		print_text(stdout, &seg);
+	seg_close(&seg);
+	return 0;
+}
+
+void status_log(struct server *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return;
+	print_text(f, &s->seg);
+	fclose(f);
+	log_info("status:\n%s", buf);
+	free(buf);
+}

@@ -1,0 +1,123 @@
+/* Linear probing with backward-shift deletion (no tombstones), and clock
+ * (second chance) eviction once the table holds its capacity: recently hit
+ * answers survive, one-off ones make room. */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include "shm/cache.h"
+#include "proto/proto.h"
+
+#include <string.h>
+#include <openssl/sha.h>
+
+static uint64_t table_size(uint64_t capacity)
+{
+	uint64_t n = 16;
+
+	while (n - n / 4 < capacity + 1)
+		n <<= 1;
+	return n;
+}
+
+size_t cache_bytes(uint64_t capacity)
+{
+	return sizeof(struct cache) +
+	       table_size(capacity) * sizeof(struct cache_entry);
+}
+
+void cache_init(struct cache *c, uint64_t capacity)
+{
+	c->nslots = table_size(capacity);
+	c->capacity = capacity ? capacity : 1;
+	c->count = 0;
+	c->hand = 0;
+}
+
+static uint64_t key_of(const uint8_t digest[32])
+{
+	return proto_load_be64(digest);
+}
+
+static int matches(const uint8_t digest[32], uint64_t answer)
+{
+	uint8_t msg[8], out[32];
+
+	proto_le64(answer, msg);
+	SHA256(msg, sizeof msg, out);
+	return memcmp(out, digest, 32) == 0;
+}
+
+int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
+{
+	uint64_t mask = c->nslots - 1, key = key_of(digest);
+
+	for (uint64_t i = key & mask;; i = (i + 1) & mask) {
+		struct cache_entry *e = &c->slots[i];
+		if (!e->used)
+			break;
+		if (e->key == key) {
+			if (!matches(digest, e->answer))
+				break;
+			e->ref = 1;
+			*answer = e->answer;
+			c->hits++;
+			return 1;
+		}
+	}
+	c->misses++;
+	return 0;
+}
+
+/* Remove slot i and pull later entries of its probe run back over the gap. */
+static void delete_at(struct cache *c, uint64_t i)
+{
+	uint64_t mask = c->nslots - 1;
+
+	for (uint64_t j = (i + 1) & mask; c->slots[j].used; j = (j + 1) & mask) {
+		uint64_t home = c->slots[j].key & mask;
+		/* The entry at j may fill the gap at i only if its home is not
+		 * cyclically in (i, j]. */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			c->slots[i] = c->slots[j];
+			i = j;
+		}
+	}
+	memset(&c->slots[i], 0, sizeof c->slots[i]);
+	c->count--;
+}
+
+static void evict_one(struct cache *c)
+{
+	for (;;) {
+		struct cache_entry *e = &c->slots[c->hand];
+		if (e->used && !e->ref) {
+			delete_at(c, c->hand);
+			c->evictions++;
+			return;
+		}
+		e->ref = 0;
+		c->hand = (c->hand + 1) & (c->nslots - 1);
+	}
+}
+
+void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
+{
+	uint64_t mask = c->nslots - 1, key = key_of(digest), i;
+
+	for (i = key & mask; c->slots[i].used; i = (i + 1) & mask) {
+		if (c->slots[i].key == key) {
+			c->slots[i].answer = answer;
+			c->slots[i].ref = 1;
+			return;
+		}
+	}
+	if (c->count >= c->capacity) {
+		evict_one(c);
+		/* Deletion may have moved entries: find the free slot anew. */
+		for (i = key & mask; c->slots[i].used; i = (i + 1) & mask)
+			;
+	}
+	c->slots[i].key = key;
+	c->slots[i].answer = answer;
+	c->slots[i].ref = 0;
+	c->slots[i].used = 1;
+	c->count++;
+}

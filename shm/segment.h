@@ -1,0 +1,70 @@
+/* The one shared segment: a versioned header, the ring (job table, worker
+ * slots, lock, semaphore) and the answer cache, mapped by the master before
+ * it forks, so every worker inherits the same mapping. Named after the port,
+ * so `master --status PORT` and the tests can find it. */
+#ifndef REVHASH_SEGMENT_H
+#define REVHASH_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm/cache.h"
+#include "shm/ring.h"
+
+#define SEG_MAGIC 0x31485652u /* "RVH1" */
+#define SEG_VERSION 1
+
+/* Counters the master keeps; they survive any worker's death. */
+struct seg_stats {
+	uint64_t accepted;     /* connections accepted */
+	uint64_t requests;     /* complete requests read */
+	uint64_t answered;     /* replies sent in full */
+	uint64_t cache_hits;   /* answered from the cache */
+	uint64_t attached;     /* joined a job already in flight */
+	uint64_t jobs;         /* jobs created */
+	uint64_t not_found;    /* jobs whose range held no answer */
+	uint64_t cancelled;    /* jobs dropped: every client gone */
+	uint64_t dropped;      /* connections closed early (timeout, error) */
+	uint64_t worker_deaths;
+	uint64_t respawns;
+	uint64_t reloads;
+	uint64_t dead_hashes;  /* hashes done by workers that have exited */
+	uint64_t dead_chunks;
+};
+
+struct seg_header {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t size;         /* bytes of the whole segment */
+	int32_t master_pid;
+	uint32_t port;
+	uint32_t workers;      /* worker count the master aims for */
+	uint32_t pad;
+	uint64_t ring_off;
+	uint64_t cache_off;
+	uint64_t started_ns;   /* CLOCK_REALTIME at start */
+	char kernel[16];       /* search kernel in use */
+	struct seg_stats stats;
+};
+
+/* A mapping of the segment in this process. */
+struct seg {
+	struct seg_header *hdr;
+	struct ring *ring;
+	struct cache *cache;
+	size_t size;
+	char name[32];
+	int owner; /* this process created it and removes it */
+};
+
+/* Create the segment for port with room for cache_entries answers; a stale
+ * segment left by a dead master is removed first. 0 or -errno (-EEXIST when
+ * a live master owns it). */
+int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg);
+/* Map an existing segment (status, tests); writable when rw. 0 or -errno. */
+int seg_open(unsigned port, int rw, struct seg *seg);
+/* Unmap; the owner also removes the name and releases the lock. */
+void seg_close(struct seg *seg);
+
+#endif
