@@ -427,7 +427,8 @@ static int expire(struct server *s)
 	struct conn *c;
 
 	while ((c = s->timed.head) && c->deadline_ms <= now) {
-		log_debug("dropping a client silent for %u ms", s->opt.idle_timeout_ms);
+		log_debug("dropping a client too slow for %u ms", s->opt.idle_timeout_ms);
+		stats(s)->timeouts++;
 		drop_conn(s, c);
 	}
 	return c ? (int)(c->deadline_ms - now) : -1;

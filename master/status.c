@@ -56,11 +56,12 @@ static void print_text(FILE *f, const struct seg *seg)
 		h->workers, r->nactive, (unsigned long long)seg->cache->count,
 		(unsigned long long)seg->cache->capacity);
 	fprintf(f, "requests %llu, answered %llu, cache hits %llu, attached %llu, "
-		"jobs %llu, not found %llu, cancelled %llu, dropped %llu\n",
+		"jobs %llu, not found %llu, cancelled %llu, dropped %llu (timeouts %llu)\n",
 		(unsigned long long)st->requests, (unsigned long long)st->answered,
 		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
 		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
-		(unsigned long long)st->cancelled, (unsigned long long)st->dropped);
+		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
+		(unsigned long long)st->timeouts);
 	fprintf(f, "worker deaths %llu, respawns %llu, reloads %llu, lock repairs %u, "
 		"hashes %llu\n", (unsigned long long)st->worker_deaths,
 		(unsigned long long)st->respawns, (unsigned long long)st->reloads,
@@ -93,13 +94,13 @@ static void print_json(FILE *f, const struct seg *seg)
 	}
 	fprintf(f, "],\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
 		"\"attached\":%llu,\"jobs\":%llu,\"not_found\":%llu,\"cancelled\":%llu,"
-		"\"dropped\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
+		"\"dropped\":%llu,\"timeouts\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
 		"\"reloads\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",
 		(unsigned long long)st->requests, (unsigned long long)st->answered,
 		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
 		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
 		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
-		(unsigned long long)st->worker_deaths, (unsigned long long)st->respawns,
+		(unsigned long long)st->timeouts, (unsigned long long)st->worker_deaths, (unsigned long long)st->respawns,
 		(unsigned long long)st->reloads, r->repairs,
 		(unsigned long long)st->dead_hashes);
 }

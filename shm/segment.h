@@ -26,6 +26,7 @@ struct seg_stats {
 	uint64_t not_found;    /* jobs whose range held no answer */
 	uint64_t cancelled;    /* jobs dropped: every client gone */
 	uint64_t dropped;      /* connections closed early (timeout, error) */
+	uint64_t timeouts;     /* of which: too slow to send or read */
 	uint64_t worker_deaths;
 	uint64_t respawns;
 	uint64_t reloads;

@@ -1,0 +1,693 @@
+/* revhash-bench: the public client's load, plus the numbers it leaves out.
+ * It sends the very workload the client would (bench/workload.c), one
+ * request per thread and connection at fixed absolute deadlines, scores it
+ * the same way, and then asks how good that score is: it measures the
+ * server's hash rate first and compares the score with that of an ideal
+ * server of the same rate on the same arrivals (bench/simulate.c).
+ *
+ * A failed connection or a short reply is counted, never fatal, and every
+ * socket has a timeout, so a run always ends with a report. */
+#include "bench/simulate.h"
+#include "bench/workload.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <openssl/sha.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define TIMEOUT_S 120         /* per socket operation */
+#define CAL_FIRST 2000000     /* values in the first calibration request */
+#define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
+#define CAL_AIM_S 1.0         /* what the next, larger one aims at */
+#define CAL_ROUNDS 8
+#define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
+#define FAST_US 5000          /* a repeat answered faster was cached */
+#define STACK_SIZE (256 * 1024)
+#define SPAWN_TRIES 1000      /* 1 ms apart, when threads run out */
+
+enum outcome { OUT_OK, OUT_WRONG, OUT_MISSING };
+
+static const char *const outcome_name[] = { "ok", "WRONG", "MISSING" };
+
+struct options {
+	const char *host, *port, *csv;
+	struct wl_params wl;
+	int quiet, calibrate;
+	double rate; /* 0 when unknown */
+};
+
+/* The server's addresses; a connection tries the one that last worked
+ * first, so a name with a dead address costs one refusal, not one each. */
+struct target {
+	struct addrinfo *list;
+	const struct addrinfo **addr;
+	size_t n;
+	atomic_size_t good;
+};
+
+struct result {
+	int64_t send_ns;    /* relative to t0 */
+	int64_t latency_ns;
+	uint64_t reply;
+	enum outcome outcome;
+	int err;            /* why it is missing, as a negative errno */
+};
+
+struct run {
+	const struct options *opt;
+	struct target *target;
+	const struct wl_request *reqs;
+	struct result *res;
+	int64_t t0;
+	pthread_mutex_t lock;
+	pthread_cond_t all_done;
+	uint64_t finished;
+};
+
+struct task {
+	struct run *run;
+	uint64_t i;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY "
+		"REP DELAY_US LAMBDA\n"
+		"       [--csv FILE] [--quiet] [--rate HASHES_PER_S] "
+		"[--no-calibrate]\n");
+}
+
+/* --- arguments -------------------------------------------------------- */
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL; /* strtoull would take "-1" and " 1" */
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || *end || *out > max)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*out) || *out < 0)
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_positional(char **a, struct options *o)
+{
+	uint64_t port, rep;
+	struct wl_params *w = &o->wl;
+
+	o->host = a[0];
+	o->port = a[1];
+	if (parse_u64(a[1], 65535, &port) || port == 0 ||
+	    parse_u64(a[2], UINT32_MAX, &w->seed) ||
+	    parse_u64(a[3], UINT64_MAX, &w->total) || w->total == 0 ||
+	    parse_u64(a[4], UINT64_MAX, &w->start) ||
+	    parse_u64(a[5], UINT64_MAX, &w->difficulty) ||
+	    parse_u64(a[6], 100, &rep) ||
+	    parse_u64(a[7], UINT64_MAX, &w->delay_us) ||
+	    parse_double(a[8], &w->lambda))
+		return -EINVAL;
+	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
+	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
+		return -EINVAL;
+	w->rep = (unsigned)rep;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{ "csv", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "no-calibrate", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct options){ .calibrate = 1 };
+	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if (c == 'c')
+			o->csv = optarg;
+		else if (c == 'q')
+			o->quiet = 1;
+		else if (c == 'n')
+			o->calibrate = 0;
+		else if (c != 'r' || parse_double(optarg, &o->rate) ||
+			 o->rate == 0)
+			return -EINVAL;
+	}
+	if (argc - optind != 9)
+		return -EINVAL;
+	return parse_positional(argv + optind, o);
+}
+
+/* --- the network ------------------------------------------------------ */
+
+static int target_resolve(struct target *t, const char *host,
+			  const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	int rc = getaddrinfo(host, port, &hints, &t->list);
+
+	if (rc) {
+		fprintf(stderr, "getaddrinfo(%s, %s): %s\n", host, port,
+			gai_strerror(rc));
+		return -EINVAL;
+	}
+	for (struct addrinfo *a = t->list; a; a = a->ai_next)
+		t->n++;
+	t->addr = calloc(t->n, sizeof *t->addr);
+	if (!t->addr) {
+		freeaddrinfo(t->list);
+		t->list = NULL;
+		return -ENOMEM;
+	}
+	t->n = 0;
+	for (struct addrinfo *a = t->list; a; a = a->ai_next)
+		t->addr[t->n++] = a;
+	atomic_init(&t->good, 0);
+	return 0;
+}
+
+static int open_socket(const struct addrinfo *a)
+{
+	struct timeval tv = { .tv_sec = TIMEOUT_S };
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
+			a->ai_protocol);
+
+	if (fd < 0)
+		return -errno;
+	/* On Linux SO_SNDTIMEO bounds connect() too. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Connect to the first address that answers; *begin is the time just
+ * before the first connect(), where latency starts. */
+static int target_connect(struct target *t, int64_t *begin)
+{
+	size_t first = atomic_load(&t->good);
+	int err = -EADDRNOTAVAIL;
+
+	*begin = 0;
+	for (size_t k = 0; k < t->n; k++) {
+		size_t i = (first + k) % t->n;
+		const struct addrinfo *a = t->addr[i];
+		int fd = open_socket(a);
+
+		if (fd < 0)
+			return fd;
+		if (!*begin)
+			*begin = now_ns();
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			atomic_store(&t->good, i);
+			return fd;
+		}
+		/* A connect() cut short by SO_SNDTIMEO says EINPROGRESS. */
+		err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+		close(fd);
+	}
+	return err;
+}
+
+static int send_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes; an early EOF is -ENODATA. */
+static int recv_all(int fd, uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = recv(fd, buf, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -ENODATA;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One request on its own connection. *begin and *end bracket the
+ * latency even on failure, so a failed request still has a time. */
+static int exchange(struct target *t, const struct wl_request *q,
+		    uint64_t *reply, int64_t *begin, int64_t *end)
+{
+	struct proto_request pr = { .start = q->start, .end = q->end,
+				    .priority = q->priority };
+	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
+	int fd, err;
+
+	memcpy(pr.digest, q->digest, sizeof pr.digest);
+	proto_encode_request(&pr, req);
+	fd = target_connect(t, begin);
+	if (!*begin)
+		*begin = now_ns();
+	if (fd < 0) {
+		*end = now_ns();
+		return fd;
+	}
+	err = send_all(fd, req, sizeof req);
+	if (!err)
+		err = recv_all(fd, rep, sizeof rep);
+	*end = now_ns();
+	close(fd);
+	if (!err)
+		*reply = proto_decode_reply(rep);
+	return err;
+}
+
+/* Every request in flight holds a socket: allow as many as the hard limit
+ * does, or an overloaded server would look like lost replies (EMFILE). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* --- calibration ------------------------------------------------------ */
+
+/* Time one request whose answer is the last value of n, at a random start
+ * so that no cache can know it: the server must hash all n values. */
+static int time_full_range(struct target *t, uint64_t n, double *secs)
+{
+	struct wl_request q = { .priority = 1, .copy_of = -1 };
+	uint8_t msg[8];
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err;
+
+	if (getrandom(&q.start, sizeof q.start, 0) != sizeof q.start)
+		return -errno;
+	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
+	q.end = q.answer = q.start + n - 1;
+	proto_le64(q.answer, msg);
+	SHA256(msg, sizeof msg, q.digest);
+	err = exchange(t, &q, &reply, &begin, &end);
+	if (!err && reply != q.answer)
+		err = -EPROTO;
+	*secs = (end - begin) / 1e9;
+	return err;
+}
+
+/* Grow the range until one request takes CAL_ENOUGH_S; rate = n / time. */
+static int calibrate(struct target *t, double *rate)
+{
+	uint64_t n = CAL_FIRST;
+	double secs = 0;
+
+	for (int round = 0; round < CAL_ROUNDS; round++) {
+		int err = time_full_range(t, n, &secs);
+
+		if (err) {
+			errno = -err;
+			fprintf(stderr, "calibration (%" PRIu64
+				" values): %m\n", n);
+			return err;
+		}
+		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (secs >= CAL_ENOUGH_S || round == CAL_ROUNDS - 1 ||
+		    n >= CAL_MAX)
+			break;
+		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM_S / secs, 2), 64),
+				   CAL_MAX);
+	}
+	*rate = n / secs;
+	return 0;
+}
+
+/* --- the run ---------------------------------------------------------- */
+
+static void print_line(const struct run *r, uint64_t i)
+{
+	const struct result *res = &r->res[i];
+
+	flockfile(stdout);
+	printf("%8" PRIu64 "  prio %2u  %12.3f ms  %s", i, r->reqs[i].priority,
+	       res->latency_ns / 1e6, outcome_name[res->outcome]);
+	errno = -res->err;
+	if (res->err == -ENODATA)
+		printf(" (closed before the full reply)");
+	else if (res->err)
+		printf(" (%m)");
+	putchar('\n');
+	funlockfile(stdout);
+}
+
+static void record(struct run *r, uint64_t i, int err, int64_t begin,
+		   int64_t end, uint64_t reply)
+{
+	struct result *res = &r->res[i];
+
+	res->send_ns = begin - r->t0;
+	res->latency_ns = end - begin;
+	res->reply = reply;
+	res->err = err;
+	res->outcome = err ? OUT_MISSING :
+		       reply == r->reqs[i].answer ? OUT_OK : OUT_WRONG;
+	if (!r->opt->quiet)
+		print_line(r, i);
+	pthread_mutex_lock(&r->lock);
+	if (++r->finished == r->opt->wl.total)
+		pthread_cond_signal(&r->all_done);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void *request_thread(void *arg)
+{
+	struct task *task = arg;
+	struct run *r = task->run;
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err = exchange(r->target, &r->reqs[task->i], &reply, &begin, &end);
+
+	record(r, task->i, err, begin, end, reply);
+	return NULL;
+}
+
+/* Start request i's thread; when threads run out, retry for a while and
+ * then count the request as missing rather than stop the run. */
+static void spawn(struct run *r, struct task *task, pthread_attr_t *attr)
+{
+	pthread_t tid;
+	int rc = 0;
+
+	for (int k = 0; k < SPAWN_TRIES; k++) {
+		rc = pthread_create(&tid, attr, request_thread, task);
+		if (rc != EAGAIN)
+			break;
+		usleep(1000);
+	}
+	if (rc) {
+		int64_t t = now_ns();
+
+		errno = rc;
+		fprintf(stderr, "pthread_create(request %" PRIu64 "): %m\n",
+			task->i);
+		record(r, task->i, -rc, t, t, 0);
+	}
+}
+
+static int run_all(struct run *r, struct task *tasks)
+{
+	uint64_t total = r->opt->wl.total;
+	int64_t delay = (int64_t)r->opt->wl.delay_us * 1000;
+	pthread_attr_t attr;
+
+	if (pthread_attr_init(&attr) ||
+	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
+	    pthread_attr_setstacksize(&attr, STACK_SIZE))
+		return -ENOMEM;
+	r->t0 = now_ns() + 10000000; /* a head start for the first deadline */
+	for (uint64_t i = 0; i < total; i++) {
+		tasks[i] = (struct task){ r, i };
+		sleep_until(r->t0 + (int64_t)i * delay);
+		spawn(r, &tasks[i], &attr);
+	}
+	pthread_attr_destroy(&attr);
+	pthread_mutex_lock(&r->lock);
+	while (r->finished < total)
+		pthread_cond_wait(&r->all_done, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+/* --- the report ------------------------------------------------------- */
+
+struct summary {
+	uint64_t ok, repeats, fast_repeats;
+	double score;         /* mean(latency_us * priority), as the client */
+	double p50_ms, p99_ms; /* over every request, failures included */
+};
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank: the smallest value with at least p of the data below. */
+static double percentile_ms(const int64_t *sorted, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p * n);
+
+	return sorted[rank ? rank - 1 : 0] / 1e6;
+}
+
+static int summarize(const struct run *r, struct summary *s)
+{
+	uint64_t n = r->opt->wl.total;
+	int64_t *lat = malloc(n * sizeof *lat);
+	long double sum = 0;
+
+	if (!lat)
+		return -ENOMEM;
+	*s = (struct summary){ 0 };
+	for (uint64_t i = 0; i < n; i++) {
+		const struct result *res = &r->res[i];
+		int fast = res->latency_ns < FAST_US * 1000;
+
+		lat[i] = res->latency_ns;
+		sum += res->latency_ns / 1e3L * r->reqs[i].priority;
+		s->ok += res->outcome == OUT_OK;
+		s->repeats += r->reqs[i].copy_of >= 0;
+		s->fast_repeats += r->reqs[i].copy_of >= 0 && fast &&
+				   res->outcome == OUT_OK;
+	}
+	qsort(lat, n, sizeof *lat, cmp_i64);
+	s->score = (double)(sum / n);
+	s->p50_ms = percentile_ms(lat, n, 0.50);
+	s->p99_ms = percentile_ms(lat, n, 0.99);
+	free(lat);
+	return 0;
+}
+
+/* The ideal server on the actual send times; ideal_lat gets its latencies. */
+static int ideal_score(const struct run *r, double rate, double *ideal_lat,
+		       double *score)
+{
+	uint64_t n = r->opt->wl.total;
+	double *arrival = malloc(n * sizeof *arrival);
+	int err;
+
+	if (!arrival)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		arrival[i] = r->res[i].send_ns / 1e3;
+	err = sim_ideal(r->reqs, arrival, n, rate, ideal_lat, score);
+	free(arrival);
+	return err;
+}
+
+static void report(const struct summary *s, uint64_t total, double rate,
+		   const double *ideal)
+{
+	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
+	       (uint64_t)s->score);
+	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
+	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
+	       s->repeats, FAST_US / 1000, s->fast_repeats);
+	if (!rate) {
+		printf("hash rate: unknown, so no ideal score\n");
+		return;
+	}
+	printf("hash rate: %.3f M hashes/s\n", rate / 1e6);
+	if (!ideal) {
+		printf("ideal score: not computed\n");
+		return;
+	}
+	printf("ideal score: %.0f, efficiency = %.3f%s\n", *ideal,
+	       s->score > 0 ? *ideal / s->score : 1.0,
+	       s->ok < total ? " (but not every answer was right)" : "");
+}
+
+static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
+		    const struct result *res, const double *ideal_lat)
+{
+	fprintf(f, "%" PRIu64 ",%.3f,%.3f,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",", i, res->send_ns / 1e3, res->latency_ns / 1e3, q->priority,
+		q->start, q->end, q->answer);
+	if (res->outcome != OUT_MISSING)
+		fprintf(f, "%" PRIu64, res->reply);
+	fprintf(f, ",%d,%" PRId64 ",", res->outcome == OUT_OK, q->copy_of);
+	if (ideal_lat)
+		fprintf(f, "%.3f", ideal_lat[i]);
+	fputc('\n', f);
+}
+
+static int write_csv(FILE *f, const char *path, const struct run *r,
+		     const double *ideal_lat)
+{
+	fprintf(f, "index,send_us,latency_us,priority,start,end,answer,reply,"
+		   "correct,copy_of,ideal_latency_us\n");
+	for (uint64_t i = 0; i < r->opt->wl.total; i++)
+		csv_row(f, i, &r->reqs[i], &r->res[i], ideal_lat);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "writing %s: %m\n", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* --- main ------------------------------------------------------------- */
+
+/* Run the workload, report, and return the exit status. */
+static int bench(const struct options *opt, struct target *t,
+		 struct wl_request *reqs, FILE *csv)
+{
+	uint64_t n = opt->wl.total;
+	struct run r = { .opt = opt, .target = t, .reqs = reqs,
+			 .lock = PTHREAD_MUTEX_INITIALIZER,
+			 .all_done = PTHREAD_COND_INITIALIZER };
+	struct task *tasks = calloc(n, sizeof *tasks);
+	double *ideal_lat = opt->rate ? calloc(n, sizeof *ideal_lat) : NULL;
+	double ideal;
+	struct summary s;
+	int status = 1;
+
+	r.res = calloc(n, sizeof *r.res);
+	if (!tasks || !r.res || (opt->rate && !ideal_lat) ||
+	    run_all(&r, tasks) || summarize(&r, &s)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		goto out;
+	}
+	if (ideal_lat && ideal_score(&r, opt->rate, ideal_lat, &ideal)) {
+		free(ideal_lat);
+		ideal_lat = NULL;
+	}
+	report(&s, n, opt->rate, ideal_lat ? &ideal : NULL);
+	if (csv && write_csv(csv, opt->csv, &r, ideal_lat))
+		goto out;
+	status = s.ok == n ? 0 : 1;
+out:
+	/* The threads are all done with r and tasks: each finished. */
+	free(tasks);
+	free(ideal_lat);
+	free(r.res);
+	return status;
+}
+
+static struct wl_request *generate(const struct wl_params *p)
+{
+	struct wl_request *reqs = calloc(p->total, sizeof *reqs);
+
+	if (!reqs) {
+		fprintf(stderr, "revhash-bench: %" PRIu64
+			" requests: out of memory\n", p->total);
+		return NULL;
+	}
+	if (wl_generate(p, reqs)) {
+		fprintf(stderr, "revhash-bench: DIFFICULTY must be 1 .. 2^64-3 "
+			"and START + DIFFICULTY below 2^64\n");
+		free(reqs);
+		return NULL;
+	}
+	return reqs;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct target target = { 0 };
+	struct wl_request *reqs = NULL;
+	FILE *csv = NULL;
+	int status = 2, rate_given;
+
+	if (parse_args(argc, argv, &opt)) {
+		usage();
+		return 2;
+	}
+	reqs = generate(&opt.wl);
+	if (!reqs || target_resolve(&target, opt.host, opt.port))
+		goto out;
+	if (opt.csv && !(csv = fopen(opt.csv, "w"))) {
+		fprintf(stderr, "fopen(%s): %m\n", opt.csv);
+		goto out;
+	}
+	raise_fd_limit();
+	rate_given = opt.rate > 0;
+	if (!rate_given && opt.calibrate && calibrate(&target, &opt.rate))
+		opt.rate = 0;
+	if (opt.rate)
+		printf("hash rate: %.3f M hashes/s (%s)\n", opt.rate / 1e6,
+		       rate_given ? "--rate" : "calibrated");
+	fflush(stdout);
+	status = bench(&opt, &target, reqs, csv);
+out:
+	free(reqs);
+	free(target.addr);
+	if (target.list)
+		freeaddrinfo(target.list);
+	return status;
+}

@@ -1,0 +1,99 @@
+/* Generates the public client's workload. The client draws everything from
+ * glibc's srand()/rand(), so reproducing it means making exactly the same
+ * rand() calls in exactly the same order; every call below is one the
+ * client makes, and the comments mark the places where the order matters.
+ * The client's text is the specification:
+ *   start  = START, or a random 64-bit value below 2^64 - 2 - DIFFICULTY;
+ *   r      = rand() % 100; if i > 0 && r <= REP, repeat request rand() % i;
+ *   else   answer = start + rand() % DIFFICULTY, end = start + DIFFICULTY;
+ *   prio   = 1 + (int)(-ln(1 - rand() / 2^31) / LAMBDA), at most 16. */
+#include "bench/workload.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <openssl/sha.h>
+
+/* Two rand() calls make a 64-bit start: the first is the high half. They are
+ * separate statements because the order of the operands of | is unspecified
+ * in C, and the order decides which draw lands in which half. */
+static uint64_t draw_start(uint64_t difficulty)
+{
+	uint64_t hi = (uint64_t)rand();
+	uint64_t lo = (uint64_t)rand();
+	uint64_t modulus = UINT64_MAX - 1 - difficulty; /* 2^64 - 2 - D */
+
+	return ((hi << 32) | lo) % modulus;
+}
+
+/* Exponential with rate lambda, floored, plus one, capped at 16. The cap is
+ * tested in floating point first so a huge quotient never meets the int
+ * conversion (which would be undefined). With lambda 0 the client's priority
+ * is constant; we take it that it then draws nothing. */
+static uint8_t draw_priority(double lambda)
+{
+	if (lambda == 0)
+		return 1;
+
+	double u = rand() / 2147483648.0;
+	double x = -log(1 - u) / lambda;
+
+	if (x >= PROTO_PRIORITY_MAX - 1)
+		return PROTO_PRIORITY_MAX;
+	return (uint8_t)(1 + (int)x);
+}
+
+static void fresh_request(struct wl_request *q, uint64_t start,
+			  uint64_t difficulty)
+{
+	uint8_t msg[8];
+
+	q->start = start;
+	q->end = start + difficulty;
+	q->answer = start + (uint64_t)rand() % difficulty;
+	q->copy_of = -1;
+	proto_le64(q->answer, msg);
+	SHA256(msg, sizeof msg, q->digest);
+}
+
+static int check_params(const struct wl_params *p)
+{
+	if (p->difficulty == 0 || p->difficulty > UINT64_MAX - 2)
+		return -EINVAL;
+	if (p->start != 0 && p->difficulty > UINT64_MAX - p->start)
+		return -EINVAL;
+	if (p->rep > 100)
+		return -EINVAL;
+	if (!isfinite(p->lambda) || p->lambda < 0)
+		return -EINVAL;
+	return 0;
+}
+
+int wl_generate(const struct wl_params *p, struct wl_request *out)
+{
+	int err = check_params(p);
+
+	if (err)
+		return err;
+	srand((unsigned)p->seed);
+	for (uint64_t i = 0; i < p->total; i++) {
+		/* Drawn even for a repeat, which then throws it away. */
+		uint64_t start = p->start ? p->start :
+					    draw_start(p->difficulty);
+		unsigned r = (unsigned)(rand() % 100);
+
+		/* <=, as in the client: even REP 0 repeats when r is 0. */
+		if (i > 0 && r <= p->rep) {
+			uint64_t from = (uint64_t)rand() % i;
+
+			out[i] = out[from];
+			out[i].copy_of = (int64_t)from;
+		} else {
+			fresh_request(&out[i], start, p->difficulty);
+		}
+		/* Every request draws its own priority, repeats included. */
+		out[i].priority = draw_priority(p->lambda);
+	}
+	return 0;
+}

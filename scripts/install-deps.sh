@@ -1,0 +1,46 @@
+#!/bin/sh
+# Install the system packages revhash needs, if any are missing (Debian and
+# Ubuntu: apt-get, through sudo when not root). Says what it does; does
+# nothing when everything is already there.
+#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check
+#   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
+#   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
+set -eu
+
+missing=""
+need() { # need PACKAGE TEST...
+	pkg=$1; shift
+	"$@" >/dev/null 2>&1 || missing="$missing $pkg"
+}
+
+need build-essential sh -c 'command -v cc && command -v make'
+need pkg-config command -v pkg-config
+need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
+need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
+for arg in "$@"; do
+	case $arg in
+	--sanitize) need clang command -v clang
+		    need libclang-rt-dev sh -c 'echo "int main(void){return 0;}" | clang -fsanitize=address,undefined -x c - -o /tmp/.revhash-san-probe' ;;
+	--plot) need gnuplot-nox command -v gnuplot ;;
+	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
+
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps.sh: missing packages:$missing" >&2
+	echo "install-deps.sh: no apt-get here; install them with your package manager" >&2
+	exit 1
+fi
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null 2>&1 || {
+		echo "install-deps.sh: need root (or sudo) to install:$missing" >&2; exit 1; }
+	sudo=sudo
+fi
+echo "install-deps.sh: installing$missing"
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+echo "install-deps.sh: done"

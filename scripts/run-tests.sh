@@ -1,0 +1,32 @@
+#!/bin/sh
+# Run the Check test binaries named on the command line (from $B/tests) and
+# finish with one summary line. Integration tests find the server binary
+# through REVHASH_MASTER.
+set -u
+B=${B:-build}
+BIN=${BIN:-.}
+REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
+REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
+export REVHASH_MASTER REVHASH_BENCH
+
+passed=0 failed=0 broken=""
+for t in "$@"; do
+	out=$(mktemp)
+	"$B/tests/$t" 2>&1 | tee "$out"
+	line=$(grep -E '^[0-9]+%: Checks: ' "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$line" ]; then
+		broken="$broken $t"
+		failed=$((failed + 1))
+		continue
+	fi
+	n=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+	f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+	e=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+	passed=$((passed + n - f - e))
+	failed=$((failed + f + e))
+	[ $((f + e)) -gt 0 ] && broken="$broken $t"
+done
+[ -n "$broken" ] && echo "failing:$broken"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,159 @@
+/* shm/cache: insert, lookup, replace, a full table, probing across the end. */
+#include "proto/proto.h"
+#include "shm/cache.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+static struct cache *make(uint64_t capacity)
+{
+	struct cache *c = calloc(1, cache_bytes(capacity));
+
+	ck_assert_ptr_nonnull(c);
+	cache_init(c, capacity);
+	return c;
+}
+
+/* The first value from *x on whose digest lands in slot home. */
+static uint64_t with_home(const struct cache *c, uint64_t home, uint64_t *x,
+			  uint8_t d[32])
+{
+	for (;; (*x)++) {
+		th_digest(*x, d);
+		if ((proto_load_be64(d) & (c->nslots - 1)) == home)
+			return (*x)++;
+	}
+}
+
+START_TEST(insert_and_lookup)
+{
+	struct cache *c = make(1000);
+	uint8_t d[32];
+	uint64_t x;
+
+	for (uint64_t v = 0; v < 500; v++) {
+		th_digest(v * 7919, d);
+		cache_put(c, d, v * 7919);
+	}
+	ck_assert_uint_eq(c->count, 500);
+	for (uint64_t v = 0; v < 500; v++) {
+		th_digest(v * 7919, d);
+		ck_assert_int_eq(cache_get(c, d, &x), 1);
+		ck_assert_uint_eq(x, v * 7919);
+	}
+	th_digest(1, d); /* never inserted */
+	ck_assert_int_eq(cache_get(c, d, &x), 0);
+	free(c);
+}
+END_TEST
+
+START_TEST(wrong_answer_is_never_returned)
+{
+	struct cache *c = make(16);
+	uint8_t d[32];
+	uint64_t x;
+
+	th_digest(42, d);
+	cache_put(c, d, 43); /* an answer that does not hash to d */
+	ck_assert_int_eq(cache_get(c, d, &x), 0);
+	cache_put(c, d, 42); /* replaced by the right one */
+	ck_assert_uint_eq(c->count, 1);
+	ck_assert_int_eq(cache_get(c, d, &x), 1);
+	ck_assert_uint_eq(x, 42);
+	free(c);
+}
+END_TEST
+
+START_TEST(full_table_evicts_and_keeps_hot_entries)
+{
+	struct cache *c = make(8);
+	uint8_t hot[32], d[32];
+	uint64_t x;
+
+	th_digest(1000000, hot);
+	cache_put(c, hot, 1000000);
+	for (uint64_t v = 0; v < 200; v++) {
+		ck_assert_int_eq(cache_get(c, hot, &x), 1); /* keeps it hot */
+		th_digest(v, d);
+		cache_put(c, d, v);
+		ck_assert_uint_le(c->count, 8);
+	}
+	ck_assert_uint_eq(c->count, 8);
+	ck_assert_uint_ge(c->evictions, 190);
+	ck_assert_int_eq(cache_get(c, hot, &x), 1);
+	ck_assert_uint_eq(x, 1000000);
+	/* The newest entry is there; an old cold one is gone. */
+	th_digest(199, d);
+	ck_assert_int_eq(cache_get(c, d, &x), 1);
+	th_digest(0, d);
+	ck_assert_int_eq(cache_get(c, d, &x), 0);
+	free(c);
+}
+END_TEST
+
+START_TEST(probing_wraps_around_the_end)
+{
+	struct cache *c = make(3);
+	uint64_t last = c->nslots - 1, next = 0, a, b, e, x;
+	uint8_t da[32], db[32], de[32], dn[32];
+
+	ck_assert_uint_eq(c->nslots, 16);
+	a = with_home(c, last, &next, da);
+	b = with_home(c, last, &next, db);
+	e = with_home(c, last, &next, de);
+	cache_put(c, da, a);
+	cache_put(c, db, b);
+	cache_put(c, de, e);
+	/* All three share the last slot as home: two wrapped to 0 and 1. */
+	ck_assert_int_eq(c->slots[last].used && c->slots[0].used && c->slots[1].used, 1);
+	ck_assert_int_eq(cache_get(c, db, &x), 1);
+	ck_assert_uint_eq(x, b);
+	ck_assert_int_eq(cache_get(c, de, &x), 1);
+	ck_assert_uint_eq(x, e);
+	/* Full: the next insert evicts a (never hit), shifting b and e back
+	 * across the end of the table; both must still be found. */
+	th_digest(next + 12345, dn);
+	cache_put(c, dn, next + 12345);
+	ck_assert_uint_eq(c->count, 3);
+	ck_assert_int_eq(cache_get(c, da, &x), 0);
+	ck_assert_int_eq(cache_get(c, db, &x), 1);
+	ck_assert_uint_eq(x, b);
+	ck_assert_int_eq(cache_get(c, de, &x), 1);
+	ck_assert_uint_eq(x, e);
+	ck_assert_int_eq(cache_get(c, dn, &x), 1);
+	free(c);
+}
+END_TEST
+
+START_TEST(capacity_leaves_empty_slots)
+{
+	for (uint64_t cap = 1; cap < 5000; cap = cap * 3 + 1) {
+		struct cache *c = make(cap);
+		ck_assert_uint_gt(c->nslots - c->nslots / 4, cap);
+		ck_assert_uint_eq(c->nslots & (c->nslots - 1), 0);
+		free(c);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *t = tcase_create("cache");
+	SRunner *r;
+	int failed;
+
+	tcase_set_timeout(t, 20);
+	tcase_add_test(t, insert_and_lookup);
+	tcase_add_test(t, wrong_answer_is_never_returned);
+	tcase_add_test(t, full_table_evicts_and_keeps_hot_entries);
+	tcase_add_test(t, probing_wraps_around_the_end);
+	tcase_add_test(t, capacity_leaves_empty_slots);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,483 @@
+/* The real master end to end: start it on a free port with 2 workers and
+ * talk TCP to it. Concurrency, repeats, not-found, start > end, a worker
+ * killed mid-request, a worker killed inside the ring's lock, a slow client,
+ * graceful stop, reload, and the start-up checks. */
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct tmaster m;
+
+static void start(const char *env, const char *const *args)
+{
+	if (tm_start(&m, env, args) != 0)
+		ck_abort_msg("master did not start");
+}
+
+static void stop(void)
+{
+	int rc = tm_stop(&m);
+
+	if (rc != 0)
+		tm_dump_log(&m);
+	ck_assert_int_eq(rc, 0);
+}
+
+static void get_stats(struct seg_stats *st)
+{
+	struct seg seg;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	*st = seg.hdr->stats;
+	seg_close(&seg);
+}
+
+/* Wait until the master has counted n worker deaths (reaping is async). */
+static uint64_t wait_deaths(uint64_t n)
+{
+	struct seg_stats st;
+	uint64_t until = th_now_ms() + 5000;
+
+	do {
+		get_stats(&st);
+		if (st.worker_deaths >= n)
+			break;
+		usleep(10000);
+	} while (th_now_ms() < until);
+	return st.worker_deaths;
+}
+
+static const char *const two[] = { "--workers", "2", NULL };
+
+struct req {
+	uint8_t d[32];
+	uint64_t start, end, want;
+	uint8_t prio;
+	int fd;
+	uint64_t got;
+	int done;
+};
+
+/* Send every request at once on its own connection, then collect. */
+static void run_all(struct req *q, int n)
+{
+	for (int i = 0; i < n; i++) {
+		q[i].fd = th_connect(m.port);
+		ck_assert_int_ge(q[i].fd, 0);
+		ck_assert_int_eq(th_send_request(q[i].fd, q[i].d, q[i].start, q[i].end,
+						 q[i].prio), 0);
+	}
+	for (int i = 0; i < n; i++) {
+		q[i].done = th_read_reply(q[i].fd, &q[i].got, 60000) == 0;
+		close(q[i].fd);
+	}
+}
+
+START_TEST(fifty_concurrent_requests)
+{
+	struct req q[50];
+	struct seg_stats st;
+
+	start(NULL, two);
+	for (int i = 0; i < 50; i++) {
+		uint64_t base = th_rand64() >> 1;
+		q[i].prio = (uint8_t)(1 + i % 16);
+		if (i % 10 == 7 && i > 10) { /* repeat of an earlier request */
+			q[i] = q[i - 5];
+			continue;
+		}
+		q[i].start = base;
+		q[i].end = base + 200000;
+		q[i].want = base + th_rand64() % 200001;
+		th_digest(q[i].want, q[i].d);
+		if (i % 10 == 3) { /* answer outside the range: not found */
+			th_digest(base + 300000, q[i].d);
+			q[i].want = 0;
+			q[i].end = base + 50000;
+		}
+		if (i % 10 == 5) { /* start > end */
+			q[i].start = base + 10;
+			q[i].end = base;
+			q[i].want = 0;
+		}
+	}
+	run_all(q, 50);
+	for (int i = 0; i < 50; i++) {
+		ck_assert_msg(q[i].done, "request %d got no reply", i);
+		ck_assert_msg(q[i].got == q[i].want, "request %d: got %llu want %llu", i,
+			      (unsigned long long)q[i].got, (unsigned long long)q[i].want);
+	}
+	get_stats(&st);
+	ck_assert_uint_eq(st.requests, 50);
+	ck_assert_uint_eq(st.answered, 50);
+	ck_assert_uint_ge(st.not_found, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(repeat_is_answered_from_the_cache)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	struct seg_stats st;
+
+	start(NULL, two);
+	th_digest(base + 777, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 777);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 5, &x), 0);
+	ck_assert_uint_eq(x, base + 777);
+	/* Same digest, another range holding the answer: still the cache. */
+	ck_assert_int_eq(th_request(m.port, d, base + 700, base + 800, 5, &x), 0);
+	ck_assert_uint_eq(x, base + 777);
+	/* A range without the answer must not be answered from the cache. */
+	ck_assert_int_eq(th_request(m.port, d, base, base + 500, 5, &x), 0);
+	ck_assert_uint_eq(x, 0);
+	get_stats(&st);
+	ck_assert_uint_eq(st.cache_hits, 2);
+	ck_assert_uint_eq(st.jobs, 2);
+	stop();
+}
+END_TEST
+
+START_TEST(concurrent_repeat_attaches_to_the_search)
+{
+	struct req q[2];
+	uint64_t base = th_rand64() >> 1;
+	struct seg_stats st;
+	const char *const one[] = { "--workers", "1", "--kernel", "openssl", NULL };
+
+	start(NULL, one);
+	q[0].start = base;
+	q[0].end = base + 3000000;
+	q[0].want = base + 2900000;
+	q[0].prio = 1;
+	th_digest(q[0].want, q[0].d);
+	q[1] = q[0];
+	q[1].prio = 9;
+	run_all(q, 2);
+	ck_assert(q[0].done && q[1].done);
+	ck_assert_uint_eq(q[0].got, q[0].want);
+	ck_assert_uint_eq(q[1].got, q[0].want);
+	get_stats(&st);
+	ck_assert_uint_eq(st.jobs, 1);
+	ck_assert_uint_eq(st.attached, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(answers_at_the_edges_of_the_number_line)
+{
+	static const uint64_t answers[] = { 0, 1, 0xffffffffull, 0x100000000ull,
+					    UINT64_MAX - 1, UINT64_MAX };
+	uint8_t d[32];
+	uint64_t x;
+
+	start(NULL, two);
+	for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++) {
+		uint64_t a = answers[i];
+		uint64_t lo = a < 5000 ? 0 : a - 5000;
+		uint64_t hi = a > UINT64_MAX - 5000 ? UINT64_MAX : a + 5000;
+		th_digest(a, d);
+		ck_assert_int_eq(th_request(m.port, d, lo, hi, 1, &x), 0);
+		ck_assert_uint_eq(x, a);
+		/* range of one value */
+		ck_assert_int_eq(th_request(m.port, d, a, a, 1, &x), 0);
+		ck_assert_uint_eq(x, a);
+	}
+	stop();
+}
+END_TEST
+
+START_TEST(priority_zero_and_255_are_served)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+
+	start(NULL, two);
+	th_digest(base + 5, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 0, &x), 0);
+	ck_assert_uint_eq(x, base + 5);
+	th_digest(base + 6, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 255, &x), 0);
+	ck_assert_uint_eq(x, base + 6);
+	stop();
+}
+END_TEST
+
+START_TEST(worker_killed_mid_request)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	pid_t pids[4];
+	int fd;
+	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
+
+	start(NULL, args);
+	th_digest(base + 7000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 8000000, 3), 0);
+	usleep(150000);
+	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
+	kill(pids[0], SIGKILL);
+	usleep(100000);
+	kill(pids[1], SIGKILL);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	close(fd);
+	ck_assert_uint_eq(x, base + 7000000);
+	ck_assert_uint_eq(wait_deaths(2), 2);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0); /* replaced */
+	stop();
+}
+END_TEST
+
+START_TEST(worker_killed_inside_the_lock)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	struct seg seg;
+
+	start("REVHASH_TEST_HOOKS=1", two);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	__atomic_store_n(&seg.ring->die_in_lock, 3, __ATOMIC_RELEASE);
+	th_digest(base + 1500000, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 2000000, 2, &x), 0);
+	ck_assert_uint_eq(x, base + 1500000);
+	ck_assert_uint_eq(seg.ring->die_in_lock, 0);  /* three died in the lock */
+	ck_assert_uint_ge(seg.ring->repairs, 1);
+	seg_close(&seg);
+	ck_assert_uint_eq(wait_deaths(3), 3);
+	stop();
+}
+END_TEST
+
+START_TEST(slow_client_does_not_delay_others)
+{
+	uint8_t d[32], part[10] = { 1, 2, 3 };
+	uint64_t x, t0, base = th_rand64() >> 1;
+	int slow;
+
+	start(NULL, two);
+	slow = th_connect(m.port);
+	ck_assert_int_eq(send(slow, part, sizeof part, 0), 10);
+	t0 = th_now_ms();
+	for (int i = 0; i < 5; i++) {
+		th_digest(base + (uint64_t)i * 1000, d);
+		ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
+		ck_assert_uint_eq(x, base + (uint64_t)i * 1000);
+	}
+	/* Served while the slow client still holds its connection open. */
+	ck_assert_int_eq(th_read_reply(slow, &x, 10), -1);
+	ck_assert_uint_lt(th_now_ms() - t0, 10000);
+	close(slow);
+	stop();
+}
+END_TEST
+
+START_TEST(idle_client_is_dropped_after_the_timeout)
+{
+	uint8_t b;
+	int fd;
+	uint64_t t0;
+	struct pollfd p;
+	struct seg_stats st;
+	const char *const args[] = { "--workers", "1", "--idle-timeout", "0.3", NULL };
+
+	start(NULL, args);
+	fd = th_connect(m.port);
+	t0 = th_now_ms();
+	p.fd = fd;
+	p.events = POLLIN;
+	ck_assert_int_eq(poll(&p, 1, 5000), 1);
+	ck_assert_int_eq(recv(fd, &b, 1, 0), 0); /* closed by the master */
+	ck_assert_uint_ge(th_now_ms() - t0, 250);
+	close(fd);
+	get_stats(&st);
+	ck_assert_uint_eq(st.timeouts, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(graceful_stop_answers_what_is_in_flight)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd, status;
+	char name[64];
+
+	start(NULL, two);
+	th_digest(base + 3000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
+	usleep(100000);
+	kill(m.pid, SIGTERM);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, base + 3000000);
+	close(fd);
+	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u", m.port);
+	ck_assert_int_eq(access(name, F_OK), -1); /* segment removed */
+	ck_assert_int_lt(th_connect(m.port), 0);   /* no longer listening */
+	m.pid = 0;
+}
+END_TEST
+
+START_TEST(hup_reloads_the_worker_count)
+{
+	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
+	int fd = mkstemp(cfg);
+	const char *args[] = { "--config", cfg, NULL };
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "# test\nworkers = 1\n", 19), 19);
+	close(fd);
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 4\n", 12), 12);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	ck_assert_int_eq(tm_wait_workers(&m, 4, 5000), 0);
+	/* A bad config is rejected and changes nothing. */
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 1\nbogus = 3\n", 22), 22);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	usleep(300000);
+	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	th_digest(base + 99, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 99);
+	stop();
+	unlink(cfg);
+}
+END_TEST
+
+/* Run the master binary with args and return its exit status. */
+static int run_master(const char *const *args)
+{
+	const char *argv[16] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
+							  : "master/master" };
+	int n = 1, status;
+	pid_t pid;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(command_line_is_checked)
+{
+	const char *const help[] = { "--help", NULL };
+	const char *const bad[] = { "5003", "--workers", "0", NULL };
+	const char *const junk[] = { "--frobnicate", NULL };
+	const char *const port[] = { "70000", NULL };
+	const char *const none[] = { NULL };
+	const char *const kernel[] = { "5003", "--kernel", "nonsense", NULL };
+
+	ck_assert_int_eq(run_master(help), 0);
+	ck_assert_int_eq(run_master(bad), 2);
+	ck_assert_int_eq(run_master(junk), 2);
+	ck_assert_int_eq(run_master(port), 2);
+	ck_assert_int_eq(run_master(none), 2);
+	ck_assert_int_eq(run_master(kernel), 1);
+}
+END_TEST
+
+START_TEST(second_master_on_the_same_port_fails)
+{
+	char port[16];
+	const char *args[] = { port, "--workers", "1", NULL };
+
+	start(NULL, two);
+	snprintf(port, sizeof port, "%u", m.port);
+	ck_assert_int_eq(run_master(args), 1);
+	stop();
+}
+END_TEST
+
+START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
+{
+	pid_t pids[4];
+	uint8_t d[32];
+	uint64_t x;
+	char name[64];
+	const char *args[] = { "--workers", "2", NULL };
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, NULL, 0);
+	for (int i = 0; i < 200 && (kill(pids[0], 0) == 0 || kill(pids[1], 0) == 0); i++)
+		usleep(10000);
+	ck_assert_int_ne(kill(pids[0], 0), 0); /* workers followed the master */
+	ck_assert_int_ne(kill(pids[1], 0), 0);
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u", m.port);
+	ck_assert_int_eq(access(name, F_OK), 0); /* left behind */
+	/* A new master on the same port removes the stale segment and serves. */
+	ck_assert_int_eq(tm_start_on(&m, m.port, NULL, args), 0);
+	th_digest(12345, d);
+	ck_assert_int_eq(th_request(m.port, d, 12000, 13000, 1, &x), 0);
+	ck_assert_uint_eq(x, 12345);
+	stop();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("integration");
+	TCase *t = tcase_create("master");
+	SRunner *r;
+	int failed;
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, fifty_concurrent_requests);
+	tcase_add_test(t, repeat_is_answered_from_the_cache);
+	tcase_add_test(t, concurrent_repeat_attaches_to_the_search);
+	tcase_add_test(t, answers_at_the_edges_of_the_number_line);
+	tcase_add_test(t, priority_zero_and_255_are_served);
+	tcase_add_test(t, worker_killed_mid_request);
+	tcase_add_test(t, worker_killed_inside_the_lock);
+	tcase_add_test(t, slow_client_does_not_delay_others);
+	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
+	tcase_add_test(t, graceful_stop_answers_what_is_in_flight);
+	tcase_add_test(t, hup_reloads_the_worker_count);
+	tcase_add_test(t, command_line_is_checked);
+	tcase_add_test(t, second_master_on_the_same_port_fails);
+	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

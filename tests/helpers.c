@@ -1,0 +1,252 @@
+/* Test helpers. The master runs as a real child process; its log goes to a
+ * file in /tmp that tm_dump_log prints when a test fails. */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include "tests/helpers.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <openssl/sha.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t th_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+uint64_t th_rand64(void)
+{
+	static uint64_t s;
+
+	if (!s)
+		s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)getpid() << 17) ^ th_now_ms();
+	s ^= s << 13;
+	s ^= s >> 7;
+	s ^= s << 17;
+	return s;
+}
+
+unsigned th_free_port(void)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET6, SOCK_STREAM, 0);
+	unsigned port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin6_port);
+	close(fd);
+	return port;
+}
+
+void th_digest(uint64_t x, uint8_t d[32])
+{
+	uint8_t msg[8];
+
+	proto_le64(x, msg);
+	SHA256(msg, sizeof msg, d);
+}
+
+int th_connect(unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_port = htons((uint16_t)port);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int th_send_request(int fd, const uint8_t d[32], uint64_t start, uint64_t end,
+		    uint8_t prio)
+{
+	struct proto_request q;
+	uint8_t buf[PROTO_REQUEST_LEN];
+
+	memcpy(q.digest, d, 32);
+	q.start = start;
+	q.end = end;
+	q.priority = prio;
+	proto_encode_request(&q, buf);
+	return send(fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf ? 0 : -1;
+}
+
+int th_read_reply(int fd, uint64_t *x, int timeout_ms)
+{
+	uint8_t buf[PROTO_REPLY_LEN];
+	size_t got = 0;
+	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+
+	while (got < sizeof buf) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = (int64_t)(until - th_now_ms());
+		ssize_t n;
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			return -1;
+		n = recv(fd, buf + got, sizeof buf - got, 0);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	*x = proto_decode_reply(buf);
+	return 0;
+}
+
+int th_request(unsigned port, const uint8_t d[32], uint64_t start,
+	       uint64_t end, uint8_t prio, uint64_t *x)
+{
+	int fd = th_connect(port), rc = -1;
+
+	if (fd < 0)
+		return -1;
+	if (th_send_request(fd, d, start, end, prio) == 0)
+		rc = th_read_reply(fd, x, 60000);
+	close(fd);
+	return rc;
+}
+
+static const char *master_path(void)
+{
+	const char *p = getenv("REVHASH_MASTER");
+
+	return p ? p : "master/master";
+}
+
+int tm_start(struct tmaster *m, const char *env, const char *const *args)
+{
+	return tm_start_on(m, th_free_port(), env, args);
+}
+
+int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
+		const char *const *args)
+{
+	char port[16];
+	const char *argv[32];
+	int n = 0;
+
+	m->port = port_no;
+	snprintf(port, sizeof port, "%u", m->port);
+	snprintf(m->log, sizeof m->log, "/tmp/revhash-test-%u.log", m->port);
+	argv[n++] = master_path();
+	argv[n++] = port;
+	for (; args && *args && n < 30; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	m->pid = fork();
+	if (m->pid < 0)
+		return -1;
+	if (m->pid == 0) {
+		int fd = open(m->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd >= 0)
+			dup2(fd, 2);
+		if (env)
+			putenv((char *)env);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		int fd = th_connect(m->port);
+		struct seg seg;
+		if (fd >= 0) {
+			close(fd);
+			if (tm_seg(m, &seg) == 0) {
+				seg_close(&seg);
+				return 0;
+			}
+		}
+		if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
+			break;
+		usleep(10000);
+	}
+	tm_dump_log(m);
+	return -1;
+}
+
+int tm_stop(struct tmaster *m)
+{
+	int status;
+
+	if (m->pid <= 0)
+		return -1;
+	kill(m->pid, SIGTERM);
+	for (int i = 0; i < 2000; i++) {
+		if (waitpid(m->pid, &status, WNOHANG) == m->pid) {
+			m->pid = 0;
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		}
+		usleep(10000);
+	}
+	kill(m->pid, SIGKILL);
+	waitpid(m->pid, &status, 0);
+	m->pid = 0;
+	return -1;
+}
+
+int tm_seg(const struct tmaster *m, struct seg *seg)
+{
+	return seg_open(m->port, 1, seg);
+}
+
+int tm_workers(const struct tmaster *m, pid_t *pids, int max)
+{
+	struct seg seg;
+	int n = 0;
+
+	if (tm_seg(m, &seg) < 0)
+		return 0;
+	for (int i = 0; i < RING_WORKERS && n < max; i++) {
+		pid_t p = __atomic_load_n(&seg.ring->slots[i].pid, __ATOMIC_ACQUIRE);
+		if (p > 0)
+			pids[n++] = p;
+	}
+	seg_close(&seg);
+	return n;
+}
+
+int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms)
+{
+	pid_t pids[RING_WORKERS];
+	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+
+	do {
+		if (tm_workers(m, pids, RING_WORKERS) == n)
+			return 0;
+		usleep(10000);
+	} while (th_now_ms() < until);
+	return -1;
+}
+
+void tm_dump_log(const struct tmaster *m)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(m->log, "r");
+
+	if (!f)
+		return;
+	fprintf(stderr, "---- master log %s ----\n", m->log);
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(f);
+}

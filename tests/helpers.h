@@ -1,0 +1,54 @@
+/* Test helpers: start the real master as a child on a free port, talk the
+ * protocol to it, and look into its shared segment. */
+#ifndef REVHASH_TEST_HELPERS_H
+#define REVHASH_TEST_HELPERS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm/segment.h"
+
+struct tmaster {
+	pid_t pid;
+	unsigned port;
+	char log[64];  /* the master's stderr */
+};
+
+/* Start $REVHASH_MASTER PORT args... (NULL-terminated, may be NULL) and wait
+ * until it accepts connections. env may be NULL or "NAME=value". 0 or -1. */
+int tm_start(struct tmaster *m, const char *env, const char *const *args);
+/* The same on a given port. */
+int tm_start_on(struct tmaster *m, unsigned port, const char *env,
+		const char *const *args);
+/* SIGTERM and wait (up to 20 s); returns the exit status, or -1. */
+int tm_stop(struct tmaster *m);
+/* Map the master's segment read-write (for hooks and counters). */
+int tm_seg(const struct tmaster *m, struct seg *seg);
+/* Live worker pids of m, from its segment; returns how many (up to max). */
+int tm_workers(const struct tmaster *m, pid_t *pids, int max);
+/* Wait until pred-like condition: until the master has n live workers. */
+int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms);
+/* Print the master's log to stderr (on failure). */
+void tm_dump_log(const struct tmaster *m);
+
+/* A free TCP port (bound and released). */
+unsigned th_free_port(void);
+/* SHA-256 of x as 8 little-endian bytes. */
+void th_digest(uint64_t x, uint8_t d[32]);
+/* Connect to localhost:port (blocking). fd or -1. */
+int th_connect(unsigned port);
+/* Send a request on fd. 0 or -1. */
+int th_send_request(int fd, const uint8_t d[32], uint64_t start, uint64_t end,
+		    uint8_t prio);
+/* Read an 8-byte reply within timeout_ms. 0 and *x, -1 on EOF, error or
+ * timeout. */
+int th_read_reply(int fd, uint64_t *x, int timeout_ms);
+/* One whole request: connect, send, read. 0 and *x, or -1. */
+int th_request(unsigned port, const uint8_t d[32], uint64_t start,
+	       uint64_t end, uint8_t prio, uint64_t *x);
+/* Milliseconds on the monotonic clock. */
+uint64_t th_now_ms(void);
+/* A random 64-bit value (from a test-local xorshift, seeded by pid). */
+uint64_t th_rand64(void);
+
+#endif
