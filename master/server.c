@@ -273,6 +273,22 @@ static void client_gone(struct server *s, struct conn *c)
 
 /* ---- events ------------------------------------------------------------ */
 
+/* Out of descriptors: say so at most once a second, with a count. */
+static void turned_away(struct server *s)
+{
+	static uint64_t last_ms, count;
+	uint64_t now = server_now_ms();
+
+	count++;
+	stats(s)->dropped++;
+	if (now - last_ms >= 1000) {
+		log_warn("out of file descriptors: turned %llu connection(s) away",
+			 (unsigned long long)count);
+		last_ms = now;
+		count = 0;
+	}
+}
+
 static void on_accept(struct server *s)
 {
 	/* Bounded, so a connection flood cannot starve the other sources. */
@@ -283,7 +299,7 @@ static void on_accept(struct server *s)
 		if (rc == -EAGAIN)
 			return;
 		if (rc == -EMFILE) {
-			log_warn("out of file descriptors: turned a connection away");
+			turned_away(s);
 			return;
 		}
 		if (rc < 0) {
@@ -415,6 +431,14 @@ static int on_signal(struct server *s)
 		case SIGUSR1:
 			status_log(s);
 			break;
+		case SIGUSR2:
+			/* Test builds only (REVHASH_TEST_HOOKS): the next lease
+			 * kills its worker while it holds the ring's lock. */
+			ring_lock(s->seg.ring);
+			s->seg.ring->die_in_lock++;
+			ring_unlock(s->seg.ring);
+			log_info("test hook: a worker will die inside the ring's lock");
+			break;
 		}
 	}
 	return 0;
@@ -456,6 +480,8 @@ static int open_event_fds(struct server *s)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGQUIT);
 	sigaddset(&set, SIGUSR1);
+	if (s->seg.ring->hooks)
+		sigaddset(&set, SIGUSR2); /* test hook, see on_signal */
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);

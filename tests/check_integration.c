@@ -229,6 +229,7 @@ START_TEST(worker_killed_mid_request)
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 8000000, 3), 0);
 	usleep(150000);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
 	kill(pids[0], SIGKILL);
 	usleep(100000);
@@ -434,6 +435,7 @@ START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
 	const char *args[] = { "--workers", "2", NULL };
 
 	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
 	kill(m.pid, SIGKILL);
 	waitpid(m.pid, NULL, 0);

@@ -171,8 +171,12 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 		if (fd >= 0) {
 			close(fd);
 			if (tm_seg(m, &seg) == 0) {
+				/* Serving: listener, segment and a first worker. */
+				int ready = __atomic_load_n(&seg.ring->slots[0].pid,
+							    __ATOMIC_ACQUIRE) > 0;
 				seg_close(&seg);
-				return 0;
+				if (ready)
+					return 0;
 			}
 		}
 		if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
@@ -249,4 +253,18 @@ void tm_dump_log(const struct tmaster *m)
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
 		fwrite(buf, 1, n, stderr);
 	fclose(f);
+}
+
+int tm_log_contains(const struct tmaster *m, const char *needle)
+{
+	char line[1024];
+	int found = 0;
+	FILE *f = fopen(m->log, "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
 }

@@ -28,6 +28,8 @@ int tm_seg(const struct tmaster *m, struct seg *seg);
 int tm_workers(const struct tmaster *m, pid_t *pids, int max);
 /* Wait until pred-like condition: until the master has n live workers. */
 int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms);
+/* Does the master's log hold needle? */
+int tm_log_contains(const struct tmaster *m, const char *needle);
 /* Print the master's log to stderr (on failure). */
 void tm_dump_log(const struct tmaster *m);
 

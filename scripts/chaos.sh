@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# Crash injection under load. Starts the master (with test hooks), drives it
+# with revhash-bench, and meanwhile: kills random workers with SIGKILL,
+# SIGSEGV or SIGABRT every 200-500 ms; makes workers die while holding the
+# ring's lock; reloads with SIGHUP between 1 and 4 workers; and opens idle
+# connections, slow senders and garbage senders. Passes only if every request
+# was answered correctly, the master lived, the worker count came back and
+# nothing was left stuck.
+#   scripts/chaos.sh            short run (about half a minute)
+#   scripts/chaos.sh --long     long run (about five minutes)
+#   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
+set -u
+. "$(dirname "$0")/lib.sh"
+
+REQUESTS=60 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM
+while [ $# -gt 0 ]; do
+	case $1 in
+	--long) REQUESTS=600 DELAY_US=500000 ;;
+	--requests) REQUESTS=$2; shift ;;
+	--delay-us) DELAY_US=$2; shift ;;
+	--difficulty) DIFFICULTY=$2; shift ;;
+	--workers) WORKERS=$2; shift ;;
+	--seed) SEED=$2; shift ;;
+	*) fail "unknown option $1" ;;
+	esac
+	shift
+done
+need_built
+
+TMP=$(mktemp -d /tmp/revhash-chaos.XXXXXX)
+PORT=$(free_port)
+CFG=$TMP/master.conf
+LOG=$TMP/master.log
+echo "workers = $WORKERS" >"$CFG"
+kills=0 lockkills=0 reloads=0 hostile=0
+HELPERS=()
+
+cleanup() {
+	for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
+	[ -n "${MASTER_PID:-}" ] && kill -KILL "$MASTER_PID" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+say "port $PORT, $WORKERS workers, $REQUESTS requests of $DIFFICULTY every $DELAY_US us, seed $SEED"
+REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5
+wait_workers "$MASTER_PID" "$WORKERS" 10 || fail "workers did not start"
+
+"$BENCH" 127.0.0.1 "$PORT" "$SEED" "$REQUESTS" 0 "$DIFFICULTY" 20 "$DELAY_US" 1.5 \
+	--no-calibrate >"$TMP/bench.out" 2>&1 &
+BENCH_PID=$!
+
+# Hostile clients, in the background for the whole run.
+idle_clients() { # hold N connections open for S seconds
+	local fds=() i
+	for i in $(seq 1 "$1"); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && fds+=("$fd")
+	done
+	sleep "$2"
+}
+slow_sender() { # one byte a second until dropped
+	exec 3<>"/dev/tcp/127.0.0.1/$PORT" || return
+	for _ in $(seq 1 60); do printf 'x' >&3 2>/dev/null || return; sleep 1; done
+}
+garbage_sender() { # random bytes (49 or fewer), then close
+	head -c $((RANDOM % 60)) /dev/urandom >"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
+}
+idle_clients 300 20 & HELPERS+=($!)
+for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
+
+signals=(KILL SEGV ABRT)
+while kill -0 "$BENCH_PID" 2>/dev/null; do
+	sleep "0.$((200 + RANDOM % 300))"
+	kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
+	case $((RANDOM % 10)) in
+	0) # a worker dies holding the ring's lock
+		kill -USR2 "$MASTER_PID" && lockkills=$((lockkills + 1)) ;;
+	1) # reload between 1 and 4 workers
+		echo "workers = $((1 + RANDOM % 4))" >"$CFG"
+		kill -HUP "$MASTER_PID" && reloads=$((reloads + 1)) ;;
+	2) for _ in 1 2 3 4 5; do garbage_sender; done
+	   hostile=$((hostile + 5)) ;;
+	*) victim=$(workers_of "$MASTER_PID" | shuf -n 1)
+	   [ -n "$victim" ] && kill -"${signals[RANDOM % 3]}" "$victim" 2>/dev/null &&
+		kills=$((kills + 1)) ;;
+	esac
+done
+wait "$BENCH_PID"
+bench_rc=$?
+
+# Back to the configured size.
+echo "workers = $WORKERS" >"$CFG"
+kill -HUP "$MASTER_PID"
+reloads=$((reloads + 1))
+wait_workers "$MASTER_PID" "$WORKERS" 15 || fail "worker count did not return to $WORKERS"
+kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
+status=$("$MASTER" --status "$PORT")
+
+results=$(grep '^Results:' "$TMP/bench.out")
+wrong=$(grep -c 'WRONG' "$TMP/bench.out")
+missing=$(grep -c 'MISSING' "$TMP/bench.out")
+for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
+stop_master "$MASTER_PID" 40
+MASTER_PID=""
+deaths=$(grep -c 'killed by signal' "$LOG")
+
+say "summary: kills $kills (+$lockkills inside the lock), worker deaths seen $deaths," \
+	"reloads $reloads, hostile clients $((hostile + 305)), requests $REQUESTS," \
+	"wrong $wrong, missing $missing"
+say "bench: $results"
+echo "$status" | sed -n '/^requests/,$p'
+[ "$bench_rc" -eq 0 ] || { tail -n 30 "$LOG" >&2; fail "bench reported wrong or missing answers"; }
+case $results in "Results: 100.00 "*) ;; *) fail "reliability below 100%";; esac
+[ "$wrong" -eq 0 ] && [ "$missing" -eq 0 ] || fail "wrong or missing answers"
+say "PASS"

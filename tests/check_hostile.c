@@ -1,0 +1,277 @@
+/* Hostile clients against the real master: short requests, early closes,
+ * trailing bytes, slow senders, connection floods, descriptor exhaustion,
+ * huge ranges, resets and garbage. After each, the master must still answer
+ * a normal request correctly. */
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static struct tmaster m;
+
+static void start(const char *const *args)
+{
+	static const char *const two[] = { "--workers", "2", NULL };
+
+	if (tm_start(&m, NULL, args ? args : two) != 0)
+		ck_abort_msg("master did not start");
+}
+
+static void stop(void)
+{
+	int rc = tm_stop(&m);
+
+	if (rc != 0)
+		tm_dump_log(&m);
+	ck_assert_int_eq(rc, 0);
+}
+
+/* A normal request must still be answered right. */
+static void still_serves(void)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1, want = base + th_rand64() % 50000;
+
+	th_digest(want, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 50000, 1, &x), 0);
+	ck_assert_uint_eq(x, want);
+}
+
+static struct seg_stats stats_now(void)
+{
+	struct seg seg;
+	struct seg_stats st;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	st = seg.hdr->stats;
+	seg_close(&seg);
+	return st;
+}
+
+/* Poll until the master has no job in flight (cancelled ones drained). */
+static int jobs_drain(int timeout_ms)
+{
+	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+	struct seg seg;
+	int left = -1;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	while (th_now_ms() < until) {
+		left = (int)__atomic_load_n(&seg.ring->nactive, __ATOMIC_ACQUIRE);
+		if (left == 0)
+			break;
+		usleep(10000);
+	}
+	seg_close(&seg);
+	return left;
+}
+
+START_TEST(short_request_then_close)
+{
+	uint8_t part[20] = { 0 };
+
+	start(NULL);
+	for (int i = 0; i < 50; i++) {
+		int fd = th_connect(m.port);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(send(fd, part, (size_t)(i % 20), 0), i % 20);
+		close(fd);
+	}
+	still_serves();
+	ck_assert_uint_eq(stats_now().requests, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(close_before_the_reply_cancels_the_search)
+{
+	uint8_t d[32];
+	uint64_t base = th_rand64() >> 1;
+	int fd;
+
+	start(NULL);
+	th_digest(base + 1, d); /* answer outside: would search 2^40 values */
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
+	usleep(200000);
+	close(fd);
+	ck_assert_int_eq(jobs_drain(5000), 0);
+	ck_assert_uint_eq(stats_now().cancelled, 1);
+	still_serves();
+	stop();
+}
+END_TEST
+
+START_TEST(bytes_after_the_request_are_ignored)
+{
+	uint8_t d[32], junk[300];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd;
+
+	start(NULL);
+	memset(junk, 0xa5, sizeof junk);
+	th_digest(base + 4242, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 10000, 4), 0);
+	ck_assert_int_eq(send(fd, junk, sizeof junk, 0), (ssize_t)sizeof junk);
+	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
+	ck_assert_uint_eq(x, base + 4242);
+	close(fd);
+	still_serves();
+	ck_assert_uint_eq(stats_now().requests, 2);
+	stop();
+}
+END_TEST
+
+START_TEST(slow_sender_is_timed_out_and_delays_nobody)
+{
+	const char *const args[] = { "--workers", "2", "--idle-timeout", "1.5", NULL };
+	uint8_t byte = 7;
+	uint64_t t0;
+	int fd, closed = 0;
+
+	start(args);
+	fd = th_connect(m.port);
+	t0 = th_now_ms();
+	/* One byte every 300 ms: never silent for long, but never done. */
+	while (!closed && th_now_ms() - t0 < 5000) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char c;
+
+		send(fd, &byte, 1, MSG_NOSIGNAL);
+		still_serves(); /* others are served meanwhile */
+		if (poll(&p, 1, 300) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0)
+			closed = 1;
+	}
+	ck_assert_msg(closed, "slow sender was never dropped");
+	ck_assert_uint_ge(th_now_ms() - t0, 1200);
+	ck_assert_uint_eq(stats_now().timeouts, 1);
+	close(fd);
+	stop();
+}
+END_TEST
+
+START_TEST(thousands_of_idle_connections)
+{
+	enum { N = 3000 };
+	static int fds[N];
+	struct rlimit rl;
+	int n = 0;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	start(NULL);
+	for (; n < N; n++) {
+		fds[n] = th_connect(m.port);
+		if (fds[n] < 0)
+			break;
+	}
+	ck_assert_int_ge(n, 1000);
+	still_serves();
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	still_serves();
+	stop();
+}
+END_TEST
+
+START_TEST(out_of_descriptors_keeps_serving)
+{
+	enum { N = 200 };
+	static int fds[N];
+	struct rlimit tight = { 64, 64 };
+	int n = 0;
+
+	start(NULL);
+	ck_assert_int_eq(prlimit(m.pid, RLIMIT_NOFILE, &tight, NULL), 0);
+	for (; n < N; n++) {
+		fds[n] = th_connect(m.port);
+		if (fds[n] < 0)
+			break;
+	}
+	usleep(300000);
+	/* The master is full: it turned connections away instead of spinning. */
+	ck_assert_int_eq(kill(m.pid, 0), 0);
+	ck_assert(tm_log_contains(&m, "out of file descriptors"));
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	usleep(300000);
+	still_serves();
+	stop();
+}
+END_TEST
+
+START_TEST(huge_range_does_not_starve_normal_requests)
+{
+	uint8_t d[32];
+	uint64_t t0;
+	int fd;
+
+	start(NULL);
+	th_digest(1, d); /* not in the range below: searched forever */
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, 2, (1ull << 63) + 2, 16), 0);
+	usleep(100000);
+	t0 = th_now_ms();
+	for (int i = 0; i < 5; i++)
+		still_serves();
+	ck_assert_uint_lt(th_now_ms() - t0, 20000);
+	close(fd);
+	ck_assert_int_eq(jobs_drain(5000), 0);
+	ck_assert_uint_eq(stats_now().cancelled, 1);
+	stop();
+}
+END_TEST
+
+START_TEST(resets_and_garbage)
+{
+	uint8_t junk[49];
+	struct linger lg = { 1, 0 };
+
+	start(NULL);
+	for (int i = 0; i < 100; i++) {
+		int fd = th_connect(m.port);
+		ck_assert_int_ge(fd, 0);
+		for (size_t b = 0; b < sizeof junk; b++)
+			junk[b] = (uint8_t)th_rand64();
+		if (i % 2)
+			send(fd, junk, (size_t)(i % 49) + 1, MSG_NOSIGNAL);
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+		close(fd); /* RST */
+	}
+	still_serves();
+	ck_assert_int_eq(jobs_drain(5000), 0);
+	stop();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *t = tcase_create("clients");
+	SRunner *r;
+	int failed;
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, short_request_then_close);
+	tcase_add_test(t, close_before_the_reply_cancels_the_search);
+	tcase_add_test(t, bytes_after_the_request_are_ignored);
+	tcase_add_test(t, slow_sender_is_timed_out_and_delays_nobody);
+	tcase_add_test(t, thousands_of_idle_connections);
+	tcase_add_test(t, out_of_descriptors_keeps_serving);
+	tcase_add_test(t, huge_range_does_not_starve_normal_requests);
+	tcase_add_test(t, resets_and_garbage);
+	suite_add_tcase(s, t);
+	r = srunner_create(s);
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
