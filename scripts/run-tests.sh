@@ -1,6 +1,6 @@
 #!/bin/sh
-# Run the Check test binaries named on the command line (from $B/tests) and
-# finish with one summary line. Integration tests find the server binary
+# Run the Check test binaries named on the command line (from $B/tests), and
+# the short chaos run when RUN_CHAOS is set, and finish with one summary line. Integration tests find the server binary
 # through REVHASH_MASTER.
 set -u
 B=${B:-build}
@@ -27,6 +27,15 @@ for t in "$@"; do
 	failed=$((failed + f + e))
 	[ $((f + e)) -gt 0 ] && broken="$broken $t"
 done
+# The short crash-injection run counts as one more test.
+if [ -n "${RUN_CHAOS:-}" ]; then
+	if "$(dirname "$0")/chaos.sh"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		broken="$broken chaos.sh"
+	fi
+fi
 [ -n "$broken" ] && echo "failing:$broken"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
