@@ -25,12 +25,30 @@ static double uptime_s(const struct seg_header *h)
 	return ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)h->started_ns) / 1e9;
 }
 
+/* Jobs still searched, counted by weight (the sum of the priorities waiting
+ * on each; 17 stands for "more than 16"). A snapshot read without the lock. */
+static unsigned queued_by_weight(const struct ring *r, unsigned counts[18])
+{
+	unsigned n = 0, nactive = r->nactive < RING_JOBS ? r->nactive : RING_JOBS;
+
+	memset(counts, 0, 18 * sizeof counts[0]);
+	for (unsigned i = 0; i < nactive; i++) {
+		const struct ring_job *j = &r->jobs[r->active[i] % RING_JOBS];
+		if (j->state != JOB_ACTIVE || j->found)
+			continue;
+		counts[j->weight > 16 ? 17 : j->weight]++;
+		n++;
+	}
+	return n;
+}
+
 static void print_text(FILE *f, const struct seg *seg)
 {
 	const struct seg_header *h = seg->hdr;
 	const struct seg_stats *st = &h->stats;
 	const struct ring *r = seg->ring;
 	uint64_t hashes = st->dead_hashes;
+	unsigned counts[18];
 
 	fprintf(f, "revhash master pid %d, port %u, kernel %s, up %.1f s\n",
 		h->master_pid, h->port, h->kernel, uptime_s(h));
@@ -52,8 +70,18 @@ static void print_text(FILE *f, const struct seg *seg)
 			rs->pid ? slot_state(rs) : "dead", job, lease,
 			(double)rs->rate / 1e6, rs->restarts);
 	}
-	fprintf(f, "workers wanted %u; jobs in flight %u; cache %llu/%llu answers\n",
-		h->workers, r->nactive, (unsigned long long)seg->cache->count,
+	fprintf(f, "workers wanted %u; jobs queued %u", h->workers,
+		queued_by_weight(r, counts));
+	for (unsigned w = 1, first = 1; w < 18; w++) {
+		if (!counts[w])
+			continue;
+		fprintf(f, "%s%s%u: %u", first ? " (by priority " : ", ",
+			w == 17 ? ">" : "", w == 17 ? 16 : w, counts[w]);
+		first = 0;
+	}
+	fprintf(f, "%s; cache %llu/%llu answers\n",
+		queued_by_weight(r, counts) ? ")" : "",
+		(unsigned long long)seg->cache->count,
 		(unsigned long long)seg->cache->capacity);
 	fprintf(f, "requests %llu, answered %llu, cache hits %llu, attached %llu, "
 		"jobs %llu, not found %llu, cancelled %llu, dropped %llu (timeouts %llu)\n",
@@ -74,12 +102,15 @@ static void print_json(FILE *f, const struct seg *seg)
 	const struct seg_stats *st = &h->stats;
 	const struct ring *r = seg->ring;
 	const char *sep = "";
+	unsigned counts[18], queued = queued_by_weight(r, counts);
 
 	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"uptime_s\":%.3f,"
-		"\"workers_wanted\":%u,\"jobs_in_flight\":%u,\"cache_count\":%llu,"
-		"\"cache_capacity\":%llu,\"workers\":[",
-		h->master_pid, h->port, h->kernel, uptime_s(h), h->workers,
-		r->nactive, (unsigned long long)seg->cache->count,
+		"\"workers_wanted\":%u,\"jobs_queued\":%u,\"jobs_by_priority\":[",
+		h->master_pid, h->port, h->kernel, uptime_s(h), h->workers, queued);
+	for (unsigned w = 1; w < 18; w++)
+		fprintf(f, "%u%s", counts[w], w < 17 ? "," : "");
+	fprintf(f, "],\"cache_count\":%llu,\"cache_capacity\":%llu,\"workers\":[",
+		(unsigned long long)seg->cache->count,
 		(unsigned long long)seg->cache->capacity);
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct ring_slot *rs = &r->slots[i];

@@ -1,0 +1,72 @@
+/* libFuzzer target: the request parser and the connection state machine fed
+ * arbitrary byte streams. The input is cut into pieces (each piece's length
+ * comes from the stream itself) that are written one by one into a socket
+ * pair and read by conn_read exactly as the master reads a client. Whatever
+ * the pieces, the request decoded must be the first 49 bytes of the stream,
+ * no byte past the 49th may be consumed as request, and the reply written by
+ * conn_write must arrive whole. */
+#include "master/conn.h"
+#include "proto/proto.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static void pipe_pair(int sv[2])
+{
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv) < 0)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t stream[4096], reply[PROTO_REPLY_LEN];
+	size_t total = 0;
+	struct conn c;
+	enum conn_io io = CONN_MORE;
+	int sv[2];
+
+	memset(&c, 0, sizeof c);
+	pipe_pair(sv);
+	c.fd = sv[0];
+	while (size > 0 && io == CONN_MORE) {
+		size_t piece = 1 + data[0] % 64;
+		data++;
+		size--;
+		if (piece > size)
+			piece = size;
+		if (piece && total + piece <= sizeof stream) {
+			memcpy(stream + total, data, piece);
+			total += piece;
+			if (write(sv[1], data, piece) != (ssize_t)piece)
+				abort();
+		}
+		data += piece;
+		size -= piece;
+		io = conn_read(&c);
+		assert(c.got <= PROTO_REQUEST_LEN);
+		assert(c.got == (total < PROTO_REQUEST_LEN ? total : PROTO_REQUEST_LEN));
+	}
+	if (io == CONN_DONE) {
+		struct proto_request want;
+		proto_decode_request(stream, &want);
+		assert(memcmp(&want.digest, c.req.digest, 32) == 0);
+		assert(want.start == c.req.start && want.end == c.req.end);
+		assert(c.prio >= 1 && c.prio <= 16);
+		/* Bytes after the 49th are drained, never taken as request. */
+		assert(conn_drain(&c) == CONN_MORE);
+		assert(c.got == PROTO_REQUEST_LEN);
+		conn_set_reply(&c, want.start);
+		assert(conn_write(&c) == CONN_DONE);
+		assert(read(sv[1], reply, sizeof reply) == (ssize_t)sizeof reply);
+		assert(proto_decode_reply(reply) == want.start);
+	}
+	/* A client that leaves is seen as gone. */
+	close(sv[1]);
+	if (io == CONN_MORE)
+		assert(conn_read(&c) == CONN_EOF);
+	close(sv[0]);
+	return 0;
+}
