@@ -1,0 +1,274 @@
+/* Tests for the search kernels: every kernel this CPU can run is compared
+ * against OpenSSL's SHA-256 on the cases where a lane-parallel search goes
+ * wrong: the answer at the edges of a block or of the range, ranges that are
+ * not a whole number of blocks, ranges across a 2^32 boundary (where message
+ * word W1 changes), the top of the 64-bit space, and long searches that must
+ * find nothing. Kernels the CPU lacks are named on stderr and skipped. */
+#include "proto/proto.h"
+#include "worker/kernel.h"
+#include "worker/sha256_ref.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+#include <openssl/sha.h>
+
+#define MAX_KERNELS 16
+#define TOP UINT64_MAX
+
+static const struct kernel *kernels[MAX_KERNELS]; /* the supported ones */
+static size_t nkernels;
+
+static void digest_of(uint64_t x, uint8_t out[32])
+{
+	uint8_t msg[8];
+
+	proto_le64(x, msg);
+	SHA256(msg, sizeof msg, out);
+}
+
+/* A fixed xorshift sequence: failures reproduce. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Search [lo, hi] for the digest of answer with kernel k; check the result
+ * is answer when it lies in the range and "nothing" when it does not. */
+static void expect(const struct kernel *k, uint64_t lo, uint64_t hi,
+		   uint64_t answer)
+{
+	uint8_t digest[32];
+	uint64_t found = 0x5a5a5a5a;
+	int inside = lo <= answer && answer <= hi;
+
+	digest_of(answer, digest);
+	int r = k->search(digest, lo, hi, &found);
+
+	ck_assert_msg(r == inside && (!r || found == answer),
+		      "kernel %s, [%#llx, %#llx], answer %#llx: got %d, %#llx",
+		      k->name, (unsigned long long)lo, (unsigned long long)hi,
+		      (unsigned long long)answer, r, (unsigned long long)found);
+}
+
+START_TEST(random_ranges)
+{
+	const struct kernel *k = kernels[_i];
+
+	rng_state += _i;
+	for (int n = 0; n < 40; n++) {
+		uint64_t lo = rnd(), len = rnd() % 3000 + 1;
+
+		if (lo > TOP - len)
+			lo = TOP - len;
+		expect(k, lo, lo + len - 1, lo + rnd() % len);
+	}
+}
+END_TEST
+
+/* The answer at lanes 0 and LANES-1 of a block, and at both range ends,
+ * for every alignment of the range start against the block. */
+START_TEST(block_and_range_edges)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t w = k->lanes;
+
+	for (uint64_t off = 0; off < w; off++) {
+		uint64_t lo = 0x123456700000000 + off, hi = lo + 3 * w + off;
+
+		expect(k, lo, hi, lo);
+		expect(k, lo, hi, hi);
+		expect(k, lo, hi, lo + w);
+		expect(k, lo, hi, lo + 2 * w - 1);
+		expect(k, lo, hi, lo - 1);
+		expect(k, lo, hi, hi + 1);
+	}
+}
+END_TEST
+
+START_TEST(single_value_ranges)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t xs[] = { 0, 1, 0xffffffff, 0x100000000, 0x7777777777, TOP - 1, TOP };
+
+	for (size_t n = 0; n < sizeof xs / sizeof xs[0]; n++) {
+		expect(k, xs[n], xs[n], xs[n]);
+		if (xs[n] != TOP)
+			expect(k, xs[n], xs[n], xs[n] + 1);
+		if (xs[n] != 0)
+			expect(k, xs[n], xs[n], xs[n] - 1);
+	}
+}
+END_TEST
+
+/* 1..40 values: partial blocks of every size for 4, 8 and 16 lanes. */
+START_TEST(odd_lengths)
+{
+	const struct kernel *k = kernels[_i];
+
+	for (uint64_t len = 1; len <= 40; len++) {
+		uint64_t lo = 0xabcdef0000 + 1000 * len, hi = lo + len - 1;
+
+		expect(k, lo, hi, hi);
+		expect(k, lo, hi, lo + len / 2);
+		expect(k, lo, hi, hi + 1);
+	}
+}
+END_TEST
+
+/* Ranges across 2^32 boundaries, where the high half of x changes, with the
+ * answer just before, at and after the boundary. */
+START_TEST(across_2_32_boundaries)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t bounds[] = { 1ull << 32, 2ull << 32, 1ull << 33, 7ull << 32,
+			      1ull << 63, 0xffffffff00000000 };
+
+	for (size_t n = 0; n < sizeof bounds / sizeof bounds[0]; n++) {
+		uint64_t b = bounds[n];
+
+		for (uint64_t before = 1; before <= 21; before += 5) {
+			uint64_t lo = b - before, hi = b + 20;
+
+			expect(k, lo, hi, b - 1);
+			expect(k, lo, hi, b);
+			expect(k, lo, hi, b + 1);
+			expect(k, lo, hi, lo);
+			expect(k, lo, hi, hi);
+		}
+	}
+}
+END_TEST
+
+/* Special answers, and ranges that end at 2^64-1 (the loop must stop). */
+START_TEST(top_and_bottom)
+{
+	const struct kernel *k = kernels[_i];
+
+	expect(k, 0, 100, 0);
+	expect(k, 0, TOP, 0);
+	expect(k, 0xffffffffull - 40, 0xffffffffull + 40, 0xffffffff);
+	expect(k, 0xffffffffull - 40, 0xffffffffull + 40, 0x100000000);
+	expect(k, TOP - 100, TOP, TOP);
+	expect(k, TOP - 100, TOP, TOP - 1);
+	expect(k, TOP - 100, TOP, TOP - 101);
+	expect(k, TOP - 37, TOP, 5);
+	expect(k, TOP, TOP, TOP);
+	expect(k, TOP, TOP, 0);
+	expect(k, 0xffffffff00000000 - 10, TOP, 0xffffffff00000003);
+}
+END_TEST
+
+/* A digest whose word 7 matches x but another word does not passes the
+ * early compare at x: the full check must reject it and search on. */
+START_TEST(near_miss_is_rejected)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t x = 0x31415926535, found;
+	uint8_t digest[32];
+
+	digest_of(x, digest);
+	digest[0] ^= 1;
+	ck_assert_int_eq(k->search(digest, x - 50, x + 50, &found), 0);
+	digest[0] ^= 1;
+	digest[27] ^= 0x80;
+	ck_assert_int_eq(k->search(digest, x - 50, x + 50, &found), 0);
+}
+END_TEST
+
+/* Millions of values, none the answer: no false positive. */
+START_TEST(long_search_finds_nothing)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t lo = 0xfeedface00000000 - (1 << 21), found;
+	uint8_t digest[32];
+
+	digest_of(lo - 1, digest);
+	ck_assert_int_eq(k->search(digest, lo, lo + (4 << 20) - 1, &found), 0);
+}
+END_TEST
+
+START_TEST(reference_matches_openssl)
+{
+	uint8_t want[32], got[32];
+	uint64_t xs[] = { 0, 1, 0x80, 0xff, 0x100, 0xffffffff, 0x100000000,
+			  0x8000000000000000, TOP - 1, TOP };
+
+	for (size_t n = 0; n < sizeof xs / sizeof xs[0] + 1000; n++) {
+		uint64_t x = n < sizeof xs / sizeof xs[0] ? xs[n] : rnd();
+
+		digest_of(x, want);
+		sha256_le64(x, got);
+		ck_assert_mem_eq(got, want, 32);
+	}
+}
+END_TEST
+
+START_TEST(find_by_name)
+{
+	const struct kernel *best = kernel_find("auto");
+
+	ck_assert_ptr_nonnull(best);
+	ck_assert(best->supported());
+	ck_assert_ptr_eq(best, kernels[0]);
+	ck_assert_ptr_null(kernel_find("nonsense"));
+	for (size_t n = 0; n < nkernels; n++)
+		ck_assert_ptr_eq(kernel_find(kernels[n]->name), kernels[n]);
+}
+END_TEST
+
+/* The supported kernels, best first; the others are named on stderr. */
+static void list_kernels(void)
+{
+	size_t n;
+	const struct kernel *const *all = kernel_all(&n);
+
+	for (size_t i = 0; i < n && nkernels < MAX_KERNELS; i++) {
+		if (all[i]->supported())
+			kernels[nkernels++] = all[i];
+		else
+			fprintf(stderr, "kernel %s: not supported by this CPU, skipped\n",
+				all[i]->name);
+	}
+}
+
+static Suite *kernel_suite(void)
+{
+	Suite *s = suite_create("kernel");
+	TCase *search = tcase_create("search"), *other = tcase_create("other");
+	int n = (int)nkernels;
+
+	tcase_set_timeout(search, 60);
+	tcase_set_timeout(other, 30);
+	tcase_add_loop_test(search, random_ranges, 0, n);
+	tcase_add_loop_test(search, block_and_range_edges, 0, n);
+	tcase_add_loop_test(search, single_value_ranges, 0, n);
+	tcase_add_loop_test(search, odd_lengths, 0, n);
+	tcase_add_loop_test(search, across_2_32_boundaries, 0, n);
+	tcase_add_loop_test(search, top_and_bottom, 0, n);
+	tcase_add_loop_test(search, near_miss_is_rejected, 0, n);
+	tcase_add_loop_test(search, long_search_finds_nothing, 0, n);
+	tcase_add_test(other, reference_matches_openssl);
+	tcase_add_test(other, find_by_name);
+	suite_add_tcase(s, search);
+	suite_add_tcase(s, other);
+	return s;
+}
+
+int main(void)
+{
+	list_kernels();
+	SRunner *sr = srunner_create(kernel_suite());
+
+	srunner_set_fork_status(sr, CK_FORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+
+	srunner_free(sr);
+	return failed != 0;
+}

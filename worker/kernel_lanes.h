@@ -1,0 +1,194 @@
+/* The one search algorithm of the lane-parallel kernels (portable, AVX2,
+ * AVX-512), written once and instantiated per instruction set: each kernel
+ * file defines a vector type and a dozen primitives, then includes this
+ * header. Sharing every line of logic is the point: the AVX-512 kernel cannot
+ * run on every test machine, but what it does not share with the tested
+ * kernels is only its primitives.
+ *
+ * The message is one block in which only W0 (the low half of x) changes from
+ * lane to lane and W1 (the high half) is fixed while x stays inside one 2^32
+ * block, so the search walks the range in such segments. Per segment a plan
+ * holds what does not depend on W0: round 0 up to "+ W0", the round inputs
+ * K[t] + W[t] of rounds 1..15, and the fixed parts of W16..W31. Per block of
+ * LANES values the rounds stop after round 60, whose e is the last state word
+ * digest word 7 depends on (H7 = IV7 + that e): lanes that match it go to
+ * the scalar reference for a full check (one false candidate per 2^32).
+ *
+ * The includer defines, before including this file:
+ *   vec              a vector of LANES uint32_t
+ *   LANES            lanes in a vec (at most 32)
+ *   v_set1(x)        every lane = x
+ *   v_index()        lane i = i
+ *   v_add(a, b)      lane-wise a + b
+ *   v_xor3(a, b, c)  a ^ b ^ c
+ *   v_ch(e, f, g)    (e & f) ^ (~e & g)
+ *   v_maj(a, b, c)   (a & b) ^ (a & c) ^ (b & c)
+ *   v_ror(x, n)      rotate right by the constant n
+ *   v_shr(x, n)      shift right by the constant n
+ *   v_bswap(x)       swap the bytes of each lane
+ *   v_eq_mask(x, s)  a bitmask with bit i set when lane i of x equals s
+ * and gets range_search() (kernel_range.h), a kernel_search_fn. */
+#ifndef REVHASH_KERNEL_LANES_H
+#define REVHASH_KERNEL_LANES_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "proto/proto.h"
+#include "sha256_ref.h"
+
+/* What one segment (fixed W1, hence fixed high half of x) shares. */
+struct plan {
+	uint32_t state1[8]; /* the state after round 0, less W0 in a and e */
+	uint32_t kw[16];    /* K[t] + W[t] for the rounds 1..15 */
+	uint32_t c16;       /* W16 = W0 + c16 */
+	uint32_t w17, w19, w21; /* schedule words that depend on W1 only */
+	uint32_t c23;       /* W23 = W16 + c23 */
+	uint32_t target;    /* the e after round 60 that makes digest word 7 */
+};
+
+static inline uint32_t ror32(uint32_t x, int n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+static inline uint32_t ssig0(uint32_t x)
+{
+	return ror32(x, 7) ^ ror32(x, 18) ^ (x >> 3);
+}
+
+static inline uint32_t ssig1(uint32_t x)
+{
+	return ror32(x, 17) ^ ror32(x, 19) ^ (x >> 10);
+}
+
+/* Fill the plan for the segment that holds x. */
+static void plan_init(struct plan *p, const uint8_t digest[32],
+		      uint64_t x)
+{
+	const uint32_t *s = sha256_iv;
+	uint32_t w[16] = { [2] = 0x80000000, [15] = 64 };
+
+	sha256_le64_words(x, w);
+	w[0] = 0;
+	uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
+	uint32_t maj = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
+	uint32_t t1 = s[7] + (ror32(s[4], 6) ^ ror32(s[4], 11) ^ ror32(s[4], 25)) +
+		      ch + sha256_k[0];
+	uint32_t t2 = (ror32(s[0], 2) ^ ror32(s[0], 13) ^ ror32(s[0], 22)) + maj;
+	uint32_t state1[8] = { t1 + t2, s[0], s[1], s[2], s[3] + t1, s[4], s[5], s[6] };
+
+	memcpy(p->state1, state1, sizeof state1);
+	for (int t = 1; t < 16; t++)
+		p->kw[t] = sha256_k[t] + w[t];
+	/* W3..W14 are zero, which leaves most terms of W16..W23 out. */
+	p->c16 = ssig0(w[1]);
+	p->w17 = ssig1(w[15]) + ssig0(w[2]) + w[1];
+	p->w19 = ssig1(p->w17);
+	p->w21 = ssig1(p->w19);
+	p->c23 = ssig1(p->w21);
+	p->target = proto_load_be32(digest + 28) - sha256_iv[7];
+}
+
+#define BSIG0(x) v_xor3(v_ror(x, 2), v_ror(x, 13), v_ror(x, 22))
+#define BSIG1(x) v_xor3(v_ror(x, 6), v_ror(x, 11), v_ror(x, 25))
+#define SSIG0(x) v_xor3(v_ror(x, 7), v_ror(x, 18), v_shr(x, 3))
+#define SSIG1(x) v_xor3(v_ror(x, 17), v_ror(x, 19), v_shr(x, 10))
+
+/* One round; the caller rotates the names instead of moving the values. */
+#define ROUND(a, b, c, d, e, f, g, h, kw)                                    \
+	do {                                                                 \
+		vec t1_ = v_add(v_add(h, BSIG1(e)), v_add(v_ch(e, f, g), kw)); \
+		d = v_add(d, t1_);                                           \
+		h = v_add(t1_, v_add(BSIG0(a), v_maj(a, b, c)));             \
+	} while (0)
+
+#define ROUND8(t, KW)                                                        \
+	do {                                                                 \
+		ROUND(a, b, c, d, e, f, g, h, KW(t));                        \
+		ROUND(h, a, b, c, d, e, f, g, KW(t + 1));                    \
+		ROUND(g, h, a, b, c, d, e, f, KW(t + 2));                    \
+		ROUND(f, g, h, a, b, c, d, e, KW(t + 3));                    \
+		ROUND(e, f, g, h, a, b, c, d, KW(t + 4));                    \
+		ROUND(d, e, f, g, h, a, b, c, KW(t + 5));                    \
+		ROUND(c, d, e, f, g, h, a, b, KW(t + 6));                    \
+		ROUND(b, c, d, e, f, g, h, a, KW(t + 7));                    \
+	} while (0)
+
+/* Round inputs: planned constants, the words of w[], or the words computed
+ * on the way by the general schedule. */
+#define KW_PLAN(t) v_set1(p->kw[t])
+#define KW_W(t) v_add(v_set1(sha256_k[t]), w[t])
+#define KW_SCHED(t)                                                          \
+	(w[t] = v_add(v_add(SSIG1(w[t - 2]), w[t - 7]),                      \
+		      v_add(SSIG0(w[t - 15]), w[t - 16])),                   \
+	 KW_W(t))
+
+/* W16..W31 with every zero term of the padding left out. */
+static inline void schedule16(const struct plan *p, vec w0, vec w[61])
+{
+	w[16] = v_add(w0, v_set1(p->c16));
+	w[17] = v_set1(p->w17);
+	w[18] = v_add(SSIG1(w[16]), v_set1(0x80000000));
+	w[19] = v_set1(p->w19);
+	w[20] = SSIG1(w[18]);
+	w[21] = v_set1(p->w21);
+	w[22] = v_add(SSIG1(w[20]), v_set1(64));
+	w[23] = v_add(w[16], v_set1(p->c23));
+	w[24] = v_add(SSIG1(w[22]), w[17]);
+	w[25] = v_add(SSIG1(w[23]), w[18]);
+	w[26] = v_add(SSIG1(w[24]), w[19]);
+	w[27] = v_add(SSIG1(w[25]), w[20]);
+	w[28] = v_add(SSIG1(w[26]), w[21]);
+	w[29] = v_add(SSIG1(w[27]), w[22]);
+	w[30] = v_add(v_add(SSIG1(w[28]), w[23]), v_set1(ssig0(64)));
+	w[31] = v_add(v_add(SSIG1(w[29]), w[24]),
+		      v_add(SSIG0(w[16]), v_set1(64)));
+}
+
+/* The e after round 60 of the LANES messages whose first words are w0.
+ * Fully unrolled; the compiler drops what round 60's e does not need (the
+ * a of rounds 57..60). */
+static inline vec rounds_to_60(const struct plan *p, vec w0)
+{
+	/* The names start rotated by one: round 0 is in the plan. */
+	const uint32_t *s = p->state1;
+	vec h = v_add(w0, v_set1(s[0])), a = v_set1(s[1]), b = v_set1(s[2]),
+	    c = v_set1(s[3]), d = v_add(w0, v_set1(s[4])), e = v_set1(s[5]),
+	    f = v_set1(s[6]), g = v_set1(s[7]);
+	vec w[61];
+
+	ROUND(h, a, b, c, d, e, f, g, KW_PLAN(1));
+	ROUND(g, h, a, b, c, d, e, f, KW_PLAN(2));
+	ROUND(f, g, h, a, b, c, d, e, KW_PLAN(3));
+	ROUND(e, f, g, h, a, b, c, d, KW_PLAN(4));
+	ROUND(d, e, f, g, h, a, b, c, KW_PLAN(5));
+	ROUND(c, d, e, f, g, h, a, b, KW_PLAN(6));
+	ROUND(b, c, d, e, f, g, h, a, KW_PLAN(7));
+	ROUND8(8, KW_PLAN);
+	schedule16(p, w0, w);
+	ROUND8(16, KW_W);
+	ROUND8(24, KW_W);
+	ROUND8(32, KW_SCHED);
+	ROUND8(40, KW_SCHED);
+	ROUND8(48, KW_SCHED);
+	ROUND(a, b, c, d, e, f, g, h, KW_SCHED(56));
+	ROUND(h, a, b, c, d, e, f, g, KW_SCHED(57));
+	ROUND(g, h, a, b, c, d, e, f, KW_SCHED(58));
+	ROUND(f, g, h, a, b, c, d, e, KW_SCHED(59));
+	ROUND(e, f, g, h, a, b, c, d, KW_SCHED(60));
+	return h; /* round 60 wrote its e where the d of its naming is */
+}
+
+/* Bit i set when x32 + i, in the low half of x, may be the answer. */
+static inline uint32_t block_candidates(const struct plan *p,
+					uint32_t x32)
+{
+	vec w0 = v_bswap(v_add(v_set1(x32), v_index()));
+
+	return v_eq_mask(rounds_to_60(p, w0), p->target);
+}
+
+#include "kernel_range.h"
+
+#endif

@@ -1,0 +1,76 @@
+/* The range walk every fast kernel shares: split [lo, hi] into segments
+ * within which the high half of x (message word W1) stays fixed, hash each
+ * segment LANES values at a time, and confirm in order the candidates a
+ * block reports with the scalar reference, so the lowest match wins and a
+ * partial compare's false candidates cost only time.
+ *
+ * The includer defines, before including this file:
+ *   LANES              values per block (at most 32)
+ *   struct plan        what one segment shares
+ *   plan_init(p, digest, x)      fill the plan of the segment holding x
+ *   block_candidates(p, x32)     bit i set when the value with low half
+ *                                x32 + i (mod 2^32) may match
+ * and gets static int range_search(), a kernel_search_fn. */
+#ifndef REVHASH_KERNEL_RANGE_H
+#define REVHASH_KERNEL_RANGE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "sha256_ref.h"
+
+/* Check the candidates of the block at x in order, none past last. */
+static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,
+		   uint32_t mask, uint64_t *found)
+{
+	uint8_t out[32];
+
+	for (uint64_t i = 0; i < LANES && i <= last - x; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		sha256_le64(x + i, out);
+		if (memcmp(out, digest, sizeof out) == 0) {
+			*found = x + i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Search [first, last], which lies inside one 2^32-aligned block. The last
+ * block may run past last (and wrap in the low half): confirm() stops. */
+static int search_segment(const struct plan *p, const uint8_t digest[32],
+			  uint64_t first, uint64_t last, uint64_t *found)
+{
+	for (uint64_t x = first;; x += LANES) {
+		uint32_t mask = block_candidates(p, (uint32_t)x);
+
+		if (mask && confirm(digest, x, last, mask, found))
+			return 1;
+		if (last - x < LANES)
+			return 0;
+	}
+}
+
+/* The kernel_search_fn. An empty range (lo > hi) finds nothing. */
+static int range_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+			uint64_t *found)
+{
+	struct plan plan;
+
+	for (uint64_t first = lo; first <= hi;) {
+		uint64_t last = first | 0xffffffff;
+
+		if (last > hi)
+			last = hi;
+		plan_init(&plan, digest, first);
+		if (search_segment(&plan, digest, first, last, found))
+			return 1;
+		if (last == hi)
+			break;
+		first = last + 1;
+	}
+	return 0;
+}
+
+#endif

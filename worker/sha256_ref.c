@@ -1,0 +1,78 @@
+/* Scalar SHA-256 of one 8-byte message, written for clarity over speed: it
+ * runs only to confirm the rare candidate (one in 2^32 values) that a fast
+ * kernel's partial compare lets through. Byte order goes through proto/. */
+#include "sha256_ref.h"
+
+#include "proto/proto.h"
+
+const uint32_t sha256_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+const uint32_t sha256_iv[8] = {
+	0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+};
+
+static uint32_t ror(uint32_t x, int n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+void sha256_le64_words(uint64_t x, uint32_t w[2])
+{
+	uint8_t msg[8];
+
+	proto_le64(x, msg);
+	w[0] = proto_load_be32(msg);
+	w[1] = proto_load_be32(msg + 4);
+}
+
+/* The whole padded block: 8 message bytes, the 0x80 marker, the length. */
+static void schedule(uint64_t x, uint32_t w[64])
+{
+	sha256_le64_words(x, w);
+	w[2] = 0x80000000;
+	for (int t = 3; t < 15; t++)
+		w[t] = 0;
+	w[15] = 64;
+	for (int t = 16; t < 64; t++) {
+		uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
+		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
+		w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+	}
+}
+
+void sha256_le64(uint64_t x, uint8_t out[32])
+{
+	uint32_t w[64], s[8];
+
+	schedule(x, w);
+	for (int i = 0; i < 8; i++)
+		s[i] = sha256_iv[i];
+	for (int t = 0; t < 64; t++) {
+		uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
+		uint32_t maj = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
+		uint32_t t1 = s[7] + (ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25)) +
+			      ch + sha256_k[t] + w[t];
+		uint32_t t2 = (ror(s[0], 2) ^ ror(s[0], 13) ^ ror(s[0], 22)) + maj;
+
+		for (int i = 7; i > 0; i--)
+			s[i] = s[i - 1];
+		s[4] += t1;
+		s[0] = t1 + t2;
+	}
+	for (int i = 0; i < 8; i += 2)
+		proto_store_be64((uint64_t)(sha256_iv[i] + s[i]) << 32 |
+				 (uint32_t)(sha256_iv[i + 1] + s[i + 1]), out + 4 * i);
+}

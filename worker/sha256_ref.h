@@ -1,0 +1,19 @@
+/* A plain scalar SHA-256 of the one message revhash hashes (the 8 bytes of x,
+ * little-endian), plus the standard constants the fast kernels share. The
+ * kernels use it to confirm a candidate their early compare let through. */
+#ifndef REVHASH_SHA256_REF_H
+#define REVHASH_SHA256_REF_H
+
+#include <stdint.h>
+
+/* The round constants K[0..63] and the initial hash value H0[0..7]. */
+extern const uint32_t sha256_k[64], sha256_iv[8];
+
+/* out = SHA-256 of the 8 bytes of x in little-endian order. */
+void sha256_le64(uint64_t x, uint8_t out[32]);
+
+/* The first two message words of that block, W0 and W1 (the rest of the
+ * block is fixed: 0x80000000, zeros, and the bit length 64). */
+void sha256_le64_words(uint64_t x, uint32_t w[2]);
+
+#endif
