@@ -24,7 +24,8 @@ struct conn {
 	uint8_t in[PROTO_REQUEST_LEN];
 	uint8_t out[PROTO_REPLY_LEN];
 	struct proto_request req;
-	uint64_t deadline_ms;       /* reading/writing: dropped after this */
+	uint64_t since_ms;          /* reading/writing since: the idle timeout
+	                               counts from here */
 	uint64_t start_ns;          /* when accepted, for --verbose */
 	struct conn *prev, *next;   /* in exactly one conn_list at a time */
 	struct conn_list *list;

@@ -113,7 +113,7 @@ static void reply(struct server *s, struct conn *c, uint64_t answer)
 		stats(s)->answered++;
 		close_conn(s, c);
 	} else if (io == CONN_MORE) {
-		c->deadline_ms = server_now_ms() + s->opt.idle_timeout_ms;
+		c->since_ms = server_now_ms();
 		conn_list_push(&s->timed, c);
 		watch(s, EPOLL_CTL_MOD, c->fd, EPOLLOUT, c);
 	} else {
@@ -158,14 +158,17 @@ static void free_job(struct server *s, uint32_t idx)
 	}
 }
 
-static void new_job(struct server *s, struct conn *c)
+/* Start a search for c. When the job table is full, or others already wait
+ * for an entry (and c is not one of them, admitted), c waits in arrival
+ * order: admit_pending lets it in once an entry frees. */
+static void new_job(struct server *s, struct conn *c, int admitted)
 {
 	uint32_t idx;
 	struct mjob *mj;
 
-	if (ring_submit(s->seg.ring, c->req.digest, c->req.start, c->req.end,
+	if ((s->pending.head && !admitted) ||
+	    ring_submit(s->seg.ring, c->req.digest, c->req.start, c->req.end,
 			c->prio, &idx) < 0) {
-		/* Table full: wait in arrival order for an entry. */
 		c->state = CONN_WAITING;
 		c->job = CONN_NO_JOB;
 		conn_list_push(&s->pending, c);
@@ -184,8 +187,8 @@ static void new_job(struct server *s, struct conn *c)
 }
 
 /* A complete request: answer from the cache, join the same search, or start
- * a new one. */
-static void dispatch(struct server *s, struct conn *c)
+ * a new one (admitted: c comes off the pending list). */
+static void dispatch(struct server *s, struct conn *c, int admitted)
 {
 	const struct proto_request *q = &c->req;
 	uint64_t x;
@@ -202,50 +205,52 @@ static void dispatch(struct server *s, struct conn *c)
 		attach(s, c, idx);
 		ring_set_weight(s->seg.ring, idx, s->jobs[idx].weight);
 	} else {
-		new_job(s, c);
+		new_job(s, c, admitted);
 	}
 }
 
+/* Let requests waiting for a job entry in, oldest first (after each batch). */
 static void admit_pending(struct server *s)
 {
 	while (s->pending.head && s->seg.ring->nfree > 0) {
 		struct conn *c = s->pending.head;
 		conn_list_remove(c);
-		dispatch(s, c);
+		dispatch(s, c, 1);
 	}
 }
 
-/* Look at every job the workers may have moved on: answer, cache, free. */
+/* Act on what the workers did to one job: cache a found answer, reply to
+ * its waiters, and free its entry once no worker leases it. 1 when freed. */
+static int settle_job(struct server *s, uint32_t idx)
+{
+	struct mjob *mj = &s->jobs[idx];
+	uint64_t x = 0;
+	enum ring_outcome out = ring_check(s->seg.ring, idx, &x);
+
+	if (out == RING_FOUND && !mj->cached) {
+		cache_put(s->seg.cache, mj->digest, x);
+		mj->cached = 1;
+	}
+	if (!mj->replied && out != RING_RUNNING) {
+		if (out == RING_EXHAUSTED)
+			stats(s)->not_found++;
+		while (mj->waiters.head)
+			reply(s, mj->waiters.head, out == RING_FOUND ? x : 0);
+		mj->replied = 1;
+	}
+	if (mj->replied && ring_release(s->seg.ring, idx)) {
+		free_job(s, idx);
+		return 1;
+	}
+	return 0;
+}
+
+/* Look at every job the workers may have moved on. */
 static void scan_jobs(struct server *s)
 {
-	int freed = 0;
-
-	for (uint32_t i = 0; i < s->nlive;) {
-		uint32_t idx = s->live[i];
-		struct mjob *mj = &s->jobs[idx];
-		uint64_t x = 0;
-		enum ring_outcome out = ring_check(s->seg.ring, idx, &x);
-
-		if (out == RING_FOUND && !mj->cached) {
-			cache_put(s->seg.cache, mj->digest, x);
-			mj->cached = 1;
-		}
-		if (!mj->replied && out != RING_RUNNING) {
-			if (out == RING_EXHAUSTED)
-				stats(s)->not_found++;
-			while (mj->waiters.head)
-				reply(s, mj->waiters.head, out == RING_FOUND ? x : 0);
-			mj->replied = 1;
-		}
-		if (mj->replied && ring_release(s->seg.ring, idx)) {
-			free_job(s, idx); /* moves the last entry into i */
-			freed = 1;
-			continue;
-		}
-		i++;
-	}
-	if (freed)
-		admit_pending(s);
+	for (uint32_t i = 0; i < s->nlive;)
+		if (!settle_job(s, s->live[i]))
+			i++; /* when freed, the last entry moved into i */
 }
 
 /* The client of c left before its answer. */
@@ -258,12 +263,11 @@ static void client_gone(struct server *s, struct conn *c)
 		conn_list_remove(c);
 		mj->weight -= c->prio;
 		if (mj->waiters.n == 0) {
-			/* Nobody waits: stop searching. A late answer is still
-			 * cached by scan_jobs. */
+			/* Nobody waits: stop searching. An answer found by
+			 * now, or later, still goes into the cache. */
 			mj->replied = 1;
 			stats(s)->cancelled++;
-			if (ring_release(s->seg.ring, idx))
-				free_job(s, idx);
+			settle_job(s, idx);
 		} else {
 			ring_set_weight(s->seg.ring, idx, mj->weight);
 		}
@@ -317,7 +321,7 @@ static void on_accept(struct server *s)
 		c->kind = SRC_CONN;
 		c->job = CONN_NO_JOB;
 		c->start_ns = now_ns();
-		c->deadline_ms = server_now_ms() + s->opt.idle_timeout_ms;
+		c->since_ms = server_now_ms();
 		if (watch(s, EPOLL_CTL_ADD, fd, EPOLLIN | EPOLLRDHUP, c) < 0) {
 			close(fd);
 			free(c);
@@ -339,7 +343,7 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 		if (io == CONN_DONE) {
 			conn_list_remove(c); /* off the timeout list */
 			stats(s)->requests++;
-			dispatch(s, c);
+			dispatch(s, c, 0);
 		} else if (io != CONN_MORE) {
 			drop_conn(s, c);
 		}
@@ -364,13 +368,21 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 	}
 }
 
+/* Workers flag the jobs they moved on (found, exhausted, drained), so only
+ * those are looked at; a worker that died before flagging is covered by the
+ * full scan after every reap. */
 static void on_notify(struct server *s)
 {
+	static uint32_t jobs[RING_JOBS];
 	uint64_t n;
+	unsigned k;
 
 	if (read(s->notify_fd, &n, sizeof n) < 0 && errno != EAGAIN)
 		log_warn("read(eventfd): %s", strerror(errno));
-	scan_jobs(s);
+	k = ring_changed(s->seg.ring, jobs, RING_JOBS);
+	for (unsigned i = 0; i < k; i++)
+		if (s->jobs[jobs[i]].in_use)
+			settle_job(s, jobs[i]);
 }
 
 static void reload(struct server *s)
@@ -401,7 +413,7 @@ static void begin_stop(struct server *s)
 	if (s->listen_fd >= 0) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen_fd, NULL);
 		close(s->listen_fd);
-		s->listen_fd = -1;
+		s->listen_fd = src_listen.fd = -1; /* later events of this batch */
 	}
 	log_info("stopping: %llu connections in flight",
 		 (unsigned long long)s->nconns);
@@ -444,18 +456,20 @@ static int on_signal(struct server *s)
 	return 0;
 }
 
-/* Drop connections past their deadline; returns ms until the next one. */
+/* Drop connections past the idle timeout; returns ms until the next one.
+ * One timeout for all (it may change on SIGHUP) keeps the list, in order of
+ * since_ms, in deadline order too. */
 static int expire(struct server *s)
 {
-	uint64_t now = server_now_ms();
+	uint64_t now = server_now_ms(), t = s->opt.idle_timeout_ms;
 	struct conn *c;
 
-	while ((c = s->timed.head) && c->deadline_ms <= now) {
-		log_debug("dropping a client too slow for %u ms", s->opt.idle_timeout_ms);
+	while ((c = s->timed.head) && c->since_ms + t <= now) {
+		log_debug("dropping a client too slow for %llu ms", (unsigned long long)t);
 		stats(s)->timeouts++;
 		drop_conn(s, c);
 	}
-	return c ? (int)(c->deadline_ms - now) : -1;
+	return c ? (int)(c->since_ms + t - now) : -1;
 }
 
 static int min_wait(int a, int b)
@@ -598,6 +612,7 @@ int server_run(struct server *s)
 				on_conn(s, (struct conn *)src, evs[i].events);
 			}
 		}
+		admit_pending(s);
 		bury_closed();
 	}
 	close_all(s);

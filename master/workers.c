@@ -26,13 +26,17 @@
  * client socket belong to the master alone. */
 static void close_inherited(int keep)
 {
+	long max;
+
 	if (keep > 3)
 		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) < 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-		for (long fd = keep + 1; fd < max && fd < 65536; fd++)
+	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
+		return;
+	/* A kernel without close_range (before 5.9): one by one. */
+	max = sysconf(_SC_OPEN_MAX);
+	for (long fd = 3; fd < max && fd < (1L << 20); fd++)
+		if (fd != keep)
 			close((int)fd);
-	}
 }
 
 static void child(struct server *s, unsigned slot)
@@ -45,8 +49,12 @@ static void child(struct server *s, unsigned slot)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	signal(SIGHUP, SIG_IGN);  /* a terminal hang-up is the master's business */
-	signal(SIGINT, SIG_IGN);  /* ^C reaches the master, which stops us */
+	/* Stop requests sent to the whole process group (a terminal's ^C,
+	 * systemd's SIGTERM) are the master's business: it finishes what is in
+	 * flight with us, then stops us through the ring. */
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
 	close_inherited(s->notify_fd);
 	_exit(worker_run(&s->seg, slot, s->kernel, s->pid, s->notify_fd));
 }
@@ -152,7 +160,7 @@ void workers_reap(struct server *s)
 		if (slot < 0)
 			continue;
 		w = &s->wslots[slot];
-		retired = r->slots[slot].retire || s->stopping;
+		retired = r->slots[slot].retire || r->shutdown;
 		progressed = r->slots[slot].chunks > 0;
 		st->dead_hashes += r->slots[slot].hashes;
 		st->dead_chunks += r->slots[slot].chunks;
@@ -168,7 +176,9 @@ void workers_reap(struct server *s)
 		r->slots[slot].restarts = w->restarts;
 		log_warn("worker %u (pid %d) %s; its lease is requeued", slot,
 			 (int)pid, how);
-		if (!s->stopping && (unsigned)slot < s->target)
+		/* Also while a graceful stop waits for answers: those need
+		 * workers. Only the final shutdown lets them go. */
+		if (!r->shutdown && (unsigned)slot < s->target)
 			plan_respawn(s, (unsigned)slot, server_now_ms() - w->started_ms,
 				     progressed);
 	}
@@ -181,7 +191,7 @@ int workers_adjust(struct server *s)
 	uint64_t now = server_now_ms();
 	int wait = -1;
 
-	if (s->stopping)
+	if (s->seg.ring->shutdown)
 		return -1;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &s->wslots[i];

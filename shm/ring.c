@@ -67,6 +67,8 @@ void ring_unlock(struct ring *r)
 	pthread_mutex_unlock(&r->lock);
 }
 
+static void offer_best(struct ring *r, struct ring_job *j);
+
 int ring_submit(struct ring *r, const uint8_t digest[32], uint64_t start,
 		uint64_t end, uint64_t weight, uint32_t *job)
 {
@@ -92,6 +94,7 @@ int ring_submit(struct ring *r, const uint8_t digest[32], uint64_t start,
 	j->answer = 0;
 	r->active[r->nactive++] = *job;
 	publish(j->state, JOB_ACTIVE);
+	offer_best(r, j);
 	ring_unlock(r);
 	return 0;
 }
@@ -100,6 +103,7 @@ void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
 {
 	ring_lock(r);
 	r->jobs[job].weight = weight ? weight : 1;
+	r->best_valid = 0;
 	ring_unlock(r);
 }
 
@@ -140,6 +144,7 @@ int ring_release(struct ring *r, uint32_t job)
 	ring_lock(r);
 	if (j->state == JOB_ACTIVE)
 		publish(j->state, JOB_DONE);
+	r->best_valid = 0;
 	if (j->state == JOB_DONE && !leased(r, job)) {
 		for (uint32_t i = 0; i < r->nactive; i++) {
 			if (r->active[i] == job) {
@@ -183,6 +188,7 @@ void ring_reclaim(struct ring *r, unsigned slot)
 		if (j->gen == s->lease_gen && j->state == JOB_ACTIVE && !j->found)
 			give_back(j, s->lease_lo, s->lease_hi);
 		s->has_lease = 0;
+		r->best_valid = 0; /* more work: its rank fell */
 	}
 	s->pid = 0;
 	s->state = SLOT_EMPTY;
@@ -223,26 +229,52 @@ static int outranks(const struct ring_job *a, unsigned __int128 rem_a,
 	return a->seq < b->seq;
 }
 
+/* Can the job be leased from? Then *rem is what is left of it. */
+static int leasable(const struct ring_job *j, unsigned __int128 *rem)
+{
+	if (j->state != JOB_ACTIVE || j->found)
+		return 0;
+	*rem = remaining(j);
+	return *rem != 0;
+}
+
+/* The best-ranked job. Leasing only raises the leased job's rank, so the
+ * best stays best until something clears best_valid; only then are all
+ * jobs compared, which keeps a lease O(1) with thousands of jobs queued. */
 static struct ring_job *best_job(struct ring *r)
 {
 	struct ring_job *best = NULL;
-	unsigned __int128 best_rem = 0;
+	unsigned __int128 best_rem = 0, rem;
 
+	if (r->best_valid && leasable(&r->jobs[r->best % RING_JOBS], &rem))
+		return &r->jobs[r->best % RING_JOBS];
 	for (uint32_t i = 0; i < r->nactive; i++) {
 		struct ring_job *j = &r->jobs[r->active[i]];
-		unsigned __int128 rem;
 
-		if (j->state != JOB_ACTIVE || j->found)
-			continue;
-		rem = remaining(j);
-		if (rem == 0)
+		if (!leasable(j, &rem))
 			continue;
 		if (!best || outranks(j, rem, best, best_rem)) {
 			best = j;
 			best_rem = rem;
 		}
 	}
+	if (best) {
+		r->best = (uint32_t)(best - r->jobs);
+		r->best_valid = 1;
+	}
 	return best;
+}
+
+/* A new job j: it becomes the best if it outranks the cached best. */
+static void offer_best(struct ring *r, struct ring_job *j)
+{
+	struct ring_job *b = &r->jobs[r->best % RING_JOBS];
+	unsigned __int128 rem_j, rem_b;
+
+	if (!r->best_valid || !leasable(j, &rem_j))
+		return;
+	if (!leasable(b, &rem_b) || outranks(j, rem_j, b, rem_b))
+		r->best = (uint32_t)(j - r->jobs);
 }
 
 /* Test hook: die while holding the lock, half-way through a lease. */
@@ -315,6 +347,7 @@ int ring_finish(struct ring *r, unsigned slot, int found, uint64_t answer)
 		if (found && !j->found) {
 			j->answer = answer;
 			publish(j->found, 1);
+			r->best_valid = 0;
 			tell = 1;
 		}
 		publish(s->has_lease, 0);
@@ -326,8 +359,29 @@ int ring_finish(struct ring *r, unsigned slot, int found, uint64_t answer)
 	}
 	publish(s->has_lease, 0);
 	s->chunks++;
+	if (tell)
+		__atomic_fetch_or(&r->changed[s->lease_job / 64],
+				  1ull << (s->lease_job % 64), __ATOMIC_RELEASE);
 	ring_unlock(r);
 	return tell;
+}
+
+unsigned ring_changed(struct ring *r, uint32_t *jobs, unsigned max)
+{
+	unsigned n = 0;
+
+	for (unsigned w = 0; w < RING_JOBS / 64 && n + 64 <= max; w++) {
+		uint64_t bits;
+
+		if (!__atomic_load_n(&r->changed[w], __ATOMIC_RELAXED))
+			continue;
+		bits = __atomic_exchange_n(&r->changed[w], 0, __ATOMIC_ACQUIRE);
+		while (bits) {
+			jobs[n++] = w * 64 + (unsigned)__builtin_ctzll(bits);
+			bits &= bits - 1;
+		}
+	}
+	return n;
 }
 
 void ring_wait(struct ring *r, unsigned timeout_ms)

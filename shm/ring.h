@@ -69,6 +69,9 @@ struct ring {
 	uint32_t nfree;       /* entries of freelist[] in use */
 	uint32_t pad;
 	uint64_t seq;
+	uint32_t best;        /* the best-ranked job, while best_valid */
+	uint32_t best_valid;  /* cleared by anything that can change the order */
+	uint64_t changed[RING_JOBS / 64]; /* jobs the master should look at */
 	uint32_t active[RING_JOBS];   /* indices of jobs that are not FREE */
 	uint32_t freelist[RING_JOBS]; /* indices of FREE jobs */
 	struct ring_job jobs[RING_JOBS];
@@ -104,6 +107,9 @@ enum ring_outcome ring_check(struct ring *r, uint32_t job, uint64_t *answer);
 int ring_release(struct ring *r, uint32_t job);
 /* Master: give a dead worker's lease back to its job and empty its slot. */
 void ring_reclaim(struct ring *r, unsigned slot);
+/* Master: take the jobs workers flagged for attention (found, exhausted,
+ * drained) since the last call; returns how many were stored in jobs. */
+unsigned ring_changed(struct ring *r, uint32_t *jobs, unsigned max);
 /* Master: wake up to n idle workers. */
 void ring_wake(struct ring *r, unsigned n);
 

@@ -1,11 +1,10 @@
 /* Creating, finding and removing the shared segment. The name is derived
- * from the port: one master per port is all the kernel allows anyway, so a
- * segment under our name whose master is gone is stale and may be removed. */
+ * from the port: one master per port is all the kernel allows, so once the
+ * port is bound, a segment under our name is stale and may be removed. */
 #include "shm/segment.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -23,26 +22,16 @@ static size_t align_up(size_t n)
 	return (n + 4095) & ~(size_t)4095;
 }
 
-/* Remove a segment under our name if the master that made it is dead. */
+/* Remove a segment left under our name. The caller has bound the port, so
+ * no live master owns it: its master died without cleaning up (and its pid
+ * may since have been reused, so the pid says nothing). */
 static int remove_stale(const char *name)
 {
-	struct seg_header hdr;
-	int fd = shm_open(name, O_RDONLY, 0);
-
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (pread(fd, &hdr, sizeof hdr, 0) == (ssize_t)sizeof hdr &&
-	    hdr.magic == SEG_MAGIC && hdr.master_pid > 0 &&
-	    hdr.master_pid != getpid() &&
-	    (kill(hdr.master_pid, 0) == 0 || errno == EPERM)) {
-		close(fd);
-		return -EEXIST;
+	if (shm_unlink(name) == 0) {
+		fprintf(stderr, "removed stale shared segment %s\n", name);
+		return 0;
 	}
-	close(fd);
-	if (shm_unlink(name) < 0 && errno != ENOENT)
-		return -errno;
-	fprintf(stderr, "removed stale shared segment %s\n", name);
-	return 0;
+	return errno == ENOENT ? 0 : -errno;
 }
 
 int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg)

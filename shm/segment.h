@@ -59,9 +59,9 @@ struct seg {
 	int owner; /* this process created it and removes it */
 };
 
-/* Create the segment for port with room for cache_entries answers; a stale
- * segment left by a dead master is removed first. 0 or -errno (-EEXIST when
- * a live master owns it). */
+/* Create the segment for port with room for cache_entries answers. Call it
+ * only with the port bound: a segment already under its name is then stale
+ * (left by a master killed with SIGKILL) and is removed first. 0 or -errno. */
 int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg);
 /* Map an existing segment (status, tests); writable when rw. 0 or -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);

@@ -230,6 +230,45 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 }
 END_TEST
 
+START_TEST(request_waiting_for_a_job_entry_is_admitted)
+{
+	enum { N = RING_JOBS };
+	static int fds[N];
+	struct rlimit rl;
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 2;
+	int waiting;
+	const char *const one[] = { "--workers", "1", NULL };
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	start(one);
+	/* Fill the job table with searches that never end... */
+	th_digest(1, d);
+	for (int i = 0; i < N; i++) {
+		fds[i] = th_connect(m.port);
+		ck_assert_int_ge(fds[i], 0);
+		ck_assert_int_eq(th_send_request(fds[i], d, base + (uint64_t)i,
+						 base + (1ull << 61), 1), 0);
+	}
+	/* ...so this one waits for an entry... */
+	th_digest(base + 5, d);
+	waiting = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(waiting, d, base, base + 10, 16), 0);
+	ck_assert_int_eq(th_read_reply(waiting, &x, 300), -1);
+	/* ...until their clients leave: then it is answered, with no other
+	 * job finishing to let it in. */
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	ck_assert_int_eq(th_read_reply(waiting, &x, 10000), 0);
+	ck_assert_uint_eq(x, base + 5);
+	close(waiting);
+	ck_assert_int_eq(jobs_drain(10000), 0);
+	stop();
+}
+END_TEST
+
 START_TEST(resets_and_garbage)
 {
 	uint8_t junk[49];
@@ -267,6 +306,7 @@ int main(void)
 	tcase_add_test(t, thousands_of_idle_connections);
 	tcase_add_test(t, out_of_descriptors_keeps_serving);
 	tcase_add_test(t, huge_range_does_not_starve_normal_requests);
+	tcase_add_test(t, request_waiting_for_a_job_entry_is_admitted);
 	tcase_add_test(t, resets_and_garbage);
 	suite_add_tcase(s, t);
 	r = srunner_create(s);

@@ -335,6 +335,30 @@ START_TEST(graceful_stop_answers_what_is_in_flight)
 }
 END_TEST
 
+START_TEST(stop_sent_to_the_whole_group_still_answers)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd, status;
+	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
+
+	start(NULL, args);
+	th_digest(base + 6000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 7000000, 1), 0);
+	usleep(100000);
+	/* What systemd and a terminal do: every process of the group. */
+	ck_assert_int_eq(killpg(m.pid, SIGTERM), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, base + 6000000);
+	close(fd);
+	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert(!tm_log_contains(&m, "killed by signal"));
+	m.pid = 0;
+}
+END_TEST
+
 START_TEST(hup_reloads_the_worker_count)
 {
 	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
@@ -472,6 +496,7 @@ int main(void)
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
 	tcase_add_test(t, graceful_stop_answers_what_is_in_flight);
+	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
 	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);

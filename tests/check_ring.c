@@ -161,6 +161,48 @@ START_TEST(ranking_is_weight_over_remaining)
 }
 END_TEST
 
+START_TEST(new_urgent_job_takes_over_at_the_next_lease)
+{
+	struct ring_lease l;
+	uint32_t first = submit(0, 999, 1), urgent;
+
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0); /* caches the best */
+	ck_assert_uint_eq(l.job, first);
+	ring_finish(r, 0, 0, 0);
+	urgent = submit(5000, 5999, 16);
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, urgent);
+	ring_finish(r, 0, 0, 0);
+	/* Once found, the urgent job is never leased again. */
+	ck_assert_int_eq(ring_lease(r, 1, 10, &l), 0);
+	ring_finish(r, 1, 1, 5015);
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, first);
+}
+END_TEST
+
+START_TEST(workers_flag_the_jobs_the_master_must_see)
+{
+	struct ring_lease l;
+	uint32_t jobs[RING_JOBS];
+	uint32_t a = submit(0, 99, 1), b = submit(1000, 1099, 1);
+
+	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0);
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 0); /* nothing to tell */
+	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0);
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, a);
+	ck_assert_uint_eq(ring_finish(r, 0, 1, 15), 1);  /* found */
+	ck_assert_int_eq(ring_lease(r, 0, 100, &l), 0);
+	ck_assert_uint_eq(l.job, b);
+	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 1);   /* exhausted */
+	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 2);
+	ck_assert_uint_eq(jobs[0] == a ? jobs[1] : jobs[0], b);
+	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0); /* taken once */
+}
+END_TEST
+
 START_TEST(ties_go_to_the_older_job)
 {
 	struct ring_lease l;
@@ -322,6 +364,8 @@ int main(void)
 	tcase_add_test(t, whole_64bit_range_is_leasable);
 	tcase_add_test(t, ranking_is_weight_over_remaining);
 	tcase_add_test(t, ties_go_to_the_older_job);
+	tcase_add_test(t, new_urgent_job_takes_over_at_the_next_lease);
+	tcase_add_test(t, workers_flag_the_jobs_the_master_must_see);
 	tcase_add_test(t, release_waits_for_leases_to_drain);
 	tcase_add_test(t, late_answer_of_a_cancelled_job_is_kept);
 	tcase_add_test(t, dead_workers_lease_is_leased_again_first);

@@ -162,6 +162,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 			dup2(fd, 2);
 		if (env)
 			putenv((char *)env);
+		setpgid(0, 0); /* its own group, as a service manager starts it */
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
