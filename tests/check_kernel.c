@@ -209,6 +209,23 @@ START_TEST(reference_matches_openssl)
 }
 END_TEST
 
+START_TEST(last_rounds_undone_from_the_digest)
+{
+	uint8_t digest[32];
+	uint32_t a[65], late[8];
+
+	for (int n = 0; n < 2000; n++) {
+		uint64_t x = n < 2 ? (n ? TOP : 0) : rnd();
+
+		digest_of(x, digest);
+		sha256_le64_a(x, a);
+		sha256_late_a(digest, late);
+		for (int i = 0; i < 8; i++)
+			ck_assert_uint_eq(late[i], a[57 + i]);
+	}
+}
+END_TEST
+
 START_TEST(find_by_name)
 {
 	const struct kernel *best = kernel_find("auto");
@@ -254,6 +271,7 @@ static Suite *kernel_suite(void)
 	tcase_add_loop_test(search, near_miss_is_rejected, 0, n);
 	tcase_add_loop_test(search, long_search_finds_nothing, 0, n);
 	tcase_add_test(other, reference_matches_openssl);
+	tcase_add_test(other, last_rounds_undone_from_the_digest);
 	tcase_add_test(other, find_by_name);
 	suite_add_tcase(s, search);
 	suite_add_tcase(s, other);

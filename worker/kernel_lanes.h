@@ -10,9 +10,10 @@
  * block, so the search walks the range in such segments. Per segment a plan
  * holds what does not depend on W0: round 0 up to "+ W0", the round inputs
  * K[t] + W[t] of rounds 1..15, and the fixed parts of W16..W31. Per block of
- * LANES values the rounds stop after round 60, whose e is the last state word
- * digest word 7 depends on (H7 = IV7 + that e): lanes that match it go to
- * the scalar reference for a full check (one false candidate per 2^32).
+ * LANES values the rounds stop after 57 of 64: the a word they leave is one
+ * the digest determines without any message word (sha256_late_a undoes the
+ * last rounds), and lanes that match it go to the scalar reference for a
+ * full check (one false candidate per 2^32).
  *
  * The includer defines, before including this file:
  *   vec              a vector of LANES uint32_t
@@ -44,7 +45,7 @@ struct plan {
 	uint32_t c16;       /* W16 = W0 + c16 */
 	uint32_t w17, w19, w21; /* schedule words that depend on W1 only */
 	uint32_t c23;       /* W23 = W16 + c23 */
-	uint32_t target;    /* the e after round 60 that makes digest word 7 */
+	uint32_t target;    /* the a after 57 rounds that leads to the digest */
 };
 
 static inline uint32_t ror32(uint32_t x, int n)
@@ -87,7 +88,9 @@ static void plan_init(struct plan *p, const uint8_t digest[32],
 	p->w19 = ssig1(p->w17);
 	p->w21 = ssig1(p->w19);
 	p->c23 = ssig1(p->w21);
-	p->target = proto_load_be32(digest + 28) - sha256_iv[7];
+	uint32_t late[8];
+	sha256_late_a(digest, late);
+	p->target = late[0];
 }
 
 #define BSIG0(x) v_xor3(v_ror(x, 2), v_ror(x, 13), v_ror(x, 22))
@@ -125,7 +128,7 @@ static void plan_init(struct plan *p, const uint8_t digest[32],
 	 KW_W(t))
 
 /* W16..W31 with every zero term of the padding left out. */
-static inline void schedule16(const struct plan *p, vec w0, vec w[61])
+static inline void schedule16(const struct plan *p, vec w0, vec w[57])
 {
 	w[16] = v_add(w0, v_set1(p->c16));
 	w[17] = v_set1(p->w17);
@@ -146,17 +149,16 @@ static inline void schedule16(const struct plan *p, vec w0, vec w[61])
 		      v_add(SSIG0(w[16]), v_set1(64)));
 }
 
-/* The e after round 60 of the LANES messages whose first words are w0.
- * Fully unrolled; the compiler drops what round 60's e does not need (the
- * a of rounds 57..60). */
-static inline vec rounds_to_60(const struct plan *p, vec w0)
+/* The a after 57 rounds of the LANES messages whose first words are w0.
+ * Fully unrolled; the compiler drops the e that the last round makes. */
+static inline vec rounds_to_57(const struct plan *p, vec w0)
 {
 	/* The names start rotated by one: round 0 is in the plan. */
 	const uint32_t *s = p->state1;
 	vec h = v_add(w0, v_set1(s[0])), a = v_set1(s[1]), b = v_set1(s[2]),
 	    c = v_set1(s[3]), d = v_add(w0, v_set1(s[4])), e = v_set1(s[5]),
 	    f = v_set1(s[6]), g = v_set1(s[7]);
-	vec w[61];
+	vec w[57];
 
 	ROUND(h, a, b, c, d, e, f, g, KW_PLAN(1));
 	ROUND(g, h, a, b, c, d, e, f, KW_PLAN(2));
@@ -173,11 +175,7 @@ static inline vec rounds_to_60(const struct plan *p, vec w0)
 	ROUND8(40, KW_SCHED);
 	ROUND8(48, KW_SCHED);
 	ROUND(a, b, c, d, e, f, g, h, KW_SCHED(56));
-	ROUND(h, a, b, c, d, e, f, g, KW_SCHED(57));
-	ROUND(g, h, a, b, c, d, e, f, KW_SCHED(58));
-	ROUND(f, g, h, a, b, c, d, e, KW_SCHED(59));
-	ROUND(e, f, g, h, a, b, c, d, KW_SCHED(60));
-	return h; /* round 60 wrote its e where the d of its naming is */
+	return h; /* round 56 wrote its a where the h of its naming is */
 }
 
 /* Bit i set when x32 + i, in the low half of x, may be the answer. */
@@ -186,7 +184,7 @@ static inline uint32_t block_candidates(const struct plan *p,
 {
 	vec w0 = v_bswap(v_add(v_set1(x32), v_index()));
 
-	return v_eq_mask(rounds_to_60(p, w0), p->target);
+	return v_eq_mask(rounds_to_57(p, w0), p->target);
 }
 
 #include "kernel_range.h"

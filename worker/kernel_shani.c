@@ -1,6 +1,7 @@
 /* The SHA-NI kernel: sha256rnds2 does two rounds per instruction, so one
- * message takes 31 of them up to the compare (rounds 0..61: the e of round
- * 60 is then the F word of the ABEF register). Their latency is hidden by
+ * message takes 29 of them up to the compare (rounds 0..57: the A word of
+ * the ABEF register is then the a after 58 rounds, which the digest
+ * determines without any message word; see sha256_late_a). Their latency is hidden by
  * hashing NWAY independent messages side by side. The message schedule uses
  * sha256msg1/msg2, with the words that W0 does not reach precomputed per
  * segment in the plan, as the lane kernels do. */
@@ -26,7 +27,7 @@ struct plan {
 	__m128i m3;             /* W12..W15 */
 	__m128i m4_part;        /* W16..W19 before sha256msg2, less W0 */
 	__m128i k[16];          /* K, four words a group */
-	uint32_t target;        /* the e after round 60 that makes digest word 7 */
+	uint32_t target;        /* the a after 58 rounds that leads to the digest */
 };
 
 static __m128i load4(const uint32_t *w)
@@ -51,7 +52,9 @@ static void plan_init(struct plan *p, const uint8_t digest[32], uint64_t x)
 	}
 	p->m3 = load4(w + 12);
 	p->m4_part = _mm_sha256msg1_epu32(load4(w), load4(w + 4));
-	p->target = proto_load_be32(digest + 28) - sha256_iv[7];
+	uint32_t late[8];
+	sha256_late_a(digest, late);
+	p->target = late[1];
 }
 
 /* For each of the NWAY messages j, unrolled into straight-line code. */
@@ -117,12 +120,11 @@ static inline uint32_t block_candidates(const struct plan *p, uint32_t x32)
 	GROUP(11);
 	GROUP(12);
 	GROUP(13);
-	GROUP(14);
-	/* Rounds 60 and 61 only: F of the new ABEF is the e of round 60. */
-	MSG2(15, _mm_add_epi32(MSG1(11), ALIGN(15)));
+	/* Rounds 56 and 57 only: A of the new ABEF is the a after 58 rounds. */
+	MSG2(14, _mm_add_epi32(MSG1(10), ALIGN(14)));
 	EACH(s1[j] = _mm_sha256rnds2_epu32(s1[j], s0[j],
-					   _mm_add_epi32(m[3][j], p->k[15])));
-	EACH(mask |= (uint32_t)((uint32_t)_mm_cvtsi128_si32(s1[j]) ==
+					   _mm_add_epi32(m[2][j], p->k[14])));
+	EACH(mask |= (uint32_t)((uint32_t)_mm_extract_epi32(s1[j], 3) ==
 				p->target) << j);
 	return mask;
 }

@@ -53,26 +53,72 @@ static void schedule(uint64_t x, uint32_t w[64])
 	}
 }
 
-void sha256_le64(uint64_t x, uint8_t out[32])
+static uint32_t bsig0(uint32_t x)
 {
-	uint32_t w[64], s[8];
+	return ror(x, 2) ^ ror(x, 13) ^ ror(x, 22);
+}
+
+static uint32_t maj(uint32_t x, uint32_t y, uint32_t z)
+{
+	return (x & y) ^ (x & z) ^ (y & z);
+}
+
+/* The 64 rounds on the state s; a[t] records the a word after t rounds. */
+static void compress(uint64_t x, uint32_t s[8], uint32_t a[65])
+{
+	uint32_t w[64];
 
 	schedule(x, w);
 	for (int i = 0; i < 8; i++)
 		s[i] = sha256_iv[i];
+	a[0] = s[0];
 	for (int t = 0; t < 64; t++) {
 		uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
-		uint32_t maj = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
 		uint32_t t1 = s[7] + (ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25)) +
 			      ch + sha256_k[t] + w[t];
-		uint32_t t2 = (ror(s[0], 2) ^ ror(s[0], 13) ^ ror(s[0], 22)) + maj;
+		uint32_t t2 = bsig0(s[0]) + maj(s[0], s[1], s[2]);
 
 		for (int i = 7; i > 0; i--)
 			s[i] = s[i - 1];
 		s[4] += t1;
 		s[0] = t1 + t2;
+		a[t + 1] = s[0];
 	}
+}
+
+void sha256_le64(uint64_t x, uint8_t out[32])
+{
+	uint32_t s[8], a[65];
+
+	compress(x, s, a);
 	for (int i = 0; i < 8; i += 2)
 		proto_store_be64((uint64_t)(sha256_iv[i] + s[i]) << 32 |
 				 (uint32_t)(sha256_iv[i + 1] + s[i + 1]), out + 4 * i);
+}
+
+void sha256_le64_a(uint64_t x, uint32_t a[65])
+{
+	uint32_t s[8];
+
+	compress(x, s, a);
+}
+
+/* The final state is (a64, a63, a62, a61, e64, e63, e62, e61): b, c, d are
+ * earlier a's and f, g, h earlier e's. Round t made a_{t+1} = T1 + T2, with
+ * T2 = bsig0(a_t) + maj(a_t, a_{t-1}, a_{t-2}) known once those a's are, and
+ * e_{t+1} = d_t + T1 = a_{t-3} + T1. So each known e gives one more a:
+ * a_{t-3} = e_{t+1} - (a_{t+1} - T2), for t = 63, 62, 61, 60. */
+void sha256_late_a(const uint8_t digest[32], uint32_t a[8])
+{
+	uint32_t h[8];
+
+	for (int i = 0; i < 8; i++)
+		h[i] = proto_load_be32(digest + 4 * i) - sha256_iv[i];
+	for (int i = 0; i < 4; i++)
+		a[7 - i] = h[i]; /* a64, a63, a62, a61 */
+	for (int k = 0; k < 4; k++) {
+		int n = 7 - k; /* a[n] is a_{64-k}, the a that round 63-k made */
+		uint32_t t2 = bsig0(a[n - 1]) + maj(a[n - 1], a[n - 2], a[n - 3]);
+		a[n - 4] = h[4 + k] - (a[n] - t2);
+	}
 }

@@ -16,4 +16,13 @@ void sha256_le64(uint64_t x, uint8_t out[32]);
  * block is fixed: 0x80000000, zeros, and the bit length 64). */
 void sha256_le64_words(uint64_t x, uint32_t w[2]);
 
+/* Undo the last rounds: the a word of the state after rounds 57..64
+ * (a[i] after 57 + i rounds) follows from the digest alone, with no message
+ * word, so a kernel may compare after 57 rounds instead of finishing all 64. */
+void sha256_late_a(const uint8_t digest[32], uint32_t a[8]);
+
+/* The a word after each of the 64 rounds of x's block (a[0] is the initial
+ * value); for checking sha256_late_a. */
+void sha256_le64_a(uint64_t x, uint32_t a[65]);
+
 #endif
