@@ -26,6 +26,8 @@ static const char usage[] =
 	"  --kernel NAME          search kernel: auto (default), shani, avx512,\n"
 	"                         avx2, portable or openssl\n"
 	"  --cache-entries N      answers the cache holds (default 1048576)\n"
+	"  --no-pin               let the scheduler place workers (default: worker\n"
+	"                         i runs on the i-th CPU this process may use)\n"
 	"  --idle-timeout S       drop a client that sends nothing for S seconds\n"
 	"                         (default 30)\n"
 	"  --stop-timeout S       on SIGTERM wait at most S seconds for requests\n"
@@ -97,6 +99,7 @@ static void set_defaults(struct options *o)
 	o->cache_entries = 1u << 20;
 	o->idle_timeout_ms = 30000;
 	o->stop_timeout_ms = 30000;
+	o->pin = 1;
 }
 
 int options_parse(int argc, char **argv, struct options *o)
@@ -108,6 +111,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "cache-entries", required_argument, NULL, 'C' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
+		{ "no-pin", no_argument, NULL, 'P' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", no_argument, NULL, 'S' },
@@ -144,6 +148,9 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 's':
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
 				return bad("--stop-timeout (seconds)", optarg);
+			break;
+		case 'P':
+			o->pin = 0;
 			break;
 		case 'v':
 			o->verbose = 1;

@@ -12,6 +12,7 @@ struct options {
 	uint64_t cache_entries;    /* answers the cache holds */
 	unsigned idle_timeout_ms;  /* drop a client silent this long */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
+	int pin;                   /* pin worker i to the i-th CPU */
 	int verbose, quiet;
 	int status, json;          /* --status [--json]: print, don't serve */
 };

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,40 @@ static int run_master(const char *const *args)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The CPUs pid may run on, as a bit mask (CPUs below 64). */
+static uint64_t cpus_of(pid_t pid)
+{
+	cpu_set_t set;
+	uint64_t mask = 0;
+
+	ck_assert_int_eq(sched_getaffinity(pid, sizeof set, &set), 0);
+	for (int c = 0; c < 64; c++)
+		if (CPU_ISSET(c, &set))
+			mask |= 1ull << c;
+	return mask;
+}
+
+START_TEST(workers_are_pinned_one_per_cpu)
+{
+	pid_t pids[RING_WORKERS];
+	uint64_t mine = cpus_of(0), seen = 0;
+	int n, want = __builtin_popcountll(mine);
+
+	start(NULL, NULL); /* one worker per CPU */
+	ck_assert_int_eq(tm_wait_workers(&m, want, 5000), 0);
+	n = tm_workers(&m, pids, RING_WORKERS);
+	ck_assert_int_eq(n, want);
+	for (int i = 0; i < n; i++) {
+		uint64_t c = cpus_of(pids[i]);
+		ck_assert_int_eq(__builtin_popcountll(c), 1); /* one CPU each */
+		ck_assert_uint_eq(c & mine, c);
+		seen |= c;
+	}
+	ck_assert_uint_eq(seen, mine); /* all different: every CPU used */
+	stop();
+}
+END_TEST
+
 START_TEST(command_line_is_checked)
 {
 	const char *const help[] = { "--help", NULL };
@@ -498,6 +533,7 @@ int main(void)
 	tcase_add_test(t, graceful_stop_answers_what_is_in_flight);
 	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
 	tcase_add_test(t, hup_reloads_the_worker_count);
+	tcase_add_test(t, workers_are_pinned_one_per_cpu);
 	tcase_add_test(t, command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
