@@ -64,6 +64,7 @@ struct ring {
 	sem_t work;           /* posted when work appears */
 	uint32_t shutdown;    /* workers exit at the next chunk boundary */
 	uint32_t die_in_lock; /* test hook: leases that SIGKILL their worker */
+	uint32_t die_at_start; /* test hook: workers that die as they start */
 	uint32_t hooks;       /* test hooks allowed (set by the master) */
 	uint32_t nactive;     /* entries of active[] in use */
 	uint32_t nfree;       /* entries of freelist[] in use */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -163,6 +164,8 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 		if (env)
 			putenv((char *)env);
 		setpgid(0, 0); /* its own group, as a service manager starts it */
+		/* A failed test exits without stopping it: then stop by itself. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

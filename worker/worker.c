@@ -4,6 +4,7 @@
  * round trips per chunk cost well under 1%. */
 #include "worker/worker.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,6 +54,24 @@ static int should_stop(struct ring *r, struct ring_slot *s, pid_t master)
 	       getppid() != master;
 }
 
+/* Test hook (REVHASH_TEST_HOOKS): die before doing anything, as a worker
+ * that cannot run would, to exercise the master's restart back-off. */
+static void maybe_die_at_start(struct ring *r)
+{
+	int die = 0;
+
+	if (!r->hooks)
+		return;
+	ring_lock(r);
+	if (r->die_at_start) {
+		r->die_at_start--;
+		die = 1;
+	}
+	ring_unlock(r);
+	if (die)
+		raise(SIGKILL);
+}
+
 int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 	       pid_t master, int notify_fd)
 {
@@ -60,6 +79,7 @@ int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 	struct ring_slot *s = &r->slots[slot];
 	uint64_t chunk = 16384ull * k->lanes;
 
+	maybe_die_at_start(r);
 	while (!should_stop(r, s, master)) {
 		struct ring_lease l;
 		uint64_t x = 0, t0, hashed;
