@@ -1,6 +1,7 @@
 /* shm/cache: insert, lookup, replace, a full table, probing across the end. */
 #include "proto/proto.h"
 #include "shm/cache.h"
+#include "tests/check_run.h"
 #include "tests/helpers.h"
 
 #include <check.h>
@@ -141,8 +142,6 @@ int main(void)
 {
 	Suite *s = suite_create("cache");
 	TCase *t = tcase_create("cache");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(t, 20);
 	tcase_add_test(t, insert_and_lookup);
@@ -151,9 +150,5 @@ int main(void)
 	tcase_add_test(t, probing_wraps_around_the_end);
 	tcase_add_test(t, capacity_leaves_empty_slots);
 	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * trailing bytes, slow senders, connection floods, descriptor exhaustion,
  * huge ranges, resets and garbage. After each, the master must still answer
  * a normal request correctly. */
+#include "tests/check_run.h"
 #include "tests/helpers.h"
 
 #include <check.h>
@@ -45,12 +46,9 @@ static void still_serves(void)
 
 static struct seg_stats stats_now(void)
 {
-	struct seg seg;
 	struct seg_stats st;
 
-	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	st = seg.hdr->stats;
-	seg_close(&seg);
+	ck_assert_int_eq(tm_stats(&m, &st), 0);
 	return st;
 }
 
@@ -295,8 +293,6 @@ int main(void)
 {
 	Suite *s = suite_create("hostile");
 	TCase *t = tcase_create("clients");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, short_request_then_close);
@@ -309,9 +305,5 @@ int main(void)
 	tcase_add_test(t, request_waiting_for_a_job_entry_is_admitted);
 	tcase_add_test(t, resets_and_garbage);
 	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -2,6 +2,7 @@
  * talk TCP to it. Concurrency, repeats, not-found, start > end, a worker
  * killed mid-request, a worker killed inside the ring's lock, a slow client,
  * graceful stop, reload, and the start-up checks. */
+#include "tests/check_run.h"
 #include "tests/helpers.h"
 
 #include <check.h>
@@ -37,11 +38,7 @@ static void stop(void)
 
 static void get_stats(struct seg_stats *st)
 {
-	struct seg seg;
-
-	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	*st = seg.hdr->stats;
-	seg_close(&seg);
+	ck_assert_int_eq(tm_stats(&m, st), 0);
 }
 
 /* Wait until the master has counted n worker deaths (reaping is async). */
@@ -598,8 +595,6 @@ int main(void)
 {
 	Suite *s = suite_create("integration");
 	TCase *t = tcase_create("master");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, fifty_concurrent_requests);
@@ -621,9 +616,5 @@ int main(void)
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
 	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -5,6 +5,7 @@
  * word W1 changes), the top of the 64-bit space, and long searches that must
  * find nothing. Kernels the CPU lacks are named on stderr and skipped. */
 #include "proto/proto.h"
+#include "tests/check_run.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 
@@ -281,12 +282,5 @@ static Suite *kernel_suite(void)
 int main(void)
 {
 	list_kernels();
-	SRunner *sr = srunner_create(kernel_suite());
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-
-	srunner_free(sr);
-	return failed != 0;
+	return check_run(kernel_suite());
 }

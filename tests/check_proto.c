@@ -1,6 +1,8 @@
 /* proto/: request and reply encoding, byte order, field boundaries. */
 #include "proto/proto.h"
 
+#include "tests/check_run.h"
+
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +105,6 @@ int main(void)
 {
 	Suite *s = suite_create("proto");
 	TCase *t = tcase_create("wire");
-	SRunner *r;
-	int failed;
 
 	tcase_set_timeout(t, 10);
 	tcase_add_test(t, request_round_trip);
@@ -114,9 +114,5 @@ int main(void)
 	tcase_add_test(t, be32_load);
 	tcase_add_test(t, priority_is_clamped);
 	suite_add_tcase(s, t);
-	r = srunner_create(s);
-	srunner_run_all(r, CK_NORMAL);
-	failed = srunner_ntests_failed(r);
-	srunner_free(r);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

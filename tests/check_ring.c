@@ -1,6 +1,7 @@
 /* shm/ring: lease, finish, cancel, ranking, requeue of a dead worker's lease,
  * and a worker killed while it holds the ring's lock. */
 #include "shm/ring.h"
+#include "tests/check_run.h"
 #include "tests/helpers.h"
 
 #include <check.h>
@@ -352,8 +353,6 @@ int main(void)
 {
 	Suite *s = suite_create("ring");
 	TCase *t = tcase_create("ring");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(t, 20);
 	tcase_add_checked_fixture(t, setup, teardown);
@@ -374,9 +373,5 @@ int main(void)
 	tcase_add_test(t, lock_of_a_killed_holder_does_not_hang_others);
 	tcase_add_test(t, full_table_says_so);
 	suite_add_tcase(s, t);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

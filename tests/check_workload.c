@@ -6,6 +6,7 @@
 #include "bench/simulate.h"
 #include "bench/workload.h"
 #include "proto/proto.h"
+#include "tests/check_run.h"
 
 #include <check.h>
 #include <errno.h>
@@ -410,12 +411,5 @@ static Suite *workload_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(workload_suite());
-	int failed;
-
-	srunner_set_fork_status(sr, CK_FORK);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(workload_suite());
 }

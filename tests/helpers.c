@@ -272,3 +272,14 @@ int tm_log_contains(const struct tmaster *m, const char *needle)
 	fclose(f);
 	return found;
 }
+
+int tm_stats(const struct tmaster *m, struct seg_stats *st)
+{
+	struct seg seg;
+
+	if (tm_seg(m, &seg) < 0)
+		return -1;
+	*st = seg.hdr->stats;
+	seg_close(&seg);
+	return 0;
+}

@@ -24,6 +24,8 @@ int tm_start_on(struct tmaster *m, unsigned port, const char *env,
 int tm_stop(struct tmaster *m);
 /* Map the master's segment read-write (for hooks and counters). */
 int tm_seg(const struct tmaster *m, struct seg *seg);
+/* A copy of m's counters. 0 or -1. */
+int tm_stats(const struct tmaster *m, struct seg_stats *st);
 /* Live worker pids of m, from its segment; returns how many (up to max). */
 int tm_workers(const struct tmaster *m, pid_t *pids, int max);
 /* Wait until pred-like condition: until the master has n live workers. */
