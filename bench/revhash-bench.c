@@ -7,6 +7,7 @@
  *
  * A failed connection or a short reply is counted, never fatal, and every
  * socket has a timeout, so a run always ends with a report. */
+#include "bench/client.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
 #include "proto/proto.h"
@@ -15,9 +16,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
-#include <netdb.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +24,7 @@
 #include <unistd.h>
 #include <openssl/sha.h>
 #include <sys/random.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
 
-#define TIMEOUT_S 120         /* per socket operation */
 #define CAL_FIRST 2000000     /* values in the first calibration request */
 #define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
 #define CAL_REPEAT 2          /* then timed again; the fastest counts */
@@ -48,15 +44,6 @@ struct options {
 	struct wl_params wl;
 	int quiet, calibrate;
 	double rate; /* 0 when unknown */
-};
-
-/* The server's addresses; a connection tries the one that last worked
- * first, so a name with a dead address costs one refusal, not one each. */
-struct target {
-	struct addrinfo *list;
-	const struct addrinfo **addr;
-	size_t n;
-	atomic_size_t good;
 };
 
 struct result {
@@ -82,14 +69,6 @@ struct task {
 	struct run *run;
 	uint64_t i;
 };
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void sleep_until(int64_t ns)
 {
@@ -186,156 +165,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return parse_positional(argv + optind, o);
 }
 
-/* --- the network ------------------------------------------------------ */
-
-static int target_resolve(struct target *t, const char *host,
-			  const char *port)
-{
-	struct addrinfo hints = { .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM };
-	int rc = getaddrinfo(host, port, &hints, &t->list);
-
-	if (rc) {
-		fprintf(stderr, "getaddrinfo(%s, %s): %s\n", host, port,
-			gai_strerror(rc));
-		return -EINVAL;
-	}
-	for (struct addrinfo *a = t->list; a; a = a->ai_next)
-		t->n++;
-	t->addr = calloc(t->n, sizeof *t->addr);
-	if (!t->addr) {
-		freeaddrinfo(t->list);
-		t->list = NULL;
-		return -ENOMEM;
-	}
-	t->n = 0;
-	for (struct addrinfo *a = t->list; a; a = a->ai_next)
-		t->addr[t->n++] = a;
-	atomic_init(&t->good, 0);
-	return 0;
-}
-
-static int open_socket(const struct addrinfo *a)
-{
-	struct timeval tv = { .tv_sec = TIMEOUT_S };
-	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
-			a->ai_protocol);
-
-	if (fd < 0)
-		return -errno;
-	/* On Linux SO_SNDTIMEO bounds connect() too. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-/* Connect to the first address that answers; *begin is the time just
- * before the first connect(), where latency starts. */
-static int target_connect(struct target *t, int64_t *begin)
-{
-	size_t first = atomic_load(&t->good);
-	int err = -EADDRNOTAVAIL;
-
-	*begin = 0;
-	for (size_t k = 0; k < t->n; k++) {
-		size_t i = (first + k) % t->n;
-		const struct addrinfo *a = t->addr[i];
-		int fd = open_socket(a);
-
-		if (fd < 0)
-			return fd;
-		if (!*begin)
-			*begin = now_ns();
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-			atomic_store(&t->good, i);
-			return fd;
-		}
-		/* A connect() cut short by SO_SNDTIMEO says EINPROGRESS. */
-		err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
-		close(fd);
-	}
-	return err;
-}
-
-static int send_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Read exactly len bytes; an early EOF is -ENODATA. */
-static int recv_all(int fd, uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = recv(fd, buf, len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (n == 0)
-			return -ENODATA;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* One request on its own connection. *begin and *end bracket the
- * latency even on failure, so a failed request still has a time. */
-static int exchange(struct target *t, const struct wl_request *q,
-		    uint64_t *reply, int64_t *begin, int64_t *end)
-{
-	struct proto_request pr = { .start = q->start, .end = q->end,
-				    .priority = q->priority };
-	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
-	int fd, err;
-
-	memcpy(pr.digest, q->digest, sizeof pr.digest);
-	proto_encode_request(&pr, req);
-	fd = target_connect(t, begin);
-	if (!*begin)
-		*begin = now_ns();
-	if (fd < 0) {
-		*end = now_ns();
-		return fd;
-	}
-	err = send_all(fd, req, sizeof req);
-	if (!err)
-		err = recv_all(fd, rep, sizeof rep);
-	*end = now_ns();
-	close(fd);
-	if (!err)
-		*reply = proto_decode_reply(rep);
-	return err;
-}
-
-/* Every request in flight holds a socket: allow as many as the hard limit
- * does, or an overloaded server would look like lost replies (EMFILE). */
-static void raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-}
-
 /* --- calibration ------------------------------------------------------ */
 
 /* Time one request whose answer is the last value of n, at a random start
@@ -354,7 +183,7 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 	q.end = q.answer = q.start + n - 1;
 	proto_le64(q.answer, msg);
 	SHA256(msg, sizeof msg, q.digest);
-	err = exchange(t, &q, &reply, &begin, &end);
+	err = client_exchange(t, &q, &reply, &begin, &end);
 	if (!err && reply != q.answer)
 		err = -EPROTO;
 	*secs = (end - begin) / 1e9;
@@ -438,7 +267,7 @@ static void *request_thread(void *arg)
 	struct run *r = task->run;
 	uint64_t reply = 0;
 	int64_t begin, end;
-	int err = exchange(r->target, &r->reqs[task->i], &reply, &begin, &end);
+	int err = client_exchange(r->target, &r->reqs[task->i], &reply, &begin, &end);
 
 	record(r, task->i, err, begin, end, reply);
 	return NULL;
@@ -458,7 +287,7 @@ static void spawn(struct run *r, struct task *task, pthread_attr_t *attr)
 		usleep(1000);
 	}
 	if (rc) {
-		int64_t t = now_ns();
+		int64_t t = client_now_ns();
 
 		errno = rc;
 		fprintf(stderr, "pthread_create(request %" PRIu64 "): %m\n",
@@ -477,7 +306,7 @@ static int run_all(struct run *r, struct task *tasks)
 	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
 	    pthread_attr_setstacksize(&attr, STACK_SIZE))
 		return -ENOMEM;
-	r->t0 = now_ns() + 10000000; /* a head start for the first deadline */
+	r->t0 = client_now_ns() + 10000000; /* a head start for the first deadline */
 	for (uint64_t i = 0; i < total; i++) {
 		tasks[i] = (struct task){ r, i };
 		sleep_until(r->t0 + (int64_t)i * delay);
@@ -678,13 +507,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	reqs = generate(&opt.wl);
-	if (!reqs || target_resolve(&target, opt.host, opt.port))
+	if (!reqs || client_resolve(&target, opt.host, opt.port))
 		goto out;
 	if (opt.csv && !(csv = fopen(opt.csv, "w"))) {
 		fprintf(stderr, "fopen(%s): %m\n", opt.csv);
 		goto out;
 	}
-	raise_fd_limit();
+	client_raise_fd_limit();
 	rate_given = opt.rate > 0;
 	if (!rate_given && opt.calibrate && calibrate(&target, &opt.rate))
 		opt.rate = 0;
@@ -695,8 +524,6 @@ int main(int argc, char **argv)
 	status = bench(&opt, &target, reqs, csv);
 out:
 	free(reqs);
-	free(target.addr);
-	if (target.list)
-		freeaddrinfo(target.list);
+	client_free(&target);
 	return status;
 }

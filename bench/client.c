@@ -1,0 +1,180 @@
+/* The bench's side of the wire: resolve the server once, then one request
+ * per connection with a timeout on every socket operation, so that a dead
+ * or stuck server costs a "missing" in the report, never a hang. */
+#include "bench/client.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#define TIMEOUT_S 120 /* per socket operation */
+
+int64_t client_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int client_resolve(struct target *t, const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	int rc = getaddrinfo(host, port, &hints, &t->list);
+
+	if (rc) {
+		fprintf(stderr, "getaddrinfo(%s, %s): %s\n", host, port,
+			gai_strerror(rc));
+		return -EINVAL;
+	}
+	for (struct addrinfo *a = t->list; a; a = a->ai_next)
+		t->n++;
+	t->addr = calloc(t->n, sizeof *t->addr);
+	if (!t->addr) {
+		freeaddrinfo(t->list);
+		t->list = NULL;
+		return -ENOMEM;
+	}
+	t->n = 0;
+	for (struct addrinfo *a = t->list; a; a = a->ai_next)
+		t->addr[t->n++] = a;
+	atomic_init(&t->good, 0);
+	return 0;
+}
+
+static int open_socket(const struct addrinfo *a)
+{
+	struct timeval tv = { .tv_sec = TIMEOUT_S };
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
+			a->ai_protocol);
+
+	if (fd < 0)
+		return -errno;
+	/* On Linux SO_SNDTIMEO bounds connect() too. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Connect to the first address that answers; *begin is the time just
+ * before the first connect(), where latency starts. */
+static int target_connect(struct target *t, int64_t *begin)
+{
+	size_t first = atomic_load(&t->good);
+	int err = -EADDRNOTAVAIL;
+
+	*begin = 0;
+	for (size_t k = 0; k < t->n; k++) {
+		size_t i = (first + k) % t->n;
+		const struct addrinfo *a = t->addr[i];
+		int fd = open_socket(a);
+
+		if (fd < 0)
+			return fd;
+		if (!*begin)
+			*begin = client_now_ns();
+		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+			atomic_store(&t->good, i);
+			return fd;
+		}
+		/* A connect() cut short by SO_SNDTIMEO says EINPROGRESS. */
+		err = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+		close(fd);
+	}
+	return err;
+}
+
+static int send_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes; an early EOF is -ENODATA. */
+static int recv_all(int fd, uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = recv(fd, buf, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (n == 0)
+			return -ENODATA;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One request on its own connection. *begin and *end bracket the
+ * latency even on failure, so a failed request still has a time. */
+int client_exchange(struct target *t, const struct wl_request *q,
+		    uint64_t *reply, int64_t *begin, int64_t *end)
+{
+	struct proto_request pr = { .start = q->start, .end = q->end,
+				    .priority = q->priority };
+	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
+	int fd, err;
+
+	memcpy(pr.digest, q->digest, sizeof pr.digest);
+	proto_encode_request(&pr, req);
+	fd = target_connect(t, begin);
+	if (!*begin)
+		*begin = client_now_ns();
+	if (fd < 0) {
+		*end = client_now_ns();
+		return fd;
+	}
+	err = send_all(fd, req, sizeof req);
+	if (!err)
+		err = recv_all(fd, rep, sizeof rep);
+	*end = client_now_ns();
+	close(fd);
+	if (!err)
+		*reply = proto_decode_reply(rep);
+	return err;
+}
+
+/* Every request in flight holds a socket: allow as many as the hard limit
+ * does, or an overloaded server would look like lost replies (EMFILE). */
+void client_raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+void client_free(struct target *t)
+{
+	free(t->addr);
+	if (t->list)
+		freeaddrinfo(t->list);
+	t->addr = NULL;
+	t->list = NULL;
+}

@@ -1,0 +1,35 @@
+/* The bench's connections to the server under test. */
+#ifndef REVHASH_BENCH_CLIENT_H
+#define REVHASH_BENCH_CLIENT_H
+
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/workload.h"
+
+/* The server's addresses; a connection tries the one that last worked
+ * first, so a name with a dead address costs one refusal, not one each. */
+struct target {
+	struct addrinfo *list;
+	const struct addrinfo **addr;
+	size_t n;
+	atomic_size_t good;
+};
+
+/* Resolve host:port into t (zeroed by the caller). 0 or -errno (printed). */
+int client_resolve(struct target *t, const char *host, const char *port);
+/* Release what client_resolve allocated. */
+void client_free(struct target *t);
+/* One request on its own connection: 0 and *reply, or -errno. *begin and
+ * *end bracket the latency (monotonic ns) even when it fails. */
+int client_exchange(struct target *t, const struct wl_request *q,
+		    uint64_t *reply, int64_t *begin, int64_t *end);
+/* Raise the descriptor limit to the hard limit: one socket per request in
+ * flight, or an overloaded server would look like lost replies. */
+void client_raise_fd_limit(void);
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t client_now_ns(void);
+
+#endif
