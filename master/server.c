@@ -379,7 +379,7 @@ static void on_notify(struct server *s)
 
 	if (read(s->notify_fd, &n, sizeof n) < 0 && errno != EAGAIN)
 		log_warn("read(eventfd): %s", strerror(errno));
-	k = ring_changed(s->seg.ring, jobs, RING_JOBS);
+	k = ring_changed(s->seg.ring, jobs);
 	for (unsigned i = 0; i < k; i++)
 		if (s->jobs[jobs[i]].in_use)
 			settle_job(s, jobs[i]);

@@ -7,6 +7,7 @@
 #include "master/server.h"
 #include "worker/worker.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
@@ -27,24 +28,32 @@
  * client socket belong to the master alone. */
 static void close_inherited(int keep)
 {
-	long max;
+	struct dirent *e;
+	DIR *d;
 
 	if (keep > 3)
 		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
 	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
 		return;
-	/* A kernel without close_range (before 5.9): one by one. */
-	max = sysconf(_SC_OPEN_MAX);
-	for (long fd = 3; fd < max && fd < (1L << 20); fd++)
-		if (fd != keep)
-			close((int)fd);
+	/* A kernel without close_range (before 5.9): close what is open, not
+	 * every number up to a limit that may be a million. */
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
 }
 
-/* Pin the worker of slot to one CPU of those the master may use, slot i to
+/* Pin worker pid of slot to one CPU of those the master may use, slot i to
  * the i-th (round robin). Left to itself the scheduler often wakes two
  * workers on the same CPU and moves one away only milliseconds later, which
- * on short jobs costs up to half the hash rate. */
-static void pin(unsigned slot)
+ * on short jobs costs up to half the hash rate. The master does it before it
+ * publishes the pid, so a worker seen in the segment is already pinned. */
+static void pin(pid_t pid, unsigned slot)
 {
 	cpu_set_t allowed, one;
 	int n = 0, want;
@@ -57,7 +66,8 @@ static void pin(unsigned slot)
 			continue;
 		CPU_ZERO(&one);
 		CPU_SET(cpu, &one);
-		sched_setaffinity(0, sizeof one, &one);
+		if (sched_setaffinity(pid, sizeof one, &one) < 0)
+			log_warn("sched_setaffinity(worker %u): %s", slot, strerror(errno));
 		return;
 	}
 }
@@ -79,8 +89,6 @@ static void child(struct server *s, unsigned slot)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	close_inherited(s->notify_fd);
-	if (s->opt.pin)
-		pin(slot);
 	_exit(worker_run(&s->seg, slot, s->kernel, s->pid, s->notify_fd));
 }
 
@@ -101,6 +109,8 @@ static int spawn(struct server *s, unsigned slot)
 	}
 	if (pid == 0)
 		child(s, slot);
+	if (s->opt.pin)
+		pin(pid, slot);
 	w->pid = pid;
 	w->started_ms = server_now_ms();
 	w->respawn_at_ms = 0;

@@ -246,8 +246,8 @@ static struct ring_job *best_job(struct ring *r)
 	struct ring_job *best = NULL;
 	unsigned __int128 best_rem = 0, rem;
 
-	if (r->best_valid && leasable(&r->jobs[r->best % RING_JOBS], &rem))
-		return &r->jobs[r->best % RING_JOBS];
+	if (r->best_valid && leasable(&r->jobs[r->best], &rem))
+		return &r->jobs[r->best];
 	for (uint32_t i = 0; i < r->nactive; i++) {
 		struct ring_job *j = &r->jobs[r->active[i]];
 
@@ -265,15 +265,19 @@ static struct ring_job *best_job(struct ring *r)
 	return best;
 }
 
-/* A new job j: it becomes the best if it outranks the cached best. */
+/* A new job j: it becomes the best if it outranks the cached best. A cached
+ * best that can no longer be leased (its last range just went) says nothing
+ * of the other jobs: then all are compared at the next lease. */
 static void offer_best(struct ring *r, struct ring_job *j)
 {
-	struct ring_job *b = &r->jobs[r->best % RING_JOBS];
+	struct ring_job *b = &r->jobs[r->best];
 	unsigned __int128 rem_j, rem_b;
 
 	if (!r->best_valid || !leasable(j, &rem_j))
 		return;
-	if (!leasable(b, &rem_b) || outranks(j, rem_j, b, rem_b))
+	if (!leasable(b, &rem_b))
+		r->best_valid = 0;
+	else if (outranks(j, rem_j, b, rem_b))
 		r->best = (uint32_t)(j - r->jobs);
 }
 
@@ -366,11 +370,11 @@ int ring_finish(struct ring *r, unsigned slot, int found, uint64_t answer)
 	return tell;
 }
 
-unsigned ring_changed(struct ring *r, uint32_t *jobs, unsigned max)
+unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
 {
 	unsigned n = 0;
 
-	for (unsigned w = 0; w < RING_JOBS / 64 && n + 64 <= max; w++) {
+	for (unsigned w = 0; w < RING_JOBS / 64; w++) {
 		uint64_t bits;
 
 		if (!__atomic_load_n(&r->changed[w], __ATOMIC_RELAXED))

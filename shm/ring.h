@@ -110,7 +110,7 @@ int ring_release(struct ring *r, uint32_t job);
 void ring_reclaim(struct ring *r, unsigned slot);
 /* Master: take the jobs workers flagged for attention (found, exhausted,
  * drained) since the last call; returns how many were stored in jobs. */
-unsigned ring_changed(struct ring *r, uint32_t *jobs, unsigned max);
+unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
 /* Master: wake up to n idle workers. */
 void ring_wake(struct ring *r, unsigned n);
 

@@ -182,25 +182,38 @@ START_TEST(new_urgent_job_takes_over_at_the_next_lease)
 }
 END_TEST
 
+START_TEST(new_job_is_ranked_against_all_when_the_best_ran_out)
+{
+	struct ring_lease l;
+	uint32_t a = submit(0, 9, 100), c = submit(100, 199, 10);
+
+	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0); /* all of a: best */
+	ck_assert_uint_eq(l.job, a);
+	submit(1000, 1999999, 1);                      /* ranks below c */
+	ck_assert_int_eq(ring_lease(r, 1, 10, &l), 0);
+	ck_assert_uint_eq(l.job, c);
+}
+END_TEST
+
 START_TEST(workers_flag_the_jobs_the_master_must_see)
 {
 	struct ring_lease l;
 	uint32_t jobs[RING_JOBS];
 	uint32_t a = submit(0, 99, 1), b = submit(1000, 1099, 1);
 
-	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0);
+	ck_assert_uint_eq(ring_changed(r, jobs), 0);
 	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
 	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 0); /* nothing to tell */
-	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0);
+	ck_assert_uint_eq(ring_changed(r, jobs), 0);
 	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, a);
 	ck_assert_uint_eq(ring_finish(r, 0, 1, 15), 1);  /* found */
 	ck_assert_int_eq(ring_lease(r, 0, 100, &l), 0);
 	ck_assert_uint_eq(l.job, b);
 	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 1);   /* exhausted */
-	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 2);
+	ck_assert_uint_eq(ring_changed(r, jobs), 2);
 	ck_assert_uint_eq(jobs[0] == a ? jobs[1] : jobs[0], b);
-	ck_assert_uint_eq(ring_changed(r, jobs, RING_JOBS), 0); /* taken once */
+	ck_assert_uint_eq(ring_changed(r, jobs), 0); /* taken once */
 }
 END_TEST
 
@@ -364,6 +377,7 @@ int main(void)
 	tcase_add_test(t, ranking_is_weight_over_remaining);
 	tcase_add_test(t, ties_go_to_the_older_job);
 	tcase_add_test(t, new_urgent_job_takes_over_at_the_next_lease);
+	tcase_add_test(t, new_job_is_ranked_against_all_when_the_best_ran_out);
 	tcase_add_test(t, workers_flag_the_jobs_the_master_must_see);
 	tcase_add_test(t, release_waits_for_leases_to_drain);
 	tcase_add_test(t, late_answer_of_a_cancelled_job_is_kept);
