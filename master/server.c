@@ -50,11 +50,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static struct seg_stats *stats(struct server *s)
-{
-	return &s->seg.hdr->stats;
-}
-
 static int watch(struct server *s, int op, int fd, uint32_t events, void *ptr)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = ptr };
@@ -90,14 +85,13 @@ static void bury_closed(void)
 	}
 }
 
-/* Drop a connection that will get no answer (timeout, error, early close). */
-static void drop_conn(struct server *s, struct conn *c)
+void server_drop(struct server *s, struct conn *c)
 {
-	stats(s)->dropped++;
+	server_stats(s)->dropped++;
 	close_conn(s, c);
 }
 
-static void reply(struct server *s, struct conn *c, uint64_t answer)
+void server_reply(struct server *s, struct conn *c, uint64_t answer)
 {
 	enum conn_io io;
 
@@ -110,169 +104,15 @@ static void reply(struct server *s, struct conn *c, uint64_t answer)
 			  (double)(now_ns() - c->start_ns) / 1e6);
 	io = conn_write(c);
 	if (io == CONN_DONE) {
-		stats(s)->answered++;
+		server_stats(s)->answered++;
 		close_conn(s, c);
 	} else if (io == CONN_MORE) {
 		c->since_ms = server_now_ms();
 		conn_list_push(&s->timed, c);
 		watch(s, EPOLL_CTL_MOD, c->fd, EPOLLOUT, c);
 	} else {
-		drop_conn(s, c);
+		server_drop(s, c);
 	}
-}
-
-/* ---- jobs -------------------------------------------------------------- */
-
-static struct mjob *find_job(struct server *s, const struct proto_request *q,
-			     uint32_t *idx)
-{
-	for (uint32_t i = 0; i < s->nlive; i++) {
-		struct mjob *mj = &s->jobs[s->live[i]];
-		if (!mj->replied && mj->start == q->start && mj->end == q->end &&
-		    memcmp(mj->digest, q->digest, 32) == 0) {
-			*idx = s->live[i];
-			return mj;
-		}
-	}
-	return NULL;
-}
-
-static void attach(struct server *s, struct conn *c, uint32_t idx)
-{
-	struct mjob *mj = &s->jobs[idx];
-
-	c->state = CONN_WAITING;
-	c->job = idx;
-	conn_list_push(&mj->waiters, c);
-	mj->weight += c->prio;
-}
-
-static void free_job(struct server *s, uint32_t idx)
-{
-	s->jobs[idx].in_use = 0;
-	for (uint32_t i = 0; i < s->nlive; i++) {
-		if (s->live[i] == idx) {
-			s->live[i] = s->live[--s->nlive];
-			break;
-		}
-	}
-}
-
-/* Start a search for c. When the job table is full, or others already wait
- * for an entry (and c is not one of them, admitted), c waits in arrival
- * order: admit_pending lets it in once an entry frees. */
-static void new_job(struct server *s, struct conn *c, int admitted)
-{
-	uint32_t idx;
-	struct mjob *mj;
-
-	if ((s->pending.head && !admitted) ||
-	    ring_submit(s->seg.ring, c->req.digest, c->req.start, c->req.end,
-			c->prio, &idx) < 0) {
-		c->state = CONN_WAITING;
-		c->job = CONN_NO_JOB;
-		conn_list_push(&s->pending, c);
-		return;
-	}
-	mj = &s->jobs[idx];
-	memset(mj, 0, sizeof *mj);
-	mj->in_use = 1;
-	memcpy(mj->digest, c->req.digest, 32);
-	mj->start = c->req.start;
-	mj->end = c->req.end;
-	s->live[s->nlive++] = idx;
-	stats(s)->jobs++;
-	attach(s, c, idx);
-	ring_wake(s->seg.ring, s->target);
-}
-
-/* A complete request: answer from the cache, join the same search, or start
- * a new one (admitted: c comes off the pending list). */
-static void dispatch(struct server *s, struct conn *c, int admitted)
-{
-	const struct proto_request *q = &c->req;
-	uint64_t x;
-	uint32_t idx;
-
-	if (q->start > q->end) {
-		reply(s, c, 0);
-	} else if (cache_get(s->seg.cache, q->digest, &x) && x >= q->start &&
-		   x <= q->end) {
-		stats(s)->cache_hits++;
-		reply(s, c, x);
-	} else if (find_job(s, q, &idx)) {
-		stats(s)->attached++;
-		attach(s, c, idx);
-		ring_set_weight(s->seg.ring, idx, s->jobs[idx].weight);
-	} else {
-		new_job(s, c, admitted);
-	}
-}
-
-/* Let requests waiting for a job entry in, oldest first (after each batch). */
-static void admit_pending(struct server *s)
-{
-	while (s->pending.head && s->seg.ring->nfree > 0) {
-		struct conn *c = s->pending.head;
-		conn_list_remove(c);
-		dispatch(s, c, 1);
-	}
-}
-
-/* Act on what the workers did to one job: cache a found answer, reply to
- * its waiters, and free its entry once no worker leases it. 1 when freed. */
-static int settle_job(struct server *s, uint32_t idx)
-{
-	struct mjob *mj = &s->jobs[idx];
-	uint64_t x = 0;
-	enum ring_outcome out = ring_check(s->seg.ring, idx, &x);
-
-	if (out == RING_FOUND && !mj->cached) {
-		cache_put(s->seg.cache, mj->digest, x);
-		mj->cached = 1;
-	}
-	if (!mj->replied && out != RING_RUNNING) {
-		if (out == RING_EXHAUSTED)
-			stats(s)->not_found++;
-		while (mj->waiters.head)
-			reply(s, mj->waiters.head, out == RING_FOUND ? x : 0);
-		mj->replied = 1;
-	}
-	if (mj->replied && ring_release(s->seg.ring, idx)) {
-		free_job(s, idx);
-		return 1;
-	}
-	return 0;
-}
-
-/* Look at every job the workers may have moved on. */
-static void scan_jobs(struct server *s)
-{
-	for (uint32_t i = 0; i < s->nlive;)
-		if (!settle_job(s, s->live[i]))
-			i++; /* when freed, the last entry moved into i */
-}
-
-/* The client of c left before its answer. */
-static void client_gone(struct server *s, struct conn *c)
-{
-	uint32_t idx = c->job;
-
-	if (c->state == CONN_WAITING && idx != CONN_NO_JOB) {
-		struct mjob *mj = &s->jobs[idx];
-		conn_list_remove(c);
-		mj->weight -= c->prio;
-		if (mj->waiters.n == 0) {
-			/* Nobody waits: stop searching. An answer found by
-			 * now, or later, still goes into the cache. */
-			mj->replied = 1;
-			stats(s)->cancelled++;
-			settle_job(s, idx);
-		} else {
-			ring_set_weight(s->seg.ring, idx, mj->weight);
-		}
-	}
-	drop_conn(s, c);
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -284,7 +124,7 @@ static void turned_away(struct server *s)
 	uint64_t now = server_now_ms();
 
 	count++;
-	stats(s)->dropped++;
+	server_stats(s)->dropped++;
 	if (now - last_ms >= 1000) {
 		log_warn("out of file descriptors: turned %llu connection(s) away",
 			 (unsigned long long)count);
@@ -328,7 +168,7 @@ static void on_accept(struct server *s)
 			continue;
 		}
 		s->nconns++;
-		stats(s)->accepted++;
+		server_stats(s)->accepted++;
 		conn_list_push(&s->timed, c);
 	}
 }
@@ -342,27 +182,27 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 		io = conn_read(c);
 		if (io == CONN_DONE) {
 			conn_list_remove(c); /* off the timeout list */
-			stats(s)->requests++;
-			dispatch(s, c, 0);
+			server_stats(s)->requests++;
+			jobs_dispatch(s, c, 0);
 		} else if (io != CONN_MORE) {
-			drop_conn(s, c);
+			server_drop(s, c);
 		}
 		break;
 	case CONN_WAITING:
 		if (conn_drain(c) != CONN_MORE)
-			client_gone(s, c);
+			jobs_client_gone(s, c);
 		break;
 	case CONN_WRITING:
 		if (events & EPOLLERR) {
-			drop_conn(s, c);
+			server_drop(s, c);
 			break;
 		}
 		io = conn_write(c);
 		if (io == CONN_DONE) {
-			stats(s)->answered++;
+			server_stats(s)->answered++;
 			close_conn(s, c);
 		} else if (io == CONN_ERROR) {
-			drop_conn(s, c);
+			server_drop(s, c);
 		}
 		break;
 	}
@@ -382,14 +222,14 @@ static void on_notify(struct server *s)
 	k = ring_changed(s->seg.ring, jobs);
 	for (unsigned i = 0; i < k; i++)
 		if (s->jobs[jobs[i]].in_use)
-			settle_job(s, jobs[i]);
+			jobs_settle(s, jobs[i]);
 }
 
 static void reload(struct server *s)
 {
 	struct options next = s->opt;
 
-	stats(s)->reloads++;
+	server_stats(s)->reloads++;
 	if (s->opt.config && options_load_config(s->opt.config, &next) < 0) {
 		log_error("reload: config %s rejected, keeping %u workers",
 			  s->opt.config, s->target);
@@ -428,7 +268,7 @@ static int on_signal(struct server *s)
 		switch (si.ssi_signo) {
 		case SIGCHLD:
 			workers_reap(s);
-			scan_jobs(s);
+			jobs_scan(s);
 			break;
 		case SIGHUP:
 			reload(s);
@@ -466,8 +306,8 @@ static int expire(struct server *s)
 
 	while ((c = s->timed.head) && c->since_ms + t <= now) {
 		log_debug("dropping a client too slow for %llu ms", (unsigned long long)t);
-		stats(s)->timeouts++;
-		drop_conn(s, c);
+		server_stats(s)->timeouts++;
+		server_drop(s, c);
 	}
 	return c ? (int)(c->since_ms + t - now) : -1;
 }
@@ -559,13 +399,13 @@ static void close_all(struct server *s)
 	unsigned long n = 0;
 
 	while ((c = s->timed.head) || (c = s->pending.head)) {
-		drop_conn(s, c);
+		server_drop(s, c);
 		n++;
 	}
 	for (uint32_t i = 0; i < s->nlive; i++) {
 		struct mjob *mj = &s->jobs[s->live[i]];
 		while ((c = mj->waiters.head)) {
-			drop_conn(s, c);
+			server_drop(s, c);
 			n++;
 		}
 	}
@@ -612,14 +452,14 @@ int server_run(struct server *s)
 				on_conn(s, (struct conn *)src, evs[i].events);
 			}
 		}
-		admit_pending(s);
+		jobs_admit_pending(s);
 		bury_closed();
 	}
 	close_all(s);
 	workers_stop(s, quit ? 0 : 2000);
 	log_info("stopped: %llu requests, %llu answered",
-		 (unsigned long long)stats(s)->requests,
-		 (unsigned long long)stats(s)->answered);
+		 (unsigned long long)server_stats(s)->requests,
+		 (unsigned long long)server_stats(s)->answered);
 	seg_close(&s->seg);
 	return 0;
 }

@@ -56,6 +56,27 @@ int server_run(struct server *s);
 
 /* Monotonic milliseconds. */
 uint64_t server_now_ms(void);
+/* The counters in the shared segment. */
+static inline struct seg_stats *server_stats(struct server *s)
+{
+	return &s->seg.hdr->stats;
+}
+/* Reply answer to c (it leaves any list; closed once written). */
+void server_reply(struct server *s, struct conn *c, uint64_t answer);
+/* Close c without an answer (timeout, error, early close), counted. */
+void server_drop(struct server *s, struct conn *c);
+
+/* jobs.c: a complete request: cache, attach, or new job (admitted: it comes
+ * off the pending list, so it may not queue behind others). */
+void jobs_dispatch(struct server *s, struct conn *c, int admitted);
+/* jobs.c: let requests waiting for a free job entry in, oldest first. */
+void jobs_admit_pending(struct server *s);
+/* jobs.c: act on what workers did to one job; 1 when its entry was freed. */
+int jobs_settle(struct server *s, uint32_t idx);
+/* jobs.c: jobs_settle every live job (after a worker died). */
+void jobs_scan(struct server *s);
+/* jobs.c: the client of c left before its answer: detach, maybe cancel. */
+void jobs_client_gone(struct server *s, struct conn *c);
 
 /* workers.c: start the wanted number of workers. */
 int workers_start(struct server *s);
