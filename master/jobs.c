@@ -3,6 +3,7 @@
  * job's weight), or becomes a new job in the ring; what the workers report is
  * turned into replies, cache entries and freed job entries here. Requests
  * that find the job table full wait in arrival order. */
+#include "master/log.h"
 #include "master/server.h"
 
 #include <string.h>
@@ -72,6 +73,14 @@ static void new_job(struct server *s, struct conn *c, int admitted)
 
 /* A complete request: answer from the cache, join the same search, or start
  * a new one (admitted: c comes off the pending list). */
+/* --verbose: what became of a request, logged before its reply. */
+static void note(const struct conn *c, const char *how)
+{
+	log_debug("request %llu..%llu prio %u: %s",
+		  (unsigned long long)c->req.start, (unsigned long long)c->req.end,
+		  c->prio, how);
+}
+
 void jobs_dispatch(struct server *s, struct conn *c, int admitted)
 {
 	const struct proto_request *q = &c->req;
@@ -79,17 +88,21 @@ void jobs_dispatch(struct server *s, struct conn *c, int admitted)
 	uint32_t idx;
 
 	if (q->start > q->end) {
+		note(c, "empty range");
 		server_reply(s, c, 0);
 	} else if (cache_get(s->seg.cache, q->digest, &x) && x >= q->start &&
 		   x <= q->end) {
+		note(c, "cache hit");
 		server_stats(s)->cache_hits++;
 		server_reply(s, c, x);
 	} else if (find_job(s, q, &idx)) {
+		note(c, "joins the search in flight");
 		server_stats(s)->attached++;
 		attach(s, c, idx);
 		ring_set_weight(s->seg.ring, idx, s->jobs[idx].weight);
 	} else {
 		new_job(s, c, admitted);
+		note(c, c->job == CONN_NO_JOB ? "waits for a free job entry" : "new job");
 	}
 }
 
