@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -200,6 +201,47 @@ START_TEST(answers_at_the_edges_of_the_number_line)
 		ck_assert_int_eq(th_request(m.port, d, a, a, 1, &x), 0);
 		ck_assert_uint_eq(x, a);
 	}
+	stop();
+}
+END_TEST
+
+/* Can this host use the IPv6 loopback at all? */
+static int have_ipv6_loopback(void)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	int fd = socket(AF_INET6, SOCK_STREAM, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = bind(fd, (struct sockaddr *)&a, sizeof a) == 0;
+	close(fd);
+	return ok;
+}
+
+START_TEST(ipv4_and_ipv6_alike)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT };
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd;
+
+	start(NULL, two);
+	th_digest(base + 21, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0); /* IPv4 */
+	ck_assert_uint_eq(x, base + 21);
+	if (!have_ipv6_loopback()) {
+		fprintf(stderr, "ipv4_and_ipv6_alike: no IPv6 loopback here, IPv4 only\n");
+		stop();
+		return;
+	}
+	a.sin6_port = htons((uint16_t)m.port);
+	fd = socket(AF_INET6, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	th_digest(base + 22, d);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 100, 1), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
+	ck_assert_uint_eq(x, base + 22);
+	close(fd);
 	stop();
 }
 END_TEST
@@ -601,6 +643,7 @@ int main(void)
 	tcase_add_test(t, repeat_is_answered_from_the_cache);
 	tcase_add_test(t, concurrent_repeat_attaches_to_the_search);
 	tcase_add_test(t, answers_at_the_edges_of_the_number_line);
+	tcase_add_test(t, ipv4_and_ipv6_alike);
 	tcase_add_test(t, priority_zero_and_255_are_served);
 	tcase_add_test(t, worker_killed_mid_request);
 	tcase_add_test(t, worker_killed_inside_the_lock);
