@@ -14,7 +14,7 @@ typedef struct {
 } __m512i;
 typedef uint16_t __mmask16;
 
-static __m512i _mm512_set1_epi32(int x)
+static __attribute__((noinline)) __m512i _mm512_set1_epi32(int x)
 {
 	__m512i r;
 
@@ -23,7 +23,7 @@ static __m512i _mm512_set1_epi32(int x)
 	return r;
 }
 
-static __m512i _mm512_setr_epi32(int e0, int e1, int e2, int e3, int e4,
+static __attribute__((noinline)) __m512i _mm512_setr_epi32(int e0, int e1, int e2, int e3, int e4,
 				 int e5, int e6, int e7, int e8, int e9,
 				 int e10, int e11, int e12, int e13, int e14,
 				 int e15)
@@ -35,7 +35,7 @@ static __m512i _mm512_setr_epi32(int e0, int e1, int e2, int e3, int e4,
 	return r;
 }
 
-static __m512i _mm512_add_epi32(__m512i a, __m512i b)
+static __attribute__((noinline)) __m512i _mm512_add_epi32(__m512i a, __m512i b)
 {
 	for (int i = 0; i < 16; i++)
 		a.v[i] += b.v[i];
@@ -44,7 +44,7 @@ static __m512i _mm512_add_epi32(__m512i a, __m512i b)
 
 /* Bit k of each result lane is bit (a_k << 2 | b_k << 1 | c_k) of imm:
  * the OR of the minterms imm selects. */
-static __m512i _mm512_ternarylogic_epi32(__m512i a, __m512i b, __m512i c,
+static __attribute__((noinline)) __m512i _mm512_ternarylogic_epi32(__m512i a, __m512i b, __m512i c,
 					 int imm)
 {
 	__m512i r;
@@ -62,21 +62,21 @@ static __m512i _mm512_ternarylogic_epi32(__m512i a, __m512i b, __m512i c,
 	return r;
 }
 
-static __m512i _mm512_ror_epi32(__m512i a, int n)
+static __attribute__((noinline)) __m512i _mm512_ror_epi32(__m512i a, int n)
 {
 	for (int i = 0; i < 16; i++)
 		a.v[i] = a.v[i] >> (n & 31) | a.v[i] << ((32 - n) & 31);
 	return a;
 }
 
-static __m512i _mm512_srli_epi32(__m512i a, unsigned n)
+static __attribute__((noinline)) __m512i _mm512_srli_epi32(__m512i a, unsigned n)
 {
 	for (int i = 0; i < 16; i++)
 		a.v[i] = n > 31 ? 0 : a.v[i] >> n;
 	return a;
 }
 
-static __mmask16 _mm512_cmpeq_epi32_mask(__m512i a, __m512i b)
+static __attribute__((noinline)) __mmask16 _mm512_cmpeq_epi32_mask(__m512i a, __m512i b)
 {
 	__mmask16 m = 0;
 
