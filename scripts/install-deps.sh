@@ -2,7 +2,7 @@
 # Install the system packages revhash needs, if any are missing (Debian and
 # Ubuntu: apt-get, through sudo when not root). Says what it does; does
 # nothing when everything is already there.
-#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check
+#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
 set -eu
@@ -17,6 +17,7 @@ need build-essential sh -c 'command -v cc && command -v make'
 need pkg-config command -v pkg-config
 need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
 need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
+need procps command -v ps # scripts/chaos.sh finds workers with ps
 for arg in "$@"; do
 	case $arg in
 	--sanitize) need clang command -v clang
