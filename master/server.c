@@ -91,10 +91,23 @@ void server_drop(struct server *s, struct conn *c)
 	close_conn(s, c);
 }
 
+/* Write what is left of c's reply: once whole, count it and close; on an
+ * error, drop. Returns what conn_write said. */
+static enum conn_io flush_reply(struct server *s, struct conn *c)
+{
+	enum conn_io io = conn_write(c);
+
+	if (io == CONN_DONE) {
+		server_stats(s)->answered++;
+		close_conn(s, c);
+	} else if (io == CONN_ERROR) {
+		server_drop(s, c);
+	}
+	return io;
+}
+
 void server_reply(struct server *s, struct conn *c, uint64_t answer)
 {
-	enum conn_io io;
-
 	conn_list_remove(c);
 	c->job = CONN_NO_JOB;
 	conn_set_reply(c, answer);
@@ -102,16 +115,10 @@ void server_reply(struct server *s, struct conn *c, uint64_t answer)
 		log_debug("reply %llu prio %u after %.3f ms",
 			  (unsigned long long)answer, c->prio,
 			  (double)(now_ns() - c->start_ns) / 1e6);
-	io = conn_write(c);
-	if (io == CONN_DONE) {
-		server_stats(s)->answered++;
-		close_conn(s, c);
-	} else if (io == CONN_MORE) {
+	if (flush_reply(s, c) == CONN_MORE) {
 		c->since_ms = server_now_ms();
 		conn_list_push(&s->timed, c);
 		watch(s, EPOLL_CTL_MOD, c->fd, EPOLLOUT, c);
-	} else {
-		server_drop(s, c);
 	}
 }
 
@@ -193,17 +200,10 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 			jobs_client_gone(s, c);
 		break;
 	case CONN_WRITING:
-		if (events & EPOLLERR) {
+		if (events & EPOLLERR)
 			server_drop(s, c);
-			break;
-		}
-		io = conn_write(c);
-		if (io == CONN_DONE) {
-			server_stats(s)->answered++;
-			close_conn(s, c);
-		} else if (io == CONN_ERROR) {
-			server_drop(s, c);
-		}
+		else
+			flush_reply(s, c);
 		break;
 	}
 }

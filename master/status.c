@@ -48,7 +48,7 @@ static void print_text(FILE *f, const struct seg *seg)
 	const struct seg_stats *st = &h->stats;
 	const struct ring *r = seg->ring;
 	uint64_t hashes = st->dead_hashes;
-	unsigned counts[18];
+	unsigned counts[18], queued = queued_by_weight(r, counts);
 
 	fprintf(f, "revhash master pid %d, port %u, kernel %s, up %.1f s\n",
 		h->master_pid, h->port, h->kernel, uptime_s(h));
@@ -70,8 +70,7 @@ static void print_text(FILE *f, const struct seg *seg)
 			rs->pid ? slot_state(rs) : "dead", job, lease,
 			(double)rs->rate / 1e6, rs->restarts);
 	}
-	fprintf(f, "workers wanted %u; jobs queued %u", h->workers,
-		queued_by_weight(r, counts));
+	fprintf(f, "workers wanted %u; jobs queued %u", h->workers, queued);
 	for (unsigned w = 1, first = 1; w < 18; w++) {
 		if (!counts[w])
 			continue;
@@ -80,7 +79,7 @@ static void print_text(FILE *f, const struct seg *seg)
 		first = 0;
 	}
 	fprintf(f, "%s; cache %llu/%llu answers\n",
-		queued_by_weight(r, counts) ? ")" : "",
+		queued ? ")" : "",
 		(unsigned long long)seg->cache->count,
 		(unsigned long long)seg->cache->capacity);
 	fprintf(f, "requests %llu, answered %llu, cache hits %llu, attached %llu, "

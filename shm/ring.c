@@ -360,8 +360,9 @@ int ring_finish(struct ring *r, unsigned slot, int found, uint64_t answer)
 		else if (!j->found && j->cursor_done && j->nreturned == 0 &&
 			 !leased(r, s->lease_job))
 			tell = 1; /* exhausted: nothing found anywhere */
+	} else {
+		publish(s->has_lease, 0);
 	}
-	publish(s->has_lease, 0);
 	s->chunks++;
 	if (tell)
 		__atomic_fetch_or(&r->changed[s->lease_job / 64],
