@@ -15,14 +15,6 @@
 
 #define TIMEOUT_S 120 /* per socket operation */
 
-int64_t client_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 int client_resolve(struct target *t, const char *host, const char *port)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
@@ -84,7 +76,7 @@ static int target_connect(struct target *t, int64_t *begin)
 		if (fd < 0)
 			return fd;
 		if (!*begin)
-			*begin = client_now_ns();
+			*begin = (int64_t)clock_ns();
 		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
 			atomic_store(&t->good, i);
 			return fd;
@@ -143,15 +135,15 @@ int client_exchange(struct target *t, const struct wl_request *q,
 	proto_encode_request(&pr, req);
 	fd = target_connect(t, begin);
 	if (!*begin)
-		*begin = client_now_ns();
+		*begin = (int64_t)clock_ns();
 	if (fd < 0) {
-		*end = client_now_ns();
+		*end = (int64_t)clock_ns();
 		return fd;
 	}
 	err = send_all(fd, req, sizeof req);
 	if (!err)
 		err = recv_all(fd, rep, sizeof rep);
-	*end = client_now_ns();
+	*end = (int64_t)clock_ns();
 	close(fd);
 	if (!err)
 		*reply = proto_decode_reply(rep);

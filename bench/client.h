@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bench/workload.h"
+#include "shm/clock.h"
 
 /* The server's addresses; a connection tries the one that last worked
  * first, so a name with a dead address costs one refusal, not one each. */
@@ -29,7 +30,5 @@ int client_exchange(struct target *t, const struct wl_request *q,
 /* Raise the descriptor limit to the hard limit: one socket per request in
  * flight, or an overloaded server would look like lost replies. */
 void client_raise_fd_limit(void);
-/* CLOCK_MONOTONIC in nanoseconds. */
-int64_t client_now_ns(void);
 
 #endif

@@ -10,6 +10,7 @@
 #include "bench/client.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
+#include "master/parse.h"
 #include "proto/proto.h"
 
 #include <errno.h>
@@ -22,7 +23,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <openssl/sha.h>
 #include <sys/random.h>
 
 #define CAL_FIRST 2000000     /* values in the first calibration request */
@@ -90,30 +90,6 @@ static void usage(void)
 
 /* --- arguments -------------------------------------------------------- */
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL; /* strtoull would take "-1" and " 1" */
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	if (errno || *end || *out > max)
-		return -EINVAL;
-	return 0;
-}
-
-static int parse_double(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(*out) || *out < 0)
-		return -EINVAL;
-	return 0;
-}
-
 static int parse_positional(char **a, struct options *o)
 {
 	uint64_t port, rep;
@@ -121,14 +97,14 @@ static int parse_positional(char **a, struct options *o)
 
 	o->host = a[0];
 	o->port = a[1];
-	if (parse_u64(a[1], 65535, &port) || port == 0 ||
-	    parse_u64(a[2], UINT32_MAX, &w->seed) ||
-	    parse_u64(a[3], UINT64_MAX, &w->total) || w->total == 0 ||
-	    parse_u64(a[4], UINT64_MAX, &w->start) ||
-	    parse_u64(a[5], UINT64_MAX, &w->difficulty) ||
-	    parse_u64(a[6], 100, &rep) ||
-	    parse_u64(a[7], UINT64_MAX, &w->delay_us) ||
-	    parse_double(a[8], &w->lambda))
+	if (parse_u64(a[1], 1, 65535, &port) ||
+	    parse_u64(a[2], 0, UINT32_MAX, &w->seed) ||
+	    parse_u64(a[3], 1, UINT64_MAX, &w->total) ||
+	    parse_u64(a[4], 0, UINT64_MAX, &w->start) ||
+	    parse_u64(a[5], 0, UINT64_MAX, &w->difficulty) ||
+	    parse_u64(a[6], 0, 100, &rep) ||
+	    parse_u64(a[7], 0, UINT64_MAX, &w->delay_us) ||
+	    parse_double(a[8], 0, HUGE_VAL, &w->lambda))
 		return -EINVAL;
 	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
 	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
@@ -156,7 +132,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->quiet = 1;
 		else if (c == 'n')
 			o->calibrate = 0;
-		else if (c != 'r' || parse_double(optarg, &o->rate) ||
+		else if (c != 'r' || parse_double(optarg, 0, HUGE_VAL, &o->rate) ||
 			 o->rate == 0)
 			return -EINVAL;
 	}
@@ -172,7 +148,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 static int time_full_range(struct target *t, uint64_t n, double *secs)
 {
 	struct wl_request q = { .priority = 1, .copy_of = -1 };
-	uint8_t msg[8];
 	uint64_t reply = 0;
 	int64_t begin, end;
 	int err;
@@ -181,8 +156,7 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 		return -errno;
 	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
 	q.end = q.answer = q.start + n - 1;
-	proto_le64(q.answer, msg);
-	SHA256(msg, sizeof msg, q.digest);
+	proto_digest(q.answer, q.digest);
 	err = client_exchange(t, &q, &reply, &begin, &end);
 	if (!err && reply != q.answer)
 		err = -EPROTO;
@@ -287,7 +261,7 @@ static void spawn(struct run *r, struct task *task, pthread_attr_t *attr)
 		usleep(1000);
 	}
 	if (rc) {
-		int64_t t = client_now_ns();
+		int64_t t = (int64_t)clock_ns();
 
 		errno = rc;
 		fprintf(stderr, "pthread_create(request %" PRIu64 "): %m\n",
@@ -306,7 +280,7 @@ static int run_all(struct run *r, struct task *tasks)
 	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
 	    pthread_attr_setstacksize(&attr, STACK_SIZE))
 		return -ENOMEM;
-	r->t0 = client_now_ns() + 10000000; /* a head start for the first deadline */
+	r->t0 = (int64_t)clock_ns() + 10000000; /* a head start for the first deadline */
 	for (uint64_t i = 0; i < total; i++) {
 		tasks[i] = (struct task){ r, i };
 		sleep_until(r->t0 + (int64_t)i * delay);

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <openssl/sha.h>
 
 /* Two rand() calls make a 64-bit start: the first is the high half. They are
  * separate statements because the order of the operands of | is unspecified
@@ -47,14 +46,11 @@ static uint8_t draw_priority(double lambda)
 static void fresh_request(struct wl_request *q, uint64_t start,
 			  uint64_t difficulty)
 {
-	uint8_t msg[8];
-
 	q->start = start;
 	q->end = start + difficulty;
 	q->answer = start + (uint64_t)rand() % difficulty;
 	q->copy_of = -1;
-	proto_le64(q->answer, msg);
-	SHA256(msg, sizeof msg, q->digest);
+	proto_digest(q->answer, q->digest);
 }
 
 static int check_params(const struct wl_params *p)

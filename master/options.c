@@ -3,6 +3,7 @@
  * silently clamped except the worker count, capped to the ring's slots. */
 #include "master/options.h"
 #include "master/log.h"
+#include "master/parse.h"
 #include "shm/ring.h"
 
 #include <ctype.h>
@@ -39,36 +40,6 @@ static const char usage[] =
 	"\n"
 	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
 	"QUIT stops at once, USR1 logs the status.\n";
-
-static int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static int parse_seconds(const char *s, unsigned *ms)
-{
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v > 0) || v > 86400)
-		return -EINVAL;
-	*ms = (unsigned)(v * 1000 + 0.5);
-	return *ms ? 0 : -EINVAL;
-}
 
 static int parse_workers(const char *s, unsigned *out)
 {

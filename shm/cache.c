@@ -1,12 +1,10 @@
 /* Linear probing with backward-shift deletion (no tombstones), and clock
  * (second chance) eviction once the table holds its capacity: recently hit
  * answers survive, one-off ones make room. */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "shm/cache.h"
 #include "proto/proto.h"
 
 #include <string.h>
-#include <openssl/sha.h>
 
 static uint64_t table_size(uint64_t capacity)
 {
@@ -38,10 +36,9 @@ static uint64_t key_of(const uint8_t digest[32])
 
 static int matches(const uint8_t digest[32], uint64_t answer)
 {
-	uint8_t msg[8], out[32];
+	uint8_t out[32];
 
-	proto_le64(answer, msg);
-	SHA256(msg, sizeof msg, out);
+	proto_digest(answer, out);
 	return memcmp(out, digest, 32) == 0;
 }
 

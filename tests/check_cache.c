@@ -21,7 +21,7 @@ static uint64_t with_home(const struct cache *c, uint64_t home, uint64_t *x,
 			  uint8_t d[32])
 {
 	for (;; (*x)++) {
-		th_digest(*x, d);
+		proto_digest(*x, d);
 		if ((proto_load_be64(d) & (c->nslots - 1)) == home)
 			return (*x)++;
 	}
@@ -34,16 +34,16 @@ START_TEST(insert_and_lookup)
 	uint64_t x;
 
 	for (uint64_t v = 0; v < 500; v++) {
-		th_digest(v * 7919, d);
+		proto_digest(v * 7919, d);
 		cache_put(c, d, v * 7919);
 	}
 	ck_assert_uint_eq(c->count, 500);
 	for (uint64_t v = 0; v < 500; v++) {
-		th_digest(v * 7919, d);
+		proto_digest(v * 7919, d);
 		ck_assert_int_eq(cache_get(c, d, &x), 1);
 		ck_assert_uint_eq(x, v * 7919);
 	}
-	th_digest(1, d); /* never inserted */
+	proto_digest(1, d); /* never inserted */
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	free(c);
 }
@@ -55,7 +55,7 @@ START_TEST(wrong_answer_is_never_returned)
 	uint8_t d[32];
 	uint64_t x;
 
-	th_digest(42, d);
+	proto_digest(42, d);
 	cache_put(c, d, 43); /* an answer that does not hash to d */
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	cache_put(c, d, 42); /* replaced by the right one */
@@ -72,11 +72,11 @@ START_TEST(full_table_evicts_and_keeps_hot_entries)
 	uint8_t hot[32], d[32];
 	uint64_t x;
 
-	th_digest(1000000, hot);
+	proto_digest(1000000, hot);
 	cache_put(c, hot, 1000000);
 	for (uint64_t v = 0; v < 200; v++) {
 		ck_assert_int_eq(cache_get(c, hot, &x), 1); /* keeps it hot */
-		th_digest(v, d);
+		proto_digest(v, d);
 		cache_put(c, d, v);
 		ck_assert_uint_le(c->count, 8);
 	}
@@ -85,9 +85,9 @@ START_TEST(full_table_evicts_and_keeps_hot_entries)
 	ck_assert_int_eq(cache_get(c, hot, &x), 1);
 	ck_assert_uint_eq(x, 1000000);
 	/* The newest entry is there; an old cold one is gone. */
-	th_digest(199, d);
+	proto_digest(199, d);
 	ck_assert_int_eq(cache_get(c, d, &x), 1);
-	th_digest(0, d);
+	proto_digest(0, d);
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	free(c);
 }
@@ -114,7 +114,7 @@ START_TEST(probing_wraps_around_the_end)
 	ck_assert_uint_eq(x, e);
 	/* Full: the next insert evicts a (never hit), shifting b and e back
 	 * across the end of the table; both must still be found. */
-	th_digest(next + 12345, dn);
+	proto_digest(next + 12345, dn);
 	cache_put(c, dn, next + 12345);
 	ck_assert_uint_eq(c->count, 3);
 	ck_assert_int_eq(cache_get(c, da, &x), 0);

@@ -40,7 +40,7 @@ static void still_serves(void)
 	uint8_t d[32];
 	uint64_t x, base = th_rand64() >> 1, want = base + th_rand64() % 50000;
 
-	th_digest(want, d);
+	proto_digest(want, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 50000, 1, &x), 0);
 	ck_assert_uint_eq(x, want);
 }
@@ -56,12 +56,12 @@ static struct seg_stats stats_now(void)
 /* Poll until the master has no job in flight (cancelled ones drained). */
 static int jobs_drain(int timeout_ms)
 {
-	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
 	struct seg seg;
 	int left = -1;
 
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	while (th_now_ms() < until) {
+	while (clock_ms() < until) {
 		left = (int)__atomic_load_n(&seg.ring->nactive, __ATOMIC_ACQUIRE);
 		if (left == 0)
 			break;
@@ -95,7 +95,7 @@ START_TEST(close_before_the_reply_cancels_the_search)
 	int fd;
 
 	start(NULL);
-	th_digest(base + 1, d); /* answer outside: would search 2^40 values */
+	proto_digest(base + 1, d); /* answer outside: would search 2^40 values */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
 	usleep(200000);
@@ -115,7 +115,7 @@ START_TEST(bytes_after_the_request_are_ignored)
 
 	start(NULL);
 	memset(junk, 0xa5, sizeof junk);
-	th_digest(base + 4242, d);
+	proto_digest(base + 4242, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 10000, 4), 0);
 	ck_assert_int_eq(send(fd, junk, sizeof junk, 0), (ssize_t)sizeof junk);
@@ -137,9 +137,9 @@ START_TEST(slow_sender_is_timed_out_and_delays_nobody)
 
 	start(args);
 	fd = th_connect(m.port);
-	t0 = th_now_ms();
+	t0 = clock_ms();
 	/* One byte every 300 ms: never silent for long, but never done. */
-	while (!closed && th_now_ms() - t0 < 5000) {
+	while (!closed && clock_ms() - t0 < 5000) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char c;
 
@@ -149,7 +149,7 @@ START_TEST(slow_sender_is_timed_out_and_delays_nobody)
 			closed = 1;
 	}
 	ck_assert_msg(closed, "slow sender was never dropped");
-	ck_assert_uint_ge(th_now_ms() - t0, 1200);
+	ck_assert_uint_ge(clock_ms() - t0, 1200);
 	ck_assert_uint_eq(stats_now().timeouts, 1);
 	close(fd);
 	stop();
@@ -214,14 +214,14 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 	int fd;
 
 	start(NULL);
-	th_digest(1, d); /* not in the range below: searched forever */
+	proto_digest(1, d); /* not in the range below: searched forever */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, (1ull << 63) + 2, 16), 0);
 	usleep(100000);
-	t0 = th_now_ms();
+	t0 = clock_ms();
 	for (int i = 0; i < 5; i++)
 		still_serves();
-	ck_assert_uint_lt(th_now_ms() - t0, 20000);
+	ck_assert_uint_lt(clock_ms() - t0, 20000);
 	close(fd);
 	ck_assert_int_eq(jobs_drain(5000), 0);
 	ck_assert_uint_eq(stats_now().cancelled, 1);
@@ -250,7 +250,7 @@ START_TEST(request_waiting_for_a_job_entry_is_admitted)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	start(one);
 	/* Fill the job table with searches that never end... */
-	th_digest(1, d);
+	proto_digest(1, d);
 	for (int i = 0; i < N; i++) {
 		fds[i] = th_connect(m.port);
 		ck_assert_int_ge(fds[i], 0);
@@ -258,7 +258,7 @@ START_TEST(request_waiting_for_a_job_entry_is_admitted)
 						 base + (1ull << 61), 1), 0);
 	}
 	/* ...so this one waits for an entry... */
-	th_digest(base + 5, d);
+	proto_digest(base + 5, d);
 	waiting = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(waiting, d, base, base + 10, 16), 0);
 	ck_assert_int_eq(th_read_reply(waiting, &x, 300), -1);

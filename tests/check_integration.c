@@ -46,14 +46,14 @@ static void get_stats(struct seg_stats *st)
 static uint64_t wait_deaths(uint64_t n)
 {
 	struct seg_stats st;
-	uint64_t until = th_now_ms() + 5000;
+	uint64_t until = clock_ms() + 5000;
 
 	do {
 		get_stats(&st);
 		if (st.worker_deaths >= n)
 			break;
 		usleep(10000);
-	} while (th_now_ms() < until);
+	} while (clock_ms() < until);
 	return st.worker_deaths;
 }
 
@@ -99,9 +99,9 @@ START_TEST(fifty_concurrent_requests)
 		q[i].start = base;
 		q[i].end = base + 200000;
 		q[i].want = base + th_rand64() % 200001;
-		th_digest(q[i].want, q[i].d);
+		proto_digest(q[i].want, q[i].d);
 		if (i % 10 == 3) { /* answer outside the range: not found */
-			th_digest(base + 300000, q[i].d);
+			proto_digest(base + 300000, q[i].d);
 			q[i].want = 0;
 			q[i].end = base + 50000;
 		}
@@ -138,7 +138,7 @@ START_TEST(repeat_is_answered_from_the_cache)
 	struct seg_stats st;
 
 	start(NULL, two);
-	th_digest(base + 777, d);
+	proto_digest(base + 777, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 777);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 5, &x), 0);
@@ -168,7 +168,7 @@ START_TEST(concurrent_repeat_attaches_to_the_search)
 	q[0].end = base + 3000000;
 	q[0].want = base + 2900000;
 	q[0].prio = 1;
-	th_digest(q[0].want, q[0].d);
+	proto_digest(q[0].want, q[0].d);
 	q[1] = q[0];
 	q[1].prio = 9;
 	run_all(q, 2);
@@ -194,7 +194,7 @@ START_TEST(answers_at_the_edges_of_the_number_line)
 		uint64_t a = answers[i];
 		uint64_t lo = a < 5000 ? 0 : a - 5000;
 		uint64_t hi = a > UINT64_MAX - 5000 ? UINT64_MAX : a + 5000;
-		th_digest(a, d);
+		proto_digest(a, d);
 		ck_assert_int_eq(th_request(m.port, d, lo, hi, 1, &x), 0);
 		ck_assert_uint_eq(x, a);
 		/* range of one value */
@@ -226,7 +226,7 @@ START_TEST(ipv4_and_ipv6_alike)
 	int fd;
 
 	start(NULL, two);
-	th_digest(base + 21, d);
+	proto_digest(base + 21, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0); /* IPv4 */
 	ck_assert_uint_eq(x, base + 21);
 	if (!have_ipv6_loopback()) {
@@ -237,7 +237,7 @@ START_TEST(ipv4_and_ipv6_alike)
 	a.sin6_port = htons((uint16_t)m.port);
 	fd = socket(AF_INET6, SOCK_STREAM, 0);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	th_digest(base + 22, d);
+	proto_digest(base + 22, d);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 100, 1), 0);
 	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
 	ck_assert_uint_eq(x, base + 22);
@@ -252,10 +252,10 @@ START_TEST(priority_zero_and_255_are_served)
 	uint64_t x, base = th_rand64() >> 1;
 
 	start(NULL, two);
-	th_digest(base + 5, d);
+	proto_digest(base + 5, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 0, &x), 0);
 	ck_assert_uint_eq(x, base + 5);
-	th_digest(base + 6, d);
+	proto_digest(base + 6, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 255, &x), 0);
 	ck_assert_uint_eq(x, base + 6);
 	stop();
@@ -271,7 +271,7 @@ START_TEST(worker_killed_mid_request)
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
-	th_digest(base + 7000000, d);
+	proto_digest(base + 7000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 8000000, 3), 0);
 	usleep(150000);
@@ -298,7 +298,7 @@ START_TEST(worker_killed_inside_the_lock)
 	start("REVHASH_TEST_HOOKS=1", two);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	__atomic_store_n(&seg.ring->die_in_lock, 3, __ATOMIC_RELEASE);
-	th_digest(base + 1500000, d);
+	proto_digest(base + 1500000, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 2000000, 2, &x), 0);
 	ck_assert_uint_eq(x, base + 1500000);
 	ck_assert_uint_eq(seg.ring->die_in_lock, 0);  /* three died in the lock */
@@ -324,25 +324,25 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	__atomic_store_n(&seg.ring->die_at_start, 4, __ATOMIC_RELEASE);
 	ck_assert_int_eq(tm_workers(&m, pids, 2), 2);
-	t0 = th_now_ms();
+	t0 = clock_ms();
 	kill(pids[0], SIGKILL);
 	/* Meanwhile the other worker serves. */
-	th_digest(base + 500, d);
+	proto_digest(base + 500, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 500);
 	/* Four starts die at once: restarts wait 0, 100, 200, then 400 ms. */
 	while (__atomic_load_n(&seg.ring->die_at_start, __ATOMIC_ACQUIRE) &&
-	       th_now_ms() - t0 < 10000)
+	       clock_ms() - t0 < 10000)
 		usleep(5000);
 	ck_assert_uint_eq(seg.ring->die_at_start, 0);
 	seg_close(&seg);
 	/* The fourth death is reaped (and logged) before its slot empties:
 	 * only then does "two workers" mean the fifth start. */
-	while (!tm_log_contains(&m, "died 4 times in a row") && th_now_ms() - t0 < 10000)
+	while (!tm_log_contains(&m, "died 4 times in a row") && clock_ms() - t0 < 10000)
 		usleep(5000);
 	ck_assert(tm_log_contains(&m, "died 4 times in a row"));
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	ck_assert_uint_ge(th_now_ms() - t0, 650);
+	ck_assert_uint_ge(clock_ms() - t0, 650);
 	ck_assert(!tm_log_contains(&m, "died 5 times in a row"));
 	stop();
 }
@@ -359,7 +359,7 @@ START_TEST(counters_survive_a_workers_death)
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	th_digest(base + n - 1, d);
+	proto_digest(base + n - 1, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + n - 1, 1), 0);
 	usleep(300000);
@@ -397,15 +397,15 @@ START_TEST(slow_client_does_not_delay_others)
 	start(NULL, two);
 	slow = th_connect(m.port);
 	ck_assert_int_eq(send(slow, part, sizeof part, 0), 10);
-	t0 = th_now_ms();
+	t0 = clock_ms();
 	for (int i = 0; i < 5; i++) {
-		th_digest(base + (uint64_t)i * 1000, d);
+		proto_digest(base + (uint64_t)i * 1000, d);
 		ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
 		ck_assert_uint_eq(x, base + (uint64_t)i * 1000);
 	}
 	/* Served while the slow client still holds its connection open. */
 	ck_assert_int_eq(th_read_reply(slow, &x, 10), -1);
-	ck_assert_uint_lt(th_now_ms() - t0, 10000);
+	ck_assert_uint_lt(clock_ms() - t0, 10000);
 	close(slow);
 	stop();
 }
@@ -422,12 +422,12 @@ START_TEST(idle_client_is_dropped_after_the_timeout)
 
 	start(NULL, args);
 	fd = th_connect(m.port);
-	t0 = th_now_ms();
+	t0 = clock_ms();
 	p.fd = fd;
 	p.events = POLLIN;
 	ck_assert_int_eq(poll(&p, 1, 5000), 1);
 	ck_assert_int_eq(recv(fd, &b, 1, 0), 0); /* closed by the master */
-	ck_assert_uint_ge(th_now_ms() - t0, 250);
+	ck_assert_uint_ge(clock_ms() - t0, 250);
 	close(fd);
 	get_stats(&st);
 	ck_assert_uint_eq(st.timeouts, 1);
@@ -443,7 +443,7 @@ START_TEST(graceful_stop_answers_what_is_in_flight)
 	char name[64];
 
 	start(NULL, two);
-	th_digest(base + 3000000, d);
+	proto_digest(base + 3000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
 	usleep(100000);
@@ -468,7 +468,7 @@ START_TEST(stop_sent_to_the_whole_group_still_answers)
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
-	th_digest(base + 6000000, d);
+	proto_digest(base + 6000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 7000000, 1), 0);
 	usleep(100000);
@@ -514,7 +514,7 @@ START_TEST(hup_reloads_the_worker_count)
 	close(fd);
 	kill(m.pid, SIGHUP);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	th_digest(base + 99, d);
+	proto_digest(base + 99, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 99);
 	stop();
@@ -626,7 +626,7 @@ START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
 	ck_assert_int_eq(access(name, F_OK), 0); /* left behind */
 	/* A new master on the same port removes the stale segment and serves. */
 	ck_assert_int_eq(tm_start_on(&m, m.port, NULL, args), 0);
-	th_digest(12345, d);
+	proto_digest(12345, d);
 	ck_assert_int_eq(th_request(m.port, d, 12000, 13000, 1, &x), 0);
 	ck_assert_uint_eq(x, 12345);
 	stop();

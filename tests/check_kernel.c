@@ -12,7 +12,6 @@
 #include <check.h>
 #include <stdio.h>
 #include <string.h>
-#include <openssl/sha.h>
 
 #define MAX_KERNELS 16
 
@@ -26,14 +25,6 @@ extern const struct kernel kernel_avx512_emulated;
 
 static const struct kernel *kernels[MAX_KERNELS]; /* the supported ones */
 static size_t nkernels;
-
-static void digest_of(uint64_t x, uint8_t out[32])
-{
-	uint8_t msg[8];
-
-	proto_le64(x, msg);
-	SHA256(msg, sizeof msg, out);
-}
 
 /* A fixed xorshift sequence: failures reproduce. */
 static uint64_t rng_state = 0x9e3779b97f4a7c15;
@@ -55,7 +46,7 @@ static void expect(const struct kernel *k, uint64_t lo, uint64_t hi,
 	uint64_t found = 0x5a5a5a5a;
 	int inside = lo <= answer && answer <= hi;
 
-	digest_of(answer, digest);
+	proto_digest(answer, digest);
 	int r = k->search(digest, lo, hi, &found);
 
 	ck_assert_msg(r == inside && (!r || found == answer),
@@ -187,7 +178,7 @@ static void near_miss_digest(uint64_t y, uint8_t out[32])
 	uint32_t a[65], st[8], a60, a59;
 
 	sha256_le64_a(y, a);
-	digest_of(y, out);
+	proto_digest(y, out);
 	for (int i = 0; i < 8; i++)
 		st[i] = proto_load_be32(out + 4 * i) - sha256_iv[i];
 	st[0] ^= 1;
@@ -214,7 +205,7 @@ START_TEST(near_miss_is_rejected)
 	uint32_t a[65], late[8];
 
 	near_miss_digest(y, digest);
-	digest_of(y, real);
+	proto_digest(y, real);
 	sha256_le64_a(y, a);
 	sha256_late_a(digest, late);
 	ck_assert_uint_eq(late[0], a[57]); /* the construction is right */
@@ -234,7 +225,7 @@ START_TEST(long_search_finds_nothing)
 	uint64_t lo = 0xfeedface00000000 - (1 << 21), found;
 	uint8_t digest[32];
 
-	digest_of(lo - 1, digest);
+	proto_digest(lo - 1, digest);
 	ck_assert_int_eq(k->search(digest, lo, lo + n - 1, &found), 0);
 }
 END_TEST
@@ -248,7 +239,7 @@ START_TEST(reference_matches_openssl)
 	for (size_t n = 0; n < sizeof xs / sizeof xs[0] + 1000; n++) {
 		uint64_t x = n < sizeof xs / sizeof xs[0] ? xs[n] : rnd();
 
-		digest_of(x, want);
+		proto_digest(x, want);
 		sha256_le64(x, got);
 		ck_assert_mem_eq(got, want, 32);
 	}
@@ -263,7 +254,7 @@ START_TEST(last_rounds_undone_from_the_digest)
 	for (int n = 0; n < 2000; n++) {
 		uint64_t x = n < 2 ? (n ? TOP : 0) : rnd();
 
-		digest_of(x, digest);
+		proto_digest(x, digest);
 		sha256_le64_a(x, a);
 		sha256_late_a(digest, late);
 		for (int i = 0; i < 8; i++)

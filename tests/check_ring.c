@@ -33,7 +33,7 @@ static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 	uint8_t d[32];
 	uint32_t job;
 
-	th_digest(start ^ end ^ weight, d);
+	proto_digest(start ^ end ^ weight, d);
 	ck_assert_int_eq(ring_submit(r, d, start, end, weight, &job), 0);
 	return job;
 }

@@ -13,7 +13,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/sha.h>
 
 #define RATE 1e6 /* values per second in the simulation tests: 1 per µs */
 
@@ -33,14 +32,6 @@ static struct wl_request *generate(const struct wl_params *p)
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_eq(wl_generate(p, q), 0);
 	return q;
-}
-
-static void digest_of(uint64_t x, uint8_t out[32])
-{
-	uint8_t msg[8];
-
-	proto_le64(x, msg);
-	SHA256(msg, sizeof msg, out);
 }
 
 static int same_job(const struct wl_request *a, const struct wl_request *b)
@@ -122,7 +113,7 @@ START_TEST(answers_in_range_and_digests_match)
 		ck_assert_uint_le(q[i].answer, q[i].end);
 		ck_assert_uint_eq(q[i].end, q[i].start + p.difficulty);
 		ck_assert_uint_lt(q[i].start, UINT64_MAX - 1 - p.difficulty);
-		digest_of(q[i].answer, d);
+		proto_digest(q[i].answer, d);
 		ck_assert_mem_eq(d, q[i].digest, 32);
 	}
 	free(q);
@@ -196,7 +187,7 @@ START_TEST(first_request_by_hand)
 	start = ((hi << 32) | lo) % (UINT64_MAX - 1 - p.difficulty);
 	(void)rand();
 	answer = start + (uint64_t)rand() % p.difficulty;
-	digest_of(answer, d);
+	proto_digest(answer, d);
 	ck_assert_uint_eq(q[0].start, start);
 	ck_assert_uint_eq(q[0].end, start + p.difficulty);
 	ck_assert_uint_eq(q[0].answer, answer);

@@ -1,13 +1,11 @@
 /* Test helpers. The master runs as a real child process; its log goes to a
  * file in /tmp that tm_dump_log prints when a test fails. */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "tests/helpers.h"
 #include "proto/proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <openssl/sha.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,20 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t th_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 uint64_t th_rand64(void)
 {
 	static uint64_t s;
 
 	if (!s)
-		s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)getpid() << 17) ^ th_now_ms();
+		s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)getpid() << 17) ^ clock_ms();
 	s ^= s << 13;
 	s ^= s >> 7;
 	s ^= s << 17;
@@ -53,14 +43,6 @@ unsigned th_free_port(void)
 		port = ntohs(a.sin6_port);
 	close(fd);
 	return port;
-}
-
-void th_digest(uint64_t x, uint8_t d[32])
-{
-	uint8_t msg[8];
-
-	proto_le64(x, msg);
-	SHA256(msg, sizeof msg, d);
 }
 
 int th_connect(unsigned port)
@@ -97,11 +79,11 @@ int th_read_reply(int fd, uint64_t *x, int timeout_ms)
 {
 	uint8_t buf[PROTO_REPLY_LEN];
 	size_t got = 0;
-	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
 
 	while (got < sizeof buf) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = (int64_t)(until - th_now_ms());
+		int64_t left = (int64_t)(until - clock_ms());
 		ssize_t n;
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
 			return -1;
@@ -235,13 +217,13 @@ int tm_workers(const struct tmaster *m, pid_t *pids, int max)
 int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms)
 {
 	pid_t pids[RING_WORKERS];
-	uint64_t until = th_now_ms() + (uint64_t)timeout_ms;
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
 
 	do {
 		if (tm_workers(m, pids, RING_WORKERS) == n)
 			return 0;
 		usleep(10000);
-	} while (th_now_ms() < until);
+	} while (clock_ms() < until);
 	return -1;
 }
 

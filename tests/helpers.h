@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "proto/proto.h"
+#include "shm/clock.h"
 #include "shm/segment.h"
 
 struct tmaster {
@@ -37,8 +39,6 @@ void tm_dump_log(const struct tmaster *m);
 
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);
-/* SHA-256 of x as 8 little-endian bytes. */
-void th_digest(uint64_t x, uint8_t d[32]);
 /* Connect to localhost:port (blocking). fd or -1. */
 int th_connect(unsigned port);
 /* Send a request on fd. 0 or -1. */
@@ -50,8 +50,6 @@ int th_read_reply(int fd, uint64_t *x, int timeout_ms);
 /* One whole request: connect, send, read. 0 and *x, or -1. */
 int th_request(unsigned port, const uint8_t d[32], uint64_t start,
 	       uint64_t end, uint8_t prio, uint64_t *x);
-/* Milliseconds on the monotonic clock. */
-uint64_t th_now_ms(void);
 /* A random 64-bit value (from a test-local xorshift, seeded by pid). */
 uint64_t th_rand64(void);
 

@@ -23,6 +23,9 @@ struct kernel {
  * unknown or the CPU cannot run it. */
 const struct kernel *kernel_find(const char *name);
 
+/* A supported() for kernels that run on any CPU. */
+int kernel_always(void);
+
 /* Every compiled-in kernel, best first; *n receives the count. */
 const struct kernel *const *kernel_all(size_t *n);
 

@@ -33,9 +33,4 @@ static inline uint32_t v_eq_mask(vec x, uint32_t s)
 
 #include "kernel_lanes.h"
 
-static int always(void)
-{
-	return 1;
-}
-
-const struct kernel kernel_portable = { "portable", LANES, always, range_search };
+const struct kernel kernel_portable = { "portable", LANES, kernel_always, range_search };

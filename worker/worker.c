@@ -3,6 +3,7 @@
  * urgent job is taken up within milliseconds, long enough that the two lock
  * round trips per chunk cost well under 1%. */
 #include "worker/worker.h"
+#include "shm/clock.h"
 
 #include <signal.h>
 #include <stdint.h>
@@ -13,14 +14,6 @@
 #define CHUNK_MIN 256ull
 #define CHUNK_MAX (1ull << 26)
 #define IDLE_WAIT_MS 200        /* re-check the master and retire flag */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void notify(int fd)
 {
@@ -91,9 +84,9 @@ int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 			continue;
 		}
 		__atomic_store_n(&s->state, SLOT_HASHING, __ATOMIC_RELAXED);
-		t0 = now_ns();
+		t0 = clock_ns();
 		found = k->search(l.digest, l.lo, l.hi, &x);
-		t0 = now_ns() - t0;
+		t0 = clock_ns() - t0;
 		hashed = (found ? x : l.hi) - l.lo + 1;
 		__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 		if (t0)

@@ -1,0 +1,48 @@
+/* Number parsing on top of strtoull/strtod, which alone would accept
+ * " 12", "-1" (as a huge unsigned value), "12abc" and "inf". */
+#include "master/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, unsigned *ms)
+{
+	double v;
+
+	if (parse_double(s, 0, 86400, &v) < 0 || !(v > 0))
+		return -EINVAL;
+	*ms = (unsigned)(v * 1000 + 0.5);
+	return *ms ? 0 : -EINVAL;
+}

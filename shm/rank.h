@@ -1,0 +1,73 @@
+/* The order in which jobs get the workers, written once: the ring ranks its
+ * jobs with it, the master ranks parked jobs with it, and the ideal-server
+ * simulation (bench/simulate.c) calls the very same function, so the ideal
+ * a run is measured against can never drift from what the server does.
+ *
+ * Orders:
+ *   wsrpt     weight / remaining range, highest first: weighted shortest
+ *             remaining work, the optimal order for mean(latency x priority)
+ *             when answers are uniform in their ranges (the default);
+ *   priority  highest weight first;
+ *   fifo      oldest first.
+ * Ties always go to the older job. Without preemption a job that has
+ * started outranks every job that has not, so it keeps the workers until it
+ * ends (run to completion). */
+#ifndef REVHASH_RANK_H
+#define REVHASH_RANK_H
+
+#include <stdint.h>
+
+enum rank_order { RANK_WSRPT = 0, RANK_PRIORITY, RANK_FIFO };
+
+/* How the workers are shared among jobs; lives in the segment. */
+struct rank_policy {
+	uint32_t order;   /* enum rank_order */
+	uint32_t preempt; /* a better job takes the workers at the next chunk */
+	uint32_t split;   /* several workers may hash one job at once */
+	uint32_t pad;
+};
+
+/* What the order looks at in a job. */
+struct rank_key {
+	uint64_t weight;             /* the sum of the priorities waiting on it */
+	unsigned __int128 remaining; /* values still to hash: up to 2^64 */
+	uint64_t seq;                /* arrival order: lower is older */
+	uint32_t started;            /* some worker has hashed part of it */
+};
+
+/* The default: wsrpt, preemptive, split. */
+static inline struct rank_policy rank_default(void)
+{
+	return (struct rank_policy){ RANK_WSRPT, 1, 1, 0 };
+}
+
+/* Does job a go before job b under policy p? A strict order: never both. */
+static inline int rank_outranks(const struct rank_policy *p,
+				const struct rank_key *a,
+				const struct rank_key *b)
+{
+	if (!p->preempt && a->started != b->started)
+		return a->started > b->started;
+	if (p->order == RANK_WSRPT) {
+		/* a->weight / a->remaining > b->weight / b->remaining, without
+		 * division: weights stay below 2^32, so each product fits. */
+		unsigned __int128 lhs = a->remaining * b->weight;
+		unsigned __int128 rhs = b->remaining * a->weight;
+
+		if (lhs != rhs)
+			return lhs < rhs;
+	} else if (p->order == RANK_PRIORITY && a->weight != b->weight) {
+		return a->weight > b->weight;
+	}
+	return a->seq < b->seq;
+}
+
+/* The name of an order ("wsrpt", "priority", "fifo"). */
+static inline const char *rank_order_name(uint32_t order)
+{
+	static const char *const names[] = { "wsrpt", "priority", "fifo" };
+
+	return order < 3 ? names[order] : "?";
+}
+
+#endif
