@@ -19,6 +19,11 @@
 
 enum rank_order { RANK_WSRPT = 0, RANK_PRIORITY, RANK_FIFO };
 
+/* The most weight the connections of one peer can give one job: that of a
+ * single most urgent request. Stacking many connections on one search thus
+ * buys nothing a single request could not (see master/jobs.c). */
+#define RANK_PEER_WEIGHT_MAX 16
+
 /* How the workers are shared among jobs; lives in the segment. */
 struct rank_policy {
 	uint32_t order;   /* enum rank_order */
