@@ -3,8 +3,8 @@
  * comes from the stream itself) that are written one by one into a socket
  * pair and read by conn_read exactly as the master reads a client. Whatever
  * the pieces, the request decoded must be the first 49 bytes of the stream,
- * no byte past the 49th may be consumed as request, and the reply written by
- * conn_write must arrive whole. */
+ * no byte past the 49th may be consumed as request, the reply written by
+ * conn_write must arrive whole, and the extra bytes are drained after it. */
 #include "master/conn.h"
 #include "proto/proto.h"
 
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&c, 0, sizeof c);
 	pipe_pair(sv);
-	c.fd = sv[0];
+	c.src.fd = sv[0];
 	while (size > 0 && io == CONN_MORE) {
 		size_t piece = 1 + data[0] % 64;
 		data++;
@@ -55,18 +55,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(memcmp(&want.digest, c.req.digest, 32) == 0);
 		assert(want.start == c.req.start && want.end == c.req.end);
 		assert(c.prio >= 1 && c.prio <= 16);
-		/* Bytes after the 49th are drained, never taken as request. */
-		assert(conn_drain(&c) == CONN_MORE);
 		assert(c.got == PROTO_REQUEST_LEN);
 		conn_set_reply(&c, want.start);
 		assert(conn_write(&c) == CONN_DONE);
 		assert(read(sv[1], reply, sizeof reply) == (ssize_t)sizeof reply);
 		assert(proto_decode_reply(reply) == want.start);
+		/* Bytes after the 49th were left unread, never taken as
+		 * request; after the reply they are drained. */
+		assert(conn_unread(&c) == (total > PROTO_REQUEST_LEN));
 	}
 	/* A client that leaves is seen as gone. */
 	close(sv[1]);
 	if (io == CONN_MORE)
 		assert(conn_read(&c) == CONN_EOF);
+	if (io == CONN_DONE) {
+		assert(conn_linger(&c, 1 << 20) == CONN_DONE);
+		assert(c.drained == total - PROTO_REQUEST_LEN);
+	}
 	close(sv[0]);
 	return 0;
 }

@@ -1,10 +1,14 @@
 /* Connection I/O. Reads never ask for more than the request still needs, so
- * bytes after the 49th stay in the kernel until conn_drain throws them away;
- * a peer can therefore never make the master buffer anything. */
+ * bytes after the 49th stay in the kernel, where TCP's window soon stops a
+ * client that streams more: a peer can never make the master buffer or
+ * process anything beyond its request, except the bounded drain after the
+ * reply that keeps the reply from being destroyed by a reset. */
 #include "master/conn.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -40,6 +44,26 @@ void conn_list_remove(struct conn *c)
 	l->n--;
 }
 
+void conn_peer(struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof ss;
+
+	memset(c->peer, 0, sizeof c->peer);
+	if (getpeername(c->src.fd, (struct sockaddr *)&ss, &len) < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+		c->peer[10] = c->peer[11] = 0xff;
+		memcpy(c->peer + 12, &a->sin_addr, 4);
+	} else if (ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+		memcpy(c->peer, &a->sin6_addr, 16);
+		if (!IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
+			memset(c->peer + 8, 0, 8);
+	}
+}
+
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len)
 {
 	size_t want = PROTO_REQUEST_LEN - c->got;
@@ -59,7 +83,7 @@ enum conn_io conn_read(struct conn *c)
 {
 	while (c->got < PROTO_REQUEST_LEN) {
 		uint8_t buf[PROTO_REQUEST_LEN];
-		ssize_t n = recv(c->fd, buf, PROTO_REQUEST_LEN - c->got, 0);
+		ssize_t n = recv(c->src.fd, buf, PROTO_REQUEST_LEN - c->got, 0);
 		if (n > 0) {
 			conn_take(c, buf, (size_t)n);
 			continue;
@@ -73,24 +97,6 @@ enum conn_io conn_read(struct conn *c)
 	return CONN_DONE;
 }
 
-enum conn_io conn_drain(struct conn *c)
-{
-	uint8_t buf[512];
-
-	/* Bounded: a flood of extra bytes cannot hold the loop here. */
-	for (int i = 0; i < 16; i++) {
-		ssize_t n = recv(c->fd, buf, sizeof buf, 0);
-		if (n == 0)
-			return CONN_EOF;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN || errno == EWOULDBLOCK ? CONN_MORE : CONN_ERROR;
-		}
-	}
-	return CONN_MORE;
-}
-
 void conn_set_reply(struct conn *c, uint64_t answer)
 {
 	proto_encode_reply(answer, c->out);
@@ -101,7 +107,7 @@ void conn_set_reply(struct conn *c, uint64_t answer)
 enum conn_io conn_write(struct conn *c)
 {
 	while (c->sent < PROTO_REPLY_LEN) {
-		ssize_t n = send(c->fd, c->out + c->sent, PROTO_REPLY_LEN - c->sent,
+		ssize_t n = send(c->src.fd, c->out + c->sent, PROTO_REPLY_LEN - c->sent,
 				 MSG_NOSIGNAL);
 		if (n > 0) {
 			c->sent += (unsigned)n;
@@ -112,6 +118,32 @@ enum conn_io conn_write(struct conn *c)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return CONN_MORE;
 		return CONN_ERROR;
+	}
+	return CONN_DONE;
+}
+
+int conn_unread(const struct conn *c)
+{
+	int n = 0;
+
+	return ioctl(c->src.fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+enum conn_io conn_linger(struct conn *c, uint64_t limit)
+{
+	uint8_t buf[4096];
+
+	while (c->drained < limit) {
+		ssize_t n = recv(c->src.fd, buf, sizeof buf, 0);
+		if (n > 0) {
+			c->drained += (uint64_t)n;
+			continue;
+		}
+		if (n == 0)
+			return CONN_DONE;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? CONN_MORE : CONN_ERROR;
 	}
 	return CONN_DONE;
 }

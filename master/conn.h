@@ -1,37 +1,44 @@
 /* One client connection: read exactly 49 bytes across any number of partial
- * reads, wait for the answer, write 8 bytes across partial writes. The byte
- * handling (conn_take) is separate from the socket calls so that it can be
- * fed arbitrary streams by tests and the fuzzer. */
+ * reads, wait for the answer without reading, write 8 bytes across partial
+ * writes, then close (lingering when the client sent more than asked). The
+ * byte handling (conn_take) is separate from the socket calls so that tests
+ * and the fuzzer can feed it arbitrary streams. */
 #ifndef REVHASH_CONN_H
 #define REVHASH_CONN_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "master/source.h"
 #include "proto/proto.h"
 
-enum conn_state { CONN_READING = 0, CONN_WAITING, CONN_WRITING };
+enum conn_state {
+	CONN_READING = 0, /* the request is not complete */
+	CONN_WAITING,     /* for its answer: nothing is read meanwhile */
+	CONN_WRITING,     /* the reply, across partial writes */
+	CONN_LINGERING,   /* answered; reading what the client still sends */
+};
 enum conn_io { CONN_MORE = 0, CONN_DONE, CONN_EOF, CONN_ERROR };
 
+struct job; /* what a waiting connection waits on (master/jobs.c) */
+
 struct conn {
-	int fd;
-	int kind;                   /* epoll source tag; see server.c */
+	struct source src;          /* first: what epoll hands back */
 	enum conn_state state;
 	unsigned got;               /* request bytes read */
 	unsigned sent;              /* reply bytes written */
 	unsigned prio;              /* priority used for ranking (1..16) */
-	uint32_t job;               /* the job waited on, or CONN_NO_JOB */
 	uint8_t in[PROTO_REQUEST_LEN];
 	uint8_t out[PROTO_REPLY_LEN];
 	struct proto_request req;
-	uint64_t since_ms;          /* reading/writing since: the idle timeout
-	                               counts from here */
-	uint64_t start_ns;          /* when accepted, for --verbose */
-	struct conn *prev, *next;   /* in exactly one conn_list at a time */
+	uint8_t peer[16];           /* the client's address (see conn_peer) */
+	struct job *job;            /* while waiting */
+	uint64_t since_ms;          /* the state's deadline counts from here */
+	uint64_t accept_ns, request_ns, reply_ns; /* for the stage times */
+	uint64_t drained;           /* bytes thrown away while lingering */
+	struct conn *prev, *next;   /* in at most one conn_list at a time */
 	struct conn_list *list;
 };
-
-#define CONN_NO_JOB UINT32_MAX
 
 /* An intrusive doubly linked list of connections, oldest first. */
 struct conn_list {
@@ -44,18 +51,24 @@ void conn_list_push(struct conn_list *l, struct conn *c);
 /* Remove c from whatever list holds it (no-op if none). */
 void conn_list_remove(struct conn *c);
 
+/* Fill c->peer from the socket: an IPv4 address (as IPv4-mapped IPv6), or
+ * the /64 prefix of an IPv6 one, the part one host usually controls. */
+void conn_peer(struct conn *c);
 /* Copy request bytes from data into c; returns the number used (never past
  * the 49th byte). When c->got reaches 49, c->req holds the decoded request. */
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len);
 /* Read what the socket has into the request. CONN_DONE once complete,
  * CONN_MORE when more is needed, CONN_EOF/CONN_ERROR when the peer is gone. */
 enum conn_io conn_read(struct conn *c);
-/* While waiting: read and discard extra bytes, noticing a peer that left.
- * CONN_MORE while the peer is still there, else CONN_EOF/CONN_ERROR. */
-enum conn_io conn_drain(struct conn *c);
 /* Set the 8-byte reply and enter the writing state. */
 void conn_set_reply(struct conn *c, uint64_t answer);
 /* Write what is left of the reply: CONN_DONE, CONN_MORE or CONN_ERROR. */
 enum conn_io conn_write(struct conn *c);
+/* After the reply: has the client sent bytes nobody read? (Closing over
+ * them would reset the connection and could destroy the reply in flight.) */
+int conn_unread(const struct conn *c);
+/* While lingering: read and discard, at most limit bytes in all. CONN_DONE
+ * at the client's end of stream or at the limit, CONN_MORE, or CONN_ERROR. */
+enum conn_io conn_linger(struct conn *c, uint64_t limit);
 
 #endif

@@ -1,79 +1,48 @@
-/* The master's side of jobs: a complete request is answered from the cache,
- * joins the identical search in flight (the waiting priorities add up to the
- * job's weight), or becomes a new job in the ring; what the workers report is
- * turned into replies, cache entries and freed job entries here. Requests
- * that find the job table full wait in arrival order. */
+/* The master's side of jobs (see jobs.h).
+ *
+ * A new job starts out parked, with fresh progress, and jobs_balance() puts
+ * parked jobs into free entries best-ranked first; so a new job and one that
+ * waited behind a full table take the same path. An index hashed on the key
+ * finds the job a repeated request may join without looking at the others.
+ * A job struct is freed once it has no entry and no connection waits on it. */
+#include "master/jobs.h"
 #include "master/log.h"
-#include "master/server.h"
+#include "proto/proto.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-static struct mjob *find_job(struct server *s, const struct proto_request *q,
-			     uint32_t *idx)
-{
-	for (uint32_t i = 0; i < s->nlive; i++) {
-		struct mjob *mj = &s->jobs[s->live[i]];
-		if (!mj->replied && mj->start == q->start && mj->end == q->end &&
-		    memcmp(mj->digest, q->digest, 32) == 0) {
-			*idx = s->live[i];
-			return mj;
-		}
-	}
-	return NULL;
-}
+/* What connections from one peer address give a job. */
+struct share {
+	uint8_t peer[16];
+	uint64_t sum; /* their priorities, of which at most the cap counts */
+};
 
-static void attach(struct server *s, struct conn *c, uint32_t idx)
-{
-	struct mjob *mj = &s->jobs[idx];
+/* A job's identity and progress while it has no entry in the ring. */
+struct parked {
+	struct ring_key key;
+	struct ring_progress p;
+};
 
-	c->state = CONN_WAITING;
-	c->job = idx;
-	conn_list_push(&mj->waiters, c);
-	mj->weight += c->prio;
-}
+struct job {
+	struct conn_list waiters;
+	struct share *shares;
+	uint32_t nshares, shares_cap;
+	uint64_t weight;        /* the sum of the capped shares */
+	uint64_t seq;           /* arrival order */
+	uint64_t hash;          /* of the key, for the index */
+	struct job *hnext;      /* index chain */
+	uint32_t entry;         /* its ring entry, or RING_NONE */
+	size_t heap_pos;        /* in js->parked, while parked */
+	struct parked *parked;  /* while parked (and while being parked) */
+	unsigned closing : 1;   /* the ring was asked to release or park it */
+	unsigned parking : 1;   /* ... to park it */
+	unsigned done : 1;      /* answered or cancelled: out of the index */
+	unsigned cached : 1;    /* its answer is in the cache */
+};
 
-static void free_job(struct server *s, uint32_t idx)
-{
-	s->jobs[idx].in_use = 0;
-	for (uint32_t i = 0; i < s->nlive; i++) {
-		if (s->live[i] == idx) {
-			s->live[i] = s->live[--s->nlive];
-			break;
-		}
-	}
-}
-
-/* Start a search for c. When the job table is full, or others already wait
- * for an entry (and c is not one of them, admitted), c waits in arrival
- * order: jobs_admit_pending lets it in once an entry frees. */
-static void new_job(struct server *s, struct conn *c, int admitted)
-{
-	uint32_t idx;
-	struct mjob *mj;
-
-	if ((s->pending.head && !admitted) ||
-	    ring_submit(s->seg.ring, c->req.digest, c->req.start, c->req.end,
-			c->prio, &idx) < 0) {
-		c->state = CONN_WAITING;
-		c->job = CONN_NO_JOB;
-		conn_list_push(&s->pending, c);
-		return;
-	}
-	mj = &s->jobs[idx];
-	memset(mj, 0, sizeof *mj);
-	mj->in_use = 1;
-	memcpy(mj->digest, c->req.digest, 32);
-	mj->start = c->req.start;
-	mj->end = c->req.end;
-	s->live[s->nlive++] = idx;
-	server_stats(s)->jobs++;
-	attach(s, c, idx);
-	ring_wake(s->seg.ring, s->target);
-}
-
-/* A complete request: answer from the cache, join the same search, or start
- * a new one (admitted: c comes off the pending list). */
-/* --verbose: what became of a request, logged before its reply. */
+/* --verbose: what became of a request. */
 static void note(const struct conn *c, const char *how)
 {
 	log_debug("request %llu..%llu prio %u: %s",
@@ -81,93 +50,493 @@ static void note(const struct conn *c, const char *how)
 		  c->prio, how);
 }
 
-void jobs_dispatch(struct server *s, struct conn *c, int admitted)
+static const struct ring_key *key_of(const struct jobs *js, const struct job *j)
 {
-	const struct proto_request *q = &c->req;
-	uint64_t x;
-	uint32_t idx;
+	return j->entry != RING_NONE ? ring_key_of(js->ring, j->entry) : &j->parked->key;
+}
 
-	if (q->start > q->end) {
-		note(c, "empty range");
-		server_reply(s, c, 0);
-	} else if (cache_get(s->seg.cache, q->digest, &x) && x >= q->start &&
-		   x <= q->end) {
-		note(c, "cache hit");
-		server_stats(s)->cache_hits++;
-		server_reply(s, c, x);
-	} else if (find_job(s, q, &idx)) {
-		note(c, "joins the search in flight");
-		server_stats(s)->attached++;
-		attach(s, c, idx);
-		ring_set_weight(s->seg.ring, idx, s->jobs[idx].weight);
-	} else {
-		new_job(s, c, admitted);
-		note(c, c->job == CONN_NO_JOB ? "waits for a free job entry" : "new job");
+/* ---- the index: jobs by digest and range ------------------------------- */
+
+static uint64_t key_hash(const struct ring_key *k)
+{
+	uint64_t h = proto_load_be64(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
+		     k->end * 0xc2b2ae3d27d4eb4full;
+
+	return h ^ h >> 31;
+}
+
+static int same_key(const struct ring_key *a, const struct ring_key *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       memcmp(a->digest, b->digest, sizeof a->digest) == 0;
+}
+
+static struct job **bucket(const struct jobs *js, uint64_t hash)
+{
+	return &js->index[hash & (js->index_size - 1)];
+}
+
+static struct job *index_find(const struct jobs *js, const struct ring_key *k,
+			      uint64_t hash)
+{
+	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
+		if (j->hash == hash && same_key(key_of(js, j), k))
+			return j;
+	return NULL;
+}
+
+/* Double the buckets when they average more than one job. */
+static void index_grow(struct jobs *js)
+{
+	size_t old = js->index_size;
+	struct job **prev = js->index, **grown = calloc(2 * old, sizeof *grown);
+
+	if (!grown)
+		return; /* longer chains, still correct */
+	js->index = grown;
+	js->index_size = 2 * old;
+	for (size_t i = 0; i < old; i++) {
+		for (struct job *j = prev[i], *next; j; j = next) {
+			next = j->hnext;
+			j->hnext = *bucket(js, j->hash);
+			*bucket(js, j->hash) = j;
+		}
+	}
+	free(prev);
+}
+
+static void index_add(struct jobs *js, struct job *j)
+{
+	if (js->indexed >= js->index_size)
+		index_grow(js);
+	j->hnext = *bucket(js, j->hash);
+	*bucket(js, j->hash) = j;
+	js->indexed++;
+}
+
+/* The job is answered or cancelled: a new request for it starts afresh. */
+static void index_remove(struct jobs *js, struct job *j)
+{
+	if (j->done)
+		return;
+	j->done = 1;
+	if (!js->attach)
+		return;
+	for (struct job **p = bucket(js, j->hash); *p; p = &(*p)->hnext) {
+		if (*p == j) {
+			*p = j->hnext;
+			js->indexed--;
+			return;
+		}
 	}
 }
 
-/* Let requests waiting for a job entry in, oldest first (after each batch). */
-void jobs_admit_pending(struct server *s)
+/* ---- parked jobs: a heap, best-ranked first ---------------------------- */
+
+static struct rank_key parked_key(const struct job *j)
 {
-	while (s->pending.head && s->seg.ring->nfree > 0) {
-		struct conn *c = s->pending.head;
-		conn_list_remove(c);
-		jobs_dispatch(s, c, 1);
+	return (struct rank_key){ j->weight,
+				  ring_remaining(&j->parked->key, &j->parked->p),
+				  j->seq, j->parked->p.started };
+}
+
+static int heap_before(const struct jobs *js, size_t a, size_t b)
+{
+	struct rank_key ka = parked_key(js->parked[a]), kb = parked_key(js->parked[b]);
+
+	return rank_outranks(&js->policy, &ka, &kb);
+}
+
+static void heap_swap(struct jobs *js, size_t a, size_t b)
+{
+	struct job *t = js->parked[a];
+
+	js->parked[a] = js->parked[b];
+	js->parked[b] = t;
+	js->parked[a]->heap_pos = a;
+	js->parked[b]->heap_pos = b;
+}
+
+static void heap_fix(struct jobs *js, size_t pos)
+{
+	while (pos > 0 && heap_before(js, pos, (pos - 1) / 2)) {
+		heap_swap(js, pos, (pos - 1) / 2);
+		pos = (pos - 1) / 2;
+	}
+	for (;;) {
+		size_t c = 2 * pos + 1;
+		if (c >= js->nparked)
+			return;
+		if (c + 1 < js->nparked && heap_before(js, c + 1, c))
+			c++;
+		if (!heap_before(js, c, pos))
+			return;
+		heap_swap(js, pos, c);
+		pos = c;
 	}
 }
 
-/* Act on what the workers did to one job: cache a found answer, reply to
- * its waiters, and free its entry once no worker leases it. 1 when freed. */
-int jobs_settle(struct server *s, uint32_t idx)
+static int park_push(struct jobs *js, struct job *j)
 {
-	struct mjob *mj = &s->jobs[idx];
-	uint64_t x = 0;
-	enum ring_outcome out = ring_check(s->seg.ring, idx, &x);
-
-	if (out == RING_FOUND && !mj->cached) {
-		cache_put(s->seg.cache, mj->digest, x);
-		mj->cached = 1;
+	if (js->nparked == js->parked_cap) {
+		size_t cap = js->parked_cap ? 2 * js->parked_cap : 64;
+		struct job **grown = realloc(js->parked, cap * sizeof *grown);
+		if (!grown)
+			return -ENOMEM;
+		js->parked = grown;
+		js->parked_cap = cap;
 	}
-	if (!mj->replied && out != RING_RUNNING) {
-		if (out == RING_EXHAUSTED)
-			server_stats(s)->not_found++;
-		while (mj->waiters.head)
-			server_reply(s, mj->waiters.head, out == RING_FOUND ? x : 0);
-		mj->replied = 1;
-	}
-	if (mj->replied && ring_release(s->seg.ring, idx)) {
-		free_job(s, idx);
-		return 1;
-	}
+	j->heap_pos = js->nparked;
+	js->parked[js->nparked++] = j;
+	heap_fix(js, j->heap_pos);
+	js->rebalance = 1;
 	return 0;
 }
 
-/* Look at every job the workers may have moved on. */
-void jobs_scan(struct server *s)
+static void park_remove(struct jobs *js, struct job *j)
 {
-	for (uint32_t i = 0; i < s->nlive;)
-		if (!jobs_settle(s, s->live[i]))
-			i++; /* when freed, the last entry moved into i */
+	size_t pos = j->heap_pos;
+
+	if (pos != --js->nparked) {
+		heap_swap(js, pos, js->nparked);
+		heap_fix(js, pos);
+	}
 }
 
-/* The client of c left before its answer. */
-void jobs_client_gone(struct server *s, struct conn *c)
-{
-	uint32_t idx = c->job;
+/* ---- weight ------------------------------------------------------------- */
 
-	if (c->state == CONN_WAITING && idx != CONN_NO_JOB) {
-		struct mjob *mj = &s->jobs[idx];
-		conn_list_remove(c);
-		mj->weight -= c->prio;
-		if (mj->waiters.n == 0) {
-			/* Nobody waits: stop searching. An answer found by
-			 * now, or later, still goes into the cache. */
-			mj->replied = 1;
-			server_stats(s)->cancelled++;
-			jobs_settle(s, idx);
-		} else {
-			ring_set_weight(s->seg.ring, idx, mj->weight);
+static uint64_t capped(uint64_t sum)
+{
+	return sum < RANK_PEER_WEIGHT_MAX ? sum : RANK_PEER_WEIGHT_MAX;
+}
+
+/* Add delta (negative: take away) to what peer gives j. 0 or -ENOMEM. */
+static int share(struct job *j, const uint8_t peer[16], int64_t delta)
+{
+	struct share *s = NULL;
+	uint64_t before;
+
+	for (uint32_t i = 0; i < j->nshares && !s; i++)
+		if (memcmp(j->shares[i].peer, peer, 16) == 0)
+			s = &j->shares[i];
+	if (!s) {
+		if (j->nshares == j->shares_cap) {
+			uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
+			struct share *grown = realloc(j->shares, cap * sizeof *grown);
+			if (!grown)
+				return -ENOMEM;
+			j->shares = grown;
+			j->shares_cap = cap;
+		}
+		s = &j->shares[j->nshares++];
+		memcpy(s->peer, peer, 16);
+		s->sum = 0;
+	}
+	before = capped(s->sum);
+	s->sum += (uint64_t)delta;
+	j->weight = j->weight - before + capped(s->sum);
+	if (s->sum == 0)
+		*s = j->shares[--j->nshares];
+	return 0;
+}
+
+/* j's weight changed: rank it by the new one. */
+static void reweigh(struct jobs *js, struct job *j)
+{
+	if (j->entry != RING_NONE) {
+		if (!j->closing)
+			ring_set_weight(js->ring, j->entry, j->weight);
+	} else {
+		heap_fix(js, j->heap_pos);
+	}
+	js->rebalance = 1;
+}
+
+/* ---- life and death of a job --------------------------------------------- */
+
+static struct job *job_new(struct jobs *js, const struct ring_key *k,
+			   uint64_t hash)
+{
+	struct job *j = calloc(1, sizeof *j);
+
+	if (!j || !(j->parked = calloc(1, sizeof *j->parked))) {
+		free(j);
+		return NULL;
+	}
+	j->parked->key = *k;
+	j->parked->p.next = k->start;
+	j->entry = RING_NONE;
+	j->seq = js->seq++;
+	j->hash = hash;
+	return j;
+}
+
+static void job_free(struct job *j)
+{
+	free(j->shares);
+	free(j->parked);
+	free(j);
+}
+
+/* c waits on j. 0, or -ENOMEM (c is then not attached). */
+static int attach(struct jobs *js, struct job *j, struct conn *c)
+{
+	if (share(j, c->peer, c->prio) < 0)
+		return -ENOMEM;
+	conn_list_push(&j->waiters, c);
+	c->job = j;
+	clients_wait(js->clients, c);
+	return 0;
+}
+
+/* Stop j's search in the ring: it closes once its chunks are back. */
+static void release(struct jobs *js, struct job *j)
+{
+	if (j->parking)
+		js->parking--;
+	ring_release(js->ring, j->entry);
+	j->closing = 1;
+	j->parking = 0;
+}
+
+/* Nobody waits on j any more. */
+static void cancel(struct jobs *js, struct job *j)
+{
+	js->stats->cancelled++;
+	index_remove(js, j);
+	if (j->entry == RING_NONE) {
+		park_remove(js, j);
+		job_free(j);
+	} else if (!j->closing || j->parking) {
+		release(js, j);
+	}
+}
+
+static void reply_all(struct jobs *js, struct job *j, uint64_t answer)
+{
+	struct conn *c;
+
+	while ((c = j->waiters.head))
+		clients_reply(js->clients, c, answer);
+}
+
+/* A closed job's entry goes back to the ring: the job follows it into the
+ * parked set when it was being parked, else it is over. */
+static void take_back(struct jobs *js, struct job *j)
+{
+	uint32_t e = j->entry;
+
+	js->by_entry[e] = NULL;
+	js->rebalance = 1;
+	j->entry = RING_NONE;
+	if (j->parking) {
+		j->parked->key = *ring_key_of(js->ring, e);
+		ring_take_back(js->ring, e, &j->parked->p);
+		j->closing = j->parking = 0;
+		js->parking--;
+		if (park_push(js, j) == 0)
+			return;
+		log_error("out of memory: cancelling a parked search");
+		while (j->waiters.head)
+			clients_drop(js->clients, j->waiters.head);
+		index_remove(js, j);
+	} else {
+		ring_take_back(js->ring, e, NULL);
+	}
+	job_free(j);
+}
+
+/* Act on what the workers did to j. */
+static void settle(struct jobs *js, struct job *j)
+{
+	uint64_t x = 0;
+	enum ring_outcome out = ring_check(js->ring, j->entry, &x);
+
+	if (out == RING_FOUND && !j->cached) {
+		cache_put(js->cache, key_of(js, j)->digest, x);
+		j->cached = 1;
+	}
+	if (out != RING_RUNNING) {
+		if (!j->done) {
+			if (out == RING_EXHAUSTED)
+				js->stats->not_found++;
+			reply_all(js, j, out == RING_FOUND ? x : 0);
+			index_remove(js, j);
+		}
+		if (!j->closing || j->parking)
+			release(js, j);
+	}
+	if (ring_closed(js->ring, j->entry))
+		take_back(js, j);
+}
+
+/* ---- the interface -------------------------------------------------------- */
+
+int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
+	      struct clients *clients, struct seg_stats *stats,
+	      const struct rank_policy *policy, int attach)
+{
+	memset(js, 0, sizeof *js);
+	js->ring = ring;
+	js->cache = cache;
+	js->clients = clients;
+	js->stats = stats;
+	js->policy = *policy;
+	js->attach = attach;
+	js->wake = 1;
+	js->index_size = 1024;
+	js->index = calloc(js->index_size, sizeof *js->index);
+	return js->index ? 0 : -ENOMEM;
+}
+
+void jobs_free(struct jobs *js)
+{
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js->by_entry[e])
+			job_free(js->by_entry[e]);
+	for (size_t i = 0; i < js->nparked; i++)
+		job_free(js->parked[i]);
+	free(js->parked);
+	free(js->index);
+	memset(js, 0, sizeof *js);
+}
+
+void jobs_set_wake(struct jobs *js, unsigned n)
+{
+	js->wake = n ? n : 1;
+}
+
+void jobs_dispatch(struct jobs *js, struct conn *c)
+{
+	const struct proto_request *q = &c->req;
+	struct ring_key k;
+	struct job *j = NULL;
+	uint64_t x, hash;
+
+	if (q->start > q->end) {
+		note(c, "empty range");
+		clients_reply(js->clients, c, 0);
+		return;
+	}
+	if (cache_get(js->cache, q->digest, &x) && x >= q->start && x <= q->end) {
+		note(c, "cache hit");
+		js->stats->cache_hits++;
+		clients_reply(js->clients, c, x);
+		return;
+	}
+	memcpy(k.digest, q->digest, sizeof k.digest);
+	k.start = q->start;
+	k.end = q->end;
+	hash = key_hash(&k);
+	if (js->attach && (j = index_find(js, &k, hash)) && attach(js, j, c) == 0) {
+		note(c, "joins the search in flight");
+		js->stats->attached++;
+		reweigh(js, j);
+		return;
+	}
+	if (!(j = job_new(js, &k, hash)) || attach(js, j, c) < 0 ||
+	    park_push(js, j) < 0) {
+		log_error("out of memory: dropping a request");
+		if (j && c->job == j)
+			conn_list_remove(c);
+		if (j)
+			job_free(j);
+		clients_drop(js->clients, c);
+		return;
+	}
+	note(c, "new job");
+	js->stats->jobs++;
+	if (js->attach)
+		index_add(js, j);
+}
+
+void jobs_client_gone(struct jobs *js, struct conn *c)
+{
+	struct job *j = c->job;
+
+	conn_list_remove(c);
+	c->job = NULL;
+	share(j, c->peer, -(int64_t)c->prio);
+	if (j->waiters.n == 0)
+		cancel(js, j);
+	else
+		reweigh(js, j);
+	clients_drop(js->clients, c);
+}
+
+void jobs_changed(struct jobs *js)
+{
+	unsigned n = ring_changed(js->ring, js->changed);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct job *j = js->by_entry[js->changed[i]];
+		if (j)
+			settle(js, j);
+	}
+}
+
+/* Put the best parked job into a free entry. */
+static void unpark(struct jobs *js)
+{
+	struct job *j = js->parked[0];
+	uint32_t e;
+
+	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, j->weight,
+			j->seq, &e) < 0)
+		return;
+	park_remove(js, j);
+	free(j->parked);
+	j->parked = NULL;
+	j->entry = e;
+	js->by_entry[e] = j;
+	ring_wake(js->ring, js->wake);
+}
+
+/* The table is full: park its worst job if the best parked one outranks
+ * it. One at a time; the next when this one is out. */
+static void park_worst(struct jobs *js)
+{
+	struct rank_key best = parked_key(js->parked[0]), worst = { 0 }, k;
+	struct job *victim = NULL;
+
+	for (uint32_t e = 0; e < RING_JOBS; e++) {
+		struct job *j = js->by_entry[e];
+		if (!j || j->closing)
+			continue;
+		ring_rank_key(js->ring, e, &k);
+		if (!victim || rank_outranks(&js->policy, &worst, &k)) {
+			victim = j;
+			worst = k;
 		}
 	}
-	server_drop(s, c);
+	if (!victim || !rank_outranks(&js->policy, &best, &worst) ||
+	    !(victim->parked = calloc(1, sizeof *victim->parked)))
+		return;
+	ring_park(js->ring, victim->entry);
+	victim->closing = victim->parking = 1;
+	js->parking++;
+	js->stats->parked++;
+}
+
+void jobs_balance(struct jobs *js)
+{
+	if (!js->rebalance)
+		return;
+	js->rebalance = 0;
+	while (js->nparked && ring_has_room(js->ring))
+		unpark(js);
+	if (js->nparked > js->parking && js->parking == 0)
+		park_worst(js);
+}
+
+void jobs_drop_all(struct jobs *js)
+{
+	for (uint32_t e = 0; e < RING_JOBS; e++) {
+		struct job *j = js->by_entry[e];
+		while (j && j->waiters.head)
+			clients_drop(js->clients, j->waiters.head);
+	}
+	for (size_t i = 0; i < js->nparked; i++)
+		while (js->parked[i]->waiters.head)
+			clients_drop(js->clients, js->parked[i]->waiters.head);
 }

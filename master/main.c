@@ -1,29 +1,31 @@
 /* revhash master: parse the options, then either print a running master's
  * status or become the master (listener, shared segment, pre-forked
- * workers) and serve until stopped. */
+ * workers) and serve until stopped. Exit status: 0 after a clean stop, 1
+ * when it could not start (or --status found no master), 2 for bad usage. */
 #include "master/log.h"
 #include "master/options.h"
 #include "master/server.h"
-
-#include <stdlib.h>
+#include "master/status.h"
 
 int main(int argc, char **argv)
 {
 	static struct server server; /* large: keep it off the stack */
 	struct options o;
-	int rc = options_parse(argc, argv, &o);
 
-	if (rc == 1)
-		return 0;
-	if (rc < 0)
+	if (options_parse(argc, argv, &o) < 0)
 		return 2;
+	if (o.help)
+		return 0;
+	if (o.hook >= 0)
+		return status_arm_hook(o.port, o.hook) < 0 ? 1 : 0;
 	if (o.status)
-		return status_print(o.port, o.json);
+		return status_print(o.port, o.json) < 0 ? 1 : 0;
 	if (o.quiet)
 		log_set_level(LL_ERROR);
 	else if (o.verbose)
 		log_set_level(LL_DEBUG);
 	if (server_init(&server, &o) < 0)
 		return 1;
-	return server_run(&server);
+	server_run(&server);
+	return 0;
 }

@@ -15,6 +15,20 @@
 
 static int reserve_fd = -1;
 
+/* Probe idle peers; accepted sockets inherit it. A client waiting for its
+ * answer is never read from, so this is how the master learns that its
+ * host is gone, or that it closed for good rather than half-closed: its
+ * orphaned socket dies (tcp_fin_timeout) and the next probe is reset. */
+static void keepalive(int fd)
+{
+	int on = 1, idle = 10, intvl = 5, cnt = 3;
+
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+}
+
 static int listen_on(int family, unsigned port, int *out)
 {
 	struct sockaddr_storage ss;
@@ -40,6 +54,7 @@ static int listen_on(int family, unsigned port, int *out)
 		len = sizeof *a;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	keepalive(fd);
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4096) < 0) {
 		rc = -errno;
 		close(fd);

@@ -17,6 +17,7 @@
 static const char usage[] =
 	"usage: master PORT [options]\n"
 	"       master --status [PORT] [--json]\n"
+	"       master --hook NAME [PORT]\n"
 	"\n"
 	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n"
 	"\n"
@@ -36,6 +37,9 @@ static const char usage[] =
 	"  --verbose, --quiet     one log line per request / errors only\n"
 	"  --status [PORT]        print the running master's workers and counters\n"
 	"  --json                 with --status: print JSON\n"
+	"  --hook NAME [PORT]     tests only: make the next worker of a master\n"
+	"                         started with REVHASH_TEST_HOOKS=1 misbehave:\n"
+	"                         die-in-lock, stop-in-lock or die-at-start\n"
 	"  --help                 this text\n"
 	"\n"
 	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
@@ -55,6 +59,23 @@ static int parse_workers(const char *s, unsigned *out)
 	return 0;
 }
 
+static int parse_hook(const char *s, int *hook)
+{
+	static const char *const names[HOOK_COUNT] = {
+		[HOOK_DIE_IN_LOCK] = "die-in-lock",
+		[HOOK_STOP_IN_LOCK] = "stop-in-lock",
+		[HOOK_DIE_AT_START] = "die-at-start",
+	};
+
+	for (int i = 0; i < HOOK_COUNT; i++) {
+		if (strcmp(s, names[i]) == 0) {
+			*hook = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
@@ -70,6 +91,9 @@ static void set_defaults(struct options *o)
 	o->cache_entries = 1u << 20;
 	o->idle_timeout_ms = 30000;
 	o->stop_timeout_ms = 30000;
+	o->policy = rank_default();
+	o->hook = -1;
+	o->attach = 1;
 	o->pin = 1;
 }
 
@@ -87,6 +111,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", no_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "hook", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -135,9 +160,16 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 'j':
 			o->json = 1;
 			break;
+		case 'H':
+			if (parse_hook(optarg, &o->hook) < 0)
+				return bad("--hook (die-in-lock, stop-in-lock, die-at-start)",
+					   optarg);
+			o->status = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
-			return 1;
+			o->help = 1;
+			return 0;
 		default:
 			return bad("option", argv[optind - 1]);
 		}

@@ -4,23 +4,31 @@
 
 #include <stdint.h>
 
+#include "shm/rank.h"
+
 struct options {
 	unsigned port;
-	unsigned workers;          /* 0 = one per CPU the master may run on */
+	unsigned workers;          /* 0 = auto: one per CPU the master may use */
 	const char *config;        /* re-read on SIGHUP; NULL = none */
 	const char *kernel;        /* "auto" or a kernel name */
 	uint64_t cache_entries;    /* answers the cache holds */
-	unsigned idle_timeout_ms;  /* drop a client silent this long */
+	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
+	                              also to read the reply */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
+	struct rank_policy policy; /* how jobs share the workers */
+	int attach;                /* a repeat in flight joins the search */
 	int pin;                   /* pin worker i to the i-th CPU */
 	int verbose, quiet;
 	int status, json;          /* --status [--json]: print, don't serve */
+	int hook;                  /* --hook: arm this test hook (enum
+	                              ring_hook) of a running master, or -1 */
+	int help;                  /* --help was printed: exit 0 */
 };
 
-/* Fill o from argv. 0 to run, 1 when --help was printed, -EINVAL after
- * printing what is wrong to stderr. */
+/* Fill o from argv. 0 (to run, or with o->help after printing the usage),
+ * or -EINVAL after printing what is wrong to stderr. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Read `key = value` lines of path into o (keys: workers, idle_timeout_ms).
+/* Read `key = value` lines of path into o (keys: workers, idle_timeout).
  * 0, or -errno / -EINVAL with the reason logged; o is untouched on error. */
 int options_load_config(const char *path, struct options *o);
 /* CPUs this process may run on (sched_getaffinity), at least 1. */

@@ -1,9 +1,10 @@
 /* The live scoreboard: the worker slots and counters already sit in the
  * shared segment, so `master --status PORT` maps it read-only and prints it,
  * and SIGUSR1 writes the same to the log. */
+#include "master/status.h"
 #include "master/log.h"
-#include "master/server.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,11 +30,11 @@ static double uptime_s(const struct seg_header *h)
  * on each; 17 stands for "more than 16"). A snapshot read without the lock. */
 static unsigned queued_by_weight(const struct ring *r, unsigned counts[18])
 {
-	unsigned n = 0, nactive = r->nactive < RING_JOBS ? r->nactive : RING_JOBS;
+	unsigned n = 0;
 
 	memset(counts, 0, 18 * sizeof counts[0]);
-	for (unsigned i = 0; i < nactive; i++) {
-		const struct ring_job *j = &r->jobs[r->active[i] % RING_JOBS];
+	for (unsigned i = 0; i < RING_JOBS; i++) {
+		const struct ring_job *j = &r->jobs[i];
 		if (j->state != JOB_ACTIVE || j->found)
 			continue;
 		counts[j->weight > 16 ? 17 : j->weight]++;
@@ -53,11 +54,11 @@ static void print_text(FILE *f, const struct seg *seg)
 	fprintf(f, "revhash master pid %d, port %u, kernel %s, up %.1f s\n",
 		h->master_pid, h->port, h->kernel, uptime_s(h));
 	fprintf(f, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
-		"job", "lease", "Mhash/s", "restarts");
+		"job", "lease", "Mhash/s", "deaths");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct ring_slot *rs = &r->slots[i];
 		char lease[64] = "-", job[16] = "-";
-		if (!rs->pid && !rs->restarts)
+		if (!rs->pid && !rs->deaths)
 			continue;
 		hashes += rs->hashes;
 		if (rs->has_lease) {
@@ -68,7 +69,7 @@ static void print_text(FILE *f, const struct seg *seg)
 		}
 		fprintf(f, "%-5u %-8d %-9s %-6s %-44s %9.2f %8u\n", i, rs->pid,
 			rs->pid ? slot_state(rs) : "dead", job, lease,
-			(double)rs->rate / 1e6, rs->restarts);
+			(double)rs->rate / 1e6, rs->deaths);
 	}
 	fprintf(f, "workers wanted %u; jobs queued %u", h->workers, queued);
 	for (unsigned w = 1, first = 1; w < 18; w++) {
@@ -89,10 +90,10 @@ static void print_text(FILE *f, const struct seg *seg)
 		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
 		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
 		(unsigned long long)st->timeouts);
-	fprintf(f, "worker deaths %llu, respawns %llu, reloads %llu, lock repairs %u, "
-		"hashes %llu\n", (unsigned long long)st->worker_deaths,
-		(unsigned long long)st->respawns, (unsigned long long)st->reloads,
-		r->repairs, (unsigned long long)hashes);
+	fprintf(f, "worker deaths %llu (stalled %llu), respawns %llu, reloads %llu, "
+		"lock repairs %u, hashes %llu\n", (unsigned long long)st->worker_deaths,
+		(unsigned long long)st->stalls, (unsigned long long)st->respawns,
+		(unsigned long long)st->reloads, r->repairs, (unsigned long long)hashes);
 }
 
 static void print_json(FILE *f, const struct seg *seg)
@@ -113,25 +114,25 @@ static void print_json(FILE *f, const struct seg *seg)
 		(unsigned long long)seg->cache->capacity);
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct ring_slot *rs = &r->slots[i];
-		if (!rs->pid && !rs->restarts)
+		if (!rs->pid && !rs->deaths)
 			continue;
 		fprintf(f, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
-			"\"rate\":%llu,\"restarts\":%u}", sep, i, rs->pid,
+			"\"rate\":%llu,\"deaths\":%u}", sep, i, rs->pid,
 			rs->pid ? slot_state(rs) : "dead",
 			(unsigned long long)rs->hashes, (unsigned long long)rs->rate,
-			rs->restarts);
+			rs->deaths);
 		sep = ",";
 	}
 	fprintf(f, "],\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
 		"\"attached\":%llu,\"jobs\":%llu,\"not_found\":%llu,\"cancelled\":%llu,"
 		"\"dropped\":%llu,\"timeouts\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
-		"\"reloads\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",
+		"\"reloads\":%llu,\"stalls\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",
 		(unsigned long long)st->requests, (unsigned long long)st->answered,
 		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
 		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
 		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
 		(unsigned long long)st->timeouts, (unsigned long long)st->worker_deaths, (unsigned long long)st->respawns,
-		(unsigned long long)st->reloads, r->repairs,
+		(unsigned long long)st->reloads, (unsigned long long)st->stalls, r->repairs,
 		(unsigned long long)st->dead_hashes);
 }
 
@@ -143,7 +144,7 @@ int status_print(unsigned port, int json)
 	if (rc < 0) {
 		fprintf(stderr, "master --status: no running master on port %u (%s)\n",
 			port, strerror(-rc));
-		return 1;
+		return -ENOENT;
 	}
 	if (json)
 		print_json(stdout, &seg);
@@ -153,7 +154,25 @@ int status_print(unsigned port, int json)
 	return 0;
 }
 
-void status_log(struct server *s)
+int status_arm_hook(unsigned port, int hook)
+{
+	struct seg seg;
+	int rc = seg_open(port, 1, &seg);
+
+	if (rc < 0) {
+		fprintf(stderr, "master --hook: no running master on port %u (%s)\n",
+			port, strerror(-rc));
+		return -ENOENT;
+	}
+	rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1);
+	if (rc < 0)
+		fprintf(stderr, "master --hook: the master on port %u was started "
+			"without REVHASH_TEST_HOOKS\n", port);
+	seg_close(&seg);
+	return rc;
+}
+
+void status_log(const struct seg *seg)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -161,7 +180,7 @@ void status_log(struct server *s)
 
 	if (!f)
 		return;
-	print_text(f, &s->seg);
+	print_text(f, seg);
 	fclose(f);
 	log_info("status:\n%s", buf);
 	free(buf);

@@ -1,10 +1,19 @@
-/* Forking, reaping and replacing workers. A worker that dies is replaced at
- * once; one that keeps dying soon after it starts is restarted with
- * exponential back-off, so a worker that cannot run never makes the master
- * spin. A dead worker's lease goes back to its job before anything else, so
- * no value of any range is ever skipped. */
+/* Forking, reaping and replacing workers (see workers.h). A dead worker's
+ * lease goes back to its job before anything else, so no value of any range
+ * is ever skipped; a worker that keeps dying soon after it starts is
+ * restarted with exponential back-off, so one that cannot run never makes
+ * the master spin.
+ *
+ * The watchdog: every worker bumps a counter in its slot at each ring call,
+ * at least every chunk (about 2 ms of hashing) and every idle wait (100 ms).
+ * One whose counter stands still for STALL_FACTOR times its lease's expected
+ * time at its own measured rate, and at least STALL_MIN_MS (IDLE_STALL_MS
+ * when it holds no lease), is stalled: killed, and replaced like any dead
+ * worker. While the ring's lock is held, only its holder can be the culprit;
+ * the others are waiting for it. */
+#include "master/workers.h"
 #include "master/log.h"
-#include "master/server.h"
+#include "shm/clock.h"
 #include "worker/worker.h"
 
 #include <dirent.h>
@@ -17,15 +26,32 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define QUICK_DEATH_MS 100    /* dying sooner, having hashed nothing, is a crash loop */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 10000
+#define WATCH_EVERY_MS 50
+#define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
+#define STALL_FACTOR 20       /* ... or this many times the lease's time */
+#define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
 
-/* In the child: keep only stdio and the eventfd; the listener and every
- * client socket belong to the master alone. */
+void workers_init(struct workers *ws, struct seg *seg,
+		  const struct kernel *kernel, int notify_fd, int pin,
+		  unsigned target)
+{
+	memset(ws, 0, sizeof *ws);
+	ws->seg = seg;
+	ws->ring = seg->ring;
+	ws->kernel = kernel;
+	ws->master = getpid();
+	ws->notify_fd = notify_fd;
+	ws->pin = pin;
+	ws->target = target;
+}
+
+/* In the child: keep only stdio and the eventfd; the listener, the segment's
+ * descriptor and every client socket belong to the master alone. */
 static void close_inherited(int keep)
 {
 	struct dirent *e;
@@ -72,76 +98,96 @@ static void pin(pid_t pid, unsigned slot)
 	}
 }
 
-static void child(struct server *s, unsigned slot)
+/* Every signal the master takes as an event is blocked in it; the child
+ * ignores them first and only then unblocks, so no window exists in which a
+ * terminal's ^C, systemd's SIGTERM to the group or a stray signal would kill
+ * it. Stopping it is the master's business, through the ring. */
+static void child_signals(void)
 {
+	static const int ignored[] = { SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
+				       SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM,
+				       SIGPROF, SIGIO, SIGPWR };
 	sigset_t none;
 
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != s->pid)
-		_exit(0); /* the master died before we could ask to follow it */
+	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+		signal(ignored[i], SIG_IGN);
+	signal(SIGCHLD, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	/* Stop requests sent to the whole process group (a terminal's ^C,
-	 * systemd's SIGTERM) are the master's business: it finishes what is in
-	 * flight with us, then stops us through the ring. */
-	signal(SIGHUP, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	close_inherited(s->notify_fd);
-	_exit(worker_run(&s->seg, slot, s->kernel, s->pid, s->notify_fd));
 }
 
-static int spawn(struct server *s, unsigned slot)
+static void child(struct workers *ws, unsigned slot)
 {
-	struct wslot *w = &s->wslots[slot];
-	struct ring_slot *rs = &s->seg.ring->slots[slot];
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != ws->master)
+		_exit(0); /* the master died before we could ask to follow it */
+	child_signals();
+	close_inherited(ws->notify_fd);
+	_exit(worker_run(ws->seg, slot, ws->kernel, ws->master, ws->notify_fd));
+}
+
+static int spawn(struct workers *ws, unsigned slot, uint64_t now)
+{
+	struct wslot *w = &ws->w[slot];
 	pid_t pid;
 
-	rs->retire = 0;
-	rs->hashes = rs->chunks = rs->rate = 0;
-	rs->state = SLOT_IDLE;
+	ring_slot_prepare(ws->ring, slot);
 	pid = fork();
 	if (pid < 0) {
-		log_error("fork: %s", strerror(errno));
-		w->respawn_at_ms = server_now_ms() + BACKOFF_MIN_MS;
-		return -errno;
+		int err = errno;
+		log_error("fork: %s", strerror(err));
+		w->respawn_at_ms = now + BACKOFF_MIN_MS;
+		return -err;
 	}
 	if (pid == 0)
-		child(s, slot);
-	if (s->opt.pin)
+		child(ws, slot);
+	if (ws->pin)
 		pin(pid, slot);
+	if (w->died) {
+		ws->seg->hdr->stats.respawns++;
+		log_info("worker %u respawned as pid %d", slot, (int)pid);
+	} else {
+		log_debug("worker %u started as pid %d", slot, (int)pid);
+	}
 	w->pid = pid;
-	w->started_ms = server_now_ms();
+	w->started_ms = w->beat_ms = now;
 	w->respawn_at_ms = 0;
-	__atomic_store_n(&rs->pid, pid, __ATOMIC_RELEASE);
-	log_debug("worker %u started as pid %d", slot, (int)pid);
+	w->died = w->killed = 0;
+	ring_slot_start(ws->ring, slot, pid);
+	ring_set_workers(ws->ring, workers_alive(ws));
 	return 0;
 }
 
-int workers_start(struct server *s)
+int workers_start(struct workers *ws)
 {
-	for (unsigned i = 0; i < s->target; i++) {
-		int rc = spawn(s, i);
+	uint64_t now = clock_ms();
+
+	for (unsigned i = 0; i < ws->target; i++) {
+		int rc = spawn(ws, i, now);
 		if (rc < 0)
 			return rc;
 	}
 	return 0;
 }
 
-unsigned workers_alive(const struct server *s)
+void workers_set_target(struct workers *ws, unsigned n)
+{
+	ws->target = n;
+}
+
+unsigned workers_alive(const struct workers *ws)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < RING_WORKERS; i++)
-		n += s->wslots[i].pid != 0;
+		n += ws->w[i].pid != 0;
 	return n;
 }
 
-static int slot_of(const struct server *s, pid_t pid)
+static int slot_of(const struct workers *ws, pid_t pid)
 {
 	for (int i = 0; i < RING_WORKERS; i++)
-		if (s->wslots[i].pid == pid)
+		if (ws->w[i].pid == pid)
 			return i;
 	return -1;
 }
@@ -156,13 +202,13 @@ static void describe(int status, char *buf, size_t len)
 }
 
 /* Plan the replacement of the worker that died in slot. */
-static void plan_respawn(struct server *s, unsigned slot, uint64_t lived_ms,
+static void plan_respawn(struct workers *ws, unsigned slot, uint64_t now,
 			 int progressed)
 {
-	struct wslot *w = &s->wslots[slot];
+	struct wslot *w = &ws->w[slot];
 	uint64_t delay = 0;
 
-	if (lived_ms < QUICK_DEATH_MS && !progressed) {
+	if (now - w->started_ms < QUICK_DEATH_MS && !progressed) {
 		w->quick_deaths++;
 		if (w->quick_deaths > 1) {
 			unsigned shift = w->quick_deaths - 2;
@@ -176,105 +222,165 @@ static void plan_respawn(struct server *s, unsigned slot, uint64_t lived_ms,
 	} else {
 		w->quick_deaths = 0;
 	}
-	w->respawn_at_ms = server_now_ms() + delay;
+	w->respawn_at_ms = now + delay;
 }
 
-void workers_reap(struct server *s)
+/* One exited worker of slot, with its wait status. */
+static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 {
-	struct ring *r = s->seg.ring;
-	struct seg_stats *st = &s->seg.hdr->stats;
+	struct seg_stats *st = &ws->seg->hdr->stats;
+	struct wslot *w = &ws->w[slot];
+	enum ring_exit exit = w->killed ? EXIT_STALLED :
+			      ring_slot_retiring(ws->ring, slot) && WIFEXITED(status) &&
+			      WEXITSTATUS(status) == 0 ? EXIT_RETIRED : EXIT_DIED;
+	uint64_t hashes, chunks;
+	char how[96];
+
+	ring_slot_dead(ws->ring, slot, exit, &hashes, &chunks);
+	st->dead_hashes += hashes;
+	st->dead_chunks += chunks;
+	w->pid = 0;
+	ring_set_workers(ws->ring, workers_alive(ws));
+	if (exit == EXIT_RETIRED) {
+		log_info("worker %u (pid %d) retired", slot, (int)pid);
+		return;
+	}
+	describe(status, how, sizeof how);
+	st->worker_deaths++;
+	w->died = 1;
+	log_warn("worker %u (pid %d) %s; its lease is requeued", slot, (int)pid, how);
+	/* Also while a graceful stop waits for answers: those need workers.
+	 * Only the final shutdown lets them go. */
+	if (!ring_is_shutdown(ws->ring) && slot < ws->target)
+		plan_respawn(ws, slot, clock_ms(), chunks > 0);
+}
+
+void workers_reap(struct workers *ws)
+{
 	int status;
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		int slot = slot_of(s, pid);
-		struct wslot *w;
-		int retired, progressed;
-		char how[96];
-
-		if (slot < 0)
-			continue;
-		w = &s->wslots[slot];
-		retired = r->slots[slot].retire || r->shutdown;
-		progressed = r->slots[slot].chunks > 0;
-		st->dead_hashes += r->slots[slot].hashes;
-		st->dead_chunks += r->slots[slot].chunks;
-		ring_reclaim(r, (unsigned)slot);
-		w->pid = 0;
-		describe(status, how, sizeof how);
-		if (retired && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-			log_info("worker %u (pid %d) retired", slot, (int)pid);
-			continue;
-		}
-		st->worker_deaths++;
-		w->restarts++;
-		r->slots[slot].restarts = w->restarts;
-		log_warn("worker %u (pid %d) %s; its lease is requeued", slot,
-			 (int)pid, how);
-		/* Also while a graceful stop waits for answers: those need
-		 * workers. Only the final shutdown lets them go. */
-		if (!r->shutdown && (unsigned)slot < s->target)
-			plan_respawn(s, (unsigned)slot, server_now_ms() - w->started_ms,
-				     progressed);
+		int slot = slot_of(ws, pid);
+		if (slot >= 0)
+			reaped(ws, (unsigned)slot, pid, status);
 	}
 	/* Requeued ranges need someone awake to take them. */
-	ring_wake(r, s->target);
+	ring_wake(ws->ring, ws->target);
 }
 
-int workers_adjust(struct server *s)
+/* How long the worker of v may stay silent. */
+static uint64_t stall_bound(const struct ring_slot_view *v)
 {
-	uint64_t now = server_now_ms();
-	int wait = -1;
+	uint64_t expect_ms;
 
-	if (s->seg.ring->shutdown)
-		return -1;
+	if (!v->has_lease)
+		return IDLE_STALL_MS;
+	expect_ms = v->rate ? v->lease_values * 1000 / v->rate : 0;
+	return expect_ms * STALL_FACTOR > STALL_MIN_MS ? expect_ms * STALL_FACTOR
+						       : STALL_MIN_MS;
+}
+
+static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
+			 const char *where)
+{
+	struct wslot *w = &ws->w[slot];
+
+	log_warn("worker %u (pid %d) made no progress for %llu ms%s: stalled, killing it",
+		 slot, (int)w->pid, (unsigned long long)silent, where);
+	ws->seg->hdr->stats.stalls++;
+	w->killed = 1;
+	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
+}
+
+/* Kill workers that show no sign of life. */
+static void watch(struct workers *ws, uint64_t now)
+{
+	pid_t holder = ring_lock_holder(ws->ring);
+	uint64_t silent[RING_WORKERS] = { 0 }, bound[RING_WORKERS] = { 0 };
+	int culprit = -1;
+
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct wslot *w = &s->wslots[i];
-		if (i >= s->target) {
-			if (w->pid && !s->seg.ring->slots[i].retire) {
-				__atomic_store_n(&s->seg.ring->slots[i].retire, 1,
-						 __ATOMIC_RELEASE);
-				ring_wake(s->seg.ring, RING_WORKERS);
-			}
+		struct wslot *w = &ws->w[i];
+		struct ring_slot_view v;
+
+		if (!w->pid || w->killed)
+			continue;
+		ring_slot_view(ws->ring, i, &v);
+		if (v.beat != w->beat) {
+			w->beat = v.beat;
+			w->beat_ms = now;
+			continue;
+		}
+		silent[i] = now - w->beat_ms;
+		bound[i] = stall_bound(&v);
+		if (holder && holder == w->pid)
+			culprit = (int)i;
+	}
+	if (holder) {
+		/* The others may only be waiting for the holder. */
+		if (culprit >= 0 && silent[culprit] > bound[culprit]) {
+			kill_stalled(ws, (unsigned)culprit, silent[culprit],
+				     " inside the ring's lock");
+			for (unsigned i = 0; i < RING_WORKERS; i++)
+				ws->w[i].beat_ms = now;
+		}
+		return;
+	}
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (bound[i] && silent[i] > bound[i])
+			kill_stalled(ws, i, silent[i], "");
+}
+
+uint64_t workers_tick(struct workers *ws, uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	if (ring_is_shutdown(ws->ring))
+		return next;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct wslot *w = &ws->w[i];
+		if (i >= ws->target) {
+			if (w->pid && !ring_slot_retiring(ws->ring, i))
+				ring_slot_retire(ws->ring, i);
 			w->respawn_at_ms = 0;
 			continue;
 		}
 		if (w->pid)
 			continue;
 		if (w->respawn_at_ms > now) {
-			int left = (int)(w->respawn_at_ms - now);
-			wait = wait < 0 || left < wait ? left : wait;
+			next = w->respawn_at_ms < next ? w->respawn_at_ms : next;
 			continue;
 		}
-		if (spawn(s, i) == 0 && w->restarts) {
-			s->seg.hdr->stats.respawns++;
-			log_info("worker %u respawned as pid %d", i, (int)w->pid);
-		}
+		spawn(ws, i, now);
 	}
-	return wait;
+	if (now >= ws->watch_ms) {
+		watch(ws, now);
+		ws->watch_ms = now + WATCH_EVERY_MS;
+	}
+	return ws->watch_ms < next ? ws->watch_ms : next;
 }
 
-void workers_stop(struct server *s, unsigned wait_ms)
+void workers_stop(struct workers *ws, unsigned wait_ms)
 {
-	uint64_t until = server_now_ms() + wait_ms;
+	uint64_t until = clock_ms() + wait_ms;
 	struct timespec pause = { 0, 10 * 1000000L };
 
-	__atomic_store_n(&s->seg.ring->shutdown, 1, __ATOMIC_RELEASE);
-	ring_wake(s->seg.ring, RING_WORKERS);
-	while (workers_alive(s) && server_now_ms() < until) {
+	ring_shutdown(ws->ring);
+	while (workers_alive(ws) && clock_ms() < until) {
 		nanosleep(&pause, NULL);
-		workers_reap(s);
+		workers_reap(ws);
 	}
 	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (s->wslots[i].pid)
-			kill(s->wslots[i].pid, SIGKILL);
-	while (workers_alive(s)) {
+		if (ws->w[i].pid)
+			kill(ws->w[i].pid, SIGKILL);
+	while (workers_alive(ws)) {
 		int status;
 		pid_t pid = waitpid(-1, &status, 0);
 		int slot;
 		if (pid < 0)
 			break;
-		if ((slot = slot_of(s, pid)) >= 0)
-			s->wslots[slot].pid = 0;
+		if ((slot = slot_of(ws, pid)) >= 0)
+			ws->w[slot].pid = 0;
 	}
 }

@@ -75,7 +75,7 @@ while kill -0 "$BENCH_PID" 2>/dev/null; do
 	kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
 	case $((RANDOM % 10)) in
 	0) # a worker dies holding the ring's lock
-		kill -USR2 "$MASTER_PID" && lockkills=$((lockkills + 1)) ;;
+		"$MASTER" --hook die-in-lock "$PORT" && lockkills=$((lockkills + 1)) ;;
 	1) # reload between 1 and 4 workers
 		echo "workers = $((1 + RANDOM % 4))" >"$CFG"
 		kill -HUP "$MASTER_PID" && reloads=$((reloads + 1)) ;;
@@ -101,7 +101,9 @@ results=$(grep '^Results:' "$TMP/bench.out")
 wrong=$(grep -c 'WRONG' "$TMP/bench.out")
 missing=$(grep -c 'MISSING' "$TMP/bench.out")
 for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
+t0=$(date +%s%N)
 stop_master "$MASTER_PID" 40
+say "graceful stop took $((($(date +%s%N) - t0) / 1000000)) ms"
 MASTER_PID=""
 deaths=$(grep -c 'killed by signal' "$LOG")
 

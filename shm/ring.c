@@ -2,23 +2,40 @@
  *
  * Crash safety rests on store order inside the critical sections: a worker
  * publishes a lease in its slot (has_lease last) before it advances the job's
- * cursor, and publishes an answer before it drops its lease. Whatever prefix of
- * those stores a killed worker managed, every unhashed value is still ahead of
- * a cursor, in a returned range, or in a slot lease that the master gives back
- * (ring_reclaim). The worst a death can cause is a range hashed twice. */
+ * cursor, and publishes an answer before it drops its lease. Whatever prefix
+ * of those stores a killed worker managed, every unhashed value is still
+ * ahead of a cursor, in a returned range, or in a slot lease that is given
+ * back (reclaim). The worst a death can cause is a range hashed twice.
+ * Everything else the workers keep (the heap, the remaining counts, the
+ * lease counts) is derived, and rebuilt from scratch by whoever recovers
+ * the lock of a dead holder.
+ *
+ * The master's wishes travel as per-job bits in pending[] and the workers'
+ * news as bits in changed[]; neither side ever waits for the other. */
 #include "shm/ring.h"
+#include "shm/clock.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 /* Keep the compiler from reordering the stores that crash safety depends on;
  * x86 and the kernel keep the hardware order. */
 #define publish(lhs, v) __atomic_store_n(&(lhs), (v), __ATOMIC_RELEASE)
+#define peek(lhs) __atomic_load_n(&(lhs), __ATOMIC_ACQUIRE)
 
-int ring_init(struct ring *r)
+#define FUTEX_TID_MASK 0x3fffffff
+
+static void fail(const char *what, int err)
+{
+	fprintf(stderr, "revhash ring: %s: %s\n", what, strerror(err));
+	abort();
+}
+
+int ring_init(struct ring *r, const struct rank_policy *policy)
 {
 	pthread_mutexattr_t a;
 	int rc;
@@ -35,8 +52,11 @@ int ring_init(struct ring *r)
 		pthread_mutex_destroy(&r->lock);
 		return rc;
 	}
-	for (uint32_t i = 0; i < RING_JOBS; i++)
+	r->policy = *policy;
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
 		r->freelist[i] = RING_JOBS - 1 - i;
+		r->jobs[i].heap_pos = RING_NONE;
+	}
 	r->nfree = RING_JOBS;
 	return 0;
 }
@@ -47,328 +67,486 @@ void ring_free(struct ring *r)
 	pthread_mutex_destroy(&r->lock);
 }
 
+/* ---- the heap of leasable jobs ----------------------------------------- */
+
+static struct rank_key key_of(const struct ring_job *j)
+{
+	return (struct rank_key){ j->weight, j->rem, j->seq, j->p.started };
+}
+
+static int before(const struct ring *r, uint32_t a, uint32_t b)
+{
+	struct rank_key ka = key_of(&r->jobs[a]), kb = key_of(&r->jobs[b]);
+
+	return rank_outranks(&r->policy, &ka, &kb);
+}
+
+static void heap_put(struct ring *r, uint32_t pos, uint32_t job)
+{
+	r->heap[pos] = job;
+	r->jobs[job].heap_pos = pos;
+}
+
+static void sift_up(struct ring *r, uint32_t pos)
+{
+	uint32_t job = r->heap[pos];
+
+	while (pos > 0) {
+		uint32_t parent = (pos - 1) / 2;
+		if (!before(r, job, r->heap[parent]))
+			break;
+		heap_put(r, pos, r->heap[parent]);
+		pos = parent;
+	}
+	heap_put(r, pos, job);
+}
+
+static void sift_down(struct ring *r, uint32_t pos)
+{
+	uint32_t job = r->heap[pos];
+
+	for (;;) {
+		uint32_t c = 2 * pos + 1;
+		if (c >= r->nheap)
+			break;
+		if (c + 1 < r->nheap && before(r, r->heap[c + 1], r->heap[c]))
+			c++;
+		if (!before(r, r->heap[c], job))
+			break;
+		heap_put(r, pos, r->heap[c]);
+		pos = c;
+	}
+	heap_put(r, pos, job);
+}
+
+static void heap_remove(struct ring *r, struct ring_job *j)
+{
+	uint32_t pos = j->heap_pos, last = r->heap[--r->nheap];
+
+	j->heap_pos = RING_NONE;
+	if (pos == r->nheap)
+		return;
+	heap_put(r, pos, last);
+	sift_up(r, pos);
+	sift_down(r, r->jobs[last].heap_pos);
+}
+
+/* May a worker lease from j now? */
+static int leasable(const struct ring *r, const struct ring_job *j)
+{
+	return j->state == JOB_ACTIVE && !j->found && j->rem > 0 &&
+	       (r->policy.split || j->nleases == 0);
+}
+
+/* j changed: put it where its rank says, or out of the heap. */
+static void reposition(struct ring *r, struct ring_job *j)
+{
+	uint32_t idx = (uint32_t)(j - r->jobs);
+
+	if (!leasable(r, j)) {
+		if (j->heap_pos != RING_NONE)
+			heap_remove(r, j);
+	} else if (j->heap_pos == RING_NONE) {
+		heap_put(r, r->nheap++, idx);
+		sift_up(r, r->nheap - 1);
+	} else {
+		sift_up(r, j->heap_pos);
+		sift_down(r, j->heap_pos);
+	}
+}
+
+/* ---- progress ------------------------------------------------------------ */
+
+static unsigned __int128 span(uint64_t lo, uint64_t hi)
+{
+	return (unsigned __int128)(hi - lo) + 1;
+}
+
+/* Values left to lease, as a 128-bit count (a whole 2^64 range fits). */
+unsigned __int128 ring_remaining(const struct ring_key *k,
+				 const struct ring_progress *p)
+{
+	unsigned __int128 n = p->cursor_done ? 0 : span(p->next, k->end);
+
+	for (uint32_t i = 0; i < p->nreturned && i < RING_RETURNED; i++)
+		n += span(p->returned[i].lo, p->returned[i].hi);
+	return n;
+}
+
+static unsigned __int128 remaining(const struct ring_job *j)
+{
+	return ring_remaining(&j->key, &j->p);
+}
+
+/* Put [lo, hi] of j back to be leased again. */
+static void give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
+{
+	if (j->p.nreturned < RING_RETURNED) {
+		j->p.returned[j->p.nreturned].lo = lo;
+		j->p.returned[j->p.nreturned].hi = hi;
+		publish(j->p.nreturned, j->p.nreturned + 1);
+	} else if (j->p.cursor_done || lo < j->p.next) {
+		/* No room: rewind the cursor instead. Values between lo and
+		 * the old cursor are hashed twice, which costs time but loses
+		 * nothing. */
+		j->p.next = lo;
+		publish(j->p.cursor_done, 0);
+	}
+	j->rem = remaining(j);
+}
+
+/* ---- news for the master ------------------------------------------------- */
+
+static void flag(uint64_t *bits, uint32_t job)
+{
+	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
+}
+
+/* A lease on j just ended (or j just came in): close a closing job with
+ * no lease left, or say a running one is exhausted. 1 when the master
+ * should hear of it. */
+static int settle(struct ring *r, struct ring_job *j)
+{
+	uint32_t idx = (uint32_t)(j - r->jobs);
+
+	if (j->state == JOB_CLOSING && j->nleases == 0) {
+		publish(j->state, JOB_CLOSED);
+		flag(r->changed, idx);
+		return 1;
+	}
+	if (j->state == JOB_ACTIVE && !j->found && !j->exhausted &&
+	    j->rem == 0 && j->nleases == 0) {
+		publish(j->exhausted, 1);
+		flag(r->changed, idx);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- applying the master's wishes ---------------------------------------- */
+
+/* Make job idx what the master wants of it. Idempotent: running it twice,
+ * or again after a holder died half-way through it, changes nothing. */
+static int apply(struct ring *r, uint32_t idx)
+{
+	struct ring_job *j = &r->jobs[idx];
+	uint32_t state = peek(j->state), want = peek(j->want);
+
+	if (state == JOB_CLOSED)
+		return 0; /* the master's again */
+	if (state == JOB_FREE) {
+		if (want == WANT_NONE)
+			return 0;
+		j->weight = j->want_weight;
+		j->nleases = 0;
+		j->rem = remaining(j);
+		publish(j->state, want == WANT_ACTIVE ? JOB_ACTIVE : JOB_CLOSING);
+	}
+	if (j->state == JOB_ACTIVE && want == WANT_ACTIVE) {
+		j->weight = j->want_weight;
+	} else if (j->state == JOB_ACTIVE) {
+		/* A released job's chunks may stop; a parked one's are its
+		 * progress and run to their end. */
+		if (want == WANT_RELEASE)
+			publish(j->stop, 1);
+		publish(j->state, JOB_CLOSING);
+	}
+	reposition(r, j);
+	return settle(r, j);
+}
+
+/* The lease in slot s is no longer its worker's: give it back. */
+static int reclaim(struct ring *r, struct ring_slot *s)
+{
+	struct ring_job *j = &r->jobs[s->lease_job];
+	int tell = 0;
+
+	if (j->gen == s->lease_gen && j->state != JOB_FREE && j->state != JOB_CLOSED) {
+		if (!j->found && peek(j->want) != WANT_RELEASE)
+			give_back(j, s->lease_lo, s->lease_hi);
+		publish(s->has_lease, 0);
+		j->nleases--;
+		reposition(r, j);
+		tell = settle(r, j);
+	} else {
+		publish(s->has_lease, 0);
+	}
+	return tell;
+}
+
+/* Leases whose worker is no longer in its slot (the master cleared or
+ * replaced the pid when it reaped it). */
+static int reclaim_dead(struct ring *r)
+{
+	int tell = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot *s = &r->slots[i];
+		int32_t pid = peek(s->pid);
+		if (s->has_lease && (pid == 0 || s->lease_pid != pid))
+			tell |= reclaim(r, s);
+	}
+	return tell;
+}
+
+/* Apply what the master flagged since the last look. */
+static int apply_pending(struct ring *r)
+{
+	uint64_t words;
+	int tell = 0;
+
+	if (peek(r->reclaim) && __atomic_exchange_n(&r->reclaim, 0, __ATOMIC_ACQUIRE))
+		tell |= reclaim_dead(r);
+	if (!peek(r->pending_any))
+		return tell;
+	words = __atomic_exchange_n(&r->pending_any, 0, __ATOMIC_ACQUIRE);
+	while (words) {
+		unsigned w = (unsigned)__builtin_ctzll(words);
+		uint64_t bits = __atomic_exchange_n(&r->pending[w], 0, __ATOMIC_ACQUIRE);
+
+		words &= words - 1;
+		while (bits) {
+			tell |= apply(r, w * 64 + (unsigned)__builtin_ctzll(bits));
+			bits &= bits - 1;
+		}
+	}
+	return tell;
+}
+
+/* The holder of the lock died half-way through something: rebuild every
+ * derived field from the authoritative ones, apply every wish again (its
+ * bits may have been taken and lost) and let the master look at all. */
+static void repair(struct ring *r)
+{
+	r->nheap = 0;
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
+		struct ring_job *j = &r->jobs[i];
+		j->heap_pos = RING_NONE;
+		j->nleases = 0;
+		if (j->state == JOB_ACTIVE || j->state == JOB_CLOSING)
+			j->rem = remaining(j);
+	}
+	for (unsigned s = 0; s < RING_WORKERS; s++) {
+		const struct ring_slot *sl = &r->slots[s];
+		struct ring_job *j = &r->jobs[sl->lease_job % RING_JOBS];
+		if (sl->has_lease && j->gen == sl->lease_gen)
+			j->nleases++;
+	}
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
+		apply(r, i);
+		if (peek(r->jobs[i].state) != JOB_FREE)
+			flag(r->changed, i);
+	}
+	publish(r->reclaim, 1);
+}
+
 void ring_lock(struct ring *r)
 {
 	int rc = pthread_mutex_lock(&r->lock);
 
 	if (rc == EOWNERDEAD) {
-		/* The holder died mid-section. Store order keeps the data
-		 * consistent (see the top of this file); the master gives the
-		 * dead worker's lease back when it reaps it. */
 		pthread_mutex_consistent(&r->lock);
+		r->lock_owner = getpid();
 		r->repairs++;
+		repair(r);
+		return;
 	}
+	if (rc)
+		fail("pthread_mutex_lock", rc);
 	r->lock_owner = getpid();
 }
 
 void ring_unlock(struct ring *r)
 {
+	int rc;
+
 	r->lock_owner = 0;
-	pthread_mutex_unlock(&r->lock);
+	if ((rc = pthread_mutex_unlock(&r->lock)))
+		fail("pthread_mutex_unlock", rc);
 }
 
-static void offer_best(struct ring *r, struct ring_job *j);
+/* Lock and bring the ring up to date with the master. */
+static int enter(struct ring *r, struct ring_slot *s)
+{
+	uint32_t repairs = r->repairs;
+	int tell;
 
-int ring_submit(struct ring *r, const uint8_t digest[32], uint64_t start,
-		uint64_t end, uint64_t weight, uint32_t *job)
+	ring_lock(r);
+	tell = apply_pending(r) | (r->repairs != repairs);
+	__atomic_fetch_add(&s->beat, 1, __ATOMIC_RELAXED);
+	return tell;
+}
+
+/* ---- test hooks ---------------------------------------------------------- */
+
+static int take_hook(struct ring *r, enum ring_hook hook)
+{
+	uint32_t n = peek(r->hook[hook]);
+
+	if (!peek(r->hooks))
+		return 0;
+	while (n && !__atomic_compare_exchange_n(&r->hook[hook], &n, n - 1, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	return n != 0;
+}
+
+int ring_hook_fire(struct ring *r, enum ring_hook hook)
+{
+	return take_hook(r, hook);
+}
+
+void ring_allow_hooks(struct ring *r, int on)
+{
+	publish(r->hooks, on ? 1u : 0u);
+}
+
+int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
+{
+	if (!peek(r->hooks) || hook >= HOOK_COUNT)
+		return -EPERM;
+	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
+{
+	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
+}
+
+/* Die or freeze while holding the lock, half-way through a lease. */
+static void maybe_misbehave(struct ring *r)
+{
+	if (take_hook(r, HOOK_DIE_IN_LOCK))
+		raise(SIGKILL);
+	if (take_hook(r, HOOK_STOP_IN_LOCK))
+		raise(SIGSTOP);
+}
+
+/* ---- the master's side --------------------------------------------------- */
+
+static void wish(struct ring *r, uint32_t job)
+{
+	flag(r->pending, job);
+	__atomic_fetch_or(&r->pending_any, 1ull << (job / 64), __ATOMIC_RELEASE);
+}
+
+static uint64_t clamp_weight(uint64_t w)
+{
+	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;
+}
+
+int ring_submit(struct ring *r, const struct ring_key *key,
+		const struct ring_progress *from, uint64_t weight, uint64_t seq,
+		uint32_t *job)
 {
 	struct ring_job *j;
 
-	ring_lock(r);
-	if (r->nfree == 0) {
-		ring_unlock(r);
+	if (r->nfree == 0)
 		return -ENOSPC;
-	}
 	*job = r->freelist[--r->nfree];
 	j = &r->jobs[*job];
+	j->key = *key;
+	j->seq = seq;
 	j->gen++;
-	j->seq = r->seq++;
-	memcpy(j->digest, digest, 32);
-	j->start = start;
-	j->end = end;
-	j->next = start;
-	j->cursor_done = 0;
-	j->nreturned = 0;
-	j->weight = weight ? weight : 1;
-	j->found = 0;
-	j->answer = 0;
-	r->active[r->nactive++] = *job;
-	publish(j->state, JOB_ACTIVE);
-	offer_best(r, j);
-	ring_unlock(r);
+	j->found = j->exhausted = j->stop = 0;
+	j->answer = j->first_lease_ns = j->found_ns = 0;
+	if (from) {
+		j->p = *from;
+	} else {
+		memset(&j->p, 0, sizeof j->p);
+		j->p.next = key->start;
+	}
+	j->want_weight = clamp_weight(weight);
+	publish(j->want, WANT_ACTIVE);
+	wish(r, *job);
 	return 0;
+}
+
+int ring_has_room(const struct ring *r)
+{
+	return r->nfree > 0;
+}
+
+unsigned ring_in_use(const struct ring *r)
+{
+	return RING_JOBS - peek(r->nfree);
 }
 
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
 {
-	ring_lock(r);
-	r->jobs[job].weight = weight ? weight : 1;
-	r->best_valid = 0;
-	ring_unlock(r);
+	publish(r->jobs[job].want_weight, clamp_weight(weight));
+	wish(r, job);
 }
 
-/* Is any slot leasing the job? */
-static int leased(const struct ring *r, uint32_t job)
+void ring_release(struct ring *r, uint32_t job)
 {
-	for (unsigned s = 0; s < RING_WORKERS; s++) {
-		const struct ring_slot *sl = &r->slots[s];
-		if (sl->has_lease && sl->lease_job == job &&
-		    sl->lease_gen == r->jobs[job].gen)
-			return 1;
+	publish(r->jobs[job].want, WANT_RELEASE);
+	wish(r, job);
+}
+
+void ring_park(struct ring *r, uint32_t job)
+{
+	if (peek(r->jobs[job].want) == WANT_ACTIVE) {
+		publish(r->jobs[job].want, WANT_PARK);
+		wish(r, job);
 	}
-	return 0;
 }
 
-enum ring_outcome ring_check(struct ring *r, uint32_t job, uint64_t *answer)
+enum ring_outcome ring_check(const struct ring *r, uint32_t job,
+			     uint64_t *answer)
 {
-	struct ring_job *j = &r->jobs[job];
-	enum ring_outcome out = RING_RUNNING;
+	const struct ring_job *j = &r->jobs[job];
 
-	ring_lock(r);
-	if (j->found) {
+	if (peek(j->found)) {
 		*answer = j->answer;
-		out = RING_FOUND;
-	} else if (j->state == JOB_ACTIVE && j->cursor_done &&
-		   j->nreturned == 0 && !leased(r, job)) {
-		out = RING_EXHAUSTED;
+		return RING_FOUND;
 	}
-	ring_unlock(r);
-	return out;
+	return peek(j->exhausted) ? RING_EXHAUSTED : RING_RUNNING;
 }
 
-int ring_release(struct ring *r, uint32_t job)
+int ring_closed(const struct ring *r, uint32_t job)
+{
+	return peek(r->jobs[job].state) == JOB_CLOSED;
+}
+
+void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p)
 {
 	struct ring_job *j = &r->jobs[job];
-	int freed = 0;
 
-	ring_lock(r);
-	if (j->state == JOB_ACTIVE)
-		publish(j->state, JOB_DONE);
-	r->best_valid = 0;
-	if (j->state == JOB_DONE && !leased(r, job)) {
-		for (uint32_t i = 0; i < r->nactive; i++) {
-			if (r->active[i] == job) {
-				r->active[i] = r->active[--r->nactive];
-				break;
-			}
-		}
-		j->state = JOB_FREE;
-		j->gen++;
-		r->freelist[r->nfree++] = job;
-		freed = 1;
-	}
-	ring_unlock(r);
-	return freed;
+	if (p)
+		*p = j->p;
+	publish(j->want, WANT_NONE);
+	publish(j->state, JOB_FREE);
+	r->freelist[r->nfree++] = job;
 }
 
-/* Put [lo, hi] of an active job back to be leased again. */
-static void give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
+const struct ring_key *ring_key_of(const struct ring *r, uint32_t job)
 {
-	if (j->nreturned < RING_RETURNED) {
-		j->returned[j->nreturned].lo = lo;
-		j->returned[j->nreturned].hi = hi;
-		publish(j->nreturned, j->nreturned + 1);
-		return;
-	}
-	/* No room: rewind the cursor instead. Values between lo and the old
-	 * cursor are hashed twice, which costs time but loses nothing. */
-	if (j->cursor_done || lo < j->next) {
-		j->next = lo;
-		j->cursor_done = 0;
+	return &r->jobs[job].key;
+}
+
+void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
+{
+	const struct ring_job *j = &r->jobs[job];
+	uint32_t n = peek(j->p.nreturned);
+
+	k->weight = peek(j->want_weight);
+	k->seq = j->seq;
+	k->started = peek(j->p.started);
+	k->remaining = peek(j->p.cursor_done) ? 0 : span(peek(j->p.next), j->key.end);
+	for (uint32_t i = 0; i < n && i < RING_RETURNED; i++) {
+		uint64_t lo = peek(j->p.returned[i].lo), hi = peek(j->p.returned[i].hi);
+		if (lo <= hi)
+			k->remaining += span(lo, hi);
 	}
 }
 
-void ring_reclaim(struct ring *r, unsigned slot)
+void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
+		    uint64_t *found_ns)
 {
-	struct ring_slot *s = &r->slots[slot];
-
-	ring_lock(r);
-	if (s->has_lease) {
-		struct ring_job *j = &r->jobs[s->lease_job];
-		if (j->gen == s->lease_gen && j->state == JOB_ACTIVE && !j->found)
-			give_back(j, s->lease_lo, s->lease_hi);
-		s->has_lease = 0;
-		r->best_valid = 0; /* more work: its rank fell */
-	}
-	s->pid = 0;
-	s->state = SLOT_EMPTY;
-	s->retire = 0;
-	ring_unlock(r);
-}
-
-void ring_wake(struct ring *r, unsigned n)
-{
-	int v = 0;
-
-	sem_getvalue(&r->work, &v);
-	for (; v < (int)n; v++)
-		sem_post(&r->work);
-}
-
-/* Values left to lease in a job, as a 128-bit count (a whole 2^64 range fits). */
-static unsigned __int128 remaining(const struct ring_job *j)
-{
-	unsigned __int128 n = 0;
-
-	if (!j->cursor_done)
-		n = (unsigned __int128)(j->end - j->next) + 1;
-	for (uint32_t i = 0; i < j->nreturned; i++)
-		n += (unsigned __int128)(j->returned[i].hi - j->returned[i].lo) + 1;
-	return n;
-}
-
-/* Weighted shortest remaining work first: a outranks b when
- * weight_a / rem_a > weight_b / rem_b; ties go to the older job. */
-static int outranks(const struct ring_job *a, unsigned __int128 rem_a,
-		    const struct ring_job *b, unsigned __int128 rem_b)
-{
-	unsigned __int128 lhs = a->weight * rem_b, rhs = b->weight * rem_a;
-
-	if (lhs != rhs)
-		return lhs > rhs;
-	return a->seq < b->seq;
-}
-
-/* Can the job be leased from? Then *rem is what is left of it. */
-static int leasable(const struct ring_job *j, unsigned __int128 *rem)
-{
-	if (j->state != JOB_ACTIVE || j->found)
-		return 0;
-	*rem = remaining(j);
-	return *rem != 0;
-}
-
-/* The best-ranked job. Leasing only raises the leased job's rank, so the
- * best stays best until something clears best_valid; only then are all
- * jobs compared, which keeps a lease O(1) with thousands of jobs queued. */
-static struct ring_job *best_job(struct ring *r)
-{
-	struct ring_job *best = NULL;
-	unsigned __int128 best_rem = 0, rem;
-
-	if (r->best_valid && leasable(&r->jobs[r->best], &rem))
-		return &r->jobs[r->best];
-	for (uint32_t i = 0; i < r->nactive; i++) {
-		struct ring_job *j = &r->jobs[r->active[i]];
-
-		if (!leasable(j, &rem))
-			continue;
-		if (!best || outranks(j, rem, best, best_rem)) {
-			best = j;
-			best_rem = rem;
-		}
-	}
-	if (best) {
-		r->best = (uint32_t)(best - r->jobs);
-		r->best_valid = 1;
-	}
-	return best;
-}
-
-/* A new job j: it becomes the best if it outranks the cached best. A cached
- * best that can no longer be leased (its last range just went) says nothing
- * of the other jobs: then all are compared at the next lease. */
-static void offer_best(struct ring *r, struct ring_job *j)
-{
-	struct ring_job *b = &r->jobs[r->best];
-	unsigned __int128 rem_j, rem_b;
-
-	if (!r->best_valid || !leasable(j, &rem_j))
-		return;
-	if (!leasable(b, &rem_b))
-		r->best_valid = 0;
-	else if (outranks(j, rem_j, b, rem_b))
-		r->best = (uint32_t)(j - r->jobs);
-}
-
-/* Test hook: die while holding the lock, half-way through a lease. */
-static void maybe_die(struct ring *r)
-{
-	if (r->hooks && r->die_in_lock) {
-		r->die_in_lock--;
-		raise(SIGKILL);
-	}
-}
-
-int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
-	       struct ring_lease *out)
-{
-	struct ring_slot *s = &r->slots[slot];
-	struct ring_job *j;
-	uint64_t lo, hi, limit;
-
-	if (chunk == 0)
-		chunk = 1;
-	ring_lock(r);
-	j = best_job(r);
-	if (!j) {
-		ring_unlock(r);
-		return -EAGAIN;
-	}
-	if (j->nreturned) {
-		lo = j->returned[j->nreturned - 1].lo;
-		limit = j->returned[j->nreturned - 1].hi;
-	} else {
-		lo = j->next;
-		limit = j->end;
-	}
-	hi = limit - lo < chunk ? limit : lo + chunk - 1;
-
-	s->lease_job = (uint32_t)(j - r->jobs);
-	s->lease_gen = j->gen;
-	s->lease_lo = lo;
-	s->lease_hi = hi;
-	publish(s->has_lease, 1);
-	maybe_die(r);
-
-	if (j->nreturned) {
-		if (hi == limit)
-			publish(j->nreturned, j->nreturned - 1);
-		else
-			j->returned[j->nreturned - 1].lo = hi + 1;
-	} else if (hi == limit) {
-		publish(j->cursor_done, 1);
-	} else {
-		j->next = hi + 1;
-	}
-	out->job = s->lease_job;
-	out->gen = j->gen;
-	out->lo = lo;
-	out->hi = hi;
-	memcpy(out->digest, j->digest, 32);
-	ring_unlock(r);
-	return 0;
-}
-
-int ring_finish(struct ring *r, unsigned slot, int found, uint64_t answer)
-{
-	struct ring_slot *s = &r->slots[slot];
-	struct ring_job *j = &r->jobs[s->lease_job];
-	int tell = 0;
-
-	ring_lock(r);
-	if (s->has_lease && j->gen == s->lease_gen && j->state != JOB_FREE) {
-		if (found && !j->found) {
-			j->answer = answer;
-			publish(j->found, 1);
-			r->best_valid = 0;
-			tell = 1;
-		}
-		publish(s->has_lease, 0);
-		if (j->state != JOB_ACTIVE)
-			tell = 1; /* the master waits for leases to drain */
-		else if (!j->found && j->cursor_done && j->nreturned == 0 &&
-			 !leased(r, s->lease_job))
-			tell = 1; /* exhausted: nothing found anywhere */
-	} else {
-		publish(s->has_lease, 0);
-	}
-	s->chunks++;
-	if (tell)
-		__atomic_fetch_or(&r->changed[s->lease_job / 64],
-				  1ull << (s->lease_job % 64), __ATOMIC_RELEASE);
-	ring_unlock(r);
-	return tell;
+	*leased_ns = peek(r->jobs[job].first_lease_ns);
+	*found_ns = peek(r->jobs[job].found_ns);
 }
 
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
@@ -387,6 +565,238 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
 		}
 	}
 	return n;
+}
+
+void ring_wake(struct ring *r, unsigned n)
+{
+	int v = 0;
+
+	sem_getvalue(&r->work, &v);
+	for (; v < (int)n; v++)
+		sem_post(&r->work);
+}
+
+void ring_shutdown(struct ring *r)
+{
+	publish(r->shutdown, 1);
+	ring_wake(r, RING_WORKERS);
+}
+
+int ring_is_shutdown(const struct ring *r)
+{
+	return peek(r->shutdown) != 0;
+}
+
+void ring_set_workers(struct ring *r, unsigned n)
+{
+	publish(r->nworkers, n);
+}
+
+void ring_slot_prepare(struct ring *r, unsigned slot)
+{
+	struct ring_slot *s = &r->slots[slot];
+
+	s->hashes = s->chunks = s->rate = 0;
+	s->started_ns = clock_ns();
+	publish(s->retire, 0);
+	publish(s->state, SLOT_IDLE);
+}
+
+void ring_slot_start(struct ring *r, unsigned slot, pid_t pid)
+{
+	publish(r->slots[slot].pid, (int32_t)pid);
+}
+
+void ring_slot_retire(struct ring *r, unsigned slot)
+{
+	publish(r->slots[slot].retire, 1);
+	ring_wake(r, RING_WORKERS);
+}
+
+int ring_slot_retiring(const struct ring *r, unsigned slot)
+{
+	return peek(r->slots[slot].retire) || peek(r->shutdown);
+}
+
+void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
+		    uint64_t *hashes, uint64_t *chunks)
+{
+	struct ring_slot *s = &r->slots[slot];
+
+	*hashes = peek(s->hashes);
+	*chunks = peek(s->chunks);
+	publish(s->pid, 0);
+	publish(s->state, SLOT_EMPTY);
+	s->deaths += how != EXIT_RETIRED;
+	s->stalls += how == EXIT_STALLED;
+	publish(r->reclaim, 1);
+	ring_wake(r, 1);
+}
+
+void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
+{
+	const struct ring_slot *s = &r->slots[slot];
+
+	v->pid = peek(s->pid);
+	v->beat = peek(s->beat);
+	v->has_lease = (int)peek(s->has_lease);
+	v->lease_values = v->has_lease ? peek(s->lease_hi) - peek(s->lease_lo) + 1 : 0;
+	v->rate = peek(s->rate);
+	v->hashes = peek(s->hashes);
+	v->chunks = peek(s->chunks);
+}
+
+pid_t ring_lock_holder(const struct ring *r)
+{
+	/* glibc keeps the holder's thread id in the robust mutex's futex word
+	 * (the kernel needs it there to recover the lock when the holder
+	 * dies); a worker is single-threaded, so that is its pid. Unlike
+	 * lock_owner it is right even for a holder stopped one instruction
+	 * after taking the lock. */
+	int word = __atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
+
+	return (pid_t)(word & FUTEX_TID_MASK);
+}
+
+/* ---- the workers' side --------------------------------------------------- */
+
+int ring_worker_start(struct ring *r, unsigned slot, pid_t self)
+{
+	struct ring_slot *s = &r->slots[slot];
+	int tell;
+
+	publish(s->pid, (int32_t)self);
+	tell = enter(r, s);
+	if (s->has_lease) /* a predecessor's, even if it had our pid */
+		tell |= reclaim(r, s);
+	s->keep_job = RING_NONE;
+	ring_unlock(r);
+	return tell;
+}
+
+/* The job slot s should lease from: without preemption the one it was on,
+ * while there is more of it; else the best-ranked. */
+static struct ring_job *pick(struct ring *r, const struct ring_slot *s)
+{
+	if (!r->policy.preempt && s->keep_job < RING_JOBS) {
+		struct ring_job *j = &r->jobs[s->keep_job];
+		if (j->gen == s->keep_gen && leasable(r, j))
+			return j;
+	}
+	return r->nheap ? &r->jobs[r->heap[0]] : NULL;
+}
+
+/* The size of the next lease of j: chunk, or an even share of what is left
+ * among the live workers not on j yet, when that is smaller (but never
+ * below min_chunk). */
+static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
+			   uint64_t chunk, uint64_t min_chunk)
+{
+	unsigned n = peek(r->nworkers);
+
+	if (chunk == 0)
+		chunk = 1;
+	n = n > j->nleases ? n - j->nleases : 1;
+	if (r->policy.split && n > 1) {
+		unsigned __int128 share = (j->rem + n - 1) / n;
+		if (share < chunk)
+			chunk = share > min_chunk ? (uint64_t)share : min_chunk;
+	}
+	return chunk ? chunk : 1;
+}
+
+int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
+	       uint64_t min_chunk, struct ring_lease *out)
+{
+	struct ring_slot *s = &r->slots[slot];
+	struct ring_job *j;
+	uint64_t lo, hi, limit, size;
+
+	out->tell = enter(r, s);
+	j = pick(r, s);
+	if (!j) {
+		ring_unlock(r);
+		return -EAGAIN;
+	}
+	if (j->p.nreturned) {
+		lo = j->p.returned[j->p.nreturned - 1].lo;
+		limit = j->p.returned[j->p.nreturned - 1].hi;
+	} else {
+		lo = j->p.next;
+		limit = j->key.end;
+	}
+	size = lease_size(r, j, chunk, min_chunk);
+	hi = limit - lo < size ? limit : lo + size - 1;
+
+	s->lease_pid = peek(s->pid);
+	s->lease_job = (uint32_t)(j - r->jobs);
+	s->lease_gen = j->gen;
+	s->lease_lo = lo;
+	s->lease_hi = hi;
+	publish(s->has_lease, 1);
+	maybe_misbehave(r);
+
+	if (j->p.nreturned) {
+		if (hi == limit)
+			publish(j->p.nreturned, j->p.nreturned - 1);
+		else
+			j->p.returned[j->p.nreturned - 1].lo = hi + 1;
+	} else if (hi == limit) {
+		publish(j->p.cursor_done, 1);
+	} else {
+		j->p.next = hi + 1;
+	}
+	if (!j->p.started) {
+		publish(j->p.started, 1);
+		publish(j->first_lease_ns, clock_ns());
+	}
+	j->nleases++;
+	j->rem -= span(lo, hi);
+	reposition(r, j);
+	s->keep_job = s->lease_job;
+	s->keep_gen = j->gen;
+
+	out->job = s->lease_job;
+	out->gen = j->gen;
+	out->lo = lo;
+	out->hi = hi;
+	out->stop = &j->stop;
+	memcpy(out->digest, j->key.digest, 32);
+	ring_unlock(r);
+	return 0;
+}
+
+int ring_finish(struct ring *r, unsigned slot, int result, uint64_t x)
+{
+	struct ring_slot *s = &r->slots[slot];
+	struct ring_job *j = &r->jobs[s->lease_job];
+	int tell = enter(r, s);
+
+	if (!s->has_lease || j->gen != s->lease_gen ||
+	    peek(j->state) == JOB_FREE || peek(j->state) == JOB_CLOSED) {
+		/* Reclaimed meanwhile (we were taken for dead): it is back. */
+		publish(s->has_lease, 0);
+		ring_unlock(r);
+		return tell;
+	}
+	if (result == 1 && !j->found) {
+		j->answer = x;
+		publish(j->found, 1);
+		publish(j->found_ns, clock_ns());
+		publish(j->stop, 1); /* the other chunks of it may stop */
+		flag(r->changed, s->lease_job);
+		tell = 1;
+	} else if (result < 0 && !j->found && peek(j->want) != WANT_RELEASE &&
+		   x >= s->lease_lo && x <= s->lease_hi) {
+		give_back(j, x, s->lease_hi); /* stopped early: the rest is owed */
+	}
+	publish(s->has_lease, 0);
+	j->nleases--;
+	s->chunks++;
+	reposition(r, j);
+	tell |= settle(r, j);
+	ring_unlock(r);
+	return tell;
 }
 
 void ring_wait(struct ring *r, unsigned timeout_ms)

@@ -34,7 +34,8 @@ static int remove_stale(const char *name)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg)
+int seg_create(unsigned port, uint64_t cache_entries,
+	       const struct rank_policy *policy, struct seg *seg)
 {
 	size_t ring_off = align_up(sizeof(struct seg_header));
 	size_t cache_off = ring_off + align_up(sizeof(struct ring));
@@ -70,7 +71,7 @@ int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg)
 	seg->cache = (struct cache *)((char *)p + cache_off);
 	seg->size = size;
 	seg->owner = 1;
-	if ((rc = ring_init(seg->ring)) < 0) {
+	if ((rc = ring_init(seg->ring, policy)) < 0) {
 		munmap(p, size);
 		shm_unlink(seg->name);
 		return rc;

@@ -25,10 +25,12 @@ struct seg_stats {
 	uint64_t jobs;         /* jobs created */
 	uint64_t not_found;    /* jobs whose range held no answer */
 	uint64_t cancelled;    /* jobs dropped: every client gone */
+	uint64_t parked;       /* jobs parked for a better one (table full) */
 	uint64_t dropped;      /* connections closed early (timeout, error) */
 	uint64_t timeouts;     /* of which: too slow to send or read */
 	uint64_t worker_deaths;
-	uint64_t respawns;
+	uint64_t stalls;       /* of which: killed for making no progress */
+	uint64_t respawns;     /* workers started in place of dead ones */
 	uint64_t reloads;
 	uint64_t dead_hashes;  /* hashes done by workers that have exited */
 	uint64_t dead_chunks;
@@ -62,7 +64,8 @@ struct seg {
 /* Create the segment for port with room for cache_entries answers. Call it
  * only with the port bound: a segment already under its name is then stale
  * (left by a master killed with SIGKILL) and is removed first. 0 or -errno. */
-int seg_create(unsigned port, uint64_t cache_entries, struct seg *seg);
+int seg_create(unsigned port, uint64_t cache_entries,
+	       const struct rank_policy *policy, struct seg *seg);
 /* Map an existing segment (status, tests); writable when rw. 0 or -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);
 /* Unmap; the owner also removes the name and releases the lock. */

@@ -62,7 +62,7 @@ static int jobs_drain(int timeout_ms)
 
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	while (clock_ms() < until) {
-		left = (int)__atomic_load_n(&seg.ring->nactive, __ATOMIC_ACQUIRE);
+		left = (int)ring_in_use(seg.ring);
 		if (left == 0)
 			break;
 		usleep(10000);
@@ -88,7 +88,7 @@ START_TEST(short_request_then_close)
 }
 END_TEST
 
-START_TEST(close_before_the_reply_cancels_the_search)
+START_TEST(reset_before_the_reply_cancels_the_search)
 {
 	uint8_t d[32];
 	uint64_t base = th_rand64() >> 1;
@@ -99,10 +99,31 @@ START_TEST(close_before_the_reply_cancels_the_search)
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
 	usleep(200000);
-	close(fd);
+	th_reset(fd);
 	ck_assert_int_eq(jobs_drain(5000), 0);
 	ck_assert_uint_eq(stats_now().cancelled, 1);
 	still_serves();
+	stop();
+}
+END_TEST
+
+/* `nc -N`: the request, then shutdown(SHUT_WR). The end of stream is no
+ * goodbye: the client still reads, and gets its answer. */
+START_TEST(half_closed_client_gets_its_answer)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd;
+
+	start(NULL);
+	proto_digest(base + 3000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
+	ck_assert_int_eq(shutdown(fd, SHUT_WR), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
+	ck_assert_uint_eq(x, base + 3000000);
+	close(fd);
+	ck_assert_uint_eq(stats_now().cancelled, 0);
 	stop();
 }
 END_TEST
@@ -222,28 +243,32 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 	for (int i = 0; i < 5; i++)
 		still_serves();
 	ck_assert_uint_lt(clock_ms() - t0, 20000);
-	close(fd);
+	th_reset(fd);
 	ck_assert_int_eq(jobs_drain(5000), 0);
 	ck_assert_uint_eq(stats_now().cancelled, 1);
 	stop();
 }
 END_TEST
 
-START_TEST(request_waiting_for_a_job_entry_is_admitted)
+/* A full job table holds the best-ranked jobs, not the first to come: an
+ * urgent request parks the worst job and is answered at once; one that
+ * ranks below every job in the table waits, parked, and gets an entry when
+ * their clients leave. */
+START_TEST(full_table_parks_the_worst_job)
 {
 	enum { N = RING_JOBS };
 	static int fds[N];
 	struct rlimit rl;
 	uint8_t d[32];
-	uint64_t x, base = th_rand64() >> 2;
-	int waiting;
+	uint64_t x, t0, base = th_rand64() >> 2, lowly_at = th_rand64() >> 2;
+	int urgent, lowly;
 	const char *const one[] = { "--workers", "1", NULL };
 
 	getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_max < N + 64) {
-		fprintf(stderr, "request_waiting_for_a_job_entry_is_admitted: "
-			"skipped, needs %d descriptors (hard limit %llu)\n",
-			N + 64, (unsigned long long)rl.rlim_max);
+		fprintf(stderr, "full_table_parks_the_worst_job: skipped, needs %d "
+			"descriptors (hard limit %llu)\n", N + 64,
+			(unsigned long long)rl.rlim_max);
 		return;
 	}
 	rl.rlim_cur = rl.rlim_max;
@@ -257,18 +282,28 @@ START_TEST(request_waiting_for_a_job_entry_is_admitted)
 		ck_assert_int_eq(th_send_request(fds[i], d, base + (uint64_t)i,
 						 base + (1ull << 61), 1), 0);
 	}
-	/* ...so this one waits for an entry... */
+	/* ...then one below all of them: it waits... */
+	proto_digest(lowly_at + 5, d);
+	lowly = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(lowly, d, lowly_at, lowly_at + (1ull << 62), 1), 0);
+	/* ...and an urgent one: it is answered at once. */
 	proto_digest(base + 5, d);
-	waiting = th_connect(m.port);
-	ck_assert_int_eq(th_send_request(waiting, d, base, base + 10, 16), 0);
-	ck_assert_int_eq(th_read_reply(waiting, &x, 300), -1);
-	/* ...until their clients leave: then it is answered, with no other
-	 * job finishing to let it in. */
-	for (int i = 0; i < N; i++)
-		close(fds[i]);
-	ck_assert_int_eq(th_read_reply(waiting, &x, 10000), 0);
+	t0 = clock_ms();
+	urgent = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(urgent, d, base, base + 1000, 16), 0);
+	ck_assert_int_eq(th_read_reply(urgent, &x, 10000), 0);
 	ck_assert_uint_eq(x, base + 5);
-	close(waiting);
+	fprintf(stderr, "full_table_parks_the_worst_job: urgent request answered "
+		"in %llu ms with the table full\n", (unsigned long long)(clock_ms() - t0));
+	close(urgent);
+	ck_assert_uint_ge(stats_now().parked, 1);
+	ck_assert_int_eq(th_read_reply(lowly, &x, 300), -1);
+	/* When the table's clients leave, the parked one gets an entry. */
+	for (int i = 0; i < N; i++)
+		th_reset(fds[i]);
+	ck_assert_int_eq(th_read_reply(lowly, &x, 10000), 0);
+	ck_assert_uint_eq(x, lowly_at + 5);
+	close(lowly);
 	ck_assert_int_eq(jobs_drain(10000), 0);
 	stop();
 }
@@ -303,13 +338,14 @@ int main(void)
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, short_request_then_close);
-	tcase_add_test(t, close_before_the_reply_cancels_the_search);
+	tcase_add_test(t, reset_before_the_reply_cancels_the_search);
+	tcase_add_test(t, half_closed_client_gets_its_answer);
 	tcase_add_test(t, bytes_after_the_request_are_ignored);
 	tcase_add_test(t, slow_sender_is_timed_out_and_delays_nobody);
 	tcase_add_test(t, thousands_of_idle_connections);
 	tcase_add_test(t, out_of_descriptors_keeps_serving);
 	tcase_add_test(t, huge_range_does_not_starve_normal_requests);
-	tcase_add_test(t, request_waiting_for_a_job_entry_is_admitted);
+	tcase_add_test(t, full_table_parks_the_worst_job);
 	tcase_add_test(t, resets_and_garbage);
 	suite_add_tcase(s, t);
 	return check_run(s);

@@ -297,11 +297,12 @@ START_TEST(worker_killed_inside_the_lock)
 
 	start("REVHASH_TEST_HOOKS=1", two);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	__atomic_store_n(&seg.ring->die_in_lock, 3, __ATOMIC_RELEASE);
+	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_DIE_IN_LOCK, 3), 0);
 	proto_digest(base + 1500000, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 2000000, 2, &x), 0);
 	ck_assert_uint_eq(x, base + 1500000);
-	ck_assert_uint_eq(seg.ring->die_in_lock, 0);  /* three died in the lock */
+	/* three died in the lock */
+	ck_assert_uint_eq(ring_hook_armed(seg.ring, HOOK_DIE_IN_LOCK), 0);
 	ck_assert_uint_ge(seg.ring->repairs, 1);
 	seg_close(&seg);
 	ck_assert_uint_eq(wait_deaths(3), 3);
@@ -322,7 +323,7 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 	 * is no crash loop of its own. */
 	usleep(200000);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	__atomic_store_n(&seg.ring->die_at_start, 4, __ATOMIC_RELEASE);
+	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_DIE_AT_START, 4), 0);
 	ck_assert_int_eq(tm_workers(&m, pids, 2), 2);
 	t0 = clock_ms();
 	kill(pids[0], SIGKILL);
@@ -331,10 +332,9 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 500);
 	/* Four starts die at once: restarts wait 0, 100, 200, then 400 ms. */
-	while (__atomic_load_n(&seg.ring->die_at_start, __ATOMIC_ACQUIRE) &&
-	       clock_ms() - t0 < 10000)
+	while (ring_hook_armed(seg.ring, HOOK_DIE_AT_START) && clock_ms() - t0 < 10000)
 		usleep(5000);
-	ck_assert_uint_eq(seg.ring->die_at_start, 0);
+	ck_assert_uint_eq(ring_hook_armed(seg.ring, HOOK_DIE_AT_START), 0);
 	seg_close(&seg);
 	/* The fourth death is reaped (and logged) before its slot empties:
 	 * only then does "two workers" mean the fifth start. */
@@ -350,6 +350,7 @@ END_TEST
 
 START_TEST(counters_survive_a_workers_death)
 {
+	struct ring_slot_view v;
 	struct seg seg;
 	pid_t pids[2];
 	uint8_t d[32];
@@ -374,13 +375,17 @@ START_TEST(counters_survive_a_workers_death)
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	for (int i = 0, busy = 1; busy && i < 500; i++) { /* chunks still out */
 		busy = 0;
-		for (int w = 0; w < RING_WORKERS; w++)
-			busy |= __atomic_load_n(&seg.ring->slots[w].has_lease, __ATOMIC_ACQUIRE);
+		for (unsigned w = 0; w < RING_WORKERS; w++) {
+			ring_slot_view(seg.ring, w, &v);
+			busy |= v.has_lease;
+		}
 		usleep(10000);
 	}
 	hashed = seg.hdr->stats.dead_hashes;
-	for (int i = 0; i < RING_WORKERS; i++)
-		hashed += seg.ring->slots[i].hashes;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		ring_slot_view(seg.ring, i, &v);
+		hashed += v.hashes;
+	}
 	ck_assert_uint_gt(seg.hdr->stats.dead_hashes, 0);
 	ck_assert_uint_ge(hashed, n);
 	seg_close(&seg);

@@ -1,5 +1,7 @@
-/* shm/ring: lease, finish, cancel, ranking, requeue of a dead worker's lease,
- * and a worker killed while it holds the ring's lock. */
+/* shm/ring: lease, finish, cancel, ranking, splitting, parking, requeue of a
+ * dead worker's lease, and a worker killed or stopped while it holds the
+ * ring's lock. The test plays the master and the workers (slots registered
+ * under made-up pids) in one process. */
 #include "shm/ring.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
@@ -14,12 +16,21 @@
 #include <unistd.h>
 
 static struct ring *r;
+static uint64_t seq;
 
-static void setup(void)
+static void setup_with(struct rank_policy p)
 {
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
-	ck_assert_int_eq(ring_init(r), 0);
+	ck_assert_int_eq(ring_init(r, &p), 0);
+	seq = 0;
+	for (unsigned s = 0; s < RING_WORKERS; s++)
+		ring_worker_start(r, s, (pid_t)(100000 + s));
+}
+
+static void setup(void)
+{
+	setup_with(rank_default());
 }
 
 static void teardown(void)
@@ -30,22 +41,27 @@ static void teardown(void)
 
 static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 {
-	uint8_t d[32];
+	struct ring_key k = { .start = start, .end = end };
 	uint32_t job;
 
-	proto_digest(start ^ end ^ weight, d);
-	ck_assert_int_eq(ring_submit(r, d, start, end, weight, &job), 0);
+	proto_digest(start ^ end ^ weight, k.digest);
+	ck_assert_int_eq(ring_submit(r, &k, NULL, weight, seq++, &job), 0);
 	return job;
 }
 
-/* Lease everything from slot in chunks, finishing each; mark covered
- * offsets (range must be small). Returns the number of leases. */
+static int lease(unsigned slot, uint64_t chunk, struct ring_lease *l)
+{
+	return ring_lease(r, slot, chunk, 1, l);
+}
+
+/* Lease everything from slot in chunks, finishing each; count how often
+ * each offset was leased (the range must be small). Returns the leases. */
 static int drain(unsigned slot, uint64_t chunk, uint64_t start, uint8_t *seen)
 {
 	struct ring_lease l;
 	int n = 0;
 
-	while (ring_lease(r, slot, chunk, &l) == 0) {
+	while (lease(slot, chunk, &l) == 0) {
 		ck_assert_uint_le(l.lo, l.hi);
 		ck_assert_uint_le(l.hi - l.lo + 1, chunk);
 		for (uint64_t v = l.lo;; v++) {
@@ -57,6 +73,14 @@ static int drain(unsigned slot, uint64_t chunk, uint64_t start, uint8_t *seen)
 		n++;
 	}
 	return n;
+}
+
+/* A dead worker's slot, as the master reaps it. */
+static void dies(unsigned slot)
+{
+	uint64_t hashes, chunks;
+
+	ring_slot_dead(r, slot, EXIT_DIED, &hashes, &chunks);
 }
 
 START_TEST(leases_cover_the_range_once)
@@ -78,9 +102,9 @@ START_TEST(exhausted_only_when_every_lease_is_back)
 	uint64_t x;
 	uint32_t job = submit(0, 99, 1);
 
-	ck_assert_int_eq(ring_lease(r, 0, 50, &a), 0);
-	ck_assert_int_eq(ring_lease(r, 1, 50, &b), 0);
-	ck_assert_int_eq(ring_lease(r, 2, 50, &b), -EAGAIN);
+	ck_assert_int_eq(lease(0, 50, &a), 0);
+	ck_assert_int_eq(lease(1, 50, &b), 0);
+	ck_assert_int_eq(lease(2, 50, &b), -EAGAIN);
 	ck_assert_int_eq(ring_finish(r, 0, 0, 0), 0); /* slot 1 still hashing */
 	ck_assert_int_eq(ring_check(r, job, &x), RING_RUNNING);
 	ck_assert_int_eq(ring_finish(r, 1, 0, 0), 1); /* last one: tell */
@@ -94,16 +118,18 @@ START_TEST(found_answer_is_reported_and_kept)
 	uint64_t x = 0;
 	uint32_t job = submit(100, 1000000, 3);
 
-	ck_assert_int_eq(ring_lease(r, 0, 1000, &l), 0);
-	ck_assert_int_eq(ring_lease(r, 1, 1000, &l), 0);
+	ck_assert_int_eq(lease(0, 1000, &l), 0);
+	ck_assert_int_eq(*l.stop, 0);
+	ck_assert_int_eq(lease(1, 1000, &l), 0);
 	ck_assert_int_eq(ring_finish(r, 1, 1, 1500), 1);
 	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
 	ck_assert_uint_eq(x, 1500);
+	ck_assert_int_eq(*l.stop, 1); /* the other chunk may stop early */
 	/* A second "find" cannot overwrite the first, and nobody leases more. */
 	ring_finish(r, 0, 1, 777);
 	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
 	ck_assert_uint_eq(x, 1500);
-	ck_assert_int_eq(ring_lease(r, 0, 1000, &l), -EAGAIN);
+	ck_assert_int_eq(lease(0, 1000, &l), -EAGAIN);
 }
 END_TEST
 
@@ -114,7 +140,7 @@ START_TEST(range_ending_at_the_top_terminates)
 	uint32_t job = submit(UINT64_MAX - 9, UINT64_MAX, 1);
 	int n = 0;
 
-	while (ring_lease(r, 0, 4, &l) == 0) {
+	while (lease(0, 4, &l) == 0) {
 		ring_finish(r, 0, 0, 0);
 		ck_assert_int_lt(++n, 10);
 	}
@@ -129,7 +155,7 @@ START_TEST(whole_64bit_range_is_leasable)
 	struct ring_lease l;
 
 	submit(0, UINT64_MAX, 1);
-	ck_assert_int_eq(ring_lease(r, 0, 1000, &l), 0);
+	ck_assert_int_eq(lease(0, 1000, &l), 0);
 	ck_assert_uint_eq(l.lo, 0);
 	ck_assert_uint_eq(l.hi, 999);
 }
@@ -143,22 +169,24 @@ START_TEST(ranking_is_weight_over_remaining)
 	uint32_t small = submit(50000, 50099, 1);
 
 	/* small: 1/100 beats high: 4/1000 beats low: 1/1000. */
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, small);
 	ring_finish(r, 0, 0, 0);
 	ring_set_weight(r, small, 0); /* weight 0 counts as 1 */
-	ring_set_weight(r, low, 16);  /* 16/1000 now beats 1/90 */
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ring_set_weight(r, low, 16);  /* 16/1000 now beats 1/90 and 4/1000 */
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, low);
 	ring_finish(r, 0, 0, 0);
 	ring_set_weight(r, low, 1);
 	ring_set_weight(r, small, 1);
 	ring_set_weight(r, high, 1);
 	/* Equal weights: the one closest to done (small, 90 left). */
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, small);
 	ring_finish(r, 0, 0, 0);
-	(void)high;
+	ring_set_weight(r, high, 100);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, high);
 }
 END_TEST
 
@@ -167,17 +195,17 @@ START_TEST(new_urgent_job_takes_over_at_the_next_lease)
 	struct ring_lease l;
 	uint32_t first = submit(0, 999, 1), urgent;
 
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0); /* caches the best */
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, first);
 	ring_finish(r, 0, 0, 0);
 	urgent = submit(5000, 5999, 16);
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, urgent);
 	ring_finish(r, 0, 0, 0);
 	/* Once found, the urgent job is never leased again. */
-	ck_assert_int_eq(ring_lease(r, 1, 10, &l), 0);
+	ck_assert_int_eq(lease(1, 10, &l), 0);
 	ring_finish(r, 1, 1, 5015);
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, first);
 }
 END_TEST
@@ -187,10 +215,10 @@ START_TEST(new_job_is_ranked_against_all_when_the_best_ran_out)
 	struct ring_lease l;
 	uint32_t a = submit(0, 9, 100), c = submit(100, 199, 10);
 
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0); /* all of a: best */
+	ck_assert_int_eq(lease(0, 10, &l), 0); /* all of a: best */
 	ck_assert_uint_eq(l.job, a);
-	submit(1000, 1999999, 1);                      /* ranks below c */
-	ck_assert_int_eq(ring_lease(r, 1, 10, &l), 0);
+	submit(1000, 1999999, 1);               /* ranks below c */
+	ck_assert_int_eq(lease(1, 10, &l), 0);
 	ck_assert_uint_eq(l.job, c);
 }
 END_TEST
@@ -202,13 +230,13 @@ START_TEST(workers_flag_the_jobs_the_master_must_see)
 	uint32_t a = submit(0, 99, 1), b = submit(1000, 1099, 1);
 
 	ck_assert_uint_eq(ring_changed(r, jobs), 0);
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 0); /* nothing to tell */
 	ck_assert_uint_eq(ring_changed(r, jobs), 0);
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, a);
 	ck_assert_uint_eq(ring_finish(r, 0, 1, 15), 1);  /* found */
-	ck_assert_int_eq(ring_lease(r, 0, 100, &l), 0);
+	ck_assert_int_eq(lease(0, 100, &l), 0);
 	ck_assert_uint_eq(l.job, b);
 	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 1);   /* exhausted */
 	ck_assert_uint_eq(ring_changed(r, jobs), 2);
@@ -223,7 +251,7 @@ START_TEST(ties_go_to_the_older_job)
 	uint32_t first = submit(0, 999, 2);
 
 	submit(5000, 5999, 2);
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, first);
 }
 END_TEST
@@ -233,13 +261,27 @@ START_TEST(release_waits_for_leases_to_drain)
 	struct ring_lease l;
 	uint32_t job = submit(0, 999, 1);
 
-	ck_assert_int_eq(ring_lease(r, 0, 10, &l), 0);
-	ck_assert_int_eq(ring_release(r, job), 0);     /* slot 0 still hashing */
-	ck_assert_int_eq(ring_lease(r, 1, 10, &l), -EAGAIN); /* cancelled */
-	ck_assert_int_eq(ring_finish(r, 0, 0, 0), 1);  /* master must hear */
-	ck_assert_int_eq(ring_release(r, job), 1);
-	ck_assert_uint_eq(r->nactive, 0);
-	ck_assert_uint_eq(r->nfree, RING_JOBS);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ring_release(r, job);
+	ck_assert_int_eq(lease(1, 10, &l), -EAGAIN); /* applied: no more leases */
+	ck_assert_int_eq(*l.stop, 1);                /* slot 0 may stop early */
+	ck_assert(!ring_closed(r, job));              /* slot 0 still hashing */
+	ck_assert_int_eq(ring_finish(r, 0, -1, 5), 1); /* stopped; master must hear */
+	ck_assert(ring_closed(r, job));
+	ck_assert_uint_eq(ring_in_use(r), 1);
+	ring_take_back(r, job, NULL);
+	ck_assert_uint_eq(ring_in_use(r), 0);
+}
+END_TEST
+
+START_TEST(released_before_any_worker_saw_it)
+{
+	struct ring_lease l;
+	uint32_t job = submit(0, 999, 1);
+
+	ring_release(r, job);
+	ck_assert_int_eq(lease(0, 10, &l), -EAGAIN);
+	ck_assert(ring_closed(r, job));
 }
 END_TEST
 
@@ -249,12 +291,27 @@ START_TEST(late_answer_of_a_cancelled_job_is_kept)
 	uint64_t x;
 	uint32_t job = submit(0, 999, 1);
 
-	ck_assert_int_eq(ring_lease(r, 0, 100, &l), 0);
-	ck_assert_int_eq(ring_release(r, job), 0);
+	ck_assert_int_eq(lease(0, 100, &l), 0);
+	ring_release(r, job);
 	ck_assert_int_eq(ring_finish(r, 0, 1, 42), 1);
 	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
 	ck_assert_uint_eq(x, 42);
-	ck_assert_int_eq(ring_release(r, job), 1);
+	ck_assert(ring_closed(r, job));
+}
+END_TEST
+
+START_TEST(stopped_chunk_owes_the_rest)
+{
+	uint8_t seen[1000] = { 0 };
+	struct ring_lease l;
+
+	submit(0, 999, 1);
+	ck_assert_int_eq(lease(0, 100, &l), 0); /* 0..99 */
+	ring_finish(r, 0, -1, 40);              /* hashed 0..39 only */
+	seen[0] = 0;
+	drain(1, 100, 0, seen);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_uint_eq(seen[i], i < 40 ? 0 : 1);
 }
 END_TEST
 
@@ -264,16 +321,14 @@ START_TEST(dead_workers_lease_is_leased_again_first)
 	uint8_t seen[1000] = { 0 };
 
 	submit(0, 999, 1);
-	ck_assert_int_eq(ring_lease(r, 3, 100, &l), 0);  /* 0..99, then dies */
-	ck_assert_int_eq(ring_lease(r, 4, 100, &again), 0);
+	ck_assert_int_eq(lease(3, 100, &l), 0);  /* 0..99, then dies */
+	ck_assert_int_eq(lease(4, 100, &again), 0);
 	ring_finish(r, 4, 0, 0);
-	ring_reclaim(r, 3);
-	ck_assert_int_eq(r->slots[3].has_lease, 0);
-	ck_assert_int_eq(ring_lease(r, 4, 30, &again), 0);
-	ck_assert_uint_eq(again.lo, l.lo);               /* requeued range first */
+	dies(3);
+	ck_assert_int_eq(lease(4, 30, &again), 0);
+	ck_assert_uint_eq(again.lo, l.lo);       /* requeued range first */
 	ck_assert_uint_eq(again.hi, l.lo + 29);
 	ring_finish(r, 4, 0, 0);
-	seen[0] = 0;
 	drain(4, 100, 0, seen);
 	/* Everything except the two chunks finished above is leased once. */
 	for (int i = 0; i < 1000; i++)
@@ -283,18 +338,71 @@ END_TEST
 
 START_TEST(many_deaths_rewind_instead_of_losing)
 {
+	enum { HELD = RING_RETURNED + 8 };
 	struct ring_lease l;
 	uint8_t seen[4000] = { 0 };
 
 	submit(0, 3999, 1);
-	/* More dead leases than the returned list holds. */
-	for (unsigned i = 0; i < RING_RETURNED + 8; i++) {
-		ck_assert_int_eq(ring_lease(r, i, 100, &l), 0);
-		ring_reclaim(r, i);
+	/* More leases out at once than the returned list holds... */
+	for (unsigned i = 0; i < HELD; i++) {
+		ck_assert_int_eq(lease(i, 100, &l), 0);
+		ck_assert_uint_eq(l.lo, 100 * i);
 	}
+	/* ...and every holder dies: 16 ranges go back to the list, the
+	 * cursor is rewound over the rest. */
+	for (unsigned i = 0; i < HELD; i++)
+		dies(i);
 	drain(40, 100, 0, seen);
 	for (int i = 0; i < 4000; i++)
-		ck_assert_uint_ge(seen[i], 1); /* nothing skipped */
+		ck_assert_msg(seen[i] == 1, "value %d leased %u times", i, seen[i]);
+}
+END_TEST
+
+START_TEST(small_job_is_split_among_the_workers)
+{
+	struct ring_lease a, b, c;
+
+	ring_set_workers(r, 2);
+	submit(0, 999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), 0);
+	ck_assert_int_eq(ring_lease(r, 1, 100000, 1, &b), 0);
+	ck_assert_uint_eq(a.hi - a.lo + 1, 500); /* half each */
+	ck_assert_uint_eq(b.hi - b.lo + 1, 500);
+	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
+	/* But never below the smallest piece worth a lease. */
+	submit(5000, 5999, 1);
+	ck_assert_int_eq(ring_lease(r, 2, 100000, 800, &c), 0);
+	ck_assert_uint_eq(c.hi - c.lo + 1, 800);
+}
+END_TEST
+
+START_TEST(parked_job_keeps_its_progress)
+{
+	struct ring_progress p;
+	struct ring_lease l;
+	struct ring_key k;
+	uint8_t seen[1000] = { 0 };
+	uint32_t job = submit(0, 999, 1), again;
+
+	ck_assert_int_eq(lease(0, 100, &l), 0);      /* 0..99 out */
+	ck_assert_int_eq(lease(1, 100, &l), 0);      /* 100..199 out */
+	ring_finish(r, 1, 0, 0);
+	dies(0);                                     /* 0..99 goes back */
+	ck_assert_int_eq(lease(2, 50, &l), 0);       /* 0..49 out */
+	ring_park(r, job);
+	ck_assert_int_eq(lease(3, 100, &l), -EAGAIN); /* out of the schedule */
+	ck_assert(!ring_closed(r, job));             /* 0..49 still out */
+	ck_assert_int_eq(ring_finish(r, 2, 0, 0), 1);
+	ck_assert(ring_closed(r, job));
+	k = *ring_key_of(r, job);
+	ring_take_back(r, job, &p);
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	ck_assert(ring_remaining(&k, &p) == 850); /* 50..99 and 200..999 */
+	/* It comes back where it was: only the unhashed values are left. */
+	ck_assert_int_eq(ring_submit(r, &k, &p, 1, 0, &again), 0);
+	drain(3, 100, 0, seen);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_uint_eq(seen[i], (i >= 50 && i < 100) || i >= 200);
 }
 END_TEST
 
@@ -306,24 +414,67 @@ START_TEST(worker_killed_inside_the_lock)
 	pid_t pid;
 
 	submit(0, 999, 1);
-	r->hooks = 1;
-	r->die_in_lock = 1;
+	ring_allow_hooks(r, 1);
+	ck_assert_int_eq(ring_arm_hook(r, HOOK_DIE_IN_LOCK, 1), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		ring_lease(r, 7, 100, &l); /* dies half-way, holding the lock */
+		ring_worker_start(r, 7, getpid());
+		lease(7, 100, &l); /* dies half-way, holding the lock */
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	ck_assert_int_eq(r->lock_owner, pid); /* the lock knows its owner */
 	ck_assert_int_eq(r->slots[7].has_lease, 1);
-	/* The master reaps it: the lock is recovered, the range given back. */
-	ring_reclaim(r, 7);
-	ck_assert_uint_eq(r->repairs, 1);
+	/* The master reaps it; the next locker recovers the lock and the
+	 * range is given back. */
+	dies(7);
 	drain(0, 100, 0, seen);
+	ck_assert_uint_eq(r->repairs, 1);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_ge(seen[i], 1);
+	ck_assert_uint_eq(ring_hook_armed(r, HOOK_DIE_IN_LOCK), 0);
+}
+END_TEST
+
+START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
+{
+	struct ring_lease l;
+	uint32_t jobs[RING_JOBS], job, more;
+	uint64_t x;
+	int status;
+	pid_t pid;
+
+	job = submit(0, 999, 1);
+	ring_allow_hooks(r, 1);
+	ck_assert_int_eq(ring_arm_hook(r, HOOK_STOP_IN_LOCK, 1), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		ring_worker_start(r, 7, getpid());
+		lease(7, 100, &l); /* stops half-way, holding the lock */
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, WUNTRACED), pid);
+	ck_assert(WIFSTOPPED(status));
+	ck_assert_int_eq(ring_lock_holder(r), pid); /* from the mutex itself */
+	/* Every call the master makes returns (the test's timeout fails it
+	 * otherwise). */
+	more = submit(5000, 5999, 2);
+	ring_set_weight(r, job, 3);
+	ring_release(r, more);
+	ck_assert_int_eq(ring_check(r, job, &x), RING_RUNNING);
+	ring_changed(r, jobs);
+	ring_wake(r, 2);
+	/* The master kills it (SIGKILL ends a stopped process) and reaps it. */
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	dies(7);
+	ck_assert_int_eq(lease(0, 100, &l), 0);
+	ck_assert_uint_eq(r->repairs, 1);
+	ck_assert_uint_eq(l.job, job);
+	ck_assert(ring_closed(r, more));
 }
 END_TEST
 
@@ -342,6 +493,7 @@ START_TEST(lock_of_a_killed_holder_does_not_hang_others)
 		usleep(1000);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+	ck_assert_int_eq(ring_lock_holder(r), 0); /* the kernel let it go */
 	ring_lock(r); /* would hang forever without recovery: the timeout fails */
 	ring_unlock(r);
 	ck_assert_uint_eq(r->repairs, 1);
@@ -350,14 +502,19 @@ END_TEST
 
 START_TEST(full_table_says_so)
 {
-	uint8_t d[32] = { 0 };
+	struct ring_key k = { .start = 0, .end = 10 };
+	struct ring_lease l;
 	uint32_t job;
 
 	for (int i = 0; i < RING_JOBS; i++)
-		ck_assert_int_eq(ring_submit(r, d, 0, 10, 1, &job), 0);
-	ck_assert_int_eq(ring_submit(r, d, 0, 10, 1, &job), -ENOSPC);
-	ck_assert_int_eq(ring_release(r, 5), 1);
-	ck_assert_int_eq(ring_submit(r, d, 0, 10, 1, &job), 0);
+		ck_assert_int_eq(ring_submit(r, &k, NULL, 1, (uint64_t)i, &job), 0);
+	ck_assert(!ring_has_room(r));
+	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), -ENOSPC);
+	ring_release(r, 5);
+	lease(0, 1, &l); /* a worker applies it */
+	ck_assert(ring_closed(r, 5));
+	ring_take_back(r, 5, NULL);
+	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), 0);
 	ck_assert_uint_eq(job, 5);
 }
 END_TEST
@@ -380,10 +537,15 @@ int main(void)
 	tcase_add_test(t, new_job_is_ranked_against_all_when_the_best_ran_out);
 	tcase_add_test(t, workers_flag_the_jobs_the_master_must_see);
 	tcase_add_test(t, release_waits_for_leases_to_drain);
+	tcase_add_test(t, released_before_any_worker_saw_it);
 	tcase_add_test(t, late_answer_of_a_cancelled_job_is_kept);
+	tcase_add_test(t, stopped_chunk_owes_the_rest);
 	tcase_add_test(t, dead_workers_lease_is_leased_again_first);
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
+	tcase_add_test(t, small_job_is_split_among_the_workers);
+	tcase_add_test(t, parked_job_keeps_its_progress);
 	tcase_add_test(t, worker_killed_inside_the_lock);
+	tcase_add_test(t, worker_stopped_inside_the_lock_blocks_no_master_call);
 	tcase_add_test(t, lock_of_a_killed_holder_does_not_hang_others);
 	tcase_add_test(t, full_table_says_so);
 	suite_add_tcase(s, t);

@@ -96,6 +96,14 @@ int th_read_reply(int fd, uint64_t *x, int timeout_ms)
 	return 0;
 }
 
+void th_reset(int fd)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	close(fd);
+}
+
 int th_request(unsigned port, const uint8_t d[32], uint64_t start,
 	       uint64_t end, uint8_t prio, uint64_t *x)
 {
@@ -158,8 +166,11 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 			close(fd);
 			if (tm_seg(m, &seg) == 0) {
 				/* Serving: listener, segment and a first worker. */
-				int ready = __atomic_load_n(&seg.ring->slots[0].pid,
-							    __ATOMIC_ACQUIRE) > 0;
+				struct ring_slot_view v;
+				int ready;
+
+				ring_slot_view(seg.ring, 0, &v);
+				ready = v.pid > 0;
 				seg_close(&seg);
 				if (ready)
 					return 0;
@@ -205,10 +216,12 @@ int tm_workers(const struct tmaster *m, pid_t *pids, int max)
 
 	if (tm_seg(m, &seg) < 0)
 		return 0;
-	for (int i = 0; i < RING_WORKERS && n < max; i++) {
-		pid_t p = __atomic_load_n(&seg.ring->slots[i].pid, __ATOMIC_ACQUIRE);
-		if (p > 0)
-			pids[n++] = p;
+	for (unsigned i = 0; i < RING_WORKERS && n < max; i++) {
+		struct ring_slot_view v;
+
+		ring_slot_view(seg.ring, i, &v);
+		if (v.pid > 0)
+			pids[n++] = v.pid;
 	}
 	seg_close(&seg);
 	return n;

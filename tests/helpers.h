@@ -47,6 +47,8 @@ int th_send_request(int fd, const uint8_t d[32], uint64_t start, uint64_t end,
 /* Read an 8-byte reply within timeout_ms. 0 and *x, -1 on EOF, error or
  * timeout. */
 int th_read_reply(int fd, uint64_t *x, int timeout_ms);
+/* Close fd with a reset (RST), as a client that is gone. */
+void th_reset(int fd);
 /* One whole request: connect, send, read. 0 and *x, or -1. */
 int th_request(unsigned port, const uint8_t d[32], uint64_t start,
 	       uint64_t end, uint8_t prio, uint64_t *x);

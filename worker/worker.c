@@ -1,19 +1,21 @@
 /* The worker loop. Chunks are sized from the worker's own measured rate so
  * that one chunk is about CHUNK_NS of hashing: short enough that a more
  * urgent job is taken up within milliseconds, long enough that the two lock
- * round trips per chunk cost well under 1%. */
+ * round trips per chunk cost well under 1%. A job smaller than that is
+ * shared evenly among the workers (ring_lease), down to pieces of
+ * MIN_CHUNK_NS, below which the lease would cost more than the hashing. */
 #include "worker/worker.h"
 #include "shm/clock.h"
 
 #include <signal.h>
 #include <stdint.h>
-#include <time.h>
 #include <unistd.h>
 
 #define CHUNK_NS 2000000ull     /* 2 ms of hashing */
+#define MIN_CHUNK_NS 100000ull  /* 0.1 ms: a lease costs about 1 us */
 #define CHUNK_MIN 256ull
 #define CHUNK_MAX (1ull << 26)
-#define IDLE_WAIT_MS 200        /* re-check the master and retire flag */
+#define IDLE_WAIT_MS 100        /* re-check the master, retire flag; a sign of life */
 
 static void notify(int fd)
 {
@@ -24,45 +26,48 @@ static void notify(int fd)
 	}
 }
 
+static uint64_t clamp_chunk(uint64_t chunk)
+{
+	return chunk < CHUNK_MIN ? CHUNK_MIN : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
+}
+
 /* Next chunk size from the last one: aim at CHUNK_NS, move half-way. */
 static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns)
 {
-	uint64_t ideal;
-
 	if (ns == 0 || hashed < CHUNK_MIN)
 		return chunk;
-	ideal = (uint64_t)((unsigned __int128)hashed * CHUNK_NS / ns);
-	chunk = (chunk + ideal) / 2;
-	if (chunk < CHUNK_MIN)
-		chunk = CHUNK_MIN;
-	if (chunk > CHUNK_MAX)
-		chunk = CHUNK_MAX;
-	return chunk;
+	return clamp_chunk((chunk + (uint64_t)((unsigned __int128)hashed * CHUNK_NS / ns)) / 2);
 }
 
-static int should_stop(struct ring *r, struct ring_slot *s, pid_t master)
+/* The smallest piece worth a lease at this worker's rate. */
+static uint64_t min_chunk(const struct ring_slot *s, uint64_t chunk)
 {
-	return __atomic_load_n(&r->shutdown, __ATOMIC_ACQUIRE) ||
-	       __atomic_load_n(&s->retire, __ATOMIC_ACQUIRE) ||
-	       getppid() != master;
+	uint64_t rate = __atomic_load_n(&s->rate, __ATOMIC_RELAXED);
+
+	return rate ? clamp_chunk(rate / (1000000000ull / MIN_CHUNK_NS)) : chunk / 20;
 }
 
-/* Test hook (REVHASH_TEST_HOOKS): die before doing anything, as a worker
- * that cannot run would, to exercise the master's restart back-off. */
-static void maybe_die_at_start(struct ring *r)
+static int should_stop(const struct ring *r, unsigned slot, pid_t master)
 {
-	int die = 0;
+	return ring_slot_retiring(r, slot) || getppid() != master;
+}
 
-	if (!r->hooks)
-		return;
-	ring_lock(r);
-	if (r->die_at_start) {
-		r->die_at_start--;
-		die = 1;
-	}
-	ring_unlock(r);
-	if (die)
-		raise(SIGKILL);
+/* Hash one lease; account for it in the slot. Returns the kernel's result. */
+static int hash_lease(const struct kernel *k, struct ring_slot *s,
+		      const struct ring_lease *l, uint64_t *chunk, uint64_t *x)
+{
+	uint64_t t0 = clock_ns(), ns, hashed;
+	int found = k->search(l->digest, l->lo, l->hi, x);
+
+	ns = clock_ns() - t0;
+	hashed = (found ? *x : l->hi) - l->lo + 1;
+	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
+	if (ns && hashed >= CHUNK_MIN)
+		__atomic_store_n(&s->rate,
+				 (uint64_t)((unsigned __int128)hashed * 1000000000u / ns),
+				 __ATOMIC_RELAXED);
+	*chunk = next_chunk(*chunk, hashed, ns);
+	return found;
 }
 
 int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
@@ -72,27 +77,25 @@ int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 	struct ring_slot *s = &r->slots[slot];
 	uint64_t chunk = 16384ull * k->lanes;
 
-	maybe_die_at_start(r);
-	while (!should_stop(r, s, master)) {
+	if (ring_hook_fire(r, HOOK_DIE_AT_START))
+		raise(SIGKILL); /* test hook: a worker that cannot start */
+	if (ring_worker_start(r, slot, getpid()))
+		notify(notify_fd);
+	while (!should_stop(r, slot, master)) {
 		struct ring_lease l;
-		uint64_t x = 0, t0, hashed;
-		int found;
+		uint64_t x = 0;
+		int rc = ring_lease(r, slot, chunk, min_chunk(s, chunk), &l);
 
-		if (ring_lease(r, slot, chunk, &l) < 0) {
+		if (l.tell)
+			notify(notify_fd);
+		if (rc < 0) {
 			__atomic_store_n(&s->state, SLOT_IDLE, __ATOMIC_RELAXED);
 			ring_wait(r, IDLE_WAIT_MS);
 			continue;
 		}
 		__atomic_store_n(&s->state, SLOT_HASHING, __ATOMIC_RELAXED);
-		t0 = clock_ns();
-		found = k->search(l.digest, l.lo, l.hi, &x);
-		t0 = clock_ns() - t0;
-		hashed = (found ? x : l.hi) - l.lo + 1;
-		__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
-		if (t0)
-			s->rate = (uint64_t)((unsigned __int128)hashed * 1000000000u / t0);
-		chunk = next_chunk(chunk, hashed, t0);
-		if (ring_finish(r, slot, found, x))
+		rc = hash_lease(k, s, &l, &chunk, &x);
+		if (ring_finish(r, slot, rc, x))
 			notify(notify_fd);
 	}
 	__atomic_store_n(&s->state, SLOT_RETIRING, __ATOMIC_RELAXED);

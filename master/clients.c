@@ -1,0 +1,257 @@
+/* Connections as a set. Each is in at most one list: `timed` while reading
+ * or writing (one timeout for all, so arrival order is deadline order),
+ * `lingering` after its reply, a job's waiters while waiting (jobs.c), or
+ * the graveyard once closed. */
+#include "master/clients.h"
+#include "master/log.h"
+#include "master/net.h"
+#include "shm/clock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define ACCEPT_BATCH 256       /* a flood cannot starve the other sources */
+#define LINGER_MS 2000         /* after the reply, what a client may still send */
+#define LINGER_BYTES (64 * 1024)
+
+void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
+		  unsigned timeout_ms)
+{
+	memset(cl, 0, sizeof *cl);
+	cl->epfd = epfd;
+	cl->stats = stats;
+	cl->timeout_ms = timeout_ms;
+}
+
+static int watch(struct clients *cl, struct conn *c, int op, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = &c->src };
+
+	if (epoll_ctl(cl->epfd, op, c->src.fd, &ev) < 0) {
+		log_error("epoll_ctl(%d): %s", c->src.fd, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void close_conn(struct clients *cl, struct conn *c)
+{
+	if (c->src.fd < 0)
+		return;
+	conn_list_remove(c);
+	epoll_ctl(cl->epfd, EPOLL_CTL_DEL, c->src.fd, NULL);
+	close(c->src.fd);
+	c->src.fd = -1;
+	cl->open--;
+	conn_list_push(&cl->graveyard, c);
+}
+
+void clients_drop(struct clients *cl, struct conn *c)
+{
+	cl->stats->dropped++;
+	close_conn(cl, c);
+}
+
+/* Out of descriptors: say so at most once a second, with a count. */
+static void turned_away(struct clients *cl)
+{
+	uint64_t now = clock_ms();
+
+	cl->emfile_count++;
+	cl->stats->dropped++;
+	if (now - cl->emfile_ms >= 1000) {
+		log_warn("out of file descriptors: turned %llu connection(s) away",
+			 (unsigned long long)cl->emfile_count);
+		cl->emfile_ms = now;
+		cl->emfile_count = 0;
+	}
+}
+
+static void add(struct clients *cl, int fd)
+{
+	struct conn *c = calloc(1, sizeof *c);
+
+	if (!c) {
+		close(fd);
+		log_error("out of memory: turned a connection away");
+		return;
+	}
+	c->src.fd = fd;
+	c->src.kind = SRC_CONN;
+	c->accept_ns = clock_ns();
+	c->since_ms = c->accept_ns / 1000000u;
+	conn_peer(c);
+	if (watch(cl, c, EPOLL_CTL_ADD, EPOLLIN) < 0) {
+		close(fd);
+		free(c);
+		return;
+	}
+	cl->open++;
+	cl->stats->accepted++;
+	conn_list_push(&cl->timed, c);
+}
+
+void clients_accept(struct clients *cl, int listen_fd)
+{
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		int fd, rc = net_accept(listen_fd, &fd);
+
+		if (rc == -EAGAIN)
+			return;
+		if (rc == -EMFILE) {
+			turned_away(cl);
+			return;
+		}
+		if (rc < 0) {
+			if (rc != -ECONNABORTED && rc != -EPROTO)
+				log_warn("accept: %s", strerror(-rc));
+			continue;
+		}
+		add(cl, fd);
+	}
+}
+
+/* The reply is out: close, or first drain what the client sent beyond its
+ * request, so that closing does not reset the connection under the reply. */
+static void answered(struct clients *cl, struct conn *c)
+{
+	cl->stats->answered++;
+	if (!conn_unread(c) || shutdown(c->src.fd, SHUT_WR) < 0 ||
+	    watch(cl, c, EPOLL_CTL_MOD, EPOLLIN) < 0) {
+		close_conn(cl, c);
+		return;
+	}
+	conn_list_remove(c);
+	c->state = CONN_LINGERING;
+	c->since_ms = clock_ms();
+	conn_list_push(&cl->lingering, c);
+}
+
+/* Write what is left of c's reply. */
+static void flush(struct clients *cl, struct conn *c)
+{
+	switch (conn_write(c)) {
+	case CONN_DONE:
+		answered(cl, c);
+		break;
+	case CONN_MORE:
+		if (c->list != &cl->timed) {
+			c->since_ms = clock_ms();
+			conn_list_push(&cl->timed, c);
+			watch(cl, c, EPOLL_CTL_MOD, EPOLLOUT);
+		}
+		break;
+	default:
+		clients_drop(cl, c);
+	}
+}
+
+void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
+{
+	conn_list_remove(c);
+	c->job = NULL;
+	c->reply_ns = clock_ns();
+	conn_set_reply(c, answer);
+	flush(cl, c);
+}
+
+void clients_wait(struct clients *cl, struct conn *c)
+{
+	c->state = CONN_WAITING;
+	watch(cl, c, EPOLL_CTL_MOD, 0); /* errors and hang-ups only */
+}
+
+enum client_news clients_event(struct clients *cl, struct conn *c,
+			       uint32_t events)
+{
+	switch (c->state) {
+	case CONN_READING:
+		switch (conn_read(c)) {
+		case CONN_DONE:
+			conn_list_remove(c);
+			c->request_ns = clock_ns();
+			cl->stats->requests++;
+			return CLIENT_REQUEST;
+		case CONN_MORE:
+			break;
+		default:
+			clients_drop(cl, c);
+		}
+		break;
+	case CONN_WAITING:
+		/* Nothing is read while waiting, so only a reset or an error
+		 * gets here: an end of stream (a half-close) still gets its
+		 * answer. */
+		return CLIENT_GONE;
+	case CONN_WRITING:
+		if (events & EPOLLERR)
+			clients_drop(cl, c);
+		else
+			flush(cl, c);
+		break;
+	case CONN_LINGERING:
+		if (conn_linger(c, LINGER_BYTES) != CONN_MORE)
+			close_conn(cl, c);
+		break;
+	}
+	return CLIENT_NOTHING;
+}
+
+uint64_t clients_expire(struct clients *cl, uint64_t now_ms)
+{
+	uint64_t t = cl->timeout_ms, next = UINT64_MAX;
+	struct conn *c;
+
+	while ((c = cl->timed.head) && c->since_ms + t <= now_ms) {
+		log_debug("dropping a client too slow for %llu ms", (unsigned long long)t);
+		cl->stats->timeouts++;
+		clients_drop(cl, c);
+	}
+	if (c)
+		next = c->since_ms + t;
+	while ((c = cl->lingering.head) && c->since_ms + LINGER_MS <= now_ms)
+		close_conn(cl, c);
+	if (c && c->since_ms + LINGER_MS < next)
+		next = c->since_ms + LINGER_MS;
+	return next;
+}
+
+uint64_t clients_owed(const struct clients *cl)
+{
+	return cl->open - cl->lingering.n;
+}
+
+void clients_close_unsent(struct clients *cl)
+{
+	struct conn *c = cl->timed.head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (c->state == CONN_READING)
+			clients_drop(cl, c);
+	}
+}
+
+void clients_close_all(struct clients *cl)
+{
+	struct conn *c;
+
+	while ((c = cl->timed.head))
+		clients_drop(cl, c);
+	while ((c = cl->lingering.head))
+		close_conn(cl, c);
+}
+
+void clients_bury(struct clients *cl)
+{
+	struct conn *c;
+
+	while ((c = cl->graveyard.head)) {
+		conn_list_remove(c);
+		free(c);
+	}
+}

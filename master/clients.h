@@ -1,0 +1,59 @@
+/* The master's client connections as a set: accepting them, watching them
+ * in the epoll set, their deadlines, replies and closing. Above conn.c and
+ * net.c, below the job bookkeeping (which replies through it) and the loop
+ * (which feeds it events). Closed connections are freed only after the
+ * current event batch (clients_bury), so a later event of the same batch
+ * never touches freed memory. */
+#ifndef REVHASH_CLIENTS_H
+#define REVHASH_CLIENTS_H
+
+#include <stdint.h>
+
+#include "master/conn.h"
+#include "shm/segment.h"
+
+/* What a connection's event means for the layers above. */
+enum client_news {
+	CLIENT_NOTHING = 0, /* handled here */
+	CLIENT_REQUEST,     /* its request is complete: answer it */
+	CLIENT_GONE,        /* a waiting client reset or failed: detach, drop */
+};
+
+struct clients {
+	int epfd;
+	struct seg_stats *stats;
+	unsigned timeout_ms;         /* to send the request, to read the reply */
+	struct conn_list timed;      /* reading or writing, oldest first */
+	struct conn_list lingering;  /* answered, draining what they still send */
+	struct conn_list graveyard;  /* closed in this batch */
+	uint64_t open;               /* connections open */
+	uint64_t emfile_ms, emfile_count; /* out-of-descriptors log throttle */
+};
+
+/* Set up an empty set on the epoll instance epfd. */
+void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
+		  unsigned timeout_ms);
+/* Accept what the listener has (a bounded batch). */
+void clients_accept(struct clients *cl, int listen_fd);
+/* Handle events on c; says what the layers above must do. */
+enum client_news clients_event(struct clients *cl, struct conn *c,
+			       uint32_t events);
+/* c's request is being searched: watch it only for a reset or an error. */
+void clients_wait(struct clients *cl, struct conn *c);
+/* Send answer to c (it leaves any list it is in); closed once written. */
+void clients_reply(struct clients *cl, struct conn *c, uint64_t answer);
+/* Close c without an answer, counted as dropped. */
+void clients_drop(struct clients *cl, struct conn *c);
+/* Close what is past its deadline; returns the next deadline (clock_ms()),
+ * or UINT64_MAX when none. */
+uint64_t clients_expire(struct clients *cl, uint64_t now_ms);
+/* Connections still owed something: reading, waiting or writing. */
+uint64_t clients_owed(const struct clients *cl);
+/* A stop begins: close every connection that has not sent a whole request. */
+void clients_close_unsent(struct clients *cl);
+/* Close every connection on a timer (at exit; waiting ones are the jobs'). */
+void clients_close_all(struct clients *cl);
+/* Free the connections closed since the last call. */
+void clients_bury(struct clients *cl);
+
+#endif

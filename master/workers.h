@@ -1,0 +1,58 @@
+/* Worker supervision: forking, pinning, reaping and replacing workers, with
+ * back-off for a worker that keeps dying at start, and a watchdog for one
+ * that stops making progress (stopped, traced, frozen): it is killed, its
+ * lease given back and a new worker forked. Beside the job bookkeeping,
+ * below the loop; it reaches the workers only through the ring. */
+#ifndef REVHASH_WORKERS_H
+#define REVHASH_WORKERS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm/segment.h"
+#include "worker/kernel.h"
+
+/* The master's private view of a worker slot. */
+struct wslot {
+	pid_t pid;               /* 0: empty */
+	uint64_t started_ms;
+	uint64_t respawn_at_ms;  /* 0: not waiting to respawn */
+	unsigned quick_deaths;   /* deaths soon after start, for back-off */
+	int died;                /* the last worker here died (not retired) */
+	int killed;              /* the watchdog killed it */
+	uint64_t beat;           /* its last sign of life ... */
+	uint64_t beat_ms;        /* ... and when the master saw it change */
+};
+
+struct workers {
+	struct seg *seg;
+	struct ring *ring;
+	const struct kernel *kernel;
+	pid_t master;
+	int notify_fd;           /* the workers' eventfd to the master */
+	int pin;                 /* pin worker i to the i-th CPU */
+	unsigned target;         /* workers wanted */
+	uint64_t watch_ms;       /* next watchdog round */
+	struct wslot w[RING_WORKERS];
+};
+
+/* Set up (no worker started yet). */
+void workers_init(struct workers *ws, struct seg *seg,
+		  const struct kernel *kernel, int notify_fd, int pin,
+		  unsigned target);
+/* Start the wanted number of workers. 0 or -errno. */
+int workers_start(struct workers *ws);
+/* Aim at n workers from now on (workers_tick forks or retires). */
+void workers_set_target(struct workers *ws, unsigned n);
+/* Reap exited workers; their leases go back, their respawns are planned. */
+void workers_reap(struct workers *ws);
+/* Fork or retire toward the target, respawn whose back-off has passed,
+ * and watch for stalled workers. Returns when it wants to run next
+ * (clock_ms()), or UINT64_MAX when it has nothing planned. */
+uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
+/* Stop every worker: ask, wait up to wait_ms, then kill. */
+void workers_stop(struct workers *ws, unsigned wait_ms);
+/* Live workers. */
+unsigned workers_alive(const struct workers *ws);
+
+#endif
