@@ -365,16 +365,21 @@ START_TEST(sim_empty_range_is_free)
 }
 END_TEST
 
-/* No answer in range: the whole range is hashed, even a huge one. */
+/* No answer in range: the whole range is hashed, even a huge one: 2^64 - 1
+ * values at 1 per µs. The full 2^64 range, whose answer is always in it,
+ * is searched up to the answer like any other. */
 START_TEST(sim_missing_answer_hashes_whole_range)
 {
-	struct wl_request q[2] = { req(1, 100, 1099, 5, 1),
-				   req(2, 0, UINT64_MAX, 0, 1) };
-	double t[2] = { 0, 0 }, lat[2];
+	struct wl_request q[3] = { req(1, 100, 1099, 5, 1),
+				   req(2, 1, UINT64_MAX, 0, 1),
+				   req(3, 0, UINT64_MAX, 0, 1) };
+	double t[1] = { 0 }, lat[1];
 
 	simulate(q, t, 1, lat, NULL);
 	ck_assert_double_eq_tol(lat[0], 1000, 1e-6);
 	simulate(q + 1, t, 1, lat, NULL);
+	ck_assert_double_eq_tol(lat[0], 0x1p64, 0x1p12);
+	simulate(q + 2, t, 1, lat, NULL);
 	ck_assert_double_eq_tol(lat[0], 1, 1e-9);
 }
 END_TEST
