@@ -357,7 +357,9 @@ static int ideal_score(const struct run *r, double rate, double *ideal_lat,
 		return -ENOMEM;
 	for (uint64_t i = 0; i < n; i++)
 		arrival[i] = r->res[i].send_ns / 1e3;
-	err = sim_ideal(r->reqs, arrival, n, rate, ideal_lat, score);
+	err = sim_run(r->reqs, arrival, n, rate,
+		      &(struct sim_policy){ rank_default(), 1 }, ideal_lat,
+		      score);
 	free(arrival);
 	return err;
 }

@@ -1,14 +1,35 @@
-/* An exact, event-driven simulation of the ideal server. Requests for the
- * same (digest, start, end) share one job whose weight is the sum of their
- * priorities; the server always hashes the job with the highest
- * weight / remaining range (ties: the older job), preemptively, at the full
- * rate, with no overhead, and remembers every answer it has found.
+/* An exact, event-driven simulation of an ideal server under one policy of
+ * shm/rank.h. Requests for the same (digest, start, end) share one job; the
+ * server has no overhead and remembers every answer it has found, so a
+ * repeat that comes after its job completed costs nothing. Which jobs run
+ * is decided by rank_outranks() itself, on a rank_key built from each job,
+ * so the ideal follows the server's order by construction:
+ *   split     the whole rate goes to the best-ranked job (perfectly
+ *             divisible work: any number of workers hash it at once);
+ *   no split  each of the best `workers` jobs gets one worker hashing at
+ *             rate / workers; with fewer jobs, workers stay idle.
+ * Without preemption rank_outranks puts started jobs first, and that alone
+ * makes a started job keep its worker(s) until it completes: started jobs
+ * are always chosen again at the next event (they outrank every unstarted
+ * one and, as only chosen jobs start, never outnumber the workers), and a
+ * freed worker goes to the best unstarted job.
  *
- * Between two events (an arrival, the current job's completion) the choice
- * cannot change: only the job being hashed shrinks, which only raises its
- * rank. So time jumps from event to event, and the result is exact up to
- * long double rounding. Requests are grouped by key once, by sorting, so a
- * job knows its requests without a hash table. */
+ * Why jumping from event to event (an arrival, a completion) is exact:
+ * the set of running jobs, chosen at an event, cannot change before the
+ * next one, under any policy. A job that is not running keeps its key: its
+ * weight changes only at an arrival, its remaining range and its started
+ * flag only while it runs. A running job's key only gains on it: its
+ * remaining shrinks, which under wsrpt raises weight / remaining and under
+ * priority and fifo is not looked at; its started flag goes from 0 to 1,
+ * which counts only without preemption, and then puts it ahead of every
+ * unstarted job. A strict order in which the chosen jobs only rise keeps
+ * them on top, ties included (a tie goes to the older job either way). A
+ * job counts as started once capacity has been spent on it, i.e. once
+ * time has passed while it ran: a job chosen at an instant when another
+ * request arrives too has not started and may still give way to it. No
+ * combination needs an extra event. The result is exact up to long double
+ * rounding; requests are grouped by key once, by sorting, so a job knows
+ * its requests without a hash table. */
 #include "bench/simulate.h"
 
 #include <errno.h>
@@ -25,8 +46,9 @@ struct job {
 	long double span;  /* end - start + 1: up to 2^64, exact here */
 	long double work;  /* values to hash until the answer is found */
 	long double done;  /* values hashed so far */
-	long double weight;
-	size_t age;        /* order of activation, for ties */
+	uint64_t weight;   /* the sum of the priorities waiting on it */
+	uint64_t seq;      /* order of activation, for ties and fifo */
+	uint32_t started;  /* some capacity has been spent on it */
 	size_t first;      /* its requests: by_key[first .. first + count) */
 	size_t count;
 	enum job_state state;
@@ -36,7 +58,9 @@ struct sim {
 	const struct wl_request *reqs;
 	const double *arrival;
 	double *latency;
-	long double rate_us; /* values per microsecond */
+	struct rank_policy rank;
+	size_t slots;        /* jobs that run at once: 1 with split, workers */
+	long double rate_us; /* values per microsecond for each running job */
 	long double now;     /* µs */
 	size_t *by_key;      /* request indices grouped by job */
 	size_t *job_of;      /* request -> job, NONE when start > end */
@@ -45,6 +69,9 @@ struct sim {
 	size_t *active;
 	size_t nactive;
 	size_t activated;
+	size_t *running;     /* the chosen jobs, best first */
+	struct rank_key *keys; /* and their keys */
+	size_t nrunning;
 };
 
 /* Sort records: a request's key (or its arrival) plus its index. */
@@ -127,31 +154,84 @@ static int build_jobs(struct sim *s, size_t n)
 	return 0;
 }
 
-/* Is a a better choice than b: higher weight / remaining, then older. */
-static int better(const struct job *a, const struct job *b)
+/* The job as rank_outranks sees it. Every request of a bench run comes from
+ * one peer address, and the server caps what one peer adds to one job at
+ * RANK_PEER_WEIGHT_MAX, so the weight here is capped the same way. The
+ * remaining range is rounded up to whole values, as the server counts it. */
+static struct rank_key key(const struct job *j)
 {
-	long double ra = a->weight * (b->span - b->done);
-	long double rb = b->weight * (a->span - a->done);
+	long double left = fmaxl(ceill(j->span - j->done), 0);
+	uint64_t cap = RANK_PEER_WEIGHT_MAX;
 
-	if (ra != rb)
-		return ra > rb;
-	return a->age < b->age;
+	return (struct rank_key){
+		.weight = j->weight < cap ? j->weight : cap,
+		.remaining = (unsigned __int128)left,
+		.seq = j->seq,
+		.started = j->started,
+	};
 }
 
-static size_t pick(const struct sim *s)
+/* Choose the best s->slots active jobs, best first: an insertion into a
+ * short sorted list, so a job that does not make it costs one comparison. */
+static void choose(struct sim *s)
 {
-	size_t best = NONE;
-
+	s->nrunning = 0;
 	for (size_t k = 0; k < s->nactive; k++) {
-		size_t j = s->active[k];
+		struct rank_key kj = key(&s->jobs[s->active[k]]);
+		size_t pos = s->nrunning;
 
-		if (best == NONE || better(&s->jobs[j], &s->jobs[best]))
-			best = j;
+		while (pos > 0 &&
+		       rank_outranks(&s->rank, &kj, &s->keys[pos - 1]))
+			pos--;
+		if (pos == s->slots)
+			continue;
+		if (s->nrunning < s->slots)
+			s->nrunning++;
+		for (size_t m = s->nrunning - 1; m > pos; m--) {
+			s->running[m] = s->running[m - 1];
+			s->keys[m] = s->keys[m - 1];
+		}
+		s->running[pos] = s->active[k];
+		s->keys[pos] = kj;
 	}
-	return best;
 }
 
-static void finish(struct sim *s, size_t j, long double t)
+/* The running job that completes first, if nothing arrives: its index in
+ * s->running (NONE when none runs) and the time in *t. */
+static size_t next_completion(const struct sim *s, long double *t)
+{
+	size_t first = NONE;
+
+	*t = INFINITY;
+	for (size_t m = 0; m < s->nrunning; m++) {
+		const struct job *job = &s->jobs[s->running[m]];
+		/* Rounding may overshoot by a hair: never go back. */
+		long double end = s->now +
+				  fmaxl(job->work - job->done, 0) / s->rate_us;
+
+		if (first == NONE || end < *t) {
+			*t = end;
+			first = m;
+		}
+	}
+	return first;
+}
+
+/* Hash on the running jobs until t. */
+static void advance(struct sim *s, long double t)
+{
+	if (t > s->now) {
+		for (size_t m = 0; m < s->nrunning; m++) {
+			struct job *job = &s->jobs[s->running[m]];
+
+			job->done += (t - s->now) * s->rate_us;
+			job->started = 1;
+		}
+		s->now = t;
+	}
+}
+
+static void finish(struct sim *s, size_t j)
 {
 	struct job *job = &s->jobs[j];
 
@@ -159,10 +239,11 @@ static void finish(struct sim *s, size_t j, long double t)
 		size_t i = s->by_key[k];
 
 		if (s->waiting[i]) {
-			s->latency[i] = (double)(t - s->arrival[i]);
+			s->latency[i] = (double)(s->now - s->arrival[i]);
 			s->waiting[i] = 0;
 		}
 	}
+	job->done = job->work;
 	job->state = JOB_DONE;
 	for (size_t k = 0; k < s->nactive; k++) {
 		if (s->active[k] == j) {
@@ -170,7 +251,6 @@ static void finish(struct sim *s, size_t j, long double t)
 			break;
 		}
 	}
-	s->now = t;
 }
 
 static void arrive(struct sim *s, size_t i)
@@ -183,37 +263,35 @@ static void arrive(struct sim *s, size_t i)
 		return; /* invalid range, or the answer is already known */
 	if (job->state == JOB_IDLE) {
 		job->state = JOB_ACTIVE;
-		job->age = s->activated++;
+		job->seq = s->activated++;
 		s->active[s->nactive++] = j;
 	}
 	job->weight += s->reqs[i].priority;
 	s->waiting[i] = 1;
 }
 
-/* Run the events in time order: before each arrival, the best job either
- * completes (and the choice is made again) or hashes until the arrival. */
+/* Run the events in time order: at each, choose the running jobs; then
+ * either the first of them completes before the next arrival, or they all
+ * hash until it. Completions go before arrivals at the same instant. */
 static void run(struct sim *s, const struct by_time_rec *order, size_t n)
 {
 	size_t next = 0;
 
 	while (next < n || s->nactive) {
-		size_t j = pick(s);
 		long double t_arr = next < n ? order[next].t : INFINITY;
+		long double t_end;
+		size_t m;
 
-		if (j != NONE) {
-			struct job *job = &s->jobs[j];
-			long double left = job->work - job->done;
-			/* Rounding may overshoot by a hair: never go back. */
-			long double t_end = s->now +
-					    fmaxl(left, 0) / s->rate_us;
+		choose(s);
+		m = next_completion(s, &t_end);
+		if (m != NONE && t_end <= t_arr) {
+			size_t j = s->running[m];
 
-			if (t_end <= t_arr) {
-				finish(s, j, t_end);
-				continue;
-			}
-			job->done += (t_arr - s->now) * s->rate_us;
+			advance(s, t_end);
+			finish(s, j);
+			continue;
 		}
-		s->now = t_arr;
+		advance(s, t_arr);
 		arrive(s, order[next++].i);
 	}
 }
@@ -247,24 +325,35 @@ static int simulate(struct sim *s, size_t n)
 	return err;
 }
 
-int sim_ideal(const struct wl_request *reqs, const double *arrival_us,
-	      size_t n, double rate, double *latency_us, double *score)
+static int valid(double rate, const struct sim_policy *pol)
+{
+	return isfinite(rate) && rate > 0 && pol->workers > 0 &&
+	       pol->rank.order <= RANK_FIFO;
+}
+
+int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	    double rate, const struct sim_policy *pol, double *latency_us,
+	    double *score)
 {
 	struct sim s = { .reqs = reqs, .arrival = arrival_us,
-			 .rate_us = (long double)rate / 1e6L };
+			 .rank = pol->rank };
 	size_t m = n ? n : 1;
 	int err = -ENOMEM;
 
-	if (!isfinite(rate) || rate <= 0)
+	if (!valid(rate, pol))
 		return -EINVAL;
+	s.slots = pol->rank.split ? 1 : pol->workers;
+	s.rate_us = (long double)rate / 1e6L / (long double)s.slots;
 	s.latency = latency_us ? latency_us : malloc(m * sizeof *s.latency);
 	s.by_key = malloc(m * sizeof *s.by_key);
 	s.job_of = malloc(m * sizeof *s.job_of);
 	s.waiting = calloc(m, 1);
 	s.jobs = malloc(m * sizeof *s.jobs);
 	s.active = malloc(m * sizeof *s.active);
+	s.running = malloc(s.slots * sizeof *s.running);
+	s.keys = malloc(s.slots * sizeof *s.keys);
 	if (!s.latency || !s.by_key || !s.job_of || !s.waiting || !s.jobs ||
-	    !s.active)
+	    !s.active || !s.running || !s.keys)
 		goto out;
 	err = simulate(&s, n);
 	if (!err && score)
@@ -277,5 +366,42 @@ out:
 	free(s.waiting);
 	free(s.jobs);
 	free(s.active);
+	free(s.running);
+	free(s.keys);
 	return err;
+}
+
+int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	     double rate, unsigned workers, struct sim_policy *best,
+	     double *score)
+{
+	struct sim_policy pol = { .workers = workers }, won = pol;
+	double low = INFINITY;
+	int first = 1;
+
+	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
+		for (int preempt = 1; preempt >= 0; preempt--) {
+			for (int split = 1; split >= 0; split--) {
+				double sc;
+				int err;
+
+				pol.rank = (struct rank_policy){ order, preempt,
+								 split, 0 };
+				err = sim_run(reqs, arrival_us, n, rate, &pol,
+					      NULL, &sc);
+				if (err)
+					return err;
+				if (first || sc < low) {
+					low = sc;
+					won = pol;
+					first = 0;
+				}
+			}
+		}
+	}
+	if (best)
+		*best = won;
+	if (score)
+		*score = low;
+	return 0;
 }

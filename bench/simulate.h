@@ -1,19 +1,38 @@
-/* The ideal server: what the best possible scheduler on the same hash rate
- * would have scored on the same requests. The bench divides it by the
- * measured score to say how far the real server is from ideal. */
+/* The ideal server: what a zero-overhead server following a given policy
+ * would have scored on the same hash rate and the same requests. The bench
+ * divides it by the measured score to say how far the real server is from
+ * the ideal of its own policy, and from that of the best policy. */
 #ifndef REVHASH_SIMULATE_H
 #define REVHASH_SIMULATE_H
 
 #include <stddef.h>
 
 #include "bench/workload.h"
+#include "shm/rank.h"
+
+/* A scheduling policy: the rank function's variant, and how many identical
+ * workers share the hash rate (at least 1; they matter only without split). */
+struct sim_policy {
+	struct rank_policy rank;
+	unsigned workers;
+};
 
 /* Simulate n requests arriving at arrival_us[i] (µs, any order) on a
- * zero-overhead server hashing rate values per second in total. Stores each
- * request's ideal latency in latency_us[i] (may be NULL) and the ideal score,
- * mean(latency_us * priority), in *score (may be NULL). Returns 0, -EINVAL
- * for a rate that is not positive and finite, or -ENOMEM. */
-int sim_ideal(const struct wl_request *reqs, const double *arrival_us,
-	      size_t n, double rate, double *latency_us, double *score);
+ * zero-overhead server hashing rate values per second in total under policy
+ * pol. Stores each request's latency in latency_us[i] (may be NULL) and the
+ * score, mean(latency_us * priority), in *score (may be NULL). Returns 0,
+ * -EINVAL for a rate that is not positive and finite, no workers or an
+ * unknown order, or -ENOMEM. */
+int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	    double rate, const struct sim_policy *pol, double *latency_us,
+	    double *score);
+
+/* Run every policy (each order, with and without preemption and split) on
+ * workers workers and store the lowest-scoring one in *best and its score in
+ * *score (either may be NULL). Ties go to the first tried: wsrpt, priority,
+ * fifo; preemptive before not; split before not. Returns as sim_run. */
+int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	     double rate, unsigned workers, struct sim_policy *best,
+	     double *score);
 
 #endif

@@ -244,10 +244,26 @@ static struct wl_request req(uint8_t tag, uint64_t start, uint64_t end,
 	return q;
 }
 
+static struct sim_policy policy(uint32_t order, uint32_t preempt,
+			       uint32_t split, unsigned workers)
+{
+	return (struct sim_policy){ { order, preempt, split, 0 }, workers };
+}
+
+static void simulate_with(const struct sim_policy *pol,
+			  const struct wl_request *q, const double *t,
+			  size_t n, double *lat, double *score)
+{
+	ck_assert_int_eq(sim_run(q, t, n, RATE, pol, lat, score), 0);
+}
+
+/* The default policy, on one worker: the ideal the bench reports. */
 static void simulate(const struct wl_request *q, const double *t, size_t n,
 		     double *lat, double *score)
 {
-	ck_assert_int_eq(sim_ideal(q, t, n, RATE, lat, score), 0);
+	struct sim_policy pol = { rank_default(), 1 };
+
+	simulate_with(&pol, q, t, n, lat, score);
 }
 
 START_TEST(sim_single_request)
@@ -349,18 +365,239 @@ START_TEST(sim_empty_range_is_free)
 }
 END_TEST
 
-/* No answer in range: the whole range is hashed, even a huge one. */
+/* No answer in range: the whole range is hashed, even a huge one: 2^64 - 1
+ * values at 1 per µs. The full 2^64 range, whose answer is always in it,
+ * is searched up to the answer like any other. */
 START_TEST(sim_missing_answer_hashes_whole_range)
 {
-	struct wl_request q[2] = { req(1, 100, 1099, 5, 1),
-				   req(2, 0, UINT64_MAX, 0, 1) };
-	double t[2] = { 0, 0 }, lat[2];
+	struct wl_request q[3] = { req(1, 100, 1099, 5, 1),
+				   req(2, 1, UINT64_MAX, 0, 1),
+				   req(3, 0, UINT64_MAX, 0, 1) };
+	double t[1] = { 0 }, lat[1];
 
 	simulate(q, t, 1, lat, NULL);
 	ck_assert_double_eq_tol(lat[0], 1000, 1e-6);
 	simulate(q + 1, t, 1, lat, NULL);
+	ck_assert_double_eq_tol(lat[0], 0x1p64, 0x1p12);
+	simulate(q + 2, t, 1, lat, NULL);
 	ck_assert_double_eq_tol(lat[0], 1, 1e-9);
-	ck_assert_int_eq(sim_ideal(q, t, 1, 0, NULL, NULL), -EINVAL);
+}
+END_TEST
+
+/* Three jobs arrive together at 1 value per µs, all answers at the end:
+ *   X: priority 1, 10^6 values (rank 1 / 10^6), the oldest;
+ *   Y: priority 4, 8 * 10^6 values (rank 0.5 / 10^6);
+ *   Z: priority 2, 10^6 values (rank 2 / 10^6), the youngest.
+ * wsrpt runs Z X Y: done at 1, 2, 10 s, score (2 + 40 + 2) / 3 * 10^6;
+ * priority runs Y Z X: done at 8, 9, 10 s, score (10 + 32 + 18) / 3 * 10^6;
+ * fifo runs X Y Z: done at 1, 9, 10 s, score (1 + 36 + 20) / 3 * 10^6.
+ * Without preemption the same: the job chosen when X arrives has had no
+ * time to start before Y and Z arrive at the same instant, so it gives way. */
+START_TEST(sim_orders)
+{
+	struct wl_request q[3] = { req(1, 0, 999999, 999999, 1),
+				   req(2, 0, 7999999, 7999999, 4),
+				   req(3, 0, 999999, 999999, 2) };
+	static const double want[3][4] = {
+		[RANK_WSRPT] = { 2e6, 10e6, 1e6, 44e6 / 3 },
+		[RANK_PRIORITY] = { 10e6, 8e6, 9e6, 60e6 / 3 },
+		[RANK_FIFO] = { 1e6, 9e6, 10e6, 57e6 / 3 },
+	};
+	double t[3] = { 0, 0, 0 }, lat[3], score;
+
+	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
+		for (uint32_t preempt = 0; preempt <= 1; preempt++) {
+			struct sim_policy pol = policy(order, preempt, 1, 1);
+
+			simulate_with(&pol, q, t, 3, lat, &score);
+			for (int i = 0; i < 3; i++)
+				ck_assert_double_eq_tol(lat[i], want[order][i],
+							1e-6);
+			ck_assert_double_eq_tol(score, want[order][3], 1e-6);
+		}
+	}
+}
+END_TEST
+
+/* Three equal jobs (priority 1, 10^6 values) arrive together. Split, all
+ * the rate goes to one at a time: done at 1, 2, 3 s, whatever the number of
+ * workers. Without split, 2 workers at 0.5 value per µs each hash the two
+ * oldest side by side, both done at 2 s, then the third alone while the
+ * other worker idles: done at 4 s. One worker without split is split. */
+START_TEST(sim_no_split_runs_side_by_side)
+{
+	struct wl_request q[3] = { req(1, 0, 999999, 999999, 1),
+				   req(2, 0, 999999, 999999, 1),
+				   req(3, 0, 999999, 999999, 1) };
+	struct sim_policy split = policy(RANK_WSRPT, 1, 1, 2);
+	struct sim_policy apart = policy(RANK_WSRPT, 1, 0, 2);
+	struct sim_policy one = policy(RANK_WSRPT, 1, 0, 1);
+	double t[3] = { 0, 0, 0 }, lat[3], score;
+
+	simulate_with(&split, q, t, 3, lat, &score);
+	ck_assert_double_eq_tol(lat[0], 1e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 3e6, 1e-6);
+	ck_assert_double_eq_tol(score, 2e6, 1e-6);
+
+	simulate_with(&apart, q, t, 3, lat, &score);
+	ck_assert_double_eq_tol(lat[0], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 4e6, 1e-6);
+	ck_assert_double_eq_tol(score, 8e6 / 3, 1e-6);
+
+	simulate_with(&one, q, t, 3, lat, &score);
+	ck_assert_double_eq_tol(lat[2], 3e6, 1e-6);
+	ck_assert_double_eq_tol(score, 2e6, 1e-6);
+}
+END_TEST
+
+/* Two workers without split, 0.5 value per µs each. A and B (priority 1,
+ * 10^6 values) start at 0; C (priority 16, 10^6 values) comes at 1 s, when
+ * A and B have 5 * 10^5 left (rank 2 / 10^6 each, against C's 16 / 10^6).
+ * Preemptive: C takes the worker of B, the younger of the tied two; A ends
+ * at 2 s, B resumes on A's worker and ends with C at 3 s. Run to
+ * completion: A and B keep their workers to 2 s, then C runs alone until
+ * 4 s, the other worker idle. */
+START_TEST(sim_no_split_preempts_the_worst)
+{
+	struct wl_request q[3] = { req(1, 0, 999999, 999999, 1),
+				   req(2, 0, 999999, 999999, 1),
+				   req(3, 0, 999999, 999999, 16) };
+	struct sim_policy preempt = policy(RANK_WSRPT, 1, 0, 2);
+	struct sim_policy keep = policy(RANK_WSRPT, 0, 0, 2);
+	double t[3] = { 0, 0, 1e6 }, lat[3];
+
+	simulate_with(&preempt, q, t, 3, lat, NULL);
+	ck_assert_double_eq_tol(lat[0], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 3e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 2e6, 1e-6);
+
+	simulate_with(&keep, q, t, 3, lat, NULL);
+	ck_assert_double_eq_tol(lat[0], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 3e6, 1e-6);
+}
+END_TEST
+
+/* L (priority 1, 4 * 10^6 values) starts at 0; S (priority 16, 10^6
+ * values) comes at 1 s, when L has 3 * 10^6 left: S ranks first by weight
+ * and by weight / remaining alike. Preemptive, S takes over and ends at
+ * 2 s, L at 5 s: score (5 + 16) / 2 * 10^6. Run to completion, the started
+ * L keeps the workers to 4 s, S ends at 5 s: score (4 + 64) / 2 * 10^6. */
+START_TEST(sim_run_to_completion_keeps_started_job)
+{
+	struct wl_request q[2] = { req(1, 0, 3999999, 3999999, 1),
+				   req(2, 0, 999999, 999999, 16) };
+	double t[2] = { 0, 1e6 }, lat[2], score;
+
+	for (uint32_t order = RANK_WSRPT; order <= RANK_PRIORITY; order++) {
+		struct sim_policy preempt = policy(order, 1, 1, 1);
+		struct sim_policy keep = policy(order, 0, 1, 1);
+
+		simulate_with(&preempt, q, t, 2, lat, &score);
+		ck_assert_double_eq_tol(lat[0], 5e6, 1e-6);
+		ck_assert_double_eq_tol(lat[1], 1e6, 1e-6);
+		ck_assert_double_eq_tol(score, 10.5e6, 1e-6);
+
+		simulate_with(&keep, q, t, 2, lat, &score);
+		ck_assert_double_eq_tol(lat[0], 4e6, 1e-6);
+		ck_assert_double_eq_tol(lat[1], 4e6, 1e-6);
+		ck_assert_double_eq_tol(score, 34e6, 1e-6);
+	}
+}
+END_TEST
+
+/* One peer's repeats add at most RANK_PEER_WEIGHT_MAX (16) to a job. Job A
+ * (2 * 10^6 values) gets two requests of priority 12: weight 24, capped to
+ * 16, rank 8 / 10^6. Job B (1.5 * 10^6 values, priority 16) ranks
+ * 10.7 / 10^6 and goes first, though uncapped A would rank 12 / 10^6. */
+START_TEST(sim_peer_weight_is_capped)
+{
+	struct wl_request q[3] = { req(1, 0, 1999999, 1999999, 12),
+				   req(1, 0, 1999999, 1999999, 12),
+				   req(2, 0, 1499999, 1499999, 16) };
+	double t[3] = { 0, 0, 0 }, lat[3];
+
+	simulate(q, t, 3, lat, NULL);
+	ck_assert_double_eq_tol(lat[2], 1.5e6, 1e-6);
+	ck_assert_double_eq_tol(lat[0], 3.5e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 3.5e6, 1e-6);
+}
+END_TEST
+
+/* A (priority 1) has its answer at the first of 10^6 values, B (priority
+ * 2) at the last of 10^5; both arrive at 0. wsrpt (2 / 10^5 against
+ * 1 / 10^6) and priority both run B first: B at 10^5 µs, A one µs later,
+ * score (2 * 10^5 + 10^5 + 1) / 2. fifo runs A first: A at 1 µs, B at
+ * 10^5 + 1, score (1 + 2 * (10^5 + 1)) / 2 = 100001.5, the lowest; with
+ * one worker and no later arrival, preemption and split change nothing, so
+ * the first fifo variant tried wins: preemptive, split. */
+START_TEST(sim_best_picks_lowest)
+{
+	struct wl_request q[2] = { req(1, 0, 999999, 0, 1),
+				   req(2, 0, 99999, 99999, 2) };
+	double t[2] = { 0, 0 }, score = 0;
+	struct sim_policy best = { { 9, 9, 9, 9 }, 0 };
+
+	ck_assert_int_eq(sim_best(q, t, 2, RATE, 1, &best, &score), 0);
+	ck_assert_uint_eq(best.rank.order, RANK_FIFO);
+	ck_assert_uint_eq(best.rank.preempt, 1);
+	ck_assert_uint_eq(best.rank.split, 1);
+	ck_assert_uint_eq(best.workers, 1);
+	ck_assert_double_eq_tol(score, 100001.5, 1e-6);
+}
+END_TEST
+
+/* On a real workload, sim_best's score is the lowest of all twelve and is
+ * the score of the policy it returns. */
+START_TEST(sim_best_is_min_of_all)
+{
+	struct wl_params p = params(11, 300, 20, 1.5);
+	struct wl_request *q = generate(&p);
+	double *t = calloc(p.total, sizeof *t), low = INFINITY, best_score;
+	struct sim_policy best;
+
+	ck_assert_ptr_nonnull(t);
+	for (uint64_t i = 0; i < p.total; i++)
+		t[i] = 2e5 * (double)i; /* a request every 0.2 s */
+	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, 3, &best, &best_score),
+			 0);
+	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
+		for (uint32_t k = 0; k < 4; k++) {
+			struct sim_policy pol = policy(order, k / 2, k % 2, 3);
+			double sc;
+
+			ck_assert_int_eq(sim_run(q, t, p.total, 4e6, &pol,
+						 NULL, &sc), 0);
+			low = fmin(low, sc);
+		}
+	}
+	ck_assert_double_eq(best_score, low);
+	ck_assert_uint_eq(best.workers, 3);
+	ck_assert_int_eq(sim_run(q, t, p.total, 4e6, &best, NULL, &low), 0);
+	ck_assert_double_eq(best_score, low);
+	free(t);
+	free(q);
+}
+END_TEST
+
+START_TEST(sim_bad_arguments)
+{
+	struct wl_request q[1] = { req(1, 0, 9, 9, 1) };
+	double t[1] = { 0 };
+	struct sim_policy pol = { rank_default(), 1 };
+
+	ck_assert_int_eq(sim_run(q, t, 1, 0, &pol, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_run(q, t, 1, NAN, &pol, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_run(q, t, 1, INFINITY, &pol, NULL, NULL),
+			 -EINVAL);
+	pol.workers = 0;
+	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, RATE, 0, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, -1, 1, NULL, NULL), -EINVAL);
+	pol = policy(RANK_FIFO + 1, 1, 1, 1);
+	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
 }
 END_TEST
 
@@ -395,6 +632,14 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_repeat_adds_weight);
 	tcase_add_test(sim, sim_empty_range_is_free);
 	tcase_add_test(sim, sim_missing_answer_hashes_whole_range);
+	tcase_add_test(sim, sim_orders);
+	tcase_add_test(sim, sim_no_split_runs_side_by_side);
+	tcase_add_test(sim, sim_no_split_preempts_the_worst);
+	tcase_add_test(sim, sim_run_to_completion_keeps_started_job);
+	tcase_add_test(sim, sim_peer_weight_is_capped);
+	tcase_add_test(sim, sim_best_picks_lowest);
+	tcase_add_test(sim, sim_best_is_min_of_all);
+	tcase_add_test(sim, sim_bad_arguments);
 	suite_add_tcase(s, gen);
 	suite_add_tcase(s, sim);
 	return s;
