@@ -7,8 +7,10 @@
  *
  * A failed connection or a short reply is counted, never fatal, and every
  * socket has a timeout, so a run always ends with a report. */
+#include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/simulate.h"
+#include "bench/stats.h"
 #include "bench/workload.h"
 #include "master/parse.h"
 #include "proto/proto.h"
@@ -23,14 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/random.h>
 
-#define CAL_FIRST 2000000     /* values in the first calibration request */
-#define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
-#define CAL_REPEAT 2          /* then timed again; the fastest counts */
-#define CAL_AIM_S 1.0         /* what the next, larger one aims at */
-#define CAL_ROUNDS 8
-#define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
 #define FAST_US 5000          /* a repeat answered faster was cached */
 #define STACK_SIZE (256 * 1024)
 #define SPAWN_TRIES 1000      /* 1 ms apart, when threads run out */
@@ -141,63 +136,6 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return parse_positional(argv + optind, o);
 }
 
-/* --- calibration ------------------------------------------------------ */
-
-/* Time one request whose answer is the last value of n, at a random start
- * so that no cache can know it: the server must hash all n values. */
-static int time_full_range(struct target *t, uint64_t n, double *secs)
-{
-	struct wl_request q = { .priority = 1, .copy_of = -1 };
-	uint64_t reply = 0;
-	int64_t begin, end;
-	int err;
-
-	if (getrandom(&q.start, sizeof q.start, 0) != sizeof q.start)
-		return -errno;
-	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
-	q.end = q.answer = q.start + n - 1;
-	proto_digest(q.answer, q.digest);
-	err = client_exchange(t, &q, &reply, &begin, &end);
-	if (!err && reply != q.answer)
-		err = -EPROTO;
-	*secs = (end - begin) / 1e9;
-	return err;
-}
-
-/* Grow the range until one request takes CAL_ENOUGH_S, then time that size
- * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
- * sample says more about the neighbours than about the server. */
-static int calibrate(struct target *t, double *rate)
-{
-	uint64_t n = CAL_FIRST;
-	double secs = 0, best;
-
-	for (int round = 0; round < CAL_ROUNDS + CAL_REPEAT; round++) {
-		int err = time_full_range(t, n, &secs);
-
-		if (err) {
-			errno = -err;
-			fprintf(stderr, "calibration (%" PRIu64
-				" values): %m\n", n);
-			return err;
-		}
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
-		if (secs >= CAL_ENOUGH_S || round >= CAL_ROUNDS - 1 ||
-		    n >= CAL_MAX)
-			break;
-		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM_S / secs, 2), 64),
-				   CAL_MAX);
-	}
-	best = secs;
-	for (int again = 0; again < CAL_REPEAT; again++) {
-		if (time_full_range(t, n, &secs) == 0 && secs < best)
-			best = secs;
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
-	}
-	*rate = n / best;
-	return 0;
-}
-
 /* --- the run ---------------------------------------------------------- */
 
 static void print_line(const struct run *r, uint64_t i)
@@ -302,21 +240,6 @@ struct summary {
 	double p50_ms, p99_ms; /* over every request, failures included */
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest rank: the smallest value with at least p of the data below. */
-static double percentile_ms(const int64_t *sorted, size_t n, double p)
-{
-	size_t rank = (size_t)ceil(p * n);
-
-	return sorted[rank ? rank - 1 : 0] / 1e6;
-}
-
 static int summarize(const struct run *r, struct summary *s)
 {
 	uint64_t n = r->opt->wl.total;
@@ -337,10 +260,10 @@ static int summarize(const struct run *r, struct summary *s)
 		s->fast_repeats += r->reqs[i].copy_of >= 0 && fast &&
 				   res->outcome == OUT_OK;
 	}
-	qsort(lat, n, sizeof *lat, cmp_i64);
+	stats_sort(lat, n);
 	s->score = (double)(sum / n);
-	s->p50_ms = percentile_ms(lat, n, 0.50);
-	s->p99_ms = percentile_ms(lat, n, 0.99);
+	s->p50_ms = stats_percentile_ms(lat, n, 0.50);
+	s->p99_ms = stats_percentile_ms(lat, n, 0.99);
 	free(lat);
 	return 0;
 }
@@ -489,7 +412,7 @@ int main(int argc, char **argv)
 	}
 	client_raise_fd_limit();
 	rate_given = opt.rate > 0;
-	if (!rate_given && opt.calibrate && calibrate(&target, &opt.rate))
+	if (!rate_given && opt.calibrate && calibrate_rate(&target, &opt.rate))
 		opt.rate = 0;
 	if (opt.rate)
 		printf("hash rate: %.3f M hashes/s (%s)\n", opt.rate / 1e6,
