@@ -1,22 +1,25 @@
 /* revhash-bench: the public client's load, plus the numbers it leaves out.
- * It sends the very workload the client would (bench/workload.c), one
+ * It replays the very workload the client would (bench/workload.c), one
  * request per thread and connection at fixed absolute deadlines, scores it
  * the same way, and then asks how good that score is: it measures the
  * server's hash rate first and compares the score with that of an ideal
  * server of the same rate on the same arrivals (bench/simulate.c).
  *
  * A failed connection or a short reply is counted, never fatal, and every
- * socket has a timeout, so a run always ends with a report. */
+ * socket has a timeout, so a run always ends with a report.
+ *
+ * With --concurrency and --duration it is a closed-loop load generator
+ * instead (bench/closed.c): the server's throughput, not the client's score. */
 #include "bench/calibrate.h"
 #include "bench/client.h"
+#include "bench/closed.h"
+#include "bench/options.h"
 #include "bench/simulate.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
-#include "master/parse.h"
 #include "proto/proto.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -34,13 +37,6 @@ enum outcome { OUT_OK, OUT_WRONG, OUT_MISSING };
 
 static const char *const outcome_name[] = { "ok", "WRONG", "MISSING" };
 
-struct options {
-	const char *host, *port, *csv;
-	struct wl_params wl;
-	int quiet, calibrate;
-	double rate; /* 0 when unknown */
-};
-
 struct result {
 	int64_t send_ns;    /* relative to t0 */
 	int64_t latency_ns;
@@ -50,7 +46,7 @@ struct result {
 };
 
 struct run {
-	const struct options *opt;
+	const struct bench_options *opt;
 	struct target *target;
 	const struct wl_request *reqs;
 	struct result *res;
@@ -72,68 +68,6 @@ static void sleep_until(int64_t ns)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
-}
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY "
-		"REP DELAY_US LAMBDA\n"
-		"       [--csv FILE] [--quiet] [--rate HASHES_PER_S] "
-		"[--no-calibrate]\n");
-}
-
-/* --- arguments -------------------------------------------------------- */
-
-static int parse_positional(char **a, struct options *o)
-{
-	uint64_t port, rep;
-	struct wl_params *w = &o->wl;
-
-	o->host = a[0];
-	o->port = a[1];
-	if (parse_u64(a[1], 1, 65535, &port) ||
-	    parse_u64(a[2], 0, UINT32_MAX, &w->seed) ||
-	    parse_u64(a[3], 1, UINT64_MAX, &w->total) ||
-	    parse_u64(a[4], 0, UINT64_MAX, &w->start) ||
-	    parse_u64(a[5], 0, UINT64_MAX, &w->difficulty) ||
-	    parse_u64(a[6], 0, 100, &rep) ||
-	    parse_u64(a[7], 0, UINT64_MAX, &w->delay_us) ||
-	    parse_double(a[8], 0, HUGE_VAL, &w->lambda))
-		return -EINVAL;
-	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
-	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
-		return -EINVAL;
-	w->rep = (unsigned)rep;
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct options *o)
-{
-	static const struct option longs[] = {
-		{ "csv", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "no-calibrate", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	*o = (struct options){ .calibrate = 1 };
-	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		if (c == 'c')
-			o->csv = optarg;
-		else if (c == 'q')
-			o->quiet = 1;
-		else if (c == 'n')
-			o->calibrate = 0;
-		else if (c != 'r' || parse_double(optarg, 0, HUGE_VAL, &o->rate) ||
-			 o->rate == 0)
-			return -EINVAL;
-	}
-	if (argc - optind != 9)
-		return -EINVAL;
-	return parse_positional(argv + optind, o);
 }
 
 /* --- the run ---------------------------------------------------------- */
@@ -338,7 +272,7 @@ static int write_csv(FILE *f, const char *path, const struct run *r,
 /* --- main ------------------------------------------------------------- */
 
 /* Run the workload, report, and return the exit status. */
-static int bench(const struct options *opt, struct target *t,
+static int bench(const struct bench_options *opt, struct target *t,
 		 struct wl_request *reqs, FILE *csv)
 {
 	uint64_t n = opt->wl.total;
@@ -391,18 +325,32 @@ static struct wl_request *generate(const struct wl_params *p)
 	return reqs;
 }
 
+/* The closed loop: nothing to generate or calibrate. */
+static int closed_main(const struct bench_options *opt)
+{
+	struct target target = { 0 };
+	int status = 2;
+
+	if (client_resolve(&target, opt->host, opt->port) == 0) {
+		client_raise_fd_limit();
+		status = closed_run(&target, &opt->closed);
+	}
+	client_free(&target);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
-	struct options opt;
+	struct bench_options opt;
 	struct target target = { 0 };
 	struct wl_request *reqs = NULL;
 	FILE *csv = NULL;
 	int status = 2, rate_given;
 
-	if (parse_args(argc, argv, &opt)) {
-		usage();
+	if (bench_options_parse(argc, argv, &opt))
 		return 2;
-	}
+	if (opt.closed.concurrency)
+		return closed_main(&opt);
 	reqs = generate(&opt.wl);
 	if (!reqs || client_resolve(&target, opt.host, opt.port))
 		goto out;
