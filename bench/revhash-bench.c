@@ -219,9 +219,23 @@ static int ideal_score(const struct run *r, double rate, double *ideal_lat,
 	return err;
 }
 
+/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
+static const char *const no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
+		"empty (start > end) or a repeat of one answered",
+	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
+		"server nothing, the measured score is all per-request overhead",
+	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
+		"that already knew answers, e.g. a warm cache from an earlier "
+		"run, can do that, or the hash rate is set too low",
+};
+
 static void report(const struct summary *s, uint64_t total, double rate,
 		   const double *ideal)
 {
+	enum stats_eff verdict;
+	double eff;
+
 	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
 	       (uint64_t)s->score);
 	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
@@ -236,9 +250,13 @@ static void report(const struct summary *s, uint64_t total, double rate,
 		printf("ideal score: not computed\n");
 		return;
 	}
-	printf("ideal score: %.0f, efficiency = %.3f%s\n", *ideal,
-	       s->score > 0 ? *ideal / s->score : 1.0,
-	       s->ok < total ? " (but not every answer was right)" : "");
+	printf("ideal score: %.0f, ", *ideal);
+	verdict = stats_efficiency(*ideal, s->score, &eff);
+	if (verdict == STATS_EFF_OK)
+		printf("efficiency = %.3f", eff);
+	else
+		printf("efficiency: n/a (%s)", no_efficiency[verdict]);
+	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
 }
 
 static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
