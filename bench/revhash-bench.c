@@ -1,20 +1,25 @@
 /* revhash-bench: the public client's load, plus the numbers it leaves out.
- * It sends the very workload the client would (bench/workload.c), one
+ * It replays the very workload the client would (bench/workload.c), one
  * request per thread and connection at fixed absolute deadlines, scores it
  * the same way, and then asks how good that score is: it measures the
  * server's hash rate first and compares the score with that of an ideal
  * server of the same rate on the same arrivals (bench/simulate.c).
  *
  * A failed connection or a short reply is counted, never fatal, and every
- * socket has a timeout, so a run always ends with a report. */
+ * socket has a timeout, so a run always ends with a report.
+ *
+ * With --concurrency and --duration it is a closed-loop load generator
+ * instead (bench/closed.c): the server's throughput, not the client's score. */
+#include "bench/calibrate.h"
 #include "bench/client.h"
+#include "bench/closed.h"
+#include "bench/options.h"
 #include "bench/simulate.h"
+#include "bench/stats.h"
 #include "bench/workload.h"
-#include "master/parse.h"
 #include "proto/proto.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -23,14 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/random.h>
 
-#define CAL_FIRST 2000000     /* values in the first calibration request */
-#define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
-#define CAL_REPEAT 2          /* then timed again; the fastest counts */
-#define CAL_AIM_S 1.0         /* what the next, larger one aims at */
-#define CAL_ROUNDS 8
-#define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
 #define FAST_US 5000          /* a repeat answered faster was cached */
 #define STACK_SIZE (256 * 1024)
 #define SPAWN_TRIES 1000      /* 1 ms apart, when threads run out */
@@ -38,13 +36,6 @@
 enum outcome { OUT_OK, OUT_WRONG, OUT_MISSING };
 
 static const char *const outcome_name[] = { "ok", "WRONG", "MISSING" };
-
-struct options {
-	const char *host, *port, *csv;
-	struct wl_params wl;
-	int quiet, calibrate;
-	double rate; /* 0 when unknown */
-};
 
 struct result {
 	int64_t send_ns;    /* relative to t0 */
@@ -55,7 +46,7 @@ struct result {
 };
 
 struct run {
-	const struct options *opt;
+	const struct bench_options *opt;
 	struct target *target;
 	const struct wl_request *reqs;
 	struct result *res;
@@ -77,125 +68,6 @@ static void sleep_until(int64_t ns)
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
-}
-
-static void usage(void)
-{
-	fprintf(stderr,
-		"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY "
-		"REP DELAY_US LAMBDA\n"
-		"       [--csv FILE] [--quiet] [--rate HASHES_PER_S] "
-		"[--no-calibrate]\n");
-}
-
-/* --- arguments -------------------------------------------------------- */
-
-static int parse_positional(char **a, struct options *o)
-{
-	uint64_t port, rep;
-	struct wl_params *w = &o->wl;
-
-	o->host = a[0];
-	o->port = a[1];
-	if (parse_u64(a[1], 1, 65535, &port) ||
-	    parse_u64(a[2], 0, UINT32_MAX, &w->seed) ||
-	    parse_u64(a[3], 1, UINT64_MAX, &w->total) ||
-	    parse_u64(a[4], 0, UINT64_MAX, &w->start) ||
-	    parse_u64(a[5], 0, UINT64_MAX, &w->difficulty) ||
-	    parse_u64(a[6], 0, 100, &rep) ||
-	    parse_u64(a[7], 0, UINT64_MAX, &w->delay_us) ||
-	    parse_double(a[8], 0, HUGE_VAL, &w->lambda))
-		return -EINVAL;
-	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
-	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
-		return -EINVAL;
-	w->rep = (unsigned)rep;
-	return 0;
-}
-
-static int parse_args(int argc, char **argv, struct options *o)
-{
-	static const struct option longs[] = {
-		{ "csv", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "no-calibrate", no_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	*o = (struct options){ .calibrate = 1 };
-	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-		if (c == 'c')
-			o->csv = optarg;
-		else if (c == 'q')
-			o->quiet = 1;
-		else if (c == 'n')
-			o->calibrate = 0;
-		else if (c != 'r' || parse_double(optarg, 0, HUGE_VAL, &o->rate) ||
-			 o->rate == 0)
-			return -EINVAL;
-	}
-	if (argc - optind != 9)
-		return -EINVAL;
-	return parse_positional(argv + optind, o);
-}
-
-/* --- calibration ------------------------------------------------------ */
-
-/* Time one request whose answer is the last value of n, at a random start
- * so that no cache can know it: the server must hash all n values. */
-static int time_full_range(struct target *t, uint64_t n, double *secs)
-{
-	struct wl_request q = { .priority = 1, .copy_of = -1 };
-	uint64_t reply = 0;
-	int64_t begin, end;
-	int err;
-
-	if (getrandom(&q.start, sizeof q.start, 0) != sizeof q.start)
-		return -errno;
-	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
-	q.end = q.answer = q.start + n - 1;
-	proto_digest(q.answer, q.digest);
-	err = client_exchange(t, &q, &reply, &begin, &end);
-	if (!err && reply != q.answer)
-		err = -EPROTO;
-	*secs = (end - begin) / 1e9;
-	return err;
-}
-
-/* Grow the range until one request takes CAL_ENOUGH_S, then time that size
- * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
- * sample says more about the neighbours than about the server. */
-static int calibrate(struct target *t, double *rate)
-{
-	uint64_t n = CAL_FIRST;
-	double secs = 0, best;
-
-	for (int round = 0; round < CAL_ROUNDS + CAL_REPEAT; round++) {
-		int err = time_full_range(t, n, &secs);
-
-		if (err) {
-			errno = -err;
-			fprintf(stderr, "calibration (%" PRIu64
-				" values): %m\n", n);
-			return err;
-		}
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
-		if (secs >= CAL_ENOUGH_S || round >= CAL_ROUNDS - 1 ||
-		    n >= CAL_MAX)
-			break;
-		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM_S / secs, 2), 64),
-				   CAL_MAX);
-	}
-	best = secs;
-	for (int again = 0; again < CAL_REPEAT; again++) {
-		if (time_full_range(t, n, &secs) == 0 && secs < best)
-			best = secs;
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
-	}
-	*rate = n / best;
-	return 0;
 }
 
 /* --- the run ---------------------------------------------------------- */
@@ -302,21 +174,6 @@ struct summary {
 	double p50_ms, p99_ms; /* over every request, failures included */
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Nearest rank: the smallest value with at least p of the data below. */
-static double percentile_ms(const int64_t *sorted, size_t n, double p)
-{
-	size_t rank = (size_t)ceil(p * n);
-
-	return sorted[rank ? rank - 1 : 0] / 1e6;
-}
-
 static int summarize(const struct run *r, struct summary *s)
 {
 	uint64_t n = r->opt->wl.total;
@@ -337,10 +194,10 @@ static int summarize(const struct run *r, struct summary *s)
 		s->fast_repeats += r->reqs[i].copy_of >= 0 && fast &&
 				   res->outcome == OUT_OK;
 	}
-	qsort(lat, n, sizeof *lat, cmp_i64);
+	stats_sort(lat, n);
 	s->score = (double)(sum / n);
-	s->p50_ms = percentile_ms(lat, n, 0.50);
-	s->p99_ms = percentile_ms(lat, n, 0.99);
+	s->p50_ms = stats_percentile_ms(lat, n, 0.50);
+	s->p99_ms = stats_percentile_ms(lat, n, 0.99);
 	free(lat);
 	return 0;
 }
@@ -364,9 +221,23 @@ static int ideal_score(const struct run *r, double rate, double *ideal_lat,
 	return err;
 }
 
+/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
+static const char *const no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
+		"empty (start > end) or a repeat of one answered",
+	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
+		"server nothing, the measured score is all per-request overhead",
+	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
+		"that already knew answers, e.g. a warm cache from an earlier "
+		"run, can do that, or the hash rate is set too low",
+};
+
 static void report(const struct summary *s, uint64_t total, double rate,
 		   const double *ideal)
 {
+	enum stats_eff verdict;
+	double eff;
+
 	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
 	       (uint64_t)s->score);
 	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
@@ -381,9 +252,13 @@ static void report(const struct summary *s, uint64_t total, double rate,
 		printf("ideal score: not computed\n");
 		return;
 	}
-	printf("ideal score: %.0f, efficiency = %.3f%s\n", *ideal,
-	       s->score > 0 ? *ideal / s->score : 1.0,
-	       s->ok < total ? " (but not every answer was right)" : "");
+	printf("ideal score: %.0f, ", *ideal);
+	verdict = stats_efficiency(*ideal, s->score, &eff);
+	if (verdict == STATS_EFF_OK)
+		printf("efficiency = %.3f", eff);
+	else
+		printf("efficiency: n/a (%s)", no_efficiency[verdict]);
+	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
 }
 
 static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
@@ -417,7 +292,7 @@ static int write_csv(FILE *f, const char *path, const struct run *r,
 /* --- main ------------------------------------------------------------- */
 
 /* Run the workload, report, and return the exit status. */
-static int bench(const struct options *opt, struct target *t,
+static int bench(const struct bench_options *opt, struct target *t,
 		 struct wl_request *reqs, FILE *csv)
 {
 	uint64_t n = opt->wl.total;
@@ -470,18 +345,32 @@ static struct wl_request *generate(const struct wl_params *p)
 	return reqs;
 }
 
+/* The closed loop: nothing to generate or calibrate. */
+static int closed_main(const struct bench_options *opt)
+{
+	struct target target = { 0 };
+	int status = 2;
+
+	if (client_resolve(&target, opt->host, opt->port) == 0) {
+		client_raise_fd_limit();
+		status = closed_run(&target, &opt->closed);
+	}
+	client_free(&target);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
-	struct options opt;
+	struct bench_options opt;
 	struct target target = { 0 };
 	struct wl_request *reqs = NULL;
 	FILE *csv = NULL;
 	int status = 2, rate_given;
 
-	if (parse_args(argc, argv, &opt)) {
-		usage();
+	if (bench_options_parse(argc, argv, &opt))
 		return 2;
-	}
+	if (opt.closed.concurrency)
+		return closed_main(&opt);
 	reqs = generate(&opt.wl);
 	if (!reqs || client_resolve(&target, opt.host, opt.port))
 		goto out;
@@ -491,7 +380,7 @@ int main(int argc, char **argv)
 	}
 	client_raise_fd_limit();
 	rate_given = opt.rate > 0;
-	if (!rate_given && opt.calibrate && calibrate(&target, &opt.rate))
+	if (!rate_given && opt.calibrate && calibrate_rate(&target, &opt.rate))
 		opt.rate = 0;
 	if (opt.rate)
 		printf("hash rate: %.3f M hashes/s (%s)\n", opt.rate / 1e6,

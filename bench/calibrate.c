@@ -1,0 +1,74 @@
+/* Calibration: the server's hash rate, timed from outside. A request whose
+ * answer is the last value of its range, at a random start no cache can
+ * know, makes the server hash all of it; the range grows until one request
+ * takes long enough to trust, and the fastest of a few timings counts. */
+#include "bench/calibrate.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <sys/random.h>
+
+#define CAL_FIRST 2000000     /* values in the first calibration request */
+#define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
+#define CAL_REPEAT 2          /* then timed again; the fastest counts */
+#define CAL_AIM_S 1.0         /* what the next, larger one aims at */
+#define CAL_ROUNDS 8
+#define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
+
+/* Time one request whose answer is the last value of n, at a random start
+ * so that no cache can know it: the server must hash all n values. */
+static int time_full_range(struct target *t, uint64_t n, double *secs)
+{
+	struct wl_request q = { .priority = 1, .copy_of = -1 };
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err;
+
+	if (getrandom(&q.start, sizeof q.start, 0) != sizeof q.start)
+		return -errno;
+	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
+	q.end = q.answer = q.start + n - 1;
+	proto_digest(q.answer, q.digest);
+	err = client_exchange(t, &q, &reply, &begin, &end);
+	if (!err && reply != q.answer)
+		err = -EPROTO;
+	*secs = (end - begin) / 1e9;
+	return err;
+}
+
+/* Grow the range until one request takes CAL_ENOUGH_S, then time that size
+ * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
+ * sample says more about the neighbours than about the server. */
+int calibrate_rate(struct target *t, double *rate)
+{
+	uint64_t n = CAL_FIRST;
+	double secs = 0, best;
+
+	for (int round = 0; round < CAL_ROUNDS + CAL_REPEAT; round++) {
+		int err = time_full_range(t, n, &secs);
+
+		if (err) {
+			errno = -err;
+			fprintf(stderr, "calibration (%" PRIu64
+				" values): %m\n", n);
+			return err;
+		}
+		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (secs >= CAL_ENOUGH_S || round >= CAL_ROUNDS - 1 ||
+		    n >= CAL_MAX)
+			break;
+		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM_S / secs, 2), 64),
+				   CAL_MAX);
+	}
+	best = secs;
+	for (int again = 0; again < CAL_REPEAT; again++) {
+		if (time_full_range(t, n, &secs) == 0 && secs < best)
+			best = secs;
+		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+	}
+	*rate = n / best;
+	return 0;
+}

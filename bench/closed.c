@@ -1,0 +1,347 @@
+/* The closed loop: N threads, each connecting, sending one request, reading
+ * its reply, closing and starting again until the duration is up, so the
+ * server always has exactly N requests to answer and sets the pace itself.
+ * The figure is its throughput; the latencies are those of a server kept
+ * that busy (wrk's model; the replay is the open-loop one).
+ *
+ * Requests are fresh by default, drawn as the public client draws them
+ * (random start, end = start + difficulty, answer = start + r % difficulty)
+ * from a per-thread xorshift seeded by getrandom, so no two threads share
+ * state. With --cached every thread sends one request that was answered
+ * once before the clock starts: each timed request is a cache hit. Every
+ * reply is checked; latencies are kept whole, for exact percentiles. */
+#include "bench/closed.h"
+#include "bench/stats.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#define STACK_SIZE (256 * 1024)
+#define LAT_FIRST 4096   /* latencies a thread has room for at first */
+#define ERRNO_SLOTS 256  /* missing replies counted per errno below this */
+
+/* What the threads share. go: 0 waiting, 1 run, -1 give up. */
+struct loop {
+	const struct closed_params *p;
+	struct target *target;
+	struct wl_request primed;
+	pthread_mutex_t lock;
+	pthread_cond_t start;
+	int go;
+	int64_t deadline;
+};
+
+/* One thread's own state and counts, merged after the run. */
+struct thread {
+	struct loop *loop;
+	pthread_t tid;
+	uint64_t rng;
+	int64_t *lat;                  /* ns, one per reply */
+	size_t nlat, cap;
+	uint64_t ok, wrong;
+	uint64_t missing[ERRNO_SLOTS]; /* by errno; [0]: any larger one */
+	int err;                       /* -ENOMEM: stopped early */
+};
+
+/* xorshift64* (Vigna): fast, and good enough to pick ranges. */
+static uint64_t next_random(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* As the public client draws one; the modulo bias is below D / 2^64. */
+static void fresh_request(uint64_t *rng, const struct closed_params *p,
+			  struct wl_request *q)
+{
+	q->start = next_random(rng) % (UINT64_MAX - 1 - p->difficulty);
+	q->end = q->start + p->difficulty;
+	q->answer = q->start + next_random(rng) % p->difficulty;
+	q->priority = p->priority;
+	q->copy_of = -1;
+	proto_digest(q->answer, q->digest);
+}
+
+static int keep_latency(struct thread *th, int64_t ns)
+{
+	if (th->nlat == th->cap) {
+		size_t cap = th->cap ? 2 * th->cap : LAT_FIRST;
+		int64_t *lat = realloc(th->lat, cap * sizeof *lat);
+
+		if (!lat)
+			return -ENOMEM;
+		th->lat = lat;
+		th->cap = cap;
+	}
+	th->lat[th->nlat++] = ns;
+	return 0;
+}
+
+static void count(struct thread *th, const struct wl_request *q, int err,
+		  uint64_t reply)
+{
+	if (err)
+		th->missing[-err < ERRNO_SLOTS ? -err : 0]++;
+	else if (reply == q->answer)
+		th->ok++;
+	else
+		th->wrong++;
+}
+
+static int wait_for_go(struct loop *l)
+{
+	int go;
+
+	pthread_mutex_lock(&l->lock);
+	while (!l->go)
+		pthread_cond_wait(&l->start, &l->lock);
+	go = l->go;
+	pthread_mutex_unlock(&l->lock);
+	return go;
+}
+
+static void *loop_thread(void *arg)
+{
+	struct thread *th = arg;
+	struct loop *l = th->loop;
+	struct wl_request q = l->primed;
+
+	if (wait_for_go(l) < 0)
+		return NULL;
+	do {
+		uint64_t reply = 0;
+		int64_t begin, end;
+		int err;
+
+		if (!l->p->cached)
+			fresh_request(&th->rng, l->p, &q);
+		err = client_exchange(l->target, &q, &reply, &begin, &end);
+		count(th, &q, err, reply);
+		if (!err && (th->err = keep_latency(th, end - begin)))
+			break;
+	} while ((int64_t)clock_ns() < l->deadline);
+	return NULL;
+}
+
+/* Answer the one request of --cached once, untimed, so the cache has it. */
+static int prime(struct loop *l)
+{
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err = client_exchange(l->target, &l->primed, &reply, &begin, &end);
+
+	errno = -err;
+	if (err)
+		fprintf(stderr, "revhash-bench: priming request: %m\n");
+	else if (reply != l->primed.answer)
+		fprintf(stderr, "revhash-bench: priming request: answer %"
+			PRIu64 ", expected %" PRIu64 "\n", reply,
+			l->primed.answer);
+	return err || reply != l->primed.answer ? -EPROTO : 0;
+}
+
+/* --- the report ------------------------------------------------------- */
+
+struct totals {
+	uint64_t ok, wrong, missing;
+	uint64_t by_errno[ERRNO_SLOTS];
+	size_t nlat;
+	int err;
+};
+
+static void add_up(const struct thread *th, size_t n, struct totals *s)
+{
+	*s = (struct totals){ 0 };
+	for (size_t k = 0; k < n; k++) {
+		s->ok += th[k].ok;
+		s->wrong += th[k].wrong;
+		for (int e = 0; e < ERRNO_SLOTS; e++) {
+			s->by_errno[e] += th[k].missing[e];
+			s->missing += th[k].missing[e];
+		}
+		s->nlat += th[k].nlat;
+		s->err = s->err ? s->err : th[k].err;
+	}
+}
+
+/* "errors: 0 wrong, 3 missing (Connection refused: 2, ...)" */
+static void print_errors(const struct totals *s)
+{
+	const char *sep = " (";
+
+	printf("errors: %" PRIu64 " wrong, %" PRIu64 " missing", s->wrong,
+	       s->missing);
+	for (int e = 0; e < ERRNO_SLOTS; e++) {
+		if (!s->by_errno[e])
+			continue;
+		errno = e;
+		if (e == ENODATA)
+			printf("%sclosed before the full reply", sep);
+		else if (e == 0)
+			printf("%sother errors", sep);
+		else
+			printf("%s%m", sep);
+		printf(": %" PRIu64, s->by_errno[e]);
+		sep = ", ";
+	}
+	printf("%s\n", *sep == ',' ? ")" : "");
+}
+
+/* Percentiles over every reply, right or wrong; a request that got none
+ * has no latency to speak of (a refused connect takes microseconds). */
+static int print_latency(const struct thread *th, size_t n, size_t nlat)
+{
+	static const double p[] = { 0.50, 0.90, 0.99, 0.999, 1 };
+	static const char *const name[] = { "p50", "p90", "p99", "p99.9", "max" };
+	int64_t *lat;
+	size_t at = 0;
+
+	if (!nlat) {
+		printf("latency: no replies\n");
+		return 0;
+	}
+	if (!(lat = malloc(nlat * sizeof *lat)))
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		memcpy(lat + at, th[k].lat, th[k].nlat * sizeof *lat);
+		at += th[k].nlat;
+	}
+	stats_sort(lat, nlat);
+	printf("latency:");
+	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
+		printf("%s %s %.3f ms", i ? "," : "", name[i],
+		       stats_percentile_ms(lat, nlat, p[i]));
+	putchar('\n');
+	free(lat);
+	return 0;
+}
+
+/* Print the figures; the exit status. */
+static int report(const struct thread *th, const struct closed_params *p,
+		  int64_t elapsed_ns)
+{
+	struct totals s;
+	double secs = elapsed_ns / 1e9;
+
+	add_up(th, p->concurrency, &s);
+	printf("requests: %" PRIu64 " in %.3f s\n",
+	       s.ok + s.wrong + s.missing, secs);
+	printf("requests/s: %.1f (correct replies)\n", s.ok / secs);
+	print_errors(&s);
+	if (print_latency(th, p->concurrency, s.nlat) || s.err) {
+		fprintf(stderr, "revhash-bench: latencies: out of memory\n");
+		return 2;
+	}
+	return s.wrong || s.missing ? 1 : 0;
+}
+
+/* --- the run ---------------------------------------------------------- */
+
+/* Seed every thread's generator apart. 0 or -errno (printed). */
+static int seed_threads(struct loop *l, struct thread *th)
+{
+	for (uint64_t k = 0; k < l->p->concurrency; k++) {
+		th[k].loop = l;
+		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) !=
+		    sizeof th[k].rng) {
+			int err = -errno;
+
+			fprintf(stderr, "revhash-bench: getrandom: %m\n");
+			return err;
+		}
+		th[k].rng |= 1; /* xorshift never leaves 0 */
+	}
+	return 0;
+}
+
+/* Start the threads; *started says how many did. 0 or -errno (printed). */
+static int start_threads(struct thread *th, uint64_t n, size_t *started)
+{
+	pthread_attr_t attr;
+	size_t k = 0;
+	int rc = pthread_attr_init(&attr);
+
+	if (!rc) {
+		rc = pthread_attr_setstacksize(&attr, STACK_SIZE);
+		for (; !rc && k < n; k++) {
+			rc = pthread_create(&th[k].tid, &attr, loop_thread,
+					    &th[k]);
+			if (rc)
+				break;
+		}
+		pthread_attr_destroy(&attr);
+	}
+	*started = k;
+	if (rc) {
+		errno = rc;
+		fprintf(stderr, "revhash-bench: starting thread %zu: %m\n",
+			k + 1);
+	}
+	return -rc;
+}
+
+/* Let the threads go (go = 1) or tell them to give up (go = -1). */
+static void release(struct loop *l, int go)
+{
+	pthread_mutex_lock(&l->lock);
+	l->go = go;
+	pthread_cond_broadcast(&l->start);
+	pthread_mutex_unlock(&l->lock);
+}
+
+/* Seed the threads and, with --cached, answer the one request once.
+ * 0, or the exit status. */
+static int prepare(struct loop *l, struct thread *th)
+{
+	if (seed_threads(l, th))
+		return 2;
+	if (!l->p->cached)
+		return 0;
+	fresh_request(&th[0].rng, l->p, &l->primed);
+	return prime(l) ? 1 : 0;
+}
+
+int closed_run(struct target *t, const struct closed_params *p)
+{
+	struct loop l = { .p = p, .target = t,
+			  .lock = PTHREAD_MUTEX_INITIALIZER,
+			  .start = PTHREAD_COND_INITIALIZER };
+	struct thread *th = calloc(p->concurrency, sizeof *th);
+	size_t started = 0;
+	int64_t t0 = 0;
+	int status;
+
+	printf("closed loop: %" PRIu64 " in flight for %.3f s, difficulty %"
+	       PRIu64 ", priority %u, %s requests\n", p->concurrency,
+	       p->duration_ms / 1e3, p->difficulty, p->priority,
+	       p->cached ? "cached" : "fresh");
+	fflush(stdout);
+	if (!th) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		return 2;
+	}
+	if ((status = prepare(&l, th)))
+		goto out;
+	if (start_threads(th, p->concurrency, &started) == 0) {
+		t0 = (int64_t)clock_ns();
+		l.deadline = t0 + (int64_t)p->duration_ms * 1000000;
+	}
+	release(&l, started == p->concurrency ? 1 : -1);
+	for (size_t k = 0; k < started; k++)
+		pthread_join(th[k].tid, NULL);
+	status = started < p->concurrency ? 2 :
+		 report(th, p, (int64_t)clock_ns() - t0);
+out:
+	for (uint64_t k = 0; k < p->concurrency; k++)
+		free(th[k].lat);
+	free(th);
+	return status;
+}

@@ -1,0 +1,144 @@
+/* revhash-bench's command line. The two modes take disjoint options, and
+ * one from each is an error rather than a guess at which mode was meant.
+ * Every number goes through master/parse.c: whole, unsigned, in bounds. */
+#include "bench/options.h"
+#include "master/parse.h"
+#include "proto/proto.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAX_CONCURRENCY 10000 /* closed-loop threads */
+
+static const char usage[] =
+	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
+	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
+	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
+	"           [--difficulty D] [--cached] [--priority P]\n"
+	"\n"
+	"The first form replays the public client's workload at its pace (open\n"
+	"loop) and compares the score with an ideal server's. The second keeps N\n"
+	"requests (1 .. 10000) in flight for SECONDS, a thread each (closed loop,\n"
+	"as wrk), and prints requests/s, errors and latency percentiles:\n"
+	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
+	"  --cached        one request, answered once before the clock starts\n"
+	"  --priority P    of every request, 1 .. 16 (default 1)\n";
+
+static int parse_target(char **a, struct bench_options *o)
+{
+	uint64_t port;
+
+	o->host = a[0];
+	o->port = a[1];
+	return parse_u64(a[1], 1, 65535, &port);
+}
+
+static int parse_positional(char **a, struct bench_options *o)
+{
+	uint64_t rep;
+	struct wl_params *w = &o->wl;
+
+	if (parse_target(a, o) ||
+	    parse_u64(a[2], 0, UINT32_MAX, &w->seed) ||
+	    parse_u64(a[3], 1, UINT64_MAX, &w->total) ||
+	    parse_u64(a[4], 0, UINT64_MAX, &w->start) ||
+	    parse_u64(a[5], 0, UINT64_MAX, &w->difficulty) ||
+	    parse_u64(a[6], 0, 100, &rep) ||
+	    parse_u64(a[7], 0, UINT64_MAX, &w->delay_us) ||
+	    parse_double(a[8], 0, HUGE_VAL, &w->lambda))
+		return -EINVAL;
+	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
+	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
+		return -EINVAL;
+	w->rep = (unsigned)rep;
+	return 0;
+}
+
+enum mode { REPLAY = 1, CLOSED = 2 };
+
+/* Store option c into o; the mode it belongs to, or -EINVAL. */
+static int parse_option(int c, const char *arg, struct bench_options *o)
+{
+	struct closed_params *cl = &o->closed;
+	uint64_t prio;
+
+	switch (c) {
+	case 'c':
+		o->csv = arg;
+		return REPLAY;
+	case 'q':
+		o->quiet = 1;
+		return REPLAY;
+	case 'n':
+		o->calibrate = 0;
+		return REPLAY;
+	case 'r':
+		return parse_double(arg, 0, HUGE_VAL, &o->rate) ||
+		       o->rate == 0 ? -EINVAL : REPLAY;
+	case 'C':
+		return parse_u64(arg, 1, MAX_CONCURRENCY, &cl->concurrency) ?
+		       -EINVAL : CLOSED;
+	case 'd':
+		return parse_seconds(arg, &cl->duration_ms) ? -EINVAL : CLOSED;
+	case 'D':
+		/* The client's limit: a start below 2^64 - 2 - D must exist. */
+		return parse_u64(arg, 1, UINT64_MAX - 2, &cl->difficulty) ?
+		       -EINVAL : CLOSED;
+	case 'k':
+		cl->cached = 1;
+		return CLOSED;
+	case 'p':
+		if (parse_u64(arg, PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX, &prio))
+			return -EINVAL;
+		cl->priority = (uint8_t)prio;
+		return CLOSED;
+	}
+	return -EINVAL;
+}
+
+static int parse_args(int argc, char **argv, struct bench_options *o)
+{
+	static const struct option longs[] = {
+		{ "csv", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "no-calibrate", no_argument, NULL, 'n' },
+		{ "concurrency", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "difficulty", required_argument, NULL, 'D' },
+		{ "cached", no_argument, NULL, 'k' },
+		{ "priority", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, mode, modes = 0;
+
+	*o = (struct bench_options){
+		.calibrate = 1,
+		.closed = { .difficulty = 1, .priority = 1 },
+	};
+	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if ((mode = parse_option(c, optarg, o)) < 0)
+			return -EINVAL;
+		modes |= mode;
+	}
+	if (modes & CLOSED) {
+		if (modes & REPLAY || !o->closed.concurrency ||
+		    !o->closed.duration_ms || argc - optind != 2)
+			return -EINVAL;
+		return parse_target(argv + optind, o);
+	}
+	if (argc - optind != 9)
+		return -EINVAL;
+	return parse_positional(argv + optind, o);
+}
+
+int bench_options_parse(int argc, char **argv, struct bench_options *o)
+{
+	if (parse_args(argc, argv, o) == 0)
+		return 0;
+	fputs(usage, stderr);
+	return -EINVAL;
+}

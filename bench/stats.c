@@ -1,0 +1,48 @@
+/* Latency statistics shared by the replay and the closed loop, and the
+ * reading of the replay's efficiency. Percentiles are exact nearest ranks
+ * over every sample, not a histogram's estimates: a run keeps all its
+ * latencies, 8 bytes each.
+ *
+ * Efficiency is ideal / measured, and the ideal server has no overhead and
+ * hashes at the calibrated rate, so a real server scores at least the ideal
+ * unless it knew answers before the run (a warm cache) or hashes faster than
+ * the rate says. Those runs, and runs whose ideal is 0, get no ratio: it
+ * would read as "145x better than ideal" or "0.000". */
+#include "bench/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void stats_sort(int64_t *v, size_t n)
+{
+	qsort(v, n, sizeof *v, cmp_i64);
+}
+
+double stats_percentile_ms(const int64_t *sorted, size_t n, double p)
+{
+	size_t rank = (size_t)ceil(p * n);
+
+	if (rank > n)
+		rank = n;
+	return sorted[rank ? rank - 1 : 0] / 1e6;
+}
+
+enum stats_eff stats_efficiency(double ideal, double measured,
+				double *efficiency)
+{
+	if (ideal == 0)
+		return STATS_EFF_NO_WORK;
+	if (ideal < 0.5) /* printed whole, as the client prints its score */
+		return STATS_EFF_TINY;
+	if (measured < ideal)
+		return STATS_EFF_BEATEN;
+	*efficiency = ideal / measured;
+	return STATS_EFF_OK;
+}
