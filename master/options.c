@@ -27,11 +27,19 @@ static const char usage[] =
 	"                         from FILE at start and on SIGHUP\n"
 	"  --kernel NAME          search kernel: auto (default), shani, avx512,\n"
 	"                         avx2, portable or openssl\n"
-	"  --cache-entries N      answers the cache holds (default 1048576)\n"
+	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
+	"                         cache, every request is searched)\n"
+	"  --schedule ORDER       which job gets the workers: wsrpt (default:\n"
+	"                         highest priority / remaining range), priority\n"
+	"                         (highest priority, then oldest) or fifo (oldest)\n"
+	"  --no-preempt           a started job keeps the workers until it ends\n"
+	"  --no-split             one worker per job (a classic pool)\n"
+	"  --no-attach            a repeat of a request in flight is searched\n"
+	"                         again instead of joining it\n"
 	"  --no-pin               let the scheduler place workers (default: worker\n"
 	"                         i runs on the i-th CPU this process may use)\n"
-	"  --idle-timeout S       drop a client that sends nothing for S seconds\n"
-	"                         (default 30)\n"
+	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
+	"                         whole request, and S to read its reply (default 30)\n"
 	"  --stop-timeout S       on SIGTERM wait at most S seconds for requests\n"
 	"                         in flight (default 30)\n"
 	"  --verbose, --quiet     one log line per request / errors only\n"
@@ -57,6 +65,17 @@ static int parse_workers(const char *s, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
+}
+
+static int parse_order(const char *s, uint32_t *order)
+{
+	for (uint32_t i = RANK_WSRPT; i <= RANK_FIFO; i++) {
+		if (strcmp(s, rank_order_name(i)) == 0) {
+			*order = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 static int parse_hook(const char *s, int *hook)
@@ -104,6 +123,10 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
+		{ "schedule", required_argument, NULL, 'O' },
+		{ "no-preempt", no_argument, NULL, 'E' },
+		{ "no-split", no_argument, NULL, 'L' },
+		{ "no-attach", no_argument, NULL, 'A' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, NULL, 'P' },
@@ -134,8 +157,8 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->kernel = optarg;
 			break;
 		case 'C':
-			if (parse_u64(optarg, 1, 1ull << 32, &o->cache_entries) < 0)
-				return bad("--cache-entries (1..2^32)", optarg);
+			if (parse_u64(optarg, 0, 1ull << 32, &o->cache_entries) < 0)
+				return bad("--cache-entries (0..2^32)", optarg);
 			break;
 		case 'i':
 			if (parse_seconds(optarg, &o->idle_timeout_ms) < 0)
@@ -144,6 +167,19 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 's':
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
 				return bad("--stop-timeout (seconds)", optarg);
+			break;
+		case 'O':
+			if (parse_order(optarg, &o->policy.order) < 0)
+				return bad("--schedule (wsrpt, priority or fifo)", optarg);
+			break;
+		case 'E':
+			o->policy.preempt = 0;
+			break;
+		case 'L':
+			o->policy.split = 0;
+			break;
+		case 'A':
+			o->attach = 0;
 			break;
 		case 'P':
 			o->pin = 0;

@@ -51,8 +51,10 @@ static void print_text(FILE *f, const struct seg *seg)
 	uint64_t hashes = st->dead_hashes;
 	unsigned counts[18], queued = queued_by_weight(r, counts);
 
-	fprintf(f, "revhash master pid %d, port %u, kernel %s, up %.1f s\n",
-		h->master_pid, h->port, h->kernel, uptime_s(h));
+	fprintf(f, "revhash master pid %d, port %u, kernel %s, schedule %s%s%s, up %.1f s\n",
+		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
+		r->policy.preempt ? "" : " no-preempt", r->policy.split ? "" : " no-split",
+		uptime_s(h));
 	fprintf(f, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
 		"job", "lease", "Mhash/s", "deaths");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
@@ -104,9 +106,12 @@ static void print_json(FILE *f, const struct seg *seg)
 	const char *sep = "";
 	unsigned counts[18], queued = queued_by_weight(r, counts);
 
-	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"uptime_s\":%.3f,"
-		"\"workers_wanted\":%u,\"jobs_queued\":%u,\"jobs_by_priority\":[",
-		h->master_pid, h->port, h->kernel, uptime_s(h), h->workers, queued);
+	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"schedule\":\"%s\","
+		"\"preempt\":%u,\"split\":%u,\"uptime_s\":%.3f,\"workers_wanted\":%u,"
+		"\"jobs_in_table\":%u,\"jobs_queued\":%u,\"jobs_by_priority\":[",
+		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
+		r->policy.preempt, r->policy.split, uptime_s(h), h->workers,
+		ring_in_use(r), queued);
 	for (unsigned w = 1; w < 18; w++)
 		fprintf(f, "%u%s", counts[w], w < 17 ? "," : "");
 	fprintf(f, "],\"cache_count\":%llu,\"cache_capacity\":%llu,\"workers\":[",

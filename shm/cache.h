@@ -25,7 +25,8 @@ struct cache {
 
 /* Bytes of shared memory a cache of capacity answers needs. */
 size_t cache_bytes(uint64_t capacity);
-/* Lay out an empty cache in zeroed memory of cache_bytes(capacity). */
+/* Lay out an empty cache in zeroed memory of cache_bytes(capacity); a
+ * capacity of 0 is a cache that holds nothing. */
 void cache_init(struct cache *c, uint64_t capacity);
 /* 1 and *answer when digest is known, else 0. A hit is confirmed by hashing
  * the answer, so a crafted key collision can never return a wrong answer. */
