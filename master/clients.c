@@ -95,16 +95,16 @@ static void add(struct clients *cl, int fd)
 	conn_list_push(&cl->timed, c);
 }
 
-void clients_accept(struct clients *cl, int listen_fd)
+int clients_accept(struct clients *cl, int listen_fd)
 {
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		int fd, rc = net_accept(listen_fd, &fd);
 
 		if (rc == -EAGAIN)
-			return;
-		if (rc == -EMFILE) {
+			return 0;
+		if (rc == -EMFILE || rc == -ENFILE) {
 			turned_away(cl);
-			return;
+			return rc == -ENFILE ? rc : 0;
 		}
 		if (rc < 0) {
 			if (rc != -ECONNABORTED && rc != -EPROTO)
@@ -113,6 +113,7 @@ void clients_accept(struct clients *cl, int listen_fd)
 		}
 		add(cl, fd);
 	}
+	return 0;
 }
 
 /* The reply is out: close, or first drain what the client sent beyond its

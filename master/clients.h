@@ -33,8 +33,10 @@ struct clients {
 /* Set up an empty set on the epoll instance epfd. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms);
-/* Accept what the listener has (a bounded batch). */
-void clients_accept(struct clients *cl, int listen_fd);
+/* Accept what the listener has (a bounded batch). 0, or -ENFILE when
+ * descriptors ran out and a waiting connection could not even be turned
+ * away: the caller should stop watching the listener for a while. */
+int clients_accept(struct clients *cl, int listen_fd);
 /* Handle events on c; says what the layers above must do. */
 enum client_news clients_event(struct clients *cl, struct conn *c,
 			       uint32_t events);

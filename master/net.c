@@ -95,15 +95,19 @@ void net_reserve_init(void)
 
 int net_accept(int listen_fd, int *fd)
 {
-	int one = 1;
-	int c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int one = 1, c;
+
+	net_reserve_init(); /* again, if it could not be opened before */
+	c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (c >= 0) {
 		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		*fd = c;
 		return 0;
 	}
-	if ((errno == EMFILE || errno == ENFILE) && reserve_fd >= 0) {
+	if (errno == EMFILE || errno == ENFILE) {
+		if (reserve_fd < 0)
+			return -ENFILE; /* nothing to turn it away with */
 		close(reserve_fd);
 		c = accept(listen_fd, NULL, NULL);
 		if (c >= 0)

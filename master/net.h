@@ -13,7 +13,8 @@ void net_reserve_init(void);
 /* Accept one connection, non-blocking and close-on-exec. 0 and *fd, -EAGAIN
  * when none is waiting, -EMFILE when one had to be turned away because
  * descriptors ran out (the reserve is used to accept and close it, so the
- * listener does not stay readable forever), other -errno. */
+ * listener does not stay readable forever), -ENFILE when not even the
+ * reserve was there to do that (stop accepting for a while), other -errno. */
 int net_accept(int listen_fd, int *fd);
 
 #endif

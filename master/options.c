@@ -2,6 +2,7 @@
  * Every bad value is reported with the option it came from; nothing is
  * silently clamped except the worker count, capped to the ring's slots. */
 #include "master/options.h"
+#include "master/config.h"
 #include "master/log.h"
 #include "master/parse.h"
 #include "shm/ring.h"
@@ -221,70 +222,18 @@ int options_parse(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		return bad("extra argument", argv[optind]);
-	if (o->config && options_load_config(o->config, o) < 0)
+	if (o->config && config_load(o->config, o) < 0)
 		return -EINVAL;
 	return 0;
 }
 
-/* Apply one `key = value` pair to o. */
-static int config_pair(struct options *o, const char *key, const char *val)
+int options_set(struct options *o, const char *key, const char *value)
 {
 	if (strcmp(key, "workers") == 0)
-		return parse_workers(val, &o->workers);
+		return parse_workers(value, &o->workers);
 	if (strcmp(key, "idle_timeout") == 0)
-		return parse_seconds(val, &o->idle_timeout_ms);
+		return parse_seconds(value, &o->idle_timeout_ms);
 	return -ENOENT;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-int options_load_config(const char *path, struct options *o)
-{
-	struct options next = *o;
-	char line[512];
-	unsigned lineno = 0;
-	int rc = 0;
-	FILE *f = fopen(path, "r");
-
-	if (!f) {
-		rc = -errno;
-		log_error("config %s: %s", path, strerror(errno));
-		return rc;
-	}
-	while (rc == 0 && fgets(line, sizeof line, f)) {
-		char *s = trim(line), *eq;
-		lineno++;
-		if (*s == '\0' || *s == '#')
-			continue;
-		eq = strchr(s, '=');
-		if (!eq) {
-			log_error("config %s:%u: expected key = value", path, lineno);
-			rc = -EINVAL;
-			break;
-		}
-		*eq = '\0';
-		rc = config_pair(&next, trim(s), trim(eq + 1));
-		if (rc == -ENOENT)
-			log_error("config %s:%u: unknown key '%s'", path, lineno, trim(s));
-		else if (rc < 0)
-			log_error("config %s:%u: bad value for '%s'", path, lineno, trim(s));
-		if (rc < 0)
-			rc = -EINVAL;
-	}
-	fclose(f);
-	if (rc == 0)
-		*o = next;
-	return rc;
 }
 
 unsigned options_cpus(void)

@@ -28,9 +28,9 @@ struct options {
 /* Fill o from argv. 0 (to run, or with o->help after printing the usage),
  * or -EINVAL after printing what is wrong to stderr. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Read `key = value` lines of path into o (keys: workers, idle_timeout).
- * 0, or -errno / -EINVAL with the reason logged; o is untouched on error. */
-int options_load_config(const char *path, struct options *o);
+/* Set one config key of o (workers, idle_timeout) from text. 0, -ENOENT
+ * for an unknown key, -EINVAL for a bad value. */
+int options_set(struct options *o, const char *key, const char *value);
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 unsigned options_cpus(void);
 /* The worker count o asks for, resolving 0 to options_cpus(), capped. */

@@ -4,6 +4,7 @@
  * handler and the loop never blocks on anything but epoll_wait. It never
  * takes the ring's lock either: the layers below it do not wait on anyone. */
 #include "master/server.h"
+#include "master/config.h"
 #include "master/log.h"
 #include "master/net.h"
 #include "master/status.h"
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #define BATCH 256
+#define ACCEPT_PAUSE_MS 100
 
 /* Signals taken as events. The others an operator may send by habit are
  * taken too, and only logged: none of them may kill the master uncleanly. */
@@ -54,7 +56,7 @@ static void reload(struct server *s)
 	unsigned n;
 
 	s->seg.hdr->stats.reloads++;
-	if (s->opt.config && options_load_config(s->opt.config, &next) < 0) {
+	if (s->opt.config && config_load(s->opt.config, &next) < 0) {
 		log_error("reload: config %s rejected, keeping %u workers",
 			  s->opt.config, s->workers.target);
 		return;
@@ -234,6 +236,30 @@ int server_init(struct server *s, const struct options *o)
 	return rc;
 }
 
+/* Out of descriptors with no reserve: stop watching the listener for a
+ * moment rather than spin on it; resume_accepting re-arms it. */
+static void pause_accepting(struct server *s)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = &s->listen };
+
+	epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen.fd, &ev);
+	s->accept_again_ms = clock_ms() + ACCEPT_PAUSE_MS;
+}
+
+static uint64_t resume_accepting(struct server *s, uint64_t now)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->listen };
+
+	if (!s->accept_again_ms)
+		return UINT64_MAX;
+	if (now < s->accept_again_ms)
+		return s->accept_again_ms;
+	if (s->listen.fd >= 0)
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen.fd, &ev);
+	s->accept_again_ms = 0;
+	return UINT64_MAX;
+}
+
 /* ---- the loop ------------------------------------------------------------- */
 
 static int wait_ms(uint64_t next, uint64_t now)
@@ -263,9 +289,11 @@ void server_run(struct server *s)
 	while (!quit) {
 		uint64_t now = clock_ms(), next = clients_expire(&s->clients, now);
 		uint64_t w = workers_tick(&s->workers, now);
+		uint64_t a = resume_accepting(s, now);
 		int n;
 
 		next = w < next ? w : next;
+		next = a < next ? a : next;
 		if (s->stopping) {
 			if (clients_owed(&s->clients) == 0 || now >= s->stop_deadline_ms)
 				break;
@@ -282,7 +310,8 @@ void server_run(struct server *s)
 				continue; /* closed earlier in this batch */
 			switch (src->kind) {
 			case SRC_LISTEN:
-				clients_accept(&s->clients, src->fd);
+				if (clients_accept(&s->clients, src->fd) == -ENFILE)
+					pause_accepting(s);
 				break;
 			case SRC_SIGNAL:
 				quit = on_signal(s);

@@ -30,6 +30,7 @@ struct server {
 	struct clients clients;
 	struct jobs jobs;
 	struct workers workers;
+	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
 	int stopping;
 	uint64_t stop_deadline_ms;
 };

@@ -141,16 +141,38 @@ static void print_json(FILE *f, const struct seg *seg)
 		(unsigned long long)st->dead_hashes);
 }
 
+/* Map the live master's segment on port, or say why there is none. */
+static int find(const char *what, unsigned port, int rw, struct seg *seg)
+{
+	int rc = seg_open(port, rw, seg);
+
+	if (rc == -EPROTO) {
+		fprintf(stderr, "master %s: the shared segment of port %u is damaged "
+			"or of another version\n", what, port);
+		return rc;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "master %s: no master on port %u\n", what, port);
+		return rc;
+	}
+	if (!seg->alive) {
+		fprintf(stderr, "master %s: the master on port %u (pid %d) is gone; "
+			"its shared segment /dev/shm%s is left over (a new master "
+			"on the port removes it)\n", what, port,
+			seg->hdr->master_pid, seg->name);
+		seg_close(seg);
+		return -ESRCH;
+	}
+	return 0;
+}
+
 int status_print(unsigned port, int json)
 {
 	struct seg seg;
-	int rc = seg_open(port, 0, &seg);
+	int rc = find("--status", port, 0, &seg);
 
-	if (rc < 0) {
-		fprintf(stderr, "master --status: no running master on port %u (%s)\n",
-			port, strerror(-rc));
-		return -ENOENT;
-	}
+	if (rc < 0)
+		return rc;
 	if (json)
 		print_json(stdout, &seg);
 	else
@@ -162,13 +184,10 @@ int status_print(unsigned port, int json)
 int status_arm_hook(unsigned port, int hook)
 {
 	struct seg seg;
-	int rc = seg_open(port, 1, &seg);
+	int rc = find("--hook", port, 1, &seg);
 
-	if (rc < 0) {
-		fprintf(stderr, "master --hook: no running master on port %u (%s)\n",
-			port, strerror(-rc));
-		return -ENOENT;
-	}
+	if (rc < 0)
+		return rc;
 	rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1);
 	if (rc < 0)
 		fprintf(stderr, "master --hook: the master on port %u was started "

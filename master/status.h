@@ -7,7 +7,8 @@
 #include "shm/segment.h"
 
 /* Print the status of the master on port (text or JSON) to stdout. 0, or
- * -ENOENT when no master serves the port (said on stderr). */
+ * -ENOENT (no master), -ESRCH (its master is gone, the segment left over)
+ * or -EPROTO (a damaged segment), said on stderr. */
 int status_print(unsigned port, int json);
 /* Arm test hook (enum ring_hook) once in the master on port. 0, -ENOENT
  * (no master), or -EPERM (started without REVHASH_TEST_HOOKS); said on

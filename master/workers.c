@@ -8,9 +8,13 @@
  * at least every chunk (about 2 ms of hashing) and every idle wait (100 ms).
  * One whose counter stands still for STALL_FACTOR times its lease's expected
  * time at its own measured rate, and at least STALL_MIN_MS (IDLE_STALL_MS
- * when it holds no lease), is stalled: killed, and replaced like any dead
- * worker. While the ring's lock is held, only its holder can be the culprit;
- * the others are waiting for it. */
+ * when it holds no lease), is stalled if the kernel says it is stopped or
+ * traced; any other silent worker (frozen, in uninterruptible sleep, or just
+ * starved of CPU on a crowded machine) is given SLOW_FACTOR times longer.
+ * A stalled worker is killed and replaced like any dead one. While the
+ * ring's lock is held, only its holder can be the culprit: the others are
+ * waiting for it. And when the master itself was held up (the machine
+ * paused, the cgroup throttled), it does not blame the workers for it. */
 #include "master/workers.h"
 #include "master/log.h"
 #include "shm/clock.h"
@@ -18,6 +22,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +40,8 @@
 #define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
 #define STALL_FACTOR 20       /* ... or this many times the lease's time */
 #define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
+#define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
+#define LATE_MS 150           /* the master's own rounds this late: it was held up */
 
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
@@ -269,16 +276,38 @@ void workers_reap(struct workers *ws)
 	ring_wake(ws->ring, ws->target);
 }
 
+/* Is pid stopped or traced (state T or t in /proc/PID/stat)? */
+static int stopped(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')'); /* the name before it may hold anything */
+	return p && (p[2] == 'T' || p[2] == 't');
+}
+
 /* How long the worker of v may stay silent. */
 static uint64_t stall_bound(const struct ring_slot_view *v)
 {
-	uint64_t expect_ms;
+	uint64_t expect_ms, bound;
 
 	if (!v->has_lease)
-		return IDLE_STALL_MS;
-	expect_ms = v->rate ? v->lease_values * 1000 / v->rate : 0;
-	return expect_ms * STALL_FACTOR > STALL_MIN_MS ? expect_ms * STALL_FACTOR
-						       : STALL_MIN_MS;
+		bound = IDLE_STALL_MS;
+	else if ((expect_ms = v->rate ? v->lease_values * 1000 / v->rate : 0) >
+		 STALL_MIN_MS / STALL_FACTOR)
+		bound = expect_ms * STALL_FACTOR;
+	else
+		bound = STALL_MIN_MS;
+	return stopped(v->pid) ? bound : bound * SLOW_FACTOR;
 }
 
 static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
@@ -355,6 +384,11 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		spawn(ws, i, now);
 	}
 	if (now >= ws->watch_ms) {
+		if (ws->watch_ms && now - ws->watch_ms > LATE_MS) {
+			/* The master was held up: so, likely, was everyone. */
+			for (unsigned i = 0; i < RING_WORKERS; i++)
+				ws->w[i].beat_ms = now;
+		}
 		watch(ws, now);
 		ws->watch_ms = now + WATCH_EVERY_MS;
 	}

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Crash injection under load. Starts the master (with test hooks), drives it
-# with revhash-bench, and meanwhile: kills random workers with SIGKILL,
-# SIGSEGV or SIGABRT every 200-500 ms; makes workers die while holding the
-# ring's lock; reloads with SIGHUP between 1 and 4 workers; and opens idle
-# connections, slow senders and garbage senders. Passes only if every request
-# was answered correctly, the master lived, the worker count came back and
-# nothing was left stuck.
+# with revhash-bench, and every 200-500 ms meanwhile: kills a random worker
+# with SIGKILL, SIGSEGV or SIGABRT; or stops one (SIGSTOP, SIGCONT a moment
+# later, if the watchdog has not replaced it by then); or makes a worker die,
+# or stop, while it holds the ring's lock; or reloads with SIGHUP between 1
+# and 4 workers; and it keeps idle connections, slow senders and garbage
+# senders on it. Passes only if every request was answered correctly, the
+# master lived, the worker count came back and nothing was left stuck.
 #   scripts/chaos.sh            short run (about half a minute)
 #   scripts/chaos.sh --long     long run (about five minutes)
 #   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
@@ -32,7 +33,7 @@ PORT=$(free_port)
 CFG=$TMP/master.conf
 LOG=$TMP/master.log
 echo "workers = $WORKERS" >"$CFG"
-kills=0 lockkills=0 reloads=0 hostile=0
+kills=0 lockkills=0 stops=0 lockstops=0 reloads=0 hostile=0
 HELPERS=()
 
 cleanup() {
@@ -44,7 +45,8 @@ cleanup() {
 trap cleanup EXIT
 
 say "port $PORT, $WORKERS workers, $REQUESTS requests of $DIFFICULTY every $DELAY_US us, seed $SEED"
-REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5
+REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5 \
+	--stop-timeout 5 # garbage requests are searches in flight: do not wait 30 s
 wait_workers "$MASTER_PID" "$WORKERS" 10 || fail "workers did not start"
 
 "$BENCH" 127.0.0.1 "$PORT" "$SEED" "$REQUESTS" 0 "$DIFFICULTY" 20 "$DELAY_US" 1.5 \
@@ -73,13 +75,21 @@ signals=(KILL SEGV ABRT)
 while kill -0 "$BENCH_PID" 2>/dev/null; do
 	sleep "0.$((200 + RANDOM % 300))"
 	kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
-	case $((RANDOM % 10)) in
+	case $((RANDOM % 12)) in
 	0) # a worker dies holding the ring's lock
 		"$MASTER" --hook die-in-lock "$PORT" && lockkills=$((lockkills + 1)) ;;
-	1) # reload between 1 and 4 workers
+	1) # a worker stops holding the ring's lock (the watchdog kills it)
+		"$MASTER" --hook stop-in-lock "$PORT" && lockstops=$((lockstops + 1)) ;;
+	2) # a worker stops (a debugger, a frozen cgroup), then maybe resumes
+		victim=$(workers_of "$MASTER_PID" | shuf -n 1)
+		if [ -n "$victim" ] && kill -STOP "$victim" 2>/dev/null; then
+			stops=$((stops + 1))
+			(sleep "0.$((RANDOM % 10))"; kill -CONT "$victim" 2>/dev/null) &
+		fi ;;
+	3) # reload between 1 and 4 workers
 		echo "workers = $((1 + RANDOM % 4))" >"$CFG"
 		kill -HUP "$MASTER_PID" && reloads=$((reloads + 1)) ;;
-	2) for _ in 1 2 3 4 5; do garbage_sender; done
+	4) for _ in 1 2 3 4 5; do garbage_sender; done
 	   hostile=$((hostile + 5)) ;;
 	*) victim=$(workers_of "$MASTER_PID" | shuf -n 1)
 	   [ -n "$victim" ] && kill -"${signals[RANDOM % 3]}" "$victim" 2>/dev/null &&
@@ -102,12 +112,14 @@ wrong=$(grep -c 'WRONG' "$TMP/bench.out")
 missing=$(grep -c 'MISSING' "$TMP/bench.out")
 for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
 t0=$(date +%s%N)
-stop_master "$MASTER_PID" 40
+stop_master "$MASTER_PID" 15
 say "graceful stop took $((($(date +%s%N) - t0) / 1000000)) ms"
 MASTER_PID=""
 deaths=$(grep -c 'killed by signal' "$LOG")
 
-say "summary: kills $kills (+$lockkills inside the lock), worker deaths seen $deaths," \
+stalled=$(grep -c 'made no progress' "$LOG")
+say "summary: kills $kills (+$lockkills inside the lock), stops $stops" \
+	"(+$lockstops inside the lock, $stalled workers killed as stalled), worker deaths seen $deaths," \
 	"reloads $reloads, hostile clients $((hostile + 305)), requests $REQUESTS," \
 	"wrong $wrong, missing $missing"
 say "bench: $results"

@@ -7,7 +7,9 @@ B=${B:-build}
 BIN=${BIN:-.}
 REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
 REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
-export REVHASH_MASTER REVHASH_BENCH
+REVHASH_TEST_LOGS=${REVHASH_TEST_LOGS:-$B/test-logs}
+export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS
+mkdir -p "$REVHASH_TEST_LOGS"
 
 passed=0 failed=0 broken=""
 for t in "$@"; do

@@ -1,37 +1,110 @@
-/* Creating, finding and removing the shared segment. The name is derived
- * from the port: one master per port is all the kernel allows, so once the
- * port is bound, a segment under our name is stale and may be removed. */
+/* Creating, finding and removing the shared segment.
+ *
+ * Each master's segment is its own: /revhash-PORT-PID, on which it holds an
+ * exclusive flock for as long as it lives. The lock is the proof of life:
+ * the kernel drops it when the master dies, however it dies, and a reused
+ * pid cannot inherit it. So a new master on the port removes only segments
+ * nobody holds (left by a killed master) and never one of a master still
+ * draining its last requests; each master unlinks only its own name; and
+ * `--status` can tell a live master from a leftover. */
 #include "shm/segment.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-static void seg_name(unsigned port, char *buf, size_t len)
-{
-	snprintf(buf, len, "/revhash-%u", port);
-}
+#define SHM_DIR "/dev/shm"
 
 static size_t align_up(size_t n)
 {
 	return (n + 4095) & ~(size_t)4095;
 }
 
-/* Remove a segment left under our name. The caller has bound the port, so
- * no live master owns it: its master died without cleaning up (and its pid
- * may since have been reused, so the pid says nothing). */
-static int remove_stale(const char *name)
+/* Is name (as in SHM_DIR, no slash) a segment of port? */
+static int of_port(const char *name, unsigned port)
 {
-	if (shm_unlink(name) == 0) {
-		fprintf(stderr, "removed stale shared segment %s\n", name);
+	char prefix[32];
+	int n = snprintf(prefix, sizeof prefix, "revhash-%u-", port);
+
+	return strncmp(name, prefix, (size_t)n) == 0 && name[n] >= '0' &&
+	       name[n] <= '9' && strlen(name) < 40;
+}
+
+/* Does some process hold the lock on fd (a live master)? */
+static int held(int fd)
+{
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		flock(fd, LOCK_UN);
 		return 0;
 	}
-	return errno == ENOENT ? 0 : -errno;
+	return errno == EWOULDBLOCK;
+}
+
+/* Remove the segments of port that no live master holds. */
+static void remove_stale(unsigned port)
+{
+	DIR *d = opendir(SHM_DIR);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char name[64];
+		int fd;
+
+		if (!of_port(e->d_name, port))
+			continue;
+		snprintf(name, sizeof name, "/%.40s", e->d_name);
+		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
+			continue;
+		if (held(fd))
+			fprintf(stderr, "shared segment %s: its master still runs "
+				"(draining), left alone\n", name);
+		else if (shm_unlink(name) == 0)
+			fprintf(stderr, "removed stale shared segment %s\n", name);
+		close(fd);
+	}
+	closedir(d);
+}
+
+static void point(struct seg *seg, void *p, size_t size)
+{
+	seg->hdr = p;
+	seg->ring = (struct ring *)((char *)p + seg->hdr->ring_off);
+	seg->cache = (struct cache *)((char *)p + seg->hdr->cache_off);
+	seg->size = size;
+}
+
+/* Lay out a new segment of size bytes at p. */
+static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
+		   size_t cache_off, unsigned port, uint64_t cache_entries,
+		   const struct rank_policy *policy)
+{
+	struct seg_header *h = p;
+	struct timespec now;
+	int rc;
+
+	h->ring_off = ring_off;
+	h->cache_off = cache_off;
+	point(seg, p, size);
+	if ((rc = ring_init(seg->ring, policy)) < 0)
+		return rc;
+	cache_init(seg->cache, cache_entries);
+	clock_gettime(CLOCK_REALTIME, &now);
+	h->size = size;
+	h->master_pid = getpid();
+	h->port = port;
+	h->started_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	h->version = SEG_VERSION;
+	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
+	return 0;
 }
 
 int seg_create(unsigned port, uint64_t cache_entries,
@@ -40,96 +113,145 @@ int seg_create(unsigned port, uint64_t cache_entries,
 	size_t ring_off = align_up(sizeof(struct seg_header));
 	size_t cache_off = ring_off + align_up(sizeof(struct ring));
 	size_t size = cache_off + align_up(cache_bytes(cache_entries));
-	struct timespec now;
-	void *p;
-	int fd, rc;
+	void *p = MAP_FAILED;
+	int rc;
 
 	memset(seg, 0, sizeof *seg);
-	seg_name(port, seg->name, sizeof seg->name);
-	if ((rc = remove_stale(seg->name)) < 0)
-		return rc;
-	fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL, 0600);
-	if (fd < 0)
+	seg->fd = -1;
+	remove_stale(port);
+	snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d", port, (int)getpid());
+	seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (seg->fd < 0)
 		return -errno;
+	seg->owner = 1;
 	/* Reserve the memory now: a tmpfs too small must fail here with a
 	 * clear error, not later with SIGBUS in the middle of serving. */
-	rc = ftruncate(fd, (off_t)size) < 0 ? errno : posix_fallocate(fd, 0, (off_t)size);
-	if (rc) {
-		close(fd);
-		shm_unlink(seg->name);
-		return -rc;
+	if (flock(seg->fd, LOCK_EX | LOCK_NB) < 0 || ftruncate(seg->fd, (off_t)size) < 0)
+		rc = -errno;
+	else if ((rc = posix_fallocate(seg->fd, 0, (off_t)size)) != 0)
+		rc = -rc;
+	else if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			   seg->fd, 0)) == MAP_FAILED)
+		rc = -errno;
+	else
+		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
+			     policy);
+	if (rc < 0) {
+		if (p != MAP_FAILED)
+			munmap(p, size);
+		seg->hdr = NULL;
+		seg_close(seg);
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	rc = -errno;
-	close(fd);
+	return rc;
+}
+
+/* Is the mapping of size bytes at p a segment whose every offset and size
+ * can be trusted? */
+static int sane(const void *p, size_t size)
+{
+	const struct seg_header *h = p;
+	const struct cache *c;
+
+	if (size < sizeof *h || h->magic != SEG_MAGIC || h->version != SEG_VERSION ||
+	    h->size != size)
+		return 0;
+	if (h->ring_off < sizeof *h || h->ring_off > size ||
+	    size - h->ring_off < sizeof(struct ring) ||
+	    h->cache_off < h->ring_off + sizeof(struct ring) || h->cache_off > size ||
+	    size - h->cache_off < sizeof(struct cache) ||
+	    h->ring_off % 64 || h->cache_off % 64)
+		return 0;
+	c = (const struct cache *)((const char *)p + h->cache_off);
+	return c->nslots >= 16 && (c->nslots & (c->nslots - 1)) == 0 &&
+	       c->nslots <= (size - h->cache_off - sizeof *c) / sizeof(struct cache_entry) &&
+	       c->capacity < c->nslots && c->count <= c->capacity;
+}
+
+/* Map the segment name; it must be sane. 0, -EPROTO or -errno. */
+static int map(const char *name, int rw, struct seg *seg)
+{
+	struct stat st;
+	void *p;
+	int rc;
+
+	memset(seg, 0, sizeof *seg);
+	snprintf(seg->name, sizeof seg->name, "%s", name);
+	seg->fd = shm_open(name, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+	if (seg->fd < 0)
+		return -errno;
+	if (fstat(seg->fd, &st) < 0 || st.st_size < (off_t)sizeof(struct seg_header)) {
+		rc = -EPROTO;
+		goto fail;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ | (rw ? PROT_WRITE : 0),
+		 MAP_SHARED, seg->fd, 0);
 	if (p == MAP_FAILED) {
-		shm_unlink(seg->name);
-		return rc;
+		rc = -errno;
+		goto fail;
 	}
-	seg->hdr = p;
-	seg->ring = (struct ring *)((char *)p + ring_off);
-	seg->cache = (struct cache *)((char *)p + cache_off);
-	seg->size = size;
-	seg->owner = 1;
-	if ((rc = ring_init(seg->ring, policy)) < 0) {
-		munmap(p, size);
-		shm_unlink(seg->name);
-		return rc;
+	if (!sane(p, (size_t)st.st_size)) {
+		munmap(p, (size_t)st.st_size);
+		rc = -EPROTO;
+		goto fail;
 	}
-	cache_init(seg->cache, cache_entries);
-	clock_gettime(CLOCK_REALTIME, &now);
-	seg->hdr->size = size;
-	seg->hdr->master_pid = getpid();
-	seg->hdr->port = port;
-	seg->hdr->ring_off = ring_off;
-	seg->hdr->cache_off = cache_off;
-	seg->hdr->started_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
-	seg->hdr->version = SEG_VERSION;
-	__atomic_store_n(&seg->hdr->magic, SEG_MAGIC, __ATOMIC_RELEASE);
+	point(seg, p, (size_t)st.st_size);
+	seg->alive = held(seg->fd);
 	return 0;
+fail:
+	close(seg->fd);
+	seg->fd = -1;
+	return rc;
 }
 
 int seg_open(unsigned port, int rw, struct seg *seg)
 {
-	struct stat st;
-	void *p;
-	int fd, rc;
+	DIR *d = opendir(SHM_DIR);
+	struct dirent *e;
+	struct seg best = { .fd = -1 }, one;
+	int err = -ENOENT;
 
-	memset(seg, 0, sizeof *seg);
-	seg_name(port, seg->name, sizeof seg->name);
-	fd = shm_open(seg->name, rw ? O_RDWR : O_RDONLY, 0);
-	if (fd < 0)
+	if (!d)
 		return -errno;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct seg_header)) {
-		close(fd);
-		return -EPROTO;
+	while ((e = readdir(d))) {
+		char name[64];
+		int better, rc;
+
+		if (!of_port(e->d_name, port))
+			continue;
+		snprintf(name, sizeof name, "/%.40s", e->d_name);
+		if ((rc = map(name, rw, &one)) < 0) {
+			err = rc; /* say why, if nothing better turns up */
+			continue;
+		}
+		/* A live master before a leftover; the newest of either. */
+		better = !best.hdr || one.alive > best.alive ||
+			 (one.alive == best.alive && one.hdr->started_ns > best.hdr->started_ns);
+		if (better) {
+			seg_close(&best);
+			best = one;
+		} else {
+			seg_close(&one);
+		}
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | (rw ? PROT_WRITE : 0),
-		 MAP_SHARED, fd, 0);
-	rc = -errno;
-	close(fd);
-	if (p == MAP_FAILED)
-		return rc;
-	seg->hdr = p;
-	seg->size = (size_t)st.st_size;
-	if (seg->hdr->magic != SEG_MAGIC || seg->hdr->version != SEG_VERSION ||
-	    seg->hdr->size != seg->size) {
-		munmap(p, seg->size);
-		return -EPROTO;
-	}
-	seg->ring = (struct ring *)((char *)p + seg->hdr->ring_off);
-	seg->cache = (struct cache *)((char *)p + seg->hdr->cache_off);
+	closedir(d);
+	if (!best.hdr)
+		return err;
+	*seg = best;
 	return 0;
 }
 
 void seg_close(struct seg *seg)
 {
-	if (!seg->hdr)
-		return;
-	if (seg->owner) {
-		ring_free(seg->ring);
-		shm_unlink(seg->name);
+	if (seg->hdr) {
+		if (seg->owner)
+			ring_free(seg->ring);
+		munmap(seg->hdr, seg->size);
+		seg->hdr = NULL;
 	}
-	munmap(seg->hdr, seg->size);
-	seg->hdr = NULL;
+	if (seg->owner && seg->name[0])
+		shm_unlink(seg->name); /* our own name: nobody else's */
+	if (seg->fd >= 0)
+		close(seg->fd); /* for the owner, releases the lock */
+	seg->fd = -1;
+	seg->owner = 0;
 }

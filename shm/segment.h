@@ -57,18 +57,23 @@ struct seg {
 	struct ring *ring;
 	struct cache *cache;
 	size_t size;
-	char name[32];
-	int owner; /* this process created it and removes it */
+	char name[64];  /* /revhash-PORT-PID */
+	int fd;         /* kept open: the owner's lock lives on it */
+	int owner;      /* this process created it and removes it */
+	int alive;      /* (seg_open) its master holds it: it runs */
 };
 
-/* Create the segment for port with room for cache_entries answers. Call it
- * only with the port bound: a segment already under its name is then stale
- * (left by a master killed with SIGKILL) and is removed first. 0 or -errno. */
+/* Create this process's segment for port with room for cache_entries
+ * answers, locked for as long as it lives. Segments of port that no live
+ * master holds (left by a killed one) are removed first. 0 or -errno. */
 int seg_create(unsigned port, uint64_t cache_entries,
 	       const struct rank_policy *policy, struct seg *seg);
-/* Map an existing segment (status, tests); writable when rw. 0 or -errno. */
+/* Map the segment of the master on port (status, tests): a live master's
+ * before a leftover, the newest of either; seg->alive tells which. Every
+ * size and offset is checked before use. Writable when rw. 0, -ENOENT,
+ * -EPROTO (not a sane segment) or -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);
-/* Unmap; the owner also removes the name and releases the lock. */
+/* Unmap; the owner also removes its name and releases its lock. */
 void seg_close(struct seg *seg);
 
 #endif

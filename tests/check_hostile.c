@@ -207,6 +207,7 @@ START_TEST(out_of_descriptors_keeps_serving)
 	enum { N = 200 };
 	static int fds[N];
 	struct rlimit tight = { 64, 64 };
+	uint64_t cpu;
 	int n = 0;
 
 	start(NULL);
@@ -216,9 +217,13 @@ START_TEST(out_of_descriptors_keeps_serving)
 		if (fds[n] < 0)
 			break;
 	}
-	usleep(300000);
-	/* The master is full: it turned connections away instead of spinning. */
+	usleep(100000);
+	/* The master is full: it turns connections away instead of spinning
+	 * on a listener that stays readable (which would take the 500 ms). */
+	cpu = th_cpu_ms(m.pid);
+	usleep(500000);
 	ck_assert_int_eq(kill(m.pid, 0), 0);
+	ck_assert_uint_lt(th_cpu_ms(m.pid) - cpu, 100);
 	ck_assert(tm_log_contains(&m, "out of file descriptors"));
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
@@ -309,6 +314,82 @@ START_TEST(full_table_parks_the_worst_job)
 }
 END_TEST
 
+/* A client streams bytes after its request, as fast as it can, while the
+ * search runs: the master reads nothing of it (TCP's window stops the
+ * client), so it costs the master no CPU. */
+START_TEST(trailing_bytes_cost_the_master_nothing)
+{
+	uint8_t d[32], junk[65536];
+	uint64_t cpu, sent = 0, t0;
+	int fd;
+
+	start(NULL);
+	memset(junk, 0x5a, sizeof junk);
+	proto_digest(1, d); /* never found: the search runs on */
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, 2, 1ull << 60, 1), 0);
+	usleep(100000);
+	cpu = th_cpu_ms(m.pid);
+	for (t0 = clock_ms(); clock_ms() - t0 < 1000;) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		ssize_t n = send(fd, junk, sizeof junk, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0)
+			sent += (uint64_t)n;
+		else
+			poll(&p, 1, 50);
+	}
+	fprintf(stderr, "trailing_bytes_cost_the_master_nothing: client sent %llu "
+		"bytes in 1 s; master used %llu ms of CPU\n", (unsigned long long)sent,
+		(unsigned long long)(th_cpu_ms(m.pid) - cpu));
+	ck_assert_uint_lt(th_cpu_ms(m.pid) - cpu, 100);
+	th_reset(fd);
+	still_serves();
+	stop();
+}
+END_TEST
+
+/* One peer stacks 300 connections at priority 16 on one search it knows
+ * has no answer in a 2^32 range. What one peer adds to one job is capped
+ * at one request's priority, so an honest priority-16 request over 30M
+ * values still goes first, as it would against a single such request. */
+START_TEST(one_peer_cannot_stack_weight)
+{
+	enum { N = 300 };
+	static int fds[N];
+	uint8_t bad[32], d[32];
+	uint64_t x, t0, quiet_ms, loud_ms, base = th_rand64() >> 2, junk = th_rand64() >> 2;
+
+	start(NULL);
+	/* The honest request alone... */
+	proto_digest(base + 29999999, d);
+	t0 = clock_ms();
+	ck_assert_int_eq(th_request(m.port, d, base, base + 30000000, 16, &x), 0);
+	quiet_ms = clock_ms() - t0;
+	/* ...and behind the stack (the same size, its answer not cached). */
+	proto_digest(junk - 1, bad);
+	for (int i = 0; i < N; i++) {
+		fds[i] = th_connect(m.port);
+		ck_assert_int_ge(fds[i], 0);
+		ck_assert_int_eq(th_send_request(fds[i], bad, junk, junk + (1ull << 32), 16), 0);
+	}
+	usleep(200000);
+	proto_digest(base + 60000000 + 29999999, d);
+	t0 = clock_ms();
+	ck_assert_int_eq(th_request(m.port, d, base + 60000000, base + 90000000, 16, &x), 0);
+	loud_ms = clock_ms() - t0;
+	ck_assert_uint_eq(x, base + 60000000 + 29999999);
+	fprintf(stderr, "one_peer_cannot_stack_weight: 30M values at priority 16 "
+		"took %llu ms alone, %llu ms behind %d stacked connections\n",
+		(unsigned long long)quiet_ms, (unsigned long long)loud_ms, N);
+	/* Uncapped, the stack (weight 4800 over 2^32) ran first: ~25 s. */
+	ck_assert_uint_lt(loud_ms, 2 * quiet_ms + 2000);
+	for (int i = 0; i < N; i++)
+		th_reset(fds[i]);
+	ck_assert_int_eq(jobs_drain(5000), 0);
+	stop();
+}
+END_TEST
+
 START_TEST(resets_and_garbage)
 {
 	uint8_t junk[49];
@@ -347,6 +428,8 @@ int main(void)
 	tcase_add_test(t, huge_range_does_not_starve_normal_requests);
 	tcase_add_test(t, full_table_parks_the_worst_job);
 	tcase_add_test(t, resets_and_garbage);
+	tcase_add_test(t, trailing_bytes_cost_the_master_nothing);
+	tcase_add_test(t, one_peer_cannot_stack_weight);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -1,7 +1,8 @@
 /* The real master end to end: start it on a free port with 2 workers and
- * talk TCP to it. Concurrency, repeats, not-found, start > end, a worker
- * killed mid-request, a worker killed inside the ring's lock, a slow client,
- * graceful stop, reload, and the start-up checks. */
+ * talk TCP to it. Concurrency, repeats, not-found, start > end, the edges
+ * of the number line, IPv4 and IPv6, a worker killed mid-request and inside
+ * the ring's lock, a crash loop, counters, slow and idle clients, pinning.
+ * What an operator does to it is in check_operator.c. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 
@@ -440,116 +441,6 @@ START_TEST(idle_client_is_dropped_after_the_timeout)
 }
 END_TEST
 
-START_TEST(graceful_stop_answers_what_is_in_flight)
-{
-	uint8_t d[32];
-	uint64_t x, base = th_rand64() >> 1;
-	int fd, status;
-	char name[64];
-
-	start(NULL, two);
-	proto_digest(base + 3000000, d);
-	fd = th_connect(m.port);
-	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
-	usleep(100000);
-	kill(m.pid, SIGTERM);
-	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
-	ck_assert_uint_eq(x, base + 3000000);
-	close(fd);
-	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	snprintf(name, sizeof name, "/dev/shm/revhash-%u", m.port);
-	ck_assert_int_eq(access(name, F_OK), -1); /* segment removed */
-	ck_assert_int_lt(th_connect(m.port), 0);   /* no longer listening */
-	m.pid = 0;
-}
-END_TEST
-
-START_TEST(stop_sent_to_the_whole_group_still_answers)
-{
-	uint8_t d[32];
-	uint64_t x, base = th_rand64() >> 1;
-	int fd, status;
-	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
-
-	start(NULL, args);
-	proto_digest(base + 6000000, d);
-	fd = th_connect(m.port);
-	ck_assert_int_eq(th_send_request(fd, d, base, base + 7000000, 1), 0);
-	usleep(100000);
-	/* What systemd and a terminal do: every process of the group. */
-	ck_assert_int_eq(killpg(m.pid, SIGTERM), 0);
-	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
-	ck_assert_uint_eq(x, base + 6000000);
-	close(fd);
-	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ck_assert(!tm_log_contains(&m, "killed by signal"));
-	m.pid = 0;
-}
-END_TEST
-
-START_TEST(hup_reloads_the_worker_count)
-{
-	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
-	int fd = mkstemp(cfg);
-	const char *args[] = { "--config", cfg, NULL };
-	uint8_t d[32];
-	uint64_t x, base = th_rand64() >> 1;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "# test\nworkers = 1\n", 19), 19);
-	close(fd);
-	start(NULL, args);
-	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 4\n", 12), 12);
-	close(fd);
-	kill(m.pid, SIGHUP);
-	ck_assert_int_eq(tm_wait_workers(&m, 4, 5000), 0);
-	/* A bad config is rejected and changes nothing. */
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 1\nbogus = 3\n", 22), 22);
-	close(fd);
-	kill(m.pid, SIGHUP);
-	usleep(300000);
-	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
-	close(fd);
-	kill(m.pid, SIGHUP);
-	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	proto_digest(base + 99, d);
-	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
-	ck_assert_uint_eq(x, base + 99);
-	stop();
-	unlink(cfg);
-}
-END_TEST
-
-/* Run the master binary with args and return its exit status. */
-static int run_master(const char *const *args)
-{
-	const char *argv[16] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
-							  : "master/master" };
-	int n = 1, status;
-	pid_t pid;
-
-	for (; *args; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 1);
-		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	waitpid(pid, &status, 0);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 static void cpus_of(pid_t pid, cpu_set_t *set)
 {
 	ck_assert_int_eq(sched_getaffinity(pid, sizeof *set, set), 0);
@@ -580,64 +471,6 @@ START_TEST(workers_are_pinned_one_per_cpu)
 }
 END_TEST
 
-START_TEST(command_line_is_checked)
-{
-	const char *const help[] = { "--help", NULL };
-	const char *const bad[] = { "5003", "--workers", "0", NULL };
-	const char *const junk[] = { "--frobnicate", NULL };
-	const char *const port[] = { "70000", NULL };
-	const char *const none[] = { NULL };
-	const char *const kernel[] = { "5003", "--kernel", "nonsense", NULL };
-
-	ck_assert_int_eq(run_master(help), 0);
-	ck_assert_int_eq(run_master(bad), 2);
-	ck_assert_int_eq(run_master(junk), 2);
-	ck_assert_int_eq(run_master(port), 2);
-	ck_assert_int_eq(run_master(none), 2);
-	ck_assert_int_eq(run_master(kernel), 1);
-}
-END_TEST
-
-START_TEST(second_master_on_the_same_port_fails)
-{
-	char port[16];
-	const char *args[] = { port, "--workers", "1", NULL };
-
-	start(NULL, two);
-	snprintf(port, sizeof port, "%u", m.port);
-	ck_assert_int_eq(run_master(args), 1);
-	stop();
-}
-END_TEST
-
-START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
-{
-	pid_t pids[4];
-	uint8_t d[32];
-	uint64_t x;
-	char name[64];
-	const char *args[] = { "--workers", "2", NULL };
-
-	start(NULL, args);
-	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
-	kill(m.pid, SIGKILL);
-	waitpid(m.pid, NULL, 0);
-	for (int i = 0; i < 200 && (kill(pids[0], 0) == 0 || kill(pids[1], 0) == 0); i++)
-		usleep(10000);
-	ck_assert_int_ne(kill(pids[0], 0), 0); /* workers followed the master */
-	ck_assert_int_ne(kill(pids[1], 0), 0);
-	snprintf(name, sizeof name, "/dev/shm/revhash-%u", m.port);
-	ck_assert_int_eq(access(name, F_OK), 0); /* left behind */
-	/* A new master on the same port removes the stale segment and serves. */
-	ck_assert_int_eq(tm_start_on(&m, m.port, NULL, args), 0);
-	proto_digest(12345, d);
-	ck_assert_int_eq(th_request(m.port, d, 12000, 13000, 1, &x), 0);
-	ck_assert_uint_eq(x, 12345);
-	stop();
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("integration");
@@ -656,13 +489,7 @@ int main(void)
 	tcase_add_test(t, counters_survive_a_workers_death);
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
-	tcase_add_test(t, graceful_stop_answers_what_is_in_flight);
-	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
-	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, workers_are_pinned_one_per_cpu);
-	tcase_add_test(t, command_line_is_checked);
-	tcase_add_test(t, second_master_on_the_same_port_fails);
-	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -1,5 +1,5 @@
 /* Test helpers. The master runs as a real child process; its log goes to a
- * file in /tmp that tm_dump_log prints when a test fails. */
+ * file under the build folder that tm_dump_log prints when a test fails. */
 #include "tests/helpers.h"
 #include "proto/proto.h"
 
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,6 +28,47 @@ uint64_t th_rand64(void)
 	s ^= s >> 7;
 	s ^= s << 17;
 	return s;
+}
+
+/* Fields of /proc/pid/stat after the command name (which may hold
+ * spaces): field 3 is the state, 14 and 15 utime and stime in ticks. */
+static int proc_stat(pid_t pid, char *state, unsigned long long *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu",
+		   state, &ut, &st) != 3)
+		return -1;
+	*ticks = ut + st;
+	return 0;
+}
+
+uint64_t th_cpu_ms(pid_t pid)
+{
+	unsigned long long ticks;
+	char state;
+
+	if (proc_stat(pid, &state, &ticks) < 0)
+		return 0;
+	return ticks * 1000 / (unsigned long long)sysconf(_SC_CLK_TCK);
+}
+
+char th_proc_state(pid_t pid)
+{
+	unsigned long long ticks;
+	char state;
+
+	return proc_stat(pid, &state, &ticks) < 0 ? 0 : state;
 }
 
 unsigned th_free_port(void)
@@ -124,6 +166,18 @@ static const char *master_path(void)
 	return p ? p : "master/master";
 }
 
+/* Where the masters' logs go: $REVHASH_TEST_LOGS (set by run-tests.sh to
+ * a folder of the build), else build/test-logs. */
+static const char *log_dir(void)
+{
+	const char *dir = getenv("REVHASH_TEST_LOGS");
+
+	if (!dir)
+		dir = "build/test-logs";
+	mkdir(dir, 0755);
+	return dir;
+}
+
 int tm_start(struct tmaster *m, const char *env, const char *const *args)
 {
 	return tm_start_on(m, th_free_port(), env, args);
@@ -138,7 +192,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 
 	m->port = port_no;
 	snprintf(port, sizeof port, "%u", m->port);
-	snprintf(m->log, sizeof m->log, "/tmp/revhash-test-%u.log", m->port);
+	snprintf(m->log, sizeof m->log, "%s/master-%u.log", log_dir(), m->port);
 	argv[n++] = master_path();
 	argv[n++] = port;
 	for (; args && *args && n < 30; args++)

@@ -13,7 +13,7 @@
 struct tmaster {
 	pid_t pid;
 	unsigned port;
-	char log[64];  /* the master's stderr */
+	char log[160]; /* the master's stderr */
 };
 
 /* Start $REVHASH_MASTER PORT args... (NULL-terminated, may be NULL) and wait
@@ -36,6 +36,11 @@ int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms);
 int tm_log_contains(const struct tmaster *m, const char *needle);
 /* Print the master's log to stderr (on failure). */
 void tm_dump_log(const struct tmaster *m);
+
+/* CPU time (user + system) pid has used, in ms; 0 if unknown. */
+uint64_t th_cpu_ms(pid_t pid);
+/* pid's scheduler state letter from /proc (R, S, T, t, Z...), 0 if gone. */
+char th_proc_state(pid_t pid);
 
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);

@@ -1,0 +1,189 @@
+/* Liveness against the real master: nothing waits for ever on a worker that
+ * stopped (SIGSTOP: a debugger, a frozen cgroup), whether it holds a lease
+ * or the ring's lock; the master keeps answering meanwhile. */
+#include "tests/check_run.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static struct tmaster m;
+
+static void start(const char *env, const char *const *args)
+{
+	if (tm_start(&m, env, args) != 0)
+		ck_abort_msg("master did not start");
+}
+
+static void stop(void)
+{
+	int rc = tm_stop(&m);
+
+	if (rc != 0)
+		tm_dump_log(&m);
+	ck_assert_int_eq(rc, 0);
+}
+
+static struct seg_stats stats_now(void)
+{
+	struct seg_stats st;
+
+	ck_assert_int_eq(tm_stats(&m, &st), 0);
+	return st;
+}
+
+/* The pid of a worker holding a lease, waiting up to 5 s for one. */
+static pid_t worker_with_lease(void)
+{
+	struct seg seg;
+	pid_t pid = 0;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	for (uint64_t until = clock_ms() + 5000; !pid && clock_ms() < until;) {
+		for (unsigned i = 0; i < RING_WORKERS && !pid; i++) {
+			struct ring_slot_view v;
+			ring_slot_view(seg.ring, i, &v);
+			if (v.pid > 0 && v.has_lease)
+				pid = v.pid;
+		}
+		usleep(1000);
+	}
+	seg_close(&seg);
+	return pid;
+}
+
+/* Wait until some worker of the master is stopped; its pid, or 0. */
+static pid_t stopped_worker(int timeout_ms)
+{
+	pid_t pids[RING_WORKERS];
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
+
+	do {
+		int n = tm_workers(&m, pids, RING_WORKERS);
+		for (int i = 0; i < n; i++)
+			if (th_proc_state(pids[i]) == 'T')
+				return pids[i];
+		usleep(2000);
+	} while (clock_ms() < until);
+	return 0;
+}
+
+/* A worker stopped while it holds a lease of a search that must hash every
+ * value (no answer in range): the search can only end once that lease is
+ * back. The watchdog kills the worker, the lease is given back, a new
+ * worker takes it. */
+START_TEST(stopped_worker_holding_a_lease_is_replaced)
+{
+	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
+	uint8_t d[32];
+	uint64_t x = 1, t0, base = th_rand64() >> 1;
+	pid_t victim;
+	int fd;
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	proto_digest(base - 1, d); /* not in the range */
+	fd = th_connect(m.port);
+	t0 = clock_ms();
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 40000000, 1), 0);
+	victim = worker_with_lease();
+	ck_assert_int_gt(victim, 0);
+	ck_assert_int_eq(kill(victim, SIGSTOP), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, 0);
+	fprintf(stderr, "stopped_worker_holding_a_lease_is_replaced: 40M values "
+		"searched in %llu ms with a worker stopped\n",
+		(unsigned long long)(clock_ms() - t0));
+	close(fd);
+	ck_assert_uint_eq(stats_now().stalls, 1);
+	ck_assert(tm_log_contains(&m, "made no progress"));
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0); /* replaced */
+	kill(victim, SIGCONT); /* already dead: harmless */
+	stop();
+}
+END_TEST
+
+/* A worker stops inside the ring's lock (test hook). The master never
+ * takes that lock, so it keeps accepting and answering from the cache at
+ * once; the watchdog kills the holder, the lock is recovered, and the
+ * searches blocked behind it finish. */
+START_TEST(worker_stopped_inside_the_lock_stalls_nothing)
+{
+	const char *const two[] = { "--workers", "2", NULL };
+	uint8_t hot[32], d[32], e[32];
+	uint64_t x, t0, base = th_rand64() >> 1;
+	struct seg seg;
+	int fd, fd2;
+
+	start("REVHASH_TEST_HOOKS=1", two);
+	proto_digest(base + 500, hot);
+	ck_assert_int_eq(th_request(m.port, hot, base, base + 1000, 1, &x), 0);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_STOP_IN_LOCK, 1), 0);
+	seg_close(&seg);
+	/* The next lease stops its worker half-way, holding the lock. */
+	proto_digest(base + 150000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 200000000, 2), 0);
+	ck_assert_int_gt(stopped_worker(5000), 0);
+	/* Meanwhile: a new search is accepted and a cache hit answered. */
+	proto_digest(base + 1000000, e);
+	fd2 = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd2, e, base, base + 2000000, 1), 0);
+	t0 = clock_ms();
+	ck_assert_int_eq(th_request(m.port, hot, base, base + 1000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 500);
+	fprintf(stderr, "worker_stopped_inside_the_lock_stalls_nothing: cache hit "
+		"answered in %llu ms while a worker is stopped in the lock\n",
+		(unsigned long long)(clock_ms() - t0));
+	ck_assert_int_eq(th_read_reply(fd2, &x, 30000), 0);
+	ck_assert_uint_eq(x, base + 1000000);
+	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
+	ck_assert_uint_eq(x, base + 150000000);
+	close(fd);
+	close(fd2);
+	ck_assert_uint_eq(stats_now().stalls, 1);
+	ck_assert(tm_log_contains(&m, "inside the ring's lock"));
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	ck_assert_uint_ge(seg.ring->repairs, 1);
+	seg_close(&seg);
+	stop();
+}
+END_TEST
+
+/* Stopped while idle: it would take no work. With one worker, that is all
+ * the workers: a request must still be answered. */
+START_TEST(stopped_idle_worker_is_replaced)
+{
+	const char *const one[] = { "--workers", "1", NULL };
+	pid_t pids[1];
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+
+	start(NULL, one);
+	ck_assert_int_eq(tm_workers(&m, pids, 1), 1);
+	ck_assert_int_eq(kill(pids[0], SIGSTOP), 0);
+	proto_digest(base + 5000, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 5000);
+	ck_assert_uint_eq(stats_now().stalls, 1);
+	stop();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("liveness");
+	TCase *t = tcase_create("stalls");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, stopped_worker_holding_a_lease_is_replaced);
+	tcase_add_test(t, worker_stopped_inside_the_lock_stalls_nothing);
+	tcase_add_test(t, stopped_idle_worker_is_replaced);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}

@@ -1,0 +1,470 @@
+/* What an operator does to the master: start it right and wrong, reload
+ * it, stop it gracefully (also with silent clients), send it the signals
+ * one sends by habit, point it at bad config files, kill it and start
+ * another on the same port, and ask for the status of a master that is
+ * gone or of a segment that lies. */
+#include "tests/check_run.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct tmaster m;
+
+static void start(const char *env, const char *const *args)
+{
+	if (tm_start(&m, env, args) != 0)
+		ck_abort_msg("master did not start");
+}
+
+static void stop(void)
+{
+	int rc = tm_stop(&m);
+
+	if (rc != 0)
+		tm_dump_log(&m);
+	ck_assert_int_eq(rc, 0);
+}
+
+static const char *const two[] = { "--workers", "2", NULL };
+
+/* Run the master binary with args and return its exit status. */
+static int run_master(const char *const *args)
+{
+	const char *argv[16] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
+							  : "master/master" };
+	int n = 1, status;
+	pid_t pid;
+
+	for (; *args; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+START_TEST(graceful_stop_answers_what_is_in_flight)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd, status;
+	char name[64];
+
+	start(NULL, two);
+	proto_digest(base + 3000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
+	usleep(100000);
+	kill(m.pid, SIGTERM);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, base + 3000000);
+	close(fd);
+	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", m.port, (int)m.pid);
+	ck_assert_int_eq(access(name, F_OK), -1); /* segment removed */
+	ck_assert_int_lt(th_connect(m.port), 0);   /* no longer listening */
+	m.pid = 0;
+}
+END_TEST
+
+START_TEST(stop_sent_to_the_whole_group_still_answers)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd, status;
+	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
+
+	start(NULL, args);
+	proto_digest(base + 6000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 7000000, 1), 0);
+	usleep(100000);
+	/* What systemd and a terminal do: every process of the group. */
+	ck_assert_int_eq(killpg(m.pid, SIGTERM), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, base + 6000000);
+	close(fd);
+	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert(!tm_log_contains(&m, "killed by signal"));
+	m.pid = 0;
+}
+END_TEST
+
+START_TEST(hup_reloads_the_worker_count)
+{
+	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
+	int fd = mkstemp(cfg);
+	const char *args[] = { "--config", cfg, NULL };
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "# test\nworkers = 1\n", 19), 19);
+	close(fd);
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 4\n", 12), 12);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	ck_assert_int_eq(tm_wait_workers(&m, 4, 5000), 0);
+	/* A bad config is rejected and changes nothing. */
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 1\nbogus = 3\n", 22), 22);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	usleep(300000);
+	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
+	fd = open(cfg, O_WRONLY | O_TRUNC);
+	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
+	close(fd);
+	kill(m.pid, SIGHUP);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	proto_digest(base + 99, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 99);
+	stop();
+	unlink(cfg);
+}
+END_TEST
+
+START_TEST(command_line_is_checked)
+{
+	const char *const help[] = { "--help", NULL };
+	const char *const bad[] = { "5003", "--workers", "0", NULL };
+	const char *const junk[] = { "--frobnicate", NULL };
+	const char *const port[] = { "70000", NULL };
+	const char *const none[] = { NULL };
+	const char *const kernel[] = { "5003", "--kernel", "nonsense", NULL };
+
+	ck_assert_int_eq(run_master(help), 0);
+	ck_assert_int_eq(run_master(bad), 2);
+	ck_assert_int_eq(run_master(junk), 2);
+	ck_assert_int_eq(run_master(port), 2);
+	ck_assert_int_eq(run_master(none), 2);
+	ck_assert_int_eq(run_master(kernel), 1);
+}
+END_TEST
+
+START_TEST(second_master_on_the_same_port_fails)
+{
+	char port[16];
+	const char *args[] = { port, "--workers", "1", NULL };
+
+	start(NULL, two);
+	snprintf(port, sizeof port, "%u", m.port);
+	ck_assert_int_eq(run_master(args), 1);
+	stop();
+}
+END_TEST
+
+START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
+{
+	pid_t pids[4];
+	uint8_t d[32];
+	uint64_t x;
+	char name[64], port[16];
+	const char *args[] = { "--workers", "2", NULL };
+	const char *status[] = { "--status", port, NULL };
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, NULL, 0);
+	for (int i = 0; i < 200 && (kill(pids[0], 0) == 0 || kill(pids[1], 0) == 0); i++)
+		usleep(10000);
+	ck_assert_int_ne(kill(pids[0], 0), 0); /* workers followed the master */
+	ck_assert_int_ne(kill(pids[1], 0), 0);
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", m.port, (int)m.pid);
+	ck_assert_int_eq(access(name, F_OK), 0); /* left behind */
+	/* --status says the master is gone, not that it serves. */
+	snprintf(port, sizeof port, "%u", m.port);
+	ck_assert_int_eq(run_master(status), 1);
+	/* A new master on the same port removes the stale segment and serves. */
+	ck_assert_int_eq(tm_start_on(&m, m.port, NULL, args), 0);
+	ck_assert_int_eq(access(name, F_OK), -1);
+	proto_digest(12345, d);
+	ck_assert_int_eq(th_request(m.port, d, 12000, 13000, 1, &x), 0);
+	ck_assert_uint_eq(x, 12345);
+	stop();
+}
+END_TEST
+
+/* Master A drains a request after SIGTERM while master B takes the port:
+ * B must leave A's segment alone, and A, when it exits, must remove its own
+ * segment and not B's. */
+START_TEST(draining_master_and_its_successor_keep_their_segments)
+{
+	const char *const one[] = { "--workers", "1", "--kernel", "openssl", NULL };
+	struct tmaster a;
+	struct seg seg;
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	char name[64];
+	int fd, status;
+
+	start(NULL, one);
+	a = m;
+	proto_digest(base + 9000000, d);
+	fd = th_connect(a.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 10000000, 1), 0);
+	usleep(100000);
+	kill(a.pid, SIGTERM); /* A stops listening, keeps searching */
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", a.port, (int)a.pid);
+	for (int i = 0; i < 100 && th_connect(a.port) >= 0; i++)
+		usleep(10000);
+	ck_assert_int_eq(tm_start_on(&m, a.port, NULL, one), 0); /* B */
+	ck_assert_int_eq(access(name, F_OK), 0);   /* A's is still there */
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	ck_assert_uint_eq(x, base + 9000000);
+	close(fd);
+	ck_assert_int_eq(waitpid(a.pid, &status, 0), a.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(access(name, F_OK), -1);  /* A removed its own */
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);     /* and B's is B's */
+	ck_assert(seg.alive);
+	ck_assert_int_eq(seg.hdr->master_pid, m.pid);
+	seg_close(&seg);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 10000000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 9000000);
+	stop();
+}
+END_TEST
+
+/* Everything under /dev/shm for port: how many segments. */
+static int segments_of(unsigned port)
+{
+	char pattern[64], cmd[128];
+	int n = 0;
+	FILE *f;
+
+	snprintf(pattern, sizeof pattern, "revhash-%u-", port);
+	snprintf(cmd, sizeof cmd, "ls /dev/shm 2>/dev/null | grep -c '^%s'", pattern);
+	if ((f = popen(cmd, "r"))) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 0;
+		pclose(f);
+	}
+	return n;
+}
+
+/* Signals an operator may send by habit neither kill the master nor its
+ * workers; the master says it ignored them. */
+START_TEST(habitual_signals_kill_nothing)
+{
+	static const int to_master[] = { SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM, SIGPROF,
+					 SIGIO, SIGPWR, SIGURG, SIGWINCH };
+	static const int to_worker[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+					 SIGUSR2, SIGALRM, SIGPIPE };
+	pid_t pids[2];
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+
+	start(NULL, two);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	ck_assert_int_eq(tm_workers(&m, pids, 2), 2);
+	for (size_t i = 0; i < sizeof to_master / sizeof to_master[0]; i++)
+		ck_assert_int_eq(kill(m.pid, to_master[i]), 0);
+	for (size_t i = 0; i < sizeof to_worker / sizeof to_worker[0]; i++)
+		ck_assert_int_eq(kill(pids[0], to_worker[i]), 0);
+	usleep(200000);
+	ck_assert_int_eq(kill(m.pid, 0), 0);
+	ck_assert_int_eq(kill(pids[0], 0), 0);
+	ck_assert_int_eq(kill(pids[1], 0), 0);
+	ck_assert(tm_log_contains(&m, "ignored"));
+	proto_digest(base + 77, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 77);
+	stop();
+}
+END_TEST
+
+/* A config that is not a regular file is an error at start, never a hang;
+ * at a reload it is logged and changes nothing. */
+START_TEST(config_that_is_no_file_is_refused)
+{
+	char dir[] = "/tmp/revhash-cfgdir-XXXXXX", cfg[64], fifo[64], big[64];
+	char port[16];
+	const char *zero[] = { port, "--config", "/dev/zero", NULL };
+	const char *pipe_[] = { port, "--config", fifo, NULL };
+	const char *large[] = { port, "--config", big, NULL };
+	const char *args[] = { "--workers", "1", "--config", cfg, NULL };
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cfg, sizeof cfg, "%s/conf", dir);
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(big, sizeof big, "%s/big", dir);
+	snprintf(port, sizeof port, "%u", th_free_port());
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	fd = open(big, O_WRONLY | O_CREAT, 0600);
+	for (int i = 0; i < 10000; i++)
+		ck_assert_int_eq(write(fd, "# padding\n", 10), 10);
+	close(fd);
+	ck_assert_int_eq(run_master(zero), 2);
+	ck_assert_int_eq(run_master(pipe_), 2);
+	ck_assert_int_eq(run_master(large), 2);
+	fd = open(cfg, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
+	close(fd);
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	ck_assert_int_eq(unlink(cfg), 0);
+	ck_assert_int_eq(rename(fifo, cfg), 0);
+	kill(m.pid, SIGHUP);
+	usleep(300000);
+	ck_assert(tm_log_contains(&m, "not a regular file"));
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 100), 0);
+	proto_digest(base + 1, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 10, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 1);
+	stop();
+	unlink(cfg);
+	unlink(big);
+	rmdir(dir);
+}
+END_TEST
+
+/* Without --config a reload re-detects the CPUs only for an `auto` count:
+ * an explicit --workers N stays. */
+START_TEST(reload_keeps_an_explicit_worker_count)
+{
+	const char *const one[] = { "--workers", "1", NULL };
+
+	start(NULL, one);
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
+	kill(m.pid, SIGHUP);
+	usleep(300000);
+	ck_assert(tm_log_contains(&m, "reload: 1 workers"));
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
+	stop();
+}
+END_TEST
+
+/* Connections that have not sent a whole request do not hold a graceful
+ * stop: they are closed when it begins. */
+START_TEST(stop_does_not_wait_for_silent_clients)
+{
+	uint8_t part[20] = { 0 };
+	int idle, partial, status;
+	uint64_t t0;
+
+	start(NULL, two);
+	idle = th_connect(m.port);
+	partial = th_connect(m.port);
+	ck_assert_int_ge(idle, 0);
+	ck_assert_int_eq(send(partial, part, sizeof part, 0), (ssize_t)sizeof part);
+	usleep(100000);
+	t0 = clock_ms();
+	kill(m.pid, SIGTERM);
+	ck_assert_int_eq(waitpid(m.pid, &status, 0), m.pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_uint_lt(clock_ms() - t0, 5000); /* the stop timeout is 30 s */
+	m.pid = 0;
+	close(idle);
+	close(partial);
+}
+END_TEST
+
+/* Too few descriptors to start: a clear error, exit 1, and nothing left
+ * in /dev/shm. */
+START_TEST(failed_start_leaves_nothing_behind)
+{
+	unsigned port = th_free_port();
+	char p[16];
+	const char *argv[] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
+							: "master/master", p, NULL };
+	int status;
+	pid_t pid;
+
+	snprintf(p, sizeof p, "%u", port);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rlimit tight = { 7, 7 };
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 2);
+		close(fd);
+		setrlimit(RLIMIT_NOFILE, &tight);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ck_assert_int_eq(segments_of(port), 0);
+}
+END_TEST
+
+/* A segment with the right magic but lying offsets: --status says it is
+ * damaged instead of following them. */
+START_TEST(status_of_a_lying_segment)
+{
+	struct seg_header h = { .magic = SEG_MAGIC, .version = SEG_VERSION };
+	unsigned port = th_free_port();
+	char name[64], p[16];
+	const char *status[] = { "--status", p, NULL };
+	size_t size = 1 << 20;
+	int fd;
+
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u-1", port);
+	snprintf(p, sizeof p, "%u", port);
+	h.size = size;
+	h.ring_off = size - 64;      /* no room for a ring there */
+	h.cache_off = 1ull << 40;    /* beyond the end */
+	fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)size), 0);
+	ck_assert_int_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+	close(fd);
+	ck_assert_int_eq(run_master(status), 1);
+	unlink(name);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("operator");
+	TCase *t = tcase_create("operator");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, graceful_stop_answers_what_is_in_flight);
+	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
+	tcase_add_test(t, hup_reloads_the_worker_count);
+	tcase_add_test(t, command_line_is_checked);
+	tcase_add_test(t, second_master_on_the_same_port_fails);
+	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
+	tcase_add_test(t, draining_master_and_its_successor_keep_their_segments);
+	tcase_add_test(t, habitual_signals_kill_nothing);
+	tcase_add_test(t, config_that_is_no_file_is_refused);
+	tcase_add_test(t, reload_keeps_an_explicit_worker_count);
+	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
+	tcase_add_test(t, failed_start_leaves_nothing_behind);
+	tcase_add_test(t, status_of_a_lying_segment);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}
