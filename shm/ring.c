@@ -1,4 +1,5 @@
-/* The job table and priority ring (see ring.h).
+/* The job table and priority ring (see ring.h): the workers' side, which
+ * owns the schedule. The master's side is in ring_master.c.
  *
  * Crash safety rests on store order inside the critical sections: a worker
  * publishes a lease in its slot (has_lease last) before it advances the job's
@@ -13,6 +14,7 @@
  * The master's wishes travel as per-job bits in pending[] and the workers'
  * news as bits in changed[]; neither side ever waits for the other. */
 #include "shm/ring.h"
+#include "shm/ring_private.h"
 #include "shm/clock.h"
 
 #include <errno.h>
@@ -21,13 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Keep the compiler from reordering the stores that crash safety depends on;
- * x86 and the kernel keep the hardware order. */
-#define publish(lhs, v) __atomic_store_n(&(lhs), (v), __ATOMIC_RELEASE)
-#define peek(lhs) __atomic_load_n(&(lhs), __ATOMIC_ACQUIRE)
-
-#define FUTEX_TID_MASK 0x3fffffff
 
 static void fail(const char *what, int err)
 {
@@ -157,22 +152,7 @@ static void reposition(struct ring *r, struct ring_job *j)
 
 /* ---- progress ------------------------------------------------------------ */
 
-static unsigned __int128 span(uint64_t lo, uint64_t hi)
-{
-	return (unsigned __int128)(hi - lo) + 1;
-}
-
 /* Values left to lease, as a 128-bit count (a whole 2^64 range fits). */
-unsigned __int128 ring_remaining(const struct ring_key *k,
-				 const struct ring_progress *p)
-{
-	unsigned __int128 n = p->cursor_done ? 0 : span(p->next, k->end);
-
-	for (uint32_t i = 0; i < p->nreturned && i < RING_RETURNED; i++)
-		n += span(p->returned[i].lo, p->returned[i].hi);
-	return n;
-}
-
 static unsigned __int128 remaining(const struct ring_job *j)
 {
 	return ring_remaining(&j->key, &j->p);
@@ -196,11 +176,6 @@ static void give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 }
 
 /* ---- news for the master ------------------------------------------------- */
-
-static void flag(uint64_t *bits, uint32_t job)
-{
-	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
-}
 
 /* A lease on j just ended (or j just came in): close a closing job with
  * no lease left, or say a running one is exhausted. 1 when the master
@@ -396,24 +371,6 @@ int ring_hook_fire(struct ring *r, enum ring_hook hook)
 	return take_hook(r, hook);
 }
 
-void ring_allow_hooks(struct ring *r, int on)
-{
-	publish(r->hooks, on ? 1u : 0u);
-}
-
-int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
-{
-	if (!peek(r->hooks) || hook >= HOOK_COUNT)
-		return -EPERM;
-	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
-	return 0;
-}
-
-unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
-{
-	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
-}
-
 /* Die or freeze while holding the lock, half-way through a lease. */
 static void maybe_misbehave(struct ring *r)
 {
@@ -421,241 +378,6 @@ static void maybe_misbehave(struct ring *r)
 		raise(SIGKILL);
 	if (take_hook(r, HOOK_STOP_IN_LOCK))
 		raise(SIGSTOP);
-}
-
-/* ---- the master's side --------------------------------------------------- */
-
-static void wish(struct ring *r, uint32_t job)
-{
-	flag(r->pending, job);
-	__atomic_fetch_or(&r->pending_any, 1ull << (job / 64), __ATOMIC_RELEASE);
-}
-
-static uint64_t clamp_weight(uint64_t w)
-{
-	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;
-}
-
-int ring_submit(struct ring *r, const struct ring_key *key,
-		const struct ring_progress *from, uint64_t weight, uint64_t seq,
-		uint32_t *job)
-{
-	struct ring_job *j;
-
-	if (r->nfree == 0)
-		return -ENOSPC;
-	*job = r->freelist[--r->nfree];
-	j = &r->jobs[*job];
-	j->key = *key;
-	j->seq = seq;
-	j->gen++;
-	j->found = j->exhausted = j->stop = 0;
-	j->answer = j->first_lease_ns = j->found_ns = 0;
-	if (from) {
-		j->p = *from;
-	} else {
-		memset(&j->p, 0, sizeof j->p);
-		j->p.next = key->start;
-	}
-	j->want_weight = clamp_weight(weight);
-	publish(j->want, WANT_ACTIVE);
-	wish(r, *job);
-	return 0;
-}
-
-int ring_has_room(const struct ring *r)
-{
-	return r->nfree > 0;
-}
-
-unsigned ring_in_use(const struct ring *r)
-{
-	return RING_JOBS - peek(r->nfree);
-}
-
-void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
-{
-	publish(r->jobs[job].want_weight, clamp_weight(weight));
-	wish(r, job);
-}
-
-void ring_release(struct ring *r, uint32_t job)
-{
-	publish(r->jobs[job].want, WANT_RELEASE);
-	wish(r, job);
-}
-
-void ring_park(struct ring *r, uint32_t job)
-{
-	if (peek(r->jobs[job].want) == WANT_ACTIVE) {
-		publish(r->jobs[job].want, WANT_PARK);
-		wish(r, job);
-	}
-}
-
-enum ring_outcome ring_check(const struct ring *r, uint32_t job,
-			     uint64_t *answer)
-{
-	const struct ring_job *j = &r->jobs[job];
-
-	if (peek(j->found)) {
-		*answer = j->answer;
-		return RING_FOUND;
-	}
-	return peek(j->exhausted) ? RING_EXHAUSTED : RING_RUNNING;
-}
-
-int ring_closed(const struct ring *r, uint32_t job)
-{
-	return peek(r->jobs[job].state) == JOB_CLOSED;
-}
-
-void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p)
-{
-	struct ring_job *j = &r->jobs[job];
-
-	if (p)
-		*p = j->p;
-	publish(j->want, WANT_NONE);
-	publish(j->state, JOB_FREE);
-	r->freelist[r->nfree++] = job;
-}
-
-const struct ring_key *ring_key_of(const struct ring *r, uint32_t job)
-{
-	return &r->jobs[job].key;
-}
-
-void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
-{
-	const struct ring_job *j = &r->jobs[job];
-	uint32_t n = peek(j->p.nreturned);
-
-	k->weight = peek(j->want_weight);
-	k->seq = j->seq;
-	k->started = peek(j->p.started);
-	k->remaining = peek(j->p.cursor_done) ? 0 : span(peek(j->p.next), j->key.end);
-	for (uint32_t i = 0; i < n && i < RING_RETURNED; i++) {
-		uint64_t lo = peek(j->p.returned[i].lo), hi = peek(j->p.returned[i].hi);
-		if (lo <= hi)
-			k->remaining += span(lo, hi);
-	}
-}
-
-void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
-		    uint64_t *found_ns)
-{
-	*leased_ns = peek(r->jobs[job].first_lease_ns);
-	*found_ns = peek(r->jobs[job].found_ns);
-}
-
-unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
-{
-	unsigned n = 0;
-
-	for (unsigned w = 0; w < RING_JOBS / 64; w++) {
-		uint64_t bits;
-
-		if (!__atomic_load_n(&r->changed[w], __ATOMIC_RELAXED))
-			continue;
-		bits = __atomic_exchange_n(&r->changed[w], 0, __ATOMIC_ACQUIRE);
-		while (bits) {
-			jobs[n++] = w * 64 + (unsigned)__builtin_ctzll(bits);
-			bits &= bits - 1;
-		}
-	}
-	return n;
-}
-
-void ring_wake(struct ring *r, unsigned n)
-{
-	int v = 0;
-
-	sem_getvalue(&r->work, &v);
-	for (; v < (int)n; v++)
-		sem_post(&r->work);
-}
-
-void ring_shutdown(struct ring *r)
-{
-	publish(r->shutdown, 1);
-	ring_wake(r, RING_WORKERS);
-}
-
-int ring_is_shutdown(const struct ring *r)
-{
-	return peek(r->shutdown) != 0;
-}
-
-void ring_set_workers(struct ring *r, unsigned n)
-{
-	publish(r->nworkers, n);
-}
-
-void ring_slot_prepare(struct ring *r, unsigned slot)
-{
-	struct ring_slot *s = &r->slots[slot];
-
-	s->hashes = s->chunks = s->rate = 0;
-	s->started_ns = clock_ns();
-	publish(s->retire, 0);
-	publish(s->state, SLOT_IDLE);
-}
-
-void ring_slot_start(struct ring *r, unsigned slot, pid_t pid)
-{
-	publish(r->slots[slot].pid, (int32_t)pid);
-}
-
-void ring_slot_retire(struct ring *r, unsigned slot)
-{
-	publish(r->slots[slot].retire, 1);
-	ring_wake(r, RING_WORKERS);
-}
-
-int ring_slot_retiring(const struct ring *r, unsigned slot)
-{
-	return peek(r->slots[slot].retire) || peek(r->shutdown);
-}
-
-void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
-		    uint64_t *hashes, uint64_t *chunks)
-{
-	struct ring_slot *s = &r->slots[slot];
-
-	*hashes = peek(s->hashes);
-	*chunks = peek(s->chunks);
-	publish(s->pid, 0);
-	publish(s->state, SLOT_EMPTY);
-	s->deaths += how != EXIT_RETIRED;
-	s->stalls += how == EXIT_STALLED;
-	publish(r->reclaim, 1);
-	ring_wake(r, 1);
-}
-
-void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
-{
-	const struct ring_slot *s = &r->slots[slot];
-
-	v->pid = peek(s->pid);
-	v->beat = peek(s->beat);
-	v->has_lease = (int)peek(s->has_lease);
-	v->lease_values = v->has_lease ? peek(s->lease_hi) - peek(s->lease_lo) + 1 : 0;
-	v->rate = peek(s->rate);
-	v->hashes = peek(s->hashes);
-	v->chunks = peek(s->chunks);
-}
-
-pid_t ring_lock_holder(const struct ring *r)
-{
-	/* glibc keeps the holder's thread id in the robust mutex's futex word
-	 * (the kernel needs it there to recover the lock when the holder
-	 * dies); a worker is single-threaded, so that is its pid. Unlike
-	 * lock_owner it is right even for a holder stopped one instruction
-	 * after taking the lock. */
-	int word = __atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
-
-	return (pid_t)(word & FUTEX_TID_MASK);
 }
 
 /* ---- the workers' side --------------------------------------------------- */
