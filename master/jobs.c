@@ -6,41 +6,49 @@
  * finds the job a repeated request may join without looking at the others.
  * A job struct is freed once it has no entry and no connection waits on it. */
 #include "master/jobs.h"
+#include "master/job.h"
 #include "master/log.h"
-#include "proto/proto.h"
+#include "shm/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* What connections from one peer address give a job. */
-struct share {
-	uint8_t peer[16];
-	uint64_t sum; /* their priorities, of which at most the cap counts */
-};
+/* The stages of j's first request, answered now (see enum seg_stage). */
+static void time_stages(struct jobs *js, const struct job *j, uint64_t settled)
+{
+	struct seg_stages *st = &js->stats->stages;
+	uint64_t leased, found, now = clock_ns();
+	uint64_t t[STAGE_COUNT];
 
-/* A job's identity and progress while it has no entry in the ring. */
-struct parked {
-	struct ring_key key;
-	struct ring_progress p;
-};
+	ring_job_times(js->ring, j->entry, &leased, &found);
+	if (!leased || !found || leased < j->submit_ns || found < leased ||
+	    settled < found)
+		return; /* not found, or the clock says something odd */
+	t[STAGE_READ] = j->request_ns - j->accept_ns;
+	t[STAGE_DISPATCH] = j->submit_ns - j->request_ns;
+	t[STAGE_WAKE] = leased - j->submit_ns;
+	t[STAGE_HASH] = found - leased;
+	t[STAGE_NOTIFY] = settled - found;
+	t[STAGE_REPLY] = now - settled;
+	for (int i = 0; i < STAGE_COUNT; i++)
+		st->ns[i] += t[i];
+	st->timed++;
+	log_debug("request %llu..%llu: read %.1f, dispatch %.1f, wake %.1f, hash %.1f, "
+		  "notify %.1f, reply %.1f us", (unsigned long long)key_of(js, j)->start,
+		  (unsigned long long)key_of(js, j)->end, t[0] / 1e3, t[1] / 1e3,
+		  t[2] / 1e3, t[3] / 1e3, t[4] / 1e3, t[5] / 1e3);
+}
 
-struct job {
-	struct conn_list waiters;
-	struct share *shares;
-	uint32_t nshares, shares_cap;
-	uint64_t weight;        /* the sum of the capped shares */
-	uint64_t seq;           /* arrival order */
-	uint64_t hash;          /* of the key, for the index */
-	struct job *hnext;      /* index chain */
-	uint32_t entry;         /* its ring entry, or RING_NONE */
-	size_t heap_pos;        /* in js->parked, while parked */
-	struct parked *parked;  /* while parked (and while being parked) */
-	unsigned closing : 1;   /* the ring was asked to release or park it */
-	unsigned parking : 1;   /* ... to park it */
-	unsigned done : 1;      /* answered or cancelled: out of the index */
-	unsigned cached : 1;    /* its answer is in the cache */
-};
+/* A cache hit's two stages. */
+static void time_hit(struct jobs *js, const struct conn *c)
+{
+	struct seg_stages *st = &js->stats->stages;
+
+	st->hit_read_ns += c->request_ns - c->accept_ns;
+	st->hit_reply_ns += clock_ns() - c->request_ns;
+	st->hits_timed++;
+}
 
 /* --verbose: what became of a request. */
 static void note(const struct conn *c, const char *how)
@@ -48,196 +56,6 @@ static void note(const struct conn *c, const char *how)
 	log_debug("request %llu..%llu prio %u: %s",
 		  (unsigned long long)c->req.start, (unsigned long long)c->req.end,
 		  c->prio, how);
-}
-
-static const struct ring_key *key_of(const struct jobs *js, const struct job *j)
-{
-	return j->entry != RING_NONE ? ring_key_of(js->ring, j->entry) : &j->parked->key;
-}
-
-/* ---- the index: jobs by digest and range ------------------------------- */
-
-static uint64_t key_hash(const struct ring_key *k)
-{
-	uint64_t h = proto_load_be64(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
-		     k->end * 0xc2b2ae3d27d4eb4full;
-
-	return h ^ h >> 31;
-}
-
-static int same_key(const struct ring_key *a, const struct ring_key *b)
-{
-	return a->start == b->start && a->end == b->end &&
-	       memcmp(a->digest, b->digest, sizeof a->digest) == 0;
-}
-
-static struct job **bucket(const struct jobs *js, uint64_t hash)
-{
-	return &js->index[hash & (js->index_size - 1)];
-}
-
-static struct job *index_find(const struct jobs *js, const struct ring_key *k,
-			      uint64_t hash)
-{
-	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
-		if (j->hash == hash && same_key(key_of(js, j), k))
-			return j;
-	return NULL;
-}
-
-/* Double the buckets when they average more than one job. */
-static void index_grow(struct jobs *js)
-{
-	size_t old = js->index_size;
-	struct job **prev = js->index, **grown = calloc(2 * old, sizeof *grown);
-
-	if (!grown)
-		return; /* longer chains, still correct */
-	js->index = grown;
-	js->index_size = 2 * old;
-	for (size_t i = 0; i < old; i++) {
-		for (struct job *j = prev[i], *next; j; j = next) {
-			next = j->hnext;
-			j->hnext = *bucket(js, j->hash);
-			*bucket(js, j->hash) = j;
-		}
-	}
-	free(prev);
-}
-
-static void index_add(struct jobs *js, struct job *j)
-{
-	if (js->indexed >= js->index_size)
-		index_grow(js);
-	j->hnext = *bucket(js, j->hash);
-	*bucket(js, j->hash) = j;
-	js->indexed++;
-}
-
-/* The job is answered or cancelled: a new request for it starts afresh. */
-static void index_remove(struct jobs *js, struct job *j)
-{
-	if (j->done)
-		return;
-	j->done = 1;
-	if (!js->attach)
-		return;
-	for (struct job **p = bucket(js, j->hash); *p; p = &(*p)->hnext) {
-		if (*p == j) {
-			*p = j->hnext;
-			js->indexed--;
-			return;
-		}
-	}
-}
-
-/* ---- parked jobs: a heap, best-ranked first ---------------------------- */
-
-static struct rank_key parked_key(const struct job *j)
-{
-	return (struct rank_key){ j->weight,
-				  ring_remaining(&j->parked->key, &j->parked->p),
-				  j->seq, j->parked->p.started };
-}
-
-static int heap_before(const struct jobs *js, size_t a, size_t b)
-{
-	struct rank_key ka = parked_key(js->parked[a]), kb = parked_key(js->parked[b]);
-
-	return rank_outranks(&js->policy, &ka, &kb);
-}
-
-static void heap_swap(struct jobs *js, size_t a, size_t b)
-{
-	struct job *t = js->parked[a];
-
-	js->parked[a] = js->parked[b];
-	js->parked[b] = t;
-	js->parked[a]->heap_pos = a;
-	js->parked[b]->heap_pos = b;
-}
-
-static void heap_fix(struct jobs *js, size_t pos)
-{
-	while (pos > 0 && heap_before(js, pos, (pos - 1) / 2)) {
-		heap_swap(js, pos, (pos - 1) / 2);
-		pos = (pos - 1) / 2;
-	}
-	for (;;) {
-		size_t c = 2 * pos + 1;
-		if (c >= js->nparked)
-			return;
-		if (c + 1 < js->nparked && heap_before(js, c + 1, c))
-			c++;
-		if (!heap_before(js, c, pos))
-			return;
-		heap_swap(js, pos, c);
-		pos = c;
-	}
-}
-
-static int park_push(struct jobs *js, struct job *j)
-{
-	if (js->nparked == js->parked_cap) {
-		size_t cap = js->parked_cap ? 2 * js->parked_cap : 64;
-		struct job **grown = realloc(js->parked, cap * sizeof *grown);
-		if (!grown)
-			return -ENOMEM;
-		js->parked = grown;
-		js->parked_cap = cap;
-	}
-	j->heap_pos = js->nparked;
-	js->parked[js->nparked++] = j;
-	heap_fix(js, j->heap_pos);
-	js->rebalance = 1;
-	return 0;
-}
-
-static void park_remove(struct jobs *js, struct job *j)
-{
-	size_t pos = j->heap_pos;
-
-	if (pos != --js->nparked) {
-		heap_swap(js, pos, js->nparked);
-		heap_fix(js, pos);
-	}
-}
-
-/* ---- weight ------------------------------------------------------------- */
-
-static uint64_t capped(uint64_t sum)
-{
-	return sum < RANK_PEER_WEIGHT_MAX ? sum : RANK_PEER_WEIGHT_MAX;
-}
-
-/* Add delta (negative: take away) to what peer gives j. 0 or -ENOMEM. */
-static int share(struct job *j, const uint8_t peer[16], int64_t delta)
-{
-	struct share *s = NULL;
-	uint64_t before;
-
-	for (uint32_t i = 0; i < j->nshares && !s; i++)
-		if (memcmp(j->shares[i].peer, peer, 16) == 0)
-			s = &j->shares[i];
-	if (!s) {
-		if (j->nshares == j->shares_cap) {
-			uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
-			struct share *grown = realloc(j->shares, cap * sizeof *grown);
-			if (!grown)
-				return -ENOMEM;
-			j->shares = grown;
-			j->shares_cap = cap;
-		}
-		s = &j->shares[j->nshares++];
-		memcpy(s->peer, peer, 16);
-		s->sum = 0;
-	}
-	before = capped(s->sum);
-	s->sum += (uint64_t)delta;
-	j->weight = j->weight - before + capped(s->sum);
-	if (s->sum == 0)
-		*s = j->shares[--j->nshares];
-	return 0;
 }
 
 /* j's weight changed: rank it by the new one. */
@@ -254,8 +72,9 @@ static void reweigh(struct jobs *js, struct job *j)
 
 /* ---- life and death of a job --------------------------------------------- */
 
-static struct job *job_new(struct jobs *js, const struct ring_key *k,
-			   uint64_t hash)
+/* A new job for the request of c, whose key is k. */
+static struct job *job_new(struct jobs *js, const struct conn *c,
+			   const struct ring_key *k, uint64_t hash)
 {
 	struct job *j = calloc(1, sizeof *j);
 
@@ -268,6 +87,8 @@ static struct job *job_new(struct jobs *js, const struct ring_key *k,
 	j->entry = RING_NONE;
 	j->seq = js->seq++;
 	j->hash = hash;
+	j->accept_ns = c->accept_ns;
+	j->request_ns = c->request_ns;
 	return j;
 }
 
@@ -358,9 +179,12 @@ static void settle(struct jobs *js, struct job *j)
 	}
 	if (out != RING_RUNNING) {
 		if (!j->done) {
+			uint64_t settled = clock_ns();
+
 			if (out == RING_EXHAUSTED)
 				js->stats->not_found++;
 			reply_all(js, j, out == RING_FOUND ? x : 0);
+			time_stages(js, j, settled);
 			index_remove(js, j);
 		}
 		if (!j->closing || j->parking)
@@ -422,19 +246,20 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		note(c, "cache hit");
 		js->stats->cache_hits++;
 		clients_reply(js->clients, c, x);
+		time_hit(js, c);
 		return;
 	}
 	memcpy(k.digest, q->digest, sizeof k.digest);
 	k.start = q->start;
 	k.end = q->end;
-	hash = key_hash(&k);
+	hash = job_key_hash(&k);
 	if (js->attach && (j = index_find(js, &k, hash)) && attach(js, j, c) == 0) {
 		note(c, "joins the search in flight");
 		js->stats->attached++;
 		reweigh(js, j);
 		return;
 	}
-	if (!(j = job_new(js, &k, hash)) || attach(js, j, c) < 0 ||
+	if (!(j = job_new(js, c, &k, hash)) || attach(js, j, c) < 0 ||
 	    park_push(js, j) < 0) {
 		log_error("out of memory: dropping a request");
 		if (j && c->job == j)
@@ -488,6 +313,7 @@ static void unpark(struct jobs *js)
 	free(j->parked);
 	j->parked = NULL;
 	j->entry = e;
+	j->submit_ns = clock_ns();
 	js->by_entry[e] = j;
 	ring_wake(js->ring, js->wake);
 }

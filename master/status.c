@@ -43,6 +43,28 @@ static unsigned queued_by_weight(const struct ring *r, unsigned counts[18])
 	return n;
 }
 
+static const char *const stage_names[STAGE_COUNT] = {
+	"read", "dispatch", "wake", "hash", "notify", "reply"
+};
+
+static double mean_us(uint64_t ns, uint64_t n)
+{
+	return n ? (double)ns / (double)n / 1e3 : 0;
+}
+
+/* Where a request's time goes, on average (see enum seg_stage). */
+static void print_stages(FILE *f, const struct seg_stages *s)
+{
+	fprintf(f, "stages, mean us over %llu searched requests:",
+		(unsigned long long)s->timed);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		fprintf(f, " %s %.1f%s", stage_names[i], mean_us(s->ns[i], s->timed),
+			i < STAGE_COUNT - 1 ? "," : "");
+	fprintf(f, "; %llu cache hits: read %.1f, reply %.1f\n",
+		(unsigned long long)s->hits_timed, mean_us(s->hit_read_ns, s->hits_timed),
+		mean_us(s->hit_reply_ns, s->hits_timed));
+}
+
 static void print_text(FILE *f, const struct seg *seg)
 {
 	const struct seg_header *h = seg->hdr;
@@ -92,6 +114,7 @@ static void print_text(FILE *f, const struct seg *seg)
 		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
 		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
 		(unsigned long long)st->timeouts);
+	print_stages(f, &st->stages);
 	fprintf(f, "worker deaths %llu (stalled %llu), respawns %llu, reloads %llu, "
 		"lock repairs %u, hashes %llu\n", (unsigned long long)st->worker_deaths,
 		(unsigned long long)st->stalls, (unsigned long long)st->respawns,
@@ -128,7 +151,16 @@ static void print_json(FILE *f, const struct seg *seg)
 			rs->deaths);
 		sep = ",";
 	}
-	fprintf(f, "],\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
+	fprintf(f, "],\"stages_us\":{");
+	for (int i = 0; i < STAGE_COUNT; i++)
+		fprintf(f, "\"%s\":%.3f,", stage_names[i],
+			mean_us(st->stages.ns[i], st->stages.timed));
+	fprintf(f, "\"timed\":%llu,\"hit_read\":%.3f,\"hit_reply\":%.3f,\"hits_timed\":%llu}",
+		(unsigned long long)st->stages.timed,
+		mean_us(st->stages.hit_read_ns, st->stages.hits_timed),
+		mean_us(st->stages.hit_reply_ns, st->stages.hits_timed),
+		(unsigned long long)st->stages.hits_timed);
+	fprintf(f, ",\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
 		"\"attached\":%llu,\"jobs\":%llu,\"not_found\":%llu,\"cancelled\":%llu,"
 		"\"dropped\":%llu,\"timeouts\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
 		"\"reloads\":%llu,\"stalls\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",

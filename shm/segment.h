@@ -13,7 +13,23 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 1
+#define SEG_VERSION 2
+
+/* Where the time of a request answered by a search goes, in order:
+ * from accept to its last byte, to its job's entry in the ring, to a
+ * worker's first lease, to the answer, to the master hearing of it, to the
+ * reply written. Summed in ns over `timed` requests (those that started a
+ * job and got an answer). A cache hit has only the first and the last. */
+enum seg_stage {
+	STAGE_READ = 0, STAGE_DISPATCH, STAGE_WAKE, STAGE_HASH, STAGE_NOTIFY,
+	STAGE_REPLY, STAGE_COUNT
+};
+
+struct seg_stages {
+	uint64_t ns[STAGE_COUNT];
+	uint64_t timed;
+	uint64_t hit_read_ns, hit_reply_ns, hits_timed;
+};
 
 /* Counters the master keeps; they survive any worker's death. */
 struct seg_stats {
@@ -34,6 +50,7 @@ struct seg_stats {
 	uint64_t reloads;
 	uint64_t dead_hashes;  /* hashes done by workers that have exited */
 	uint64_t dead_chunks;
+	struct seg_stages stages;
 };
 
 struct seg_header {
