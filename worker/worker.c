@@ -52,22 +52,26 @@ static int should_stop(const struct ring *r, unsigned slot, pid_t master)
 	return ring_slot_retiring(r, slot) || getppid() != master;
 }
 
-/* Hash one lease; account for it in the slot. Returns the kernel's result. */
+/* Hash one lease, until its job's stop word is set (its answer found
+ * elsewhere, or cancelled); account for it in the slot. Returns the
+ * kernel's result, and in *x the answer or the first value not hashed. */
 static int hash_lease(const struct kernel *k, struct ring_slot *s,
 		      const struct ring_lease *l, uint64_t *chunk, uint64_t *x)
 {
 	uint64_t t0 = clock_ns(), ns, hashed;
-	int found = k->search(l->digest, l->lo, l->hi, x);
+	int rc = k->search(l->digest, l->lo, l->hi, x, l->stop);
 
 	ns = clock_ns() - t0;
-	hashed = (found ? *x : l->hi) - l->lo + 1;
+	hashed = rc == KERNEL_FOUND ? *x - l->lo + 1 :
+		 rc == KERNEL_NONE ? l->hi - l->lo + 1 : *x - l->lo;
 	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
-	if (ns && hashed >= CHUNK_MIN)
+	if (ns && hashed >= CHUNK_MIN) {
 		__atomic_store_n(&s->rate,
 				 (uint64_t)((unsigned __int128)hashed * 1000000000u / ns),
 				 __ATOMIC_RELAXED);
-	*chunk = next_chunk(*chunk, hashed, ns);
-	return found;
+		*chunk = next_chunk(*chunk, hashed, ns);
+	}
+	return rc;
 }
 
 int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
