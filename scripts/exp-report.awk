@@ -75,7 +75,8 @@ function rel(a, b,    r) {
 	if (!isnum(a) || !isnum(b) || b == 0) return "n/a"
 	r = a / b
 	if (r >= 2) return sprintf("x%.1f", r)
-	return sprintf("%+.0f%%", 100 * (r - 1))
+	r = sprintf("%.0f", 100 * (r - 1))
+	return (r + 0 < 0 ? "" : "+") (r == "-0" ? "0" : r) "%"
 }
 
 # "23% lower than", "5% higher than" or "x2.2 as much as": a against b.

@@ -49,6 +49,9 @@ from the measured hash rate: at *light* load (25%) the queue is nearly
 always empty and the order hardly matters; at *heavy* load (90%) a queue
 forms behind long requests, and that is where the orders differ (load =
 first-time share x difficulty/2 / (rate x delay), see exp-catalogue.sh).
+The rate is the calibrated one, the fastest of three timings: when the
+efficiency of every order in a scenario is low, the server hashed slower
+during it (the machine's other users) and "heavy" was in fact overload.
 EOF
 	;;
 	cache) cat <<'EOF'

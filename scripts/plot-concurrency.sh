@@ -32,10 +32,10 @@ plot_kinds() { # COLUMN WHAT
 	done
 }
 gnuplot <<GP || fail "gnuplot failed"
-set terminal pngcairo size 1200,460 font ",9"
+set terminal pngcairo size 1200,500 font ",9"
 set output "$2"
 set datafile separator "\t"
-set key top left
+set key below horizontal
 set xlabel "concurrent connections"
 set logscale x
 \$pub << EOD

@@ -17,10 +17,10 @@ ymax=$(for ((i = 2; i <= $#; i += 2)); do cat "${!i}"; done |
 	awk -F, '$2 + 0 > m { m = $2 + 0 } END { print (m < 1 ? 1 : m) * 1.1 }')
 {
 	cat <<GP
-set terminal pngcairo size $((460 * panels + 80)),420 font ",9"
+set terminal pngcairo size $((460 * panels + 80)),460 font ",9"
 set output "$out"
 set datafile separator ","
-set key top left
+set key below horizontal
 set xlabel "time (s)"
 set ylabel "jobs"
 set y2label "workers hashing (fraction)"
