@@ -1,6 +1,9 @@
 /* revhash-bench's command line. The two modes take disjoint options, and
  * one from each is an error rather than a guess at which mode was meant.
- * Every number goes through master/parse.c: whole, unsigned, in bounds. */
+ * Every number goes through master/parse.c: whole, unsigned, in bounds.
+ * The replay's policy options describe the server under test with the
+ * master's own switches and defaults, so a script can pass the same words
+ * to both. */
 #include "bench/options.h"
 #include "master/parse.h"
 #include "proto/proto.h"
@@ -8,24 +11,53 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MAX_CONCURRENCY 10000 /* closed-loop threads */
+#define MAX_WORKERS 64        /* as the master */
 
 static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
+	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P]\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
-	"loop) and compares the score with an ideal server's. The second keeps N\n"
+	"loop) and compares the score with an ideal server's: one following the\n"
+	"policy of the server under test, described with the master's switches\n"
+	"(default: wsrpt, preemptive, split, one worker per CPU here), and one\n"
+	"following the best policy for this workload. The second keeps N\n"
 	"requests (1 .. 10000) in flight for SECONDS, a thread each (closed loop,\n"
 	"as wrk), and prints requests/s, errors and latency percentiles:\n"
 	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
 	"  --cached        one request, answered once before the clock starts\n"
 	"  --priority P    of every request, 1 .. 16 (default 1)\n";
+
+unsigned bench_cpus(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof set, &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
+}
+
+static int parse_order(const char *s, uint32_t *order)
+{
+	for (uint32_t i = RANK_WSRPT; i <= RANK_FIFO; i++) {
+		if (strcmp(s, rank_order_name(i)) == 0) {
+			*order = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 static int parse_target(char **a, struct bench_options *o)
 {
@@ -63,7 +95,8 @@ enum mode { REPLAY = 1, CLOSED = 2 };
 static int parse_option(int c, const char *arg, struct bench_options *o)
 {
 	struct closed_params *cl = &o->closed;
-	uint64_t prio;
+	struct sim_policy *pol = &o->policy;
+	uint64_t prio, workers;
 
 	switch (c) {
 	case 'c':
@@ -74,6 +107,19 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		return REPLAY;
 	case 'n':
 		o->calibrate = 0;
+		return REPLAY;
+	case 'O':
+		return parse_order(arg, &pol->rank.order) ? -EINVAL : REPLAY;
+	case 'P':
+		pol->rank.preempt = 0;
+		return REPLAY;
+	case 'S':
+		pol->rank.split = 0;
+		return REPLAY;
+	case 'w':
+		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
+			return -EINVAL;
+		pol->workers = (unsigned)workers;
 		return REPLAY;
 	case 'r':
 		return parse_double(arg, 0, HUGE_VAL, &o->rate) ||
@@ -106,6 +152,10 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "no-calibrate", no_argument, NULL, 'n' },
+		{ "schedule", required_argument, NULL, 'O' },
+		{ "no-preempt", no_argument, NULL, 'P' },
+		{ "no-split", no_argument, NULL, 'S' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "concurrency", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "difficulty", required_argument, NULL, 'D' },
@@ -117,6 +167,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 
 	*o = (struct bench_options){
 		.calibrate = 1,
+		.policy = { rank_default(), bench_cpus() },
 		.closed = { .difficulty = 1, .priority = 1 },
 	};
 	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {

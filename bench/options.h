@@ -5,6 +5,7 @@
 #define REVHASH_BENCH_OPTIONS_H
 
 #include "bench/closed.h"
+#include "bench/simulate.h"
 #include "bench/workload.h"
 
 struct bench_options {
@@ -13,9 +14,13 @@ struct bench_options {
 	const char *csv;             /* the replay's per-request CSV, or NULL */
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */
+	struct sim_policy policy;    /* the server's, for its ideal */
 	struct closed_params closed; /* concurrency 0: the replay */
 };
 
+/* The CPUs this process may run on (at most 64): what the master's
+ * --workers auto comes to when started from the same place. */
+unsigned bench_cpus(void);
 /* Fill o from argv. 0, or -EINVAL after printing the usage to stderr. */
 int bench_options_parse(int argc, char **argv, struct bench_options *o);
 

@@ -2,8 +2,11 @@
  * It replays the very workload the client would (bench/workload.c), one
  * request per thread and connection at fixed absolute deadlines, scores it
  * the same way, and then asks how good that score is: it measures the
- * server's hash rate first and compares the score with that of an ideal
- * server of the same rate on the same arrivals (bench/simulate.c).
+ * server's hash rate first and compares the score with those of ideal
+ * servers of the same rate on the same arrivals (bench/simulate.c): one
+ * that follows the policy of the server under test (--schedule,
+ * --no-preempt, --no-split, --workers, as the master's switches), and the
+ * best of every policy. First-time requests and repeats are reported apart.
  *
  * A failed connection or a short reply is counted, never fatal, and every
  * socket has a timeout, so a run always ends with a report.
@@ -168,44 +171,63 @@ static int run_all(struct run *r, struct task *tasks)
 
 /* --- the report ------------------------------------------------------- */
 
+/* First-time requests, or repeats (copy_of >= 0): how many, their mean
+ * latency, and their share of the score (the two shares add up to it). */
+struct part {
+	uint64_t n;
+	long double latency_ns; /* summed */
+	long double weighted;   /* sum of latency_us * priority */
+};
+
 struct summary {
 	uint64_t ok, repeats, fast_repeats;
 	double score;         /* mean(latency_us * priority), as the client */
 	double p50_ms, p99_ms; /* over every request, failures included */
+	struct part first, repeat;
 };
 
 static int summarize(const struct run *r, struct summary *s)
 {
 	uint64_t n = r->opt->wl.total;
 	int64_t *lat = malloc(n * sizeof *lat);
-	long double sum = 0;
 
 	if (!lat)
 		return -ENOMEM;
 	*s = (struct summary){ 0 };
 	for (uint64_t i = 0; i < n; i++) {
 		const struct result *res = &r->res[i];
+		int repeat = r->reqs[i].copy_of >= 0;
 		int fast = res->latency_ns < FAST_US * 1000;
+		struct part *part = repeat ? &s->repeat : &s->first;
 
 		lat[i] = res->latency_ns;
-		sum += res->latency_ns / 1e3L * r->reqs[i].priority;
+		part->n++;
+		part->latency_ns += res->latency_ns;
+		part->weighted += res->latency_ns / 1e3L * r->reqs[i].priority;
 		s->ok += res->outcome == OUT_OK;
-		s->repeats += r->reqs[i].copy_of >= 0;
-		s->fast_repeats += r->reqs[i].copy_of >= 0 && fast &&
-				   res->outcome == OUT_OK;
+		s->repeats += repeat;
+		s->fast_repeats += repeat && fast && res->outcome == OUT_OK;
 	}
 	stats_sort(lat, n);
-	s->score = (double)(sum / n);
+	s->score = (double)((s->first.weighted + s->repeat.weighted) / n);
 	s->p50_ms = stats_percentile_ms(lat, n, 0.50);
 	s->p99_ms = stats_percentile_ms(lat, n, 0.99);
 	free(lat);
 	return 0;
 }
 
-/* The ideal server on the actual send times; ideal_lat gets its latencies. */
-static int ideal_score(const struct run *r, double rate, double *ideal_lat,
-		       double *score)
+/* The ideal servers a run is measured against, on its actual send times:
+ * one following the server's own policy, and the best of every policy on
+ * as many workers (sim_best; a tie goes to the server's own). */
+struct ideal {
+	struct sim_policy best;
+	double own, best_score;
+	double *own_lat, *best_lat; /* each request's latency, for the CSV */
+};
+
+static int ideal_scores(const struct run *r, double rate, struct ideal *id)
 {
+	const struct sim_policy *own = &r->opt->policy;
 	uint64_t n = r->opt->wl.total;
 	double *arrival = malloc(n * sizeof *arrival);
 	int err;
@@ -214,9 +236,17 @@ static int ideal_score(const struct run *r, double rate, double *ideal_lat,
 		return -ENOMEM;
 	for (uint64_t i = 0; i < n; i++)
 		arrival[i] = r->res[i].send_ns / 1e3;
-	err = sim_run(r->reqs, arrival, n, rate,
-		      &(struct sim_policy){ rank_default(), 1 }, ideal_lat,
-		      score);
+	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
+	if (!err)
+		err = sim_best(r->reqs, arrival, n, rate, own->workers,
+			       &id->best, &id->best_score);
+	if (!err && id->own <= id->best_score) {
+		id->best = *own;
+		id->best_score = id->own;
+	}
+	if (!err)
+		err = sim_run(r->reqs, arrival, n, rate, &id->best,
+			      id->best_lat, NULL);
 	free(arrival);
 	return err;
 }
@@ -232,37 +262,71 @@ static const char *const no_efficiency[] = {
 		"run, can do that, or the hash rate is set too low",
 };
 
-static void report(const struct summary *s, uint64_t total, double rate,
-		   const double *ideal)
+/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9" */
+static void print_part(const char *name, const struct part *p, uint64_t total)
 {
-	enum stats_eff verdict;
-	double eff;
+	printf("%s: %" PRIu64 " requests, mean latency ", name, p->n);
+	if (p->n)
+		printf("%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
+	else
+		printf("n/a");
+	printf(", score contribution %.0f\n", (double)(p->weighted / total));
+}
 
+/* "wsrpt, preemptive, split, 2 workers" */
+static const char *describe(const struct sim_policy *p, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s, %s, %s, %u worker%s",
+		 rank_order_name(p->rank.order),
+		 p->rank.preempt ? "preemptive" : "run to completion",
+		 p->rank.split ? "split" : "no split", p->workers,
+		 p->workers == 1 ? "" : "s");
+	return buf;
+}
+
+/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)". */
+static void print_ideal(const char *label, const struct sim_policy *p,
+			double ideal, const char *ratio, const struct summary *s,
+			uint64_t total)
+{
+	char name[96];
+	double eff = 0;
+	enum stats_eff verdict = stats_efficiency(ideal, s->score, &eff);
+
+	printf("%s (%s): %.0f, ", label, describe(p, name, sizeof name), ideal);
+	if (verdict == STATS_EFF_OK)
+		printf("%s = %.3f", ratio, eff);
+	else
+		printf("%s: n/a (%s)", ratio, no_efficiency[verdict]);
+	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
+}
+
+static void report(const struct summary *s, uint64_t total, double rate,
+		   const struct sim_policy *own, const struct ideal *id)
+{
 	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
 	       (uint64_t)s->score);
 	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
 	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
 	       s->repeats, FAST_US / 1000, s->fast_repeats);
+	print_part("first-time", &s->first, total);
+	print_part("repeated", &s->repeat, total);
 	if (!rate) {
 		printf("hash rate: unknown, so no ideal score\n");
 		return;
 	}
 	printf("hash rate: %.3f M hashes/s\n", rate / 1e6);
-	if (!ideal) {
+	if (!id) {
 		printf("ideal score: not computed\n");
 		return;
 	}
-	printf("ideal score: %.0f, ", *ideal);
-	verdict = stats_efficiency(*ideal, s->score, &eff);
-	if (verdict == STATS_EFF_OK)
-		printf("efficiency = %.3f", eff);
-	else
-		printf("efficiency: n/a (%s)", no_efficiency[verdict]);
-	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
+	print_ideal("ideal", own, id->own, "efficiency", s, total);
+	print_ideal("best policy ideal", &id->best, id->best_score,
+		    "efficiency vs best", s, total);
 }
 
 static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
-		    const struct result *res, const double *ideal_lat)
+		    const struct result *res, const struct ideal *id)
 {
 	fprintf(f, "%" PRIu64 ",%.3f,%.3f,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",", i, res->send_ns / 1e3, res->latency_ns / 1e3, q->priority,
@@ -270,18 +334,20 @@ static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
 	if (res->outcome != OUT_MISSING)
 		fprintf(f, "%" PRIu64, res->reply);
 	fprintf(f, ",%d,%" PRId64 ",", res->outcome == OUT_OK, q->copy_of);
-	if (ideal_lat)
-		fprintf(f, "%.3f", ideal_lat[i]);
+	if (id)
+		fprintf(f, "%.3f,%.3f", id->own_lat[i], id->best_lat[i]);
+	else
+		fputc(',', f);
 	fputc('\n', f);
 }
 
 static int write_csv(FILE *f, const char *path, const struct run *r,
-		     const double *ideal_lat)
+		     const struct ideal *id)
 {
 	fprintf(f, "index,send_us,latency_us,priority,start,end,answer,reply,"
-		   "correct,copy_of,ideal_latency_us\n");
+		   "correct,copy_of,ideal_latency_us,best_ideal_latency_us\n");
 	for (uint64_t i = 0; i < r->opt->wl.total; i++)
-		csv_row(f, i, &r->reqs[i], &r->res[i], ideal_lat);
+		csv_row(f, i, &r->reqs[i], &r->res[i], id);
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "writing %s: %m\n", path);
 		return -EIO;
@@ -300,29 +366,32 @@ static int bench(const struct bench_options *opt, struct target *t,
 			 .lock = PTHREAD_MUTEX_INITIALIZER,
 			 .all_done = PTHREAD_COND_INITIALIZER };
 	struct task *tasks = calloc(n, sizeof *tasks);
-	double *ideal_lat = opt->rate ? calloc(n, sizeof *ideal_lat) : NULL;
-	double ideal;
+	struct ideal ideal = { 0 }, *id = NULL;
 	struct summary s;
 	int status = 1;
 
 	r.res = calloc(n, sizeof *r.res);
-	if (!tasks || !r.res || (opt->rate && !ideal_lat) ||
+	if (opt->rate) {
+		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
+		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		id = &ideal;
+	}
+	if (!tasks || !r.res || (id && (!id->own_lat || !id->best_lat)) ||
 	    run_all(&r, tasks) || summarize(&r, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
 		goto out;
 	}
-	if (ideal_lat && ideal_score(&r, opt->rate, ideal_lat, &ideal)) {
-		free(ideal_lat);
-		ideal_lat = NULL;
-	}
-	report(&s, n, opt->rate, ideal_lat ? &ideal : NULL);
-	if (csv && write_csv(csv, opt->csv, &r, ideal_lat))
+	if (id && ideal_scores(&r, opt->rate, id))
+		id = NULL;
+	report(&s, n, opt->rate, &opt->policy, id);
+	if (csv && write_csv(csv, opt->csv, &r, id))
 		goto out;
 	status = s.ok == n ? 0 : 1;
 out:
 	/* The threads are all done with r and tasks: each finished. */
 	free(tasks);
-	free(ideal_lat);
+	free(ideal.own_lat);
+	free(ideal.best_lat);
 	free(r.res);
 	return status;
 }
@@ -359,6 +428,26 @@ static int closed_main(const struct bench_options *opt)
 	return status;
 }
 
+/* Calibration hashes one request, and without split one request gets one
+ * worker: the server as a whole hashes as fast on each worker that has a
+ * CPU of its own. Print the rate the ideal will use, and why. */
+static void scale_calibrated(struct bench_options *opt)
+{
+	const struct sim_policy *p = &opt->policy;
+	unsigned cpus = bench_cpus();
+	unsigned times = p->workers < cpus ? p->workers : cpus;
+	double one = opt->rate;
+
+	if (p->rank.split || times == 1) {
+		printf("hash rate: %.3f M hashes/s (calibrated)\n", one / 1e6);
+		return;
+	}
+	opt->rate = one * times;
+	printf("hash rate: %.3f M hashes/s (calibrated: %.3f on one request, "
+	       "which one worker hashes under --no-split; times %u workers "
+	       "with a CPU each)\n", opt->rate / 1e6, one / 1e6, times);
+}
+
 int main(int argc, char **argv)
 {
 	struct bench_options opt;
@@ -382,9 +471,10 @@ int main(int argc, char **argv)
 	rate_given = opt.rate > 0;
 	if (!rate_given && opt.calibrate && calibrate_rate(&target, &opt.rate))
 		opt.rate = 0;
-	if (opt.rate)
-		printf("hash rate: %.3f M hashes/s (%s)\n", opt.rate / 1e6,
-		       rate_given ? "--rate" : "calibrated");
+	if (opt.rate && !rate_given)
+		scale_calibrated(&opt);
+	else if (opt.rate)
+		printf("hash rate: %.3f M hashes/s (--rate)\n", opt.rate / 1e6);
 	fflush(stdout);
 	status = bench(&opt, &target, reqs, csv);
 out:

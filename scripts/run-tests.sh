@@ -1,7 +1,8 @@
 #!/bin/sh
-# Run the Check test binaries named on the command line (from $B/tests), and
-# the short chaos run when RUN_CHAOS is set, and finish with one summary line. Integration tests find the server binary
-# through REVHASH_MASTER.
+# Run the Check test binaries named on the command line (from $B/tests), the
+# short chaos run when RUN_CHAOS is set and the experiment lab's smoke run
+# when RUN_LAB is set, and finish with one summary line. Integration tests
+# find the server binary through REVHASH_MASTER.
 set -u
 B=${B:-build}
 BIN=${BIN:-.}
@@ -36,6 +37,19 @@ if [ -n "${RUN_CHAOS:-}" ]; then
 	else
 		failed=$((failed + 1))
 		broken="$broken chaos.sh"
+	fi
+fi
+# The lab's report generator on its smoke preset (seconds): every section,
+# table, finding and plot must be there. One more test.
+if [ -n "${RUN_LAB:-}" ]; then
+	lab=$(mktemp -d /tmp/revhash-lab.XXXXXX)
+	if "$(dirname "$0")/experiments.sh" --preset smoke --out "$lab" &&
+		"$(dirname "$0")/exp-check.sh" "$lab"; then
+		passed=$((passed + 1))
+		rm -rf "$lab"
+	else
+		failed=$((failed + 1))
+		broken="$broken lab-smoke(kept:$lab)"
 	fi
 fi
 [ -n "$broken" ] && echo "failing:$broken"

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The experiment lab's catalogue: prints the runs of a preset, one a line,
+#   KIND|EXPERIMENT|SCENARIO|CONFIG|MASTER_ARGS|ARGS|MAX_REPS
+# KIND replay: ARGS are revhash-bench's SEED TOTAL START DIFFICULTY REP
+# DELAY_US LAMBDA; KIND closed: CONCURRENCY SECONDS and bench options.
+# MAX_REPS caps the repetitions of that run (0: as many as asked).
+# scripts/experiments.sh runs them; this only plans, so it can run alone.
+#   scripts/exp-catalogue.sh --preset smoke|quick|full --rate HASHES_PER_S [--only EXPERIMENT]
+# RATE is the default server's hash rate: the scheduling and cache
+# experiments set their client delays from it, to a chosen load.
+#
+# Load: a request's range is D values and its answer uniform in it, so a
+# first-time request costs D/2 hashes on average, and a repeat (REP% + 1 of
+# the requests, as the client draws them) costs nothing with a cache. At one
+# request every DELAY seconds the load is (99 - REP)/100 * D/2 / (RATE *
+# DELAY); delay_for inverts that. Light is 25% (the queue is nearly always
+# empty: the order hardly matters), heavy 90% (a queue forms behind long
+# requests, which is where the orders differ) and the stress point 150%
+# (more work arrives than the server can do: the backlog grows all run).
+#
+# Budget of --quick: under ten minutes on a 2-CPU machine hashing ~110 M
+# values/s, with reps 2 and a margin of a third for a busy machine. A
+# replay lasts about TOTAL x DELAY plus ~0.3 s to start and stop the
+# master, so the quick sizes aim at (per rep): architecture ~30 s (8
+# milestone requests, 4.8 s a configuration; 100 rapid ones, 2 s),
+# scheduling ~30 s (30 requests of 5M: heavy 0.5 s, light 1.9 s a run),
+# cache ~25 s (18 runs of 100 requests of 1M at 10 ms), sweeps ~40 s (6 to
+# 20 requests a point), concurrency ~17 s (six 1.5 s runs); then the
+# milestone once (~61 s), the calibration of four worker counts (~14 s) and
+# the plots (~5 s): about 6 minutes in all. `scripts/experiments.sh --quick
+# --dry-run` prints this machine's estimate without running anything.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PRESET="" RATE="" ONLY=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--preset) PRESET=$2; shift ;;
+	--rate) RATE=$2; shift ;;
+	--only) ONLY=$2; shift ;;
+	*) fail "unknown option $1" ;;
+	esac
+	shift
+done
+[ -n "$RATE" ] || fail "--rate HASHES_PER_S is needed"
+C=$(ncpus)
+MILESTONE="3435245 %s 0 30000000 20 %s 1.5" # TOTAL DELAY_US
+case $PRESET in
+smoke) # every experiment with two configurations, tiny requests
+	MS_N=3 RAPID_N=6 SCHED_N=6 SCHED_D=300000 CACHE_N=8 CACHE_D=300000
+	SWEEP_N=4 STRESS_N=4 DIFF_N=4 CLOSED_S=0.3 ;;
+quick)
+	MS_N=8 RAPID_N=100 SCHED_N=30 SCHED_D=5000000 CACHE_N=100 CACHE_D=1000000
+	SWEEP_N=6 STRESS_N=20 DIFF_N=10 CLOSED_S=1.5 ;;
+full)
+	MS_N=100 RAPID_N=500 SCHED_N=100 SCHED_D=30000000 CACHE_N=300 CACHE_D=10000000
+	SWEEP_N=100 STRESS_N=200 DIFF_N=100 CLOSED_S=5 ;;
+*) fail "--preset smoke, quick or full" ;;
+esac
+
+# delay_for LOAD DIFFICULTY REP: the client delay (us) that makes that load.
+delay_for() {
+	awk -v l="$1" -v d="$2" -v r="$3" -v rate="$RATE" \
+		'BEGIN { printf "%d\n", (99 - r) / 100 * d / 2 / (rate * l) * 1e6 }'
+}
+milestone() { printf "$MILESTONE" "$1" "$2"; }
+run() { # KIND EXPERIMENT SCENARIO CONFIG MASTER_ARGS ARGS [MAX_REPS]
+	[ -z "$ONLY" ] || [ "$ONLY" = "$2" ] || return 0
+	echo "$1|$2|$3|$4|$5|$6|${7:-0}"
+}
+
+architecture() {
+	local w=(1 "$C") label=("1 worker" "$C workers (1/core)") scen args
+	if [ "$PRESET" != smoke ]; then
+		w+=($((2 * C)) "$C") label+=("$((2 * C)) workers (2/core)" "$C workers no split")
+	fi
+	[ "$PRESET" = full ] && { w+=($((2 * C))); label+=("$((2 * C)) workers no split"); }
+	for scen in milestone rapid; do
+		case $scen in
+		milestone) args=$(milestone "$MS_N" 600000) ;;
+		rapid) args="3435245 $RAPID_N 0 1000000 20 20000 1.5" ;;
+		esac
+		[ "$PRESET" = smoke ] && [ $scen = rapid ] && continue
+		for i in "${!w[@]}"; do
+			local m="--workers ${w[$i]}"
+			case ${label[$i]} in *"no split") m="$m --no-split" ;; esac
+			run replay architecture "$scen" "${label[$i]}" "$m" "$args"
+		done
+	done
+}
+
+scheduling() {
+	local loads=(heavy light) lambdas=(0 1.5 0.3) orders=(fifo priority wsrpt) load l o pct d
+	[ "$PRESET" = full ] && lambdas=(0 1.0 1.5 0.3)
+	[ "$PRESET" = smoke ] && { loads=(heavy) lambdas=(1.5) orders=(fifo wsrpt); }
+	for load in "${loads[@]}"; do
+		case $load in heavy) pct=90 ;; light) pct=25 ;; esac
+		d=$(delay_for "0.$pct" "$SCHED_D" 20)
+		for l in "${lambdas[@]}"; do
+			for o in "${orders[@]}"; do
+				run replay scheduling "$load $pct% λ=$l" "$o" "--schedule $o" \
+					"3435245 $SCHED_N 0 $SCHED_D 20 $d $l"
+			done
+			# Run to completion: everywhere in the full catalogue, at
+			# the milestone's lambda under heavy load in the quick one.
+			case $PRESET/$load/$l in full/* | quick/heavy/1.5) ;; *) continue ;; esac
+			for o in "${orders[@]}"; do
+				run replay scheduling "$load $pct% λ=$l" "$o run to completion" \
+					"--schedule $o --no-preempt" "3435245 $SCHED_N 0 $SCHED_D 20 $d $l"
+			done
+		done
+	done
+}
+
+cache() {
+	# One delay for every repeat level: 50% load when nothing repeats, so
+	# the only thing that changes is how much work the repeats save.
+	local d reps=(0 20 80) r cfg
+	local caches=("no cache|--cache-entries 0" "50 entries|--cache-entries 50" "default cache|")
+	d=$(delay_for 0.5 "$CACHE_D" 0)
+	[ "$PRESET" = smoke ] && { reps=(80) caches=("no cache|--cache-entries 0" "default cache|"); }
+	for r in "${reps[@]}"; do
+		for cfg in "${caches[@]}"; do
+			run replay cache "$r% repeats" "${cfg%%|*}" "${cfg#*|}" \
+				"3435245 $CACHE_N 0 $CACHE_D $r $d 1.5"
+			[ "$PRESET" = smoke ] && continue
+			run replay cache "$r% repeats" "${cfg%%|*} no attach" "$(echo ${cfg#*|} --no-attach)" \
+				"3435245 $CACHE_N 0 $CACHE_D $r $d 1.5"
+		done
+	done
+}
+
+sweeps() {
+	local w delays=(400000 500000 600000 700000 800000) diffs=(100000 1000000 3000000 10000000 30000000) x
+	[ "$PRESET" = quick ] && { delays=(400000 600000 800000) diffs=(100000 1000000 10000000 30000000); }
+	for w in $(seq 1 $((2 * C))); do
+		[ "$PRESET" = smoke ] && [ "$w" -gt 2 ] && break
+		run replay sweeps workers "$w" "--workers $w" "$(milestone "$SWEEP_N" 600000)"
+	done
+	[ "$PRESET" = smoke ] && return
+	for x in "${delays[@]}"; do
+		run replay sweeps "client delay (us)" "$x" "" "$(milestone "$SWEEP_N" "$x")"
+	done
+	x=$(delay_for 1.5 30000000 20)
+	run replay sweeps "client delay (us)" "$x (stress 150%)" "" "$(milestone "$STRESS_N" "$x")"
+	# The milestone's load at every size: the delay shrinks with the range.
+	for x in "${diffs[@]}"; do
+		run replay sweeps difficulty "$x" "" \
+			"3435245 $DIFF_N 0 $x 20 $((600000 * (x / 100000) / 300)) 1.5"
+	done
+}
+
+concurrency() {
+	local n mode sizes=(500 1000 3000)
+	[ "$PRESET" = smoke ] && sizes=(20 50)
+	for n in "${sizes[@]}"; do
+		for mode in "difficulty 1|--difficulty 1" "cached|--cached"; do
+			[ "$PRESET" = smoke ] && [ "${mode%%|*}" != cached ] && continue
+			run closed concurrency "$n" "${mode%%|*}" "" "$n $CLOSED_S ${mode#*|}"
+		done
+	done
+}
+
+named() {
+	# The course's own settings, exactly; once each in --quick, where the
+	# milestone's 100 requests alone take a minute.
+	local cap=0
+	[ "$PRESET" = full ] || cap=1
+	if [ "$PRESET" = smoke ]; then
+		run replay named "milestone ($MS_N requests)" default "" "$(milestone "$MS_N" 600000)" 1
+		return
+	fi
+	run replay named milestone default "" "$(milestone 100 600000)" $cap
+	[ "$PRESET" = full ] && run replay named final default "" "$(milestone 500 600000)"
+	return 0
+}
+
+case $ONLY in
+"" | architecture | scheduling | cache | sweeps | concurrency | named) ;;
+*) fail "--only: architecture, scheduling, cache, sweeps, concurrency or named" ;;
+esac
+architecture
+scheduling
+cache
+sweeps
+concurrency
+named

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One closed-loop run of the experiment lab: start a master with
+# MASTER_ARGS, keep CONCURRENCY requests in flight on it for SECONDS with
+# revhash-bench --concurrency, and print one CSV line:
+#   requests_s,p50_ms,p99_ms,master_cpu,workers_cpu,master_hwm_kb,workers_hwm_kb,errors
+# CPU is % of one CPU (the workers' summed), from /proc/PID/stat utime +
+# stime over the middle half of the run, which leaves out the bench's
+# thread start and the last replies; peak RSS is VmHWM at the end (the
+# workers': the largest one's); errors are wrong plus missing replies. It
+# leaves PREFIX.txt (the bench's output) and PREFIX.log (the master's).
+#   scripts/exp-closed.sh PREFIX "MASTER_ARGS" CONCURRENCY SECONDS [BENCH_ARGS...]
+# BENCH_ARGS: --cached, --difficulty D, --priority P. Exits 1 when a reply
+# was wrong or missing, after printing the line.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 4 ] || fail "usage: exp-closed.sh PREFIX \"MASTER_ARGS\" CONCURRENCY SECONDS [BENCH_ARGS...]"
+prefix=$1 margs=$2 conc=$3 secs=$4
+shift 4
+need_built
+mkdir -p "$(dirname "$prefix")"
+# One descriptor per connection on each side, and some to spare.
+[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge $((conc + 64)) ] ||
+	fail "hard descriptor limit $(ulimit -Hn) is below $((conc + 64))"
+ulimit -n "$(ulimit -Hn)"
+
+port=$(free_port)
+# shellcheck disable=SC2086
+start_master "$port" "$prefix.log" --quiet $margs
+nworkers=$(workers_asked $margs)
+wait_workers "$MASTER_PID" "$nworkers" 10 || fail "the master's $nworkers workers did not start"
+workers=$(workers_of "$MASTER_PID")
+"$BENCH" 127.0.0.1 "$port" --concurrency "$conc" --duration "$secs" "$@" \
+	>"$prefix.txt" 2>&1 &
+bench_pid=$!
+quarter=$(awk -v s="$secs" 'BEGIN { print s / 4 }')
+sleep "$quarter"
+t0=$(now_s) m0=$(proc_ticks "$MASTER_PID") w0=$(proc_ticks $workers)
+sleep "$(awk -v s="$secs" 'BEGIN { print s / 2 }')"
+t1=$(now_s) m1=$(proc_ticks "$MASTER_PID") w1=$(proc_ticks $workers)
+wait "$bench_pid"
+rc=$?
+mhwm=$(proc_hwm_kb "$MASTER_PID")
+whwm=$(for w in $workers; do proc_hwm_kb "$w"; done | sort -n | tail -n 1)
+stop_master "$MASTER_PID" 60
+
+awk -v hz="$(getconf CLK_TCK)" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+	-v dm=$((m1 - m0)) -v dw=$((w1 - w0)) -v mh="$mhwm" -v wh="$whwm" '
+	/^requests\/s: / { rps = $2 }
+	/^latency: / { p50 = $3; p99 = $9 }
+	/^errors: / { err = $2 + $4 }
+	END { printf "%s,%s,%s,%.1f,%.1f,%s,%s,%s\n", rps, p50, p99,
+		100 * dm / hz / t, 100 * dw / hz / t, mh, wh, err }' "$prefix.txt"
+[ $rc -eq 0 ] || say "$prefix: bench exited $rc (see $prefix.txt)" >&2
+exit $((rc != 0))

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The experiment lab's plots, from the files experiments.sh leaves in DIR
+# (summary.csv, closed-summary.csv and each run's files under runs/; the
+# pictures of single runs show the first repetition). For each experiment
+# that was run:
+#   architecture.png, scheduling.png, cache.png, sweeps.png
+#       score by configuration, a panel per scenario: bar = average,
+#       whisker = best to worst repetition (sweeps: log scale);
+#   scheduling-latency.png, scheduling-queue.png
+#       latency over time by priority, and the master's queue depth and
+#       busy workers over time, for each preemptive order, in the heaviest
+#       scenario with the milestone's lambda (1.5) or else the first;
+#   concurrency.png    CPU and memory against concurrency;
+#   named-NAME.png, named-NAME-queue.png    each course run (plot.sh).
+#   scripts/exp-plots.sh DIR
+# Exits non-zero when a plot could not be drawn.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || fail "usage: exp-plots.sh DIR"
+DIR=$1
+S=$ROOT/scripts
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# rows EXP [FILTER]: "scenario<TAB>config<TAB>prefix" of EXP's configurations
+# in summary.csv, FILTER an awk condition on scenario (s) and config (c).
+rows() {
+	awk -F, -v e="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == e { s = $2; cf = $3; if ('"${2:-1}"') print s "\t" cf "\t" $c["prefix"] }' \
+		"$DIR/summary.csv"
+}
+has() { [ -n "$(rows "$1")" ]; }
+
+bars() { # EXP TITLE [--logy]
+	awk -F, -v e="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$1 == e { print $2 "\t" $3 "\t" $c["score"] "\t" $c["score_best"] "\t" $c["score_worst"] }' \
+		"$DIR/summary.csv" >"$tmp/$1.tsv"
+	"$S/plot-bars.sh" ${3:-} "$tmp/$1.tsv" "$DIR/$1.png" "$2" "score (mean latency x priority)"
+}
+
+# The scheduling scenario whose runs are drawn one by one.
+pick_scenario() {
+	rows scheduling | cut -f1 | awk '!seen[$0]++' |
+		awk '/heavy/ && /λ=1\.5$/ { print; found = 1; exit } NR == 1 { first = $0 }
+			END { if (!found) print first }'
+}
+
+per_run() { # PLOTTER OUT TITLE SUFFIX EXP SCENARIO
+	local args=() s c p
+	while IFS=$'\t' read -r s c p; do
+		case $c in *"run to completion"*) continue ;; esac
+		args+=("$c" "$DIR/$p$4")
+	done < <(rows "$5" "s == \"$6\"")
+	[ ${#args[@]} -gt 0 ] || return 0
+	"$S/$1" "$2" "$3" "${args[@]}"
+}
+
+if has architecture; then bars architecture "architecture: score by configuration"; fi
+if has scheduling; then
+	bars scheduling "scheduling: score by policy"
+	scen=$(pick_scenario)
+	per_run plot-timeline.sh "$DIR/scheduling-latency.png" \
+		"scheduling, $scen: latency over time by priority (rep 1)" .csv scheduling "$scen"
+	per_run plot-status.sh "$DIR/scheduling-queue.png" \
+		"scheduling, $scen: the master's queue and busy workers (rep 1)" .status.csv scheduling "$scen"
+fi
+if has cache; then bars cache "cache: score by configuration"; fi
+if has sweeps; then bars sweeps "sweeps: score (log scale)" --logy; fi
+if [ "$(wc -l <"$DIR/closed-summary.csv")" -gt 1 ]; then
+	"$S/plot-concurrency.sh" "$DIR/closed-summary.csv" "$DIR/concurrency.png"
+fi
+while IFS=$'\t' read -r s c p; do
+	name=$(echo "$s" | tr -c 'A-Za-z0-9\n' _)
+	"$S/plot.sh" "$DIR/$p.csv" "$DIR/named-$name.png" >/dev/null
+	"$S/plot-status.sh" "$DIR/named-$name-queue.png" "$s: the master's queue and busy workers" \
+		"$s" "$DIR/$p.status.csv"
+done < <(rows named)

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The experiment lab's report: prints report.md (Markdown) for the runs
+# experiments.sh left in DIR (meta.txt, plan.txt, summary.csv,
+# closed-summary.csv and the plots). A section per experiment that was
+# run, each with what it compares, its workloads, a table and a one-line
+# finding computed from the measurements (exp-report.awk), and its plots;
+# the findings are gathered in one table at the top.
+#   scripts/exp-report.sh DIR > DIR/report.md
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || fail "usage: exp-report.sh DIR"
+DIR=$1
+AWK=$ROOT/scripts/exp-report.awk
+meta() { sed -n "s/^$1=//p" "$DIR/meta.txt" | tail -n 1; }
+minutes() { awk -v s="$1" 'BEGIN { printf "%d min %02d s", s / 60, s % 60 }'; }
+experiments=$(cut -d'|' -f2 "$DIR/plan.txt" | awk '!seen[$0]++')
+
+summary_of() { [ "$1" = concurrency ] && echo "$DIR/closed-summary.csv" || echo "$DIR/summary.csv"; }
+table() { awk -f "$AWK" -v file="$(summary_of "$1")" -v experiment="$1" -v what=table -v spec="$2"; }
+finding() { awk -f "$AWK" -v file="$(summary_of "$1")" -v experiment="$1" -v what=finding; }
+
+title() {
+	case $1 in
+	architecture) echo "a. Architecture" ;;
+	scheduling) echo "b. Scheduling" ;;
+	cache) echo "c. Cache" ;;
+	sweeps) echo "d. Sweeps" ;;
+	concurrency) echo "e. Concurrency" ;;
+	named) echo "f. The course's named runs" ;;
+	esac
+}
+
+about() {
+	case $1 in
+	architecture) cat <<'EOF'
+One worker, one per core and two per core, each job split over every
+worker (the default) or one worker per job (`--no-split`, the classic
+pool), on the milestone workload and on a rapid one (many small requests).
+EOF
+	;;
+	scheduling) cat <<'EOF'
+Which job gets the workers: `fifo` (oldest first), `priority` (highest
+first) and `wsrpt` (highest priority per remaining value, the default), each
+preemptive (a better job takes the workers at the next ~2 ms chunk) or run
+to completion (`--no-preempt`), for several priority spreads (lambda 0: all
+priorities 1; the smaller lambda, the wider the spread). Client delays come
+from the measured hash rate: at *light* load (25%) the queue is nearly
+always empty and the order hardly matters; at *heavy* load (90%) a queue
+forms behind long requests, and that is where the orders differ (load =
+first-time share x difficulty/2 / (rate x delay), see exp-catalogue.sh).
+The rate is the calibrated one, the fastest of three timings: when the
+efficiency of every order in a scenario is low, the server hashed slower
+during it (the machine's other users) and "heavy" was in fact overload.
+EOF
+	;;
+	cache) cat <<'EOF'
+No answer cache (`--cache-entries 0`), 50 entries, the default (1,048,576),
+each with a repeat in flight joining the original (the default) or searched
+again (`--no-attach`), at 0, 20 and 80% repeats. The delay is the same at
+every repeat level (50% load when nothing repeats), so the only change is
+how much work the repeats could save. First-time and repeated requests are
+reported apart. The ideal always has a perfect cache and joins repeats, so
+here efficiency shows what the missing cache or attach costs.
+EOF
+	;;
+	sweeps) cat <<'EOF'
+One parameter at a time from the milestone workload: the worker count (1
+to twice the CPUs), the client delay (400 to 800 ms, and a stress delay at
+which 150% of the server's capacity arrives) and the difficulty (100k to
+30M, with the delay scaled with it so that the load stays the milestone's:
+the small sizes show the per-request overhead the ideal does not have).
+EOF
+	;;
+	concurrency) cat <<'EOF'
+Closed loop (`revhash-bench --concurrency N`): N connections always in
+flight, each sending a request, reading the reply and starting again, with
+fresh requests of difficulty 1 or with one cached request. CPU is % of one
+CPU from `/proc/PID/stat` (utime + stime) over the middle half of each run
+(the workers summed); memory is the peak resident set (`VmHWM` in
+`/proc/PID/status`; the master's includes the pages of the shared segment
+it touched). The load generator runs on the same CPUs and takes its share.
+The *published* figures (an epoll server: 7.9 / 42.3 / 71.5 % CPU at 500 /
+1000 / 3000 clients, 1.66 MB) come from a different machine and workload:
+context only, not a comparison.
+EOF
+	;;
+	named) cat <<'EOF'
+The course's own settings, unchanged, on the default server: the milestone
+(seed 3435245, 100 requests, difficulty 30,000,000, 20% repeats, one every
+600 ms, lambda 1.5) and, in the full catalogue, the final (the same with 500
+requests).
+EOF
+	;;
+	esac
+}
+
+SCORE="n:Reps,score:Score (avg),score_best:Best,score_worst:Worst,eff:Efficiency,eff_best:Vs best policy,p99_ms:p99 ms"
+spec() {
+	case $1 in
+	architecture | scheduling) echo "scenario:Scenario,config:Configuration,$SCORE" ;;
+	cache) echo "scenario:Repeats,config:Configuration,$SCORE,first_ms:First-time ms,repeat_n:Repeats,repeat_ms:Repeated ms,repeat_score:Repeats' share of score" ;;
+	sweeps) echo "scenario:Sweep,config:Value,$SCORE,rate:Hash rate" ;;
+	concurrency) echo "scenario:Connections,config:Requests,n:Reps,requests_s:Requests/s,p50_ms:p50 ms,p99_ms:p99 ms,master_cpu:Master CPU,workers_cpu:Workers CPU,master_hwm_kb:Master peak RSS,workers_hwm_kb:Worker peak RSS,errors:Errors" ;;
+	named) echo "scenario:Run,config:Configuration,$SCORE,first_ms:First-time ms,repeat_ms:Repeated ms,best_policy:Best policy" ;;
+	esac
+}
+
+plots() {
+	case $1 in
+	scheduling) echo scheduling.png scheduling-latency.png scheduling-queue.png ;;
+	named) cut -d'|' -f2,3 "$DIR/plan.txt" | awk -F'|' '$1 == "named" && !seen[$2]++ {
+		n = $2; gsub(/[^A-Za-z0-9]/, "_", n); print "named-" n ".png named-" n "-queue.png" }' ;;
+	*) echo "$1.png" ;;
+	esac
+}
+
+workloads() { # the distinct workloads of an experiment, as revhash-bench arguments
+	awk -F'|' -v e="$1" '$2 != e { next }
+		$1 == "closed" { split($6, a, " "); w = $3 " connections, " $4
+			args = "--concurrency " a[1] " --duration " a[2]
+			for (i = 3; i in a; i++) args = args " " a[i] }
+		$1 == "replay" { w = $3 ($2 == "sweeps" ? " = " $4 : ""); args = $6 }
+		!seen[w]++ { printf "- %s: `%s`\n", w, args }' "$DIR/plan.txt"
+}
+
+took=$(meta took_s)
+cat <<EOF
+# revhash experiments
+
+Preset **$(meta preset)**, $(meta reps) repetition(s) a configuration (best /
+average / worst), run $(meta date) on $(meta machine) ($(meta cpus) CPUs), commit
+$(meta commit). Took $(minutes "${took:-0}") (expected about $(minutes "$(meta expected_s)")).
+The machine is a shared VM: compare configurations within this report, not
+absolute figures across reports. Scores are the client's, mean(latency us x
+priority), lower is better; *efficiency* is the score of an ideal server of
+the same hash rate following the same policy divided by the measured score,
+*vs best policy* the same with the best policy's ideal (revhash-bench).
+Tables give each configuration's average, best and worst repetition;
+findings compare best repetitions: interference from the machine's other
+users only ever adds latency, so the best is the closest to what the
+configuration itself costs.
+Hash rates measured for this run: $(sed -n 's/^rate_\([0-9]*\)=\(.*\)/\1 \2/p' "$DIR/meta.txt" | sort -n |
+	awk '{ printf "%s%s worker%s %.1f M/s", (NR > 1 ? ", " : ""), $1, ($1 == 1 ? "" : "s"), $2 / 1e6 }').
+EOF
+if [ "$(meta failed_runs)" != 0 ]; then
+	echo
+	echo "**$(meta failed_runs) run(s) got wrong or missing answers**: the rows whose reliability is below 100:"
+	awk -F, 'NR > 1 && $0 ~ /,/ { for (i = 1; i <= NF; i++) if (h[i] == "reliability" && $i + 0 < 100) print "- " $1 ", " $2 ", " $3 ": " $i "%" }
+		NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i }' "$DIR/summary.csv"
+fi
+
+echo
+echo "## Findings"
+echo
+echo "| Experiment | Finding |"
+echo "|---|---|"
+for e in $experiments; do
+	echo "| $(title "$e") | $(finding "$e") |"
+done
+
+for e in $experiments; do
+	echo
+	echo "## $(title "$e") (\`$e\`)"
+	echo
+	about "$e"
+	echo
+	if [ "$e" = concurrency ]; then
+		echo "Runs (\`revhash-bench HOST PORT\` options):"
+	else
+		echo "Workloads (\`revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\`):"
+	fi
+	echo
+	workloads "$e"
+	echo
+	table "$e" "$(spec "$e")"
+	echo
+	echo "**Finding:** $(finding "$e")"
+	for p in $(plots "$e"); do
+		echo
+		echo "![${p%.png}]($p)"
+	done
+done

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One replay run of the experiment lab: start a master with MASTER_ARGS on a
+# free port, replay the public client's workload on it with revhash-bench
+# (told the master's policy, so that its efficiency is against the right
+# ideal), sample the master's live status every 100 ms meanwhile, stop the
+# master, and print the run's figures as one CSV line (BENCH_COLUMNS in
+# lib.sh). It leaves PREFIX.txt (the bench's output), PREFIX.csv (a row per
+# request), PREFIX.status.csv (the samples) and PREFIX.log (the master's).
+#   scripts/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
+#       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
+# Without --rate the bench calibrates (a few seconds). Exits 1 when an
+# answer was wrong or missing, after printing the line all the same.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+rate=()
+[ "${1:-}" = --rate ] && { rate=(--rate "$2"); shift 2; }
+[ $# -eq 9 ] || fail "usage: exp-run.sh [--rate R] PREFIX \"MASTER_ARGS\" SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA"
+prefix=$1 margs=$2
+shift 2
+need_built
+mkdir -p "$(dirname "$prefix")"
+
+port=$(free_port)
+# shellcheck disable=SC2086 # the master's arguments are words
+start_master "$port" "$prefix.log" --quiet $margs
+# shellcheck disable=SC2046
+"$BENCH" 127.0.0.1 "$port" "$@" --quiet --csv "$prefix.csv" "${rate[@]}" \
+	$(bench_policy $margs) >"$prefix.txt" 2>&1 &
+bench_pid=$!
+sample_status "$port" "$prefix.status.csv" "$bench_pid" &
+sampler_pid=$!
+wait "$bench_pid"
+rc=$?
+wait "$sampler_pid"
+stop_master "$MASTER_PID" 60
+bench_summary "$prefix.txt"
+[ $rc -eq 0 ] || say "$prefix: bench exited $rc (wrong or missing answers: see $prefix.txt)" >&2
+exit $((rc != 0))
