@@ -40,7 +40,8 @@ static double measure(const struct kernel *k, uint64_t n)
 
 	sha256_le64(RANGE_START - 1, digest);
 	t = now();
-	if (k->search(digest, RANGE_START, RANGE_START + n - 1, &found))
+	if (k->search(digest, RANGE_START, RANGE_START + n - 1, &found,
+		      NULL))
 		fprintf(stderr, "kernel %s: false match %#llx\n", k->name,
 			(unsigned long long)found);
 	return n / (now() - t);

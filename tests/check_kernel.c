@@ -3,15 +3,19 @@
  * wrong: the answer at the edges of a block or of the range, ranges that are
  * not a whole number of blocks, ranges across a 2^32 boundary (where message
  * word W1 changes), the top of the 64-bit space, and long searches that must
- * find nothing. Kernels the CPU lacks are named on stderr and skipped. */
+ * find nothing; and the stop flag: set before the call, set by another
+ * thread during a search, or never set. Kernels the CPU lacks are named on
+ * stderr and skipped. */
 #include "proto/proto.h"
 #include "tests/check_run.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_KERNELS 16
 
@@ -37,22 +41,27 @@ static uint64_t rnd(void)
 	return rng_state;
 }
 
-/* Search [lo, hi] for the digest of answer with kernel k; check the result
- * is answer when it lies in the range and "nothing" when it does not. */
+/* Search [lo, hi] for the digest of answer with kernel k, once without a
+ * stop flag and once with a flag that stays clear; check the result is
+ * answer when it lies in the range and "nothing" when it does not. */
 static void expect(const struct kernel *k, uint64_t lo, uint64_t hi,
 		   uint64_t answer)
 {
 	uint8_t digest[32];
-	uint64_t found = 0x5a5a5a5a;
+	uint32_t clear = 0;
 	int inside = lo <= answer && answer <= hi;
 
 	proto_digest(answer, digest);
-	int r = k->search(digest, lo, hi, &found);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t found = 0x5a5a5a5a;
+		int r = k->search(digest, lo, hi, &found, pass ? &clear : NULL);
 
-	ck_assert_msg(r == inside && (!r || found == answer),
-		      "kernel %s, [%#llx, %#llx], answer %#llx: got %d, %#llx",
-		      k->name, (unsigned long long)lo, (unsigned long long)hi,
-		      (unsigned long long)answer, r, (unsigned long long)found);
+		ck_assert_msg(r == inside && (!r || found == answer),
+			      "kernel %s, [%#llx, %#llx], answer %#llx, stop %s: "
+			      "got %d, %#llx", k->name, (unsigned long long)lo,
+			      (unsigned long long)hi, (unsigned long long)answer,
+			      pass ? "clear" : "NULL", r, (unsigned long long)found);
+	}
 }
 
 START_TEST(random_ranges)
@@ -211,8 +220,8 @@ START_TEST(near_miss_is_rejected)
 	ck_assert_uint_eq(late[0], a[57]); /* the construction is right */
 	ck_assert_uint_eq(late[1], a[58]);
 	ck_assert(memcmp(digest, real, 32) != 0);
-	ck_assert_int_eq(k->search(digest, y - 50, y + 50, &found), 0);
-	ck_assert_int_eq(k->search(digest, y, y, &found), 0);
+	ck_assert_int_eq(k->search(digest, y - 50, y + 50, &found, NULL), 0);
+	ck_assert_int_eq(k->search(digest, y, y, &found, NULL), 0);
 }
 END_TEST
 
@@ -226,7 +235,104 @@ START_TEST(long_search_finds_nothing)
 	uint8_t digest[32];
 
 	proto_digest(lo - 1, digest);
-	ck_assert_int_eq(k->search(digest, lo, lo + n - 1, &found), 0);
+	ck_assert_int_eq(k->search(digest, lo, lo + n - 1, &found, NULL), 0);
+}
+END_TEST
+
+/* A stop set before the call hashes nothing, even when the answer is lo:
+ * KERNEL_STOPPED with *found = lo. */
+START_TEST(stop_before_the_call)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t los[] = { 0, 0x7777777777, 0xffffffff, TOP - 5, TOP };
+	uint32_t stop = 1;
+	uint8_t digest[32];
+
+	for (size_t n = 0; n < sizeof los / sizeof los[0]; n++) {
+		uint64_t lo = los[n], hi = lo + (lo > TOP - 1000 ? TOP - lo : 1000);
+		uint64_t found = 0x5a5a5a5a;
+
+		proto_digest(lo, digest);
+		ck_assert_int_eq(k->search(digest, lo, hi, &found, &stop),
+				 KERNEL_STOPPED);
+		ck_assert_uint_eq(found, lo);
+	}
+}
+END_TEST
+
+struct stopper {
+	pthread_t thread;
+	uint32_t flag;
+};
+
+static void *stop_later(void *arg)
+{
+	struct stopper *s = arg;
+	struct timespec ms = { 0, 1000000 };
+
+	nanosleep(&ms, NULL);
+	__atomic_store_n(&s->flag, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* Search [lo, hi] for digest while another thread sets the flag after a
+ * millisecond. */
+static int search_stopped(const struct kernel *k, const uint8_t digest[32],
+			  uint64_t lo, uint64_t hi, uint64_t *found)
+{
+	struct stopper s = { .flag = 0 };
+	int r;
+
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, stop_later, &s), 0);
+	r = k->search(digest, lo, hi, found, &s.flag);
+	pthread_join(s.thread, NULL);
+	return r;
+}
+
+/* A search of 2^40 values (hours) without the answer returns soon after
+ * the flag is set (else the test times out), inside the range. */
+START_TEST(stop_ends_a_long_search)
+{
+	const struct kernel *k = kernels[_i];
+	uint64_t lo = 0xfeedface00000000 - 12345, hi = lo + (1ull << 40), found;
+	uint8_t digest[32];
+
+	proto_digest(lo - 1, digest);
+	ck_assert_int_eq(search_stopped(k, digest, lo, hi, &found), KERNEL_STOPPED);
+	ck_assert_uint_ge(found, lo);
+	ck_assert_uint_le(found, hi);
+}
+END_TEST
+
+/* The answer at distances from lo that the kernel reaches before the stop
+ * (the nearer ones) or does not (the farther ones): either it found the
+ * answer, or it stopped at or before it, so nothing it claims to have
+ * hashed held the answer, and resuming from *found finds it. (2^22 values
+ * are over a millisecond for any kernel but the emulated one: 2^13 there.) */
+START_TEST(stop_never_skips_the_answer)
+{
+	const struct kernel *k = kernels[_i];
+	int max_bits = k == EMULATED ? 13 : 22;
+
+	for (int bits = 4; bits <= max_bits; bits += 3) {
+		uint64_t lo = 0x5eed00000000 + 1000 * (uint64_t)bits + 3;
+		uint64_t answer = lo + (1ull << bits) - 1, found = 0, again = 0;
+		uint8_t digest[32];
+		int r;
+
+		proto_digest(answer, digest);
+		r = search_stopped(k, digest, lo, lo + (1ull << 40), &found);
+		if (r == KERNEL_FOUND) {
+			ck_assert_uint_eq(found, answer);
+			continue;
+		}
+		ck_assert_int_eq(r, KERNEL_STOPPED);
+		ck_assert_uint_ge(found, lo);
+		ck_assert_uint_le(found, answer);
+		ck_assert_int_eq(k->search(digest, found, answer, &again, NULL),
+				 KERNEL_FOUND);
+		ck_assert_uint_eq(again, answer);
+	}
 }
 END_TEST
 
@@ -313,6 +419,9 @@ static Suite *kernel_suite(void)
 	tcase_add_loop_test(search, top_and_bottom, 0, n);
 	tcase_add_loop_test(search, near_miss_is_rejected, 0, n);
 	tcase_add_loop_test(search, long_search_finds_nothing, 0, n);
+	tcase_add_loop_test(search, stop_before_the_call, 0, n);
+	tcase_add_loop_test(search, stop_ends_a_long_search, 0, n);
+	tcase_add_loop_test(search, stop_never_skips_the_answer, 0, n);
 	tcase_add_test(other, reference_matches_openssl);
 	tcase_add_test(other, last_rounds_undone_from_the_digest);
 	tcase_add_test(other, find_by_name);

@@ -7,10 +7,22 @@
 #include <stdint.h>
 #include <stddef.h>
 
+/* What a search returns. */
+enum {
+	KERNEL_STOPPED = -1, /* *stop was seen set: [lo, *found) held no match */
+	KERNEL_NONE = 0,     /* no value in [lo, hi] matches */
+	KERNEL_FOUND = 1,    /* *found is the lowest match in [lo, hi] */
+};
+
 /* Search [lo, hi] (inclusive, any values, hi may be 2^64-1) for digest.
- * Returns 1 and stores the matching value in *found, or 0 if none matches. */
+ * Between blocks of lanes, often enough that a stop takes effect within
+ * about 20 us of hashing, the kernel reads *stop (stop may be NULL: never
+ * stop); once it is non-zero, the search returns KERNEL_STOPPED with *found
+ * the first value not hashed, lo <= *found <= hi. A stop set before the call
+ * hashes nothing: *found = lo. */
 typedef int (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
-				uint64_t hi, uint64_t *found);
+				uint64_t hi, uint64_t *found,
+				const uint32_t *stop);
 
 struct kernel {
 	const char *name;      /* "shani", "avx512", "avx2", "portable", "openssl" */
@@ -25,6 +37,12 @@ const struct kernel *kernel_find(const char *name);
 
 /* A supported() for kernels that run on any CPU. */
 int kernel_always(void);
+
+/* How a kernel reads the stop flag: relaxed, as it only says "soon". */
+static inline int kernel_stopped(const uint32_t *stop)
+{
+	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
+}
 
 /* Every compiled-in kernel, best first; *n receives the count. */
 const struct kernel *const *kernel_all(size_t *n);

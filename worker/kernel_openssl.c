@@ -7,19 +7,25 @@
 
 #include "proto/proto.h"
 
+#define STOP_VALUES 256 /* values between two reads of the stop flag: ~14 us */
+
 static int search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		  uint64_t *found)
+		  uint64_t *found, const uint32_t *stop)
 {
 	uint8_t out[32];
 
 	for (uint64_t x = lo;; x++) {
+		if ((x - lo) % STOP_VALUES == 0 && kernel_stopped(stop)) {
+			*found = x;
+			return KERNEL_STOPPED;
+		}
 		proto_digest(x, out);
 		if (memcmp(out, digest, 32) == 0) {
 			*found = x;
-			return 1;
+			return KERNEL_FOUND;
 		}
 		if (x == hi)
-			return 0;
+			return KERNEL_NONE;
 	}
 }
 

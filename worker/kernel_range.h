@@ -4,6 +4,12 @@
  * block reports with the scalar reference, so the lowest match wins and a
  * partial compare's false candidates cost only time.
  *
+ * The stop flag is read before every STOP_BLOCKS blocks: counted in blocks,
+ * not values, because the kernels differ less in time per block than per
+ * value. On Zen 5 a block takes 0.06 us (SHA-NI, 4 values) to 0.27 us
+ * (AVX2, 8), so a stop takes effect within 4-17 us, and one load per 64
+ * blocks costs nothing measurable.
+ *
  * The includer defines, before including this file:
  *   LANES              values per block (at most 32)
  *   struct plan        what one segment shares
@@ -17,7 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kernel.h"
 #include "sha256_ref.h"
+
+#define STOP_BLOCKS 64 /* blocks between two reads of the stop flag */
 
 /* Check the candidates of the block at x in order, none past last. */
 static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,
@@ -40,37 +49,46 @@ static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,
 /* Search [first, last], which lies inside one 2^32-aligned block. The last
  * block may run past last (and wrap in the low half): confirm() stops. */
 static int search_segment(const struct plan *p, const uint8_t digest[32],
-			  uint64_t first, uint64_t last, uint64_t *found)
+			  uint64_t first, uint64_t last, uint64_t *found,
+			  const uint32_t *stop)
 {
-	for (uint64_t x = first;; x += LANES) {
-		uint32_t mask = block_candidates(p, (uint32_t)x);
+	for (uint64_t x = first;;) {
+		if (kernel_stopped(stop)) {
+			*found = x;
+			return KERNEL_STOPPED;
+		}
+		for (int n = 0; n < STOP_BLOCKS; n++, x += LANES) {
+			uint32_t mask = block_candidates(p, (uint32_t)x);
 
-		if (mask && confirm(digest, x, last, mask, found))
-			return 1;
-		if (last - x < LANES)
-			return 0;
+			if (mask && confirm(digest, x, last, mask, found))
+				return KERNEL_FOUND;
+			if (last - x < LANES)
+				return KERNEL_NONE;
+		}
 	}
 }
 
 /* The kernel_search_fn. An empty range (lo > hi) finds nothing. */
 static int range_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-			uint64_t *found)
+			uint64_t *found, const uint32_t *stop)
 {
 	struct plan plan;
 
 	for (uint64_t first = lo; first <= hi;) {
 		uint64_t last = first | 0xffffffff;
+		int r;
 
 		if (last > hi)
 			last = hi;
 		plan_init(&plan, digest, first);
-		if (search_segment(&plan, digest, first, last, found))
-			return 1;
+		r = search_segment(&plan, digest, first, last, found, stop);
+		if (r != KERNEL_NONE)
+			return r;
 		if (last == hi)
 			break;
 		first = last + 1;
 	}
-	return 0;
+	return KERNEL_NONE;
 }
 
 #endif

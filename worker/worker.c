@@ -85,14 +85,15 @@ int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 		}
 		__atomic_store_n(&s->state, SLOT_HASHING, __ATOMIC_RELAXED);
 		t0 = clock_ns();
-		found = k->search(l.digest, l.lo, l.hi, &x);
+		found = k->search(l.digest, l.lo, l.hi, &x, NULL);
 		t0 = clock_ns() - t0;
-		hashed = (found ? x : l.hi) - l.lo + 1;
+		/* On a stop (no flag yet), x is the first value not hashed. */
+		hashed = (found == KERNEL_STOPPED ? x - 1 : found ? x : l.hi) - l.lo + 1;
 		__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 		if (t0)
 			s->rate = (uint64_t)((unsigned __int128)hashed * 1000000000u / t0);
 		chunk = next_chunk(chunk, hashed, t0);
-		if (ring_finish(r, slot, found, x))
+		if (ring_finish(r, slot, found == KERNEL_FOUND, x))
 			notify(notify_fd);
 	}
 	__atomic_store_n(&s->state, SLOT_RETIRING, __ATOMIC_RELAXED);
