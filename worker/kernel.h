@@ -26,7 +26,7 @@ typedef int (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
 				const uint32_t *stop);
 
 struct kernel {
-	const char *name;      /* "shani", "avx512", "avx2", "portable", "openssl" */
+	const char *name;      /* as --kernel takes it: "avx512", "openssl"... */
 	unsigned lanes;        /* values hashed side by side */
 	int (*supported)(void); /* 1 when this CPU can run it */
 	kernel_search_fn search;
