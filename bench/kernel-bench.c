@@ -6,6 +6,8 @@
  * rounds (openssl first, then the others), each round timing every kernel
  * once, and the table keeps each kernel's best round.
  *
+ * Last, what --kernel auto measures at start and picks (kernel_calibrate).
+ *
  *   ./kernel-bench [--seconds S] [--kernel NAME]   (S per kernel, default 1) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,5 +121,11 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		printf("%-9s %5u %12.2f %10.2f\n", e[i].k->name, e[i].k->lanes,
 		       e[i].best / 1e6, e[i].best / e[0].best);
+	if (!only) {
+		char line[256];
+
+		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
+		printf("kernel auto: %s\n", line);
+	}
 	return 0;
 }

@@ -369,21 +369,43 @@ START_TEST(last_rounds_undone_from_the_digest)
 }
 END_TEST
 
+/* The rate of k in c, or -1 when c does not list it. */
+static double rate_of(const struct kernel_calibration *c, const struct kernel *k)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rates[i].kernel == k)
+			return c->rates[i].hashes_per_s;
+	return -1;
+}
+
+/* auto is the fastest kernel of the calibration, which lists every
+ * supported kernel (the emulated one is not compiled-in) with a rate. */
 START_TEST(find_by_name)
 {
 	const struct kernel *best = kernel_find("auto");
+	const struct kernel_calibration *c = kernel_calibrate();
+	char line[256];
 
 	ck_assert_ptr_nonnull(best);
 	ck_assert(best->supported());
-	ck_assert_ptr_eq(best, kernels[0]);
+	ck_assert_ptr_eq(kernel_calibrate(), c); /* once per process */
+	ck_assert_ptr_eq(c->best, best);
+	ck_assert_uint_eq(c->n, nkernels - (EMULATED != NULL));
+	for (size_t n = 0; n < nkernels; n++) {
+		if (kernels[n] == EMULATED)
+			continue;
+		ck_assert_ptr_eq(kernel_find(kernels[n]->name), kernels[n]);
+		ck_assert_double_gt(rate_of(c, kernels[n]), 0);
+		ck_assert_double_le(rate_of(c, kernels[n]), rate_of(c, best));
+	}
 	ck_assert_ptr_null(kernel_find("nonsense"));
-	for (size_t n = 0; n < nkernels; n++)
-		if (kernels[n] != EMULATED)
-			ck_assert_ptr_eq(kernel_find(kernels[n]->name), kernels[n]);
+	kernel_calibration_line(c, line, sizeof line);
+	ck_assert_msg(strstr(line, " M hashes/s, measured in ") &&
+		      strcmp(strrchr(line, ' ') + 1, best->name) == 0, "%s", line);
 }
 END_TEST
 
-/* The supported kernels, best first; the others are named on stderr. Last,
+/* The supported kernels; the others are named on stderr. Last,
  * the AVX-512 kernel's logic on emulated intrinsics (tests/avx512_emulated.c),
  * which runs on any CPU. */
 static void list_kernels(void)

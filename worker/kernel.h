@@ -1,6 +1,7 @@
 /* SHA-256 search kernels: find x in [lo, hi] with SHA256(le64(x)) == digest.
  * One implementation per instruction set, each in its own file compiled with
- * only its own -m flags; kernel_find() picks the best the CPU supports once. */
+ * only its own -m flags; kernel_find("auto") times the ones the CPU supports,
+ * once per process, and picks the fastest. */
 #ifndef REVHASH_KERNEL_H
 #define REVHASH_KERNEL_H
 
@@ -25,15 +26,42 @@ typedef int (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
 				const uint32_t *stop);
 
 struct kernel {
-	const char *name;      /* "shani", "avx512", "avx2", "portable", "openssl" */
+	const char *name;      /* as --kernel takes it: "avx512", "openssl"... */
 	unsigned lanes;        /* values hashed side by side */
 	int (*supported)(void); /* 1 when this CPU can run it */
 	kernel_search_fn search;
 };
 
-/* The kernel named name ("auto" = best supported), or NULL when the name is
- * unknown or the CPU cannot run it. */
+/* The kernel named name, or NULL when the name is unknown or the CPU cannot
+ * run it. "auto" is the fastest supported kernel as kernel_calibrate()
+ * measured it (calibrating first if no one has). */
 const struct kernel *kernel_find(const char *name);
+
+#define KERNEL_MAX 8 /* compiled-in kernels, at most */
+
+/* One kernel's speed on this CPU. */
+struct kernel_rate {
+	const struct kernel *kernel;
+	double hashes_per_s;   /* on one core, the best of the rounds */
+};
+
+/* What the calibration measured. */
+struct kernel_calibration {
+	struct kernel_rate rates[KERNEL_MAX]; /* the supported kernels, in
+					       * kernel_all() order */
+	size_t n;
+	const struct kernel *best;  /* the highest rate */
+	uint64_t ns;                /* how long the calibration took */
+};
+
+/* Time every supported kernel (about 30 ms, once per process: later calls,
+ * from any thread, return the same result). */
+const struct kernel_calibration *kernel_calibrate(void);
+
+/* Write c into buf as "avx512 89.1, ..., openssl 17.9 M hashes/s, measured
+ * in 31 ms: avx512" (truncated to size). */
+void kernel_calibration_line(const struct kernel_calibration *c, char *buf,
+			     size_t size);
 
 /* A supported() for kernels that run on any CPU. */
 int kernel_always(void);
@@ -44,7 +72,8 @@ static inline int kernel_stopped(const uint32_t *stop)
 	return stop && __atomic_load_n(stop, __ATOMIC_RELAXED);
 }
 
-/* Every compiled-in kernel, best first; *n receives the count. */
+/* Every compiled-in kernel, supported or not, in a fixed order (openssl
+ * last); *n receives the count. */
 const struct kernel *const *kernel_all(size_t *n);
 
 #endif

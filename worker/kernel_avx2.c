@@ -27,6 +27,11 @@ typedef __m256i vec;
 
 #include "kernel_lanes.h"
 
+#define PLAN struct lanes_plan
+#define PLAN_INIT lanes_plan_init
+#define BLOCK_CANDIDATES lanes_candidates
+#include "kernel_range.h"
+
 /* Plain CPU-feature tests only: this runs on CPUs without AVX2. */
 static int supported(void)
 {

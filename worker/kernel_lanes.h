@@ -16,8 +16,7 @@
  * full check (one false candidate per 2^32).
  *
  * The includer defines, before including this file:
- *   vec              a vector of LANES uint32_t
- *   LANES            lanes in a vec (at most 32)
+ *   vec              a vector of uint32_t lanes (at most 32)
  *   v_set1(x)        every lane = x
  *   v_index()        lane i = i
  *   v_add(a, b)      lane-wise a + b
@@ -28,7 +27,8 @@
  *   v_shr(x, n)      shift right by the constant n
  *   v_bswap(x)       swap the bytes of each lane
  *   v_eq_mask(x, s)  a bitmask with bit i set when lane i of x equals s
- * and gets range_search() (kernel_range.h), a kernel_search_fn. */
+ * and gets struct lanes_plan, lanes_plan_init() and lanes_candidates(), the
+ * plan and blocks that kernel_range.h walks over a range. */
 #ifndef REVHASH_KERNEL_LANES_H
 #define REVHASH_KERNEL_LANES_H
 
@@ -39,7 +39,7 @@
 #include "sha256_ref.h"
 
 /* What one segment (fixed W1, hence fixed high half of x) shares. */
-struct plan {
+struct lanes_plan {
 	uint32_t state1[8]; /* the state after round 0, less W0 in a and e */
 	uint32_t kw[16];    /* K[t] + W[t] for the rounds 1..15 */
 	uint32_t c16;       /* W16 = W0 + c16 */
@@ -64,8 +64,8 @@ static inline uint32_t ssig1(uint32_t x)
 }
 
 /* Fill the plan for the segment that holds x. */
-static void plan_init(struct plan *p, const uint8_t digest[32],
-		      uint64_t x)
+static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
+			    uint64_t x)
 {
 	const uint32_t *s = sha256_iv;
 	uint32_t w[16] = { [2] = 0x80000000, [15] = 64 };
@@ -128,7 +128,7 @@ static void plan_init(struct plan *p, const uint8_t digest[32],
 	 KW_W(t))
 
 /* W16..W31 with every zero term of the padding left out. */
-static inline void schedule16(const struct plan *p, vec w0, vec w[57])
+static inline void schedule16(const struct lanes_plan *p, vec w0, vec w[57])
 {
 	w[16] = v_add(w0, v_set1(p->c16));
 	w[17] = v_set1(p->w17);
@@ -149,9 +149,9 @@ static inline void schedule16(const struct plan *p, vec w0, vec w[57])
 		      v_add(SSIG0(w[16]), v_set1(64)));
 }
 
-/* The a after 57 rounds of the LANES messages whose first words are w0.
- * Fully unrolled; the compiler drops the e that the last round makes. */
-static inline vec rounds_to_57(const struct plan *p, vec w0)
+/* The a after 57 rounds of the messages (one a lane) whose first words are
+ * w0. Fully unrolled; the compiler drops the e that the last round makes. */
+static inline vec rounds_to_57(const struct lanes_plan *p, vec w0)
 {
 	/* The names start rotated by one: round 0 is in the plan. */
 	const uint32_t *s = p->state1;
@@ -179,14 +179,12 @@ static inline vec rounds_to_57(const struct plan *p, vec w0)
 }
 
 /* Bit i set when x32 + i, in the low half of x, may be the answer. */
-static inline uint32_t block_candidates(const struct plan *p,
+static inline uint32_t lanes_candidates(const struct lanes_plan *p,
 					uint32_t x32)
 {
 	vec w0 = v_bswap(v_add(v_set1(x32), v_index()));
 
 	return v_eq_mask(rounds_to_57(p, w0), p->target);
 }
-
-#include "kernel_range.h"
 
 #endif

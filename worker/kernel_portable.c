@@ -33,4 +33,9 @@ static inline uint32_t v_eq_mask(vec x, uint32_t s)
 
 #include "kernel_lanes.h"
 
+#define PLAN struct lanes_plan
+#define PLAN_INIT lanes_plan_init
+#define BLOCK_CANDIDATES lanes_candidates
+#include "kernel_range.h"
+
 const struct kernel kernel_portable = { "portable", LANES, kernel_always, range_search };

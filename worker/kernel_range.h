@@ -11,11 +11,11 @@
  * blocks costs nothing measurable.
  *
  * The includer defines, before including this file:
- *   LANES              values per block (at most 32)
- *   struct plan        what one segment shares
- *   plan_init(p, digest, x)      fill the plan of the segment holding x
- *   block_candidates(p, x32)     bit i set when the value with low half
- *                                x32 + i (mod 2^32) may match
+ *   LANES                       values per block (at most 32)
+ *   PLAN                        the type of what one segment shares
+ *   PLAN_INIT(p, digest, x)     fill the plan of the segment holding x
+ *   BLOCK_CANDIDATES(p, x32)    bit i set when the value with low half
+ *                               x32 + i (mod 2^32) may match
  * and gets static int range_search(), a kernel_search_fn. */
 #ifndef REVHASH_KERNEL_RANGE_H
 #define REVHASH_KERNEL_RANGE_H
@@ -48,7 +48,7 @@ static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,
 
 /* Search [first, last], which lies inside one 2^32-aligned block. The last
  * block may run past last (and wrap in the low half): confirm() stops. */
-static int search_segment(const struct plan *p, const uint8_t digest[32],
+static int search_segment(const PLAN *p, const uint8_t digest[32],
 			  uint64_t first, uint64_t last, uint64_t *found,
 			  const uint32_t *stop)
 {
@@ -58,7 +58,7 @@ static int search_segment(const struct plan *p, const uint8_t digest[32],
 			return KERNEL_STOPPED;
 		}
 		for (int n = 0; n < STOP_BLOCKS; n++, x += LANES) {
-			uint32_t mask = block_candidates(p, (uint32_t)x);
+			uint32_t mask = BLOCK_CANDIDATES(p, (uint32_t)x);
 
 			if (mask && confirm(digest, x, last, mask, found))
 				return KERNEL_FOUND;
@@ -72,7 +72,7 @@ static int search_segment(const struct plan *p, const uint8_t digest[32],
 static int range_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 			uint64_t *found, const uint32_t *stop)
 {
-	struct plan plan;
+	PLAN plan;
 
 	for (uint64_t first = lo; first <= hi;) {
 		uint64_t last = first | 0xffffffff;
@@ -80,7 +80,7 @@ static int range_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 
 		if (last > hi)
 			last = hi;
-		plan_init(&plan, digest, first);
+		PLAN_INIT(&plan, digest, first);
 		r = search_segment(&plan, digest, first, last, found, stop);
 		if (r != KERNEL_NONE)
 			return r;
