@@ -226,6 +226,12 @@ int server_init(struct server *s, const struct options *o)
 			  o->kernel);
 		return -EINVAL;
 	}
+	if (strcmp(o->kernel, "auto") == 0) {
+		char line[256];
+
+		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
+		log_info("kernel auto: %s", line);
+	}
 	net_raise_nofile();
 	net_reserve_init();
 	if ((rc = start(s, o)) < 0) {
