@@ -121,14 +121,13 @@ static int recv_all(int fd, uint8_t *buf, size_t len)
 	return 0;
 }
 
-/* One request on its own connection. *begin and *end bracket the
- * latency even on failure, so a failed request still has a time. */
-int client_exchange(struct target *t, const struct wl_request *q,
-		    uint64_t *reply, int64_t *begin, int64_t *end)
+/* Connect and send q; *begin is when latency starts. fd or -errno. */
+static int send_request(struct target *t, const struct wl_request *q,
+			int64_t *begin)
 {
 	struct proto_request pr = { .start = q->start, .end = q->end,
 				    .priority = q->priority };
-	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
+	uint8_t req[PROTO_REQUEST_LEN];
 	int fd, err;
 
 	memcpy(pr.digest, q->digest, sizeof pr.digest);
@@ -136,13 +135,35 @@ int client_exchange(struct target *t, const struct wl_request *q,
 	fd = target_connect(t, begin);
 	if (!*begin)
 		*begin = (int64_t)clock_ns();
+	if (fd < 0)
+		return fd;
+	if ((err = send_all(fd, req, sizeof req)) < 0) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int client_send(struct target *t, const struct wl_request *q)
+{
+	int64_t begin;
+
+	return send_request(t, q, &begin);
+}
+
+/* One request on its own connection. *begin and *end bracket the
+ * latency even on failure, so a failed request still has a time. */
+int client_exchange(struct target *t, const struct wl_request *q,
+		    uint64_t *reply, int64_t *begin, int64_t *end)
+{
+	uint8_t rep[PROTO_REPLY_LEN];
+	int fd = send_request(t, q, begin), err;
+
 	if (fd < 0) {
 		*end = (int64_t)clock_ns();
 		return fd;
 	}
-	err = send_all(fd, req, sizeof req);
-	if (!err)
-		err = recv_all(fd, rep, sizeof rep);
+	err = recv_all(fd, rep, sizeof rep);
 	*end = (int64_t)clock_ns();
 	close(fd);
 	if (!err)

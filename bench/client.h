@@ -27,6 +27,9 @@ void client_free(struct target *t);
  * *end bracket the latency (monotonic ns) even when it fails. */
 int client_exchange(struct target *t, const struct wl_request *q,
 		    uint64_t *reply, int64_t *begin, int64_t *end);
+/* Connect and send q without waiting for the reply: the descriptor, or
+ * -errno. */
+int client_send(struct target *t, const struct wl_request *q);
 /* Raise the descriptor limit to the hard limit: one socket per request in
  * flight, or an overloaded server would look like lost replies. */
 void client_raise_fd_limit(void);

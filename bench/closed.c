@@ -11,6 +11,7 @@
  * once before the clock starts: each timed request is a cache hit. Every
  * reply is checked; latencies are kept whole, for exact percentiles. */
 #include "bench/closed.h"
+#include "bench/hold.h"
 #include "bench/stats.h"
 #include "proto/proto.h"
 
@@ -315,6 +316,7 @@ int closed_run(struct target *t, const struct closed_params *p)
 			  .lock = PTHREAD_MUTEX_INITIALIZER,
 			  .start = PTHREAD_COND_INITIALIZER };
 	struct thread *th = calloc(p->concurrency, sizeof *th);
+	struct hold held = { 0 };
 	size_t started = 0;
 	int64_t t0 = 0;
 	int status;
@@ -330,6 +332,14 @@ int closed_run(struct target *t, const struct closed_params *p)
 	}
 	if ((status = prepare(&l, th)))
 		goto out;
+	if (p->hold) {
+		if (hold_open(&held, t, p->hold) < 0) {
+			status = 2;
+			goto out;
+		}
+		printf("holding %" PRIu64 " searches that never end\n", p->hold);
+		fflush(stdout);
+	}
 	if (start_threads(th, p->concurrency, &started) == 0) {
 		t0 = (int64_t)clock_ns();
 		l.deadline = t0 + (int64_t)p->duration_ms * 1000000;
@@ -340,6 +350,7 @@ int closed_run(struct target *t, const struct closed_params *p)
 	status = started < p->concurrency ? 2 :
 		 report(th, p, (int64_t)clock_ns() - t0);
 out:
+	hold_close(&held);
 	for (uint64_t k = 0; k < p->concurrency; k++)
 		free(th[k].lat);
 	free(th);

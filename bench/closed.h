@@ -14,6 +14,7 @@ struct closed_params {
 	uint64_t difficulty;  /* end = start + difficulty, as the client */
 	uint8_t priority;     /* of every request, 1..16 */
 	int cached;           /* every thread sends one primed request */
+	uint64_t hold;        /* searches held open meanwhile (bench/hold.h) */
 };
 
 /* Run the closed loop on t and print its report. Returns the exit status:

@@ -18,13 +18,14 @@
 
 #define MAX_CONCURRENCY 10000 /* closed-loop threads */
 #define MAX_WORKERS 64        /* as the master */
+#define MAX_HOLD 1000000      /* held searches, a descriptor each */
 
 static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
 	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
-	"           [--difficulty D] [--cached] [--priority P]\n"
+	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
 	"loop) and compares the score with an ideal server's: one following the\n"
@@ -35,7 +36,9 @@ static const char usage[] =
 	"as wrk), and prints requests/s, errors and latency percentiles:\n"
 	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
 	"  --cached        one request, answered once before the clock starts\n"
-	"  --priority P    of every request, 1 .. 16 (default 1)\n";
+	"  --priority P    of every request, 1 .. 16 (default 1)\n"
+	"  --hold N        meanwhile hold N searches that never end (priority 1,\n"
+	"                  a 2^60 range each): a full queue, or a job-table flood\n";
 
 unsigned bench_cpus(void)
 {
@@ -136,6 +139,8 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'k':
 		cl->cached = 1;
 		return CLOSED;
+	case 'H':
+		return parse_u64(arg, 1, MAX_HOLD, &cl->hold) ? -EINVAL : CLOSED;
 	case 'p':
 		if (parse_u64(arg, PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX, &prio))
 			return -EINVAL;
@@ -160,6 +165,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "difficulty", required_argument, NULL, 'D' },
 		{ "cached", no_argument, NULL, 'k' },
+		{ "hold", required_argument, NULL, 'H' },
 		{ "priority", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};

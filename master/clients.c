@@ -27,23 +27,28 @@ void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 	cl->timeout_ms = timeout_ms;
 }
 
-static int watch(struct clients *cl, struct conn *c, int op, uint32_t events)
+/* Watch c for events (none but errors and hang-ups when 0). A connection
+ * joins the epoll set only when it has to wait for something. */
+static int watch(struct clients *cl, struct conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = &c->src };
+	int op = c->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (epoll_ctl(cl->epfd, op, c->src.fd, &ev) < 0) {
 		log_error("epoll_ctl(%d): %s", c->src.fd, strerror(errno));
 		return -errno;
 	}
+	c->watched = 1;
 	return 0;
 }
 
+/* Closing the descriptor takes it out of the epoll set too: no worker holds
+ * a copy of it (they close what they inherit). */
 static void close_conn(struct clients *cl, struct conn *c)
 {
 	if (c->src.fd < 0)
 		return;
 	conn_list_remove(c);
-	epoll_ctl(cl->epfd, EPOLL_CTL_DEL, c->src.fd, NULL);
 	close(c->src.fd);
 	c->src.fd = -1;
 	cl->open--;
@@ -71,7 +76,9 @@ static void turned_away(struct clients *cl)
 	}
 }
 
-static void add(struct clients *cl, int fd)
+/* A new connection: read its request right away (it often came with the
+ * connection), else wait for it. */
+static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 {
 	struct conn *c = calloc(1, sizeof *c);
 
@@ -84,21 +91,41 @@ static void add(struct clients *cl, int fd)
 	c->src.kind = SRC_CONN;
 	c->accept_ns = clock_ns();
 	c->since_ms = c->accept_ns / 1000000u;
-	conn_peer(c);
-	if (watch(cl, c, EPOLL_CTL_ADD, EPOLLIN) < 0) {
-		close(fd);
-		free(c);
-		return;
-	}
+	conn_peer(c, peer);
 	cl->open++;
 	cl->stats->accepted++;
 	conn_list_push(&cl->timed, c);
+	switch (conn_read(c)) {
+	case CONN_DONE:
+		conn_list_remove(c);
+		c->request_ns = clock_ns();
+		cl->stats->requests++;
+		conn_list_push(&cl->ready, c);
+		break;
+	case CONN_MORE:
+		if (watch(cl, c, EPOLLIN) < 0)
+			clients_drop(cl, c);
+		break;
+	default:
+		clients_drop(cl, c);
+	}
+}
+
+struct conn *clients_ready(struct clients *cl)
+{
+	struct conn *c = cl->ready.head;
+
+	if (c)
+		conn_list_remove(c);
+	return c;
 }
 
 int clients_accept(struct clients *cl, int listen_fd)
 {
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
-		int fd, rc = net_accept(listen_fd, &fd);
+		struct sockaddr_storage peer;
+		socklen_t len;
+		int fd, rc = net_accept(listen_fd, &fd, &peer, &len);
 
 		if (rc == -EAGAIN)
 			return 0;
@@ -111,7 +138,7 @@ int clients_accept(struct clients *cl, int listen_fd)
 				log_warn("accept: %s", strerror(-rc));
 			continue;
 		}
-		add(cl, fd);
+		add(cl, fd, (const struct sockaddr *)&peer);
 	}
 	return 0;
 }
@@ -122,7 +149,7 @@ static void answered(struct clients *cl, struct conn *c)
 {
 	cl->stats->answered++;
 	if (!conn_unread(c) || shutdown(c->src.fd, SHUT_WR) < 0 ||
-	    watch(cl, c, EPOLL_CTL_MOD, EPOLLIN) < 0) {
+	    watch(cl, c, EPOLLIN) < 0) {
 		close_conn(cl, c);
 		return;
 	}
@@ -143,7 +170,7 @@ static void flush(struct clients *cl, struct conn *c)
 		if (c->list != &cl->timed) {
 			c->since_ms = clock_ms();
 			conn_list_push(&cl->timed, c);
-			watch(cl, c, EPOLL_CTL_MOD, EPOLLOUT);
+			watch(cl, c, EPOLLOUT);
 		}
 		break;
 	default:
@@ -163,7 +190,7 @@ void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
 void clients_wait(struct clients *cl, struct conn *c)
 {
 	c->state = CONN_WAITING;
-	watch(cl, c, EPOLL_CTL_MOD, 0); /* errors and hang-ups only */
+	watch(cl, c, 0); /* errors and hang-ups only */
 }
 
 enum client_news clients_event(struct clients *cl, struct conn *c,

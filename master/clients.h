@@ -26,6 +26,7 @@ struct clients {
 	struct conn_list timed;      /* reading or writing, oldest first */
 	struct conn_list lingering;  /* answered, draining what they still send */
 	struct conn_list graveyard;  /* closed in this batch */
+	struct conn_list ready;      /* whole requests read at accept */
 	uint64_t open;               /* connections open */
 	uint64_t emfile_ms, emfile_count; /* out-of-descriptors log throttle */
 };
@@ -33,10 +34,13 @@ struct clients {
 /* Set up an empty set on the epoll instance epfd. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms);
-/* Accept what the listener has (a bounded batch). 0, or -ENFILE when
- * descriptors ran out and a waiting connection could not even be turned
- * away: the caller should stop watching the listener for a while. */
+/* Accept what the listener has (a bounded batch), reading each request at
+ * once: those that are whole are handed over by clients_ready. 0, or
+ * -ENFILE when descriptors ran out and a waiting connection could not even
+ * be turned away: the caller should stop watching the listener a while. */
 int clients_accept(struct clients *cl, int listen_fd);
+/* The next connection whose whole request came with its accept, or NULL. */
+struct conn *clients_ready(struct clients *cl);
 /* Handle events on c; says what the layers above must do. */
 enum client_news clients_event(struct clients *cl, struct conn *c,
 			       uint32_t events);

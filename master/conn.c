@@ -44,20 +44,15 @@ void conn_list_remove(struct conn *c)
 	l->n--;
 }
 
-void conn_peer(struct conn *c)
+void conn_peer(struct conn *c, const struct sockaddr *sa)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof ss;
-
 	memset(c->peer, 0, sizeof c->peer);
-	if (getpeername(c->src.fd, (struct sockaddr *)&ss, &len) < 0)
-		return;
-	if (ss.ss_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)&ss;
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
 		c->peer[10] = c->peer[11] = 0xff;
 		memcpy(c->peer + 12, &a->sin_addr, 4);
-	} else if (ss.ss_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)&ss;
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
 		memcpy(c->peer, &a->sin6_addr, 16);
 		if (!IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
 			memset(c->peer + 8, 0, 8);

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/socket.h>
+
 #include "master/source.h"
 #include "proto/proto.h"
 
@@ -36,6 +38,7 @@ struct conn {
 	uint64_t since_ms;          /* the state's deadline counts from here */
 	uint64_t accept_ns, request_ns, reply_ns; /* for the stage times */
 	uint64_t drained;           /* bytes thrown away while lingering */
+	int watched;                /* in the epoll set (only when it must wait) */
 	struct conn *prev, *next;   /* in at most one conn_list at a time */
 	struct conn_list *list;
 };
@@ -51,9 +54,10 @@ void conn_list_push(struct conn_list *l, struct conn *c);
 /* Remove c from whatever list holds it (no-op if none). */
 void conn_list_remove(struct conn *c);
 
-/* Fill c->peer from the socket: an IPv4 address (as IPv4-mapped IPv6), or
- * the /64 prefix of an IPv6 one, the part one host usually controls. */
-void conn_peer(struct conn *c);
+/* Fill c->peer from the client's address sa: an IPv4 address (as
+ * IPv4-mapped IPv6), or the /64 prefix of an IPv6 one, the part one host
+ * usually controls. */
+void conn_peer(struct conn *c, const struct sockaddr *sa);
 /* Copy request bytes from data into c; returns the number used (never past
  * the 49th byte). When c->got reaches 49, c->req holds the decoded request. */
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len);

@@ -316,6 +316,7 @@ static void unpark(struct jobs *js)
 	j->submit_ns = clock_ns();
 	js->by_entry[e] = j;
 	ring_wake(js->ring, js->wake);
+	ring_preempt(js->ring, e);
 }
 
 /* The table is full: park its worst job if the best parked one outranks

@@ -54,6 +54,7 @@ static int listen_on(int family, unsigned port, int *out)
 		len = sizeof *a;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* inherited */
 	keepalive(fd);
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4096) < 0) {
 		rc = -errno;
@@ -93,15 +94,15 @@ void net_reserve_init(void)
 		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-int net_accept(int listen_fd, int *fd)
+int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
+	       socklen_t *len)
 {
-	int one = 1, c;
+	int c;
 
 	net_reserve_init(); /* again, if it could not be opened before */
-	c = accept4(listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
+	*len = sizeof *peer;
+	c = accept4(listen_fd, (struct sockaddr *)peer, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (c >= 0) {
-		setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		*fd = c;
 		return 0;
 	}

@@ -3,6 +3,8 @@
 #ifndef REVHASH_NET_H
 #define REVHASH_NET_H
 
+#include <sys/socket.h>
+
 /* Listen on port on every address, IPv6 and IPv4 alike where the host
  * allows (falls back to IPv4 only). 0 and *fd, or -errno. */
 int net_listen(unsigned port, int *fd);
@@ -10,11 +12,14 @@ int net_listen(unsigned port, int *fd);
 long net_raise_nofile(void);
 /* Keep one descriptor in reserve for net_accept (call once at start). */
 void net_reserve_init(void);
-/* Accept one connection, non-blocking and close-on-exec. 0 and *fd, -EAGAIN
+/* Accept one connection, non-blocking and close-on-exec, with TCP_NODELAY
+ * and keepalive from the listener; its address goes to *peer (*len bytes).
+ * 0 and *fd, -EAGAIN
  * when none is waiting, -EMFILE when one had to be turned away because
  * descriptors ran out (the reserve is used to accept and close it, so the
  * listener does not stay readable forever), -ENFILE when not even the
  * reserve was there to do that (stop accepting for a while), other -errno. */
-int net_accept(int listen_fd, int *fd);
+int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
+	       socklen_t *len);
 
 #endif

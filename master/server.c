@@ -312,12 +312,16 @@ void server_run(struct server *s)
 		}
 		for (int i = 0; i < n && !quit; i++) {
 			struct source *src = evs[i].data.ptr;
+			struct conn *c;
+
 			if (src->fd < 0)
 				continue; /* closed earlier in this batch */
 			switch (src->kind) {
 			case SRC_LISTEN:
 				if (clients_accept(&s->clients, src->fd) == -ENFILE)
 					pause_accepting(s);
+				while ((c = clients_ready(&s->clients)))
+					jobs_dispatch(&s->jobs, c);
 				break;
 			case SRC_SIGNAL:
 				quit = on_signal(s);

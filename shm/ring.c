@@ -198,6 +198,16 @@ static int settle(struct ring *r, struct ring_job *j)
 	return 0;
 }
 
+/* Every chunk of job idx out now may stop: its result no longer matters. */
+static void stop_chunks(struct ring *r, uint32_t idx)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot *s = &r->slots[i];
+		if (s->has_lease && s->lease_job == idx)
+			publish(s->stop, 1);
+	}
+}
+
 /* ---- applying the master's wishes ---------------------------------------- */
 
 /* Make job idx what the master wants of it. Idempotent: running it twice,
@@ -223,7 +233,7 @@ static int apply(struct ring *r, uint32_t idx)
 		/* A released job's chunks may stop; a parked one's are its
 		 * progress and run to their end. */
 		if (want == WANT_RELEASE)
-			publish(j->stop, 1);
+			stop_chunks(r, idx);
 		publish(j->state, JOB_CLOSING);
 	}
 	reposition(r, j);
@@ -450,6 +460,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	size = lease_size(r, j, chunk, min_chunk);
 	hi = limit - lo < size ? limit : lo + size - 1;
 
+	publish(s->stop, 0);
 	s->lease_pid = peek(s->pid);
 	s->lease_job = (uint32_t)(j - r->jobs);
 	s->lease_gen = j->gen;
@@ -482,7 +493,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	out->gen = j->gen;
 	out->lo = lo;
 	out->hi = hi;
-	out->stop = &j->stop;
+	out->stop = &s->stop;
 	memcpy(out->digest, j->key.digest, 32);
 	ring_unlock(r);
 	return 0;
@@ -505,7 +516,7 @@ int ring_finish(struct ring *r, unsigned slot, int result, uint64_t x)
 		j->answer = x;
 		publish(j->found, 1);
 		publish(j->found_ns, clock_ns());
-		publish(j->stop, 1); /* the other chunks of it may stop */
+		stop_chunks(r, s->lease_job); /* the other chunks of it */
 		flag(r->changed, s->lease_job);
 		tell = 1;
 	} else if (result < 0 && !j->found && peek(j->want) != WANT_RELEASE &&

@@ -71,7 +71,7 @@ struct ring_job {
 	uint32_t state;        /* enum ring_job_state */
 	uint32_t found;        /* answer holds the match */
 	uint32_t exhausted;    /* every value hashed, no match */
-	uint32_t stop;         /* chunks of it may stop early (found, released) */
+	uint32_t pad;
 	uint64_t weight;       /* want_weight, as applied */
 	uint64_t answer;
 	uint64_t first_lease_ns, found_ns; /* clock_ns(), for the stage times */
@@ -90,7 +90,9 @@ struct ring_slot {
 	int32_t lease_pid;    /* the worker that took the lease */
 	uint32_t lease_job, lease_gen;
 	uint32_t keep_job, keep_gen; /* without preemption: the job it stays on */
-	uint32_t pad;
+	uint32_t stop;        /* its chunk may stop now: the job is found or
+	                         released, or a better one came (the kernel
+	                         watches it; the rest of the chunk goes back) */
 	uint64_t lease_lo, lease_hi;
 	uint64_t beat;        /* bumped by every ring call: a sign of life */
 	uint64_t hashes;      /* values hashed by this worker process */
@@ -128,7 +130,7 @@ struct ring_lease {
 	uint32_t job, gen;
 	uint64_t lo, hi;
 	uint8_t digest[32];
-	const uint32_t *stop; /* the job's stop word, for the kernel */
+	const uint32_t *stop; /* the slot's stop word, for the kernel */
 	int tell;             /* the master should be told (see ring_finish) */
 };
 
@@ -161,6 +163,9 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 int ring_has_room(const struct ring *r);
 /* Entries taken (submitted and not yet taken back). */
 unsigned ring_in_use(const struct ring *r);
+/* job just came into the table: workers hashing a job it outranks stop
+ * their chunk and come for it (nothing without preemption). */
+void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
 /* Stop the job: no more leases; chunks out may stop early. It closes once

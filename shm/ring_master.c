@@ -47,7 +47,7 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 	j->key = *key;
 	j->seq = seq;
 	j->gen++;
-	j->found = j->exhausted = j->stop = 0;
+	j->found = j->exhausted = 0;
 	j->answer = j->first_lease_ns = j->found_ns = 0;
 	if (from) {
 		j->p = *from;
@@ -69,6 +69,25 @@ int ring_has_room(const struct ring *r)
 unsigned ring_in_use(const struct ring *r)
 {
 	return RING_JOBS - peek(r->nfree);
+}
+
+void ring_preempt(struct ring *r, uint32_t job)
+{
+	struct rank_key k, other;
+
+	if (!r->policy.preempt)
+		return;
+	ring_rank_key(r, job, &k);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot *s = &r->slots[i];
+		uint32_t on = peek(s->lease_job);
+
+		if (!peek(s->has_lease) || on >= RING_JOBS || on == job)
+			continue;
+		ring_rank_key(r, on, &other);
+		if (rank_outranks(&r->policy, &k, &other))
+			publish(s->stop, 1);
+	}
 }
 
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)

@@ -114,17 +114,17 @@ END_TEST
 
 START_TEST(found_answer_is_reported_and_kept)
 {
-	struct ring_lease l;
+	struct ring_lease l, other;
 	uint64_t x = 0;
 	uint32_t job = submit(100, 1000000, 3);
 
-	ck_assert_int_eq(lease(0, 1000, &l), 0);
-	ck_assert_int_eq(*l.stop, 0);
+	ck_assert_int_eq(lease(0, 1000, &other), 0);
+	ck_assert_int_eq(*other.stop, 0);
 	ck_assert_int_eq(lease(1, 1000, &l), 0);
 	ck_assert_int_eq(ring_finish(r, 1, 1, 1500), 1);
 	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
 	ck_assert_uint_eq(x, 1500);
-	ck_assert_int_eq(*l.stop, 1); /* the other chunk may stop early */
+	ck_assert_int_eq(*other.stop, 1); /* the other chunk may stop early */
 	/* A second "find" cannot overwrite the first, and nobody leases more. */
 	ring_finish(r, 0, 1, 777);
 	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
@@ -405,6 +405,54 @@ START_TEST(parked_job_keeps_its_progress)
 }
 END_TEST
 
+/* A better job stops the chunks of worse ones at once (the rest of each
+ * goes back); a worse one stops nothing. */
+START_TEST(better_job_preempts_chunks)
+{
+	struct ring_lease a, b;
+	uint8_t seen[1000] = { 0 };
+	uint32_t big = submit(0, 999999, 1), worse, better;
+
+	ck_assert_int_eq(lease(0, 1000, &a), 0);
+	ck_assert_uint_eq(a.job, big);
+	worse = submit(5000000, 9999999, 1);
+	ring_preempt(r, worse);
+	ck_assert_int_eq(*a.stop, 0);
+	better = submit(20000000, 20000999, 16);
+	ring_preempt(r, better);
+	ck_assert_int_eq(*a.stop, 1);
+	ring_finish(r, 0, -1, a.lo + 300); /* stopped after 300 values */
+	ck_assert_int_eq(lease(0, 1000, &b), 0);
+	ck_assert_uint_eq(b.job, better);
+	ck_assert_int_eq(*b.stop, 0);
+	ring_finish(r, 0, 1, 20000005);
+	/* What the stopped chunk did not hash is leased again, once. */
+	ck_assert_int_eq(lease(0, 700, &b), 0);
+	ck_assert_uint_eq(b.job, big);
+	ck_assert_uint_eq(b.lo, 300);
+	ck_assert_uint_eq(b.hi, 999);
+	for (uint64_t v = b.lo; v <= b.hi; v++)
+		seen[v]++;
+	for (int i = 300; i < 1000; i++)
+		ck_assert_uint_eq(seen[i], 1);
+}
+END_TEST
+
+START_TEST(no_preemption_stops_nothing)
+{
+	struct ring_lease a;
+	uint32_t better;
+
+	teardown();
+	setup_with((struct rank_policy){ RANK_WSRPT, 0, 1, 0 });
+	submit(0, 999999, 1);
+	ck_assert_int_eq(lease(0, 1000, &a), 0);
+	better = submit(20000000, 20000999, 16);
+	ring_preempt(r, better);
+	ck_assert_int_eq(*a.stop, 0);
+}
+END_TEST
+
 START_TEST(worker_killed_inside_the_lock)
 {
 	struct ring_lease l;
@@ -543,6 +591,8 @@ int main(void)
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
 	tcase_add_test(t, small_job_is_split_among_the_workers);
 	tcase_add_test(t, parked_job_keeps_its_progress);
+	tcase_add_test(t, better_job_preempts_chunks);
+	tcase_add_test(t, no_preemption_stops_nothing);
 	tcase_add_test(t, worker_killed_inside_the_lock);
 	tcase_add_test(t, worker_stopped_inside_the_lock_blocks_no_master_call);
 	tcase_add_test(t, lock_of_a_killed_holder_does_not_hang_others);

@@ -52,9 +52,10 @@ static int should_stop(const struct ring *r, unsigned slot, pid_t master)
 	return ring_slot_retiring(r, slot) || getppid() != master;
 }
 
-/* Hash one lease, until its job's stop word is set (its answer found
- * elsewhere, or cancelled); account for it in the slot. Returns the
- * kernel's result, and in *x the answer or the first value not hashed. */
+/* Hash one lease, until the slot's stop word is set (its job's answer
+ * found elsewhere, the job cancelled, or a better job came); account for
+ * it in the slot. Returns the kernel's result, and in *x the answer or the
+ * first value not hashed (the ring takes back the rest). */
 static int hash_lease(const struct kernel *k, struct ring_slot *s,
 		      const struct ring_lease *l, uint64_t *chunk, uint64_t *x)
 {
