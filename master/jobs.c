@@ -273,6 +273,7 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	js->stats->jobs++;
 	if (js->attach)
 		index_add(js, j);
+	jobs_balance(js); /* into the table now, not after the whole batch */
 }
 
 void jobs_client_gone(struct jobs *js, struct conn *c)

@@ -1,22 +1,30 @@
 #!/usr/bin/env bash
 # make bench: everything measured side by side in one run, because the
 # machine is shared and absolute times drift.
-#  1. each search kernel's M hashes/s on one core, and its ratio to OpenSSL;
-#  2. the server end to end on the milestone workload, in the default
-#     configuration and in a baseline one (1 worker, OpenSSL kernel), with
-#     score, efficiency (ideal / measured) and the ratio between them.
+#  1. each search kernel's M hashes/s on one core, and its ratio to OpenSSL
+#     (and to OpenSSL without its SHA extensions, where the CPU has them);
+#  2. the workload matrix on the default server: the milestone (seed
+#     3435245, 100 requests, difficulty 30M, 20% repeats, 600 ms, lambda
+#     1.5), the same at ~90% load, a burst (delay 0), and difficulties 1M,
+#     300k and 100k at ~25% load; each with score, efficiency against the
+#     ideal server at the server's own calibrated rate, p50/p99, and where a
+#     searched request's time went (stage means from --status);
+#  3. closed-loop throughput, 64 requests in flight: difficulty 1, cache
+#     hits, and difficulty 1 with 4,000 searches that never end queued;
+#  4. the milestone on a baseline (1 worker, OpenSSL kernel) and the ratio.
 # Figures, CSVs and plots go to bench-out/.
-#   scripts/bench.sh [--total N] [--seconds S] [--skip-baseline]
+#   scripts/bench.sh [--total N] [--seconds S] [--skip-baseline] [--only ROWS]
+#   ROWS: a comma list of milestone,load90,burst,1M,300k,100k,closed
 set -u
 . "$(dirname "$0")/lib.sh"
 
-SEED=3435245 TOTAL=100 START=0 DIFFICULTY=30000000 REP=20 DELAY_US=600000 LAMBDA=1.5
-SECONDS_PER_KERNEL=1 BASELINE=1
+TOTAL=100 SECONDS_PER_KERNEL=1 BASELINE=1 ONLY=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--total) TOTAL=$2; shift ;;
 	--seconds) SECONDS_PER_KERNEL=$2; shift ;;
 	--skip-baseline) BASELINE=0 ;;
+	--only) ONLY=,$2,; shift ;;
 	*) fail "unknown option $1" ;;
 	esac
 	shift
@@ -24,52 +32,117 @@ done
 need_built
 OUT=$ROOT/bench-out
 mkdir -p "$OUT"
+wanted() { [ -z "$ONLY" ] || case $ONLY in *,"$1",*) return 0 ;; *) return 1 ;; esac; }
 
 say "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
-say "1. search kernels, one core each"
-"$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" | tee "$OUT/kernels.txt"
-if grep -qw sha_ni /proc/cpuinfo; then
-	# OpenSSL uses the SHA extensions here; the ratios a CPU without them
-	# would show come from OpenSSL told to ignore them (CPUID.7:EBX bit 29).
-	say "1b. the same against OpenSSL ignoring the SHA extensions, as on a CPU without them"
-	OPENSSL_ia32cap=":~0x20000000" "$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" |
-		tee "$OUT/kernels-no-sha-openssl.txt"
+if wanted kernels || [ -z "$ONLY" ]; then
+	say "1. search kernels, one core each"
+	"$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" | tee "$OUT/kernels.txt"
+	if grep -qw sha_ni /proc/cpuinfo; then
+		# OpenSSL uses the SHA extensions here; the ratios a CPU without
+		# them would show come from OpenSSL told to ignore them.
+		say "1b. against OpenSSL ignoring the SHA extensions, as on a CPU without them"
+		OPENSSL_ia32cap=":~0x20000000" "$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" |
+			tee "$OUT/kernels-no-sha-openssl.txt"
+	fi
 fi
 
-# run_config NAME ARGS...: serve the milestone workload, print one row.
-run_config() {
-	local name=$1 port log
-	shift
+# The default server's hash rate, from revhash-bench's calibration: the rate
+# of a request big enough to hide every per-request cost.
+calibrate() {
+	local port
 	port=$(free_port)
-	log=$OUT/$name.log
-	start_master "$port" "$log" "$@"
-	"$BENCH" 127.0.0.1 "$port" $SEED $TOTAL $START $DIFFICULTY $REP $DELAY_US $LAMBDA \
-		--quiet --csv "$OUT/$name.csv" >"$OUT/$name.txt" 2>&1
-	local rc=$?
+	start_master "$port" "$OUT/calibrate.log" "$@"
+	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet 2>/dev/null |
+		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
 	stop_master "$MASTER_PID" 60
-	[ $rc -eq 0 ] || { cat "$OUT/$name.txt"; fail "$name: wrong or missing answers"; }
-	local score eff rate
-	score=$(awk '/^Results:/ {print $3}' "$OUT/$name.txt")
-	eff=$(sed -n 's/.*efficiency = \([0-9.]*\).*/\1/p' "$OUT/$name.txt")
-	rate=$(sed -n 's/^hash rate: \([0-9.]*\) M.*/\1/p' "$OUT/$name.txt" | head -n 1)
-	printf '%-10s %-36s %14s %11s %13s\n' "$name" "$*" "$score" "${eff:--}" "${rate:--}"
-	eval "SCORE_$name=$score"
+	[ -n "$RATE" ] || fail "calibration failed"
 }
 
-say "2. server, milestone workload: seed $SEED, $TOTAL requests, difficulty $DIFFICULTY," \
-	"rep $REP%, every $DELAY_US us, lambda $LAMBDA"
-printf '%-10s %-36s %14s %11s %13s\n' config options score efficiency "M hashes/s"
-run_config default
-[ "$BASELINE" = 1 ] && run_config baseline --workers 1 --kernel openssl
-if [ "$BASELINE" = 1 ]; then
-	awk -v b="$SCORE_baseline" -v d="$SCORE_default" \
-		'BEGIN { printf "default scores %.1fx better than baseline\n", b / d }'
+# delay_for DIFFICULTY LOAD: the client's delay (us) that keeps the server
+# about LOAD busy: a fresh request costs half its range on average, and
+# about a fifth of the requests are repeats.
+delay_for() {
+	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
+}
+
+# stage_line PORT: the stage means of the master on PORT, in us.
+stage_line() {
+	"$MASTER" --status "$1" --json 2>/dev/null | sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' |
+		awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]);
+			v[kv[1]] = kv[2] } printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", v["read"],
+			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
+}
+
+# row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload, rated at
+# the default server's rate, or (with master arguments) at its own,
+# calibrated first.
+row() {
+	local name=$1 total=$2 diff=$3 delay=$4 port out rate
+	shift 4
+	port=$(free_port)
+	out=$OUT/$name.txt
+	rate=(--rate "${RATE}e6")
+	[ $# -gt 0 ] && rate=(--workers "$(workers_asked "$@")")
+	start_master "$port" "$OUT/$name.log" "$@"
+	"$BENCH" 127.0.0.1 "$port" 3435245 "$total" 0 "$diff" 20 "$delay" 1.5 \
+		--quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
+	local rc=$? stages
+	stages=$(stage_line "$port")
+	stop_master "$MASTER_PID" 60
+	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
+	printf '%-10s %6s %9s %8s %8s %9s %7s %9s %9s  %s\n' "$name" "$total" "$diff" \
+		"$delay" "$(awk '/^Results:/ {print $3}' "$out")" \
+		"$(sed -n 's/.*efficiency = \([0-9.]*\).*/\1/p' "$out" | head -n 1)" \
+		"$(sed -n 's/.*efficiency vs best = \([0-9.]*\).*/\1/p' "$out" | head -n 1)" \
+		"$(sed -n 's/^latency: p50 \([0-9.]*\) ms.*/\1/p' "$out")" \
+		"$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$out")" "$stages" | tee -a "$OUT/matrix.txt"
+}
+
+calibrate
+say "2. workloads on the default server (calibrated at $RATE M hashes/s); stages in us:" \
+	"read/dispatch/wake/hash/notify/reply"
+printf '%-10s %6s %9s %8s %8s %9s %7s %9s %9s  %s\n' workload total difficulty delay_us \
+	score efficiency vs_best p50_ms p99_ms stages | tee "$OUT/matrix.txt"
+wanted milestone && row milestone "$TOTAL" 30000000 600000
+wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
+wanted burst && row burst "$TOTAL" 30000000 0
+wanted 1M && row 1M 200 1000000 "$(delay_for 1000000 0.25)"
+wanted 300k && row 300k 300 300000 "$(delay_for 300000 0.25)"
+wanted 100k && row 100k 300 100000 "$(delay_for 100000 0.25)"
+
+# closed NAME ARGS...: one closed-loop run, 64 requests in flight, 5 s.
+closed() {
+	local name=$1 port
+	shift
+	port=$(free_port)
+	start_master "$port" "$OUT/closed-$name.log"
+	"$BENCH" 127.0.0.1 "$port" --concurrency 64 --duration 5 "$@" >"$OUT/closed-$name.txt" 2>&1
+	local rc=$?
+	stop_master "$MASTER_PID" 60
+	[ $rc -eq 0 ] || { cat "$OUT/closed-$name.txt"; fail "closed $name: wrong or missing"; }
+	printf '%-22s %12s   %s\n' "$name" \
+		"$(awk '/^requests\/s:/ {print $2}' "$OUT/closed-$name.txt")" \
+		"$(sed -n 's/^latency: //p' "$OUT/closed-$name.txt")"
+}
+if wanted closed; then
+	say "3. closed loop, 64 requests in flight, 5 s"
+	printf '%-22s %12s   %s\n' requests "requests/s" latency
+	closed "difficulty 1"
+	closed "cache hits" --cached
+	closed "difficulty 1, 4000 held" --hold 4000
+fi
+
+if [ "$BASELINE" = 1 ] && wanted milestone; then
+	say "4. milestone on a baseline server (--workers 1 --kernel openssl)"
+	row baseline "$TOTAL" 30000000 600000 --workers 1 --kernel openssl
+	awk '$1 == "milestone" { d = $5 } $1 == "baseline" { b = $5 }
+	     END { if (d > 0) printf "default scores %.1fx better than the baseline\n", b / d }' \
+		"$OUT/matrix.txt"
 fi
 if command -v gnuplot >/dev/null 2>&1; then
-	for f in "$OUT"/default.csv "$OUT"/baseline.csv; do
-		[ -f "$f" ] && "$ROOT/scripts/plot.sh" "$f" "${f%.csv}.png"
+	for f in "$OUT"/milestone.csv "$OUT"/baseline.csv; do
+		[ -f "$f" ] && "$ROOT/scripts/plot.sh" "$f" "${f%.csv}.png" >/dev/null
 	done
 	say "plots: $OUT/*.png"
-else
-	say "no gnuplot: no plots (scripts/install-deps.sh --plot installs it)"
 fi

@@ -471,6 +471,48 @@ START_TEST(workers_are_pinned_one_per_cpu)
 }
 END_TEST
 
+/* The experiment switches, end to end: every policy answers right; with
+ * no cache a repeat is searched again, and with no attach a repeat in
+ * flight starts a second search instead of joining the first. */
+START_TEST(every_policy_answers_right)
+{
+	const char *const lean[] = { "--workers", "2", "--schedule", "fifo",
+				     "--no-preempt", "--no-split", "--no-attach",
+				     "--cache-entries", "0", "--kernel", "openssl", NULL };
+	const char *const prio[] = { "--workers", "2", "--schedule", "priority", NULL };
+	struct req q[6];
+	struct seg_stats st;
+	uint64_t base = th_rand64() >> 1;
+
+	start(NULL, lean);
+	for (int i = 0; i < 6; i++) {
+		q[i].start = base + (uint64_t)i * 10000000;
+		q[i].end = q[i].start + 2000000;
+		q[i].want = q[i].start + 1900000;
+		q[i].prio = (uint8_t)(1 + 3 * i);
+		proto_digest(q[i].want, q[i].d);
+	}
+	q[5] = q[4]; /* a repeat in flight */
+	run_all(q, 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert(q[i].done && q[i].got == q[i].want);
+	get_stats(&st);
+	ck_assert_uint_eq(st.jobs, 6);     /* no attach */
+	ck_assert_uint_eq(st.attached, 0);
+	run_all(q, 1);                      /* a repeat after the answer */
+	ck_assert(q[0].done && q[0].got == q[0].want);
+	get_stats(&st);
+	ck_assert_uint_eq(st.cache_hits, 0); /* no cache */
+	ck_assert_uint_eq(st.jobs, 7);
+	stop();
+	start(NULL, prio);
+	run_all(q, 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert(q[i].done && q[i].got == q[i].want);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("integration");
@@ -490,6 +532,7 @@ int main(void)
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
 	tcase_add_test(t, workers_are_pinned_one_per_cpu);
+	tcase_add_test(t, every_policy_answers_right);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -453,6 +453,101 @@ START_TEST(no_preemption_stops_nothing)
 }
 END_TEST
 
+/* ---- each policy's order (the switches of --schedule, --no-preempt,
+ * --no-split) ---- */
+
+static void policy(uint32_t order, int preempt, int split)
+{
+	teardown();
+	setup_with((struct rank_policy){ order, (uint32_t)preempt, (uint32_t)split, 0 });
+}
+
+START_TEST(fifo_takes_the_oldest)
+{
+	struct ring_lease l;
+	uint32_t old;
+
+	policy(RANK_FIFO, 1, 1);
+	old = submit(0, 999999, 1);        /* big, light, first */
+	submit(5000000, 5000099, 16);      /* small, heavy, later */
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, old);
+}
+END_TEST
+
+START_TEST(priority_takes_the_heaviest_then_the_oldest)
+{
+	struct ring_lease l;
+	uint32_t heavy, again;
+
+	policy(RANK_PRIORITY, 1, 1);
+	submit(0, 99, 2);                  /* small but lighter */
+	heavy = submit(1000, 999999, 9);   /* big but heavier */
+	again = submit(2000000, 2000099, 9); /* as heavy, younger */
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, heavy);
+	ring_finish(r, 0, 0, 0);
+	ring_set_weight(r, again, 10);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, again);
+}
+END_TEST
+
+START_TEST(wsrpt_takes_weight_over_remaining)
+{
+	struct ring_lease l;
+	uint32_t small;
+
+	policy(RANK_WSRPT, 1, 1);
+	submit(0, 999999, 9);              /* 9 / 1e6 */
+	small = submit(2000000, 2000099, 1); /* 1 / 100: more urgent */
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, small);
+}
+END_TEST
+
+START_TEST(run_to_completion_keeps_its_job)
+{
+	struct ring_lease l;
+	uint32_t first, urgent;
+
+	policy(RANK_WSRPT, 0, 1);
+	first = submit(0, 999, 1);
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, first);
+	ring_finish(r, 0, 0, 0);
+	urgent = submit(5000, 5009, 16);   /* outranks it by far... */
+	for (int i = 0; i < 99; i++) {     /* ...but first runs to its end */
+		ck_assert_int_eq(lease(0, 10, &l), 0);
+		ck_assert_uint_eq(l.job, first);
+		ring_finish(r, 0, 0, 0);
+	}
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, urgent);
+}
+END_TEST
+
+START_TEST(no_split_leases_one_worker_per_job)
+{
+	struct ring_lease a, b, c;
+	uint32_t one, two;
+
+	policy(RANK_WSRPT, 1, 0);
+	ring_set_workers(r, 2);
+	one = submit(0, 999999, 1);
+	two = submit(2000000, 2999999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), 0);
+	ck_assert_int_eq(ring_lease(r, 1, 100000, 1, &b), 0);
+	ck_assert_uint_eq(a.job, one);
+	ck_assert_uint_eq(b.job, two);      /* not a second worker on one */
+	ck_assert_uint_eq(a.hi - a.lo + 1, 100000); /* whole chunks: no split */
+	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
+	ring_finish(r, 0, 0, 0);
+	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), 0);
+	ck_assert_uint_eq(c.job, one);
+}
+END_TEST
+
 START_TEST(worker_killed_inside_the_lock)
 {
 	struct ring_lease l;
@@ -591,6 +686,11 @@ int main(void)
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
 	tcase_add_test(t, small_job_is_split_among_the_workers);
 	tcase_add_test(t, parked_job_keeps_its_progress);
+	tcase_add_test(t, fifo_takes_the_oldest);
+	tcase_add_test(t, priority_takes_the_heaviest_then_the_oldest);
+	tcase_add_test(t, wsrpt_takes_weight_over_remaining);
+	tcase_add_test(t, run_to_completion_keeps_its_job);
+	tcase_add_test(t, no_split_leases_one_worker_per_job);
 	tcase_add_test(t, better_job_preempts_chunks);
 	tcase_add_test(t, no_preemption_stops_nothing);
 	tcase_add_test(t, worker_killed_inside_the_lock);
