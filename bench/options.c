@@ -42,24 +42,9 @@ static const char usage[] =
 
 unsigned bench_cpus(void)
 {
-	cpu_set_t set;
-	int n;
+	unsigned n = parse_cpus();
 
-	if (sched_getaffinity(0, sizeof set, &set) < 0)
-		return 1;
-	n = CPU_COUNT(&set);
-	return n < 1 ? 1 : n > MAX_WORKERS ? MAX_WORKERS : (unsigned)n;
-}
-
-static int parse_order(const char *s, uint32_t *order)
-{
-	for (uint32_t i = RANK_WSRPT; i <= RANK_FIFO; i++) {
-		if (strcmp(s, rank_order_name(i)) == 0) {
-			*order = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
+	return n > MAX_WORKERS ? MAX_WORKERS : n;
 }
 
 static int parse_target(char **a, struct bench_options *o)
@@ -111,14 +96,10 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'n':
 		o->calibrate = 0;
 		return REPLAY;
-	case 'O':
-		return parse_order(arg, &pol->rank.order) ? -EINVAL : REPLAY;
-	case 'P':
-		pol->rank.preempt = 0;
-		return REPLAY;
-	case 'S':
-		pol->rank.split = 0;
-		return REPLAY;
+	case PARSE_OPT_SCHEDULE:
+	case PARSE_OPT_NO_PREEMPT:
+	case PARSE_OPT_NO_SPLIT:
+		return parse_policy_option(c, arg, &pol->rank) < 0 ? -EINVAL : REPLAY;
 	case 'w':
 		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
 			return -EINVAL;
@@ -157,9 +138,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "no-calibrate", no_argument, NULL, 'n' },
-		{ "schedule", required_argument, NULL, 'O' },
-		{ "no-preempt", no_argument, NULL, 'P' },
-		{ "no-split", no_argument, NULL, 'S' },
+		PARSE_POLICY_OPTIONS,
 		{ "workers", required_argument, NULL, 'w' },
 		{ "concurrency", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },

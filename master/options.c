@@ -69,17 +69,6 @@ static int parse_workers(const char *s, unsigned *out)
 	return 0;
 }
 
-static int parse_order(const char *s, uint32_t *order)
-{
-	for (uint32_t i = RANK_WSRPT; i <= RANK_FIFO; i++) {
-		if (strcmp(s, rank_order_name(i)) == 0) {
-			*order = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 static int parse_hook(const char *s, int *hook)
 {
 	static const char *const names[HOOK_COUNT] = {
@@ -125,9 +114,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
-		{ "schedule", required_argument, NULL, 'O' },
-		{ "no-preempt", no_argument, NULL, 'E' },
-		{ "no-split", no_argument, NULL, 'L' },
+		PARSE_POLICY_OPTIONS,
 		{ "no-attach", no_argument, NULL, 'A' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
@@ -170,15 +157,11 @@ int options_parse(int argc, char **argv, struct options *o)
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
 				return bad("--stop-timeout (seconds)", optarg);
 			break;
-		case 'O':
-			if (parse_order(optarg, &o->policy.order) < 0)
+		case PARSE_OPT_SCHEDULE:
+		case PARSE_OPT_NO_PREEMPT:
+		case PARSE_OPT_NO_SPLIT:
+			if (parse_policy_option(c, optarg, &o->policy) < 0)
 				return bad("--schedule (wsrpt, priority or fifo)", optarg);
-			break;
-		case 'E':
-			o->policy.preempt = 0;
-			break;
-		case 'L':
-			o->policy.split = 0;
 			break;
 		case 'A':
 			o->attach = 0;
@@ -237,20 +220,9 @@ int options_set(struct options *o, const char *key, const char *value)
 	return -ENOENT;
 }
 
-unsigned options_cpus(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof set, &set) < 0)
-		return 1;
-	n = CPU_COUNT(&set);
-	return n > 0 ? (unsigned)n : 1;
-}
-
 unsigned options_workers(const struct options *o)
 {
-	unsigned n = o->workers ? o->workers : options_cpus();
+	unsigned n = o->workers ? o->workers : parse_cpus();
 
 	return n > RING_WORKERS ? RING_WORKERS : n;
 }

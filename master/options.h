@@ -31,9 +31,7 @@ int options_parse(int argc, char **argv, struct options *o);
 /* Set one config key of o (workers, idle_timeout) from text. 0, -ENOENT
  * for an unknown key, -EINVAL for a bad value. */
 int options_set(struct options *o, const char *key, const char *value);
-/* CPUs this process may run on (sched_getaffinity), at least 1. */
-unsigned options_cpus(void);
-/* The worker count o asks for, resolving 0 to options_cpus(), capped. */
+/* The worker count o asks for, resolving 0 (auto) to parse_cpus(), capped. */
 unsigned options_workers(const struct options *o);
 
 #endif

@@ -203,14 +203,11 @@ int status_print(unsigned port, int json)
 	struct seg seg;
 	int rc = find("--status", port, 0, &seg);
 
-	if (rc < 0)
-		return rc;
-	if (json)
-		print_json(stdout, &seg);
-	else
-		print_text(stdout, &seg);
-	seg_close(&seg);
-	return 0;
+	if (rc == 0) {
+		(json ? print_json : print_text)(stdout, &seg);
+		seg_close(&seg);
+	}
+	return rc;
 }
 
 int status_arm_hook(unsigned port, int hook)
@@ -218,13 +215,11 @@ int status_arm_hook(unsigned port, int hook)
 	struct seg seg;
 	int rc = find("--hook", port, 1, &seg);
 
-	if (rc < 0)
-		return rc;
-	rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1);
-	if (rc < 0)
+	if (rc == 0 && (rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1)) < 0)
 		fprintf(stderr, "master --hook: the master on port %u was started "
 			"without REVHASH_TEST_HOOKS\n", port);
-	seg_close(&seg);
+	if (seg.hdr)
+		seg_close(&seg);
 	return rc;
 }
 

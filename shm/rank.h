@@ -16,6 +16,7 @@
 #define REVHASH_RANK_H
 
 #include <stdint.h>
+#include <string.h>
 
 enum rank_order { RANK_WSRPT = 0, RANK_PRIORITY, RANK_FIFO };
 
@@ -73,6 +74,18 @@ static inline const char *rank_order_name(uint32_t order)
 	static const char *const names[] = { "wsrpt", "priority", "fifo" };
 
 	return order < 3 ? names[order] : "?";
+}
+
+/* The order named s into *order. 0, or -1 for no such name. */
+static inline int rank_order_parse(const char *s, uint32_t *order)
+{
+	for (uint32_t i = RANK_WSRPT; i <= RANK_FIFO; i++) {
+		if (strcmp(s, rank_order_name(i)) == 0) {
+			*order = i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 #endif

@@ -68,10 +68,9 @@ static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
 			    uint64_t x)
 {
 	const uint32_t *s = sha256_iv;
-	uint32_t w[16] = { [2] = 0x80000000, [15] = 64 };
+	uint32_t w[16];
 
-	sha256_le64_words(x, w);
-	w[0] = 0;
+	sha256_segment_block(x, w);
 	uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
 	uint32_t maj = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
 	uint32_t t1 = s[7] + (ror32(s[4], 6) ^ ror32(s[4], 11) ^ ror32(s[4], 25)) +

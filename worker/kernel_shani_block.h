@@ -43,10 +43,9 @@ static void shani_plan_init(struct shani_plan *p, const uint8_t digest[32],
 			    uint64_t x)
 {
 	const uint32_t *iv = sha256_iv;
-	uint32_t w[16] = { [2] = 0x80000000, [15] = 64 };
+	uint32_t w[16];
 
-	sha256_le64_words(x, w);
-	w[0] = 0;
+	sha256_segment_block(x, w);
 	p->abef = _mm_setr_epi32((int)iv[5], (int)iv[4], (int)iv[1], (int)iv[0]);
 	p->cdgh = _mm_setr_epi32((int)iv[7], (int)iv[6], (int)iv[3], (int)iv[2]);
 	for (int g = 0; g < 16; g++)

@@ -29,23 +29,29 @@ static uint32_t ror(uint32_t x, int n)
 	return (x >> n) | (x << (32 - n));
 }
 
-void sha256_le64_words(uint64_t x, uint32_t w[2])
+void sha256_le64_block(uint64_t x, uint32_t w[16])
 {
 	uint8_t msg[8];
 
 	proto_le64(x, msg);
 	w[0] = proto_load_be32(msg);
 	w[1] = proto_load_be32(msg + 4);
-}
-
-/* The whole padded block: 8 message bytes, the 0x80 marker, the length. */
-static void schedule(uint64_t x, uint32_t w[64])
-{
-	sha256_le64_words(x, w);
 	w[2] = 0x80000000;
 	for (int t = 3; t < 15; t++)
 		w[t] = 0;
 	w[15] = 64;
+}
+
+void sha256_segment_block(uint64_t x, uint32_t w[16])
+{
+	sha256_le64_block(x, w);
+	w[0] = 0;
+}
+
+/* The block's whole message schedule. */
+static void schedule(uint64_t x, uint32_t w[64])
+{
+	sha256_le64_block(x, w);
 	for (int t = 16; t < 64; t++) {
 		uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
 		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);

@@ -12,9 +12,12 @@ extern const uint32_t sha256_k[64], sha256_iv[8];
 /* out = SHA-256 of the 8 bytes of x in little-endian order. */
 void sha256_le64(uint64_t x, uint8_t out[32]);
 
-/* The first two message words of that block, W0 and W1 (the rest of the
- * block is fixed: 0x80000000, zeros, and the bit length 64). */
-void sha256_le64_words(uint64_t x, uint32_t w[2]);
+/* The one block that message makes, as 16 words: W0 and W1 from x, then
+ * the padding (0x80000000, zeros) and the bit length 64. */
+void sha256_le64_block(uint64_t x, uint32_t w[16]);
+/* The same for the segment of values that share x's high half, with W0 (the
+ * low half, which differs from value to value) left 0. */
+void sha256_segment_block(uint64_t x, uint32_t w[16]);
 
 /* Undo the last rounds: the a word of the state after rounds 57..64
  * (a[i] after 57 + i rounds) follows from the digest alone, with no message
