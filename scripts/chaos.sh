@@ -5,8 +5,11 @@
 # later, if the watchdog has not replaced it by then); or makes a worker die,
 # or stop, while it holds the ring's lock; or reloads with SIGHUP between 1
 # and 4 workers; and it keeps idle connections, slow senders and garbage
-# senders on it. Passes only if every request was answered correctly, the
-# master lived, the worker count came back and nothing was left stuck.
+# senders on it; and once, a job-table flood: 4,200 searches that never
+# end (more than the table's 4,096 entries) held open for a few seconds
+# while small requests keep coming, every one of which must be answered.
+# Passes only if every request was answered correctly, the master lived,
+# the worker count came back and nothing was left stuck.
 #   scripts/chaos.sh            short run (about half a minute)
 #   scripts/chaos.sh --long     long run (about five minutes)
 #   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
@@ -69,6 +72,16 @@ garbage_sender() { # random bytes (49 or fewer), then close
 	head -c $((RANDOM % 60)) /dev/urandom >"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
 }
 idle_clients 300 20 & HELPERS+=($!)
+# The flood needs a descriptor per held search, on both sides.
+FLOOD=4200
+if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt $((FLOOD + 1000)) ]; then
+	say "descriptor limit $(ulimit -Hn): no job-table flood"
+	FLOOD=0
+fi
+if [ "$FLOOD" -gt 0 ]; then
+	(sleep 3; "$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 4 --hold "$FLOOD" \
+		>"$TMP/flood.out" 2>&1; echo "rc $?" >>"$TMP/flood.out") & FLOOD_PID=$!
+fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
 
 signals=(KILL SEGV ABRT)
@@ -98,6 +111,11 @@ while kill -0 "$BENCH_PID" 2>/dev/null; do
 done
 wait "$BENCH_PID"
 bench_rc=$?
+if [ "$FLOOD" -gt 0 ]; then
+	wait "$FLOOD_PID"
+	grep -q '^rc 0$' "$TMP/flood.out" || { cat "$TMP/flood.out"; fail "requests under the job-table flood went wrong"; }
+	flooded=$(awk '/^requests:/ {print $2}' "$TMP/flood.out")
+fi
 
 # Back to the configured size.
 echo "workers = $WORKERS" >"$CFG"
@@ -120,7 +138,8 @@ deaths=$(grep -c 'killed by signal' "$LOG")
 stalled=$(grep -c 'made no progress' "$LOG")
 say "summary: kills $kills (+$lockkills inside the lock), stops $stops" \
 	"(+$lockstops inside the lock, $stalled workers killed as stalled), worker deaths seen $deaths," \
-	"reloads $reloads, hostile clients $((hostile + 305)), requests $REQUESTS," \
+	"reloads $reloads, hostile clients $((hostile + 305)), job-table flood $FLOOD" \
+	"(${flooded:-0} requests answered under it), requests $REQUESTS," \
 	"wrong $wrong, missing $missing"
 say "bench: $results"
 echo "$status" | sed -n '/^requests/,$p'
