@@ -42,13 +42,17 @@ static int watch(struct clients *cl, struct conn *c, uint32_t events)
 	return 0;
 }
 
-/* Closing the descriptor takes it out of the epoll set too: no worker holds
- * a copy of it (they close what they inherit). */
+/* Out of the epoll set first: closing alone would not do it while a worker
+ * forked a moment ago still holds a copy of the descriptor (it closes what
+ * it inherits, but maybe not yet), and the set would go on reporting a
+ * connection that is freed after this batch. */
 static void close_conn(struct clients *cl, struct conn *c)
 {
 	if (c->src.fd < 0)
 		return;
 	conn_list_remove(c);
+	if (c->watched)
+		epoll_ctl(cl->epfd, EPOLL_CTL_DEL, c->src.fd, NULL);
 	close(c->src.fd);
 	c->src.fd = -1;
 	cl->open--;

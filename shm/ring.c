@@ -185,6 +185,9 @@ static int settle(struct ring *r, struct ring_job *j)
 	uint32_t idx = (uint32_t)(j - r->jobs);
 
 	if (j->state == JOB_CLOSING && j->nleases == 0) {
+		/* Parked with nothing left to hash: it is done, not parked. */
+		if (!j->found && j->rem == 0 && peek(j->want) == WANT_PARK)
+			publish(j->exhausted, 1);
 		publish(j->state, JOB_CLOSED);
 		flag(r->changed, idx);
 		return 1;

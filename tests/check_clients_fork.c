@@ -1,0 +1,178 @@
+/* master/clients.c against a worker forked while connections are open.
+ *
+ * Every fork of a worker copies every client socket of the master into the
+ * child, which holds them until it reaches close_inherited(). While a copy
+ * lives, close() in the master does not release the socket, and so does not
+ * take it out of the epoll set either: that happens only when the last
+ * descriptor of the socket is gone. Were clients.c to close a connection
+ * without EPOLL_CTL_DEL, and free it after the batch, an event of the closed
+ * socket that epoll reports afterwards would carry a pointer to freed memory
+ * -- or, as malloc hands the same block to the next connection, to an
+ * unrelated live connection, which would then be taken for gone.
+ *
+ * These tests play the loop (epoll_wait, clients_event, what jobs.c does on
+ * CLIENT_GONE) around the real clients.c, with a child that holds the
+ * inherited descriptors for a moment, as a worker does between fork() and
+ * close_inherited() on a busy machine. */
+#include "master/clients.h"
+#include "tests/check_run.h"
+#include "tests/helpers.h"
+#include "master/net.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static struct clients cl;
+static struct seg_stats stats;
+static int epfd, lfd;
+static unsigned port;
+
+static void setup(void)
+{
+	memset(&stats, 0, sizeof stats);
+	port = th_free_port();
+	ck_assert_int_eq(net_listen(port, &lfd), 0);
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	ck_assert_int_ge(epfd, 0);
+	clients_init(&cl, epfd, &stats, 5000);
+}
+
+static void teardown(void)
+{
+	close(epfd);
+	close(lfd);
+}
+
+/* A client that sends a whole request; the master accepts it (reading the
+ * request at accept) and lets it wait on a search, as jobs.c does. */
+static struct conn *waiting_client(int *client_fd)
+{
+	uint8_t d[32] = { 1 };
+	struct conn *c = NULL;
+
+	*client_fd = th_connect(port);
+	ck_assert_int_ge(*client_fd, 0);
+	ck_assert_int_eq(th_send_request(*client_fd, d, 0, 1000000, 1), 0);
+	for (int i = 0; i < 200 && !c; i++) {
+		ck_assert_int_eq(clients_accept(&cl, lfd), 0);
+		c = clients_ready(&cl);
+		if (!c)
+			usleep(5000);
+	}
+	ck_assert_ptr_nonnull(c);
+	clients_wait(&cl, c); /* in the epoll set for errors and hang-ups */
+	return c;
+}
+
+/* A worker forked now: it holds a copy of every descriptor of the master
+ * until it closes what it inherits (here: for 2 s). The client's end is
+ * the test's, not the master's: the child lets go of it. */
+static pid_t fork_worker(int client_fd)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(client_fd);
+		usleep(2000000);
+		_exit(0);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* A waiting client resets; the master drops it (CLIENT_GONE) and frees it.
+ * epoll must not report that connection again. */
+START_TEST(closed_connection_is_not_reported_again)
+{
+	struct epoll_event ev[8];
+	struct conn *c;
+	void *gone;
+	int fd, n;
+	pid_t worker;
+
+	c = waiting_client(&fd);
+	worker = fork_worker(fd);
+	th_reset(fd);
+	n = epoll_wait(epfd, ev, 8, 2000);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_eq(ev[0].data.ptr, &c->src);
+	ck_assert_int_eq(clients_event(&cl, c, ev[0].events), CLIENT_GONE);
+	clients_drop(&cl, c); /* jobs_client_gone() */
+	gone = c;
+	clients_bury(&cl);    /* end of the batch: c is freed */
+
+	n = epoll_wait(epfd, ev, 8, 300);
+	reap(worker);
+	ck_assert_msg(n == 0 || ev[0].data.ptr != gone,
+		      "epoll reported the closed and freed connection %p again "
+		      "(events 0x%x): the loop would use freed memory",
+		      gone, n > 0 ? ev[0].events : 0);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+/* The same, and the next client's connection gets the freed block: the
+ * stale event of the reset socket is then delivered as an event of the new,
+ * healthy connection, which the loop takes for gone and drops unanswered. */
+START_TEST(stale_event_does_not_drop_a_healthy_client)
+{
+	struct epoll_event ev[8];
+	struct conn *c, *next;
+	void *spare[7];
+	int fd, fd2, n, dropped = 0;
+	pid_t worker;
+
+	c = waiting_client(&fd);
+	worker = fork_worker(fd);
+	th_reset(fd);
+	ck_assert_int_eq(epoll_wait(epfd, ev, 8, 2000), 1);
+	ck_assert_int_eq(clients_event(&cl, c, ev[0].events), CLIENT_GONE);
+	clients_drop(&cl, c);
+	/* A master that has run a while: malloc's per-size cache (tcache) is
+	 * full, so the freed connection goes back to the heap proper, where
+	 * the next calloc of a connection finds it. */
+	for (int i = 0; i < 7; i++)
+		spare[i] = malloc(sizeof *c);
+	for (int i = 0; i < 7; i++)
+		free(spare[i]);
+	clients_bury(&cl);
+
+	next = waiting_client(&fd2); /* healthy: waits for its answer */
+	n = epoll_wait(epfd, ev, 8, 300);
+	for (int i = 0; i < n; i++)
+		if (ev[i].data.ptr == &next->src &&
+		    clients_event(&cl, next, ev[i].events) == CLIENT_GONE)
+			dropped = 1;
+	reap(worker);
+	ck_assert_msg(!dropped, "a healthy waiting client (%s block) was taken "
+		      "for gone because of another socket's event",
+		      (void *)next == (void *)c ? "same" : "other");
+	ck_assert_msg(n == 0, "epoll reported %d event(s) though the only live "
+		      "client did nothing", n);
+	close(fd2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("clients_fork");
+	TCase *t = tcase_create("clients_fork");
+
+	tcase_set_timeout(t, 20);
+	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, closed_connection_is_not_reported_again);
+	tcase_add_test(t, stale_event_does_not_drop_a_healthy_client);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}
