@@ -7,11 +7,25 @@
 #include "master/server.h"
 #include "master/status.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+/* Descriptors 0-2 must be taken before anything opens a socket: one
+ * started without them would get its listener or a client there, and every
+ * worker keeps 0-2 for its whole life. */
+static void hold_stdio(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+			return;
+}
+
 int main(int argc, char **argv)
 {
 	static struct server server; /* large: keep it off the stack */
 	struct options o;
 
+	hold_stdio();
 	if (options_parse(argc, argv, &o) < 0)
 		return 2;
 	if (o.help)

@@ -216,7 +216,7 @@ int server_init(struct server *s, const struct options *o)
 
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
-	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = -1;
+	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
 	s->listen.kind = SRC_LISTEN;
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
@@ -301,7 +301,8 @@ void server_run(struct server *s)
 		next = w < next ? w : next;
 		next = a < next ? a : next;
 		if (s->stopping) {
-			if (clients_owed(&s->clients) == 0 || now >= s->stop_deadline_ms)
+			/* Lingering ones too: their replies are still in flight. */
+			if (s->clients.open == 0 || now >= s->stop_deadline_ms)
 				break;
 			next = s->stop_deadline_ms < next ? s->stop_deadline_ms : next;
 		}

@@ -200,7 +200,7 @@ static int find(const char *what, unsigned port, int rw, struct seg *seg)
 
 int status_print(unsigned port, int json)
 {
-	struct seg seg;
+	struct seg seg = { .fd = -1 };
 	int rc = find("--status", port, 0, &seg);
 
 	if (rc == 0) {
@@ -212,7 +212,7 @@ int status_print(unsigned port, int json)
 
 int status_arm_hook(unsigned port, int hook)
 {
-	struct seg seg;
+	struct seg seg = { .fd = -1 };
 	int rc = find("--hook", port, 1, &seg);
 
 	if (rc == 0 && (rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1)) < 0)

@@ -373,6 +373,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 			if (w->pid && !ring_slot_retiring(ws->ring, i))
 				ring_slot_retire(ws->ring, i);
 			w->respawn_at_ms = 0;
+			w->died = 0; /* a later grow starts a worker, not a replacement */
 			continue;
 		}
 		if (w->pid)

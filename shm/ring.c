@@ -238,6 +238,8 @@ static int apply(struct ring *r, uint32_t idx)
 		if (want == WANT_RELEASE)
 			stop_chunks(r, idx);
 		publish(j->state, JOB_CLOSING);
+	} else if (j->state == JOB_CLOSING && want == WANT_RELEASE) {
+		stop_chunks(r, idx); /* released while being parked */
 	}
 	reposition(r, j);
 	return settle(r, j);

@@ -100,6 +100,7 @@ void ring_release(struct ring *r, uint32_t job)
 {
 	publish(r->jobs[job].want, WANT_RELEASE);
 	wish(r, job);
+	ring_wake(r, 1); /* an idle worker applies it now, not at its next look */
 }
 
 void ring_park(struct ring *r, uint32_t job)
@@ -107,6 +108,7 @@ void ring_park(struct ring *r, uint32_t job)
 	if (peek(r->jobs[job].want) == WANT_ACTIVE) {
 		publish(r->jobs[job].want, WANT_PARK);
 		wish(r, job);
+		ring_wake(r, 1);
 	}
 }
 

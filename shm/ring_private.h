@@ -5,9 +5,15 @@
 
 #include "shm/ring.h"
 
-/* Keep the compiler from reordering the stores that crash safety depends on;
- * x86 and the kernel keep the hardware order. */
-#define publish(lhs, v) __atomic_store_n(&(lhs), (v), __ATOMIC_RELEASE)
+/* Keep the compiler from reordering the stores that crash safety depends on:
+ * a release store keeps earlier stores before it, and the fence keeps later
+ * ones after it (a worker may be killed between any two). The CPU executes
+ * them in program order as far as its own death is concerned. */
+#define publish(lhs, v)                                                      \
+	do {                                                                 \
+		__atomic_store_n(&(lhs), (v), __ATOMIC_RELEASE);              \
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);                      \
+	} while (0)
 #define peek(lhs) __atomic_load_n(&(lhs), __ATOMIC_ACQUIRE)
 
 /* Values from lo to hi inclusive, as a 128-bit count. */

@@ -1,0 +1,223 @@
+/* A randomized crash-safety check of shm/ring under every policy. Worker
+ * processes lease and finish chunks, stopping some early; the test plays
+ * the master: it SIGKILLs workers at random moments, makes some die holding
+ * the lock (so the next locker runs repair()), reaps and replaces them,
+ * parks the job and resubmits it with its progress, and submits a better
+ * job that preempts it, every round. The workers do not hash: the answer is
+ * written into the first bytes of the digest, and a chunk "finds" it when
+ * it holds it. Whatever happens, a job whose range holds its answer must
+ * end FOUND with that answer (never EXHAUSTED: no value skipped), and
+ * nothing may hang. */
+#include "shm/ring.h"
+#include "tests/check_run.h"
+
+#include <check.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define WORKERS 3
+#define ROUNDS 100
+#define HANG_S 10
+
+static struct ring *r;
+static pid_t pids[WORKERS];
+static uint64_t seed;
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* What the kernel would report for lease l: found (the answer in range,
+ * before a random stop point), stopped early, or all hashed. */
+static int pretend_to_hash(const struct ring_lease *l, uint64_t *s, uint64_t *x)
+{
+	uint64_t span = l->hi - l->lo + 1, answer;
+	uint64_t stop_at = l->lo + rnd(s) % (span + span / 2 + 1);
+
+	if (__atomic_load_n(l->stop, __ATOMIC_RELAXED) && (rnd(s) & 1))
+		stop_at = l->lo + rnd(s) % span;
+	memcpy(&answer, l->digest, sizeof answer);
+	if (answer >= l->lo && answer <= l->hi && stop_at > answer) {
+		*x = answer;
+		return 1;
+	}
+	if (stop_at <= l->hi) {
+		*x = stop_at; /* the first value not hashed */
+		return -1;
+	}
+	return 0;
+}
+
+static void worker(unsigned slot, uint64_t s)
+{
+	ring_worker_start(r, slot, getpid());
+	for (;;) {
+		struct ring_lease l;
+		uint64_t x = 0;
+		int result;
+
+		if (ring_lease(r, slot, 1 + rnd(&s) % 40, 1, &l) < 0) {
+			usleep(50);
+			continue;
+		}
+		result = pretend_to_hash(&l, &s, &x);
+		ring_finish(r, slot, result, x);
+	}
+}
+
+/* A new worker process in slot, as the master forks one. */
+static void spawn(unsigned slot)
+{
+	ring_slot_prepare(r, slot);
+	pids[slot] = fork();
+	ck_assert_int_ge(pids[slot], 0);
+	if (pids[slot] == 0)
+		worker(slot, seed + slot * 7919 + 1);
+	ring_slot_start(r, slot, pids[slot]);
+	seed = rnd(&seed);
+}
+
+/* The worker of slot is gone (reaped): its lease goes back; replace it. */
+static void replace(unsigned slot)
+{
+	uint64_t hashes, chunks;
+
+	ring_slot_dead(r, slot, EXIT_DIED, &hashes, &chunks);
+	spawn(slot);
+}
+
+static void reap(void)
+{
+	int status;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+		for (unsigned i = 0; i < WORKERS; i++)
+			if (pids[i] == pid)
+				replace(i);
+}
+
+static void kill_one(void)
+{
+	unsigned i = (unsigned)(rnd(&seed) % WORKERS);
+	int status;
+
+	kill(pids[i], SIGKILL);
+	waitpid(pids[i], &status, 0);
+	replace(i);
+}
+
+/* Wait (bounded) until job closes, replacing workers that died. */
+static void wait_closed(uint32_t job)
+{
+	time_t t0 = time(NULL);
+
+	while (!ring_closed(r, job)) {
+		ck_assert_msg(time(NULL) - t0 < HANG_S, "job %u never closes", job);
+		reap();
+		ring_wake(r, WORKERS);
+		usleep(100);
+	}
+}
+
+/* Park job and bring it back with its progress; its new entry, or
+ * RING_NONE when it finished while being parked. */
+static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
+{
+	struct ring_progress p;
+	struct ring_key k;
+	uint64_t x;
+
+	ring_park(r, job);
+	wait_closed(job);
+	if (ring_check(r, job, &x) != RING_RUNNING)
+		return RING_NONE;
+	k = *ring_key_of(r, job);
+	ring_take_back(r, job, &p);
+	ck_assert_int_eq(ring_submit(r, &k, &p, 1, seq, &job), 0);
+	ring_wake(r, WORKERS);
+	return job;
+}
+
+/* One round: a job with its answer in range, and a better one beside it;
+ * everything that can happen to workers happens; the answer must come. */
+static void round_of(int round)
+{
+	struct ring_key k = { .start = 1000, .end = 3000 }, k2 = { .start = 0, .end = 100 };
+	uint64_t answer = 1000 + rnd(&seed) % 2001, x = 0;
+	uint32_t job, better, again;
+	time_t t0 = time(NULL);
+	int parks = 0;
+
+	memcpy(k.digest, &answer, sizeof answer);
+	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, (uint64_t)round * 2, &job), 0);
+	ck_assert_int_eq(ring_submit(r, &k2, NULL, 16, (uint64_t)round * 2 + 1, &better), 0);
+	ring_wake(r, WORKERS);
+	ring_preempt(r, better);
+	while (ring_check(r, job, &x) == RING_RUNNING) {
+		uint64_t v = rnd(&seed) % 100;
+
+		ck_assert_msg(time(NULL) - t0 < HANG_S, "round %d hangs", round);
+		if (v < 30)
+			kill_one();
+		else if (v < 33)
+			ring_arm_hook(r, HOOK_DIE_IN_LOCK, 1);
+		else if (v < 38 && parks++ < 5 &&
+			 (again = park_and_resubmit(job, (uint64_t)round * 2)) != RING_NONE)
+			job = again;
+		reap();
+		usleep((useconds_t)(rnd(&seed) % 300));
+	}
+	ck_assert_msg(ring_check(r, job, &x) == RING_FOUND && x == answer,
+		      "round %d: job %u ended without its answer %llu", round, job,
+		      (unsigned long long)answer);
+	ring_release(r, job);
+	ring_release(r, better);
+	wait_closed(job);
+	wait_closed(better);
+	ring_take_back(r, job, NULL);
+	ring_take_back(r, better, NULL);
+}
+
+/* Every order, with and without preemption and splitting. */
+START_TEST(no_value_skipped_nothing_hangs)
+{
+	struct rank_policy p = { (uint32_t)(_i % 3), (uint32_t)(_i / 3 % 2),
+				 (uint32_t)(_i / 6 % 2), 0 };
+
+	seed = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(r, MAP_FAILED);
+	ck_assert_int_eq(ring_init(r, &p), 0);
+	ring_allow_hooks(r, 1);
+	ring_set_workers(r, WORKERS);
+	for (unsigned i = 0; i < WORKERS; i++)
+		spawn(i);
+	for (int round = 0; round < ROUNDS; round++)
+		round_of(round);
+	for (unsigned i = 0; i < WORKERS; i++)
+		kill(pids[i], SIGKILL);
+	while (wait(NULL) > 0)
+		;
+	ck_assert_uint_ge(r->repairs, 1); /* some died holding the lock */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ring_stress");
+	TCase *t = tcase_create("stress");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_loop_test(t, no_value_skipped_nothing_hangs, 0, 12);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}
