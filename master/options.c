@@ -38,6 +38,10 @@ static const char usage[] =
 	"  --no-split             one worker per job (a classic pool)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of joining it\n"
+	"  --low-latency          while serving, ask the kernel to keep every CPU\n"
+	"                         out of deep idle (/dev/cpu_dma_latency = 0,\n"
+	"                         root only, machine-wide): faster wake-ups for\n"
+	"                         small requests, at the cost of idle power\n"
 	"  --no-pin               let the scheduler place workers (default: worker\n"
 	"                         i runs on the i-th CPU this process may use)\n"
 	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
@@ -119,6 +123,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, NULL, 'P' },
+		{ "low-latency", no_argument, NULL, 'Q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", no_argument, NULL, 'S' },
@@ -168,6 +173,9 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'P':
 			o->pin = 0;
+			break;
+		case 'Q':
+			o->low_latency = 1;
 			break;
 		case 'v':
 			o->verbose = 1;

@@ -18,6 +18,7 @@ struct options {
 	struct rank_policy policy; /* how jobs share the workers */
 	int attach;                /* a repeat in flight joins the search */
 	int pin;                   /* pin worker i to the i-th CPU */
+	int low_latency;           /* hold the CPUs out of deep idle (PM QoS) */
 	int verbose, quiet;
 	int status, json;          /* --status [--json]: print, don't serve */
 	int hook;                  /* --hook: arm this test hook (enum

@@ -7,6 +7,7 @@
 #include "master/config.h"
 #include "master/log.h"
 #include "master/net.h"
+#include "master/power.h"
 #include "master/status.h"
 #include "shm/clock.h"
 
@@ -174,6 +175,7 @@ static void teardown(struct server *s)
 	close_fd(&s->signals.fd);
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
+	close_fd(&s->pm_qos_fd);
 	seg_close(&s->seg);
 }
 
@@ -217,6 +219,7 @@ int server_init(struct server *s, const struct options *o)
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
+	s->pm_qos_fd = o->low_latency ? power_low_latency() : -1;
 	s->listen.kind = SRC_LISTEN;
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;

@@ -31,6 +31,7 @@ struct server {
 	struct jobs jobs;
 	struct workers workers;
 	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
+	int pm_qos_fd;            /* --low-latency: held open while serving */
 	int stopping;
 	uint64_t stop_deadline_ms;
 };

@@ -7,6 +7,7 @@
 #include "tests/helpers.h"
 
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -446,6 +447,42 @@ START_TEST(status_of_a_lying_segment)
 }
 END_TEST
 
+/* --low-latency holds /dev/cpu_dma_latency open while the master runs (a
+ * master not run as root says it cannot and serves on). */
+START_TEST(low_latency_holds_the_cpus_awake)
+{
+	const char *const args[] = { "--workers", "1", "--low-latency", NULL };
+	char link[64], target[64];
+	int found = 0;
+	DIR *d;
+	struct dirent *e;
+
+	start(NULL, args);
+	if (access("/dev/cpu_dma_latency", W_OK) != 0) {
+		ck_assert(tm_log_contains(&m, "--low-latency"));
+		stop();
+		return;
+	}
+	snprintf(link, sizeof link, "/proc/%d/fd", (int)m.pid);
+	ck_assert_ptr_nonnull(d = opendir(link));
+	while ((e = readdir(d))) {
+		char path[400];
+		ssize_t n;
+
+		snprintf(path, sizeof path, "%s/%s", link, e->d_name);
+		n = readlink(path, target, sizeof target - 1);
+		if (n > 0) {
+			target[n] = '\0';
+			found |= strcmp(target, "/dev/cpu_dma_latency") == 0;
+		}
+	}
+	closedir(d);
+	ck_assert(found);
+	ck_assert(tm_log_contains(&m, "held out of deep idle"));
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("operator");
@@ -465,6 +502,7 @@ int main(void)
 	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
 	tcase_add_test(t, failed_start_leaves_nothing_behind);
 	tcase_add_test(t, status_of_a_lying_segment);
+	tcase_add_test(t, low_latency_holds_the_cpus_awake);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
