@@ -191,12 +191,13 @@ unsigned workers_alive(const struct workers *ws)
 	return n;
 }
 
+/* The slot of worker pid, or -ENOENT when it is none of ours. */
 static int slot_of(const struct workers *ws, pid_t pid)
 {
 	for (int i = 0; i < RING_WORKERS; i++)
 		if (ws->w[i].pid == pid)
 			return i;
-	return -1;
+	return -ENOENT;
 }
 
 static void describe(int status, char *buf, size_t len)
