@@ -44,6 +44,8 @@ static void setup(void)
 
 static void teardown(void)
 {
+	clients_close_all(&cl);
+	clients_bury(&cl);
 	close(epfd);
 	close(lfd);
 }
@@ -160,6 +162,8 @@ START_TEST(stale_event_does_not_drop_a_healthy_client)
 		      (void *)next == (void *)c ? "same" : "other");
 	ck_assert_msg(n == 0, "epoll reported %d event(s) though the only live "
 		      "client did nothing", n);
+	clients_drop(&cl, next);
+	clients_bury(&cl);
 	close(fd2);
 }
 END_TEST
