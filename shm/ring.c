@@ -1,5 +1,6 @@
 /* The job table and priority ring (see ring.h): the workers' side, which
- * owns the schedule. The master's side is in ring_master.c.
+ * owns the schedule. The master's side is in ring_master.c, the heap of
+ * leasable jobs in ring_heap.c.
  *
  * Crash safety rests on store order inside the critical sections: a worker
  * publishes a lease in its slot (has_lease last) before it advances the job's
@@ -60,94 +61,6 @@ void ring_free(struct ring *r)
 {
 	sem_destroy(&r->work);
 	pthread_mutex_destroy(&r->lock);
-}
-
-/* ---- the heap of leasable jobs ----------------------------------------- */
-
-static struct rank_key key_of(const struct ring_job *j)
-{
-	return (struct rank_key){ j->weight, j->rem, j->seq, j->p.started };
-}
-
-static int before(const struct ring *r, uint32_t a, uint32_t b)
-{
-	struct rank_key ka = key_of(&r->jobs[a]), kb = key_of(&r->jobs[b]);
-
-	return rank_outranks(&r->policy, &ka, &kb);
-}
-
-static void heap_put(struct ring *r, uint32_t pos, uint32_t job)
-{
-	r->heap[pos] = job;
-	r->jobs[job].heap_pos = pos;
-}
-
-static void sift_up(struct ring *r, uint32_t pos)
-{
-	uint32_t job = r->heap[pos];
-
-	while (pos > 0) {
-		uint32_t parent = (pos - 1) / 2;
-		if (!before(r, job, r->heap[parent]))
-			break;
-		heap_put(r, pos, r->heap[parent]);
-		pos = parent;
-	}
-	heap_put(r, pos, job);
-}
-
-static void sift_down(struct ring *r, uint32_t pos)
-{
-	uint32_t job = r->heap[pos];
-
-	for (;;) {
-		uint32_t c = 2 * pos + 1;
-		if (c >= r->nheap)
-			break;
-		if (c + 1 < r->nheap && before(r, r->heap[c + 1], r->heap[c]))
-			c++;
-		if (!before(r, r->heap[c], job))
-			break;
-		heap_put(r, pos, r->heap[c]);
-		pos = c;
-	}
-	heap_put(r, pos, job);
-}
-
-static void heap_remove(struct ring *r, struct ring_job *j)
-{
-	uint32_t pos = j->heap_pos, last = r->heap[--r->nheap];
-
-	j->heap_pos = RING_NONE;
-	if (pos == r->nheap)
-		return;
-	heap_put(r, pos, last);
-	sift_up(r, pos);
-	sift_down(r, r->jobs[last].heap_pos);
-}
-
-/* May a worker lease from j now? */
-static int leasable(const struct ring *r, const struct ring_job *j)
-{
-	return j->state == JOB_ACTIVE && !j->found && j->rem > 0 &&
-	       (r->policy.split || j->nleases == 0);
-}
-
-/* j changed: put it where its rank says, or out of the heap. */
-static void reposition(struct ring *r, struct ring_job *j)
-{
-	uint32_t idx = (uint32_t)(j - r->jobs);
-
-	if (!leasable(r, j)) {
-		if (j->heap_pos != RING_NONE)
-			heap_remove(r, j);
-	} else if (j->heap_pos == RING_NONE) {
-		heap_put(r, r->nheap++, idx);
-		sift_up(r, r->nheap - 1);
-	} else {
-		sift_up(r, j->heap_pos);
-		sift_down(r, j->heap_pos);
-	}
 }
 
 /* ---- progress ------------------------------------------------------------ */
@@ -241,7 +154,7 @@ static int apply(struct ring *r, uint32_t idx)
 	} else if (j->state == JOB_CLOSING && want == WANT_RELEASE) {
 		stop_chunks(r, idx); /* released while being parked */
 	}
-	reposition(r, j);
+	ring_reposition(r, j);
 	return settle(r, j);
 }
 
@@ -256,7 +169,7 @@ static int reclaim(struct ring *r, struct ring_slot *s)
 			give_back(j, s->lease_lo, s->lease_hi);
 		publish(s->has_lease, 0);
 		j->nleases--;
-		reposition(r, j);
+		ring_reposition(r, j);
 		tell = settle(r, j);
 	} else {
 		publish(s->has_lease, 0);
@@ -417,7 +330,7 @@ static struct ring_job *pick(struct ring *r, const struct ring_slot *s)
 {
 	if (!r->policy.preempt && s->keep_job < RING_JOBS) {
 		struct ring_job *j = &r->jobs[s->keep_job];
-		if (j->gen == s->keep_gen && leasable(r, j))
+		if (j->gen == s->keep_gen && ring_leasable(r, j))
 			return j;
 	}
 	return r->nheap ? &r->jobs[r->heap[0]] : NULL;
@@ -490,7 +403,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	}
 	j->nleases++;
 	j->rem -= span(lo, hi);
-	reposition(r, j);
+	ring_reposition(r, j);
 	s->keep_job = s->lease_job;
 	s->keep_gen = j->gen;
 
@@ -531,7 +444,7 @@ int ring_finish(struct ring *r, unsigned slot, int result, uint64_t x)
 	publish(s->has_lease, 0);
 	j->nleases--;
 	s->chunks++;
-	reposition(r, j);
+	ring_reposition(r, j);
 	tell |= settle(r, j);
 	ring_unlock(r);
 	return tell;

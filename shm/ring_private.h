@@ -28,4 +28,10 @@ static inline void flag(uint64_t *bits, uint32_t job)
 	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
 }
 
+/* The heap of leasable jobs (ring_heap.c), under the lock. */
+/* May a worker lease from j now? */
+int ring_leasable(const struct ring *r, const struct ring_job *j);
+/* j changed: put it where its rank says, or out of the heap. */
+void ring_reposition(struct ring *r, struct ring_job *j);
+
 #endif
