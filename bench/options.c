@@ -26,6 +26,7 @@ static const char usage[] =
 	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
+	"       revhash-bench --help\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
 	"loop) and compares the score with an ideal server's: one following the\n"
@@ -146,6 +147,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "cached", no_argument, NULL, 'k' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "priority", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, mode, modes = 0;
@@ -155,7 +157,11 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.policy = { rank_default(), bench_cpus() },
 		.closed = { .difficulty = 1, .priority = 1 },
 	};
-	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		if (c == 'h') {
+			o->help = 1;
+			return 0;
+		}
 		if ((mode = parse_option(c, optarg, o)) < 0)
 			return -EINVAL;
 		modes |= mode;
@@ -173,8 +179,11 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 
 int bench_options_parse(int argc, char **argv, struct bench_options *o)
 {
-	if (parse_args(argc, argv, o) == 0)
+	if (parse_args(argc, argv, o) == 0) {
+		if (o->help)
+			fputs(usage, stdout);
 		return 0;
+	}
 	fputs(usage, stderr);
 	return -EINVAL;
 }

@@ -12,6 +12,7 @@ struct bench_options {
 	const char *host, *port;
 	struct wl_params wl;         /* the replay's workload */
 	const char *csv;             /* the replay's per-request CSV, or NULL */
+	int help;                    /* --help: the usage went to stdout */
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */
 	struct sim_policy policy;    /* the server's, for its ideal */
@@ -21,7 +22,8 @@ struct bench_options {
 /* The CPUs this process may run on (at most 64): what the master's
  * --workers auto comes to when started from the same place. */
 unsigned bench_cpus(void);
-/* Fill o from argv. 0, or -EINVAL after printing the usage to stderr. */
+/* Fill o from argv. 0 (with o->help set when the usage was asked for and
+ * printed to stdout), or -EINVAL after printing the usage to stderr. */
 int bench_options_parse(int argc, char **argv, struct bench_options *o);
 
 #endif

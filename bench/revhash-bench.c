@@ -458,6 +458,8 @@ int main(int argc, char **argv)
 
 	if (bench_options_parse(argc, argv, &opt))
 		return 2;
+	if (opt.help)
+		return 0;
 	if (opt.closed.concurrency)
 		return closed_main(&opt);
 	reqs = generate(&opt.wl);

@@ -40,11 +40,12 @@ static void stop(void)
 
 static const char *const two[] = { "--workers", "2", NULL };
 
-/* Run the master binary with args and return its exit status. */
-static int run_master(const char *const *args)
+/* Run the binary named by the environment variable env (else path) with
+ * args, output discarded, and return its exit status. */
+static int run_binary(const char *env, const char *path,
+		      const char *const *args)
 {
-	const char *argv[16] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
-							  : "master/master" };
+	const char *argv[16] = { getenv(env) ? getenv(env) : path };
 	int n = 1, status;
 	pid_t pid;
 
@@ -61,6 +62,11 @@ static int run_master(const char *const *args)
 	}
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int run_master(const char *const *args)
+{
+	return run_binary("REVHASH_MASTER", "master/master", args);
 }
 
 START_TEST(graceful_stop_answers_what_is_in_flight)
@@ -165,6 +171,22 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(port), 2);
 	ck_assert_int_eq(run_master(none), 2);
 	ck_assert_int_eq(run_master(kernel), 1);
+}
+END_TEST
+
+/* revhash-bench: --help is no error; a bad command line is. */
+START_TEST(bench_command_line_is_checked)
+{
+	const char *const help[] = { "--help", NULL };
+	const char *const junk[] = { "--frobnicate", NULL };
+	const char *const few[] = { "127.0.0.1", "5003", "1", NULL };
+	const char *const mixed[] = { "127.0.0.1", "5003", "--concurrency", "4",
+				      "--duration", "1", "--rate", "1", NULL };
+
+	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", help), 0);
+	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", junk), 2);
+	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", few), 2);
+	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", mixed), 2);
 }
 END_TEST
 
@@ -493,6 +515,7 @@ int main(void)
 	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
 	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, command_line_is_checked);
+	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
 	tcase_add_test(t, draining_master_and_its_successor_keep_their_segments);
