@@ -4,6 +4,7 @@
  * a normal request correctly. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "tests/fixture.h"
 
 #include <check.h>
 #include <poll.h>
@@ -15,24 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static struct tmaster m;
-
-static void start(const char *const *args)
-{
-	static const char *const two[] = { "--workers", "2", NULL };
-
-	if (tm_start(&m, NULL, args ? args : two) != 0)
-		ck_abort_msg("master did not start");
-}
-
-static void stop(void)
-{
-	int rc = tm_stop(&m);
-
-	if (rc != 0)
-		tm_dump_log(&m);
-	ck_assert_int_eq(rc, 0);
-}
+static const char *const two[] = { "--workers", "2", NULL };
 
 /* A normal request must still be answered right. */
 static void still_serves(void)
@@ -75,7 +59,7 @@ START_TEST(short_request_then_close)
 {
 	uint8_t part[20] = { 0 };
 
-	start(NULL);
+	start(NULL, two);
 	for (int i = 0; i < 50; i++) {
 		int fd = th_connect(m.port);
 		ck_assert_int_ge(fd, 0);
@@ -94,7 +78,7 @@ START_TEST(reset_before_the_reply_cancels_the_search)
 	uint64_t base = th_rand64() >> 1;
 	int fd;
 
-	start(NULL);
+	start(NULL, two);
 	proto_digest(base + 1, d); /* answer outside: would search 2^40 values */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
@@ -115,7 +99,7 @@ START_TEST(half_closed_client_gets_its_answer)
 	uint64_t x, base = th_rand64() >> 1;
 	int fd;
 
-	start(NULL);
+	start(NULL, two);
 	proto_digest(base + 3000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
@@ -134,7 +118,7 @@ START_TEST(bytes_after_the_request_are_ignored)
 	uint64_t x, base = th_rand64() >> 1;
 	int fd;
 
-	start(NULL);
+	start(NULL, two);
 	memset(junk, 0xa5, sizeof junk);
 	proto_digest(base + 4242, d);
 	fd = th_connect(m.port);
@@ -156,7 +140,7 @@ START_TEST(slow_sender_is_timed_out_and_delays_nobody)
 	uint64_t t0;
 	int fd, closed = 0;
 
-	start(args);
+	start(NULL, args);
 	fd = th_connect(m.port);
 	t0 = clock_ms();
 	/* One byte every 300 ms: never silent for long, but never done. */
@@ -187,7 +171,7 @@ START_TEST(thousands_of_idle_connections)
 	getrlimit(RLIMIT_NOFILE, &rl);
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
-	start(NULL);
+	start(NULL, two);
 	for (; n < N; n++) {
 		fds[n] = th_connect(m.port);
 		if (fds[n] < 0)
@@ -210,7 +194,7 @@ START_TEST(out_of_descriptors_keeps_serving)
 	uint64_t cpu;
 	int n = 0;
 
-	start(NULL);
+	start(NULL, two);
 	ck_assert_int_eq(prlimit(m.pid, RLIMIT_NOFILE, &tight, NULL), 0);
 	for (; n < N; n++) {
 		fds[n] = th_connect(m.port);
@@ -239,7 +223,7 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 	uint64_t t0;
 	int fd;
 
-	start(NULL);
+	start(NULL, two);
 	proto_digest(1, d); /* not in the range below: searched forever */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, (1ull << 63) + 2, 16), 0);
@@ -278,7 +262,7 @@ START_TEST(full_table_parks_the_worst_job)
 	}
 	rl.rlim_cur = rl.rlim_max;
 	setrlimit(RLIMIT_NOFILE, &rl);
-	start(one);
+	start(NULL, one);
 	/* Fill the job table with searches that never end... */
 	proto_digest(1, d);
 	for (int i = 0; i < N; i++) {
@@ -323,7 +307,7 @@ START_TEST(trailing_bytes_cost_the_master_nothing)
 	uint64_t cpu, sent = 0, t0;
 	int fd;
 
-	start(NULL);
+	start(NULL, two);
 	memset(junk, 0x5a, sizeof junk);
 	proto_digest(1, d); /* never found: the search runs on */
 	fd = th_connect(m.port);
@@ -359,7 +343,7 @@ START_TEST(one_peer_cannot_stack_weight)
 	uint8_t bad[32], d[32];
 	uint64_t x, t0, quiet_ms, loud_ms, base = th_rand64() >> 2, junk = th_rand64() >> 2;
 
-	start(NULL);
+	start(NULL, two);
 	/* The honest request alone... */
 	proto_digest(base + 29999999, d);
 	t0 = clock_ms();
@@ -395,7 +379,7 @@ START_TEST(resets_and_garbage)
 	uint8_t junk[49];
 	struct linger lg = { 1, 0 };
 
-	start(NULL);
+	start(NULL, two);
 	for (int i = 0; i < 100; i++) {
 		int fd = th_connect(m.port);
 		ck_assert_int_ge(fd, 0);

@@ -5,6 +5,7 @@
  * What an operator does to it is in check_operator.c. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "tests/fixture.h"
 
 #include <check.h>
 #include <errno.h>
@@ -20,23 +21,6 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static struct tmaster m;
-
-static void start(const char *env, const char *const *args)
-{
-	if (tm_start(&m, env, args) != 0)
-		ck_abort_msg("master did not start");
-}
-
-static void stop(void)
-{
-	int rc = tm_stop(&m);
-
-	if (rc != 0)
-		tm_dump_log(&m);
-	ck_assert_int_eq(rc, 0);
-}
 
 static void get_stats(struct seg_stats *st)
 {

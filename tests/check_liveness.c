@@ -3,6 +3,7 @@
  * or the ring's lock; the master keeps answering meanwhile. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "tests/fixture.h"
 
 #include <check.h>
 #include <signal.h>
@@ -10,23 +11,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-static struct tmaster m;
-
-static void start(const char *env, const char *const *args)
-{
-	if (tm_start(&m, env, args) != 0)
-		ck_abort_msg("master did not start");
-}
-
-static void stop(void)
-{
-	int rc = tm_stop(&m);
-
-	if (rc != 0)
-		tm_dump_log(&m);
-	ck_assert_int_eq(rc, 0);
-}
 
 static struct seg_stats stats_now(void)
 {

@@ -5,6 +5,7 @@
  * gone or of a segment that lies. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "tests/fixture.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -20,23 +21,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static struct tmaster m;
-
-static void start(const char *env, const char *const *args)
-{
-	if (tm_start(&m, env, args) != 0)
-		ck_abort_msg("master did not start");
-}
-
-static void stop(void)
-{
-	int rc = tm_stop(&m);
-
-	if (rc != 0)
-		tm_dump_log(&m);
-	ck_assert_int_eq(rc, 0);
-}
 
 static const char *const two[] = { "--workers", "2", NULL };
 
