@@ -154,7 +154,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 
 	*o = (struct bench_options){
 		.calibrate = 1,
-		.policy = { rank_default(), bench_cpus() },
+		.policy = { rank_default(), bench_cpus(), bench_cpus() },
 		.closed = { .difficulty = 1, .priority = 1 },
 	};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {

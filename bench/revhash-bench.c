@@ -239,7 +239,7 @@ static int ideal_scores(const struct run *r, double rate, struct ideal *id)
 	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
 	if (!err)
 		err = sim_best(r->reqs, arrival, n, rate, own->workers,
-			       &id->best, &id->best_score);
+			       own->cores, &id->best, &id->best_score);
 	if (!err && id->own <= id->best_score) {
 		id->best = *own;
 		id->best_score = id->own;

@@ -6,8 +6,12 @@
  * so the ideal follows the server's order by construction:
  *   split     the whole rate goes to the best-ranked job (perfectly
  *             divisible work: any number of workers hash it at once);
- *   no split  each of the best `workers` jobs gets one worker hashing at
- *             rate / workers; with fewer jobs, workers stay idle.
+ *   no split  each of the best `workers` jobs gets one worker; with fewer
+ *             jobs, workers stay idle. The rate is the machine's, over
+ *             `cores` CPUs: each running job gets rate / cores while no
+ *             more jobs run than there are CPUs, and rate / jobs when more
+ *             workers than CPUs share them (4 workers on 2 CPUs: one job
+ *             alone hashes at a CPU's rate, four at half of it each).
  * Without preemption rank_outranks puts started jobs first, and that alone
  * makes a started job keep its worker(s) until it completes: started jobs
  * are always chosen again at the next event (they outrank every unstarted
@@ -60,7 +64,8 @@ struct sim {
 	double *latency;
 	struct rank_policy rank;
 	size_t slots;        /* jobs that run at once: 1 with split, workers */
-	long double rate_us; /* values per microsecond for each running job */
+	long double rate_us; /* values per microsecond, the whole machine */
+	size_t cpus;         /* the CPUs the running jobs share (1 with split) */
 	long double now;     /* µs */
 	size_t *by_key;      /* request indices grouped by job */
 	size_t *job_of;      /* request -> job, NONE when start > end */
@@ -196,18 +201,27 @@ static void choose(struct sim *s)
 	}
 }
 
+/* Values per microsecond for each running job, while the set runs. */
+static long double job_rate(const struct sim *s)
+{
+	size_t share = s->nrunning > s->cpus ? s->nrunning : s->cpus;
+
+	return s->rate_us / (long double)share;
+}
+
 /* The running job that completes first, if nothing arrives: its index in
  * s->running (NONE when none runs) and the time in *t. */
 static size_t next_completion(const struct sim *s, long double *t)
 {
 	size_t first = NONE;
+	long double rate = job_rate(s);
 
 	*t = INFINITY;
 	for (size_t m = 0; m < s->nrunning; m++) {
 		const struct job *job = &s->jobs[s->running[m]];
 		/* Rounding may overshoot by a hair: never go back. */
 		long double end = s->now +
-				  fmaxl(job->work - job->done, 0) / s->rate_us;
+				  fmaxl(job->work - job->done, 0) / rate;
 
 		if (first == NONE || end < *t) {
 			*t = end;
@@ -221,10 +235,12 @@ static size_t next_completion(const struct sim *s, long double *t)
 static void advance(struct sim *s, long double t)
 {
 	if (t > s->now) {
+		long double rate = job_rate(s);
+
 		for (size_t m = 0; m < s->nrunning; m++) {
 			struct job *job = &s->jobs[s->running[m]];
 
-			job->done += (t - s->now) * s->rate_us;
+			job->done += (t - s->now) * rate;
 			job->started = 1;
 		}
 		s->now = t;
@@ -343,7 +359,10 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	if (!valid(rate, pol))
 		return -EINVAL;
 	s.slots = pol->rank.split ? 1 : pol->workers;
-	s.rate_us = (long double)rate / 1e6L / (long double)s.slots;
+	s.rate_us = (long double)rate / 1e6L;
+	s.cpus = s.slots;
+	if (pol->cores && pol->cores < s.cpus)
+		s.cpus = pol->cores;
 	s.latency = latency_us ? latency_us : malloc(m * sizeof *s.latency);
 	s.by_key = malloc(m * sizeof *s.by_key);
 	s.job_of = malloc(m * sizeof *s.job_of);
@@ -372,10 +391,11 @@ out:
 }
 
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
-	     double rate, unsigned workers, struct sim_policy *best,
-	     double *score)
+	     double rate, unsigned workers, unsigned cores,
+	     struct sim_policy *best, double *score)
 {
-	struct sim_policy pol = { .workers = workers }, won = pol;
+	struct sim_policy pol = { .workers = workers, .cores = cores },
+			  won = pol;
 	double low = INFINITY;
 	int first = 1;
 

@@ -10,11 +10,14 @@
 #include "bench/workload.h"
 #include "shm/rank.h"
 
-/* A scheduling policy: the rank function's variant, and how many identical
- * workers share the hash rate (at least 1; they matter only without split). */
+/* A scheduling policy: the rank function's variant, how many identical
+ * workers share the hash rate (at least 1; they matter only without split)
+ * and on how many CPUs (0: as many as workers; fewer CPUs than workers
+ * gives one running job a CPU's rate, not a worker's share). */
 struct sim_policy {
 	struct rank_policy rank;
 	unsigned workers;
+	unsigned cores;
 };
 
 /* Simulate n requests arriving at arrival_us[i] (µs, any order) on a
@@ -28,11 +31,11 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double *score);
 
 /* Run every policy (each order, with and without preemption and split) on
- * workers workers and store the lowest-scoring one in *best and its score in
+ * workers workers over cores CPUs (as in struct sim_policy) and store the lowest-scoring one in *best and its score in
  * *score (either may be NULL). Ties go to the first tried: wsrpt, priority,
  * fifo; preemptive before not; split before not. Returns as sim_run. */
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
-	     double rate, unsigned workers, struct sim_policy *best,
-	     double *score);
+	     double rate, unsigned workers, unsigned cores,
+	     struct sim_policy *best, double *score);
 
 #endif

@@ -249,7 +249,7 @@ static struct wl_request req(uint8_t tag, uint64_t start, uint64_t end,
 static struct sim_policy policy(uint32_t order, uint32_t preempt,
 			       uint32_t split, unsigned workers)
 {
-	return (struct sim_policy){ { order, preempt, split, 0 }, workers };
+	return (struct sim_policy){ { order, preempt, split, 0 }, workers, 0 };
 }
 
 static void simulate_with(const struct sim_policy *pol,
@@ -263,7 +263,7 @@ static void simulate_with(const struct sim_policy *pol,
 static void simulate(const struct wl_request *q, const double *t, size_t n,
 		     double *lat, double *score)
 {
-	struct sim_policy pol = { rank_default(), 1 };
+	struct sim_policy pol = { rank_default(), 1, 0 };
 
 	simulate_with(&pol, q, t, n, lat, score);
 }
@@ -454,6 +454,39 @@ START_TEST(sim_no_split_runs_side_by_side)
 }
 END_TEST
 
+/* Four workers without split on two CPUs, the machine hashing 1 value per
+ * µs. One job alone has a CPU: 0.5 value per µs, done at 2 s (on four CPUs,
+ * a quarter each: 4 s). Four jobs at once share the two CPUs: 0.25 each,
+ * all done at 4 s; on four CPUs the same. Three jobs: a third each, done
+ * at 3 s. */
+START_TEST(sim_no_split_more_workers_than_cpus)
+{
+	struct wl_request q[4] = { req(1, 0, 999999, 999999, 1),
+				   req(2, 0, 999999, 999999, 1),
+				   req(3, 0, 999999, 999999, 1),
+				   req(4, 0, 999999, 999999, 1) };
+	struct sim_policy two = policy(RANK_WSRPT, 1, 0, 4);
+	struct sim_policy four = policy(RANK_WSRPT, 1, 0, 4);
+	double t[4] = { 0, 0, 0, 0 }, lat[4], score;
+
+	two.cores = 2;
+	simulate_with(&two, q, t, 1, lat, &score);
+	ck_assert_double_eq_tol(lat[0], 2e6, 1e-6);
+	simulate_with(&four, q, t, 1, lat, &score);
+	ck_assert_double_eq_tol(lat[0], 4e6, 1e-6);
+
+	simulate_with(&two, q, t, 3, lat, &score);
+	for (int i = 0; i < 3; i++)
+		ck_assert_double_eq_tol(lat[i], 3e6, 1e-6);
+
+	simulate_with(&two, q, t, 4, lat, &score);
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq_tol(lat[i], 4e6, 1e-6);
+	simulate_with(&four, q, t, 4, lat, &score);
+	ck_assert_double_eq_tol(score, 4e6, 1e-6);
+}
+END_TEST
+
 /* Two workers without split, 0.5 value per µs each. A and B (priority 1,
  * 10^6 values) start at 0; C (priority 16, 10^6 values) comes at 1 s, when
  * A and B have 5 * 10^5 left (rank 2 / 10^6 each, against C's 16 / 10^6).
@@ -540,9 +573,9 @@ START_TEST(sim_best_picks_lowest)
 	struct wl_request q[2] = { req(1, 0, 999999, 0, 1),
 				   req(2, 0, 99999, 99999, 2) };
 	double t[2] = { 0, 0 }, score = 0;
-	struct sim_policy best = { { 9, 9, 9, 9 }, 0 };
+	struct sim_policy best = { { 9, 9, 9, 9 }, 0, 0 };
 
-	ck_assert_int_eq(sim_best(q, t, 2, RATE, 1, &best, &score), 0);
+	ck_assert_int_eq(sim_best(q, t, 2, RATE, 1, 0, &best, &score), 0);
 	ck_assert_uint_eq(best.rank.order, RANK_FIFO);
 	ck_assert_uint_eq(best.rank.preempt, 1);
 	ck_assert_uint_eq(best.rank.split, 1);
@@ -563,7 +596,7 @@ START_TEST(sim_best_is_min_of_all)
 	ck_assert_ptr_nonnull(t);
 	for (uint64_t i = 0; i < p.total; i++)
 		t[i] = 2e5 * (double)i; /* a request every 0.2 s */
-	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, 3, &best, &best_score),
+	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, 3, 0, &best, &best_score),
 			 0);
 	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
 		for (uint32_t k = 0; k < 4; k++) {
@@ -588,7 +621,7 @@ START_TEST(sim_bad_arguments)
 {
 	struct wl_request q[1] = { req(1, 0, 9, 9, 1) };
 	double t[1] = { 0 };
-	struct sim_policy pol = { rank_default(), 1 };
+	struct sim_policy pol = { rank_default(), 1, 0 };
 
 	ck_assert_int_eq(sim_run(q, t, 1, 0, &pol, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(sim_run(q, t, 1, NAN, &pol, NULL, NULL), -EINVAL);
@@ -596,8 +629,8 @@ START_TEST(sim_bad_arguments)
 			 -EINVAL);
 	pol.workers = 0;
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sim_best(q, t, 1, RATE, 0, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sim_best(q, t, 1, -1, 1, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, RATE, 0, 0, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, -1, 1, 0, NULL, NULL), -EINVAL);
 	pol = policy(RANK_FIFO + 1, 1, 1, 1);
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
 }
@@ -671,6 +704,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_missing_answer_hashes_whole_range);
 	tcase_add_test(sim, sim_orders);
 	tcase_add_test(sim, sim_no_split_runs_side_by_side);
+	tcase_add_test(sim, sim_no_split_more_workers_than_cpus);
 	tcase_add_test(sim, sim_no_split_preempts_the_worst);
 	tcase_add_test(sim, sim_run_to_completion_keeps_started_job);
 	tcase_add_test(sim, sim_peer_weight_is_capped);
