@@ -8,10 +8,10 @@
  *             divisible work: any number of workers hash it at once);
  *   no split  each of the best `workers` jobs gets one worker; with fewer
  *             jobs, workers stay idle. The rate is the machine's, over
- *             `cores` CPUs: each running job gets rate / cores while no
- *             more jobs run than there are CPUs, and rate / jobs when more
+ *             c = min(workers, cores) CPUs: each running job gets rate / c
+ *             while no more than c jobs run, and rate / jobs when more
  *             workers than CPUs share them (4 workers on 2 CPUs: one job
- *             alone hashes at a CPU's rate, four at half of it each).
+ *             alone hashes at a CPU's rate, four at a quarter each).
  * Without preemption rank_outranks puts started jobs first, and that alone
  * makes a started job keep its worker(s) until it completes: started jobs
  * are always chosen again at the next event (they outrank every unstarted
@@ -27,7 +27,9 @@
  * priority and fifo is not looked at; its started flag goes from 0 to 1,
  * which counts only without preemption, and then puts it ahead of every
  * unstarted job. A strict order in which the chosen jobs only rise keeps
- * them on top, ties included (a tie goes to the older job either way). A
+ * them on top, ties included (a tie goes to the older job either way). The
+ * rate of a running job depends only on how many jobs run, so it too is
+ * constant from one event to the next. A
  * job counts as started once capacity has been spent on it, i.e. once
  * time has passed while it ran: a job chosen at an instant when another
  * request arrives too has not started and may still give way to it. No

@@ -31,9 +31,12 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double *score);
 
 /* Run every policy (each order, with and without preemption and split) on
- * workers workers over cores CPUs (as in struct sim_policy) and store the lowest-scoring one in *best and its score in
- * *score (either may be NULL). Ties go to the first tried: wsrpt, priority,
- * fifo; preemptive before not; split before not. Returns as sim_run. */
+ * workers workers over cores CPUs (as in struct sim_policy) and store the
+ * lowest-scoring one in *best and its score in *score (either may be NULL):
+ * the best for this worker count, which is not always the best of all (on
+ * fewer CPUs than workers, fewer workers can do better). Ties go to the
+ * first tried: wsrpt, priority, fifo; preemptive before not; split before
+ * not. Returns as sim_run. */
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	     double rate, unsigned workers, unsigned cores,
 	     struct sim_policy *best, double *score);

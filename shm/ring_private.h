@@ -1,5 +1,6 @@
-/* What both sides of the ring (ring.c, the workers'; ring_master.c, the
- * master's) share beyond ring.h. Not for use outside shm/. */
+/* What the parts of the ring (ring.c, the workers' side; ring_heap.c, its
+ * heap; ring_master.c, the master's side) share beyond ring.h. Not for use
+ * outside shm/. */
 #ifndef REVHASH_RING_PRIVATE_H
 #define REVHASH_RING_PRIVATE_H
 
@@ -28,8 +29,8 @@ static inline void flag(uint64_t *bits, uint32_t job)
 	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
 }
 
-/* The heap of leasable jobs (ring_heap.c), under the lock. */
-/* May a worker lease from j now? */
+/* The heap of leasable jobs (ring_heap.c), kept under the lock.
+ * ring_leasable: may a worker lease from j now? */
 int ring_leasable(const struct ring *r, const struct ring_job *j);
 /* j changed: put it where its rank says, or out of the heap. */
 void ring_reposition(struct ring *r, struct ring_job *j);

@@ -487,6 +487,36 @@ START_TEST(sim_no_split_more_workers_than_cpus)
 }
 END_TEST
 
+/* The same 4 workers on two CPUs, a job's rate changing as others end and
+ * come. A (10^6 values), B and C (2 * 10^6 each) start at 0: a third of a
+ * value per µs each until A is done at 3 s (B and C have 10^6 left), then
+ * a CPU each: done at 5 s. With D (5 * 10^5) coming at 1 s (A has 666,667
+ * left, B and C 1,666,667), four run at a quarter each: D ends at 3 s (a
+ * latency of 2 s), A has 166,667 left, B and C 1,166,667; three at a third:
+ * A ends at 3.5 s, B and C have 10^6 left; two at a half: done at 5.5 s. */
+START_TEST(sim_no_split_rate_follows_the_running_jobs)
+{
+	struct wl_request q[4] = { req(1, 0, 999999, 999999, 1),
+				   req(2, 0, 1999999, 1999999, 1),
+				   req(3, 0, 1999999, 1999999, 1),
+				   req(4, 0, 499999, 499999, 1) };
+	struct sim_policy two = policy(RANK_WSRPT, 1, 0, 4);
+	double t[4] = { 0, 0, 0, 1e6 }, lat[4];
+
+	two.cores = 2;
+	simulate_with(&two, q, t, 3, lat, NULL);
+	ck_assert_double_eq_tol(lat[0], 3e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 5e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 5e6, 1e-6);
+
+	simulate_with(&two, q, t, 4, lat, NULL);
+	ck_assert_double_eq_tol(lat[3], 2e6, 1e-6);
+	ck_assert_double_eq_tol(lat[0], 3.5e6, 1e-6);
+	ck_assert_double_eq_tol(lat[1], 5.5e6, 1e-6);
+	ck_assert_double_eq_tol(lat[2], 5.5e6, 1e-6);
+}
+END_TEST
+
 /* Two workers without split, 0.5 value per µs each. A and B (priority 1,
  * 10^6 values) start at 0; C (priority 16, 10^6 values) comes at 1 s, when
  * A and B have 5 * 10^5 left (rank 2 / 10^6 each, against C's 16 / 10^6).
@@ -705,6 +735,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_orders);
 	tcase_add_test(sim, sim_no_split_runs_side_by_side);
 	tcase_add_test(sim, sim_no_split_more_workers_than_cpus);
+	tcase_add_test(sim, sim_no_split_rate_follows_the_running_jobs);
 	tcase_add_test(sim, sim_no_split_preempts_the_worst);
 	tcase_add_test(sim, sim_run_to_completion_keeps_started_job);
 	tcase_add_test(sim, sim_peer_weight_is_capped);
