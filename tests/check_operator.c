@@ -102,6 +102,17 @@ START_TEST(stop_sent_to_the_whole_group_still_answers)
 }
 END_TEST
 
+/* Replace the contents of the file at path with text (creating it). */
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t len = (ssize_t)strlen(text);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, (size_t)len), len);
+	close(fd);
+}
+
 START_TEST(hup_reloads_the_worker_count)
 {
 	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
@@ -111,25 +122,19 @@ START_TEST(hup_reloads_the_worker_count)
 	uint64_t x, base = th_rand64() >> 1;
 
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "# test\nworkers = 1\n", 19), 19);
 	close(fd);
+	write_file(cfg, "# test\nworkers = 1\n");
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 4\n", 12), 12);
-	close(fd);
+	write_file(cfg, "workers = 4\n");
 	kill(m.pid, SIGHUP);
 	ck_assert_int_eq(tm_wait_workers(&m, 4, 5000), 0);
 	/* A bad config is rejected and changes nothing. */
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 1\nbogus = 3\n", 22), 22);
-	close(fd);
+	write_file(cfg, "workers = 1\nbogus = 3\n");
 	kill(m.pid, SIGHUP);
 	usleep(300000);
 	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
-	fd = open(cfg, O_WRONLY | O_TRUNC);
-	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
-	close(fd);
+	write_file(cfg, "workers = 2\n");
 	kill(m.pid, SIGHUP);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 	proto_digest(base + 99, d);
@@ -335,9 +340,7 @@ START_TEST(config_that_is_no_file_is_refused)
 	ck_assert_int_eq(run_master(zero), 2);
 	ck_assert_int_eq(run_master(pipe_), 2);
 	ck_assert_int_eq(run_master(large), 2);
-	fd = open(cfg, O_WRONLY | O_CREAT, 0600);
-	ck_assert_int_eq(write(fd, "workers = 2\n", 12), 12);
-	close(fd);
+	write_file(cfg, "workers = 2\n");
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 	ck_assert_int_eq(unlink(cfg), 0);
