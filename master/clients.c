@@ -80,6 +80,14 @@ static void turned_away(struct clients *cl)
 	}
 }
 
+/* c's whole request is in: off the deadline list, and counted. */
+static void request_read(struct clients *cl, struct conn *c)
+{
+	conn_list_remove(c);
+	c->request_ns = clock_ns();
+	cl->stats->requests++;
+}
+
 /* A new connection: read its request right away (it often came with the
  * connection), else wait for it. */
 static void add(struct clients *cl, int fd, const struct sockaddr *peer)
@@ -101,9 +109,7 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	conn_list_push(&cl->timed, c);
 	switch (conn_read(c)) {
 	case CONN_DONE:
-		conn_list_remove(c);
-		c->request_ns = clock_ns();
-		cl->stats->requests++;
+		request_read(cl, c);
 		conn_list_push(&cl->ready, c);
 		break;
 	case CONN_MORE:
@@ -186,7 +192,6 @@ void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
 {
 	conn_list_remove(c);
 	c->job = NULL;
-	c->reply_ns = clock_ns();
 	conn_set_reply(c, answer);
 	flush(cl, c);
 }
@@ -204,9 +209,7 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
 	case CONN_READING:
 		switch (conn_read(c)) {
 		case CONN_DONE:
-			conn_list_remove(c);
-			c->request_ns = clock_ns();
-			cl->stats->requests++;
+			request_read(cl, c);
 			return CLIENT_REQUEST;
 		case CONN_MORE:
 			break;

@@ -36,7 +36,7 @@ struct conn {
 	uint8_t peer[16];           /* the client's address (see conn_peer) */
 	struct job *job;            /* while waiting */
 	uint64_t since_ms;          /* the state's deadline counts from here */
-	uint64_t accept_ns, request_ns, reply_ns; /* for the stage times */
+	uint64_t accept_ns, request_ns; /* for the stage times */
 	uint64_t drained;           /* bytes thrown away while lingering */
 	int watched;                /* in the epoll set (only when it must wait) */
 	struct conn *prev, *next;   /* in at most one conn_list at a time */

@@ -110,10 +110,11 @@ int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
 		if (reserve_fd < 0)
 			return -ENFILE; /* nothing to turn it away with */
 		close(reserve_fd);
+		reserve_fd = -1;
 		c = accept(listen_fd, NULL, NULL);
 		if (c >= 0)
 			close(c);
-		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		net_reserve_init();
 		return -EMFILE;
 	}
 	if (errno == EWOULDBLOCK || errno == EINTR)

@@ -296,7 +296,8 @@ static int stopped(pid_t pid)
 	return p && (p[2] == 'T' || p[2] == 't');
 }
 
-/* How long the worker of v may stay silent. */
+/* How long the worker of v may stay silent if the kernel reports it
+ * stopped; any other gets SLOW_FACTOR times as long (see stalled()). */
 static uint64_t stall_bound(const struct ring_slot_view *v)
 {
 	uint64_t expect_ms, bound;
@@ -308,7 +309,23 @@ static uint64_t stall_bound(const struct ring_slot_view *v)
 		bound = expect_ms * STALL_FACTOR;
 	else
 		bound = STALL_MIN_MS;
-	return stopped(v->pid) ? bound : bound * SLOW_FACTOR;
+	return bound;
+}
+
+/* Has a worker silent for silent ms, with that bound, stalled? /proc is
+ * read only for a worker already past the bound of a stopped one. */
+static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
+{
+	return silent > bound &&
+	       (silent > bound * SLOW_FACTOR || stopped(pid));
+}
+
+/* The master was held up, or a holder of the lock killed: start every
+ * worker's silence from now. */
+static void forgive_all(struct workers *ws, uint64_t now)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		ws->w[i].beat_ms = now;
 }
 
 static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
@@ -349,16 +366,16 @@ static void watch(struct workers *ws, uint64_t now)
 	}
 	if (holder) {
 		/* The others may only be waiting for the holder. */
-		if (culprit >= 0 && silent[culprit] > bound[culprit]) {
+		if (culprit >= 0 && stalled(ws->w[culprit].pid, silent[culprit],
+					    bound[culprit])) {
 			kill_stalled(ws, (unsigned)culprit, silent[culprit],
 				     " inside the ring's lock");
-			for (unsigned i = 0; i < RING_WORKERS; i++)
-				ws->w[i].beat_ms = now;
+			forgive_all(ws, now);
 		}
 		return;
 	}
 	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (bound[i] && silent[i] > bound[i])
+		if (bound[i] && stalled(ws->w[i].pid, silent[i], bound[i]))
 			kill_stalled(ws, i, silent[i], "");
 }
 
@@ -386,11 +403,8 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		spawn(ws, i, now);
 	}
 	if (now >= ws->watch_ms) {
-		if (ws->watch_ms && now - ws->watch_ms > LATE_MS) {
-			/* The master was held up: so, likely, was everyone. */
-			for (unsigned i = 0; i < RING_WORKERS; i++)
-				ws->w[i].beat_ms = now;
-		}
+		if (ws->watch_ms && now - ws->watch_ms > LATE_MS)
+			forgive_all(ws, now); /* so, likely, was everyone */
 		watch(ws, now);
 		ws->watch_ms = now + WATCH_EVERY_MS;
 	}

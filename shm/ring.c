@@ -143,17 +143,14 @@ static int apply(struct ring *r, uint32_t idx)
 		j->rem = remaining(j);
 		publish(j->state, want == WANT_ACTIVE ? JOB_ACTIVE : JOB_CLOSING);
 	}
-	if (j->state == JOB_ACTIVE && want == WANT_ACTIVE) {
+	/* A released job's chunks may stop (also one released while being
+	 * parked); a parked one's are its progress and run to their end. */
+	if (want == WANT_RELEASE)
+		stop_chunks(r, idx);
+	if (j->state == JOB_ACTIVE && want == WANT_ACTIVE)
 		j->weight = j->want_weight;
-	} else if (j->state == JOB_ACTIVE) {
-		/* A released job's chunks may stop; a parked one's are its
-		 * progress and run to their end. */
-		if (want == WANT_RELEASE)
-			stop_chunks(r, idx);
+	else if (j->state == JOB_ACTIVE)
 		publish(j->state, JOB_CLOSING);
-	} else if (j->state == JOB_CLOSING && want == WANT_RELEASE) {
-		stop_chunks(r, idx); /* released while being parked */
-	}
 	ring_reposition(r, j);
 	return settle(r, j);
 }

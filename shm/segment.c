@@ -27,14 +27,32 @@ static size_t align_up(size_t n)
 	return (n + 4095) & ~(size_t)4095;
 }
 
+/* A segment's name in SHM_DIR: this prefix with the port, then the pid of
+ * its master. */
+#define SEG_PREFIX "revhash-%u-"
+
 /* Is name (as in SHM_DIR, no slash) a segment of port? */
 static int of_port(const char *name, unsigned port)
 {
 	char prefix[32];
-	int n = snprintf(prefix, sizeof prefix, "revhash-%u-", port);
+	int n = snprintf(prefix, sizeof prefix, SEG_PREFIX, port);
 
 	return strncmp(name, prefix, (size_t)n) == 0 && name[n] >= '0' &&
 	       name[n] <= '9' && strlen(name) < 40;
+}
+
+/* The next segment of port in d: its name for shm_open in name; 0 when
+ * there is none left. */
+static int next_of_port(DIR *d, unsigned port, char name[64])
+{
+	struct dirent *e;
+
+	while ((e = readdir(d)))
+		if (of_port(e->d_name, port)) {
+			snprintf(name, 64, "/%.40s", e->d_name);
+			return 1;
+		}
+	return 0;
 }
 
 /* Does some process hold the lock on fd (a live master)? */
@@ -51,17 +69,13 @@ static int held(int fd)
 static void remove_stale(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
-	struct dirent *e;
+	char name[64];
 
 	if (!d)
 		return;
-	while ((e = readdir(d))) {
-		char name[64];
+	while (next_of_port(d, port, name)) {
 		int fd;
 
-		if (!of_port(e->d_name, port))
-			continue;
-		snprintf(name, sizeof name, "/%.40s", e->d_name);
 		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
 			continue;
 		if (held(fd))
@@ -119,7 +133,7 @@ int seg_create(unsigned port, uint64_t cache_entries,
 	memset(seg, 0, sizeof *seg);
 	seg->fd = -1;
 	remove_stale(port);
-	snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d", port, (int)getpid());
+	snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port, (int)getpid());
 	seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (seg->fd < 0)
 		return -errno;
@@ -206,19 +220,15 @@ fail:
 int seg_open(unsigned port, int rw, struct seg *seg)
 {
 	DIR *d = opendir(SHM_DIR);
-	struct dirent *e;
 	struct seg best = { .fd = -1 }, one;
+	char name[64];
 	int err = -ENOENT;
 
 	if (!d)
 		return -errno;
-	while ((e = readdir(d))) {
-		char name[64];
+	while (next_of_port(d, port, name)) {
 		int better, rc;
 
-		if (!of_port(e->d_name, port))
-			continue;
-		snprintf(name, sizeof name, "/%.40s", e->d_name);
 		if ((rc = map(name, rw, &one)) < 0) {
 			err = rc; /* say why, if nothing better turns up */
 			continue;

@@ -31,11 +31,10 @@ static uint64_t clamp_chunk(uint64_t chunk)
 	return chunk < CHUNK_MIN ? CHUNK_MIN : chunk > CHUNK_MAX ? CHUNK_MAX : chunk;
 }
 
-/* Next chunk size from the last one: aim at CHUNK_NS, move half-way. */
+/* Next chunk size from the last one (hashed values in ns > 0, a chunk's
+ * worth at least): aim at CHUNK_NS, move half-way. */
 static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns)
 {
-	if (ns == 0 || hashed < CHUNK_MIN)
-		return chunk;
 	return clamp_chunk((chunk + (uint64_t)((unsigned __int128)hashed * CHUNK_NS / ns)) / 2);
 }
 
