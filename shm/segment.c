@@ -138,9 +138,11 @@ int seg_create(unsigned port, uint64_t cache_entries,
 	if (seg->fd < 0)
 		return -errno;
 	seg->owner = 1;
-	/* Reserve the memory now: a tmpfs too small must fail here with a
+	/* The lock (which says this master lives) waits: a --status or a
+	 * starting master may hold it shared for a moment to ask (held()).
+	 * Reserve the memory now: a tmpfs too small must fail here with a
 	 * clear error, not later with SIGBUS in the middle of serving. */
-	if (flock(seg->fd, LOCK_EX | LOCK_NB) < 0 || ftruncate(seg->fd, (off_t)size) < 0)
+	if (flock(seg->fd, LOCK_EX) < 0 || ftruncate(seg->fd, (off_t)size) < 0)
 		rc = -errno;
 	else if ((rc = posix_fallocate(seg->fd, 0, (off_t)size)) != 0)
 		rc = -rc;
