@@ -29,14 +29,6 @@ static void still_serves(void)
 	ck_assert_uint_eq(x, want);
 }
 
-static struct seg_stats stats_now(void)
-{
-	struct seg_stats st;
-
-	ck_assert_int_eq(tm_stats(&m, &st), 0);
-	return st;
-}
-
 /* Poll until the master has no job in flight (cancelled ones drained). */
 static int jobs_drain(int timeout_ms)
 {

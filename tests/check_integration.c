@@ -22,11 +22,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void get_stats(struct seg_stats *st)
-{
-	ck_assert_int_eq(tm_stats(&m, st), 0);
-}
-
 /* Wait until the master has counted n worker deaths (reaping is async). */
 static uint64_t wait_deaths(uint64_t n)
 {
@@ -34,7 +29,7 @@ static uint64_t wait_deaths(uint64_t n)
 	uint64_t until = clock_ms() + 5000;
 
 	do {
-		get_stats(&st);
+		st = stats_now();
 		if (st.worker_deaths >= n)
 			break;
 		usleep(10000);
@@ -104,7 +99,7 @@ START_TEST(fifty_concurrent_requests)
 	}
 	/* The master counts a reply just after writing it: allow it a moment. */
 	for (int i = 0; i < 500; i++) {
-		get_stats(&st);
+		st = stats_now();
 		if (st.answered == 50)
 			break;
 		usleep(10000);
@@ -134,7 +129,7 @@ START_TEST(repeat_is_answered_from_the_cache)
 	/* A range without the answer must not be answered from the cache. */
 	ck_assert_int_eq(th_request(m.port, d, base, base + 500, 5, &x), 0);
 	ck_assert_uint_eq(x, 0);
-	get_stats(&st);
+	st = stats_now();
 	ck_assert_uint_eq(st.cache_hits, 2);
 	ck_assert_uint_eq(st.jobs, 2);
 	stop();
@@ -160,7 +155,7 @@ START_TEST(concurrent_repeat_attaches_to_the_search)
 	ck_assert(q[0].done && q[1].done);
 	ck_assert_uint_eq(q[0].got, q[0].want);
 	ck_assert_uint_eq(q[1].got, q[0].want);
-	get_stats(&st);
+	st = stats_now();
 	ck_assert_uint_eq(st.jobs, 1);
 	ck_assert_uint_eq(st.attached, 1);
 	stop();
@@ -419,7 +414,7 @@ START_TEST(idle_client_is_dropped_after_the_timeout)
 	ck_assert_int_eq(recv(fd, &b, 1, 0), 0); /* closed by the master */
 	ck_assert_uint_ge(clock_ms() - t0, 250);
 	close(fd);
-	get_stats(&st);
+	st = stats_now();
 	ck_assert_uint_eq(st.timeouts, 1);
 	stop();
 }
@@ -480,12 +475,12 @@ START_TEST(every_policy_answers_right)
 	run_all(q, 6);
 	for (int i = 0; i < 6; i++)
 		ck_assert(q[i].done && q[i].got == q[i].want);
-	get_stats(&st);
+	st = stats_now();
 	ck_assert_uint_eq(st.jobs, 6);     /* no attach */
 	ck_assert_uint_eq(st.attached, 0);
 	run_all(q, 1);                      /* a repeat after the answer */
 	ck_assert(q[0].done && q[0].got == q[0].want);
-	get_stats(&st);
+	st = stats_now();
 	ck_assert_uint_eq(st.cache_hits, 0); /* no cache */
 	ck_assert_uint_eq(st.jobs, 7);
 	stop();

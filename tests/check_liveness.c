@@ -12,14 +12,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static struct seg_stats stats_now(void)
-{
-	struct seg_stats st;
-
-	ck_assert_int_eq(tm_stats(&m, &st), 0);
-	return st;
-}
-
 /* The pid of a worker holding a lease, waiting up to 5 s for one. */
 static pid_t worker_with_lease(void)
 {
