@@ -14,7 +14,7 @@
 #  4. the milestone on a baseline (1 worker, OpenSSL kernel) and the ratio.
 # Figures, CSVs and plots go to bench-out/.
 #   scripts/bench.sh [--total N] [--seconds S] [--skip-baseline] [--only ROWS]
-#   ROWS: a comma list of milestone,load90,burst,1M,300k,100k,closed
+#   ROWS: a comma list of kernels,milestone,load90,burst,1M,300k,100k,closed
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -35,7 +35,7 @@ mkdir -p "$OUT"
 wanted() { [ -z "$ONLY" ] || case $ONLY in *,"$1",*) return 0 ;; *) return 1 ;; esac; }
 
 say "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
-if wanted kernels || [ -z "$ONLY" ]; then
+if wanted kernels; then
 	say "1. search kernels, one core each"
 	"$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" | tee "$OUT/kernels.txt"
 	if grep -qw sha_ni /proc/cpuinfo; then
@@ -83,20 +83,20 @@ row() {
 	port=$(free_port)
 	out=$OUT/$name.txt
 	rate=(--rate "${RATE}e6")
-	[ -n "${OWN_RATE:-}" ] && rate=(--workers "$(workers_asked "$@")")
+	# shellcheck disable=SC2207 # bench_policy's words are options
+	[ -n "${OWN_RATE:-}" ] && rate=($(bench_policy "$@"))
 	start_master "$port" "$OUT/$name.log" "$@"
 	"$BENCH" 127.0.0.1 "$port" 3435245 "$total" 0 "$diff" 20 "$delay" 1.5 \
 		--quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
-	local rc=$? stages
+	local rc=$? stages score p50 p99 eff eff_best
 	stages=$(stage_line "$port")
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
+	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
+	# best_ideal,best_policy,eff_best,...
+	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
 	printf '%-10s %6s %9s %8s %8s %9s %7s %9s %9s  %s\n' "$name" "$total" "$diff" \
-		"$delay" "$(awk '/^Results:/ {print $3}' "$out")" \
-		"$(sed -n 's/.*efficiency = \([0-9.]*\).*/\1/p' "$out" | head -n 1)" \
-		"$(sed -n 's/.*efficiency vs best = \([0-9.]*\).*/\1/p' "$out" | head -n 1)" \
-		"$(sed -n 's/^latency: p50 \([0-9.]*\) ms.*/\1/p' "$out")" \
-		"$(sed -n 's/.*p99 \([0-9.]*\) ms.*/\1/p' "$out")" "$stages" | tee -a "$OUT/matrix.txt"
+		"$delay" "$score" "$eff" "$eff_best" "$p50" "$p99" "$stages" | tee -a "$OUT/matrix.txt"
 }
 
 calibrate
