@@ -203,10 +203,9 @@ int status_print(unsigned port, int json)
 	struct seg seg = { .fd = -1 };
 	int rc = find("--status", port, 0, &seg);
 
-	if (rc == 0) {
+	if (rc == 0)
 		(json ? print_json : print_text)(stdout, &seg);
-		seg_close(&seg);
-	}
+	seg_close(&seg); /* a segment not found or already closed: nothing */
 	return rc;
 }
 
@@ -218,8 +217,7 @@ int status_arm_hook(unsigned port, int hook)
 	if (rc == 0 && (rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1)) < 0)
 		fprintf(stderr, "master --hook: the master on port %u was started "
 			"without REVHASH_TEST_HOOKS\n", port);
-	if (seg.hdr)
-		seg_close(&seg);
+	seg_close(&seg);
 	return rc;
 }
 
