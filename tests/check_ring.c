@@ -54,6 +54,16 @@ static int lease(unsigned slot, uint64_t chunk, struct ring_lease *l)
 	return ring_lease(r, slot, chunk, 1, l);
 }
 
+/* Slot 0's next lease (10 values) is of job: take it, check, finish it. */
+static void next_lease_is(uint32_t job)
+{
+	struct ring_lease l;
+
+	ck_assert_int_eq(lease(0, 10, &l), 0);
+	ck_assert_uint_eq(l.job, job);
+	ring_finish(r, 0, 0, 0);
+}
+
 /* Lease everything from slot in chunks, finishing each; count how often
  * each offset was leased (the range must be small). Returns the leases. */
 static int drain(unsigned slot, uint64_t chunk, uint64_t start, uint8_t *seen)
@@ -169,21 +179,15 @@ START_TEST(ranking_is_weight_over_remaining)
 	uint32_t small = submit(50000, 50099, 1);
 
 	/* small: 1/100 beats high: 4/1000 beats low: 1/1000. */
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, small);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(small);
 	ring_set_weight(r, small, 0); /* weight 0 counts as 1 */
 	ring_set_weight(r, low, 16);  /* 16/1000 now beats 1/90 and 4/1000 */
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, low);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(low);
 	ring_set_weight(r, low, 1);
 	ring_set_weight(r, small, 1);
 	ring_set_weight(r, high, 1);
 	/* Equal weights: the one closest to done (small, 90 left). */
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, small);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(small);
 	ring_set_weight(r, high, 100);
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, high);
@@ -195,13 +199,9 @@ START_TEST(new_urgent_job_takes_over_at_the_next_lease)
 	struct ring_lease l;
 	uint32_t first = submit(0, 999, 1), urgent;
 
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, first);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(first);
 	urgent = submit(5000, 5999, 16);
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, urgent);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(urgent);
 	/* Once found, the urgent job is never leased again. */
 	ck_assert_int_eq(lease(1, 10, &l), 0);
 	ring_finish(r, 1, 1, 5015);
@@ -484,9 +484,7 @@ START_TEST(priority_takes_the_heaviest_then_the_oldest)
 	submit(0, 99, 2);                  /* small but lighter */
 	heavy = submit(1000, 999999, 9);   /* big but heavier */
 	again = submit(2000000, 2000099, 9); /* as heavy, younger */
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, heavy);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(heavy);
 	ring_set_weight(r, again, 10);
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, again);
@@ -513,9 +511,7 @@ START_TEST(run_to_completion_keeps_its_job)
 
 	policy(RANK_WSRPT, 0, 1);
 	first = submit(0, 999, 1);
-	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(l.job, first);
-	ring_finish(r, 0, 0, 0);
+	next_lease_is(first);
 	urgent = submit(5000, 5009, 16);   /* outranks it by far... */
 	for (int i = 0; i < 99; i++) {     /* ...but first runs to its end */
 		ck_assert_int_eq(lease(0, 10, &l), 0);
