@@ -16,6 +16,7 @@
  * close_inherited() on a busy machine. */
 #include "master/clients.h"
 #include "tests/check_run.h"
+#include "tests/accept.h"
 #include "tests/helpers.h"
 #include "master/net.h"
 
@@ -55,18 +56,12 @@ static void teardown(void)
 static struct conn *waiting_client(int *client_fd)
 {
 	uint8_t d[32] = { 1 };
-	struct conn *c = NULL;
+	struct conn *c;
 
 	*client_fd = th_connect(port);
 	ck_assert_int_ge(*client_fd, 0);
 	ck_assert_int_eq(th_send_request(*client_fd, d, 0, 1000000, 1), 0);
-	for (int i = 0; i < 200 && !c; i++) {
-		ck_assert_int_eq(clients_accept(&cl, lfd), 0);
-		c = clients_ready(&cl);
-		if (!c)
-			usleep(5000);
-	}
-	ck_assert_ptr_nonnull(c);
+	c = accept_request(&cl, lfd);
 	clients_wait(&cl, c); /* in the epoll set for errors and hang-ups */
 	return c;
 }

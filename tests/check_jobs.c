@@ -5,6 +5,7 @@
 #include "master/jobs.h"
 #include "master/net.h"
 #include "tests/check_run.h"
+#include "tests/accept.h"
 #include "tests/helpers.h"
 
 #include <check.h>
@@ -58,20 +59,13 @@ static void teardown(void)
 static int request(uint64_t digest_of, uint64_t start, uint64_t end, uint8_t prio)
 {
 	uint8_t d[32];
-	struct conn *c = NULL;
 	int fd;
 
 	proto_digest(digest_of, d);
 	fd = th_connect(port);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(th_send_request(fd, d, start, end, prio), 0);
-	for (int i = 0; i < 200 && !c; i++) {
-		ck_assert_int_eq(clients_accept(&cl, lfd), 0);
-		if (!(c = clients_ready(&cl)))
-			usleep(5000);
-	}
-	ck_assert_ptr_nonnull(c);
-	jobs_dispatch(&js, c);
+	jobs_dispatch(&js, accept_request(&cl, lfd));
 	jobs_balance(&js);
 	clients_bury(&cl);
 	return fd;
