@@ -24,12 +24,11 @@
 
 static const char *const two[] = { "--workers", "2", NULL };
 
-/* Run the binary named by the environment variable env (else path) with
- * args, output discarded, and return its exit status. */
-static int run_binary(const char *env, const char *path,
-		      const char *const *args)
+/* Run the binary at path with args, output discarded, and return its exit
+ * status. */
+static int run_binary(const char *path, const char *const *args)
 {
-	const char *argv[16] = { getenv(env) ? getenv(env) : path };
+	const char *argv[16] = { path };
 	int n = 1, status;
 	pid_t pid;
 
@@ -50,7 +49,7 @@ static int run_binary(const char *env, const char *path,
 
 static int run_master(const char *const *args)
 {
-	return run_binary("REVHASH_MASTER", "master/master", args);
+	return run_binary(th_master_path(), args);
 }
 
 START_TEST(graceful_stop_answers_what_is_in_flight)
@@ -171,11 +170,13 @@ START_TEST(bench_command_line_is_checked)
 	const char *const few[] = { "127.0.0.1", "5003", "1", NULL };
 	const char *const mixed[] = { "127.0.0.1", "5003", "--concurrency", "4",
 				      "--duration", "1", "--rate", "1", NULL };
+	const char *bench = getenv("REVHASH_BENCH") ? getenv("REVHASH_BENCH")
+						    : "revhash-bench";
 
-	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", help), 0);
-	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", junk), 2);
-	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", few), 2);
-	ck_assert_int_eq(run_binary("REVHASH_BENCH", "revhash-bench", mixed), 2);
+	ck_assert_int_eq(run_binary(bench, help), 0);
+	ck_assert_int_eq(run_binary(bench, junk), 2);
+	ck_assert_int_eq(run_binary(bench, few), 2);
+	ck_assert_int_eq(run_binary(bench, mixed), 2);
 }
 END_TEST
 
@@ -268,17 +269,16 @@ END_TEST
 /* Everything under /dev/shm for port: how many segments. */
 static int segments_of(unsigned port)
 {
-	char pattern[64], cmd[128];
+	char prefix[64];
+	DIR *d = opendir("/dev/shm");
+	struct dirent *e;
 	int n = 0;
-	FILE *f;
 
-	snprintf(pattern, sizeof pattern, "revhash-%u-", port);
-	snprintf(cmd, sizeof cmd, "ls /dev/shm 2>/dev/null | grep -c '^%s'", pattern);
-	if ((f = popen(cmd, "r"))) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = 0;
-		pclose(f);
-	}
+	snprintf(prefix, sizeof prefix, "revhash-%u-", port);
+	while (d && (e = readdir(d)))
+		n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+	if (d)
+		closedir(d);
 	return n;
 }
 
@@ -406,8 +406,7 @@ START_TEST(failed_start_leaves_nothing_behind)
 {
 	unsigned port = th_free_port();
 	char p[16];
-	const char *argv[] = { getenv("REVHASH_MASTER") ? getenv("REVHASH_MASTER")
-							: "master/master", p, NULL };
+	const char *argv[] = { th_master_path(), p, NULL };
 	int status;
 	pid_t pid;
 

@@ -159,7 +159,7 @@ int th_request(unsigned port, const uint8_t d[32], uint64_t start,
 	return rc;
 }
 
-static const char *master_path(void)
+const char *th_master_path(void)
 {
 	const char *p = getenv("REVHASH_MASTER");
 
@@ -193,7 +193,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 	m->port = port_no;
 	snprintf(port, sizeof port, "%u", m->port);
 	snprintf(m->log, sizeof m->log, "%s/master-%u.log", log_dir(), m->port);
-	argv[n++] = master_path();
+	argv[n++] = th_master_path();
 	argv[n++] = port;
 	for (; args && *args && n < 30; args++)
 		argv[n++] = *args;
