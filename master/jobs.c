@@ -230,32 +230,6 @@ void jobs_set_wake(struct jobs *js, unsigned n)
 	js->wake = n ? n : 1;
 }
 
-/* Put the best parked job into a free entry. */
-static void unpark(struct jobs *js)
-{
-	struct job *j = js->parked[0];
-	uint32_t e;
-
-	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, j->weight,
-			j->seq, &e) < 0)
-		return;
-	park_remove(js, j);
-	free(j->parked);
-	j->parked = NULL;
-	j->entry = e;
-	j->submit_ns = clock_ns();
-	js->by_entry[e] = j;
-	ring_wake(js->ring, js->wake);
-	ring_preempt(js->ring, e);
-}
-
-/* Free entries take the best parked jobs. */
-static void fill_from_parked(struct jobs *js)
-{
-	while (js->nparked && ring_has_room(js->ring))
-		unpark(js);
-}
-
 void jobs_dispatch(struct jobs *js, struct conn *c)
 {
 	const struct proto_request *q = &c->req;
@@ -299,10 +273,7 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	js->stats->jobs++;
 	if (js->attach)
 		index_add(js, j);
-	/* Into the table now, if it has room, not after the whole batch; a
-	 * full table's worst job is weighed against it once a batch, in
-	 * jobs_balance(), not once a request. */
-	fill_from_parked(js);
+	jobs_balance(js); /* into the table now, not after the whole batch */
 }
 
 void jobs_client_gone(struct jobs *js, struct conn *c)
@@ -328,6 +299,25 @@ void jobs_changed(struct jobs *js)
 		if (j)
 			settle(js, j);
 	}
+}
+
+/* Put the best parked job into a free entry. */
+static void unpark(struct jobs *js)
+{
+	struct job *j = js->parked[0];
+	uint32_t e;
+
+	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, j->weight,
+			j->seq, &e) < 0)
+		return;
+	park_remove(js, j);
+	free(j->parked);
+	j->parked = NULL;
+	j->entry = e;
+	j->submit_ns = clock_ns();
+	js->by_entry[e] = j;
+	ring_wake(js->ring, js->wake);
+	ring_preempt(js->ring, e);
 }
 
 /* The table is full: park its worst job if the best parked one outranks
@@ -361,7 +351,8 @@ void jobs_balance(struct jobs *js)
 	if (!js->rebalance)
 		return;
 	js->rebalance = 0;
-	fill_from_parked(js);
+	while (js->nparked && ring_has_room(js->ring))
+		unpark(js);
 	if (js->nparked > js->parking && js->parking == 0)
 		park_worst(js);
 }
