@@ -135,17 +135,21 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 
 /* ---- set-up --------------------------------------------------------------- */
 
+/* The signals the loop reads from its signalfd, handled or ignored. */
+static void loop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
+		sigaddset(set, handled[i]);
+	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+		sigaddset(set, ignored[i]);
+}
+
 static int open_event_fds(struct server *s)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
-		sigaddset(&set, handled[i]);
-	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-		sigaddset(&set, ignored[i]);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	loop_signals(&set);
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	s->signals.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	s->notify.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -214,8 +218,15 @@ static int start(struct server *s, const struct options *o)
 
 int server_init(struct server *s, const struct options *o)
 {
+	sigset_t set;
 	int rc;
 
+	/* Blocked before anything can be seen from outside: a TERM the moment
+	 * the port opens is then a stop like any other, not death by the
+	 * default action with the segment left behind. */
+	loop_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;

@@ -429,6 +429,41 @@ START_TEST(failed_start_leaves_nothing_behind)
 }
 END_TEST
 
+/* A TERM the moment the master listens is a graceful stop like any other:
+ * exit 0 and no segment left behind, not death by the default action. */
+START_TEST(stop_at_the_first_moment_of_listening)
+{
+	for (int round = 0; round < 3; round++) {
+		unsigned port = th_free_port();
+		char p[16];
+		const char *argv[] = { th_master_path(), p, "--kernel", "portable", NULL };
+		int status, fd = -1;
+		pid_t pid;
+
+		snprintf(p, sizeof p, "%u", port);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			int null = open("/dev/null", O_WRONLY);
+
+			dup2(null, 2);
+			execv(argv[0], (char *const *)argv);
+			_exit(127);
+		}
+		for (int i = 0; i < 20000 && fd < 0; i++)
+			if ((fd = th_connect(port)) < 0)
+				usleep(100);
+		ck_assert_int_ge(fd, 0);
+		kill(pid, SIGTERM);
+		close(fd);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "round %d: status 0x%x", round, status);
+		ck_assert_int_eq(segments_of(port), 0);
+	}
+}
+END_TEST
+
 /* A segment with the right magic but lying offsets: --status says it is
  * damaged instead of following them. */
 START_TEST(status_of_a_lying_segment)
@@ -510,6 +545,7 @@ int main(void)
 	tcase_add_test(t, reload_keeps_an_explicit_worker_count);
 	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
 	tcase_add_test(t, failed_start_leaves_nothing_behind);
+	tcase_add_test(t, stop_at_the_first_moment_of_listening);
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, low_latency_holds_the_cpus_awake);
 	suite_add_tcase(s, t);
