@@ -148,7 +148,8 @@ int seg_create(unsigned port, uint64_t cache_entries,
 		rc = -errno;
 	else if ((rc = posix_fallocate(seg->fd, 0, (off_t)size)) != 0)
 		rc = -rc;
-	else if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED)
+	else if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED)
 		rc = -errno;
 	else
 		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
