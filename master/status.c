@@ -128,6 +128,7 @@ static void print_json(FILE *f, const struct seg *seg)
 	const struct ring *r = seg->ring;
 	const char *sep = "";
 	unsigned counts[18], queued = queued_by_weight(r, counts);
+	double busy_rate = 0;
 
 	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"schedule\":\"%s\","
 		"\"preempt\":%u,\"split\":%u,\"uptime_s\":%.3f,\"workers_wanted\":%u,"
@@ -145,13 +146,18 @@ static void print_json(FILE *f, const struct seg *seg)
 		if (!rs->pid && !rs->deaths)
 			continue;
 		fprintf(f, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
-			"\"rate\":%llu,\"deaths\":%u}", sep, i, rs->pid,
+			"\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep, i, rs->pid,
 			rs->pid ? slot_state(rs) : "dead",
 			(unsigned long long)rs->hashes, (unsigned long long)rs->rate,
-			rs->deaths);
+			(unsigned long long)rs->hash_ns, rs->deaths);
+		if (rs->pid && rs->hash_ns)
+			busy_rate += rs->hashes * 1e9 / rs->hash_ns;
 		sep = ",";
 	}
-	fprintf(f, "],\"stages_us\":{");
+	/* What the live workers hash together, each at its rate per second of
+	 * CPU spent hashing: the server's own rate over its life, without the
+	 * time anything else took from its CPUs. */
+	fprintf(f, "],\"busy_rate\":%.0f,\"stages_us\":{", busy_rate);
 	for (int i = 0; i < STAGE_COUNT; i++)
 		fprintf(f, "\"%s\":%.3f,", stage_names[i],
 			mean_us(st->stages.ns[i], st->stages.timed));

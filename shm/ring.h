@@ -98,6 +98,7 @@ struct ring_slot {
 	uint64_t hashes;      /* values hashed by this worker process */
 	uint64_t chunks;      /* chunks finished by this worker process */
 	uint64_t rate;        /* hashes per second over its last chunks */
+	uint64_t hash_ns;     /* CPU time this worker process spent hashing */
 	uint64_t started_ns;  /* clock_ns() at fork */
 	uint32_t deaths;      /* workers that died in this slot */
 	uint32_t stalls;      /* of which: killed for showing no progress */
@@ -142,6 +143,7 @@ struct ring_slot_view {
 	uint64_t lease_values; /* size of the lease held */
 	uint64_t rate;         /* hashes per second, 0 while unknown */
 	uint64_t hashes, chunks;
+	uint64_t hash_ns;      /* CPU time spent hashing them */
 };
 
 /* ---- both ------------------------------------------------------------ */

@@ -215,7 +215,7 @@ void ring_slot_prepare(struct ring *r, unsigned slot)
 {
 	struct ring_slot *s = &r->slots[slot];
 
-	s->hashes = s->chunks = s->rate = 0;
+	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
 	s->started_ns = clock_ns();
 	publish(s->retire, 0);
 	publish(s->state, SLOT_IDLE);
@@ -263,6 +263,7 @@ void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *
 	v->rate = peek(s->rate);
 	v->hashes = peek(s->hashes);
 	v->chunks = peek(s->chunks);
+	v->hash_ns = peek(s->hash_ns);
 }
 
 pid_t ring_lock_holder(const struct ring *r)

@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 2
+#define SEG_VERSION 3
 
 /* Where the time of a request answered by a search goes, in order:
  * from accept to its last byte, to its job's entry in the ring, to a

@@ -373,6 +373,45 @@ START_TEST(counters_survive_a_workers_death)
 }
 END_TEST
 
+/* Each worker's hashing time is its own and no longer than the search it
+ * served, so the rate it implies is at least what the client saw: the
+ * figure a benchmark rates the server at (busy_rate in --status). */
+START_TEST(hashing_time_is_accounted)
+{
+	struct ring_slot_view v;
+	struct seg seg;
+	uint8_t d[32];
+	uint64_t x, t0, wall_ns, busy_ns = 0, hashed = 0, n = 4000000;
+	uint64_t base = th_rand64() >> 1;
+	double rate = 0;
+	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	proto_digest(base - 1, d); /* no answer: every value is hashed */
+	t0 = clock_ns();
+	ck_assert_int_eq(th_request(m.port, d, base, base + n - 1, 1, &x), 0);
+	wall_ns = clock_ns() - t0;
+	ck_assert_uint_eq(x, 0);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	for (unsigned i = 0; i < 2; i++) {
+		ring_slot_view(seg.ring, i, &v);
+		ck_assert_uint_le(v.hash_ns, wall_ns);
+		ck_assert(v.hashes == 0 || v.hash_ns > 0);
+		busy_ns += v.hash_ns;
+		hashed += v.hashes;
+		if (v.hash_ns)
+			rate += v.hashes * 1e9 / v.hash_ns;
+	}
+	seg_close(&seg);
+	ck_assert_uint_eq(hashed, n);
+	ck_assert_uint_gt(busy_ns, wall_ns / 4); /* they did hash, in ns */
+	ck_assert_msg(rate >= n * 1e9 / wall_ns, "busy rate %.0f, seen %.0f",
+		      rate, n * 1e9 / wall_ns);
+	stop();
+}
+END_TEST
+
 START_TEST(slow_client_does_not_delay_others)
 {
 	uint8_t d[32], part[10] = { 1, 2, 3 };
@@ -508,6 +547,7 @@ int main(void)
 	tcase_add_test(t, worker_killed_inside_the_lock);
 	tcase_add_test(t, crash_loop_is_restarted_with_back_off);
 	tcase_add_test(t, counters_survive_a_workers_death);
+	tcase_add_test(t, hashing_time_is_accounted);
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
 	tcase_add_test(t, workers_are_pinned_one_per_cpu);

@@ -8,6 +8,7 @@
 #include "shm/clock.h"
 
 #include <signal.h>
+#include <time.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -51,20 +52,31 @@ static int should_stop(const struct ring *r, unsigned slot, pid_t master)
 	return ring_slot_retiring(r, slot) || getppid() != master;
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Hash one lease, until the slot's stop word is set (its job's answer
  * found elsewhere, the job cancelled, or a better job came); account for
- * it in the slot. Returns the kernel's result, and in *x the answer or the
- * first value not hashed (the ring takes back the rest). */
+ * it in the slot: values, and CPU time, so that the rate it gives leaves
+ * out whatever else ran on this CPU meanwhile. Returns the kernel's
+ * result, and in *x the answer or the first value not hashed (the ring
+ * takes back the rest). */
 static int hash_lease(const struct kernel *k, struct ring_slot *s,
 		      const struct ring_lease *l, uint64_t *chunk, uint64_t *x)
 {
-	uint64_t t0 = clock_ns(), ns, hashed;
+	uint64_t cpu0 = cpu_ns(), t0 = clock_ns(), ns, hashed;
 	int rc = k->search(l->digest, l->lo, l->hi, x, l->stop);
 
 	ns = clock_ns() - t0;
 	hashed = rc == KERNEL_FOUND ? *x - l->lo + 1 :
 		 rc == KERNEL_NONE ? l->hi - l->lo + 1 : *x - l->lo;
 	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hash_ns, cpu_ns() - cpu0, __ATOMIC_RELAXED);
 	if (ns && hashed >= CHUNK_MIN) {
 		__atomic_store_n(&s->rate,
 				 (uint64_t)((unsigned __int128)hashed * 1000000000u / ns),
