@@ -29,7 +29,7 @@ static void keepalive(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
-static int listen_on(int family, unsigned port, int *out)
+static int bind_on(int family, unsigned port, int *out)
 {
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -56,7 +56,7 @@ static int listen_on(int family, unsigned port, int *out)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* inherited */
 	keepalive(fd);
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0 || listen(fd, 4096) < 0) {
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
@@ -65,12 +65,28 @@ static int listen_on(int family, unsigned port, int *out)
 	return 0;
 }
 
-int net_listen(unsigned port, int *fd)
+int net_bind(unsigned port, int *fd)
 {
-	int rc = listen_on(AF_INET6, port, fd);
+	int rc = bind_on(AF_INET6, port, fd);
 
 	if (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL)
-		rc = listen_on(AF_INET, port, fd);
+		rc = bind_on(AF_INET, port, fd);
+	return rc;
+}
+
+int net_open(int fd)
+{
+	return listen(fd, 4096) < 0 ? -errno : 0;
+}
+
+int net_listen(unsigned port, int *fd)
+{
+	int rc = net_bind(port, fd);
+
+	if (rc == 0 && (rc = net_open(*fd)) < 0) {
+		close(*fd);
+		*fd = -1;
+	}
 	return rc;
 }
 

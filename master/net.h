@@ -5,8 +5,14 @@
 
 #include <sys/socket.h>
 
-/* Listen on port on every address, IPv6 and IPv4 alike where the host
- * allows (falls back to IPv4 only). 0 and *fd, or -errno. */
+/* Bind a listener to port on every address, IPv6 and IPv4 alike where the
+ * host allows (falls back to IPv4 only), not yet listening: a port in use
+ * is found before anything else is set up. 0 and *fd, or -errno. */
+int net_bind(unsigned port, int *fd);
+/* Start listening on a bound fd: from now on connections are accepted
+ * into its queue. 0 or -errno. */
+int net_open(int fd);
+/* Both at once. 0 and *fd, or -errno. */
 int net_listen(unsigned port, int *fd);
 /* Raise RLIMIT_NOFILE to its hard limit; returns the soft limit in force. */
 long net_raise_nofile(void);

@@ -188,7 +188,7 @@ static int start(struct server *s, const struct options *o)
 	unsigned n = options_workers(o);
 	int rc;
 
-	if ((rc = net_listen(o->port, &s->listen.fd)) < 0) {
+	if ((rc = net_bind(o->port, &s->listen.fd)) < 0) {
 		log_error("listen on port %u: %s%s", o->port, strerror(-rc),
 			  rc == -EADDRINUSE ? " (is another master running?)" : "");
 		return rc;
@@ -208,12 +208,20 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	jobs_set_wake(&s->jobs, n);
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
+	if ((rc = workers_start(&s->workers)) < 0)
+		return rc;
+	/* Only now: a client that can connect finds a server ready to serve,
+	 * not one still mapping its memory and starting its workers. */
+	if ((rc = net_open(s->listen.fd)) < 0) {
+		log_error("listen on port %u: %s", o->port, strerror(-rc));
+		return rc;
+	}
 	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "
 		 "schedule %s%s%s", o->port, n, s->kernel->name,
 		 (unsigned long long)o->cache_entries, rank_order_name(o->policy.order),
 		 o->policy.preempt ? "" : ", no preemption",
 		 o->policy.split ? "" : ", no split");
-	return workers_start(&s->workers);
+	return 0;
 }
 
 int server_init(struct server *s, const struct options *o)

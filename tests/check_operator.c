@@ -429,33 +429,72 @@ START_TEST(failed_start_leaves_nothing_behind)
 }
 END_TEST
 
+/* Start the master on port with args, stderr discarded; returns its pid
+ * once the port accepts a connection (polled every 100 us), or -1. */
+static pid_t start_and_connect(unsigned port, const char *const *args)
+{
+	char p[16];
+	const char *argv[8] = { th_master_path(), p };
+	int n = 2, fd = -1;
+	pid_t pid;
+
+	snprintf(p, sizeof p, "%u", port);
+	for (; *args && n < 7; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; pid > 0 && i < 50000 && fd < 0; i++)
+		if ((fd = th_connect(port)) < 0)
+			usleep(100);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return pid;
+}
+
+/* The first moment a client can connect, the server is ready: its segment
+ * is there and its workers are started, so nothing waits on the set-up. */
+START_TEST(connectable_means_ready)
+{
+	static const char *const args[] = { "--workers", "2", "--kernel", "portable", NULL };
+	unsigned port = th_free_port();
+	pid_t pid = start_and_connect(port, args);
+	struct ring_slot_view v0, v1;
+	struct seg seg;
+	int status;
+
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(seg_open(port, 0, &seg), 0);
+	ring_slot_view(seg.ring, 0, &v0);
+	ring_slot_view(seg.ring, 1, &v1);
+	seg_close(&seg);
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_int_gt(v0.pid, 0);
+	ck_assert_int_gt(v1.pid, 0);
+}
+END_TEST
+
 /* A TERM the moment the master listens is a graceful stop like any other:
  * exit 0 and no segment left behind, not death by the default action. */
 START_TEST(stop_at_the_first_moment_of_listening)
 {
+	static const char *const args[] = { "--kernel", "portable", NULL };
+
 	for (int round = 0; round < 3; round++) {
 		unsigned port = th_free_port();
-		char p[16];
-		const char *argv[] = { th_master_path(), p, "--kernel", "portable", NULL };
-		int status, fd = -1;
-		pid_t pid;
+		pid_t pid = start_and_connect(port, args);
+		int status;
 
-		snprintf(p, sizeof p, "%u", port);
-		pid = fork();
-		ck_assert_int_ge(pid, 0);
-		if (pid == 0) {
-			int null = open("/dev/null", O_WRONLY);
-
-			dup2(null, 2);
-			execv(argv[0], (char *const *)argv);
-			_exit(127);
-		}
-		for (int i = 0; i < 20000 && fd < 0; i++)
-			if ((fd = th_connect(port)) < 0)
-				usleep(100);
-		ck_assert_int_ge(fd, 0);
+		ck_assert_int_gt(pid, 0);
 		kill(pid, SIGTERM);
-		close(fd);
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			      "round %d: status 0x%x", round, status);
@@ -546,6 +585,7 @@ int main(void)
 	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
 	tcase_add_test(t, failed_start_leaves_nothing_behind);
 	tcase_add_test(t, stop_at_the_first_moment_of_listening);
+	tcase_add_test(t, connectable_means_ready);
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, low_latency_holds_the_cpus_awake);
 	suite_add_tcase(s, t);
