@@ -24,6 +24,7 @@ static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
 	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
+	"           [--rescore CSV --rate HASHES_PER_S]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
 	"       revhash-bench --help\n"
@@ -32,7 +33,11 @@ static const char usage[] =
 	"loop) and compares the score with an ideal server's: one following the\n"
 	"policy of the server under test, described with the master's switches\n"
 	"(default: wsrpt, preemptive, split, one worker per CPU here), and one\n"
-	"following the best policy for this workload. The second keeps N\n"
+	"following the best policy for this workload. With --rescore it sends\n"
+	"nothing: it scores the run a --csv of the same workload recorded, at\n"
+	"--rate (e.g. the busy_rate of the server's --status --json after the\n"
+	"run: the rate its workers hashed at while they served it). The second\n"
+	"keeps N\n"
 	"requests (1 .. 10000) in flight for SECONDS, a thread each (closed loop,\n"
 	"as wrk), and prints requests/s, errors and latency percentiles:\n"
 	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
@@ -94,6 +99,9 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'q':
 		o->quiet = 1;
 		return REPLAY;
+	case 'S':
+		o->rescore = arg;
+		return REPLAY;
 	case 'n':
 		o->calibrate = 0;
 		return REPLAY;
@@ -137,6 +145,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 	static const struct option longs[] = {
 		{ "csv", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "rescore", required_argument, NULL, 'S' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "no-calibrate", no_argument, NULL, 'n' },
 		PARSE_POLICY_OPTIONS,
@@ -172,7 +181,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 			return -EINVAL;
 		return parse_target(argv + optind, o);
 	}
-	if (argc - optind != 9)
+	if (argc - optind != 9 || (o->rescore && (!o->rate || o->csv)))
 		return -EINVAL;
 	return parse_positional(argv + optind, o);
 }

@@ -12,6 +12,7 @@ struct bench_options {
 	const char *host, *port;
 	struct wl_params wl;         /* the replay's workload */
 	const char *csv;             /* the replay's per-request CSV, or NULL */
+	const char *rescore;         /* a past run's CSV to score at rate */
 	int help;                    /* --help: the usage went to stdout */
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */

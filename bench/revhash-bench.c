@@ -14,6 +14,7 @@
  * With --concurrency and --duration it is a closed-loop load generator
  * instead (bench/closed.c): the server's throughput, not the client's score. */
 #include "bench/calibrate.h"
+#include "bench/runcsv.h"
 #include "bench/client.h"
 #include "bench/closed.h"
 #include "bench/options.h"
@@ -36,17 +37,7 @@
 #define STACK_SIZE (256 * 1024)
 #define SPAWN_TRIES 1000      /* 1 ms apart, when threads run out */
 
-enum outcome { OUT_OK, OUT_WRONG, OUT_MISSING };
-
 static const char *const outcome_name[] = { "ok", "WRONG", "MISSING" };
-
-struct result {
-	int64_t send_ns;    /* relative to t0 */
-	int64_t latency_ns;
-	uint64_t reply;
-	enum outcome outcome;
-	int err;            /* why it is missing, as a negative errno */
-};
 
 struct run {
 	const struct bench_options *opt;
@@ -329,37 +320,39 @@ static void report(const struct summary *s, uint64_t total, double rate,
 		    "efficiency vs best", s, total);
 }
 
-static void csv_row(FILE *f, uint64_t i, const struct wl_request *q,
-		    const struct result *res, const struct ideal *id)
-{
-	fprintf(f, "%" PRIu64 ",%.3f,%.3f,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",", i, res->send_ns / 1e3, res->latency_ns / 1e3, q->priority,
-		q->start, q->end, q->answer);
-	if (res->outcome != OUT_MISSING)
-		fprintf(f, "%" PRIu64, res->reply);
-	fprintf(f, ",%d,%" PRId64 ",", res->outcome == OUT_OK, q->copy_of);
-	if (id)
-		fprintf(f, "%.3f,%.3f", id->own_lat[i], id->best_lat[i]);
-	else
-		fputc(',', f);
-	fputc('\n', f);
-}
-
-static int write_csv(FILE *f, const char *path, const struct run *r,
-		     const struct ideal *id)
-{
-	fprintf(f, "index,send_us,latency_us,priority,start,end,answer,reply,"
-		   "correct,copy_of,ideal_latency_us,best_ideal_latency_us\n");
-	for (uint64_t i = 0; i < r->opt->wl.total; i++)
-		csv_row(f, i, &r->reqs[i], &r->res[i], id);
-	if (ferror(f) | fclose(f)) {
-		fprintf(stderr, "writing %s: %m\n", path);
-		return -EIO;
-	}
-	return 0;
-}
-
 /* --- main ------------------------------------------------------------- */
+
+/* Score the run in r (its results in), report, and write the CSV; the exit
+ * status: 0 when every answer was right. */
+static int score(struct run *r, FILE *csv)
+{
+	const struct bench_options *opt = r->opt;
+	uint64_t n = opt->wl.total;
+	struct ideal ideal = { 0 }, *id = NULL;
+	struct summary s;
+	int status = 1;
+
+	if (opt->rate) {
+		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
+		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		id = &ideal;
+	}
+	if ((id && (!id->own_lat || !id->best_lat)) || summarize(r, &s)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		goto out;
+	}
+	if (id && ideal_scores(r, opt->rate, id))
+		id = NULL;
+	report(&s, n, opt->rate, &opt->policy, id);
+	if (csv && runcsv_write(csv, opt->csv, r->reqs, r->res, n,
+				id ? id->own_lat : NULL, id ? id->best_lat : NULL))
+		goto out;
+	status = s.ok == n ? 0 : 1;
+out:
+	free(ideal.own_lat);
+	free(ideal.best_lat);
+	return status;
+}
 
 /* Run the workload, report, and return the exit status. */
 static int bench(const struct bench_options *opt, struct target *t,
@@ -370,32 +363,30 @@ static int bench(const struct bench_options *opt, struct target *t,
 			 .lock = PTHREAD_MUTEX_INITIALIZER,
 			 .all_done = PTHREAD_COND_INITIALIZER };
 	struct task *tasks = calloc(n, sizeof *tasks);
-	struct ideal ideal = { 0 }, *id = NULL;
-	struct summary s;
 	int status = 1;
 
 	r.res = calloc(n, sizeof *r.res);
-	if (opt->rate) {
-		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
-		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
-		id = &ideal;
-	}
-	if (!tasks || !r.res || (id && (!id->own_lat || !id->best_lat)) ||
-	    run_all(&r, tasks) || summarize(&r, &s)) {
+	if (!tasks || !r.res || run_all(&r, tasks))
 		fprintf(stderr, "revhash-bench: out of memory\n");
-		goto out;
-	}
-	if (id && ideal_scores(&r, opt->rate, id))
-		id = NULL;
-	report(&s, n, opt->rate, &opt->policy, id);
-	if (csv && write_csv(csv, opt->csv, &r, id))
-		goto out;
-	status = s.ok == n ? 0 : 1;
-out:
+	else
+		status = score(&r, csv);
 	/* The threads are all done with r and tasks: each finished. */
 	free(tasks);
-	free(ideal.own_lat);
-	free(ideal.best_lat);
+	free(r.res);
+	return status;
+}
+
+/* --rescore: the run a CSV recorded, scored at --rate; nothing is sent. */
+static int rescore(const struct bench_options *opt, struct wl_request *reqs)
+{
+	struct run r = { .opt = opt, .reqs = reqs };
+	int status = 2;
+
+	printf("hash rate: %.3f M hashes/s (--rate); the run of %s\n",
+	       opt->rate / 1e6, opt->rescore);
+	r.res = calloc(opt->wl.total, sizeof *r.res);
+	if (r.res && runcsv_load(opt->rescore, reqs, opt->wl.total, r.res) == 0)
+		status = score(&r, NULL);
 	free(r.res);
 	return status;
 }
@@ -467,6 +458,10 @@ int main(int argc, char **argv)
 	if (opt.closed.concurrency)
 		return closed_main(&opt);
 	reqs = generate(&opt.wl);
+	if (reqs && opt.rescore) {
+		status = rescore(&opt, reqs);
+		goto out;
+	}
 	if (!reqs || client_resolve(&target, opt.host, opt.port))
 		goto out;
 	if (opt.csv && !(csv = fopen(opt.csv, "w"))) {

@@ -66,44 +66,58 @@ delay_for() {
 	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
 }
 
-# stage_line PORT: the stage means of the master on PORT, in us.
+# stage_line JSON: the stage means in a master's --status --json, in us.
 stage_line() {
-	"$MASTER" --status "$1" --json 2>/dev/null | sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' |
+	sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' <<<"$1" |
 		awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]);
 			v[kv[1]] = kv[2] } printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", v["read"],
 			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
 }
 
+# busy_rate JSON: the rate the workers hashed at while hashing, per second
+# of their CPU time, summed (hashes/s; 0 when they hashed nothing).
+busy_rate() { sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p' <<<"$1"; }
+
 # row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload, rated at
 # the default server's rate, or with OWN_RATE=1 (a server that hashes at
-# another rate) at its own, calibrated first.
+# another rate) at its own, calibrated first; and rated again at the rate
+# its workers hashed at during the run, which no neighbour on the machine
+# can move between calibration and run.
 row() {
-	local name=$1 total=$2 diff=$3 delay=$4 port out rate
+	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
 	shift 4
 	port=$(free_port)
 	out=$OUT/$name.txt
-	rate=(--rate "${RATE}e6")
+	wl=(3435245 "$total" 0 "$diff" 20 "$delay" 1.5)
 	# shellcheck disable=SC2207 # bench_policy's words are options
-	[ -n "${OWN_RATE:-}" ] && rate=($(bench_policy "$@"))
+	policy=($(bench_policy "$@"))
+	rate=(--rate "${RATE}e6")
+	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
 	start_master "$port" "$OUT/$name.log" "$@"
-	"$BENCH" 127.0.0.1 "$port" 3435245 "$total" 0 "$diff" 20 "$delay" 1.5 \
-		--quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
-	local rc=$? stages score p50 p99 eff eff_best
-	stages=$(stage_line "$port")
+	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
+	local rc=$? status busy score p50 p99 eff eff_best eff_busy=n/a
+	status=$("$MASTER" --status "$port" --json 2>/dev/null)
+	busy=$(busy_rate "$status")
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
 	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
 	# best_ideal,best_policy,eff_best,...
 	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
-	printf '%-10s %6s %9s %8s %8s %9s %7s %9s %9s  %s\n' "$name" "$total" "$diff" \
-		"$delay" "$score" "$eff" "$eff_best" "$p50" "$p99" "$stages" | tee -a "$OUT/matrix.txt"
+	if [ "${busy:-0}" -gt 0 ] && "$BENCH" x 1 "${wl[@]}" --rescore "$OUT/$name.csv" \
+		--rate "$busy" "${policy[@]}" >"$OUT/$name-busy.txt" 2>&1; then
+		IFS=, read -r _ _ _ _ _ _ eff_busy _ <<<"$(bench_summary "$OUT/$name-busy.txt")"
+	fi
+	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s  %s\n' "$name" "$total" \
+		"$diff" "$delay" "$score" "$eff" "$eff_best" "$(awk -v b="${busy:-0}" 'BEGIN { print b / 1e6 }')" \
+		"$eff_busy" "$p50" "$p99" "$(stage_line "$status")" | tee -a "$OUT/matrix.txt"
 }
 
 calibrate
-say "2. workloads on the default server (calibrated at $RATE M hashes/s); stages in us:" \
-	"read/dispatch/wake/hash/notify/reply"
-printf '%-10s %6s %9s %8s %8s %9s %7s %9s %9s  %s\n' workload total difficulty delay_us \
-	score efficiency vs_best p50_ms p99_ms stages | tee "$OUT/matrix.txt"
+say "2. workloads on the default server (calibrated at $RATE M hashes/s); busy_M: the M" \
+	"hashes/s its workers reached per second of CPU spent hashing during the row, and" \
+	"eff@busy the efficiency at that rate; stages in us: read/dispatch/wake/hash/notify/reply"
+printf '%-10s %6s %9s %8s %8s %9s %7s %6s %8s %9s %9s  %s\n' workload total difficulty \
+	delay_us score efficiency vs_best busy_M eff@busy p50_ms p99_ms stages | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0

@@ -180,6 +180,59 @@ START_TEST(bench_command_line_is_checked)
 }
 END_TEST
 
+/* Run revhash-bench with the words in args through the shell; its exit
+ * status, and in *ideal the score of its "ideal (...)" line (or -1). */
+static int bench_ideal(const char *args, double *ideal)
+{
+	const char *bench = getenv("REVHASH_BENCH") ? getenv("REVHASH_BENCH")
+						    : "revhash-bench";
+	char cmd[512], line[256];
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", bench, args);
+	*ideal = -1;
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	while (fgets(line, sizeof line, p))
+		if (strncmp(line, "ideal (", 7) == 0)
+			sscanf(strstr(line, "): ") + 3, "%lf", ideal);
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A run's CSV scored again (--rescore) gives the run's own ideal at the
+ * same rate, a faster ideal at a higher one, and is refused for another
+ * workload or without a rate. */
+START_TEST(bench_rescores_a_recorded_run)
+{
+	static const char wl[] = "9 40 0 200000 20 2000 1.5";
+	char csv[] = "/tmp/revhash-rescore-XXXXXX", args[256];
+	double run, same, faster, none;
+	int fd = mkstemp(csv);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	start(NULL, two);
+	snprintf(args, sizeof args, "127.0.0.1 %u %s --quiet --rate 1e8 --csv %s",
+		 m.port, wl, csv);
+	ck_assert_int_eq(bench_ideal(args, &run), 0);
+	stop();
+	ck_assert(run > 0);
+	snprintf(args, sizeof args, "x 1 %s --rescore %s --rate 1e8", wl, csv);
+	ck_assert_int_eq(bench_ideal(args, &same), 0);
+	ck_assert(same == run);
+	snprintf(args, sizeof args, "x 1 %s --rescore %s --rate 4e8", wl, csv);
+	ck_assert_int_eq(bench_ideal(args, &faster), 0);
+	ck_assert(faster > 0 && faster < run / 2);
+	snprintf(args, sizeof args, "x 1 10 40 0 200000 20 2000 1.5 --rescore %s "
+		 "--rate 1e8", csv);
+	ck_assert_int_eq(bench_ideal(args, &none), 2);
+	snprintf(args, sizeof args, "x 1 %s --rescore %s", wl, csv);
+	ck_assert_int_eq(bench_ideal(args, &none), 2);
+	unlink(csv);
+}
+END_TEST
+
 START_TEST(second_master_on_the_same_port_fails)
 {
 	char port[16];
@@ -584,6 +637,7 @@ int main(void)
 	tcase_add_test(t, reload_keeps_an_explicit_worker_count);
 	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
 	tcase_add_test(t, failed_start_leaves_nothing_behind);
+	tcase_add_test(t, bench_rescores_a_recorded_run);
 	tcase_add_test(t, stop_at_the_first_moment_of_listening);
 	tcase_add_test(t, connectable_means_ready);
 	tcase_add_test(t, status_of_a_lying_segment);

@@ -1,0 +1,138 @@
+/* A run's CSV (see runcsv.h). The columns: index, send_us, latency_us,
+ * priority, start, end, answer, reply (empty when none came), correct,
+ * copy_of, then the two ideal latencies (empty when unknown), which a
+ * rescore computes again and so does not read. */
+#include "bench/runcsv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIELDS 10 /* the columns read */
+
+enum { F_INDEX, F_SEND, F_LATENCY, F_PRIORITY, F_START, F_END, F_ANSWER,
+       F_REPLY, F_CORRECT, F_COPY_OF };
+
+static void write_row(FILE *f, uint64_t i, const struct wl_request *q,
+		      const struct result *res, const double *own_lat,
+		      const double *best_lat)
+{
+	fprintf(f, "%" PRIu64 ",%.3f,%.3f,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",", i, res->send_ns / 1e3, res->latency_ns / 1e3, q->priority,
+		q->start, q->end, q->answer);
+	if (res->outcome != OUT_MISSING)
+		fprintf(f, "%" PRIu64, res->reply);
+	fprintf(f, ",%d,%" PRId64 ",", res->outcome == OUT_OK, q->copy_of);
+	if (own_lat && best_lat)
+		fprintf(f, "%.3f,%.3f", own_lat[i], best_lat[i]);
+	else
+		fputc(',', f);
+	fputc('\n', f);
+}
+
+int runcsv_write(FILE *f, const char *path, const struct wl_request *reqs,
+		 const struct result *res, uint64_t n, const double *own_lat,
+		 const double *best_lat)
+{
+	fprintf(f, "index,send_us,latency_us,priority,start,end,answer,reply,"
+		   "correct,copy_of,ideal_latency_us,best_ideal_latency_us\n");
+	for (uint64_t i = 0; i < n; i++)
+		write_row(f, i, &reqs[i], &res[i], own_lat, best_lat);
+	if (ferror(f) | fclose(f)) {
+		fprintf(stderr, "writing %s: %m\n", path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Split line at commas into f[0 .. FIELDS - 1]; empty fields stay. */
+static int split(char *line, char **f)
+{
+	for (int i = 0; i < FIELDS; i++) {
+		if (!line)
+			return -1;
+		f[i] = strsep(&line, ",");
+	}
+	return 0;
+}
+
+static int to_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return *s && *s != '-' && !*end && !errno ? 0 : -1;
+}
+
+static int to_ns(const char *s, int64_t *ns)
+{
+	char *end;
+	double us = strtod(s, &end);
+
+	*ns = (int64_t)(us * 1e3);
+	return *s && !*end && us >= 0 && us < 1e15 ? 0 : -1;
+}
+
+/* One row into *res, if it is request q at index i. */
+static int parse_row(char *line, uint64_t i, const struct wl_request *q,
+		     struct result *res)
+{
+	char *f[FIELDS];
+	uint64_t index, prio, start, end, answer, correct;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	if (split(line, f) || to_u64(f[F_INDEX], &index) || index != i ||
+	    to_ns(f[F_SEND], &res->send_ns) || to_ns(f[F_LATENCY], &res->latency_ns) ||
+	    to_u64(f[F_PRIORITY], &prio) || to_u64(f[F_START], &start) ||
+	    to_u64(f[F_END], &end) || to_u64(f[F_ANSWER], &answer) ||
+	    to_u64(f[F_CORRECT], &correct) || correct > 1)
+		return -EPROTO;
+	if (prio != q->priority || start != q->start || end != q->end ||
+	    answer != q->answer)
+		return -ESRCH;
+	res->err = 0;
+	if (!*f[F_REPLY]) {
+		res->outcome = OUT_MISSING;
+		res->reply = 0;
+		return 0;
+	}
+	if (to_u64(f[F_REPLY], &res->reply))
+		return -EPROTO;
+	res->outcome = correct ? OUT_OK : OUT_WRONG;
+	return 0;
+}
+
+int runcsv_load(const char *path, const struct wl_request *reqs, uint64_t n,
+		struct result *res)
+{
+	static const char *const why[] = { "not a row of revhash-bench's CSV",
+					   "a request of another workload" };
+	FILE *f = fopen(path, "r");
+	char line[512];
+	uint64_t i = 0;
+	int err = 0;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "%s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (!fgets(line, sizeof line, f) || strncmp(line, "index,", 6) != 0)
+		err = -EPROTO; /* the header */
+	while (!err && i < n && fgets(line, sizeof line, f)) {
+		err = parse_row(line, i, &reqs[i], &res[i]);
+		i++;
+	}
+	if (!err && (i < n || fgets(line, sizeof line, f)))
+		err = -ERANGE;
+	fclose(f);
+	if (err == -ERANGE)
+		fprintf(stderr, "%s: not %" PRIu64 " rows, one per request\n", path, n);
+	else if (err)
+		fprintf(stderr, "%s: line %" PRIu64 ": %s\n", path, i + 1,
+			why[err == -ESRCH]);
+	return err;
+}

@@ -1,0 +1,25 @@
+/* A replay's per-request CSV (--csv), written after a run and read back
+ * (--rescore) to score that run again at another hash rate without sending
+ * anything: e.g. at the rate the server's workers reached while serving it. */
+#ifndef REVHASH_BENCH_RUNCSV_H
+#define REVHASH_BENCH_RUNCSV_H
+
+#include "bench/result.h"
+#include "bench/workload.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Write the header and a row per request to f, and close it: reqs[i] and
+ * res[i], with the ideal servers' latencies own_lat[i] and best_lat[i]
+ * when known (else NULL). 0, or -EIO after a message naming path. */
+int runcsv_write(FILE *f, const char *path, const struct wl_request *reqs,
+		 const struct result *res, uint64_t n, const double *own_lat,
+		 const double *best_lat);
+/* Fill res[0 .. n - 1] from the CSV at path. Each row must be the request
+ * reqs[i] of the same workload (index, priority, range and answer). 0, or
+ * -errno after a message on stderr naming the file and line. */
+int runcsv_load(const char *path, const struct wl_request *reqs, uint64_t n,
+		struct result *res);
+
+#endif
