@@ -489,6 +489,29 @@ START_TEST(workers_are_pinned_one_per_cpu)
 }
 END_TEST
 
+/* Workers are batch tasks, pinned or not: woken for a new job, they wait
+ * for the master to block instead of taking its CPU halfway through
+ * waking the others. */
+START_TEST(workers_do_not_preempt_the_master)
+{
+	const char *const unpinned[] = { "--workers", "2", "--no-pin", NULL };
+	const char *const *args[] = { NULL, unpinned };
+	pid_t pids[RING_WORKERS];
+	int n;
+
+	for (int a = 0; a < 2; a++) {
+		start(NULL, args[a]);
+		ck_assert_int_ge(tm_wait_workers(&m, 2, 5000), 0);
+		n = tm_workers(&m, pids, RING_WORKERS);
+		ck_assert_int_ge(n, 2);
+		for (int i = 0; i < n; i++)
+			ck_assert_int_eq(sched_getscheduler(pids[i]), SCHED_BATCH);
+		ck_assert_int_eq(sched_getscheduler(m.pid), SCHED_OTHER);
+		stop();
+	}
+}
+END_TEST
+
 /* The experiment switches, end to end: every policy answers right; with
  * no cache a repeat is searched again, and with no attach a repeat in
  * flight starts a second search instead of joining the first. */
@@ -551,6 +574,7 @@ int main(void)
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
 	tcase_add_test(t, workers_are_pinned_one_per_cpu);
+	tcase_add_test(t, workers_do_not_preempt_the_master);
 	tcase_add_test(t, every_policy_answers_right);
 	suite_add_tcase(s, t);
 	return check_run(s);
