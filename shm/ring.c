@@ -333,23 +333,43 @@ static struct ring_job *pick(struct ring *r, const struct ring_slot *s)
 	return r->nheap ? &r->jobs[r->heap[0]] : NULL;
 }
 
-/* The size of the next lease of j: chunk, or an even share of what is left
- * among the live workers not on j yet, when that is smaller (but never
- * below min_chunk). */
+/* What the worker in slot s has left of its lease at now, as far as its
+ * rate tells: all of it while the rate is unknown. */
+static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
+{
+	unsigned __int128 size = span(s->lease_lo, s->lease_hi);
+	uint64_t rate = peek(s->rate), t = now > s->lease_ns ? now - s->lease_ns : 0;
+	unsigned __int128 done = (unsigned __int128)t * rate / 1000000000u;
+
+	return !rate ? size : done >= size ? 0 : size - done;
+}
+
+/* The size of the next lease of j: chunk, or an even share of j's work
+ * among the live workers when that is smaller (never below min_chunk).
+ * The work counts what the workers on j have left of their leases: a
+ * fresh job is halved between two workers, and the tail of a large one,
+ * less than a chunk each, is shared with the worker about to finish its
+ * last chunk instead of going whole to the first one back. */
 static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
-			   uint64_t chunk, uint64_t min_chunk)
+			   uint64_t chunk, uint64_t min_chunk, uint64_t now)
 {
 	unsigned n = peek(r->nworkers);
+	unsigned __int128 work = j->rem, share;
 
 	if (chunk == 0)
 		chunk = 1;
-	n = n > j->nleases ? n - j->nleases : 1;
-	if (r->policy.split && n > 1) {
-		unsigned __int128 share = (j->rem + n - 1) / n;
-		if (share < chunk)
-			chunk = share > min_chunk ? (uint64_t)share : min_chunk;
+	if (!r->policy.split || n < 2)
+		return chunk;
+	for (unsigned i = 0; i < RING_WORKERS && j->nleases; i++) {
+		const struct ring_slot *o = &r->slots[i];
+		if (peek(o->has_lease) && o->lease_gen == j->gen &&
+		    &r->jobs[o->lease_job] == j)
+			work += lease_left(o, now);
 	}
-	return chunk ? chunk : 1;
+	share = (work + n - 1) / n;
+	if (share < chunk)
+		chunk = share > min_chunk ? (uint64_t)share : min_chunk;
+	return chunk;
 }
 
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
@@ -357,7 +377,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 {
 	struct ring_slot *s = &r->slots[slot];
 	struct ring_job *j;
-	uint64_t lo, hi, limit, size;
+	uint64_t lo, hi, limit, size, now = clock_ns();
 
 	out->tell = enter(r, s);
 	j = pick(r, s);
@@ -372,7 +392,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 		lo = j->p.next;
 		limit = j->key.end;
 	}
-	size = lease_size(r, j, chunk, min_chunk);
+	size = lease_size(r, j, chunk, min_chunk, now);
 	hi = limit - lo < size ? limit : lo + size - 1;
 
 	publish(s->stop, 0);
@@ -381,6 +401,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	s->lease_gen = j->gen;
 	s->lease_lo = lo;
 	s->lease_hi = hi;
+	s->lease_ns = now;
 	publish(s->has_lease, 1);
 	maybe_misbehave(r);
 
@@ -396,7 +417,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	}
 	if (!j->p.started) {
 		publish(j->p.started, 1);
-		publish(j->first_lease_ns, clock_ns());
+		publish(j->first_lease_ns, now);
 	}
 	j->nleases++;
 	j->rem -= span(lo, hi);

@@ -94,6 +94,7 @@ struct ring_slot {
 	                         released, or a better one came (the kernel
 	                         watches it; the rest of the chunk goes back) */
 	uint64_t lease_lo, lease_hi;
+	uint64_t lease_ns;    /* clock_ns() when it was leased */
 	uint64_t beat;        /* bumped by every ring call: a sign of life */
 	uint64_t hashes;      /* values hashed by this worker process */
 	uint64_t chunks;      /* chunks finished by this worker process */

@@ -375,6 +375,32 @@ START_TEST(small_job_is_split_among_the_workers)
 }
 END_TEST
 
+/* The tail of a job, less than a chunk for each worker, is shared with a
+ * worker about to finish its lease of the same job, and left whole to the
+ * first one back while the other's progress is unknown. */
+START_TEST(tail_is_shared_with_a_worker_about_done)
+{
+	struct ring_lease a, b, c;
+
+	for (int about_done = 0; about_done < 2; about_done++) {
+		ring_set_workers(r, 2);
+		submit(0, 999, 1);
+		ck_assert_int_eq(lease(0, 400, &a), 0);
+		ck_assert_int_eq(lease(1, 400, &b), 0);
+		ck_assert_uint_eq(a.hi - a.lo + 1, 400); /* chunks while */
+		ck_assert_uint_eq(b.hi - b.lo + 1, 400); /* more is left */
+		ring_finish(r, 0, 0, 0);
+		/* Slot 1 hashes so fast that it must be all but done. */
+		r->slots[1].rate = about_done ? 1000000000000ull : 0;
+		ck_assert_int_eq(lease(0, 400, &c), 0);
+		ck_assert_uint_eq(c.lo, 800);
+		ck_assert_uint_eq(c.hi - c.lo + 1, about_done ? 100 : 200);
+		teardown();
+		setup();
+	}
+}
+END_TEST
+
 START_TEST(parked_job_keeps_its_progress)
 {
 	struct ring_progress p;
@@ -681,6 +707,7 @@ int main(void)
 	tcase_add_test(t, dead_workers_lease_is_leased_again_first);
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
 	tcase_add_test(t, small_job_is_split_among_the_workers);
+	tcase_add_test(t, tail_is_shared_with_a_worker_about_done);
 	tcase_add_test(t, parked_job_keeps_its_progress);
 	tcase_add_test(t, fifo_takes_the_oldest);
 	tcase_add_test(t, priority_takes_the_heaviest_then_the_oldest);
