@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define ACCEPT_BATCH 256       /* a flood cannot starve the other sources */
+#define ACCEPT_TRIES 16        /* accept failures (aborted connections) in a row */
 #define LINGER_MS 2000         /* after the reply, what a client may still send */
 #define LINGER_BYTES (64 * 1024)
 
@@ -132,7 +132,10 @@ struct conn *clients_ready(struct clients *cl)
 
 int clients_accept(struct clients *cl, int listen_fd)
 {
-	for (int i = 0; i < ACCEPT_BATCH; i++) {
+	/* One connection an event: the listener is level-triggered, so epoll
+	 * reports it again while more wait. Looping until EAGAIN cost a
+	 * failed accept (3-4 us here) on the path of every lone request. */
+	for (int i = 0; i < ACCEPT_TRIES; i++) {
 		struct sockaddr_storage peer;
 		socklen_t len;
 		int fd, rc = net_accept(listen_fd, &fd, &peer, &len);
@@ -149,6 +152,7 @@ int clients_accept(struct clients *cl, int listen_fd)
 			continue;
 		}
 		add(cl, fd, (const struct sockaddr *)&peer);
+		return 0;
 	}
 	return 0;
 }

@@ -34,8 +34,8 @@ struct clients {
 /* Set up an empty set on the epoll instance epfd. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms);
-/* Accept what the listener has (a bounded batch), reading each request at
- * once: those that are whole are handed over by clients_ready. 0, or
+/* Accept a connection the listener has, reading its request at once: if
+ * it is whole, clients_ready hands it over. 0, or
  * -ENFILE when descriptors ran out and a waiting connection could not even
  * be turned away: the caller should stop watching the listener a while. */
 int clients_accept(struct clients *cl, int listen_fd);
