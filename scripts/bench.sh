@@ -7,8 +7,10 @@
 #     3435245, 100 requests, difficulty 30M, 20% repeats, 600 ms, lambda
 #     1.5), the same at ~90% load, a burst (delay 0), and difficulties 1M,
 #     300k and 100k at ~25% load; each with score, efficiency against the
-#     ideal server at the server's own calibrated rate, p50/p99, and where a
-#     searched request's time went (stage means from --status);
+#     ideal server at the server's calibrated rate and again at the row's
+#     busy rate (what its workers hashed per second of CPU spent hashing,
+#     from --status), p50/p99, and where a searched request's time went
+#     (stage means from --status);
 #  3. closed-loop throughput, 64 requests in flight: difficulty 1, cache
 #     hits, and difficulty 1 with 4,000 searches that never end queued;
 #  4. the milestone on a baseline (1 worker, OpenSSL kernel) and the ratio.
