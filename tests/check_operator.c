@@ -24,15 +24,18 @@
 
 static const char *const two[] = { "--workers", "2", NULL };
 
-/* Run the binary at path with args, output discarded, and return its exit
- * status. */
-static int run_binary(const char *path, const char *const *args)
+/* Start path with first (may be NULL) and then args (at most 12 words in
+ * all), its output discarded; its pid. */
+static pid_t spawn_quiet(const char *path, const char *first,
+			 const char *const *args)
 {
 	const char *argv[16] = { path };
-	int n = 1, status;
+	int n = 1;
 	pid_t pid;
 
-	for (; *args; args++)
+	if (first)
+		argv[n++] = first;
+	for (; *args && n < 14; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
 	pid = fork();
@@ -43,6 +46,16 @@ static int run_binary(const char *path, const char *const *args)
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* Run the binary at path with args, output discarded, and return its exit
+ * status. */
+static int run_binary(const char *path, const char *const *args)
+{
+	int status;
+	pid_t pid = spawn_quiet(path, NULL, args);
+
 	waitpid(pid, &status, 0);
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -487,22 +500,11 @@ END_TEST
 static pid_t start_and_connect(unsigned port, const char *const *args)
 {
 	char p[16];
-	const char *argv[8] = { th_master_path(), p };
-	int n = 2, fd = -1;
+	int fd = -1;
 	pid_t pid;
 
 	snprintf(p, sizeof p, "%u", port);
-	for (; *args && n < 7; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
+	pid = spawn_quiet(th_master_path(), p, args);
 	for (int i = 0; pid > 0 && i < 50000 && fd < 0; i++)
 		if ((fd = th_connect(port)) < 0)
 			usleep(100);
