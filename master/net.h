@@ -6,8 +6,9 @@
 #include <sys/socket.h>
 
 /* Bind a listener to port on every address, IPv6 and IPv4 alike where the
- * host allows (falls back to IPv4 only), not yet listening: a port in use
- * is found before anything else is set up. 0 and *fd, or -errno. */
+ * host allows (falls back to IPv4 only), not yet listening: a port another
+ * master listens on is found before anything else is set up (two starting
+ * at once both bind; the second fails at net_open). 0 and *fd, or -errno. */
 int net_bind(unsigned port, int *fd);
 /* Start listening on a bound fd: from now on connections are accepted
  * into its queue. 0 or -errno. */

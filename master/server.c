@@ -213,7 +213,8 @@ static int start(struct server *s, const struct options *o)
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */
 	if ((rc = net_open(s->listen.fd)) < 0) {
-		log_error("listen on port %u: %s", o->port, strerror(-rc));
+		log_error("listen on port %u: %s%s", o->port, strerror(-rc),
+			  rc == -EADDRINUSE ? " (is another master running?)" : "");
 		return rc;
 	}
 	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "

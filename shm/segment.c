@@ -12,7 +12,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -65,6 +67,16 @@ static int held(int fd)
 	return errno == EWOULDBLOCK;
 }
 
+/* Is the process whose pid ends the segment name alive? A master that has
+ * just created its segment has not locked it yet: its pid tells. */
+static int owner_alive(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	long pid = dash ? strtol(dash + 1, NULL, 10) : 0;
+
+	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
+}
+
 /* Remove the segments of port that no live master holds. */
 static void remove_stale(unsigned port)
 {
@@ -78,9 +90,9 @@ static void remove_stale(unsigned port)
 
 		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
 			continue;
-		if (held(fd))
+		if (held(fd) || owner_alive(name))
 			fprintf(stderr, "shared segment %s: its master still runs "
-				"(draining), left alone\n", name);
+				"(draining or starting), left alone\n", name);
 		else if (shm_unlink(name) == 0)
 			fprintf(stderr, "removed stale shared segment %s\n", name);
 		close(fd);

@@ -508,8 +508,13 @@ static pid_t start_and_connect(unsigned port, const char *const *args)
 	for (int i = 0; pid > 0 && i < 50000 && fd < 0; i++)
 		if ((fd = th_connect(port)) < 0)
 			usleep(100);
-	if (fd < 0)
+	if (fd < 0) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
 		return -1;
+	}
 	close(fd);
 	return pid;
 }
@@ -521,19 +526,89 @@ START_TEST(connectable_means_ready)
 	static const char *const args[] = { "--workers", "2", "--kernel", "portable", NULL };
 	unsigned port = th_free_port();
 	pid_t pid = start_and_connect(port, args);
-	struct ring_slot_view v0, v1;
+	struct ring_slot_view v0 = { 0 }, v1 = { 0 };
 	struct seg seg;
-	int status;
+	int opened;
 
 	ck_assert_int_gt(pid, 0);
-	ck_assert_int_eq(seg_open(port, 0, &seg), 0);
-	ring_slot_view(seg.ring, 0, &v0);
-	ring_slot_view(seg.ring, 1, &v1);
-	seg_close(&seg);
-	kill(pid, SIGTERM);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	opened = seg_open(port, 0, &seg);
+	if (opened == 0) {
+		ring_slot_view(seg.ring, 0, &v0);
+		ring_slot_view(seg.ring, 1, &v1);
+		seg_close(&seg);
+	}
+	kill(pid, SIGTERM); /* stopped before any assertion can fail */
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	ck_assert_int_eq(opened, 0);
 	ck_assert_int_gt(v0.pid, 0);
 	ck_assert_int_gt(v1.pid, 0);
+}
+END_TEST
+
+/* A segment not yet locked by its master, which is alive (here: this test
+ * process, as a master between creating its segment and locking it), is
+ * not stale: a master starting on the same port leaves it alone. */
+START_TEST(unlocked_segment_of_a_live_owner_is_left_alone)
+{
+	unsigned port = th_free_port();
+	char name[64];
+	int fd;
+
+	snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", port, (int)getpid());
+	fd = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(tm_start_on(&m, port, NULL, two), 0);
+	fd = access(name, F_OK);
+	unlink(name);
+	stop();
+	ck_assert_int_eq(fd, 0);
+}
+END_TEST
+
+/* Two masters started at once on one port: one serves, the other exits 1,
+ * and the loser neither removes the winner's segment nor leaves its own. */
+START_TEST(two_masters_started_at_once_leave_one_serving)
+{
+	static const char *const args[] = { "--workers", "1", "--kernel", "portable", NULL };
+	unsigned port = th_free_port();
+	char p[16];
+	pid_t pid[2], loser = -1, winner;
+	int status = 0, fd = -1;
+	uint8_t d[32];
+	uint64_t x;
+
+	snprintf(p, sizeof p, "%u", port);
+	pid[0] = spawn_quiet(th_master_path(), p, args);
+	pid[1] = spawn_quiet(th_master_path(), p, args);
+	for (int i = 0; i < 500 && loser < 0; i++) {
+		for (int k = 0; k < 2 && loser < 0; k++)
+			if (waitpid(pid[k], &status, WNOHANG) == pid[k])
+				loser = k;
+		usleep(10000);
+	}
+	winner = loser >= 0 ? pid[1 - loser] : pid[0];
+	for (int i = 0; i < 500 && fd < 0; i++)
+		if ((fd = th_connect(port)) < 0)
+			usleep(10000);
+	if (fd >= 0)
+		close(fd);
+	proto_digest(777, d);
+	x = 0;
+	if (fd >= 0)
+		th_request(port, d, 700, 800, 1, &x);
+	fd = segments_of(port);
+	kill(winner, SIGTERM);
+	waitpid(winner, NULL, 0);
+	if (loser < 0) {
+		kill(pid[1], SIGTERM);
+		waitpid(pid[1], NULL, 0);
+	}
+	ck_assert_int_ge(loser, 0);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ck_assert_uint_eq(x, 777);
+	ck_assert_int_eq(fd, 1); /* the winner's, and only it */
+	ck_assert_int_eq(segments_of(port), 0);
 }
 END_TEST
 
@@ -642,6 +717,8 @@ int main(void)
 	tcase_add_test(t, bench_rescores_a_recorded_run);
 	tcase_add_test(t, stop_at_the_first_moment_of_listening);
 	tcase_add_test(t, connectable_means_ready);
+	tcase_add_test(t, two_masters_started_at_once_leave_one_serving);
+	tcase_add_test(t, unlocked_segment_of_a_live_owner_is_left_alone);
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, low_latency_holds_the_cpus_awake);
 	suite_add_tcase(s, t);
