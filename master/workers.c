@@ -84,9 +84,8 @@ static void close_inherited(int keep)
 /* Pin worker pid of slot to one CPU of those the master may use, slot i to
  * the i-th (round robin). Left to itself the scheduler often wakes two
  * workers on the same CPU and moves one away only milliseconds later, which
- * on short jobs costs up to half the hash rate. The master does it (and
- * as_batch) before it publishes the pid, so a worker seen in the segment is
- * already pinned. */
+ * on short jobs costs up to half the hash rate. The master does it before
+ * it publishes the pid in the slot. */
 static void pin(pid_t pid, unsigned slot)
 {
 	cpu_set_t allowed, one;
@@ -104,22 +103,6 @@ static void pin(pid_t pid, unsigned slot)
 			log_warn("sched_setaffinity(worker %u): %s", slot, strerror(errno));
 		return;
 	}
-}
-
-/* Run worker pid as a batch task: its wake-up does not preempt the task on
- * its CPU. Without it the worker pinned to the master's CPU, woken by the
- * first of the master's posts for a new job, took the CPU from the master
- * before its second post, and the other worker slept on until the first
- * was done: a split job hashed by one worker, in about one in six small
- * jobs here. Batch tasks keep their share of the CPU (same weight); they
- * only wait for the running task to block, which the master does within
- * microseconds. */
-static void as_batch(pid_t pid, unsigned slot)
-{
-	struct sched_param none = { 0 };
-
-	if (sched_setscheduler(pid, SCHED_BATCH, &none) < 0)
-		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
 }
 
 /* Every signal the master takes as an event is blocked in it; the child
@@ -140,9 +123,26 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* A worker is a batch task: its wake-up does not preempt the task on its
+ * CPU. Without it the worker pinned to the master's CPU, woken by the
+ * first of the master's posts for a new job, took the CPU from the master
+ * before its second post, and the other worker slept on until the first
+ * was done: a split job hashed by one worker, in about one in six small
+ * jobs here. Batch tasks keep their share of the CPU (same weight); they
+ * only wait for the running task to block, which the master does within
+ * microseconds. Set by the worker itself, before it shows in the segment. */
+static void as_batch(unsigned slot)
+{
+	struct sched_param none = { 0 };
+
+	if (sched_setscheduler(0, SCHED_BATCH, &none) < 0)
+		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
+}
+
 static void child(struct workers *ws, unsigned slot)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	as_batch(slot);
 	if (getppid() != ws->master)
 		_exit(0); /* the master died before we could ask to follow it */
 	child_signals();
@@ -167,7 +167,6 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 		child(ws, slot);
 	if (ws->pin)
 		pin(pid, slot);
-	as_batch(pid, slot);
 	if (w->died) {
 		ws->seg->hdr->stats.respawns++;
 		log_info("worker %u respawned as pid %d", slot, (int)pid);

@@ -494,16 +494,17 @@ END_TEST
  * waking the others. */
 START_TEST(workers_do_not_preempt_the_master)
 {
+	const char *const pinned[] = { "--workers", "2", NULL };
 	const char *const unpinned[] = { "--workers", "2", "--no-pin", NULL };
-	const char *const *args[] = { NULL, unpinned };
+	const char *const *args[] = { pinned, unpinned };
 	pid_t pids[RING_WORKERS];
 	int n;
 
 	for (int a = 0; a < 2; a++) {
 		start(NULL, args[a]);
-		ck_assert_int_ge(tm_wait_workers(&m, 2, 5000), 0);
+		ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 		n = tm_workers(&m, pids, RING_WORKERS);
-		ck_assert_int_ge(n, 2);
+		ck_assert_int_eq(n, 2);
 		for (int i = 0; i < n; i++)
 			ck_assert_int_eq(sched_getscheduler(pids[i]), SCHED_BATCH);
 		ck_assert_int_eq(sched_getscheduler(m.pid), SCHED_OTHER);
