@@ -4,8 +4,10 @@
  * rescore computes again and so does not read. */
 #include "bench/runcsv.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,22 +60,31 @@ static int split(char *line, char **f)
 	return 0;
 }
 
+/* Digits only: no sign, no blanks (strtoull would take " -1" as 2^64-1). */
 static int to_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
+	if (!isdigit((unsigned char)*s))
+		return -1;
 	errno = 0;
 	*v = strtoull(s, &end, 10);
-	return *s && *s != '-' && !*end && !errno ? 0 : -1;
+	return !*end && !errno ? 0 : -1;
 }
 
+/* Microseconds with decimals, as written, to the nearest ns. */
 static int to_ns(const char *s, int64_t *ns)
 {
 	char *end;
-	double us = strtod(s, &end);
+	double us;
 
-	*ns = (int64_t)(us * 1e3);
-	return *s && !*end && us >= 0 && us < 1e15 ? 0 : -1;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	us = strtod(s, &end);
+	if (*end || !(us >= 0 && us < 1e15))
+		return -1;
+	*ns = llround(us * 1e3);
+	return 0;
 }
 
 /* One row into *res, if it is request q at index i. */
@@ -111,7 +122,8 @@ int runcsv_load(const char *path, const struct wl_request *reqs, uint64_t n,
 	static const char *const why[] = { "not a row of revhash-bench's CSV",
 					   "a request of another workload" };
 	FILE *f = fopen(path, "r");
-	char line[512];
+	char *line = NULL;
+	size_t cap = 0;
 	uint64_t i = 0;
 	int err = 0;
 
@@ -120,14 +132,15 @@ int runcsv_load(const char *path, const struct wl_request *reqs, uint64_t n,
 		fprintf(stderr, "%s: %s\n", path, strerror(-err));
 		return err;
 	}
-	if (!fgets(line, sizeof line, f) || strncmp(line, "index,", 6) != 0)
+	if (getline(&line, &cap, f) < 0 || strncmp(line, "index,", 6) != 0)
 		err = -EPROTO; /* the header */
-	while (!err && i < n && fgets(line, sizeof line, f)) {
+	while (!err && i < n && getline(&line, &cap, f) >= 0) {
 		err = parse_row(line, i, &reqs[i], &res[i]);
 		i++;
 	}
-	if (!err && (i < n || fgets(line, sizeof line, f)))
+	if (!err && (i < n || getline(&line, &cap, f) >= 0))
 		err = -ERANGE;
+	free(line);
 	fclose(f);
 	if (err == -ERANGE)
 		fprintf(stderr, "%s: not %" PRIu64 " rows, one per request\n", path, n);

@@ -377,9 +377,10 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 {
 	struct ring_slot *s = &r->slots[slot];
 	struct ring_job *j;
-	uint64_t lo, hi, limit, size, now = clock_ns();
+	uint64_t lo, hi, limit, size, now;
 
 	out->tell = enter(r, s);
+	now = clock_ns(); /* after the lock: its wait may be long */
 	j = pick(r, s);
 	if (!j) {
 		ring_unlock(r);

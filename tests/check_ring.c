@@ -392,6 +392,7 @@ START_TEST(tail_is_shared_with_a_worker_about_done)
 		ring_finish(r, 0, 0, 0);
 		/* Slot 1 hashes so fast that it must be all but done. */
 		r->slots[1].rate = about_done ? 1000000000000ull : 0;
+		r->slots[1].lease_ns -= 1000000; /* leased 1 ms ago */
 		ck_assert_int_eq(lease(0, 400, &c), 0);
 		ck_assert_uint_eq(c.lo, 800);
 		ck_assert_uint_eq(c.hi - c.lo + 1, about_done ? 100 : 200);

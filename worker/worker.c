@@ -75,8 +75,10 @@ static int hash_lease(const struct kernel *k, struct ring_slot *s,
 	ns = clock_ns() - t0;
 	hashed = rc == KERNEL_FOUND ? *x - l->lo + 1 :
 		 rc == KERNEL_NONE ? l->hi - l->lo + 1 : *x - l->lo;
-	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
+	/* Time first: a --status read in between sees a rate too low, never
+	 * one too high. */
 	__atomic_fetch_add(&s->hash_ns, cpu_ns() - cpu0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 	if (ns && hashed >= CHUNK_MIN) {
 		__atomic_store_n(&s->rate,
 				 (uint64_t)((unsigned __int128)hashed * 1000000000u / ns),
