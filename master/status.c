@@ -156,7 +156,8 @@ static void print_json(FILE *f, const struct seg *seg)
 	}
 	/* What the live workers hash together, each at its rate per second of
 	 * CPU spent hashing: the server's own rate over its life, without the
-	 * time anything else took from its CPUs. */
+	 * time anything else took from its CPUs. With more workers than CPUs
+	 * they share the CPUs, and this sum overstates what the machine does. */
 	fprintf(f, "],\"busy_rate\":%.0f,\"stages_us\":{", busy_rate);
 	for (int i = 0; i < STAGE_COUNT; i++)
 		fprintf(f, "\"%s\":%.3f,", stage_names[i],
