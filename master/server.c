@@ -7,6 +7,7 @@
 #include "master/config.h"
 #include "master/log.h"
 #include "master/net.h"
+#include "master/parse.h"
 #include "master/power.h"
 #include "master/status.h"
 #include "shm/clock.h"
@@ -66,6 +67,7 @@ static void reload(struct server *s)
 	n = options_workers(&s->opt); /* re-detects the CPUs only for auto */
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
 	s->seg.hdr->workers = n;
+	s->seg.hdr->cpus = parse_cpus();
 	workers_set_target(&s->workers, n);
 	jobs_set_wake(&s->jobs, n);
 	log_info("reload: %u workers", n);
@@ -200,6 +202,7 @@ static int start(struct server *s, const struct options *o)
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
 	s->seg.hdr->workers = n;
+	s->seg.hdr->cpus = parse_cpus();
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);

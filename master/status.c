@@ -129,6 +129,7 @@ static void print_json(FILE *f, const struct seg *seg)
 	const char *sep = "";
 	unsigned counts[18], queued = queued_by_weight(r, counts);
 	double busy_rate = 0;
+	unsigned busy = 0;
 
 	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"schedule\":\"%s\","
 		"\"preempt\":%u,\"split\":%u,\"uptime_s\":%.3f,\"workers_wanted\":%u,"
@@ -150,14 +151,18 @@ static void print_json(FILE *f, const struct seg *seg)
 			rs->pid ? slot_state(rs) : "dead",
 			(unsigned long long)rs->hashes, (unsigned long long)rs->rate,
 			(unsigned long long)rs->hash_ns, rs->deaths);
-		if (rs->pid && rs->hash_ns)
+		if (rs->pid && rs->hash_ns) {
 			busy_rate += rs->hashes * 1e9 / rs->hash_ns;
+			busy++;
+		}
 		sep = ",";
 	}
 	/* What the live workers hash together, each at its rate per second of
 	 * CPU spent hashing: the server's own rate over its life, without the
-	 * time anything else took from its CPUs. With more workers than CPUs
-	 * they share the CPUs, and this sum overstates what the machine does. */
+	 * time anything else took from its CPUs. More workers than CPUs share
+	 * them: then the CPUs' worth of the mean rate. */
+	if (h->cpus && busy > h->cpus)
+		busy_rate = busy_rate / busy * h->cpus;
 	fprintf(f, "],\"busy_rate\":%.0f,\"stages_us\":{", busy_rate);
 	for (int i = 0; i < STAGE_COUNT; i++)
 		fprintf(f, "\"%s\":%.3f,", stage_names[i],

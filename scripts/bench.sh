@@ -76,10 +76,6 @@ stage_line() {
 			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
 }
 
-# busy_rate JSON: the rate the workers hashed at while hashing, per second
-# of their CPU time, summed (hashes/s; 0 when they hashed nothing).
-busy_rate() { sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p' <<<"$1"; }
-
 # row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload, rated at
 # the default server's rate, or with OWN_RATE=1 (a server that hashes at
 # another rate) at its own, calibrated first; and rated again at the rate
@@ -97,18 +93,15 @@ row() {
 	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
 	start_master "$port" "$OUT/$name.log" "$@"
 	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
-	local rc=$? status busy score p50 p99 eff eff_best eff_busy=n/a
+	local rc=$? status busy score p50 p99 eff eff_best eff_busy
 	status=$("$MASTER" --status "$port" --json 2>/dev/null)
-	busy=$(busy_rate "$status")
+	busy=$(busy_rate "$port")
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
 	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
 	# best_ideal,best_policy,eff_best,...
 	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
-	if [ "${busy:-0}" -gt 0 ] && "$BENCH" x 1 "${wl[@]}" --rescore "$OUT/$name.csv" \
-		--rate "$busy" "${policy[@]}" >"$OUT/$name-busy.txt" 2>&1; then
-		IFS=, read -r _ _ _ _ _ _ eff_busy _ <<<"$(bench_summary "$OUT/$name-busy.txt")"
-	fi
+	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
 	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s  %s\n' "$name" "$total" \
 		"$diff" "$delay" "$score" "$eff" "$eff_best" "$(awk -v b="${busy:-0}" 'BEGIN { print b / 1e6 }')" \
 		"$eff_busy" "$p50" "$p99" "$(stage_line "$status")" | tee -a "$OUT/matrix.txt"

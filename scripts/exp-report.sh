@@ -95,7 +95,7 @@ EOF
 	esac
 }
 
-SCORE="n:Reps,score:Score (avg),score_best:Best,score_worst:Worst,eff:Efficiency,eff_best:Vs best policy,p99_ms:p99 ms"
+SCORE="n:Reps,score:Score (avg),score_best:Best,score_worst:Worst,eff:Efficiency,eff_busy:At busy rate,eff_best:Vs best policy,p99_ms:p99 ms"
 spec() {
 	case $1 in
 	architecture | scheduling) echo "scenario:Scenario,config:Configuration,$SCORE" ;;
@@ -134,8 +134,12 @@ $(meta commit). Took $(minutes "${took:-0}") (expected about $(minutes "$(meta e
 The machine is a shared VM: compare configurations within this report, not
 absolute figures across reports. Scores are the client's, mean(latency us x
 priority), lower is better; *efficiency* is the score of an ideal server of
-the same hash rate following the same policy divided by the measured score,
-*vs best policy* the same with the best policy's ideal (revhash-bench).
+the same hash rate following the same policy divided by the measured score
+(at the rate measured before the runs), *at busy rate* the same at the rate
+the run's own workers hashed at per second of CPU spent hashing (which the
+machine's drift between calibration and run does not move; near saturation
+it swings with that rate and can read n/a), *vs best policy* the same with
+the best policy's ideal (revhash-bench).
 Tables give each configuration's average, best and worst repetition;
 findings compare best repetitions: interference from the machine's other
 users only ever adds latency, so the best is the closest to what the

@@ -4,7 +4,9 @@
 # (told the master's policy, so that its efficiency is against the right
 # ideal), sample the master's live status every 100 ms meanwhile, stop the
 # master, and print the run's figures as one CSV line (BENCH_COLUMNS in
-# lib.sh). It leaves PREFIX.txt (the bench's output), PREFIX.csv (a row per
+# lib.sh, then busy_rate and eff_busy: the efficiency again at the rate the
+# workers hashed at during the run, which the machine's drift between the
+# calibration and the run does not move). It leaves PREFIX.txt (the bench's output), PREFIX.csv (a row per
 # request), PREFIX.status.csv (the samples) and PREFIX.log (the master's).
 #   scripts/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
 #       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
@@ -33,7 +35,10 @@ sampler_pid=$!
 wait "$bench_pid"
 rc=$?
 wait "$sampler_pid"
+busy=$(busy_rate "$port")
 stop_master "$MASTER_PID" 60
-bench_summary "$prefix.txt"
+# shellcheck disable=SC2046
+echo "$(bench_summary "$prefix.txt"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \
+	"$@" $(bench_policy $margs))"
 [ $rc -eq 0 ] || say "$prefix: bench exited $rc (wrong or missing answers: see $prefix.txt)" >&2
 exit $((rc != 0))

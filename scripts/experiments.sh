@@ -98,7 +98,7 @@ rm -rf "$OUT/runs" "$OUT"/*.csv "$OUT"/*.png "$OUT/report.md" "$OUT/findings"
 	echo "expected_s=$estimate"
 	for w in "${!RATES[@]}"; do echo "rate_$w=${RATES[$w]}"; done
 } >"$OUT/meta.txt"
-echo "exp,scenario,config,rep,workers,schedule,preempt,split,cache,attach,seed,total,start,difficulty,rep_pct,delay_us,lambda,$BENCH_COLUMNS,prefix" >"$OUT/results.csv"
+echo "exp,scenario,config,rep,workers,schedule,preempt,split,cache,attach,seed,total,start,difficulty,rep_pct,delay_us,lambda,$BENCH_COLUMNS,busy_rate,eff_busy,prefix" >"$OUT/results.csv"
 echo "exp,scenario,config,rep,concurrency,seconds,requests_s,p50_ms,p99_ms,master_cpu,workers_cpu,master_hwm_kb,workers_hwm_kb,errors,prefix" >"$OUT/closed.csv"
 
 failed=0 k=0

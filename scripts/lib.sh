@@ -129,6 +129,25 @@ policy_columns() {
 	echo "$w,$s,$p,$sp,$c,$a"
 }
 
+# busy_rate PORT: the rate the workers of the master on PORT hashed at while
+# hashing, per second of their CPU time, summed (hashes/s; 0 or empty when
+# they hashed nothing or the master is gone).
+busy_rate() {
+	"$MASTER" --status "$1" --json 2>/dev/null | sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p'
+}
+
+# eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
+# recorded again at RATE (revhash-bench --rescore, its output into OUT)
+# and print the efficiency, or n/a.
+eff_at() {
+	local rate=$1 csv=$2 out=$3 eff=n/a
+	shift 3
+	if [ "${rate:-0}" -gt 0 ] && "$BENCH" x 1 "$@" --rescore "$csv" --rate "$rate" >"$out" 2>&1; then
+		IFS=, read -r _ _ _ _ _ _ eff _ <<<"$(bench_summary "$out")"
+	fi
+	echo "${eff:-n/a}"
+}
+
 # The figures bench_summary prints, in its order.
 BENCH_COLUMNS=reliability,score,p50_ms,p99_ms,rate,ideal,eff,best_ideal,best_policy,eff_best,first_n,first_ms,first_score,repeat_n,repeat_ms,repeat_score
 

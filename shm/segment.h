@@ -60,7 +60,7 @@ struct seg_header {
 	int32_t master_pid;
 	uint32_t port;
 	uint32_t workers;      /* worker count the master aims for */
-	uint32_t pad;
+	uint32_t cpus;         /* CPUs the master may run on */
 	uint64_t ring_off;
 	uint64_t cache_off;
 	uint64_t started_ns;   /* CLOCK_REALTIME at start */

@@ -11,6 +11,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -545,6 +547,58 @@ START_TEST(connectable_means_ready)
 }
 END_TEST
 
+/* busy_rate in --status --json: with more workers than CPUs, the mean
+ * worker's rate (hashes per second of hashing CPU time) times the CPUs,
+ * not the sum, which would claim CPUs the machine does not have. */
+START_TEST(busy_rate_counts_only_the_cpus_there_are)
+{
+	cpu_set_t mine;
+	unsigned cpus, workers;
+	char n[8], port[16], cmd[256], json[8192];
+	const char *args[] = { "--workers", n, "--kernel", "portable", NULL };
+	const char *p;
+	double sum = 0, busy = -1;
+	unsigned seen = 0;
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 1;
+	FILE *f;
+	size_t len;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+	cpus = (unsigned)CPU_COUNT(&mine);
+	workers = 2 * cpus > 64 ? 64 : 2 * cpus;
+	snprintf(n, sizeof n, "%u", workers);
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, (int)workers, 5000), 0);
+	proto_digest(base - 1, d); /* not found: every worker hashes */
+	ck_assert_int_eq(th_request(m.port, d, base, base + 4000000, 1, &x), 0);
+	snprintf(port, sizeof port, "%u", m.port);
+	snprintf(cmd, sizeof cmd, "%s --status %s --json", th_master_path(), port);
+	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+	len = fread(json, 1, sizeof json - 1, f);
+	pclose(f);
+	json[len] = '\0';
+	stop();
+	for (p = json; (p = strstr(p, "\"hashes\":")); p++) {
+		unsigned long long h = 0, ns = 0;
+		const char *t = strstr(p, "\"hash_cpu_ns\":");
+		if (!t || sscanf(p, "\"hashes\":%llu", &h) != 1 ||
+		    sscanf(t, "\"hash_cpu_ns\":%llu", &ns) != 1)
+			break;
+		if (ns) {
+			sum += h * 1e9 / ns;
+			seen++;
+		}
+	}
+	if ((p = strstr(json, "\"busy_rate\":")))
+		sscanf(p, "\"busy_rate\":%lf", &busy);
+	ck_assert_uint_gt(seen, cpus); /* more workers hashed than CPUs */
+	ck_assert_msg(busy > 0 && fabs(busy - sum / seen * cpus) <= busy * 0.01 + 2,
+		      "busy_rate %.0f, %u workers summing %.0f, %u CPUs", busy, seen,
+		      sum, cpus);
+}
+END_TEST
+
 /* A segment not yet locked by its master, which is alive (here: this test
  * process, as a master between creating its segment and locking it), is
  * not stale: a master starting on the same port leaves it alone. */
@@ -719,6 +773,7 @@ int main(void)
 	tcase_add_test(t, connectable_means_ready);
 	tcase_add_test(t, two_masters_started_at_once_leave_one_serving);
 	tcase_add_test(t, unlocked_segment_of_a_live_owner_is_left_alone);
+	tcase_add_test(t, busy_rate_counts_only_the_cpus_there_are);
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, low_latency_holds_the_cpus_awake);
 	suite_add_tcase(s, t);
