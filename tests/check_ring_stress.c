@@ -162,6 +162,8 @@ static void round_of(int round)
 	ck_assert_int_eq(ring_submit(r, &k2, NULL, 16, (uint64_t)round * 2 + 1, &better), 0);
 	ring_wake(r, WORKERS);
 	ring_preempt(r, better);
+	if (round % 10 == 0) /* some deaths in the lock, however fast jobs end */
+		ring_arm_hook(r, HOOK_DIE_IN_LOCK, 1);
 	while (ring_check(r, job, &x) == RING_RUNNING) {
 		uint64_t v = rnd(&seed) % 100;
 
