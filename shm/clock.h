@@ -7,13 +7,21 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Monotonic nanoseconds. */
-static inline uint64_t clock_ns(void)
+/* Nanoseconds of clock id: CLOCK_MONOTONIC for every time the processes
+ * share, another only for what it alone measures (a thread's CPU time, a
+ * wall-clock date). */
+static inline uint64_t clock_ns_of(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Monotonic nanoseconds. */
+static inline uint64_t clock_ns(void)
+{
+	return clock_ns_of(CLOCK_MONOTONIC);
 }
 
 /* Monotonic milliseconds. */

@@ -8,6 +8,7 @@
  * draining its last requests; each master unlinks only its own name; and
  * `--status` can tell a live master from a leftover. */
 #include "shm/segment.h"
+#include "shm/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +20,6 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define SHM_DIR "/dev/shm"
@@ -114,7 +114,6 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 		   const struct rank_policy *policy)
 {
 	struct seg_header *h = p;
-	struct timespec now;
 	int rc;
 
 	h->ring_off = ring_off;
@@ -123,11 +122,10 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	if ((rc = ring_init(seg->ring, policy)) < 0)
 		return rc;
 	cache_init(seg->cache, cache_entries);
-	clock_gettime(CLOCK_REALTIME, &now);
 	h->size = size;
 	h->master_pid = getpid();
 	h->port = port;
-	h->started_ns = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+	h->started_ns = clock_ns_of(CLOCK_REALTIME);
 	h->version = SEG_VERSION;
 	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
 	return 0;

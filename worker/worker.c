@@ -8,7 +8,6 @@
 #include "shm/clock.h"
 
 #include <signal.h>
-#include <time.h>
 #include <stdint.h>
 #include <unistd.h>
 
@@ -52,14 +51,6 @@ static int should_stop(const struct ring *r, unsigned slot, pid_t master)
 	return ring_slot_retiring(r, slot) || getppid() != master;
 }
 
-static uint64_t cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Hash one lease, until the slot's stop word is set (its job's answer
  * found elsewhere, the job cancelled, or a better job came); account for
  * it in the slot: values, and CPU time, so that the rate it gives leaves
@@ -69,7 +60,8 @@ static uint64_t cpu_ns(void)
 static int hash_lease(const struct kernel *k, struct ring_slot *s,
 		      const struct ring_lease *l, uint64_t *chunk, uint64_t *x)
 {
-	uint64_t cpu0 = cpu_ns(), t0 = clock_ns(), ns, hashed;
+	uint64_t cpu0 = clock_ns_of(CLOCK_THREAD_CPUTIME_ID), t0 = clock_ns();
+	uint64_t ns, hashed;
 	int rc = k->search(l->digest, l->lo, l->hi, x, l->stop);
 
 	ns = clock_ns() - t0;
@@ -77,7 +69,8 @@ static int hash_lease(const struct kernel *k, struct ring_slot *s,
 		 rc == KERNEL_NONE ? l->hi - l->lo + 1 : *x - l->lo;
 	/* Time first: a --status read in between sees a rate too low, never
 	 * one too high. */
-	__atomic_fetch_add(&s->hash_ns, cpu_ns() - cpu0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hash_ns, clock_ns_of(CLOCK_THREAD_CPUTIME_ID) - cpu0,
+			   __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 	if (ns && hashed >= CHUNK_MIN) {
 		__atomic_store_n(&s->rate,
