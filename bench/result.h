@@ -1,5 +1,5 @@
 /* What became of one replayed request, as measured or as read back from a
- * run's CSV (bench/rescore.c). */
+ * run's CSV (bench/runcsv.c). */
 #ifndef REVHASH_BENCH_RESULT_H
 #define REVHASH_BENCH_RESULT_H
 

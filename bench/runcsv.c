@@ -3,8 +3,8 @@
  * copy_of, then the two ideal latencies (empty when unknown), which a
  * rescore computes again and so does not read. */
 #include "bench/runcsv.h"
+#include "master/parse.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -60,28 +60,17 @@ static int split(char *line, char **f)
 	return 0;
 }
 
-/* Digits only: no sign, no blanks (strtoull would take " -1" as 2^64-1). */
 static int to_u64(const char *s, uint64_t *v)
 {
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !*end && !errno ? 0 : -1;
+	return parse_u64(s, 0, UINT64_MAX, v);
 }
 
-/* Microseconds with decimals, as written, to the nearest ns. */
+/* Microseconds with decimals, as written (below 10^15), to the nearest ns. */
 static int to_ns(const char *s, int64_t *ns)
 {
-	char *end;
 	double us;
 
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	us = strtod(s, &end);
-	if (*end || !(us >= 0 && us < 1e15))
+	if (parse_double(s, 0, 999999999999999.0, &us) < 0)
 		return -1;
 	*ns = llround(us * 1e3);
 	return 0;
