@@ -185,16 +185,22 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
+/* Binding or listening on port failed with rc: say so, and the likely
+ * cause of a port in use. Returns rc. */
+static int listen_failed(unsigned port, int rc)
+{
+	log_error("listen on port %u: %s%s", port, strerror(-rc),
+		  rc == -EADDRINUSE ? " (is another master running?)" : "");
+	return rc;
+}
+
 static int start(struct server *s, const struct options *o)
 {
 	unsigned n = options_workers(o);
 	int rc;
 
-	if ((rc = net_bind(o->port, &s->listen.fd)) < 0) {
-		log_error("listen on port %u: %s%s", o->port, strerror(-rc),
-			  rc == -EADDRINUSE ? " (is another master running?)" : "");
-		return rc;
-	}
+	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
+		return listen_failed(o->port, rc);
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0) {
 		log_error("shared segment for port %u: %s", o->port, strerror(-rc));
 		return rc;
@@ -215,11 +221,8 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */
-	if ((rc = net_open(s->listen.fd)) < 0) {
-		log_error("listen on port %u: %s%s", o->port, strerror(-rc),
-			  rc == -EADDRINUSE ? " (is another master running?)" : "");
-		return rc;
-	}
+	if ((rc = net_open(s->listen.fd)) < 0)
+		return listen_failed(o->port, rc);
 	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "
 		 "schedule %s%s%s", o->port, n, s->kernel->name,
 		 (unsigned long long)o->cache_entries, rank_order_name(o->policy.order),

@@ -94,8 +94,8 @@ row() {
 	start_master "$port" "$OUT/$name.log" "$@"
 	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
 	local rc=$? status busy score p50 p99 eff eff_best eff_busy
-	status=$("$MASTER" --status "$port" --json 2>/dev/null)
-	busy=$(busy_rate "$port")
+	status=$(status_json "$port")
+	busy=$(busy_rate "$status")
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
 	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,

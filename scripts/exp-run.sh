@@ -6,8 +6,9 @@
 # master, and print the run's figures as one CSV line (BENCH_COLUMNS in
 # lib.sh, then busy_rate and eff_busy: the efficiency again at the rate the
 # workers hashed at during the run, which the machine's drift between the
-# calibration and the run does not move). It leaves PREFIX.txt (the bench's output), PREFIX.csv (a row per
-# request), PREFIX.status.csv (the samples) and PREFIX.log (the master's).
+# calibration and the run does not move). It leaves PREFIX.txt (the bench's
+# output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
+# PREFIX.status.csv (the samples) and PREFIX.log (the master's).
 #   scripts/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
 #       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
 # Without --rate the bench calibrates (a few seconds). Exits 1 when an
@@ -35,7 +36,7 @@ sampler_pid=$!
 wait "$bench_pid"
 rc=$?
 wait "$sampler_pid"
-busy=$(busy_rate "$port")
+busy=$(busy_rate "$(status_json "$port")")
 stop_master "$MASTER_PID" 60
 # shellcheck disable=SC2046
 echo "$(bench_summary "$prefix.txt"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \

@@ -129,12 +129,13 @@ policy_columns() {
 	echo "$w,$s,$p,$sp,$c,$a"
 }
 
-# busy_rate PORT: the rate the workers of the master on PORT hashed at while
-# hashing, per second of their CPU time, summed (hashes/s; 0 or empty when
-# they hashed nothing or the master is gone).
-busy_rate() {
-	"$MASTER" --status "$1" --json 2>/dev/null | sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p'
-}
+# status_json PORT: the master's --status --json (empty when it is gone).
+status_json() { "$MASTER" --status "$1" --json 2>/dev/null; }
+
+# busy_rate JSON: from a master's --status --json, the rate its workers
+# hashed at per second of their hashing CPU time (hashes/s; 0 when they
+# hashed nothing, empty for no JSON).
+busy_rate() { sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p' <<<"$1"; }
 
 # eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
 # recorded again at RATE (revhash-bench --rescore, its output into OUT)
@@ -198,7 +199,7 @@ sample_status() {
 	local port=$1 out=$2 pid=$3 t0=$EPOCHREALTIME alive=1
 	echo "t_s,jobs_in_table,jobs_queued,hashing,workers" >"$out"
 	while :; do
-		"$MASTER" --status "$port" --json 2>/dev/null | awk -v t0="$t0" -v t="$EPOCHREALTIME" '
+		status_json "$port" | awk -v t0="$t0" -v t="$EPOCHREALTIME" '
 		function field(k) { return match($0, "\"" k "\":[0-9]+") ? substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) : "" }
 		{ n = split($0, w, /"state":"/); busy = 0
 		  for (i = 2; i <= n; i++) busy += w[i] ~ /^hashing/
