@@ -185,8 +185,7 @@ START_TEST(bench_command_line_is_checked)
 	const char *const few[] = { "127.0.0.1", "5003", "1", NULL };
 	const char *const mixed[] = { "127.0.0.1", "5003", "--concurrency", "4",
 				      "--duration", "1", "--rate", "1", NULL };
-	const char *bench = getenv("REVHASH_BENCH") ? getenv("REVHASH_BENCH")
-						    : "revhash-bench";
+	const char *bench = th_bench_path();
 
 	ck_assert_int_eq(run_binary(bench, help), 0);
 	ck_assert_int_eq(run_binary(bench, junk), 2);
@@ -199,13 +198,11 @@ END_TEST
  * status, and in *ideal the score of its "ideal (...)" line (or -1). */
 static int bench_ideal(const char *args, double *ideal)
 {
-	const char *bench = getenv("REVHASH_BENCH") ? getenv("REVHASH_BENCH")
-						    : "revhash-bench";
 	char cmd[512], line[256];
 	FILE *p;
 	int status;
 
-	snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", bench, args);
+	snprintf(cmd, sizeof cmd, "%s %s 2>/dev/null", th_bench_path(), args);
 	*ideal = -1;
 	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
 	while (fgets(line, sizeof line, p))

@@ -166,6 +166,13 @@ const char *th_master_path(void)
 	return p ? p : "master/master";
 }
 
+const char *th_bench_path(void)
+{
+	const char *p = getenv("REVHASH_BENCH");
+
+	return p ? p : "revhash-bench";
+}
+
 /* Where the masters' logs go: $REVHASH_TEST_LOGS (set by run-tests.sh to
  * a folder of the build), else build/test-logs. */
 static const char *log_dir(void)

@@ -18,6 +18,8 @@ struct tmaster {
 
 /* The master binary under test: $REVHASH_MASTER, else master/master. */
 const char *th_master_path(void);
+/* The load generator under test: $REVHASH_BENCH, else revhash-bench. */
+const char *th_bench_path(void);
 /* Start $REVHASH_MASTER PORT args... (NULL-terminated, may be NULL) and wait
  * until it accepts connections. env may be NULL or "NAME=value". 0 or -1. */
 int tm_start(struct tmaster *m, const char *env, const char *const *args);
