@@ -29,6 +29,21 @@ static void keepalive(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
+/* Hand the master a connection only once its first bytes are in. A client
+ * connects and then sends; without this the master woke for the
+ * connection, found nothing to read yet, and slept again until the request
+ * came: a second wake-up on every request's path (a 1,000-value search at
+ * rest: 171 us to 158 us on average, over 4 alternating runs of 300). A
+ * connection that stays silent waits in the kernel, not in the master,
+ * until the kernel stops waiting (1 s: one resent SYN-ACK); then the
+ * master gets it, and the idle timeout as for any slow client. */
+static void defer_accept(int fd)
+{
+	int secs = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof secs);
+}
+
 static int bind_on(int family, unsigned port, int *out)
 {
 	struct sockaddr_storage ss;
@@ -55,6 +70,7 @@ static int bind_on(int family, unsigned port, int *out)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* inherited */
+	defer_accept(fd);
 	keepalive(fd);
 	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
 		rc = -errno;

@@ -153,6 +153,39 @@ START_TEST(slow_sender_is_timed_out_and_delays_nobody)
 }
 END_TEST
 
+/* A connection that sends nothing stays in the kernel: the master hears of
+ * it only once it has data, or once the kernel gives up waiting (about a
+ * second), and then drops it at the idle timeout as any slow client. */
+START_TEST(silent_connection_waits_in_the_kernel)
+{
+	const char *const args[] = { "--workers", "2", "--idle-timeout", "1", NULL };
+	uint64_t t0, before;
+	int fd, closed = 0;
+	char c;
+
+	start(NULL, args);
+	usleep(100000); /* start()'s own probe of the port, counted */
+	before = stats_now().accepted;
+	fd = th_connect(m.port);
+	ck_assert_int_ge(fd, 0);
+	usleep(300000);
+	ck_assert_uint_eq(stats_now().accepted, before);
+	t0 = clock_ms();
+	while (!closed && clock_ms() - t0 < 10000) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 100) == 1 && recv(fd, &c, 1, MSG_DONTWAIT) <= 0)
+			closed = 1;
+	}
+	ck_assert_msg(closed, "silent connection was never dropped");
+	ck_assert_uint_eq(stats_now().accepted, before + 1);
+	ck_assert_uint_eq(stats_now().timeouts, 1);
+	close(fd);
+	still_serves();
+	stop();
+}
+END_TEST
+
 START_TEST(thousands_of_idle_connections)
 {
 	enum { N = 3000 };
@@ -188,10 +221,13 @@ START_TEST(out_of_descriptors_keeps_serving)
 
 	start(NULL, two);
 	ck_assert_int_eq(prlimit(m.pid, RLIMIT_NOFILE, &tight, NULL), 0);
+	/* Each sends the first byte of a request: the listener hands the
+	 * master a connection only once it has data. */
 	for (; n < N; n++) {
 		fds[n] = th_connect(m.port);
 		if (fds[n] < 0)
 			break;
+		ck_assert_int_eq(send(fds[n], "x", 1, MSG_NOSIGNAL), 1);
 	}
 	usleep(100000);
 	/* The master is full: it turns connections away instead of spinning
@@ -395,6 +431,7 @@ int main(void)
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, short_request_then_close);
+	tcase_add_test(t, silent_connection_waits_in_the_kernel);
 	tcase_add_test(t, reset_before_the_reply_cancels_the_search);
 	tcase_add_test(t, half_closed_client_gets_its_answer);
 	tcase_add_test(t, bytes_after_the_request_are_ignored);
