@@ -24,7 +24,7 @@ static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
 	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
-	"           [--rescore CSV --rate HASHES_PER_S]\n"
+	"           [--rescore CSV --rate HASHES_PER_S [--csv FILE]]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
 	"       revhash-bench --help\n"
@@ -36,7 +36,8 @@ static const char usage[] =
 	"following the best policy for this workload. With --rescore it sends\n"
 	"nothing: it scores the run a --csv of the same workload recorded, at\n"
 	"--rate (e.g. the busy_rate of the server's --status --json after the\n"
-	"run: the rate its workers hashed at while they served it). The second\n"
+	"run: the rate its workers hashed at while they served it), and --csv\n"
+	"writes the run again with the ideal latencies at that rate. The second\n"
 	"keeps N\n"
 	"requests (1 .. 10000) in flight for SECONDS, a thread each (closed loop,\n"
 	"as wrk), and prints requests/s, errors and latency percentiles:\n"
@@ -181,7 +182,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 			return -EINVAL;
 		return parse_target(argv + optind, o);
 	}
-	if (argc - optind != 9 || (o->rescore && (!o->rate || o->csv)))
+	if (argc - optind != 9 || (o->rescore && !o->rate))
 		return -EINVAL;
 	return parse_positional(argv + optind, o);
 }

@@ -376,17 +376,27 @@ static int bench(const struct bench_options *opt, struct target *t,
 	return status;
 }
 
-/* --rescore: the run a CSV recorded, scored at --rate; nothing is sent. */
+/* --rescore: the run a CSV recorded, scored at --rate, and with --csv
+ * written again with the ideal latencies at that rate; nothing is sent.
+ * The CSV is read whole before the new one is opened, so it may be the
+ * same file. */
 static int rescore(const struct bench_options *opt, struct wl_request *reqs)
 {
 	struct run r = { .opt = opt, .reqs = reqs };
+	FILE *csv = NULL;
 	int status = 2;
 
 	printf("hash rate: %.3f M hashes/s (--rate); the run of %s\n",
 	       opt->rate / 1e6, opt->rescore);
 	r.res = calloc(opt->wl.total, sizeof *r.res);
-	if (r.res && runcsv_load(opt->rescore, reqs, opt->wl.total, r.res) == 0)
-		status = score(&r, NULL);
+	if (!r.res || runcsv_load(opt->rescore, reqs, opt->wl.total, r.res))
+		goto out;
+	if (opt->csv && !(csv = fopen(opt->csv, "w"))) {
+		fprintf(stderr, "fopen(%s): %m\n", opt->csv);
+		goto out;
+	}
+	status = score(&r, csv); /* which closes csv */
+out:
 	free(r.res);
 	return status;
 }

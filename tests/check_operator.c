@@ -212,14 +212,43 @@ static int bench_ideal(const char *args, double *ideal)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The sums of a run CSV's latency_us and ideal_latency_us columns (the
+ * 3rd and the 11th); its number of rows. */
+static int csv_sums(const char *path, double *lat, double *ideal)
+{
+	char line[512];
+	int rows = 0;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_ptr_nonnull(f);
+	*lat = *ideal = 0;
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f)); /* the header */
+	while (fgets(line, sizeof line, f)) {
+		char *p = line;
+		double v[11];
+
+		for (int i = 0; i < 11; i++) {
+			v[i] = strtod(p, &p);
+			ck_assert(*p == ',' || i == 10);
+			p++;
+		}
+		*lat += v[2];
+		*ideal += v[10];
+		rows++;
+	}
+	fclose(f);
+	return rows;
+}
+
 /* A run's CSV scored again (--rescore) gives the run's own ideal at the
  * same rate, a faster ideal at a higher one, and is refused for another
- * workload or without a rate. */
+ * workload or without a rate; with --csv it writes the same run with the
+ * ideal latencies at the new rate, even over the file it read. */
 START_TEST(bench_rescores_a_recorded_run)
 {
 	static const char wl[] = "9 40 0 200000 20 2000 1.5";
 	char csv[] = "/tmp/revhash-rescore-XXXXXX", args[256];
-	double run, same, faster, none;
+	double run, same, faster, none, lat, ideal, lat4, ideal4;
 	int fd = mkstemp(csv);
 
 	ck_assert_int_ge(fd, 0);
@@ -241,6 +270,21 @@ START_TEST(bench_rescores_a_recorded_run)
 	ck_assert_int_eq(bench_ideal(args, &none), 2);
 	snprintf(args, sizeof args, "x 1 %s --rescore %s", wl, csv);
 	ck_assert_int_eq(bench_ideal(args, &none), 2);
+
+	ck_assert_int_eq(csv_sums(csv, &lat, &ideal), 40);
+	ck_assert(lat > 0 && ideal > 0);
+	snprintf(args, sizeof args, "x 1 %s --rescore %s --rate 4e8 --csv %s", wl, csv,
+		 csv);
+	ck_assert_int_eq(bench_ideal(args, &faster), 0);
+	ck_assert_int_eq(csv_sums(csv, &lat4, &ideal4), 40);
+	ck_assert(lat4 == lat);                      /* the run itself, unchanged */
+	ck_assert(ideal4 > 0 && ideal4 < ideal / 2); /* its ideal, 4x faster */
+	snprintf(args, sizeof args, "x 1 %s --rescore %s --rate 1e8 --csv %s", wl, csv,
+		 csv);
+	ck_assert_int_eq(bench_ideal(args, &same), 0);
+	ck_assert(same == run);
+	ck_assert_int_eq(csv_sums(csv, &lat4, &ideal4), 40);
+	ck_assert(fabs(ideal4 - ideal) < 1e-6 * ideal); /* back at the run's rate */
 	unlink(csv);
 }
 END_TEST
