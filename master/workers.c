@@ -123,29 +123,30 @@ static void child_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* A worker runs in the idle class (SCHED_IDLE): it hashes on the CPU time
- * no ordinary task wants. So the master and the clients, woken on a CPU
- * where a worker hashes, run at once, and a woken worker never takes the
- * CPU from the master halfway through its posts for a new job (that split
- * one job in six between one worker and nobody, when workers were ordinary
- * tasks). Batch tasks, tried next, were not enough: the scheduler lets a
- * running task finish its slice, so a woken master or client thread waited
- * for the next tick behind a hashing worker, up to 2 ms here, at about one
- * wake-up in ten while both workers hashed. The cost: on a machine where
- * other processes keep every CPU busy the workers get almost nothing.
- * Set by the worker itself, before it shows in the segment. */
-static void as_background(unsigned slot)
+/* A worker is a batch task: its wake-up does not preempt the task on its
+ * CPU. Without it the worker pinned to the master's CPU, woken by the
+ * first of the master's posts for a new job, took the CPU from the master
+ * before its second post, and the other worker slept on until the first
+ * was done: a split job hashed by one worker, in about one in six small
+ * jobs here. Batch tasks keep their share of the CPU (same weight); they
+ * only wait for the running task to block, which the master does within
+ * microseconds. The idle class (SCHED_IDLE) would also let a woken master
+ * or client take a hashing worker's CPU at once instead of at its next
+ * tick, but beside other busy processes it starves the workers (three 30M
+ * requests took 23-41 s, and the watchdog killed them as stalled). Set by
+ * the worker itself, before it shows in the segment. */
+static void as_batch(unsigned slot)
 {
 	struct sched_param none = { 0 };
 
-	if (sched_setscheduler(0, SCHED_IDLE, &none) < 0)
+	if (sched_setscheduler(0, SCHED_BATCH, &none) < 0)
 		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
 }
 
 static void child(struct workers *ws, unsigned slot)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	as_background(slot);
+	as_batch(slot);
 	if (getppid() != ws->master)
 		_exit(0); /* the master died before we could ask to follow it */
 	child_signals();

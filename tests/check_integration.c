@@ -489,11 +489,10 @@ START_TEST(workers_are_pinned_one_per_cpu)
 }
 END_TEST
 
-/* Workers run in the idle class, pinned or not: woken for a new job, they
- * wait for the master to block instead of taking its CPU halfway through
- * waking the others, and the master or a client woken on a CPU where a
- * worker hashes runs at once instead of at the end of the worker's slice. */
-START_TEST(workers_yield_to_the_master)
+/* Workers are batch tasks, pinned or not: woken for a new job, they wait
+ * for the master to block instead of taking its CPU halfway through
+ * waking the others. */
+START_TEST(workers_do_not_preempt_the_master)
 {
 	const char *const pinned[] = { "--workers", "2", NULL };
 	const char *const unpinned[] = { "--workers", "2", "--no-pin", NULL };
@@ -507,7 +506,7 @@ START_TEST(workers_yield_to_the_master)
 		n = tm_workers(&m, pids, RING_WORKERS);
 		ck_assert_int_eq(n, 2);
 		for (int i = 0; i < n; i++)
-			ck_assert_int_eq(sched_getscheduler(pids[i]), SCHED_IDLE);
+			ck_assert_int_eq(sched_getscheduler(pids[i]), SCHED_BATCH);
 		ck_assert_int_eq(sched_getscheduler(m.pid), SCHED_OTHER);
 		stop();
 	}
@@ -576,7 +575,7 @@ int main(void)
 	tcase_add_test(t, slow_client_does_not_delay_others);
 	tcase_add_test(t, idle_client_is_dropped_after_the_timeout);
 	tcase_add_test(t, workers_are_pinned_one_per_cpu);
-	tcase_add_test(t, workers_yield_to_the_master);
+	tcase_add_test(t, workers_do_not_preempt_the_master);
 	tcase_add_test(t, every_policy_answers_right);
 	suite_add_tcase(s, t);
 	return check_run(s);
