@@ -395,7 +395,7 @@ static int rescore(const struct bench_options *opt, struct wl_request *reqs)
 		fprintf(stderr, "fopen(%s): %m\n", opt->csv);
 		goto out;
 	}
-	status = score(&r, csv); /* which closes csv */
+	status = score(&r, csv); /* closed by runcsv_write(), if it gets there */
 out:
 	free(r.res);
 	return status;
