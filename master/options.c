@@ -5,6 +5,7 @@
 #include "master/config.h"
 #include "master/log.h"
 #include "master/parse.h"
+#include "master/power.h"
 #include "shm/ring.h"
 
 #include <ctype.h>
@@ -38,10 +39,13 @@ static const char usage[] =
 	"  --no-split             one worker per job (a classic pool)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of joining it\n"
-	"  --low-latency          while serving, ask the kernel to keep every CPU\n"
-	"                         out of deep idle (/dev/cpu_dma_latency = 0,\n"
-	"                         root only, machine-wide): faster wake-ups for\n"
-	"                         small requests, at the cost of idle power\n"
+	"  --low-latency[=S]      while requests are in flight and S seconds after\n"
+	"                         the last (default 1), ask the kernel to keep\n"
+	"                         every CPU polling instead of sleeping\n"
+	"                         (/dev/cpu_dma_latency = 0; root only,\n"
+	"                         machine-wide): faster wake-ups for small\n"
+	"                         requests. On by default where permitted\n"
+	"  --no-low-latency       let idle CPUs sleep, even while busy\n"
 	"  --no-pin               let the scheduler place workers (default: worker\n"
 	"                         i runs on the i-th CPU this process may use)\n"
 	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
@@ -90,6 +94,17 @@ static int parse_hook(const char *s, int *hook)
 	return -EINVAL;
 }
 
+/* A grace period in seconds, 0 allowed (held only while busy). */
+static int parse_grace(const char *s, unsigned *ms)
+{
+	double v;
+
+	if (parse_double(s, 0, 3600, &v) < 0)
+		return -EINVAL;
+	*ms = (unsigned)(v * 1000 + 0.5);
+	return 0;
+}
+
 static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
@@ -109,6 +124,8 @@ static void set_defaults(struct options *o)
 	o->hook = -1;
 	o->attach = 1;
 	o->pin = 1;
+	o->low_latency = POWER_AUTO;
+	o->low_latency_ms = 1000;
 }
 
 int options_parse(int argc, char **argv, struct options *o)
@@ -123,7 +140,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, NULL, 'P' },
-		{ "low-latency", no_argument, NULL, 'Q' },
+		{ "low-latency", optional_argument, NULL, 'Q' },
+		{ "no-low-latency", no_argument, NULL, 'N' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "status", no_argument, NULL, 'S' },
@@ -175,7 +193,12 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->pin = 0;
 			break;
 		case 'Q':
-			o->low_latency = 1;
+			o->low_latency = POWER_ON;
+			if (optarg && parse_grace(optarg, &o->low_latency_ms) < 0)
+				return bad("--low-latency (seconds, 0..3600)", optarg);
+			break;
+		case 'N':
+			o->low_latency = POWER_OFF;
 			break;
 		case 'v':
 			o->verbose = 1;

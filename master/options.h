@@ -18,7 +18,9 @@ struct options {
 	struct rank_policy policy; /* how jobs share the workers */
 	int attach;                /* a repeat in flight joins the search */
 	int pin;                   /* pin worker i to the i-th CPU */
-	int low_latency;           /* hold the CPUs out of deep idle (PM QoS) */
+	int low_latency;           /* enum power_mode: hold the CPUs polling
+	                              while busy (PM QoS) */
+	unsigned low_latency_ms;   /* ... and this long after the last request */
 	int verbose, quiet;
 	int status, json;          /* --status [--json]: print, don't serve */
 	int hook;                  /* --hook: arm this test hook (enum

@@ -1,27 +1,90 @@
-/* PM QoS (see power.h): writing a latency of 0 to /dev/cpu_dma_latency
- * keeps the CPUs in their shallowest idle state until the file is closed. */
+/* PM QoS (see power.h). The device holds one request per open file: a
+ * latency of 0 keeps every CPU in its polling idle state, the default
+ * (PM_QOS_DEFAULT, 2000 s) leaves the governor free. Only the edges write,
+ * so a run of requests costs two writes, not two per request; the hold is
+ * taken after the request that brought it has been handed to the workers,
+ * never on its way there. */
 #include "master/power.h"
 #include "master/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
-int power_low_latency(void)
-{
-	int32_t zero = 0;
-	int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC), err;
+#define QOS_DEVICE "/dev/cpu_dma_latency"
+#define QOS_HOLD 0
+#define QOS_RELEASE 2000000000 /* the kernel's default: no constraint */
 
-	if (fd >= 0 && write(fd, &zero, sizeof zero) == (ssize_t)sizeof zero) {
-		log_info("low latency: CPUs held out of deep idle while serving");
-		return fd;
+static int ask(struct power *p, int32_t us)
+{
+	if (write(p->fd, &us, sizeof us) != (ssize_t)sizeof us) {
+		int err = errno;
+		log_warn("write(%s): %s; low latency off", QOS_DEVICE, strerror(err));
+		close(p->fd);
+		p->fd = -1;
+		p->held = 0;
+		return -err;
+	}
+	return 0;
+}
+
+int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
+{
+	int err;
+
+	p->fd = -1;
+	p->held = 0;
+	p->grace_ms = grace_ms;
+	p->busy_ms = 0;
+	p->holds = 0;
+	if (mode == POWER_OFF)
+		return 0;
+	p->fd = open(QOS_DEVICE, O_WRONLY | O_CLOEXEC);
+	if (p->fd >= 0 && ask(p, QOS_RELEASE) == 0) {
+		log_info("low latency: CPUs held polling while busy and %.3g s after",
+			 (double)grace_ms / 1000);
+		return 0;
 	}
 	err = errno;
-	if (fd >= 0)
-		close(fd);
-	log_warn("--low-latency: /dev/cpu_dma_latency: %s; CPUs may idle deeply",
-		 strerror(err));
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	if (mode == POWER_ON)
+		log_warn("--low-latency: %s: %s; CPUs may idle deeply", QOS_DEVICE,
+			 strerror(err));
+	else
+		log_info("low latency off: %s: %s", QOS_DEVICE, strerror(err));
 	return -err;
+}
+
+uint64_t power_update(struct power *p, int busy, uint64_t now_ms)
+{
+	if (p->fd < 0)
+		return UINT64_MAX;
+	if (busy) {
+		p->busy_ms = now_ms;
+		if (!p->held && ask(p, QOS_HOLD) == 0) {
+			p->held = 1;
+			p->holds++;
+		}
+		return UINT64_MAX;
+	}
+	if (p->held && now_ms - p->busy_ms >= p->grace_ms && ask(p, QOS_RELEASE) == 0)
+		p->held = 0;
+	return p->held ? p->busy_ms + p->grace_ms : UINT64_MAX;
+}
+
+enum power_state power_state(const struct power *p)
+{
+	return p->fd < 0 ? POWER_STATE_OFF :
+	       p->held ? POWER_STATE_HELD : POWER_STATE_RELEASED;
+}
+
+void power_free(struct power *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	p->held = 0;
 }

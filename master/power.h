@@ -1,14 +1,48 @@
 /* The CPUs' idle states. Between small requests the CPUs of an idle machine
- * sleep, and waking them (a halted virtual CPU most of all) costs tens to
- * hundreds of microseconds per request; the kernel's PM QoS interface can
- * keep them polling instead, for the whole machine, as long as a process
- * holds it. */
+ * sleep, and waking them (a halted virtual CPU most of all) costs tens of
+ * microseconds per wake-up, several per request; the kernel's PM QoS
+ * interface (/dev/cpu_dma_latency, root only, machine-wide) can keep them
+ * polling instead while a process asks for it. The master asks only while it
+ * is busy: from a request's arrival until no request has been in flight for
+ * a grace period, so that the gaps between the requests of a run are spent
+ * polling and an idle server lets the CPUs sleep. */
 #ifndef REVHASH_POWER_H
 #define REVHASH_POWER_H
 
-/* Hold every CPU out of deep idle for as long as the returned descriptor is
- * open (/dev/cpu_dma_latency at 0; root only). The descriptor, or -errno
- * (logged: the server runs on, with slower wake-ups). */
-int power_low_latency(void);
+#include <stdint.h>
+
+enum power_mode {
+	POWER_AUTO = 0, /* when permitted (the default); quiet when not */
+	POWER_ON,       /* asked for: a warning when not permitted */
+	POWER_OFF       /* never */
+};
+
+/* What the master tells --status (seg_header.low_latency). */
+enum power_state {
+	POWER_STATE_OFF = 0,    /* off, or not permitted */
+	POWER_STATE_RELEASED,   /* idle: the CPUs may sleep */
+	POWER_STATE_HELD        /* busy: the CPUs are held polling */
+};
+
+struct power {
+	int fd;              /* /dev/cpu_dma_latency, -1 when off */
+	int held;
+	uint64_t grace_ms;   /* held this long after the last request */
+	uint64_t busy_ms;    /* when a request was last in flight */
+	uint64_t holds;      /* times it was taken */
+};
+
+/* Open the PM QoS device for mode (released at first). 0, or -errno when
+ * mode is not off and it cannot be had (logged; the server runs on with
+ * slower wake-ups and p->fd at -1). */
+int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms);
+/* Tell whether requests are in flight at now_ms: hold the CPUs as they
+ * arrive, let them go grace_ms after the last. Returns when it must be
+ * called again (UINT64_MAX: only on the next event). */
+uint64_t power_update(struct power *p, int busy, uint64_t now_ms);
+/* What it does now (enum power_state). */
+enum power_state power_state(const struct power *p);
+/* Let the CPUs go and close the device. */
+void power_free(struct power *p);
 
 #endif

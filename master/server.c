@@ -181,7 +181,7 @@ static void teardown(struct server *s)
 	close_fd(&s->signals.fd);
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
-	close_fd(&s->pm_qos_fd);
+	power_free(&s->power);
 	seg_close(&s->seg);
 }
 
@@ -245,7 +245,7 @@ int server_init(struct server *s, const struct options *o)
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
-	s->pm_qos_fd = o->low_latency ? power_low_latency() : -1;
+	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	s->listen.kind = SRC_LISTEN;
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
@@ -304,6 +304,17 @@ static int wait_ms(uint64_t next, uint64_t now)
 	return next <= now ? 0 : next - now > 1000 ? 1000 : (int)(next - now);
 }
 
+/* Hold the CPUs polling while requests are in flight and a grace period
+ * after (power.h), and show it to --status. When to look again. */
+static uint64_t keep_awake(struct server *s, uint64_t now)
+{
+	uint64_t next = power_update(&s->power, clients_owed(&s->clients) > 0, now);
+
+	s->seg.hdr->low_latency = power_state(&s->power);
+	s->seg.hdr->low_latency_holds = s->power.holds;
+	return next;
+}
+
 static void close_all(struct server *s)
 {
 	uint64_t owed = clients_owed(&s->clients);
@@ -325,10 +336,12 @@ void server_run(struct server *s)
 		uint64_t now = clock_ms(), next = clients_expire(&s->clients, now);
 		uint64_t w = workers_tick(&s->workers, now);
 		uint64_t a = resume_accepting(s, now);
+		uint64_t p = keep_awake(s, now);
 		int n;
 
 		next = w < next ? w : next;
 		next = a < next ? a : next;
+		next = p < next ? p : next;
 		if (s->stopping) {
 			/* Lingering ones too: their replies are still in flight. */
 			if (s->clients.open == 0 || now >= s->stop_deadline_ms)

@@ -16,6 +16,7 @@
 #include "master/clients.h"
 #include "master/jobs.h"
 #include "master/options.h"
+#include "master/power.h"
 #include "master/source.h"
 #include "master/workers.h"
 #include "shm/segment.h"
@@ -31,7 +32,7 @@ struct server {
 	struct jobs jobs;
 	struct workers workers;
 	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
-	int pm_qos_fd;            /* --low-latency: held open while serving */
+	struct power power;       /* CPUs held polling while busy */
 	int stopping;
 	uint64_t stop_deadline_ms;
 };

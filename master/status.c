@@ -65,6 +65,14 @@ static void print_stages(FILE *f, const struct seg_stages *s)
 		mean_us(s->hit_reply_ns, s->hits_timed));
 }
 
+/* What the master does with the CPUs' idle states (enum power_state). */
+static const char *low_latency_name(uint32_t state)
+{
+	static const char *const names[] = { "off", "released", "held" };
+
+	return state < 3 ? names[state] : "?";
+}
+
 static void print_text(FILE *f, const struct seg *seg)
 {
 	const struct seg_header *h = seg->hdr;
@@ -73,10 +81,11 @@ static void print_text(FILE *f, const struct seg *seg)
 	uint64_t hashes = st->dead_hashes;
 	unsigned counts[18], queued = queued_by_weight(r, counts);
 
-	fprintf(f, "revhash master pid %d, port %u, kernel %s, schedule %s%s%s, up %.1f s\n",
+	fprintf(f, "revhash master pid %d, port %u, kernel %s, schedule %s%s%s, "
+		"low latency %s, up %.1f s\n",
 		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
 		r->policy.preempt ? "" : " no-preempt", r->policy.split ? "" : " no-split",
-		uptime_s(h));
+		low_latency_name(h->low_latency), uptime_s(h));
 	fprintf(f, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
 		"job", "lease", "Mhash/s", "deaths");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
@@ -132,10 +141,12 @@ static void print_json(FILE *f, const struct seg *seg)
 	unsigned busy = 0;
 
 	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"schedule\":\"%s\","
-		"\"preempt\":%u,\"split\":%u,\"uptime_s\":%.3f,\"workers_wanted\":%u,"
+		"\"preempt\":%u,\"split\":%u,\"low_latency\":\"%s\",\"low_latency_holds\":%llu,"
+		"\"uptime_s\":%.3f,\"workers_wanted\":%u,"
 		"\"jobs_in_table\":%u,\"jobs_queued\":%u,\"jobs_by_priority\":[",
 		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
-		r->policy.preempt, r->policy.split, uptime_s(h), h->workers,
+		r->policy.preempt, r->policy.split, low_latency_name(h->low_latency),
+		(unsigned long long)h->low_latency_holds, uptime_s(h), h->workers,
 		ring_in_use(r), queued);
 	for (unsigned w = 1; w < 18; w++)
 		fprintf(f, "%u%s", counts[w], w < 17 ? "," : "");

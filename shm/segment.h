@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 3
+#define SEG_VERSION 4
 
 /* Where the time of a request answered by a search goes, in order:
  * from accept to its last byte, to its job's entry in the ring, to a
@@ -65,6 +65,9 @@ struct seg_header {
 	uint64_t cache_off;
 	uint64_t started_ns;   /* CLOCK_REALTIME at start */
 	char kernel[16];       /* search kernel in use */
+	uint32_t low_latency;  /* enum power_state (master/power.h) */
+	uint32_t pad;
+	uint64_t low_latency_holds; /* times the CPUs were held polling */
 	struct seg_stats stats;
 };
 

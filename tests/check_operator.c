@@ -167,8 +167,12 @@ START_TEST(command_line_is_checked)
 	const char *const port[] = { "70000", NULL };
 	const char *const none[] = { NULL };
 	const char *const kernel[] = { "5003", "--kernel", "nonsense", NULL };
+	const char *const grace[] = { "5003", "--low-latency=-1", NULL };
+	const char *const words[] = { "5003", "--low-latency=soon", NULL };
 
 	ck_assert_int_eq(run_master(help), 0);
+	ck_assert_int_eq(run_master(grace), 2);
+	ck_assert_int_eq(run_master(words), 2);
 	ck_assert_int_eq(run_master(bad), 2);
 	ck_assert_int_eq(run_master(junk), 2);
 	ck_assert_int_eq(run_master(port), 2);
@@ -754,38 +758,143 @@ START_TEST(status_of_a_lying_segment)
 }
 END_TEST
 
-/* --low-latency holds /dev/cpu_dma_latency open while the master runs (a
- * master not run as root says it cannot and serves on). */
-START_TEST(low_latency_holds_the_cpus_awake)
+/* Has process pid path open? */
+static int has_open(pid_t pid, const char *path)
 {
-	const char *const args[] = { "--workers", "1", "--low-latency", NULL };
-	char link[64], target[64];
+	char dir[64], target[64];
 	int found = 0;
 	DIR *d;
 	struct dirent *e;
 
-	start(NULL, args);
-	if (access("/dev/cpu_dma_latency", W_OK) != 0) {
-		ck_assert(tm_log_contains(&m, "--low-latency"));
-		stop();
-		return;
-	}
-	snprintf(link, sizeof link, "/proc/%d/fd", (int)m.pid);
-	ck_assert_ptr_nonnull(d = opendir(link));
+	snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+	ck_assert_ptr_nonnull(d = opendir(dir));
 	while ((e = readdir(d))) {
-		char path[400];
+		char link[400];
 		ssize_t n;
 
-		snprintf(path, sizeof path, "%s/%s", link, e->d_name);
-		n = readlink(path, target, sizeof target - 1);
+		snprintf(link, sizeof link, "%s/%s", dir, e->d_name);
+		n = readlink(link, target, sizeof target - 1);
 		if (n > 0) {
 			target[n] = '\0';
-			found |= strcmp(target, "/dev/cpu_dma_latency") == 0;
+			found |= strcmp(target, path) == 0;
 		}
 	}
 	closedir(d);
-	ck_assert(found);
-	ck_assert(tm_log_contains(&m, "held out of deep idle"));
+	return found;
+}
+
+/* What the master does with the CPUs' idle states, as --status shows it
+ * (enum power_state: 0 off, 1 released, 2 held); *holds: how many times it
+ * held them. */
+static uint32_t low_latency_now(uint64_t *holds)
+{
+	struct seg seg;
+	uint32_t state;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	state = __atomic_load_n(&seg.hdr->low_latency, __ATOMIC_RELAXED);
+	*holds = __atomic_load_n(&seg.hdr->low_latency_holds, __ATOMIC_RELAXED);
+	seg_close(&seg);
+	return state;
+}
+
+/* Wait up to timeout_ms for the low-latency state to be want; 1 if it was. */
+static int low_latency_becomes(uint32_t want, int timeout_ms)
+{
+	uint64_t holds;
+
+	for (int t = 0; t < timeout_ms; t += 5) {
+		if (low_latency_now(&holds) == want)
+			return 1;
+		usleep(5000);
+	}
+	return low_latency_now(&holds) == want;
+}
+
+/* The kernel's CPU latency limit now, in us (0 while some process holds
+ * the CPUs polling). */
+static int32_t cpu_latency_limit(void)
+{
+	int32_t us = -1;
+	int fd = open("/dev/cpu_dma_latency", O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(read(fd, &us, sizeof us), (ssize_t)sizeof us);
+	close(fd);
+	return us;
+}
+
+/* --low-latency=S holds the CPUs polling (/dev/cpu_dma_latency at 0) only
+ * while a request is in flight and S seconds after the last: released
+ * before the first request, held while a slow client sends its request,
+ * released again about S after the reply. A master not run as root says
+ * it cannot and serves on. */
+START_TEST(low_latency_holds_the_cpus_only_while_busy)
+{
+	const char *const args[] = { "--workers", "1", "--low-latency=0.3", NULL };
+	struct proto_request r = { .priority = 1 };
+	uint8_t req[PROTO_REQUEST_LEN];
+	uint64_t holds, x, base = th_rand64() >> 1, t0;
+	int fd;
+
+	start(NULL, args);
+	if (access("/dev/cpu_dma_latency", W_OK) != 0) {
+		ck_assert(tm_log_contains(&m, "--low-latency"));
+		ck_assert_uint_eq(low_latency_now(&holds), 0);
+		stop();
+		return;
+	}
+	ck_assert(has_open(m.pid, "/dev/cpu_dma_latency"));
+	ck_assert_uint_eq(low_latency_now(&holds), 1); /* released */
+	ck_assert_uint_eq(holds, 0);
+
+	proto_digest(base + 7, r.digest);
+	r.start = base;
+	r.end = base + 1000;
+	proto_encode_request(&r, req);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(write(fd, req, 10), 10); /* and no more, for now */
+	ck_assert(low_latency_becomes(2, 5000));
+	ck_assert_int_eq(cpu_latency_limit(), 0);
+	ck_assert_int_eq(write(fd, req + 10, sizeof req - 10), (ssize_t)(sizeof req - 10));
+	ck_assert_int_eq(th_read_reply(fd, &x, 10000), 0);
+	t0 = clock_ms();
+	ck_assert_uint_eq(x, base + 7);
+	close(fd);
+	ck_assert(low_latency_becomes(1, 10000));
+	ck_assert_uint_ge(clock_ms() - t0, 150); /* not at once: a grace */
+	ck_assert_uint_eq(low_latency_now(&holds), 1);
+	ck_assert_uint_eq(holds, 1);
+	ck_assert(tm_log_contains(&m, "polling while busy and 0.3 s after"));
+	stop();
+}
+END_TEST
+
+/* By default the master holds the CPUs where it may (and says nothing
+ * alarming where it may not); --no-low-latency never touches them, even
+ * while serving. */
+START_TEST(low_latency_is_on_by_default_and_can_be_turned_off)
+{
+	const char *const none[] = { "--workers", "1", "--no-low-latency", NULL };
+	const char *const one[] = { "--workers", "1", NULL };
+	int can = access("/dev/cpu_dma_latency", W_OK) == 0;
+	uint64_t holds, x, base = th_rand64() >> 1;
+	uint8_t d[32];
+
+	start(NULL, one);
+	ck_assert_int_eq(has_open(m.pid, "/dev/cpu_dma_latency"), can);
+	ck_assert_uint_eq(low_latency_now(&holds), can ? 1 : 0);
+	ck_assert(!tm_log_contains(&m, "--low-latency"));
+	stop();
+
+	start(NULL, none);
+	ck_assert(!has_open(m.pid, "/dev/cpu_dma_latency"));
+	proto_digest(base + 5, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 5);
+	ck_assert_uint_eq(low_latency_now(&holds), 0);
+	ck_assert_uint_eq(holds, 0);
+	ck_assert(!tm_log_contains(&m, "low latency"));
 	stop();
 }
 END_TEST
@@ -816,7 +925,8 @@ int main(void)
 	tcase_add_test(t, unlocked_segment_of_a_live_owner_is_left_alone);
 	tcase_add_test(t, busy_rate_counts_only_the_cpus_there_are);
 	tcase_add_test(t, status_of_a_lying_segment);
-	tcase_add_test(t, low_latency_holds_the_cpus_awake);
+	tcase_add_test(t, low_latency_holds_the_cpus_only_while_busy);
+	tcase_add_test(t, low_latency_is_on_by_default_and_can_be_turned_off);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
