@@ -72,7 +72,8 @@ run() { # KIND EXPERIMENT SCENARIO CONFIG MASTER_ARGS ARGS [MAX_REPS]
 architecture() {
 	local w=(1 "$C") label=("1 worker" "$C workers (1/core)") scen args
 	if [ "$PRESET" != smoke ]; then
-		w+=($((2 * C)) "$C") label+=("$((2 * C)) workers (2/core)" "$C workers no split")
+		w+=($((2 * C)) "$C" "$C")
+		label+=("$((2 * C)) workers (2/core)" "$C workers no split" "$C workers no low latency")
 	fi
 	[ "$PRESET" = full ] && { w+=($((2 * C))); label+=("$((2 * C)) workers no split"); }
 	for scen in milestone rapid; do
@@ -83,7 +84,10 @@ architecture() {
 		[ "$PRESET" = smoke ] && [ $scen = rapid ] && continue
 		for i in "${!w[@]}"; do
 			local m="--workers ${w[$i]}"
-			case ${label[$i]} in *"no split") m="$m --no-split" ;; esac
+			case ${label[$i]} in
+			*"no split") m="$m --no-split" ;;
+			*"no low latency") m="$m --no-low-latency" ;;
+			esac
 			run replay architecture "$scen" "${label[$i]}" "$m" "$args"
 		done
 	done

@@ -36,7 +36,10 @@ about() {
 	architecture) cat <<'EOF'
 One worker, one per core and two per core, each job split over every
 worker (the default) or one worker per job (`--no-split`, the classic
-pool), on the milestone workload and on a rapid one (many small requests).
+pool), on the milestone workload and on a rapid one (many small requests);
+and one per core with idle CPUs left to sleep while serving
+(`--no-low-latency`), where the default holds them polling while busy
+(root only: elsewhere the two are the same server).
 EOF
 	;;
 	scheduling) cat <<'EOF'
