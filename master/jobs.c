@@ -368,3 +368,8 @@ void jobs_drop_all(struct jobs *js)
 		while (js->parked[i]->waiters.head)
 			clients_drop(js->clients, js->parked[i]->waiters.head);
 }
+
+unsigned jobs_in_flight(const struct jobs *js)
+{
+	return ring_in_use(js->ring) + (unsigned)js->nparked;
+}

@@ -59,6 +59,8 @@ void jobs_changed(struct jobs *js);
 /* After each batch of events: fill free entries with parked jobs, and
  * park the worst job of a full table for a better parked one. */
 void jobs_balance(struct jobs *js);
+/* Jobs not yet done with: in the ring's table or parked. */
+unsigned jobs_in_flight(const struct jobs *js);
 /* Drop every waiting connection (at exit). */
 void jobs_drop_all(struct jobs *js);
 

@@ -39,7 +39,7 @@ static const char usage[] =
 	"  --no-split             one worker per job (a classic pool)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of joining it\n"
-	"  --low-latency[=S]      while requests are in flight and S seconds after\n"
+	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
 	"                         the last (default 1), ask the kernel to keep\n"
 	"                         every CPU polling instead of sleeping\n"
 	"                         (/dev/cpu_dma_latency = 0; root only,\n"

@@ -2,8 +2,10 @@
  * latency of 0 keeps every CPU in its polling idle state, the default
  * (PM_QOS_DEFAULT, 2000 s) leaves the governor free. Only the edges write,
  * so a run of requests costs two writes, not two per request; the hold is
- * taken after the request that brought it has been handed to the workers,
- * never on its way there. */
+ * taken after the search that brought it has been handed to the workers,
+ * never on its way there. The grace counts from the first update that
+ * finds nothing in flight, not from the last that found something: the
+ * loop may have slept in between. */
 #include "master/power.h"
 #include "master/log.h"
 
@@ -35,21 +37,27 @@ int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
 
 	p->fd = -1;
 	p->held = 0;
+	p->busy = 0;
 	p->grace_ms = grace_ms;
 	p->busy_ms = 0;
 	p->holds = 0;
 	if (mode == POWER_OFF)
 		return 0;
 	p->fd = open(QOS_DEVICE, O_WRONLY | O_CLOEXEC);
-	if (p->fd >= 0 && ask(p, QOS_RELEASE) == 0) {
-		log_info("low latency: CPUs held polling while busy and %.3g s after",
-			 (double)grace_ms / 1000);
-		return 0;
-	}
-	err = errno;
-	if (p->fd >= 0)
+	if (p->fd >= 0) {
+		int32_t none = QOS_RELEASE;
+
+		if (write(p->fd, &none, sizeof none) == (ssize_t)sizeof none) {
+			log_info("low latency: CPUs held polling while busy and %.3g s after",
+				 (double)grace_ms / 1000);
+			return 0;
+		}
+		err = errno;
 		close(p->fd);
-	p->fd = -1;
+		p->fd = -1;
+	} else {
+		err = errno;
+	}
 	if (mode == POWER_ON)
 		log_warn("--low-latency: %s: %s; CPUs may idle deeply", QOS_DEVICE,
 			 strerror(err));
@@ -63,12 +71,16 @@ uint64_t power_update(struct power *p, int busy, uint64_t now_ms)
 	if (p->fd < 0)
 		return UINT64_MAX;
 	if (busy) {
-		p->busy_ms = now_ms;
+		p->busy = 1;
 		if (!p->held && ask(p, QOS_HOLD) == 0) {
 			p->held = 1;
 			p->holds++;
 		}
 		return UINT64_MAX;
+	}
+	if (p->busy) {
+		p->busy = 0;
+		p->busy_ms = now_ms;
 	}
 	if (p->held && now_ms - p->busy_ms >= p->grace_ms && ask(p, QOS_RELEASE) == 0)
 		p->held = 0;

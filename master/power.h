@@ -3,9 +3,11 @@
  * microseconds per wake-up, several per request; the kernel's PM QoS
  * interface (/dev/cpu_dma_latency, root only, machine-wide) can keep them
  * polling instead while a process asks for it. The master asks only while it
- * is busy: from a request's arrival until no request has been in flight for
- * a grace period, so that the gaps between the requests of a run are spent
- * polling and an idle server lets the CPUs sleep. */
+ * is busy: from the first search handed to the workers until none has been
+ * in flight for a grace period, so that the gaps between the requests of a
+ * run are spent polling and an idle server lets the CPUs sleep. A client
+ * that only connects, or trickles its bytes, or asks what the cache holds,
+ * does not take the CPUs. */
 #ifndef REVHASH_POWER_H
 #define REVHASH_POWER_H
 
@@ -27,8 +29,9 @@ enum power_state {
 struct power {
 	int fd;              /* /dev/cpu_dma_latency, -1 when off */
 	int held;
-	uint64_t grace_ms;   /* held this long after the last request */
-	uint64_t busy_ms;    /* when a request was last in flight */
+	int busy;            /* work was in flight at the last update */
+	uint64_t grace_ms;   /* held this long after the last search */
+	uint64_t busy_ms;    /* when work was last seen to end */
 	uint64_t holds;      /* times it was taken */
 };
 
@@ -36,9 +39,9 @@ struct power {
  * mode is not off and it cannot be had (logged; the server runs on with
  * slower wake-ups and p->fd at -1). */
 int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms);
-/* Tell whether requests are in flight at now_ms: hold the CPUs as they
- * arrive, let them go grace_ms after the last. Returns when it must be
- * called again (UINT64_MAX: only on the next event). */
+/* Tell whether searches are in flight at now_ms: hold the CPUs as they
+ * start, let them go grace_ms after the last has ended. Returns when it
+ * must be called again (UINT64_MAX: only on the next event). */
 uint64_t power_update(struct power *p, int busy, uint64_t now_ms);
 /* What it does now (enum power_state). */
 enum power_state power_state(const struct power *p);

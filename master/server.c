@@ -206,6 +206,8 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	}
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
+	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
+	s->seg.hdr->low_latency = power_state(&s->power);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
 	s->seg.hdr->workers = n;
 	s->seg.hdr->cpus = parse_cpus();
@@ -245,7 +247,7 @@ int server_init(struct server *s, const struct options *o)
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
-	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
+	s->power.fd = -1;
 	s->listen.kind = SRC_LISTEN;
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
@@ -304,11 +306,11 @@ static int wait_ms(uint64_t next, uint64_t now)
 	return next <= now ? 0 : next - now > 1000 ? 1000 : (int)(next - now);
 }
 
-/* Hold the CPUs polling while requests are in flight and a grace period
+/* Hold the CPUs polling while searches are in flight and a grace period
  * after (power.h), and show it to --status. When to look again. */
 static uint64_t keep_awake(struct server *s, uint64_t now)
 {
-	uint64_t next = power_update(&s->power, clients_owed(&s->clients) > 0, now);
+	uint64_t next = power_update(&s->power, jobs_in_flight(&s->jobs) > 0, now);
 
 	s->seg.hdr->low_latency = power_state(&s->power);
 	s->seg.hdr->low_latency_holds = s->power.holds;

@@ -825,17 +825,18 @@ static int32_t cpu_latency_limit(void)
 }
 
 /* --low-latency=S holds the CPUs polling (/dev/cpu_dma_latency at 0) only
- * while a request is in flight and S seconds after the last: released
- * before the first request, held while a slow client sends its request,
- * released again about S after the reply. A master not run as root says
- * it cannot and serves on. */
+ * while a search is in flight and S seconds after the last: released at
+ * start, still released while a slow client sends half a request, held
+ * while a never-ending search runs, released again about S after its
+ * client is gone (and the kernel's limit is back, unless another process
+ * holds it too). A master not run as root says it cannot and serves on. */
 START_TEST(low_latency_holds_the_cpus_only_while_busy)
 {
 	const char *const args[] = { "--workers", "1", "--low-latency=0.3", NULL };
-	struct proto_request r = { .priority = 1 };
-	uint8_t req[PROTO_REQUEST_LEN];
-	uint64_t holds, x, base = th_rand64() >> 1, t0;
-	int fd;
+	uint8_t d[32];
+	uint64_t holds, base = th_rand64() >> 1, t0;
+	int32_t before;
+	int slow, fd;
 
 	start(NULL, args);
 	if (access("/dev/cpu_dma_latency", W_OK) != 0) {
@@ -847,25 +848,29 @@ START_TEST(low_latency_holds_the_cpus_only_while_busy)
 	ck_assert(has_open(m.pid, "/dev/cpu_dma_latency"));
 	ck_assert_uint_eq(low_latency_now(&holds), 1); /* released */
 	ck_assert_uint_eq(holds, 0);
+	before = cpu_latency_limit();
 
-	proto_digest(base + 7, r.digest);
-	r.start = base;
-	r.end = base + 1000;
-	proto_encode_request(&r, req);
+	slow = th_connect(m.port);
+	ck_assert_int_eq(write(slow, "0123456789", 10), 10); /* and no more */
+	usleep(300000);
+	ck_assert_uint_eq(low_latency_now(&holds), 1);
+	ck_assert_uint_eq(holds, 0);
+
+	proto_digest(base - 1, d); /* never found in the range */
 	fd = th_connect(m.port);
-	ck_assert_int_eq(write(fd, req, 10), 10); /* and no more, for now */
+	ck_assert_int_eq(th_send_request(fd, d, base, base + (1ull << 50), 1), 0);
 	ck_assert(low_latency_becomes(2, 5000));
 	ck_assert_int_eq(cpu_latency_limit(), 0);
-	ck_assert_int_eq(write(fd, req + 10, sizeof req - 10), (ssize_t)(sizeof req - 10));
-	ck_assert_int_eq(th_read_reply(fd, &x, 10000), 0);
+	th_reset(fd); /* gone: its search is cancelled */
 	t0 = clock_ms();
-	ck_assert_uint_eq(x, base + 7);
-	close(fd);
 	ck_assert(low_latency_becomes(1, 10000));
 	ck_assert_uint_ge(clock_ms() - t0, 150); /* not at once: a grace */
 	ck_assert_uint_eq(low_latency_now(&holds), 1);
 	ck_assert_uint_eq(holds, 1);
+	if (before != 0)
+		ck_assert_int_ne(cpu_latency_limit(), 0);
 	ck_assert(tm_log_contains(&m, "polling while busy and 0.3 s after"));
+	close(slow);
 	stop();
 }
 END_TEST
