@@ -94,17 +94,6 @@ static int parse_hook(const char *s, int *hook)
 	return -EINVAL;
 }
 
-/* A grace period in seconds, 0 allowed (held only while busy). */
-static int parse_grace(const char *s, unsigned *ms)
-{
-	double v;
-
-	if (parse_double(s, 0, 3600, &v) < 0)
-		return -EINVAL;
-	*ms = (unsigned)(v * 1000 + 0.5);
-	return 0;
-}
-
 static int bad(const char *what, const char *value)
 {
 	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
@@ -194,7 +183,7 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'Q':
 			o->low_latency = POWER_ON;
-			if (optarg && parse_grace(optarg, &o->low_latency_ms) < 0)
+			if (optarg && parse_duration(optarg, 3600, 1, &o->low_latency_ms) < 0)
 				return bad("--low-latency (seconds, 0..3600)", optarg);
 			break;
 		case 'N':

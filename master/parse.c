@@ -64,12 +64,17 @@ unsigned parse_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
-int parse_seconds(const char *s, unsigned *ms)
+int parse_duration(const char *s, double max_s, int zero_ok, unsigned *ms)
 {
 	double v;
 
-	if (parse_double(s, 0, 86400, &v) < 0 || !(v > 0))
+	if (parse_double(s, 0, max_s, &v) < 0)
 		return -EINVAL;
 	*ms = (unsigned)(v * 1000 + 0.5);
-	return *ms ? 0 : -EINVAL;
+	return *ms || zero_ok ? 0 : -EINVAL;
+}
+
+int parse_seconds(const char *s, unsigned *ms)
+{
+	return parse_duration(s, 86400, 0, ms);
 }

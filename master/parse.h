@@ -28,8 +28,10 @@ int parse_policy_option(int c, const char *arg, struct rank_policy *p);
 /* The CPUs this process may run on (its affinity mask), at least 1: what
  * a worker count of `auto` means. */
 unsigned parse_cpus(void);
-/* Seconds (fractions allowed, above 0, at most a day) into whole
- * milliseconds, at least 1. 0 or -EINVAL. */
+/* Seconds (fractions allowed, 0 to max_s) into whole milliseconds, which
+ * must be at least 1 unless zero_ok. 0 or -EINVAL. */
+int parse_duration(const char *s, double max_s, int zero_ok, unsigned *ms);
+/* A duration of at most a day, at least 1 ms: parse_duration(s, 86400, 0). */
 int parse_seconds(const char *s, unsigned *ms);
 
 #endif

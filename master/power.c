@@ -18,17 +18,23 @@
 #define QOS_HOLD 0
 #define QOS_RELEASE 2000000000 /* the kernel's default: no constraint */
 
+/* Ask the kernel for a latency of us on fd. 0 or -errno. */
+static int put(int fd, int32_t us)
+{
+	return write(fd, &us, sizeof us) == (ssize_t)sizeof us ? 0 : -errno;
+}
+
+/* put() while serving: a device that stops taking requests turns the
+ * hold off for good (closing it drops the request). */
 static int ask(struct power *p, int32_t us)
 {
-	if (write(p->fd, &us, sizeof us) != (ssize_t)sizeof us) {
-		int err = errno;
-		log_warn("write(%s): %s; low latency off", QOS_DEVICE, strerror(err));
-		close(p->fd);
-		p->fd = -1;
-		p->held = 0;
-		return -err;
+	int rc = put(p->fd, us);
+
+	if (rc < 0) {
+		log_warn("write(%s): %s; low latency off", QOS_DEVICE, strerror(-rc));
+		power_free(p);
 	}
-	return 0;
+	return rc;
 }
 
 int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
@@ -44,26 +50,19 @@ int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
 	if (mode == POWER_OFF)
 		return 0;
 	p->fd = open(QOS_DEVICE, O_WRONLY | O_CLOEXEC);
-	if (p->fd >= 0) {
-		int32_t none = QOS_RELEASE;
-
-		if (write(p->fd, &none, sizeof none) == (ssize_t)sizeof none) {
-			log_info("low latency: CPUs held polling while busy and %.3g s after",
-				 (double)grace_ms / 1000);
-			return 0;
-		}
-		err = errno;
-		close(p->fd);
-		p->fd = -1;
-	} else {
-		err = errno;
+	err = p->fd < 0 ? -errno : put(p->fd, QOS_RELEASE);
+	if (err == 0) {
+		log_info("low latency: CPUs held polling while busy and %.3g s after",
+			 (double)grace_ms / 1000);
+		return 0;
 	}
+	power_free(p);
 	if (mode == POWER_ON)
 		log_warn("--low-latency: %s: %s; CPUs may idle deeply", QOS_DEVICE,
-			 strerror(err));
+			 strerror(-err));
 	else
-		log_info("low latency off: %s: %s", QOS_DEVICE, strerror(err));
-	return -err;
+		log_info("low latency off: %s: %s", QOS_DEVICE, strerror(-err));
+	return err;
 }
 
 uint64_t power_update(struct power *p, int busy, uint64_t now_ms)

@@ -259,6 +259,13 @@ static void simulate_with(const struct sim_policy *pol,
 	ck_assert_int_eq(sim_run(q, t, n, RATE, pol, lat, score), 0);
 }
 
+/* lat[0 .. n - 1] are the latencies want[] (µs), to a millionth of a µs. */
+static void expect_lat(const double *lat, const double *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ck_assert_double_eq_tol(lat[i], want[i], 1e-6);
+}
+
 /* The default policy, on one worker: the ideal the bench reports. */
 static void simulate(const struct wl_request *q, const double *t, size_t n,
 		     double *lat, double *score)
@@ -437,15 +444,11 @@ START_TEST(sim_no_split_runs_side_by_side)
 	double t[3] = { 0, 0, 0 }, lat[3], score;
 
 	simulate_with(&split, q, t, 3, lat, &score);
-	ck_assert_double_eq_tol(lat[0], 1e6, 1e-6);
-	ck_assert_double_eq_tol(lat[1], 2e6, 1e-6);
-	ck_assert_double_eq_tol(lat[2], 3e6, 1e-6);
+	expect_lat(lat, (const double[]){ 1e6, 2e6, 3e6 }, 3);
 	ck_assert_double_eq_tol(score, 2e6, 1e-6);
 
 	simulate_with(&apart, q, t, 3, lat, &score);
-	ck_assert_double_eq_tol(lat[0], 2e6, 1e-6);
-	ck_assert_double_eq_tol(lat[1], 2e6, 1e-6);
-	ck_assert_double_eq_tol(lat[2], 4e6, 1e-6);
+	expect_lat(lat, (const double[]){ 2e6, 2e6, 4e6 }, 3);
 	ck_assert_double_eq_tol(score, 8e6 / 3, 1e-6);
 
 	simulate_with(&one, q, t, 3, lat, &score);
@@ -476,12 +479,10 @@ START_TEST(sim_no_split_more_workers_than_cpus)
 	ck_assert_double_eq_tol(lat[0], 4e6, 1e-6);
 
 	simulate_with(&two, q, t, 3, lat, &score);
-	for (int i = 0; i < 3; i++)
-		ck_assert_double_eq_tol(lat[i], 3e6, 1e-6);
+	expect_lat(lat, (const double[]){ 3e6, 3e6, 3e6 }, 3);
 
 	simulate_with(&two, q, t, 4, lat, &score);
-	for (int i = 0; i < 4; i++)
-		ck_assert_double_eq_tol(lat[i], 4e6, 1e-6);
+	expect_lat(lat, (const double[]){ 4e6, 4e6, 4e6, 4e6 }, 4);
 	simulate_with(&four, q, t, 4, lat, &score);
 	ck_assert_double_eq_tol(score, 4e6, 1e-6);
 }
@@ -505,15 +506,10 @@ START_TEST(sim_no_split_rate_follows_the_running_jobs)
 
 	two.cores = 2;
 	simulate_with(&two, q, t, 3, lat, NULL);
-	ck_assert_double_eq_tol(lat[0], 3e6, 1e-6);
-	ck_assert_double_eq_tol(lat[1], 5e6, 1e-6);
-	ck_assert_double_eq_tol(lat[2], 5e6, 1e-6);
+	expect_lat(lat, (const double[]){ 3e6, 5e6, 5e6 }, 3);
 
 	simulate_with(&two, q, t, 4, lat, NULL);
-	ck_assert_double_eq_tol(lat[3], 2e6, 1e-6);
-	ck_assert_double_eq_tol(lat[0], 3.5e6, 1e-6);
-	ck_assert_double_eq_tol(lat[1], 5.5e6, 1e-6);
-	ck_assert_double_eq_tol(lat[2], 5.5e6, 1e-6);
+	expect_lat(lat, (const double[]){ 3.5e6, 5.5e6, 5.5e6, 2e6 }, 4);
 }
 END_TEST
 
