@@ -25,6 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A job shared among n workers goes out in pieces of at most 1/(n *
+ * SPLIT_ROUNDS) of its range (see lease_size). */
+#define SPLIT_ROUNDS 16
+
 static void fail(const char *what, int err)
 {
 	fprintf(stderr, "revhash ring: %s: %s\n", what, strerror(err));
@@ -344,22 +348,31 @@ static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
 	return !rate ? size : done >= size ? 0 : size - done;
 }
 
-/* The size of the next lease of j: chunk, or an even share of j's work
- * among the live workers when that is smaller (never below min_chunk).
- * The work counts what the workers on j have left of their leases: a
- * fresh job is halved between two workers, and the tail of a large one,
- * less than a chunk each, is shared with the worker about to finish its
- * last chunk instead of going whole to the first one back. */
+/* The size of the next lease of j: chunk, or less when j is shared among
+ * the live workers (never below min_chunk):
+ *  - j is dealt out in SPLIT_ROUNDS rounds at least, a piece per worker
+ *    a round, so the workers sweep its range side by side, close to the
+ *    order of one worker n times as fast. In pieces of half the range, a
+ *    worker's answer near the end of its half comes as late as if one
+ *    worker hashed the whole; the mean is the same, but a request's
+ *    latency (and a run's score) then depends on where its answer lies;
+ *  - its tail is shared evenly. The work counts what the workers on j
+ *    have left of their leases: the tail of a large job, less than a
+ *    chunk each, is shared with the worker about to finish its last
+ *    chunk instead of going whole to the first one back. */
 static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 			   uint64_t chunk, uint64_t min_chunk, uint64_t now)
 {
 	unsigned n = peek(r->nworkers);
-	unsigned __int128 work = j->rem, share;
+	unsigned __int128 work = j->rem, share, piece;
 
 	if (chunk == 0)
 		chunk = 1;
 	if (!r->policy.split || n < 2)
 		return chunk;
+	piece = span(j->key.start, j->key.end) / ((unsigned __int128)n * SPLIT_ROUNDS);
+	if (piece < chunk)
+		chunk = piece > min_chunk ? (uint64_t)piece : min_chunk;
 	for (unsigned i = 0; i < RING_WORKERS && j->nleases; i++) {
 		const struct ring_slot *o = &r->slots[i];
 		if (peek(o->has_lease) && o->lease_gen == j->gen &&

@@ -240,10 +240,12 @@ void ring_unlock(struct ring *r);
 /* A new worker in slot (pid self) comes in: a lease left in its slot by a
  * dead predecessor goes back. Returns 1 when the master should be told. */
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
-/* Lease at most chunk values of the best-ranked job for slot; a job
- * smaller than chunk per live worker is split evenly among them, in
- * pieces of at least min_chunk. 0, or -EAGAIN when there is no work;
- * out->tell says whether the master should be told either way. */
+/* Lease at most chunk values of the best-ranked job for slot. With
+ * several live workers and splitting on, a job goes out in pieces small
+ * enough that they sweep its range side by side (at least 16 rounds of a
+ * piece each), and its tail is shared evenly; no piece is below min_chunk.
+ * 0, or -EAGAIN when there is no work; out->tell says whether the master
+ * should be told either way. */
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	       uint64_t min_chunk, struct ring_lease *out);
 /* The slot's lease is done. result is the kernel's: 1 found (x is the

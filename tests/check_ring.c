@@ -363,15 +363,53 @@ START_TEST(small_job_is_split_among_the_workers)
 
 	ring_set_workers(r, 2);
 	submit(0, 999, 1);
-	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), 0);
-	ck_assert_int_eq(ring_lease(r, 1, 100000, 1, &b), 0);
-	ck_assert_uint_eq(a.hi - a.lo + 1, 500); /* half each */
+	/* Pieces of 1/32 of the job would be 31 values: 500 is the least
+	 * worth a lease here, so each worker gets half. */
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 500, &a), 0);
+	ck_assert_int_eq(ring_lease(r, 1, 100000, 500, &b), 0);
+	ck_assert_uint_eq(a.hi - a.lo + 1, 500);
 	ck_assert_uint_eq(b.hi - b.lo + 1, 500);
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
 	/* But never below the smallest piece worth a lease. */
 	submit(5000, 5999, 1);
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 800, &c), 0);
 	ck_assert_uint_eq(c.hi - c.lo + 1, 800);
+}
+END_TEST
+
+/* Two workers sweep a shared job side by side, in pieces of 1/32 of it,
+ * so that its values are hashed close to their order, whichever worker
+ * comes back first. */
+START_TEST(shared_job_is_swept_in_order)
+{
+	struct ring_lease l;
+	uint64_t next = 0;
+
+	ring_set_workers(r, 2);
+	submit(0, 31999, 1);
+	for (unsigned k = 0; next < 32000; k++) {
+		unsigned slot = (k * 7 / 3) % 2; /* any order of return */
+
+		ck_assert_int_eq(lease(slot, 100000, &l), 0);
+		ck_assert_uint_eq(l.lo, next);
+		if (32000 - next >= 2 * 1000)
+			ck_assert_uint_eq(l.hi - l.lo + 1, 1000);
+		else /* the tail, shared */
+			ck_assert_uint_le(l.hi - l.lo + 1, 1000);
+		ring_finish(r, slot, 0, 0);
+		next = l.hi + 1;
+	}
+	ck_assert_int_eq(lease(0, 100000, &l), -EAGAIN);
+	/* A job big enough for whole chunks gets whole chunks. */
+	submit(100000, 100000 + 2 * 16 * 500 - 1, 1);
+	ck_assert_int_eq(lease(0, 500, &l), 0);
+	ck_assert_uint_eq(l.hi - l.lo + 1, 500);
+	ring_finish(r, 0, 0, 0);
+	/* One worker alone hashes in order anyway: the rest in one chunk. */
+	ring_set_workers(r, 1);
+	ck_assert_int_eq(lease(0, 100000, &l), 0);
+	ck_assert_uint_eq(l.lo, 100500);
+	ck_assert_uint_eq(l.hi, 100000 + 2 * 16 * 500 - 1);
 }
 END_TEST
 
@@ -384,9 +422,16 @@ START_TEST(tail_is_shared_with_a_worker_about_done)
 
 	for (int about_done = 0; about_done < 2; about_done++) {
 		ring_set_workers(r, 2);
-		submit(0, 999, 1);
+		/* Big enough for chunks of 400 (1/32 of it is 406), and its
+		 * first 12,000 values hashed before the tail. */
+		submit(0, 12999, 1);
+		for (int i = 0; i < 30; i++) {
+			ck_assert_int_eq(lease(0, 400, &a), 0);
+			ring_finish(r, 0, 0, 0);
+		}
 		ck_assert_int_eq(lease(0, 400, &a), 0);
 		ck_assert_int_eq(lease(1, 400, &b), 0);
+		ck_assert_uint_eq(a.lo, 12000);
 		ck_assert_uint_eq(a.hi - a.lo + 1, 400); /* chunks while */
 		ck_assert_uint_eq(b.hi - b.lo + 1, 400); /* more is left */
 		ring_finish(r, 0, 0, 0);
@@ -394,7 +439,7 @@ START_TEST(tail_is_shared_with_a_worker_about_done)
 		r->slots[1].rate = about_done ? 1000000000000ull : 0;
 		r->slots[1].lease_ns -= 1000000; /* leased 1 ms ago */
 		ck_assert_int_eq(lease(0, 400, &c), 0);
-		ck_assert_uint_eq(c.lo, 800);
+		ck_assert_uint_eq(c.lo, 12800);
 		ck_assert_uint_eq(c.hi - c.lo + 1, about_done ? 100 : 200);
 		teardown();
 		setup();
@@ -708,6 +753,7 @@ int main(void)
 	tcase_add_test(t, dead_workers_lease_is_leased_again_first);
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
 	tcase_add_test(t, small_job_is_split_among_the_workers);
+	tcase_add_test(t, shared_job_is_swept_in_order);
 	tcase_add_test(t, tail_is_shared_with_a_worker_about_done);
 	tcase_add_test(t, parked_job_keeps_its_progress);
 	tcase_add_test(t, fifo_takes_the_oldest);

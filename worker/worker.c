@@ -1,9 +1,9 @@
 /* The worker loop. Chunks are sized from the worker's own measured rate so
  * that one chunk is about CHUNK_NS of hashing: short enough that a more
  * urgent job is taken up within milliseconds, long enough that the two lock
- * round trips per chunk cost well under 1%. A job smaller than that is
- * shared evenly among the workers (ring_lease), down to pieces of
- * MIN_CHUNK_NS, below which the lease would cost more than the hashing. */
+ * round trips per chunk cost well under 1%. A job that several workers
+ * share goes out in smaller pieces (ring_lease), down to MIN_CHUNK_NS of
+ * hashing, below which the leases would cost more than about 1%. */
 #include "worker/worker.h"
 #include "shm/clock.h"
 
