@@ -349,12 +349,12 @@ static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
 }
 
 /* The size of the next lease of j: chunk, or less when j is shared among
- * the live workers (never below min_chunk):
- *  - j is dealt out in SPLIT_ROUNDS rounds at least, a piece per worker
- *    a round, so the workers sweep its range side by side, close to the
- *    order of one worker n times as fast. In pieces of half the range, a
- *    worker's answer near the end of its half comes as late as if one
- *    worker hashed the whole; the mean is the same, but a request's
+ * the n live workers (never below min_chunk, nor 1):
+ *  - j goes out in pieces of at most 1/(n * SPLIT_ROUNDS) of its range
+ *    (unless that is below min_chunk), so the workers sweep the range
+ *    side by side, close to the order of one worker n times as fast. In
+ *    halves, an answer near the end of the first half came as late as if
+ *    one worker hashed the whole; the mean is the same, but a request's
  *    latency (and a run's score) then depends on where its answer lies;
  *  - its tail is shared evenly. The work counts what the workers on j
  *    have left of their leases: the tail of a large job, less than a
@@ -368,6 +368,8 @@ static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 
 	if (chunk == 0)
 		chunk = 1;
+	if (min_chunk == 0)
+		min_chunk = 1;
 	if (!r->policy.split || n < 2)
 		return chunk;
 	piece = span(j->key.start, j->key.end) / ((unsigned __int128)n * SPLIT_ROUNDS);

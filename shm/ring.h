@@ -242,8 +242,9 @@ void ring_unlock(struct ring *r);
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
 /* Lease at most chunk values of the best-ranked job for slot. With
  * several live workers and splitting on, a job goes out in pieces small
- * enough that they sweep its range side by side (at least 16 rounds of a
- * piece each), and its tail is shared evenly; no piece is below min_chunk.
+ * enough that they sweep its range side by side (at most 1/16 of its
+ * range per worker), and its tail is shared evenly; no piece is below
+ * min_chunk (nor 1).
  * 0, or -EAGAIN when there is no work; out->tell says whether the master
  * should be told either way. */
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,

@@ -357,7 +357,7 @@ START_TEST(many_deaths_rewind_instead_of_losing)
 }
 END_TEST
 
-START_TEST(small_job_is_split_among_the_workers)
+START_TEST(small_job_is_leased_in_pieces_worth_a_lease)
 {
 	struct ring_lease a, b, c;
 
@@ -368,48 +368,63 @@ START_TEST(small_job_is_split_among_the_workers)
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 500, &a), 0);
 	ck_assert_int_eq(ring_lease(r, 1, 100000, 500, &b), 0);
 	ck_assert_uint_eq(a.hi - a.lo + 1, 500);
-	ck_assert_uint_eq(b.hi - b.lo + 1, 500);
+	ck_assert_uint_eq(b.lo, 500);
+	ck_assert_uint_eq(b.hi, 999);
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
-	/* But never below the smallest piece worth a lease. */
+	/* Never below the smallest piece worth a lease, never past the
+	 * range, and never empty, even when asked for pieces of 0. */
 	submit(5000, 5999, 1);
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 800, &c), 0);
 	ck_assert_uint_eq(c.hi - c.lo + 1, 800);
+	ring_finish(r, 0, 0, 0);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 800, &a), 0);
+	ck_assert_uint_eq(a.lo, 5800);
+	ck_assert_uint_eq(a.hi, 5999);
+	submit(9000, 9009, 1);
+	ring_finish(r, 1, 0, 0);
+	ck_assert_int_eq(ring_lease(r, 1, 0, 0, &b), 0);
+	ck_assert_uint_eq(b.lo, 9000);
+	ck_assert_uint_ge(b.hi, b.lo);
+	ck_assert_uint_le(b.hi, 9009);
 }
 END_TEST
 
 /* Two workers sweep a shared job side by side, in pieces of 1/32 of it,
- * so that its values are hashed close to their order, whichever worker
- * comes back first. */
+ * so that its values are hashed close to their order: both hold a piece
+ * at once, the second right after the first, whichever comes back
+ * first. */
 START_TEST(shared_job_is_swept_in_order)
 {
-	struct ring_lease l;
+	struct ring_lease l[2];
 	uint64_t next = 0;
 
 	ring_set_workers(r, 2);
 	submit(0, 31999, 1);
-	for (unsigned k = 0; next < 32000; k++) {
-		unsigned slot = (k * 7 / 3) % 2; /* any order of return */
+	for (unsigned k = 0; k < 16; k++) {
+		unsigned first = (k * 7 / 3) % 2; /* any order of return */
 
-		ck_assert_int_eq(lease(slot, 100000, &l), 0);
-		ck_assert_uint_eq(l.lo, next);
-		if (32000 - next >= 2 * 1000)
-			ck_assert_uint_eq(l.hi - l.lo + 1, 1000);
-		else /* the tail, shared */
-			ck_assert_uint_le(l.hi - l.lo + 1, 1000);
-		ring_finish(r, slot, 0, 0);
-		next = l.hi + 1;
+		ck_assert_int_eq(lease(first, 100000, &l[first]), 0);
+		ck_assert_int_eq(lease(!first, 100000, &l[!first]), 0);
+		ck_assert_uint_eq(l[first].lo, next);
+		ck_assert_uint_eq(l[first].hi - l[first].lo + 1, 1000);
+		ck_assert_uint_eq(l[!first].lo, l[first].hi + 1);
+		ck_assert_uint_eq(l[!first].hi - l[!first].lo + 1, 1000);
+		next = l[!first].hi + 1;
+		ring_finish(r, k % 2, 0, 0);
+		ring_finish(r, !(k % 2), 0, 0);
 	}
-	ck_assert_int_eq(lease(0, 100000, &l), -EAGAIN);
+	ck_assert_uint_eq(next, 32000);
+	ck_assert_int_eq(lease(0, 100000, &l[0]), -EAGAIN);
 	/* A job big enough for whole chunks gets whole chunks. */
 	submit(100000, 100000 + 2 * 16 * 500 - 1, 1);
-	ck_assert_int_eq(lease(0, 500, &l), 0);
-	ck_assert_uint_eq(l.hi - l.lo + 1, 500);
+	ck_assert_int_eq(lease(0, 500, &l[0]), 0);
+	ck_assert_uint_eq(l[0].hi - l[0].lo + 1, 500);
 	ring_finish(r, 0, 0, 0);
 	/* One worker alone hashes in order anyway: the rest in one chunk. */
 	ring_set_workers(r, 1);
-	ck_assert_int_eq(lease(0, 100000, &l), 0);
-	ck_assert_uint_eq(l.lo, 100500);
-	ck_assert_uint_eq(l.hi, 100000 + 2 * 16 * 500 - 1);
+	ck_assert_int_eq(lease(0, 100000, &l[0]), 0);
+	ck_assert_uint_eq(l[0].lo, 100500);
+	ck_assert_uint_eq(l[0].hi, 100000 + 2 * 16 * 500 - 1);
 }
 END_TEST
 
@@ -752,7 +767,7 @@ int main(void)
 	tcase_add_test(t, stopped_chunk_owes_the_rest);
 	tcase_add_test(t, dead_workers_lease_is_leased_again_first);
 	tcase_add_test(t, many_deaths_rewind_instead_of_losing);
-	tcase_add_test(t, small_job_is_split_among_the_workers);
+	tcase_add_test(t, small_job_is_leased_in_pieces_worth_a_lease);
 	tcase_add_test(t, shared_job_is_swept_in_order);
 	tcase_add_test(t, tail_is_shared_with_a_worker_about_done);
 	tcase_add_test(t, parked_job_keeps_its_progress);
