@@ -248,16 +248,16 @@ void ring_lock(struct ring *r)
 {
 	int rc = pthread_mutex_lock(&r->lock);
 
+	if (rc != 0 && rc != EOWNERDEAD)
+		fail("pthread_mutex_lock", rc);
+	/* Our own id, from the lock (see ring_lock_holder): no system call
+	 * on the path of every lease. */
+	r->lock_owner = ring_lock_holder(r);
 	if (rc == EOWNERDEAD) {
 		pthread_mutex_consistent(&r->lock);
-		r->lock_owner = getpid();
 		r->repairs++;
 		repair(r);
-		return;
 	}
-	if (rc)
-		fail("pthread_mutex_lock", rc);
-	r->lock_owner = getpid();
 }
 
 void ring_unlock(struct ring *r)

@@ -46,9 +46,13 @@ static uint64_t min_chunk(const struct ring_slot *s, uint64_t chunk)
 	return rate ? clamp_chunk(rate / (1000000000ull / MIN_CHUNK_NS)) : chunk / 20;
 }
 
-static int should_stop(const struct ring *r, unsigned slot, pid_t master)
+/* Told to retire, or the master is gone. PR_SET_PDEATHSIG kills a worker
+ * whose master dies; the parent is looked at too (a system call), when
+ * idle, for a master that died before the worker could ask for that. */
+static int should_stop(const struct ring *r, unsigned slot, pid_t master,
+		       int idle)
 {
-	return ring_slot_retiring(r, slot) || getppid() != master;
+	return ring_slot_retiring(r, slot) || (idle && getppid() != master);
 }
 
 /* Hash one lease, until the slot's stop word is set (its job's answer
@@ -92,14 +96,15 @@ int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
 		raise(SIGKILL); /* test hook: a worker that cannot start */
 	if (ring_worker_start(r, slot, getpid()))
 		notify(notify_fd);
-	while (!should_stop(r, slot, master)) {
+	for (int idle = 1; !should_stop(r, slot, master, idle);) {
 		struct ring_lease l;
 		uint64_t x = 0;
 		int rc = ring_lease(r, slot, chunk, min_chunk(s, chunk), &l);
 
 		if (l.tell)
 			notify(notify_fd);
-		if (rc < 0) {
+		idle = rc < 0;
+		if (idle) {
 			__atomic_store_n(&s->state, SLOT_IDLE, __ATOMIC_RELAXED);
 			ring_wait(r, IDLE_WAIT_MS);
 			continue;
