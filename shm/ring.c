@@ -348,6 +348,14 @@ static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
 	return !rate ? size : done >= size ? 0 : size - done;
 }
 
+/* chunk, cut down to limit where that is smaller, but not below min_chunk. */
+static uint64_t cut(uint64_t chunk, unsigned __int128 limit, uint64_t min_chunk)
+{
+	if (limit >= chunk)
+		return chunk;
+	return limit > min_chunk ? (uint64_t)limit : min_chunk;
+}
+
 /* The size of the next lease of j: chunk, or less when j is shared among
  * the n live workers (never below min_chunk, nor 1):
  *  - j goes out in pieces of at most 1/(n * SPLIT_ROUNDS) of its range
@@ -357,9 +365,9 @@ static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
  *    one worker hashed the whole; the mean is the same, but a request's
  *    latency (and a run's score) then depends on where its answer lies;
  *  - its tail is shared evenly. The work counts what the workers on j
- *    have left of their leases: the tail of a large job, less than a
- *    chunk each, is shared with the worker about to finish its last
- *    chunk instead of going whole to the first one back. */
+ *    have left of their leases: the tail of a job, less than a piece
+ *    each, is shared with the worker about to finish its last piece
+ *    instead of going whole to the first one back. */
 static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 			   uint64_t chunk, uint64_t min_chunk, uint64_t now)
 {
@@ -373,8 +381,7 @@ static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 	if (!r->policy.split || n < 2)
 		return chunk;
 	piece = span(j->key.start, j->key.end) / ((unsigned __int128)n * SPLIT_ROUNDS);
-	if (piece < chunk)
-		chunk = piece > min_chunk ? (uint64_t)piece : min_chunk;
+	chunk = cut(chunk, piece, min_chunk);
 	for (unsigned i = 0; i < RING_WORKERS && j->nleases; i++) {
 		const struct ring_slot *o = &r->slots[i];
 		if (peek(o->has_lease) && o->lease_gen == j->gen &&
@@ -382,9 +389,7 @@ static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 			work += lease_left(o, now);
 	}
 	share = (work + n - 1) / n;
-	if (share < chunk)
-		chunk = share > min_chunk ? (uint64_t)share : min_chunk;
-	return chunk;
+	return cut(chunk, share, min_chunk);
 }
 
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
