@@ -4,6 +4,7 @@
  * takes long enough to trust, and the fastest of a few timings counts. */
 #include "bench/calibrate.h"
 #include "proto/proto.h"
+#include "lib/digest.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -31,7 +32,7 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 		return -errno;
 	q.start >>= 2; /* leaves room for any n up to CAL_MAX */
 	q.end = q.answer = q.start + n - 1;
-	proto_digest(q.answer, q.digest);
+	digest_of(q.answer, q.digest);
 	err = client_exchange(t, &q, &reply, &begin, &end);
 	if (!err && reply != q.answer)
 		err = -EPROTO;

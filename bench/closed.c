@@ -14,6 +14,7 @@
 #include "bench/hold.h"
 #include "bench/stats.h"
 #include "proto/proto.h"
+#include "lib/digest.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +69,7 @@ static void fresh_request(uint64_t *rng, const struct closed_params *p,
 	q->answer = q->start + next_random(rng) % p->difficulty;
 	q->priority = p->priority;
 	q->copy_of = -1;
-	proto_digest(q->answer, q->digest);
+	digest_of(q->answer, q->digest);
 }
 
 static int keep_latency(struct thread *th, int64_t ns)

@@ -3,6 +3,7 @@
  * below its range. */
 #include "bench/hold.h"
 #include "proto/proto.h"
+#include "lib/digest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@ int hold_open(struct hold *h, struct target *t, uint64_t n)
 	if (getrandom(&base, sizeof base, 0) != sizeof base)
 		base = (uint64_t)clock_ns();
 	base = (base >> 2) + 1;
-	proto_digest(base - 1, q.digest);
+	digest_of(base - 1, q.digest);
 	for (; h->n < n; h->n++) {
 		int fd;
 

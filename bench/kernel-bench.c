@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "shm/clock.h"
+#include "lib/clock.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 

@@ -5,7 +5,8 @@
  * master's own switches and defaults, so a script can pass the same words
  * to both. */
 #include "bench/options.h"
-#include "master/parse.h"
+#include "lib/os.h"
+#include "lib/parse.h"
 #include "proto/proto.h"
 
 #include <errno.h>
@@ -49,7 +50,7 @@ static const char usage[] =
 
 unsigned bench_cpus(void)
 {
-	unsigned n = parse_cpus();
+	unsigned n = os_cpu_count();
 
 	return n > MAX_WORKERS ? MAX_WORKERS : n;
 }
@@ -106,10 +107,10 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'n':
 		o->calibrate = 0;
 		return REPLAY;
-	case PARSE_OPT_SCHEDULE:
-	case PARSE_OPT_NO_PREEMPT:
-	case PARSE_OPT_NO_SPLIT:
-		return parse_policy_option(c, arg, &pol->rank) < 0 ? -EINVAL : REPLAY;
+	case RANK_OPT_SCHEDULE:
+	case RANK_OPT_NO_PREEMPT:
+	case RANK_OPT_NO_SPLIT:
+		return rank_policy_option(c, arg, &pol->rank) < 0 ? -EINVAL : REPLAY;
 	case 'w':
 		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
 			return -EINVAL;
@@ -149,7 +150,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "rescore", required_argument, NULL, 'S' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "no-calibrate", no_argument, NULL, 'n' },
-		PARSE_POLICY_OPTIONS,
+		RANK_POLICY_OPTIONS,
 		{ "workers", required_argument, NULL, 'w' },
 		{ "concurrency", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },

@@ -3,7 +3,7 @@
  * copy_of, then the two ideal latencies (empty when unknown), which a
  * rescore computes again and so does not read. */
 #include "bench/runcsv.h"
-#include "master/parse.h"
+#include "lib/parse.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,6 +9,7 @@
  *   prio   = 1 + (int)(-ln(1 - rand() / 2^31) / LAMBDA), at most 16. */
 #include "bench/workload.h"
 #include "proto/proto.h"
+#include "lib/digest.h"
 
 #include <errno.h>
 #include <math.h>
@@ -50,7 +51,7 @@ static void fresh_request(struct wl_request *q, uint64_t start,
 	q->end = start + difficulty;
 	q->answer = start + (uint64_t)rand() % difficulty;
 	q->copy_of = -1;
-	proto_digest(q->answer, q->digest);
+	digest_of(q->answer, q->digest);
 }
 
 static int check_params(const struct wl_params *p)

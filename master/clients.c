@@ -1,11 +1,11 @@
 /* Connections as a set. Each is in at most one list: `timed` while reading
  * or writing (one timeout for all, so arrival order is deadline order),
- * `lingering` after its reply, a job's waiters while waiting (jobs.c), or
- * the graveyard once closed. */
+ * `lingering` after its reply, a job's waiters while waiting (jobs.c, which
+ * alone edits those lists and c->job), or the graveyard once closed. */
 #include "master/clients.h"
-#include "master/log.h"
+#include "lib/log.h"
 #include "master/net.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,9 +27,9 @@ void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 	cl->timeout_ms = timeout_ms;
 }
 
-/* Watch c for events (none but errors and hang-ups when 0). A connection
- * joins the epoll set only when it has to wait for something. */
-static int watch(struct clients *cl, struct conn *c, uint32_t events)
+/* Have epoll report events on c (none but errors and hang-ups when 0). A
+ * connection joins the epoll set only when it has to wait for something. */
+static int arm(struct clients *cl, struct conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = &c->src };
 	int op = c->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
@@ -113,7 +113,7 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 		conn_list_push(&cl->ready, c);
 		break;
 	case CONN_MORE:
-		if (watch(cl, c, EPOLLIN) < 0)
+		if (arm(cl, c, EPOLLIN) < 0)
 			clients_drop(cl, c);
 		break;
 	default:
@@ -138,21 +138,25 @@ int clients_accept(struct clients *cl, int listen_fd)
 	for (int i = 0; i < ACCEPT_TRIES; i++) {
 		struct sockaddr_storage peer;
 		socklen_t len;
-		int fd, rc = net_accept(listen_fd, &fd, &peer, &len);
+		int fd, err = 0;
 
-		if (rc == -EAGAIN)
+		switch (net_accept(listen_fd, &fd, &peer, &len, &err)) {
+		case NET_ACCEPTED:
+			add(cl, fd, (const struct sockaddr *)&peer);
 			return 0;
-		if (rc == -EMFILE || rc == -ENFILE) {
+		case NET_NONE:
+			return 0;
+		case NET_TURNED_AWAY:
 			turned_away(cl);
-			return rc == -ENFILE ? rc : 0;
+			return 0;
+		case NET_EXHAUSTED:
+			turned_away(cl);
+			return 1;
+		case NET_FAILED:
+			if (err != ECONNABORTED && err != EPROTO)
+				log_warn("accept: %s", strerror(err));
+			break; /* that one is gone: try the next */
 		}
-		if (rc < 0) {
-			if (rc != -ECONNABORTED && rc != -EPROTO)
-				log_warn("accept: %s", strerror(-rc));
-			continue;
-		}
-		add(cl, fd, (const struct sockaddr *)&peer);
-		return 0;
 	}
 	return 0;
 }
@@ -163,7 +167,7 @@ static void answered(struct clients *cl, struct conn *c)
 {
 	cl->stats->answered++;
 	if (!conn_unread(c) || shutdown(c->src.fd, SHUT_WR) < 0 ||
-	    watch(cl, c, EPOLLIN) < 0) {
+	    arm(cl, c, EPOLLIN) < 0) {
 		close_conn(cl, c);
 		return;
 	}
@@ -184,7 +188,7 @@ static void flush(struct clients *cl, struct conn *c)
 		if (c->list != &cl->timed) {
 			c->since_ms = clock_ms();
 			conn_list_push(&cl->timed, c);
-			watch(cl, c, EPOLLOUT);
+			arm(cl, c, EPOLLOUT);
 		}
 		break;
 	default:
@@ -194,8 +198,6 @@ static void flush(struct clients *cl, struct conn *c)
 
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
 {
-	conn_list_remove(c);
-	c->job = NULL;
 	conn_set_reply(c, answer);
 	flush(cl, c);
 }
@@ -203,7 +205,7 @@ void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
 void clients_wait(struct clients *cl, struct conn *c)
 {
 	c->state = CONN_WAITING;
-	watch(cl, c, 0); /* errors and hang-ups only */
+	arm(cl, c, 0); /* errors and hang-ups only */
 }
 
 enum client_news clients_event(struct clients *cl, struct conn *c,

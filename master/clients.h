@@ -35,9 +35,9 @@ struct clients {
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms);
 /* Accept a connection the listener has, reading its request at once: if
- * it is whole, clients_ready hands it over. 0, or
- * -ENFILE when descriptors ran out and a waiting connection could not even
- * be turned away: the caller should stop watching the listener a while. */
+ * it is whole, clients_ready hands it over. 1 when descriptors ran out and
+ * a waiting connection could not even be turned away: the caller should
+ * stop watching the listener a while; else 0. */
 int clients_accept(struct clients *cl, int listen_fd);
 /* The next connection whose whole request came with its accept, or NULL. */
 struct conn *clients_ready(struct clients *cl);
@@ -46,7 +46,8 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
 			       uint32_t events);
 /* c's request is being searched: watch it only for a reset or an error. */
 void clients_wait(struct clients *cl, struct conn *c);
-/* Send answer to c (it leaves any list it is in); closed once written. */
+/* Send answer to c (in no list: a waiting one is detached from its job
+ * first); closed once written. */
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer);
 /* Close c without an answer, counted as dropped. */
 void clients_drop(struct clients *cl, struct conn *c);

@@ -1,6 +1,6 @@
 /* Reading the config file: whole, bounded, then line by line. */
 #include "master/config.h"
-#include "master/log.h"
+#include "lib/log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -64,8 +64,8 @@ static char *trim(char *s)
 	return s;
 }
 
-/* Apply the `key = value` lines of text to o. */
-static int parse(const char *path, char *text, struct options *o)
+/* Hand the `key = value` lines of text to set. */
+static int parse(const char *path, char *text, config_set_fn set, void *ctx)
 {
 	unsigned lineno = 0;
 
@@ -85,7 +85,7 @@ static int parse(const char *path, char *text, struct options *o)
 			return -EINVAL;
 		}
 		*eq = '\0';
-		rc = options_set(o, trim(s), trim(eq + 1));
+		rc = set(ctx, trim(s), trim(eq + 1));
 		if (rc == -ENOENT)
 			log_error("config %s:%u: unknown key '%s'", path, lineno, trim(s));
 		else if (rc < 0)
@@ -96,9 +96,8 @@ static int parse(const char *path, char *text, struct options *o)
 	return 0;
 }
 
-int config_load(const char *path, struct options *o)
+int config_read(const char *path, config_set_fn set, void *ctx)
 {
-	struct options next = *o;
 	char *text = NULL;
 	int rc = slurp(path, &text);
 
@@ -112,9 +111,7 @@ int config_load(const char *path, struct options *o)
 		log_error("config %s: %s", path, strerror(-rc));
 	if (rc < 0)
 		return rc;
-	rc = parse(path, text, &next);
+	rc = parse(path, text, set, ctx);
 	free(text);
-	if (rc == 0)
-		*o = next;
 	return rc;
 }

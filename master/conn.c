@@ -6,6 +6,7 @@
 #include "master/conn.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,6 +15,8 @@
 
 void conn_list_push(struct conn_list *l, struct conn *c)
 {
+	if (c->list)
+		abort(); /* in two lists at once: a bug, which would corrupt both */
 	c->next = NULL;
 	c->prev = l->tail;
 	if (l->tail)

@@ -4,11 +4,16 @@
  * parked jobs into free entries best-ranked first; so a new job and one that
  * waited behind a full table take the same path. An index hashed on the key
  * finds the job a repeated request may join without looking at the others.
- * A job struct is freed once it has no entry and no connection waits on it. */
+ *
+ * One notification ends a job: the worker that moves it to FOUND or
+ * EXHAUSTED flags its entry, and the master replies to every connection
+ * waiting on it, caches the answer, frees the job and takes the entry back,
+ * all in that one turn of its loop. A cancelled job is forgotten at once;
+ * its entry comes back when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
 #include "master/job.h"
-#include "master/log.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -35,8 +40,8 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t settled)
 		st->ns[i] += t[i];
 	st->timed++;
 	log_debug("request %llu..%llu: read %.1f, dispatch %.1f, wake %.1f, hash %.1f, "
-		  "notify %.1f, reply %.1f us", (unsigned long long)key_of(js, j)->start,
-		  (unsigned long long)key_of(js, j)->end, t[0] / 1e3, t[1] / 1e3,
+		  "notify %.1f, reply %.1f us", (unsigned long long)job_key(js, j)->start,
+		  (unsigned long long)job_key(js, j)->end, t[0] / 1e3, t[1] / 1e3,
 		  t[2] / 1e3, t[3] / 1e3, t[4] / 1e3, t[5] / 1e3);
 }
 
@@ -58,30 +63,55 @@ static void note(const struct conn *c, const char *how)
 		  c->prio, how);
 }
 
-/* j's weight changed: rank it by the new one. */
+/* j's weight changed: publish it where the job is ranked. */
 static void reweigh(struct jobs *js, struct job *j)
 {
-	if (j->entry != RING_NONE) {
-		if (!j->closing)
-			ring_set_weight(js->ring, j->entry, j->weight);
-	} else {
-		heap_fix(js, j->heap_pos);
-	}
+	if (j->entry != RING_NONE)
+		ring_set_weight(js->ring, j->entry, jobset_weight(j));
+	else
+		jobset_rerank(js, j);
 	js->rebalance = 1;
 }
 
 /* ---- life and death of a job --------------------------------------------- */
 
-/* A new job for the request of c, whose key is k. */
-static struct job *job_new(struct jobs *js, const struct conn *c,
+/* c waits on j. 0, or -ENOMEM (c is then not attached). */
+static int attach(struct job *j, struct conn *c)
+{
+	if (jobset_share(j, c->peer, c->prio) < 0)
+		return -ENOMEM;
+	conn_list_push(&j->waiters, c);
+	c->job = j;
+	return 0;
+}
+
+/* c no longer waits on its job. */
+static void detach(struct conn *c)
+{
+	conn_list_remove(c);
+	c->job = NULL;
+}
+
+/* The job is over: out of the index, its memory freed. */
+static void job_free(struct jobs *js, struct job *j)
+{
+	jobset_unindex(js, j);
+	js->njobs--;
+	free(j->shares);
+	free(j->parked);
+	free(j);
+}
+
+/* A new job for the request of c, whose key is k, waited on by c and
+ * parked with fresh progress (jobs_balance gives it an entry), or NULL
+ * when memory ran out (c is then untouched). */
+static struct job *job_new(struct jobs *js, struct conn *c,
 			   const struct ring_key *k, uint64_t hash)
 {
 	struct job *j = calloc(1, sizeof *j);
 
-	if (!j || !(j->parked = calloc(1, sizeof *j->parked))) {
-		free(j);
-		return NULL;
-	}
+	if (!j || !(j->parked = calloc(1, sizeof *j->parked)))
+		goto fail;
 	j->parked->key = *k;
 	j->parked->p.next = k->start;
 	j->entry = RING_NONE;
@@ -89,109 +119,116 @@ static struct job *job_new(struct jobs *js, const struct conn *c,
 	j->hash = hash;
 	j->accept_ns = c->accept_ns;
 	j->request_ns = c->request_ns;
+	if (attach(j, c) < 0)
+		goto fail;
+	if (jobset_park(js, j) < 0) {
+		detach(c);
+		goto fail;
+	}
+	jobset_index(js, j);
+	js->njobs++;
 	return j;
-}
-
-static void job_free(struct job *j)
-{
-	free(j->shares);
-	free(j->parked);
+fail:
+	if (j) {
+		free(j->shares);
+		free(j->parked);
+	}
 	free(j);
+	return NULL;
 }
 
-/* c waits on j. 0, or -ENOMEM (c is then not attached). */
-static int attach(struct jobs *js, struct job *j, struct conn *c)
-{
-	if (share(j, c->peer, c->prio) < 0)
-		return -ENOMEM;
-	conn_list_push(&j->waiters, c);
-	c->job = j;
-	clients_wait(js->clients, c);
-	return 0;
-}
-
-/* Stop j's search in the ring: it closes once its chunks are back. */
-static void release(struct jobs *js, struct job *j)
-{
-	if (j->parking)
-		js->parking--;
-	ring_release(js->ring, j->entry);
-	j->closing = 1;
-	j->parking = 0;
-}
-
-/* Nobody waits on j any more. */
+/* Nobody waits on j any more: forget it. Its entry, if it has one, comes
+ * back once the workers have dropped it. */
 static void cancel(struct jobs *js, struct job *j)
 {
 	js->stats->cancelled++;
-	index_remove(js, j);
 	if (j->entry == RING_NONE) {
-		park_remove(js, j);
-		job_free(j);
-	} else if (!j->closing || j->parking) {
-		release(js, j);
+		jobset_unpark(js, j);
+	} else {
+		ring_release(js->ring, j->entry);
+		js->by_entry[j->entry] = NULL;
 	}
+	job_free(js, j);
 }
 
-static void reply_all(struct jobs *js, struct job *j, uint64_t answer)
+/* j, in the table, is answered with x: reply to every connection waiting
+ * on it; it is over. */
+static void answer(struct jobs *js, struct job *j, uint64_t x, uint64_t settled)
 {
 	struct conn *c;
 
-	while ((c = j->waiters.head))
-		clients_reply(js->clients, c, answer);
+	while ((c = j->waiters.head)) {
+		detach(c);
+		clients_reply(js->clients, c, x);
+	}
+	time_stages(js, j, settled);
+	js->by_entry[j->entry] = NULL;
+	job_free(js, j);
 }
 
-/* A closed job's entry goes back to the ring: the job follows it into the
- * parked set when it was being parked, else it is over. */
-static void take_back(struct jobs *js, struct job *j)
+/* Close the connections waiting on j without an answer. */
+static void drop_waiters(struct jobs *js, struct job *j)
+{
+	struct conn *c;
+
+	while ((c = j->waiters.head)) {
+		detach(c);
+		clients_drop(js->clients, c);
+	}
+}
+
+/* j's entry is PARKED: its key and progress come to the master (into the
+ * j->parked that park_worst made ready), the entry goes back, and j waits
+ * with the parked jobs. */
+static void park(struct jobs *js, struct job *j)
 {
 	uint32_t e = j->entry;
 
 	js->by_entry[e] = NULL;
-	js->rebalance = 1;
 	j->entry = RING_NONE;
-	if (j->parking) {
-		j->parked->key = *ring_key_of(js->ring, e);
-		ring_take_back(js->ring, e, &j->parked->p);
-		j->closing = j->parking = 0;
-		js->parking--;
-		if (park_push(js, j) == 0)
-			return;
-		log_error("out of memory: cancelling a parked search");
-		while (j->waiters.head)
-			clients_drop(js->clients, j->waiters.head);
-		index_remove(js, j);
-	} else {
-		ring_take_back(js->ring, e, NULL);
-	}
-	job_free(j);
+	j->parked->key = *ring_key(js->ring, e);
+	ring_take_back(js->ring, e, &j->parked->p);
+	js->rebalance = 1;
+	if (jobset_park(js, j) == 0)
+		return;
+	log_error("out of memory: cancelling a parked search");
+	drop_waiters(js, j);
+	job_free(js, j);
 }
 
-/* Act on what the workers did to j. */
-static void settle(struct jobs *js, struct job *j)
+/* What the workers did to the job in entry e, which its phase says: an
+ * answer, none, or its leases back after a park or a release. */
+static void on_entry(struct jobs *js, uint32_t e)
 {
-	uint64_t x = 0;
-	enum ring_outcome out = ring_check(js->ring, j->entry, &x);
+	struct job *j = js->by_entry[e];
+	uint64_t settled = clock_ns();
 
-	if (out == RING_FOUND && !j->cached) {
-		cache_put(js->cache, key_of(js, j)->digest, x);
-		j->cached = 1;
-	}
-	if (out != RING_RUNNING) {
-		if (!j->done) {
-			uint64_t settled = clock_ns();
-
-			if (out == RING_EXHAUSTED)
-				js->stats->not_found++;
-			reply_all(js, j, out == RING_FOUND ? x : 0);
-			time_stages(js, j, settled);
-			index_remove(js, j);
+	switch (ring_phase(js->ring, e)) {
+	case PHASE_FOUND:
+		cache_put(js->cache, ring_key(js->ring, e)->digest, ring_answer(js->ring, e));
+		if (j)
+			answer(js, j, ring_answer(js->ring, e), settled);
+		break;
+	case PHASE_EXHAUSTED:
+		if (j) {
+			js->stats->not_found++;
+			answer(js, j, 0, settled);
 		}
-		if (!j->closing || j->parking)
-			release(js, j);
+		break;
+	case PHASE_PARKED:
+		if (j) {
+			park(js, j);
+			return;
+		}
+		break;
+	case PHASE_CLOSED:
+		break;
+	default:
+		return; /* still the workers' */
 	}
-	if (ring_closed(js->ring, j->entry))
-		take_back(js, j);
+	ring_take_back(js->ring, e, NULL);
+	js->by_entry[e] = NULL;
+	js->rebalance = 1;
 }
 
 /* ---- the interface -------------------------------------------------------- */
@@ -207,7 +244,6 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->stats = stats;
 	js->policy = *policy;
 	js->attach = attach;
-	js->wake = 1;
 	js->index_size = 1024;
 	js->index = calloc(js->index_size, sizeof *js->index);
 	return js->index ? 0 : -ENOMEM;
@@ -217,24 +253,19 @@ void jobs_free(struct jobs *js)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
-			job_free(js->by_entry[e]);
-	for (size_t i = 0; i < js->nparked; i++)
-		job_free(js->parked[i]);
+			job_free(js, js->by_entry[e]);
+	for (uint32_t i = 0; i < js->nparked; i++)
+		job_free(js, js->parked[i]);
 	free(js->parked);
 	free(js->index);
 	memset(js, 0, sizeof *js);
-}
-
-void jobs_set_wake(struct jobs *js, unsigned n)
-{
-	js->wake = n ? n : 1;
 }
 
 void jobs_dispatch(struct jobs *js, struct conn *c)
 {
 	const struct proto_request *q = &c->req;
 	struct ring_key k;
-	struct job *j = NULL;
+	struct job *j;
 	uint64_t x, hash;
 
 	if (q->start > q->end) {
@@ -252,27 +283,22 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	memcpy(k.digest, q->digest, sizeof k.digest);
 	k.start = q->start;
 	k.end = q->end;
-	hash = job_key_hash(&k);
-	if (js->attach && (j = index_find(js, &k, hash)) && attach(js, j, c) == 0) {
+	hash = jobset_hash(&k);
+	if (js->attach && (j = jobset_find(js, &k, hash)) && attach(j, c) == 0) {
 		note(c, "joins the search in flight");
 		js->stats->attached++;
+		clients_wait(js->clients, c);
 		reweigh(js, j);
 		return;
 	}
-	if (!(j = job_new(js, c, &k, hash)) || attach(js, j, c) < 0 ||
-	    park_push(js, j) < 0) {
+	if (!job_new(js, c, &k, hash)) {
 		log_error("out of memory: dropping a request");
-		if (j && c->job == j)
-			conn_list_remove(c);
-		if (j)
-			job_free(j);
 		clients_drop(js->clients, c);
 		return;
 	}
 	note(c, "new job");
 	js->stats->jobs++;
-	if (js->attach)
-		index_add(js, j);
+	clients_wait(js->clients, c);
 	jobs_balance(js); /* into the table now, not after the whole batch */
 }
 
@@ -280,9 +306,8 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 {
 	struct job *j = c->job;
 
-	conn_list_remove(c);
-	c->job = NULL;
-	share(j, c->peer, -(int64_t)c->prio);
+	detach(c);
+	jobset_share(j, c->peer, -(int64_t)c->prio);
 	if (j->waiters.n == 0)
 		cancel(js, j);
 	else
@@ -290,15 +315,12 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 	clients_drop(js->clients, c);
 }
 
-void jobs_changed(struct jobs *js)
+void jobs_news(struct jobs *js)
 {
 	unsigned n = ring_changed(js->ring, js->changed);
 
-	for (unsigned i = 0; i < n; i++) {
-		struct job *j = js->by_entry[js->changed[i]];
-		if (j)
-			settle(js, j);
-	}
+	for (unsigned i = 0; i < n; i++)
+		on_entry(js, js->changed[i]);
 }
 
 /* Put the best parked job into a free entry. */
@@ -307,43 +329,54 @@ static void unpark(struct jobs *js)
 	struct job *j = js->parked[0];
 	uint32_t e;
 
-	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, j->weight,
+	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, jobset_weight(j),
 			j->seq, &e) < 0)
 		return;
-	park_remove(js, j);
+	jobset_unpark(js, j);
 	free(j->parked);
 	j->parked = NULL;
 	j->entry = e;
 	j->submit_ns = clock_ns();
 	js->by_entry[e] = j;
-	ring_wake(js->ring, js->wake);
+	ring_wake(js->ring);
 	ring_preempt(js->ring, e);
 }
 
-/* The table is full: park its worst job if the best parked one outranks
- * it. One at a time; the next when this one is out. */
+/* The table is full: park its worst running job if the best parked one
+ * outranks it. One at a time: none while another is being parked. */
 static void park_worst(struct jobs *js)
 {
-	struct rank_key best = parked_key(js->parked[0]), worst = { 0 }, k;
-	struct job *victim = NULL;
+	struct rank_key best = jobset_parked_rank(js->parked[0]), worst = { 0 }, k;
+	uint32_t victim = RING_NONE;
+	struct job *j;
 
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		struct job *j = js->by_entry[e];
-		if (!j || j->closing)
+		enum ring_phase now;
+
+		if (!js->by_entry[e])
+			continue;
+		if ((now = ring_phase(js->ring, e)) == PHASE_PARKING)
+			return;
+		if (now != PHASE_RUNNING)
 			continue;
 		ring_rank_key(js->ring, e, &k);
-		if (!victim || rank_outranks(&js->policy, &worst, &k)) {
-			victim = j;
+		if (victim == RING_NONE || rank_outranks(&js->policy, &worst, &k)) {
+			victim = e;
 			worst = k;
 		}
 	}
-	if (!victim || !rank_outranks(&js->policy, &best, &worst) ||
-	    !(victim->parked = calloc(1, sizeof *victim->parked)))
+	if (victim == RING_NONE || !rank_outranks(&js->policy, &best, &worst))
 		return;
-	ring_park(js->ring, victim->entry);
-	victim->closing = victim->parking = 1;
-	js->parking++;
+	j = js->by_entry[victim];
+	if (!(j->parked = calloc(1, sizeof *j->parked)))
+		return; /* no memory to keep its progress: it runs on */
+	if (!ring_park(js->ring, victim)) {
+		free(j->parked);
+		j->parked = NULL;
+		return;
+	}
 	js->stats->parked++;
+	ring_wake(js->ring); /* a worker brings its leases back (rare: a full table) */
 }
 
 void jobs_balance(struct jobs *js)
@@ -353,23 +386,20 @@ void jobs_balance(struct jobs *js)
 	js->rebalance = 0;
 	while (js->nparked && ring_has_room(js->ring))
 		unpark(js);
-	if (js->nparked > js->parking && js->parking == 0)
+	if (js->nparked)
 		park_worst(js);
 }
 
 void jobs_drop_all(struct jobs *js)
 {
-	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		struct job *j = js->by_entry[e];
-		while (j && j->waiters.head)
-			clients_drop(js->clients, j->waiters.head);
-	}
-	for (size_t i = 0; i < js->nparked; i++)
-		while (js->parked[i]->waiters.head)
-			clients_drop(js->clients, js->parked[i]->waiters.head);
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js->by_entry[e])
+			drop_waiters(js, js->by_entry[e]);
+	for (uint32_t i = 0; i < js->nparked; i++)
+		drop_waiters(js, js->parked[i]);
 }
 
 unsigned jobs_in_flight(const struct jobs *js)
 {
-	return ring_in_use(js->ring) + (unsigned)js->nparked;
+	return js->njobs;
 }

@@ -1,6 +1,7 @@
 /* The master's side of jobs. A complete request is answered from the cache,
- * joins the identical search in flight, or becomes a new job; what the
- * workers report becomes replies, cache entries and freed entries.
+ * joins the identical search in flight, or becomes a new job; the news the
+ * workers flag (a job at one of its ends) becomes replies, cache entries
+ * and free entries, all at once.
  *
  * A job's identity (digest, range) and progress live once: in the ring's
  * table while the job is there, in the master while it is parked. The
@@ -30,14 +31,13 @@ struct jobs {
 	struct seg_stats *stats;
 	struct rank_policy policy;
 	int attach;                       /* repeats join the search in flight */
-	unsigned wake;                    /* workers to wake for new work */
 	uint64_t seq;                     /* jobs created, for arrival order */
+	unsigned njobs;                   /* jobs alive: in the table or parked */
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
 	struct job **index;               /* by digest and range (chained) */
 	size_t index_size, indexed;
 	struct job **parked;              /* a heap, best-ranked first */
-	size_t nparked, parked_cap;
-	unsigned parking;                 /* parks asked of the ring, not done */
+	uint32_t nparked, parked_cap;
 	int rebalance;                    /* the table or parked set changed */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
 };
@@ -48,14 +48,12 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      const struct rank_policy *policy, int attach);
 /* Free every job (at exit, after jobs_drop_all). */
 void jobs_free(struct jobs *js);
-/* Wake up to n workers when new work arrives. */
-void jobs_set_wake(struct jobs *js, unsigned n);
 /* c's request is complete: answer it, attach it, or start a job. */
 void jobs_dispatch(struct jobs *js, struct conn *c);
 /* c waited on a job and its client is gone: detach, maybe cancel, drop. */
 void jobs_client_gone(struct jobs *js, struct conn *c);
-/* Act on the jobs the workers flagged (found, exhausted, closed). */
-void jobs_changed(struct jobs *js);
+/* Act on the jobs the workers flagged: each at one of its ends. */
+void jobs_news(struct jobs *js);
 /* After each batch of events: fill free entries with parked jobs, and
  * park the worst job of a full table for a better parked one. */
 void jobs_balance(struct jobs *js);

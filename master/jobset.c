@@ -1,9 +1,10 @@
 /* The sets jobs live in: the index that finds the job a repeated request
  * may join without looking at the others (hashed on digest and range), the
- * heap of parked jobs (best-ranked first), and the weight each peer address
- * gives a job. */
+ * heap of parked jobs (best-ranked first, lib/heap.c), and the weight each
+ * peer address gives a job. */
 #include "master/job.h"
-#include "proto/proto.h"
+#include "lib/digest.h"
+#include "lib/heap.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -11,9 +12,9 @@
 
 /* ---- the index: jobs by digest and range ------------------------------- */
 
-uint64_t job_key_hash(const struct ring_key *k)
+uint64_t jobset_hash(const struct ring_key *k)
 {
-	uint64_t h = proto_load_be64(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
+	uint64_t h = digest_key(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
 		     k->end * 0xc2b2ae3d27d4eb4full;
 
 	return h ^ h >> 31;
@@ -30,17 +31,17 @@ static struct job **bucket(const struct jobs *js, uint64_t hash)
 	return &js->index[hash & (js->index_size - 1)];
 }
 
-struct job *index_find(const struct jobs *js, const struct ring_key *k,
-			      uint64_t hash)
+struct job *jobset_find(const struct jobs *js, const struct ring_key *k,
+			uint64_t hash)
 {
 	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
-		if (j->hash == hash && same_key(key_of(js, j), k))
+		if (j->hash == hash && same_key(job_key(js, j), k))
 			return j;
 	return NULL;
 }
 
 /* Double the buckets when they average more than one job. */
-static void index_grow(struct jobs *js)
+static void grow(struct jobs *js)
 {
 	size_t old = js->index_size;
 	struct job **prev = js->index, **grown = calloc(2 * old, sizeof *grown);
@@ -59,23 +60,17 @@ static void index_grow(struct jobs *js)
 	free(prev);
 }
 
-void index_add(struct jobs *js, struct job *j)
+void jobset_index(struct jobs *js, struct job *j)
 {
 	if (js->indexed >= js->index_size)
-		index_grow(js);
+		grow(js);
 	j->hnext = *bucket(js, j->hash);
 	*bucket(js, j->hash) = j;
 	js->indexed++;
 }
 
-/* The job is answered or cancelled: a new request for it starts afresh. */
-void index_remove(struct jobs *js, struct job *j)
+void jobset_unindex(struct jobs *js, struct job *j)
 {
-	if (j->done)
-		return;
-	j->done = 1;
-	if (!js->attach)
-		return;
 	for (struct job **p = bucket(js, j->hash); *p; p = &(*p)->hnext) {
 		if (*p == j) {
 			*p = j->hnext;
@@ -87,22 +82,25 @@ void index_remove(struct jobs *js, struct job *j)
 
 /* ---- parked jobs: a heap, best-ranked first ---------------------------- */
 
-struct rank_key parked_key(const struct job *j)
+struct rank_key jobset_parked_rank(const struct job *j)
 {
-	return (struct rank_key){ j->weight,
+	return (struct rank_key){ jobset_weight(j),
 				  ring_remaining(&j->parked->key, &j->parked->p),
 				  j->seq, j->parked->p.started };
 }
 
-static int heap_before(const struct jobs *js, size_t a, size_t b)
+static int parked_before(const void *set, uint32_t a, uint32_t b)
 {
-	struct rank_key ka = parked_key(js->parked[a]), kb = parked_key(js->parked[b]);
+	const struct jobs *js = set;
+	struct rank_key ka = jobset_parked_rank(js->parked[a]);
+	struct rank_key kb = jobset_parked_rank(js->parked[b]);
 
 	return rank_outranks(&js->policy, &ka, &kb);
 }
 
-static void heap_swap(struct jobs *js, size_t a, size_t b)
+static void parked_swap(void *set, uint32_t a, uint32_t b)
 {
+	struct jobs *js = set;
 	struct job *t = js->parked[a];
 
 	js->parked[a] = js->parked[b];
@@ -111,29 +109,12 @@ static void heap_swap(struct jobs *js, size_t a, size_t b)
 	js->parked[b]->heap_pos = b;
 }
 
-void heap_fix(struct jobs *js, size_t pos)
-{
-	while (pos > 0 && heap_before(js, pos, (pos - 1) / 2)) {
-		heap_swap(js, pos, (pos - 1) / 2);
-		pos = (pos - 1) / 2;
-	}
-	for (;;) {
-		size_t c = 2 * pos + 1;
-		if (c >= js->nparked)
-			return;
-		if (c + 1 < js->nparked && heap_before(js, c + 1, c))
-			c++;
-		if (!heap_before(js, c, pos))
-			return;
-		heap_swap(js, pos, c);
-		pos = c;
-	}
-}
+static const struct heap_ops parked_heap = { parked_before, parked_swap };
 
-int park_push(struct jobs *js, struct job *j)
+int jobset_park(struct jobs *js, struct job *j)
 {
 	if (js->nparked == js->parked_cap) {
-		size_t cap = js->parked_cap ? 2 * js->parked_cap : 64;
+		uint32_t cap = js->parked_cap ? 2 * js->parked_cap : 64;
 		struct job **grown = realloc(js->parked, cap * sizeof *grown);
 		if (!grown)
 			return -ENOMEM;
@@ -142,19 +123,20 @@ int park_push(struct jobs *js, struct job *j)
 	}
 	j->heap_pos = js->nparked;
 	js->parked[js->nparked++] = j;
-	heap_fix(js, j->heap_pos);
+	heap_fix(&parked_heap, js, js->nparked, j->heap_pos);
 	js->rebalance = 1;
 	return 0;
 }
 
-void park_remove(struct jobs *js, struct job *j)
+void jobset_unpark(struct jobs *js, struct job *j)
 {
-	size_t pos = j->heap_pos;
+	heap_remove(&parked_heap, js, js->nparked, j->heap_pos);
+	js->nparked--;
+}
 
-	if (pos != --js->nparked) {
-		heap_swap(js, pos, js->nparked);
-		heap_fix(js, pos);
-	}
+void jobset_rerank(struct jobs *js, struct job *j)
+{
+	heap_fix(&parked_heap, js, js->nparked, j->heap_pos);
 }
 
 /* ---- weight ------------------------------------------------------------- */
@@ -164,11 +146,18 @@ static uint64_t capped(uint64_t sum)
 	return sum < RANK_PEER_WEIGHT_MAX ? sum : RANK_PEER_WEIGHT_MAX;
 }
 
-/* Add delta (negative: take away) to what peer gives j. 0 or -ENOMEM. */
-int share(struct job *j, const uint8_t peer[16], int64_t delta)
+uint64_t jobset_weight(const struct job *j)
 {
-	struct share *s = NULL;
-	uint64_t before;
+	uint64_t w = 0;
+
+	for (uint32_t i = 0; i < j->nshares; i++)
+		w += capped(j->shares[i].sum);
+	return w;
+}
+
+int jobset_share(struct job *j, const uint8_t peer[16], int64_t delta)
+{
+	struct job_share *s = NULL;
 
 	for (uint32_t i = 0; i < j->nshares && !s; i++)
 		if (memcmp(j->shares[i].peer, peer, 16) == 0)
@@ -176,7 +165,7 @@ int share(struct job *j, const uint8_t peer[16], int64_t delta)
 	if (!s) {
 		if (j->nshares == j->shares_cap) {
 			uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
-			struct share *grown = realloc(j->shares, cap * sizeof *grown);
+			struct job_share *grown = realloc(j->shares, cap * sizeof *grown);
 			if (!grown)
 				return -ENOMEM;
 			j->shares = grown;
@@ -186,11 +175,8 @@ int share(struct job *j, const uint8_t peer[16], int64_t delta)
 		memcpy(s->peer, peer, 16);
 		s->sum = 0;
 	}
-	before = capped(s->sum);
 	s->sum += (uint64_t)delta;
-	j->weight = j->weight - before + capped(s->sum);
 	if (s->sum == 0)
 		*s = j->shares[--j->nshares];
 	return 0;
 }
-

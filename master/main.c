@@ -2,7 +2,7 @@
  * status or become the master (listener, shared segment, pre-forked
  * workers) and serve until stopped. Exit status: 0 after a clean stop, 1
  * when it could not start (or --status found no master), 2 for bad usage. */
-#include "master/log.h"
+#include "lib/log.h"
 #include "master/options.h"
 #include "master/server.h"
 #include "master/status.h"

@@ -126,8 +126,8 @@ void net_reserve_init(void)
 		reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
-int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
-	       socklen_t *len)
+enum net_accepted net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
+			     socklen_t *len, int *err)
 {
 	int c;
 
@@ -136,20 +136,20 @@ int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
 	c = accept4(listen_fd, (struct sockaddr *)peer, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (c >= 0) {
 		*fd = c;
-		return 0;
+		return NET_ACCEPTED;
 	}
-	if (errno == EMFILE || errno == ENFILE) {
-		if (reserve_fd < 0)
-			return -ENFILE; /* nothing to turn it away with */
-		close(reserve_fd);
-		reserve_fd = -1;
-		c = accept(listen_fd, NULL, NULL);
-		if (c >= 0)
-			close(c);
-		net_reserve_init();
-		return -EMFILE;
-	}
+	*err = errno;
 	if (errno == EWOULDBLOCK || errno == EINTR)
-		return -EAGAIN;
-	return -errno;
+		return NET_NONE;
+	if (errno != EMFILE && errno != ENFILE)
+		return NET_FAILED;
+	if (reserve_fd < 0)
+		return NET_EXHAUSTED;
+	close(reserve_fd);
+	reserve_fd = -1;
+	c = accept(listen_fd, NULL, NULL);
+	if (c >= 0)
+		close(c);
+	net_reserve_init();
+	return NET_TURNED_AWAY;
 }

@@ -19,14 +19,22 @@ int net_listen(unsigned port, int *fd);
 long net_raise_nofile(void);
 /* Keep one descriptor in reserve for net_accept (call once at start). */
 void net_reserve_init(void);
+/* What net_accept did. */
+enum net_accepted {
+	NET_ACCEPTED = 0, /* *fd is a new connection */
+	NET_NONE,         /* none was waiting */
+	NET_TURNED_AWAY,  /* descriptors ran out: one waiting connection was
+	                     accepted with the reserve and closed, so the
+	                     listener does not stay readable for ever */
+	NET_EXHAUSTED,    /* descriptors ran out and no reserve was there to
+	                     turn it away: stop accepting for a while */
+	NET_FAILED,       /* accept failed otherwise (*err: the errno) */
+};
+
 /* Accept one connection, non-blocking and close-on-exec, with TCP_NODELAY
- * and keepalive from the listener; its address goes to *peer (*len bytes).
- * 0 and *fd, -EAGAIN
- * when none is waiting, -EMFILE when one had to be turned away because
- * descriptors ran out (the reserve is used to accept and close it, so the
- * listener does not stay readable forever), -ENFILE when not even the
- * reserve was there to do that (stop accepting for a while), other -errno. */
-int net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
-	       socklen_t *len);
+ * and keepalive from the listener; its address goes to *peer (*len
+ * bytes). */
+enum net_accepted net_accept(int listen_fd, int *fd, struct sockaddr_storage *peer,
+			     socklen_t *len, int *err);
 
 #endif

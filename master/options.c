@@ -3,8 +3,9 @@
  * silently clamped except the worker count, capped to the ring's slots. */
 #include "master/options.h"
 #include "master/config.h"
-#include "master/log.h"
-#include "master/parse.h"
+#include "lib/log.h"
+#include "lib/os.h"
+#include "lib/parse.h"
 #include "master/power.h"
 #include "shm/ring.h"
 
@@ -124,7 +125,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
-		PARSE_POLICY_OPTIONS,
+		RANK_POLICY_OPTIONS,
 		{ "no-attach", no_argument, NULL, 'A' },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
@@ -169,10 +170,10 @@ int options_parse(int argc, char **argv, struct options *o)
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
 				return bad("--stop-timeout (seconds)", optarg);
 			break;
-		case PARSE_OPT_SCHEDULE:
-		case PARSE_OPT_NO_PREEMPT:
-		case PARSE_OPT_NO_SPLIT:
-			if (parse_policy_option(c, optarg, &o->policy) < 0)
+		case RANK_OPT_SCHEDULE:
+		case RANK_OPT_NO_PREEMPT:
+		case RANK_OPT_NO_SPLIT:
+			if (rank_policy_option(c, optarg, &o->policy) < 0)
 				return bad("--schedule (wsrpt, priority or fifo)", optarg);
 			break;
 		case 'A':
@@ -226,13 +227,16 @@ int options_parse(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		return bad("extra argument", argv[optind]);
-	if (o->config && config_load(o->config, o) < 0)
+	if (o->config && options_load(o, o->config) < 0)
 		return -EINVAL;
 	return 0;
 }
 
-int options_set(struct options *o, const char *key, const char *value)
+/* One config key of the options at ctx (a config_set_fn). */
+static int set_key(void *ctx, const char *key, const char *value)
 {
+	struct options *o = ctx;
+
 	if (strcmp(key, "workers") == 0)
 		return parse_workers(value, &o->workers);
 	if (strcmp(key, "idle_timeout") == 0)
@@ -240,9 +244,19 @@ int options_set(struct options *o, const char *key, const char *value)
 	return -ENOENT;
 }
 
+int options_load(struct options *o, const char *path)
+{
+	struct options next = *o;
+	int rc = config_read(path, set_key, &next);
+
+	if (rc == 0)
+		*o = next;
+	return rc;
+}
+
 unsigned options_workers(const struct options *o)
 {
-	unsigned n = o->workers ? o->workers : parse_cpus();
+	unsigned n = o->workers ? o->workers : os_cpu_count();
 
 	return n > RING_WORKERS ? RING_WORKERS : n;
 }

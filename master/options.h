@@ -31,10 +31,10 @@ struct options {
 /* Fill o from argv. 0 (to run, or with o->help after printing the usage),
  * or -EINVAL after printing what is wrong to stderr. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Set one config key of o (workers, idle_timeout) from text. 0, -ENOENT
- * for an unknown key, -EINVAL for a bad value. */
-int options_set(struct options *o, const char *key, const char *value);
-/* The worker count o asks for, resolving 0 (auto) to parse_cpus(), capped. */
+/* Read the config file path into o (workers, idle_timeout). 0, or -errno
+ * / -EINVAL with the reason logged; o is untouched on error. */
+int options_load(struct options *o, const char *path);
+/* The worker count o asks for, resolving 0 (auto) to os_cpu_count(), capped. */
 unsigned options_workers(const struct options *o);
 
 #endif

@@ -7,7 +7,7 @@
  * finds nothing in flight, not from the last that found something: the
  * loop may have slept in between. */
 #include "master/power.h"
-#include "master/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,13 +4,13 @@
  * handler and the loop never blocks on anything but epoll_wait. It never
  * takes the ring's lock either: the layers below it do not wait on anyone. */
 #include "master/server.h"
-#include "master/config.h"
-#include "master/log.h"
+#include "lib/log.h"
 #include "master/net.h"
-#include "master/parse.h"
+#include "lib/os.h"
+#include "lib/parse.h"
 #include "master/power.h"
 #include "master/status.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,7 +30,8 @@
 static const int handled[] = { SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGUSR1 };
 static const int ignored[] = { SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR };
 
-static int watch(struct server *s, struct source *src, uint32_t events)
+/* Add one of the loop's own descriptors to the epoll set. */
+static int add_source(struct server *s, struct source *src, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = src };
 
@@ -42,14 +43,14 @@ static int watch(struct server *s, struct source *src, uint32_t events)
 	return 0;
 }
 
-/* Workers flag the jobs they moved on (found, exhausted, closed). */
+/* Workers flag the jobs they brought to an end. */
 static void on_notify(struct server *s)
 {
 	uint64_t n;
 
 	if (read(s->notify.fd, &n, sizeof n) < 0 && errno != EAGAIN)
 		log_warn("read(eventfd): %s", strerror(errno));
-	jobs_changed(&s->jobs);
+	jobs_news(&s->jobs);
 }
 
 static void reload(struct server *s)
@@ -58,18 +59,16 @@ static void reload(struct server *s)
 	unsigned n;
 
 	s->seg.hdr->stats.reloads++;
-	if (s->opt.config && config_load(s->opt.config, &next) < 0) {
+	if (s->opt.config && options_load(&next, s->opt.config) < 0) {
 		log_error("reload: config %s rejected, keeping %u workers",
-			  s->opt.config, s->workers.target);
+			  s->opt.config, workers_target(&s->workers));
 		return;
 	}
 	s->opt = next;
 	n = options_workers(&s->opt); /* re-detects the CPUs only for auto */
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
-	s->seg.hdr->workers = n;
-	s->seg.hdr->cpus = parse_cpus();
+	s->seg.hdr->cpus = os_cpu_count();
 	workers_set_target(&s->workers, n);
-	jobs_set_wake(&s->jobs, n);
 	log_info("reload: %u workers", n);
 }
 
@@ -98,7 +97,7 @@ static int on_signal(struct server *s)
 		switch (si.ssi_signo) {
 		case SIGCHLD:
 			workers_reap(&s->workers);
-			jobs_changed(&s->jobs); /* a worker may have died flagging */
+			jobs_news(&s->jobs); /* a worker may have died flagging */
 			break;
 		case SIGHUP:
 			reload(s);
@@ -147,22 +146,31 @@ static void loop_signals(sigset_t *set)
 		sigaddset(set, ignored[i]);
 }
 
+/* A set-up call failed: log it with its errno, once, here. -errno. */
+static int failed(const char *call)
+{
+	int err = errno;
+
+	log_error("%s: %s", call, strerror(err));
+	return -err;
+}
+
 static int open_event_fds(struct server *s)
 {
 	sigset_t set;
+	int rc;
 
 	loop_signals(&set);
-	s->epfd = epoll_create1(EPOLL_CLOEXEC);
-	s->signals.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	s->notify.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (s->epfd < 0 || s->signals.fd < 0 || s->notify.fd < 0) {
-		int err = errno;
-		log_error("epoll/signalfd/eventfd: %s", strerror(err));
-		return -err;
-	}
-	if (watch(s, &s->listen, EPOLLIN) < 0 || watch(s, &s->signals, EPOLLIN) < 0 ||
-	    watch(s, &s->notify, EPOLLIN) < 0)
-		return -EIO;
+	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return failed("epoll_create1");
+	if ((s->signals.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
+		return failed("signalfd");
+	if ((s->notify.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
+		return failed("eventfd");
+	if ((rc = add_source(s, &s->listen, EPOLLIN)) < 0 ||
+	    (rc = add_source(s, &s->signals, EPOLLIN)) < 0 ||
+	    (rc = add_source(s, &s->notify, EPOLLIN)) < 0)
+		return rc;
 	return 0;
 }
 
@@ -201,23 +209,19 @@ static int start(struct server *s, const struct options *o)
 
 	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
 		return listen_failed(o->port, rc);
-	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0) {
-		log_error("shared segment for port %u: %s", o->port, strerror(-rc));
+	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
-	}
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	s->seg.hdr->low_latency = power_state(&s->power);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
-	s->seg.hdr->workers = n;
-	s->seg.hdr->cpus = parse_cpus();
+	s->seg.hdr->cpus = os_cpu_count();
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach)) < 0)
 		return rc;
-	jobs_set_wake(&s->jobs, n);
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
 	if ((rc = workers_start(&s->workers)) < 0)
 		return rc;
@@ -355,6 +359,8 @@ void server_run(struct server *s)
 			log_error("epoll_wait: %s", strerror(errno));
 			abort(); /* a bad descriptor or argument: a bug */
 		}
+		if (n > 0)
+			s->seg.hdr->stats.wakeups++;
 		for (int i = 0; i < n && !quit; i++) {
 			struct source *src = evs[i].data.ptr;
 			struct conn *c;
@@ -363,7 +369,7 @@ void server_run(struct server *s)
 				continue; /* closed earlier in this batch */
 			switch (src->kind) {
 			case SRC_LISTEN:
-				if (clients_accept(&s->clients, src->fd) == -ENFILE)
+				if (clients_accept(&s->clients, src->fd))
 					pause_accepting(s);
 				while ((c = clients_ready(&s->clients)))
 					jobs_dispatch(&s->jobs, c);

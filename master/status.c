@@ -1,22 +1,61 @@
 /* The live scoreboard: the worker slots and counters already sit in the
  * shared segment, so `master --status PORT` maps it read-only and prints it,
- * and SIGUSR1 writes the same to the log. */
+ * and SIGUSR1 writes the same to the log.
+ *
+ * Each figure is listed once, in gather(): its JSON key, the words that
+ * name it in the text, and its value; the text and the JSON are both
+ * printed from that list. The workers and the stages are lists of their
+ * own, printed as a table (text) or an array (JSON). */
 #include "master/status.h"
-#include "master/log.h"
+#include "lib/log.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static const char *const slot_states[] = { "empty", "idle", "hashing", "retiring" };
+enum figure_kind { NUM, REAL, WORD };
 
-static const char *slot_state(const struct ring_slot *rs)
-{
-	return rs->state < 4 ? slot_states[rs->state] : "?";
-}
+/* One figure. text: the words before the value in the text (NULL: JSON
+ * only); a text starting with '\n' starts a new line. */
+struct figure {
+	const char *key, *text, *unit;
+	enum figure_kind kind;
+	uint64_t num;
+	double real;
+	const char *word;
+};
+
+#define MAX_FIGURES 48
+
+/* The counters of struct seg_stats, in the order they are shown. */
+static const struct counter {
+	const char *key, *text;
+	size_t off;
+} counters[] = {
+	{ "requests", "\nrequests", offsetof(struct seg_stats, requests) },
+	{ "answered", "answered", offsetof(struct seg_stats, answered) },
+	{ "cache_hits", "cache hits", offsetof(struct seg_stats, cache_hits) },
+	{ "attached", "attached", offsetof(struct seg_stats, attached) },
+	{ "jobs", "jobs", offsetof(struct seg_stats, jobs) },
+	{ "not_found", "not found", offsetof(struct seg_stats, not_found) },
+	{ "cancelled", "cancelled", offsetof(struct seg_stats, cancelled) },
+	{ "parked", "parked", offsetof(struct seg_stats, parked) },
+	{ "dropped", "dropped", offsetof(struct seg_stats, dropped) },
+	{ "timeouts", "timeouts", offsetof(struct seg_stats, timeouts) },
+	{ "worker_deaths", "\nworker deaths", offsetof(struct seg_stats, worker_deaths) },
+	{ "stalls", "stalled", offsetof(struct seg_stats, stalls) },
+	{ "respawns", "respawns", offsetof(struct seg_stats, respawns) },
+	{ "reloads", "reloads", offsetof(struct seg_stats, reloads) },
+	{ "dead_hashes", NULL, offsetof(struct seg_stats, dead_hashes) },
+	{ "wakeups", "master wake-ups", offsetof(struct seg_stats, wakeups) },
+};
+
+static const char *const stage_names[STAGE_COUNT] = {
+	"read", "dispatch", "wake", "hash", "notify", "reply"
+};
 
 static double uptime_s(const struct seg_header *h)
 {
@@ -26,43 +65,9 @@ static double uptime_s(const struct seg_header *h)
 	return ((double)now.tv_sec * 1e9 + (double)now.tv_nsec - (double)h->started_ns) / 1e9;
 }
 
-/* Jobs still searched, counted by weight (the sum of the priorities waiting
- * on each; 17 stands for "more than 16"). A snapshot read without the lock. */
-static unsigned queued_by_weight(const struct ring *r, unsigned counts[18])
-{
-	unsigned n = 0;
-
-	memset(counts, 0, 18 * sizeof counts[0]);
-	for (unsigned i = 0; i < RING_JOBS; i++) {
-		const struct ring_job *j = &r->jobs[i];
-		if (j->state != JOB_ACTIVE || j->found)
-			continue;
-		counts[j->weight > 16 ? 17 : j->weight]++;
-		n++;
-	}
-	return n;
-}
-
-static const char *const stage_names[STAGE_COUNT] = {
-	"read", "dispatch", "wake", "hash", "notify", "reply"
-};
-
 static double mean_us(uint64_t ns, uint64_t n)
 {
 	return n ? (double)ns / (double)n / 1e3 : 0;
-}
-
-/* Where a request's time goes, on average (see enum seg_stage). */
-static void print_stages(FILE *f, const struct seg_stages *s)
-{
-	fprintf(f, "stages, mean us over %llu searched requests:",
-		(unsigned long long)s->timed);
-	for (int i = 0; i < STAGE_COUNT; i++)
-		fprintf(f, " %s %.1f%s", stage_names[i], mean_us(s->ns[i], s->timed),
-			i < STAGE_COUNT - 1 ? "," : "");
-	fprintf(f, "; %llu cache hits: read %.1f, reply %.1f\n",
-		(unsigned long long)s->hits_timed, mean_us(s->hit_read_ns, s->hits_timed),
-		mean_us(s->hit_reply_ns, s->hits_timed));
 }
 
 /* What the master does with the CPUs' idle states (enum power_state). */
@@ -73,128 +78,233 @@ static const char *low_latency_name(uint32_t state)
 	return state < 3 ? names[state] : "?";
 }
 
-static void print_text(FILE *f, const struct seg *seg)
+static void add(struct figure *f, size_t *n, struct figure one)
 {
-	const struct seg_header *h = seg->hdr;
-	const struct seg_stats *st = &h->stats;
-	const struct ring *r = seg->ring;
-	uint64_t hashes = st->dead_hashes;
-	unsigned counts[18], queued = queued_by_weight(r, counts);
-
-	fprintf(f, "revhash master pid %d, port %u, kernel %s, schedule %s%s%s, "
-		"low latency %s, up %.1f s\n",
-		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
-		r->policy.preempt ? "" : " no-preempt", r->policy.split ? "" : " no-split",
-		low_latency_name(h->low_latency), uptime_s(h));
-	fprintf(f, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
-		"job", "lease", "Mhash/s", "deaths");
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		const struct ring_slot *rs = &r->slots[i];
-		char lease[64] = "-", job[16] = "-";
-		if (!rs->pid && !rs->deaths)
-			continue;
-		hashes += rs->hashes;
-		if (rs->has_lease) {
-			snprintf(job, sizeof job, "%u", rs->lease_job);
-			snprintf(lease, sizeof lease, "%llu..%llu",
-				 (unsigned long long)rs->lease_lo,
-				 (unsigned long long)rs->lease_hi);
-		}
-		fprintf(f, "%-5u %-8d %-9s %-6s %-44s %9.2f %8u\n", i, rs->pid,
-			rs->pid ? slot_state(rs) : "dead", job, lease,
-			(double)rs->rate / 1e6, rs->deaths);
-	}
-	fprintf(f, "workers wanted %u; jobs queued %u", h->workers, queued);
-	for (unsigned w = 1, first = 1; w < 18; w++) {
-		if (!counts[w])
-			continue;
-		fprintf(f, "%s%s%u: %u", first ? " (by priority " : ", ",
-			w == 17 ? ">" : "", w == 17 ? 16 : w, counts[w]);
-		first = 0;
-	}
-	fprintf(f, "%s; cache %llu/%llu answers\n",
-		queued ? ")" : "",
-		(unsigned long long)seg->cache->count,
-		(unsigned long long)seg->cache->capacity);
-	fprintf(f, "requests %llu, answered %llu, cache hits %llu, attached %llu, "
-		"jobs %llu, not found %llu, cancelled %llu, dropped %llu (timeouts %llu)\n",
-		(unsigned long long)st->requests, (unsigned long long)st->answered,
-		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
-		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
-		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
-		(unsigned long long)st->timeouts);
-	print_stages(f, &st->stages);
-	fprintf(f, "worker deaths %llu (stalled %llu), respawns %llu, reloads %llu, "
-		"lock repairs %u, hashes %llu\n", (unsigned long long)st->worker_deaths,
-		(unsigned long long)st->stalls, (unsigned long long)st->respawns,
-		(unsigned long long)st->reloads, r->repairs, (unsigned long long)hashes);
+	if (*n < MAX_FIGURES)
+		f[(*n)++] = one;
 }
 
-static void print_json(FILE *f, const struct seg *seg)
+/* What the workers hashed: every live and dead worker's hashes, and the
+ * busy rate: the live workers' hashes per second of CPU spent hashing,
+ * summed (the server's own rate over its life, without the time anything
+ * else took from its CPUs). More workers than CPUs share them: then the
+ * CPUs' worth of the mean rate. */
+static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 {
-	const struct seg_header *h = seg->hdr;
-	const struct seg_stats *st = &h->stats;
-	const struct ring *r = seg->ring;
-	const char *sep = "";
-	unsigned counts[18], queued = queued_by_weight(r, counts);
-	double busy_rate = 0;
 	unsigned busy = 0;
 
-	fprintf(f, "{\"pid\":%d,\"port\":%u,\"kernel\":\"%s\",\"schedule\":\"%s\","
-		"\"preempt\":%u,\"split\":%u,\"low_latency\":\"%s\",\"low_latency_holds\":%llu,"
-		"\"uptime_s\":%.3f,\"workers_wanted\":%u,"
-		"\"jobs_in_table\":%u,\"jobs_queued\":%u,\"jobs_by_priority\":[",
-		h->master_pid, h->port, h->kernel, rank_order_name(r->policy.order),
-		r->policy.preempt, r->policy.split, low_latency_name(h->low_latency),
-		(unsigned long long)h->low_latency_holds, uptime_s(h), h->workers,
-		ring_in_use(r), queued);
-	for (unsigned w = 1; w < 18; w++)
-		fprintf(f, "%u%s", counts[w], w < 17 ? "," : "");
-	fprintf(f, "],\"cache_count\":%llu,\"cache_capacity\":%llu,\"workers\":[",
-		(unsigned long long)seg->cache->count,
-		(unsigned long long)seg->cache->capacity);
+	*hashes = seg->hdr->stats.dead_hashes;
+	*busy_rate = 0;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		const struct ring_slot *rs = &r->slots[i];
-		if (!rs->pid && !rs->deaths)
-			continue;
-		fprintf(f, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
-			"\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep, i, rs->pid,
-			rs->pid ? slot_state(rs) : "dead",
-			(unsigned long long)rs->hashes, (unsigned long long)rs->rate,
-			(unsigned long long)rs->hash_ns, rs->deaths);
-		if (rs->pid && rs->hash_ns) {
-			busy_rate += rs->hashes * 1e9 / rs->hash_ns;
+		struct ring_slot_view v;
+
+		ring_slot_view(seg->ring, i, &v);
+		*hashes += v.hashes;
+		if (v.pid && v.hash_ns) {
+			*busy_rate += v.hashes * 1e9 / v.hash_ns;
 			busy++;
 		}
+	}
+	if (seg->hdr->cpus && busy > seg->hdr->cpus)
+		*busy_rate = *busy_rate / busy * seg->hdr->cpus;
+}
+
+/* Test hooks armed and not yet fired, all kinds together. */
+static uint64_t hooks_armed(const struct ring *r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < HOOK_COUNT; i++)
+		n += ring_hook_armed(r, (enum ring_hook)i);
+	return n;
+}
+
+/* Every figure of the scoreboard into f; returns how many, and in *head
+ * how many of them make the master's own first line. */
+static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
+{
+	const struct seg_header *h = seg->hdr;
+	const struct rank_policy *p = &seg->ring->policy;
+	unsigned counts[18];
+	uint64_t hashes;
+	double busy_rate;
+	size_t n = 0;
+
+	hashing(seg, &hashes, &busy_rate);
+	add(f, &n, (struct figure){ "pid", "revhash master pid", NULL, NUM, (uint64_t)h->master_pid, 0, NULL });
+	add(f, &n, (struct figure){ "port", "port", NULL, NUM, h->port, 0, NULL });
+	add(f, &n, (struct figure){ "kernel", "kernel", NULL, WORD, 0, 0, h->kernel });
+	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0, rank_order_name(p->order) });
+	add(f, &n, (struct figure){ "preempt", "preempt", NULL, NUM, p->preempt, 0, NULL });
+	add(f, &n, (struct figure){ "split", "split", NULL, NUM, p->split, 0, NULL });
+	add(f, &n, (struct figure){ "low_latency", "low latency", NULL, WORD, 0, 0, low_latency_name(h->low_latency) });
+	add(f, &n, (struct figure){ "low_latency_holds", NULL, NULL, NUM, h->low_latency_holds, 0, NULL });
+	add(f, &n, (struct figure){ "uptime_s", "up", " s", REAL, 0, uptime_s(h), NULL });
+	*head = n;
+	add(f, &n, (struct figure){ "workers_wanted", "workers wanted", NULL, NUM, h->workers, 0, NULL });
+	add(f, &n, (struct figure){ "jobs_in_table", "jobs in the table", NULL, NUM, ring_in_use(seg->ring), 0, NULL });
+	add(f, &n, (struct figure){ "jobs_queued", "searched", NULL, NUM, ring_queued(seg->ring, counts), 0, NULL });
+	add(f, &n, (struct figure){ "cache_count", "cache", NULL, NUM, seg->cache->count, 0, NULL });
+	add(f, &n, (struct figure){ "cache_capacity", "of", " answers", NUM, seg->cache->capacity, 0, NULL });
+	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+		add(f, &n, (struct figure){ counters[i].key, counters[i].text, NULL, NUM,
+			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL });
+	add(f, &n, (struct figure){ "lock_repairs", "lock repairs", NULL, NUM, ring_repairs(seg->ring), 0, NULL });
+	add(f, &n, (struct figure){ "hashes_total", "hashes", NULL, NUM, hashes, 0, NULL });
+	add(f, &n, (struct figure){ "busy_rate", "busy rate", " hashes/s", REAL, 0, busy_rate, NULL });
+	add(f, &n, (struct figure){ "hooks_armed", NULL, NULL, NUM, hooks_armed(seg->ring), 0, NULL });
+	return n;
+}
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void print_value(FILE *out, const struct figure *f, int json)
+{
+	if (f->kind == NUM)
+		fprintf(out, "%llu", (unsigned long long)f->num);
+	else if (f->kind == REAL)
+		fprintf(out, json ? "%.3f" : "%.1f", f->real);
+	else
+		fprintf(out, json ? "\"%s\"" : "%s", f->word);
+}
+
+static void print_figures_text(FILE *out, const struct figure *f, size_t n)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *text = f[i].text;
+
+		if (!text)
+			continue;
+		if (text[0] == '\n') {
+			fputc('\n', out);
+			text++;
+			first = 1;
+		}
+		fprintf(out, "%s%s ", first ? "" : ", ", text);
+		print_value(out, &f[i], 0);
+		fputs(f[i].unit ? f[i].unit : "", out);
+		first = 0;
+	}
+	fputc('\n', out);
+}
+
+static const char *slot_state(const struct ring_slot_view *v)
+{
+	static const char *const names[] = { "empty", "idle", "hashing", "retiring" };
+
+	if (!v->pid)
+		return "dead";
+	return v->state < 4 ? names[v->state] : "?";
+}
+
+static void print_workers_text(FILE *out, const struct ring *r)
+{
+	fprintf(out, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
+		"job", "lease", "Mhash/s", "deaths");
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot_view v;
+		char lease[64] = "-", job[16] = "-";
+
+		ring_slot_view(r, i, &v);
+		if (!v.pid && !v.deaths)
+			continue;
+		if (v.has_lease) {
+			snprintf(job, sizeof job, "%u", v.lease_job);
+			snprintf(lease, sizeof lease, "%llu..%llu",
+				 (unsigned long long)v.lease_lo,
+				 (unsigned long long)v.lease_hi);
+		}
+		fprintf(out, "%-5u %-8d %-9s %-6s %-44s %9.2f %8u\n", i, v.pid,
+			slot_state(&v), job, lease, (double)v.rate / 1e6, v.deaths);
+	}
+}
+
+/* Where a searched request's time goes, on average (enum seg_stage). */
+static void print_stages_text(FILE *out, const struct seg_header *h)
+{
+	const struct seg_stages *s = &h->stats.stages;
+
+	fprintf(out, "stages, mean us over %llu searched requests:",
+		(unsigned long long)s->timed);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		fprintf(out, " %s %.1f%s", stage_names[i], mean_us(s->ns[i], s->timed),
+			i < STAGE_COUNT - 1 ? "," : "");
+	fprintf(out, "; %llu cache hits: read %.1f, reply %.1f\n",
+		(unsigned long long)s->hits_timed, mean_us(s->hit_read_ns, s->hits_timed),
+		mean_us(s->hit_reply_ns, s->hits_timed));
+	if (h->stats.requests)
+		fprintf(out, "master wake-ups per request %.2f\n",
+			(double)h->stats.wakeups / (double)h->stats.requests);
+}
+
+static void print_text(FILE *out, const struct seg *seg)
+{
+	struct figure f[MAX_FIGURES];
+	size_t head, n = gather(seg, f, &head);
+
+	print_figures_text(out, f, head); /* the master, then the workers */
+	print_workers_text(out, seg->ring);
+	print_figures_text(out, f + head, n - head);
+	print_stages_text(out, seg->hdr);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void print_workers_json(FILE *out, const struct ring *r)
+{
+	const char *sep = "";
+
+	fputs("\"workers\":[", out);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot_view v;
+
+		ring_slot_view(r, i, &v);
+		if (!v.pid && !v.deaths)
+			continue;
+		fprintf(out, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
+			"\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep, i, v.pid,
+			slot_state(&v), (unsigned long long)v.hashes,
+			(unsigned long long)v.rate, (unsigned long long)v.hash_ns, v.deaths);
 		sep = ",";
 	}
-	/* What the live workers hash together, each at its rate per second of
-	 * CPU spent hashing: the server's own rate over its life, without the
-	 * time anything else took from its CPUs. More workers than CPUs share
-	 * them: then the CPUs' worth of the mean rate. */
-	if (h->cpus && busy > h->cpus)
-		busy_rate = busy_rate / busy * h->cpus;
-	fprintf(f, "],\"busy_rate\":%.0f,\"stages_us\":{", busy_rate);
-	for (int i = 0; i < STAGE_COUNT; i++)
-		fprintf(f, "\"%s\":%.3f,", stage_names[i],
-			mean_us(st->stages.ns[i], st->stages.timed));
-	fprintf(f, "\"timed\":%llu,\"hit_read\":%.3f,\"hit_reply\":%.3f,\"hits_timed\":%llu}",
-		(unsigned long long)st->stages.timed,
-		mean_us(st->stages.hit_read_ns, st->stages.hits_timed),
-		mean_us(st->stages.hit_reply_ns, st->stages.hits_timed),
-		(unsigned long long)st->stages.hits_timed);
-	fprintf(f, ",\"requests\":%llu,\"answered\":%llu,\"cache_hits\":%llu,"
-		"\"attached\":%llu,\"jobs\":%llu,\"not_found\":%llu,\"cancelled\":%llu,"
-		"\"dropped\":%llu,\"timeouts\":%llu,\"worker_deaths\":%llu,\"respawns\":%llu,"
-		"\"reloads\":%llu,\"stalls\":%llu,\"lock_repairs\":%u,\"dead_hashes\":%llu}\n",
-		(unsigned long long)st->requests, (unsigned long long)st->answered,
-		(unsigned long long)st->cache_hits, (unsigned long long)st->attached,
-		(unsigned long long)st->jobs, (unsigned long long)st->not_found,
-		(unsigned long long)st->cancelled, (unsigned long long)st->dropped,
-		(unsigned long long)st->timeouts, (unsigned long long)st->worker_deaths, (unsigned long long)st->respawns,
-		(unsigned long long)st->reloads, (unsigned long long)st->stalls, r->repairs,
-		(unsigned long long)st->dead_hashes);
+	fputs("]", out);
 }
+
+static void print_stages_json(FILE *out, const struct seg_stages *s)
+{
+	fputs("\"stages_us\":{", out);
+	for (int i = 0; i < STAGE_COUNT; i++)
+		fprintf(out, "\"%s\":%.3f,", stage_names[i], mean_us(s->ns[i], s->timed));
+	fprintf(out, "\"timed\":%llu,\"hit_read\":%.3f,\"hit_reply\":%.3f,\"hits_timed\":%llu}",
+		(unsigned long long)s->timed, mean_us(s->hit_read_ns, s->hits_timed),
+		mean_us(s->hit_reply_ns, s->hits_timed), (unsigned long long)s->hits_timed);
+}
+
+static void print_json(FILE *out, const struct seg *seg)
+{
+	struct figure f[MAX_FIGURES];
+	size_t head, n = gather(seg, f, &head);
+	unsigned counts[18];
+
+	ring_queued(seg->ring, counts);
+	fputc('{', out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "\"%s\":", f[i].key);
+		print_value(out, &f[i], 1);
+		fputc(',', out);
+	}
+	fputs("\"jobs_by_priority\":[", out);
+	for (unsigned w = 1; w < 18; w++)
+		fprintf(out, "%u%s", counts[w], w < 17 ? "," : "],");
+	print_workers_json(out, seg->ring);
+	fputc(',', out);
+	print_stages_json(out, &seg->hdr->stats.stages);
+	fputs("}\n", out);
+}
+
+/* ---- finding the master -------------------------------------------------- */
 
 /* Map the live master's segment on port, or say why there is none. */
 static int find(const char *what, unsigned port, int rw, struct seg *seg)
@@ -213,8 +323,7 @@ static int find(const char *what, unsigned port, int rw, struct seg *seg)
 	if (!seg->alive) {
 		fprintf(stderr, "master %s: the master on port %u (pid %d) is gone; "
 			"its shared segment /dev/shm%s is left over (a new master "
-			"on the port removes it)\n", what, port,
-			seg->hdr->master_pid, seg->name);
+			"removes it)\n", what, port, seg->hdr->master_pid, seg->name);
 		seg_close(seg);
 		return -ESRCH;
 	}

@@ -16,8 +16,9 @@
  * waiting for it. And when the master itself was held up (the machine
  * paused, the cgroup throttled), it does not blame the workers for it. */
 #include "master/workers.h"
-#include "master/log.h"
-#include "shm/clock.h"
+#include "lib/log.h"
+#include "lib/clock.h"
+#include "lib/os.h"
 #include "worker/worker.h"
 
 #include <dirent.h>
@@ -42,6 +43,7 @@
 #define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
 #define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
 #define LATE_MS 150           /* the master's own rounds this late: it was held up */
+#define START_WAIT_MS 2000    /* at start, for the first workers to come up */
 
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
@@ -54,104 +56,21 @@ void workers_init(struct workers *ws, struct seg *seg,
 	ws->master = getpid();
 	ws->notify_fd = notify_fd;
 	ws->pin = pin;
-	ws->target = target;
+	workers_set_target(ws, target);
 }
 
-/* In the child: keep only stdio and the eventfd; the listener, the segment's
- * descriptor and every client socket belong to the master alone. */
-static void close_inherited(int keep)
+unsigned workers_target(const struct workers *ws)
 {
-	struct dirent *e;
-	DIR *d;
-
-	if (keep > 3)
-		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	if (syscall(SYS_close_range, (unsigned)keep + 1, ~0u, 0u) == 0)
-		return;
-	/* A kernel without close_range (before 5.9): close what is open, not
-	 * every number up to a limit that may be a million. */
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		int fd = atoi(e->d_name);
-		if (fd > 2 && fd != keep && fd != dirfd(d))
-			close(fd);
-	}
-	closedir(d);
+	return __atomic_load_n(&ws->seg->hdr->workers, __ATOMIC_RELAXED);
 }
 
-/* Pin worker pid of slot to one CPU of those the master may use, slot i to
- * the i-th (round robin). Left to itself the scheduler often wakes two
- * workers on the same CPU and moves one away only milliseconds later, which
- * on short jobs costs up to half the hash rate. The master does it before
- * it publishes the pid in the slot. */
-static void pin(pid_t pid, unsigned slot)
+/* The child of a fork: become the worker of slot. */
+static void child(const struct workers *ws, unsigned slot)
 {
-	cpu_set_t allowed, one;
-	int n = 0, want;
+	struct worker_start w = { ws->seg, slot, ws->kernel, ws->master,
+				  ws->notify_fd, ws->pin };
 
-	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
-		return;
-	want = (int)(slot % (unsigned)CPU_COUNT(&allowed));
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed) || n++ != want)
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		if (sched_setaffinity(pid, sizeof one, &one) < 0)
-			log_warn("sched_setaffinity(worker %u): %s", slot, strerror(errno));
-		return;
-	}
-}
-
-/* Every signal the master takes as an event is blocked in it; the child
- * ignores them first and only then unblocks, so no window exists in which a
- * terminal's ^C, systemd's SIGTERM to the group or a stray signal would kill
- * it. Stopping it is the master's business, through the ring. */
-static void child_signals(void)
-{
-	static const int ignored[] = { SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
-				       SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM,
-				       SIGPROF, SIGIO, SIGPWR };
-	sigset_t none;
-
-	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-		signal(ignored[i], SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
-/* A worker is a batch task: its wake-up does not preempt the task on its
- * CPU. Without it the worker pinned to the master's CPU, woken by the
- * first of the master's posts for a new job, took the CPU from the master
- * before its second post, and the other worker slept on until the first
- * was done: a split job hashed by one worker, in about one in six small
- * jobs here. Batch tasks keep their share of the CPU (same weight); they
- * only wait for the running task to block, which the master does within
- * microseconds. The idle class (SCHED_IDLE) would also let a woken master
- * or client take a hashing worker's CPU at once instead of at its next
- * tick, but beside other busy processes it starves the workers (three 30M
- * requests took 23-41 s, and the watchdog killed them as stalled). Set by
- * the worker itself, before it shows in the segment. */
-static void as_batch(unsigned slot)
-{
-	struct sched_param none = { 0 };
-
-	if (sched_setscheduler(0, SCHED_BATCH, &none) < 0)
-		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
-}
-
-static void child(struct workers *ws, unsigned slot)
-{
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	as_batch(slot);
-	if (getppid() != ws->master)
-		_exit(0); /* the master died before we could ask to follow it */
-	child_signals();
-	close_inherited(ws->notify_fd);
-	_exit(worker_run(ws->seg, slot, ws->kernel, ws->master, ws->notify_fd));
+	_exit(worker_main(&w));
 }
 
 static int spawn(struct workers *ws, unsigned slot, uint64_t now)
@@ -169,8 +88,6 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	}
 	if (pid == 0)
 		child(ws, slot);
-	if (ws->pin)
-		pin(pid, slot);
 	if (w->died) {
 		ws->seg->hdr->stats.respawns++;
 		log_info("worker %u respawned as pid %d", slot, (int)pid);
@@ -181,26 +98,33 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	w->started_ms = w->beat_ms = now;
 	w->respawn_at_ms = 0;
 	w->died = w->killed = 0;
-	ring_slot_start(ws->ring, slot, pid);
-	ring_set_workers(ws->ring, workers_alive(ws));
 	return 0;
 }
 
 int workers_start(struct workers *ws)
 {
-	uint64_t now = clock_ms();
+	uint64_t now = clock_ms(), until = now + START_WAIT_MS;
+	struct timespec pause = { 0, 1000000L };
+	unsigned n = workers_target(ws);
 
-	for (unsigned i = 0; i < ws->target; i++) {
+	for (unsigned i = 0; i < n; i++) {
 		int rc = spawn(ws, i, now);
 		if (rc < 0)
 			return rc;
 	}
+	/* A client that can connect finds them ready: each shows in its slot
+	 * once it has set itself up (pinned, a batch task). */
+	while (ring_workers(ws->ring) < n && clock_ms() < until)
+		nanosleep(&pause, NULL);
+	if (ring_workers(ws->ring) < n)
+		log_warn("%u of %u workers ready after %d ms; serving anyway",
+			 ring_workers(ws->ring), n, START_WAIT_MS);
 	return 0;
 }
 
 void workers_set_target(struct workers *ws, unsigned n)
 {
-	ws->target = n;
+	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
 }
 
 unsigned workers_alive(const struct workers *ws)
@@ -269,7 +193,6 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	st->dead_hashes += hashes;
 	st->dead_chunks += chunks;
 	w->pid = 0;
-	ring_set_workers(ws->ring, workers_alive(ws));
 	if (exit == EXIT_RETIRED) {
 		log_info("worker %u (pid %d) retired", slot, (int)pid);
 		return;
@@ -280,7 +203,7 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	log_warn("worker %u (pid %d) %s; its lease is requeued", slot, (int)pid, how);
 	/* Also while a graceful stop waits for answers: those need workers.
 	 * Only the final shutdown lets them go. */
-	if (!ring_is_shutdown(ws->ring) && slot < ws->target)
+	if (!ring_is_shutdown(ws->ring) && slot < workers_target(ws))
 		plan_respawn(ws, slot, clock_ms(), chunks > 0);
 }
 
@@ -295,26 +218,7 @@ void workers_reap(struct workers *ws)
 			reaped(ws, (unsigned)slot, pid, status);
 	}
 	/* Requeued ranges need someone awake to take them. */
-	ring_wake(ws->ring, ws->target);
-}
-
-/* Is pid stopped or traced (state T or t in /proc/PID/stat)? */
-static int stopped(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')'); /* the name before it may hold anything */
-	return p && (p[2] == 'T' || p[2] == 't');
+	ring_wake(ws->ring);
 }
 
 /* How long the worker of v may stay silent if the kernel reports it
@@ -338,7 +242,7 @@ static uint64_t stall_bound(const struct ring_slot_view *v)
 static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
 {
 	return silent > bound &&
-	       (silent > bound * SLOW_FACTOR || stopped(pid));
+	       (silent > bound * SLOW_FACTOR || os_proc_stopped(pid));
 }
 
 /* The master was held up, or a holder of the lock killed: start every
@@ -362,7 +266,7 @@ static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
 }
 
 /* Kill workers that show no sign of life. */
-static void watch(struct workers *ws, uint64_t now)
+static void watchdog(struct workers *ws, uint64_t now)
 {
 	pid_t holder = ring_lock_holder(ws->ring);
 	uint64_t silent[RING_WORKERS] = { 0 }, bound[RING_WORKERS] = { 0 };
@@ -408,7 +312,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		return next;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &ws->w[i];
-		if (i >= ws->target) {
+		if (i >= workers_target(ws)) {
 			if (w->pid && !ring_slot_retiring(ws->ring, i))
 				ring_slot_retire(ws->ring, i);
 			w->respawn_at_ms = 0;
@@ -426,7 +330,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 	if (now >= ws->watch_ms) {
 		if (ws->watch_ms && now - ws->watch_ms > LATE_MS)
 			forgive_all(ws, now); /* so, likely, was everyone */
-		watch(ws, now);
+		watchdog(ws, now);
 		ws->watch_ms = now + WATCH_EVERY_MS;
 	}
 	return ws->watch_ms < next ? ws->watch_ms : next;

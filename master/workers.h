@@ -1,8 +1,10 @@
-/* Worker supervision: forking, pinning, reaping and replacing workers, with
- * back-off for a worker that keeps dying at start, and a watchdog for one
- * that stops making progress (stopped, traced, frozen): it is killed, its
- * lease given back and a new worker forked. Beside the job bookkeeping,
- * below the loop; it reaches the workers only through the ring. */
+/* Worker supervision: forking, reaping and replacing workers, with back-off
+ * for a worker that keeps dying at start, and a watchdog for one that stops
+ * making progress (stopped, traced, frozen): it is killed, its lease given
+ * back and a new worker forked. What a worker does once forked is
+ * worker/worker.c's. Beside the job bookkeeping, below the loop; it reaches
+ * the workers only through the ring. The worker count it aims for is the
+ * segment header's `workers`, its one record. */
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
@@ -31,16 +33,18 @@ struct workers {
 	pid_t master;
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
-	unsigned target;         /* workers wanted */
 	uint64_t watch_ms;       /* next watchdog round */
 	struct wslot w[RING_WORKERS];
 };
 
-/* Set up (no worker started yet). */
+/* Set up, aiming at target workers (none started yet). */
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target);
-/* Start the wanted number of workers. 0 or -errno. */
+/* The worker count aimed at. */
+unsigned workers_target(const struct workers *ws);
+/* Start the wanted number of workers, and wait (at most 2 s) until they
+ * show in their slots. 0 or -errno. */
 int workers_start(struct workers *ws);
 /* Aim at n workers from now on (workers_tick forks or retires). */
 void workers_set_target(struct workers *ws, unsigned n);

@@ -1,10 +1,8 @@
 /* Byte-order code for the wire format. Written with shifts rather than
  * htobe64() so it is the same on every host and obviously endian-neutral. */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "proto.h"
 
 #include <string.h>
-#include <openssl/sha.h>
 
 uint64_t proto_load_be64(const uint8_t *p)
 {
@@ -26,27 +24,6 @@ uint32_t proto_load_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-void proto_le64(uint64_t x, uint8_t out[8])
-{
-	for (int i = 0; i < 8; i++) {
-		out[i] = (uint8_t)x;
-		x >>= 8;
-	}
-}
-
-/* The low-level calls, not the one-shot SHA256(): in OpenSSL 3 that one
- * looks the algorithm up on every call and runs five times slower. */
-void proto_digest(uint64_t x, uint8_t out[PROTO_DIGEST_LEN])
-{
-	SHA256_CTX ctx;
-	uint8_t msg[8];
-
-	proto_le64(x, msg);
-	SHA256_Init(&ctx);
-	SHA256_Update(&ctx, msg, sizeof msg);
-	SHA256_Final(out, &ctx);
 }
 
 void proto_decode_request(const uint8_t buf[PROTO_REQUEST_LEN],

@@ -2,7 +2,7 @@
  * (second chance) eviction once the table holds its capacity: recently hit
  * answers survive, one-off ones make room. */
 #include "shm/cache.h"
-#include "proto/proto.h"
+#include "lib/digest.h"
 
 #include <string.h>
 
@@ -29,22 +29,17 @@ void cache_init(struct cache *c, uint64_t capacity)
 	c->hand = 0;
 }
 
-static uint64_t key_of(const uint8_t digest[32])
-{
-	return proto_load_be64(digest);
-}
-
 static int matches(const uint8_t digest[32], uint64_t answer)
 {
 	uint8_t out[32];
 
-	proto_digest(answer, out);
+	digest_of(answer, out);
 	return memcmp(out, digest, 32) == 0;
 }
 
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 {
-	uint64_t mask = c->nslots - 1, key = key_of(digest);
+	uint64_t mask = c->nslots - 1, key = digest_key(digest);
 
 	for (uint64_t i = key & mask;; i = (i + 1) & mask) {
 		struct cache_entry *e = &c->slots[i];
@@ -97,7 +92,7 @@ static void evict_one(struct cache *c)
 
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 {
-	uint64_t mask = c->nslots - 1, key = key_of(digest), i;
+	uint64_t mask = c->nslots - 1, key = digest_key(digest), i;
 
 	if (c->capacity == 0)
 		return;

@@ -15,6 +15,7 @@
 #ifndef REVHASH_RANK_H
 #define REVHASH_RANK_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -86,6 +87,31 @@ static inline int rank_order_parse(const char *s, uint32_t *order)
 		}
 	}
 	return -1;
+}
+
+/* The switches that choose a policy, for a getopt_long table: the
+ * master's, and revhash-bench's to describe the server under test. */
+#define RANK_POLICY_OPTIONS                                                  \
+	{ "schedule", required_argument, NULL, RANK_OPT_SCHEDULE },          \
+	{ "no-preempt", no_argument, NULL, RANK_OPT_NO_PREEMPT },            \
+	{ "no-split", no_argument, NULL, RANK_OPT_NO_SPLIT }
+enum { RANK_OPT_SCHEDULE = 0x100, RANK_OPT_NO_PREEMPT, RANK_OPT_NO_SPLIT };
+
+/* Apply policy switch c (with its argument) to p: 1 when c is one of
+ * them, 0 when it is not, -1 for an order with no such name. */
+static inline int rank_policy_option(int c, const char *arg, struct rank_policy *p)
+{
+	switch (c) {
+	case RANK_OPT_SCHEDULE:
+		return rank_order_parse(arg, &p->order) < 0 ? -1 : 1;
+	case RANK_OPT_NO_PREEMPT:
+		p->preempt = 0;
+		return 1;
+	case RANK_OPT_NO_SPLIT:
+		p->split = 0;
+		return 1;
+	}
+	return 0;
 }
 
 #endif

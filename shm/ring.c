@@ -1,6 +1,6 @@
 /* The job table and priority ring (see ring.h): the workers' side, which
- * owns the schedule. The master's side is in ring_master.c, the heap of
- * leasable jobs in ring_heap.c.
+ * owns the schedule. A job's phase, progress and heap place are in
+ * ring_job.c; the master's side is in ring_master.c.
  *
  * Crash safety rests on store order inside the critical sections: a worker
  * publishes a lease in its slot (has_lease last) before it advances the job's
@@ -12,15 +12,15 @@
  * lease counts) is derived, and rebuilt from scratch by whoever recovers
  * the lock of a dead holder.
  *
- * The master's wishes travel as per-job bits in pending[] and the workers'
+ * The master's changes travel as per-job bits in pending[] and the workers'
  * news as bits in changed[]; neither side ever waits for the other. */
 #include "shm/ring.h"
 #include "shm/ring_private.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +31,7 @@
 
 static void fail(const char *what, int err)
 {
-	fprintf(stderr, "revhash ring: %s: %s\n", what, strerror(err));
+	log_error("ring: %s: %s", what, strerror(err));
 	abort();
 }
 
@@ -45,10 +45,13 @@ int ring_init(struct ring *r, const struct rank_policy *policy)
 	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
 	rc = pthread_mutex_init(&r->lock, &a);
 	pthread_mutexattr_destroy(&a);
-	if (rc)
+	if (rc) {
+		log_error("pthread_mutex_init: %s", strerror(rc));
 		return -rc;
+	}
 	if (sem_init(&r->work, 1, 0) < 0) {
 		rc = -errno;
+		log_error("sem_init: %s", strerror(-rc));
 		pthread_mutex_destroy(&r->lock);
 		return rc;
 	}
@@ -67,119 +70,115 @@ void ring_free(struct ring *r)
 	pthread_mutex_destroy(&r->lock);
 }
 
-/* ---- progress ------------------------------------------------------------ */
+/* ---- a job's ends --------------------------------------------------------- */
 
-/* Values left to lease, as a 128-bit count (a whole 2^64 range fits). */
-static unsigned __int128 remaining(const struct ring_job *j)
-{
-	return ring_remaining(&j->key, &j->p);
-}
-
-/* Put [lo, hi] of j back to be leased again. */
-static void give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
-{
-	if (j->p.nreturned < RING_RETURNED) {
-		j->p.returned[j->p.nreturned].lo = lo;
-		j->p.returned[j->p.nreturned].hi = hi;
-		publish(j->p.nreturned, j->p.nreturned + 1);
-	} else if (j->p.cursor_done || lo < j->p.next) {
-		/* No room: rewind the cursor instead. Values between lo and
-		 * the old cursor are hashed twice, which costs time but loses
-		 * nothing. */
-		j->p.next = lo;
-		publish(j->p.cursor_done, 0);
-	}
-	j->rem = remaining(j);
-}
-
-/* ---- news for the master ------------------------------------------------- */
-
-/* A lease on j just ended (or j just came in): close a closing job with
- * no lease left, or say a running one is exhausted. 1 when the master
- * should hear of it. */
-static int settle(struct ring *r, struct ring_job *j)
+/* j has just reached an end: its leases are void (those out may stop),
+ * it leaves the heap, and the master hears of it. */
+static int end(struct ring *r, struct ring_job *j)
 {
 	uint32_t idx = (uint32_t)(j - r->jobs);
 
-	if (j->state == JOB_CLOSING && j->nleases == 0) {
-		/* Parked with nothing left to hash: it is done, not parked. */
-		if (!j->found && j->rem == 0 && peek(j->want) == WANT_PARK)
-			publish(j->exhausted, 1);
-		publish(j->state, JOB_CLOSED);
-		flag(r->changed, idx);
-		return 1;
-	}
-	if (j->state == JOB_ACTIVE && !j->found && !j->exhausted &&
-	    j->rem == 0 && j->nleases == 0) {
-		publish(j->exhausted, 1);
-		flag(r->changed, idx);
-		return 1;
-	}
-	return 0;
+	ring_stop_leases(r, idx);
+	j->nleases = 0;
+	ring_reposition(r, j);
+	flag(r->changed, idx);
+	return 1;
 }
 
-/* Every chunk of job idx out now may stop: its result no longer matters. */
-static void stop_chunks(struct ring *r, uint32_t idx)
+/* After a lease of j came back or a change of the master's was taken in:
+ * move j to the end it has reached, if any. 1 when it got there. */
+static int conclude(struct ring *r, struct ring_job *j)
 {
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot *s = &r->slots[i];
-		if (s->has_lease && s->lease_job == idx)
-			publish(s->stop, 1);
+	for (;;) {
+		enum ring_phase now = peek(j->phase), to;
+
+		if (j->nleases)
+			return 0; /* its leases are its progress, or its answer */
+		if (now == PHASE_RUNNING && j->rem == 0)
+			to = PHASE_EXHAUSTED;
+		else if (now == PHASE_PARKING)
+			to = j->rem ? PHASE_PARKED : PHASE_EXHAUSTED;
+		else if (now == PHASE_RELEASING)
+			to = PHASE_CLOSED;
+		else
+			return 0;
+		if (ring_move(j, now, to))
+			return end(r, j);
 	}
 }
 
-/* ---- applying the master's wishes ---------------------------------------- */
+/* A lease of j holds its answer x: the job is FOUND, whatever else the
+ * master asked of it meanwhile (a released job's late answer still goes to
+ * the cache). 1 when this made it so. */
+static int found(struct ring *r, struct ring_job *j, uint64_t x)
+{
+	enum ring_phase now;
 
-/* Make job idx what the master wants of it. Idempotent: running it twice,
- * or again after a holder died half-way through it, changes nothing. */
+	j->answer = x;
+	publish(j->found_ns, clock_ns());
+	do {
+		now = peek(j->phase);
+		if (!ring_live(now))
+			return 0;
+	} while (!ring_move(j, now, PHASE_FOUND));
+	return end(r, j);
+}
+
+/* ---- taking in what the master changed ------------------------------------ */
+
+/* Bring job idx up to date with the master: take a NEW job in, rank it by
+ * its weight, stop a released one's leases, and conclude. Idempotent:
+ * running it twice, or again after a holder died half-way through it,
+ * changes nothing. 1 when the job reached an end. */
 static int apply(struct ring *r, uint32_t idx)
 {
 	struct ring_job *j = &r->jobs[idx];
-	uint32_t state = peek(j->state), want = peek(j->want);
+	enum ring_phase now = peek(j->phase);
 
-	if (state == JOB_CLOSED)
-		return 0; /* the master's again */
-	if (state == JOB_FREE) {
-		if (want == WANT_NONE)
-			return 0;
-		j->weight = j->want_weight;
+	if (now == PHASE_NEW) {
 		j->nleases = 0;
-		j->rem = remaining(j);
-		publish(j->state, want == WANT_ACTIVE ? JOB_ACTIVE : JOB_CLOSING);
+		j->rem = ring_job_remaining(j);
+		now = ring_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
+							     : peek(j->phase);
 	}
-	/* A released job's chunks may stop (also one released while being
-	 * parked); a parked one's are its progress and run to their end. */
-	if (want == WANT_RELEASE)
-		stop_chunks(r, idx);
-	if (j->state == JOB_ACTIVE && want == WANT_ACTIVE)
-		j->weight = j->want_weight;
-	else if (j->state == JOB_ACTIVE)
-		publish(j->state, JOB_CLOSING);
+	if (!ring_live(now))
+		return 0;
+	if (now == PHASE_RELEASING)
+		ring_stop_leases(r, idx); /* a parking job's run on: progress */
 	ring_reposition(r, j);
-	return settle(r, j);
+	return conclude(r, j);
+}
+
+/* The job of s's lease while the lease still counts: the entry holds the
+ * same job (gen) and the job is live. NULL when the lease is void. */
+static struct ring_job *lease_job(struct ring *r, const struct ring_slot *s)
+{
+	struct ring_job *j = &r->jobs[s->lease_job % RING_JOBS];
+
+	if (!s->has_lease || peek(j->gen) != s->lease_gen || !ring_live(peek(j->phase)))
+		return NULL;
+	return j;
 }
 
 /* The lease in slot s is no longer its worker's: give it back. */
 static int reclaim(struct ring *r, struct ring_slot *s)
 {
-	struct ring_job *j = &r->jobs[s->lease_job];
-	int tell = 0;
+	struct ring_job *j = lease_job(r, s);
 
-	if (j->gen == s->lease_gen && j->state != JOB_FREE && j->state != JOB_CLOSED) {
-		if (!j->found && peek(j->want) != WANT_RELEASE)
-			give_back(j, s->lease_lo, s->lease_hi);
+	if (!j) {
 		publish(s->has_lease, 0);
-		j->nleases--;
-		ring_reposition(r, j);
-		tell = settle(r, j);
-	} else {
-		publish(s->has_lease, 0);
+		return 0;
 	}
-	return tell;
+	if (peek(j->phase) != PHASE_RELEASING)
+		ring_give_back(j, s->lease_lo, s->lease_hi);
+	publish(s->has_lease, 0);
+	j->nleases--;
+	ring_reposition(r, j);
+	return conclude(r, j);
 }
 
-/* Leases whose worker is no longer in its slot (the master cleared or
- * replaced the pid when it reaped it). */
+/* Leases whose worker is no longer in its slot (the master cleared the pid
+ * when it reaped it, or a new worker has taken the slot). */
 static int reclaim_dead(struct ring *r)
 {
 	int tell = 0;
@@ -218,7 +217,7 @@ static int apply_pending(struct ring *r)
 }
 
 /* The holder of the lock died half-way through something: rebuild every
- * derived field from the authoritative ones, apply every wish again (its
+ * derived field from the authoritative ones, apply every change again (its
  * bits may have been taken and lost) and let the master look at all. */
 static void repair(struct ring *r)
 {
@@ -227,18 +226,17 @@ static void repair(struct ring *r)
 		struct ring_job *j = &r->jobs[i];
 		j->heap_pos = RING_NONE;
 		j->nleases = 0;
-		if (j->state == JOB_ACTIVE || j->state == JOB_CLOSING)
-			j->rem = remaining(j);
+		if (ring_live(peek(j->phase)))
+			j->rem = ring_job_remaining(j);
 	}
 	for (unsigned s = 0; s < RING_WORKERS; s++) {
-		const struct ring_slot *sl = &r->slots[s];
-		struct ring_job *j = &r->jobs[sl->lease_job % RING_JOBS];
-		if (sl->has_lease && j->gen == sl->lease_gen)
+		struct ring_job *j = lease_job(r, &r->slots[s]);
+		if (j)
 			j->nleases++;
 	}
 	for (uint32_t i = 0; i < RING_JOBS; i++) {
 		apply(r, i);
-		if (peek(r->jobs[i].state) != JOB_FREE)
+		if (peek(r->jobs[i].phase) != PHASE_FREE)
 			flag(r->changed, i);
 	}
 	publish(r->reclaim, 1);
@@ -250,9 +248,6 @@ void ring_lock(struct ring *r)
 
 	if (rc != 0 && rc != EOWNERDEAD)
 		fail("pthread_mutex_lock", rc);
-	/* Our own id, from the lock (see ring_lock_holder): no system call
-	 * on the path of every lease. */
-	r->lock_owner = ring_lock_holder(r);
 	if (rc == EOWNERDEAD) {
 		pthread_mutex_consistent(&r->lock);
 		r->repairs++;
@@ -262,10 +257,9 @@ void ring_lock(struct ring *r)
 
 void ring_unlock(struct ring *r)
 {
-	int rc;
+	int rc = pthread_mutex_unlock(&r->lock);
 
-	r->lock_owner = 0;
-	if ((rc = pthread_mutex_unlock(&r->lock)))
+	if (rc)
 		fail("pthread_mutex_unlock", rc);
 }
 
@@ -283,7 +277,7 @@ static int enter(struct ring *r, struct ring_slot *s)
 
 /* ---- test hooks ---------------------------------------------------------- */
 
-static int take_hook(struct ring *r, enum ring_hook hook)
+int ring_hook_fire(struct ring *r, enum ring_hook hook)
 {
 	uint32_t n = peek(r->hook[hook]);
 
@@ -295,17 +289,13 @@ static int take_hook(struct ring *r, enum ring_hook hook)
 	return n != 0;
 }
 
-int ring_hook_fire(struct ring *r, enum ring_hook hook)
+/* Die or freeze inside the lock, at the worst place: a lease published in
+ * the slot, the job's cursor not yet moved past it. */
+static void misbehave_here(struct ring *r)
 {
-	return take_hook(r, hook);
-}
-
-/* Die or freeze while holding the lock, half-way through a lease. */
-static void maybe_misbehave(struct ring *r)
-{
-	if (take_hook(r, HOOK_DIE_IN_LOCK))
+	if (ring_hook_fire(r, HOOK_DIE_IN_LOCK))
 		raise(SIGKILL);
-	if (take_hook(r, HOOK_STOP_IN_LOCK))
+	if (ring_hook_fire(r, HOOK_STOP_IN_LOCK))
 		raise(SIGSTOP);
 }
 
@@ -331,10 +321,23 @@ static struct ring_job *pick(struct ring *r, const struct ring_slot *s)
 {
 	if (!r->policy.preempt && s->keep_job < RING_JOBS) {
 		struct ring_job *j = &r->jobs[s->keep_job];
-		if (j->gen == s->keep_gen && ring_leasable(r, j))
+		if (j->gen == s->keep_gen && j->heap_pos != RING_NONE)
 			return j;
 	}
-	return r->nheap ? &r->jobs[r->heap[0]] : NULL;
+	return r->nheap ? &r->jobs[r->heap[0].job] : NULL;
+}
+
+/* Where the next lease of j starts, and how far it may go: the last range
+ * given back first, else the cursor. */
+static void next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)
+{
+	if (j->p.nreturned) {
+		*lo = j->p.returned[j->p.nreturned - 1].lo;
+		*limit = j->p.returned[j->p.nreturned - 1].hi;
+	} else {
+		*lo = j->p.next;
+		*limit = j->key.end;
+	}
 }
 
 /* What the worker in slot s has left of its lease at now, as far as its
@@ -371,7 +374,7 @@ static uint64_t cut(uint64_t chunk, unsigned __int128 limit, uint64_t min_chunk)
 static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 			   uint64_t chunk, uint64_t min_chunk, uint64_t now)
 {
-	unsigned n = peek(r->nworkers);
+	unsigned n = ring_workers(r);
 	unsigned __int128 work = j->rem, share, piece;
 
 	if (chunk == 0)
@@ -392,30 +395,11 @@ static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
 	return cut(chunk, share, min_chunk);
 }
 
-int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
-	       uint64_t min_chunk, struct ring_lease *out)
+/* Write the lease [lo, hi] of j into slot s, has_lease last: from here on
+ * the range is the slot's, and goes back if its worker dies. */
+static void record(struct ring *r, struct ring_slot *s, const struct ring_job *j,
+		   uint64_t lo, uint64_t hi, uint64_t now)
 {
-	struct ring_slot *s = &r->slots[slot];
-	struct ring_job *j;
-	uint64_t lo, hi, limit, size, now;
-
-	out->tell = enter(r, s);
-	now = clock_ns(); /* after the lock: its wait may be long */
-	j = pick(r, s);
-	if (!j) {
-		ring_unlock(r);
-		return -EAGAIN;
-	}
-	if (j->p.nreturned) {
-		lo = j->p.returned[j->p.nreturned - 1].lo;
-		limit = j->p.returned[j->p.nreturned - 1].hi;
-	} else {
-		lo = j->p.next;
-		limit = j->key.end;
-	}
-	size = lease_size(r, j, chunk, min_chunk, now);
-	hi = limit - lo < size ? limit : lo + size - 1;
-
 	publish(s->stop, 0);
 	s->lease_pid = peek(s->pid);
 	s->lease_job = (uint32_t)(j - r->jobs);
@@ -424,8 +408,15 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	s->lease_hi = hi;
 	s->lease_ns = now;
 	publish(s->has_lease, 1);
-	maybe_misbehave(r);
+}
 
+/* Move j's progress past the lease that a slot now holds, from where
+ * next_range() starts to hi. */
+static void advance(struct ring *r, struct ring_job *j, uint64_t hi, uint64_t now)
+{
+	uint64_t lo, limit;
+
+	next_range(j, &lo, &limit);
 	if (j->p.nreturned) {
 		if (hi == limit)
 			publish(j->p.nreturned, j->p.nreturned - 1);
@@ -443,48 +434,64 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	j->nleases++;
 	j->rem -= span(lo, hi);
 	ring_reposition(r, j);
-	s->keep_job = s->lease_job;
-	s->keep_gen = j->gen;
+}
 
+/* The worker's copy of the lease in slot s. */
+static void fill(struct ring_lease *out, struct ring_slot *s, const struct ring_job *j)
+{
 	out->job = s->lease_job;
-	out->gen = j->gen;
-	out->lo = lo;
-	out->hi = hi;
+	out->gen = s->lease_gen;
+	out->lo = s->lease_lo;
+	out->hi = s->lease_hi;
 	out->stop = &s->stop;
-	memcpy(out->digest, j->key.digest, 32);
+	memcpy(out->digest, j->key.digest, sizeof out->digest);
+}
+
+int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
+	       uint64_t min_chunk, struct ring_lease *out)
+{
+	struct ring_slot *s = &r->slots[slot];
+	struct ring_job *j;
+	uint64_t lo, limit, size, now;
+
+	out->tell = enter(r, s);
+	now = clock_ns(); /* after the lock: its wait may be long */
+	if (!(j = pick(r, s))) {
+		ring_unlock(r);
+		return -EAGAIN;
+	}
+	next_range(j, &lo, &limit);
+	size = lease_size(r, j, chunk, min_chunk, now);
+	record(r, s, j, lo, limit - lo < size ? limit : lo + size - 1, now);
+	misbehave_here(r);
+	advance(r, j, s->lease_hi, now);
+	s->keep_job = s->lease_job;
+	s->keep_gen = s->lease_gen;
+	fill(out, s, j);
 	ring_unlock(r);
 	return 0;
 }
 
-int ring_finish(struct ring *r, unsigned slot, int result, uint64_t x)
+int ring_finish(struct ring *r, unsigned slot, enum search_result result,
+		uint64_t x)
 {
 	struct ring_slot *s = &r->slots[slot];
-	struct ring_job *j = &r->jobs[s->lease_job];
 	int tell = enter(r, s);
+	struct ring_job *j = lease_job(r, s);
 
-	if (!s->has_lease || j->gen != s->lease_gen ||
-	    peek(j->state) == JOB_FREE || peek(j->state) == JOB_CLOSED) {
-		/* Reclaimed meanwhile (we were taken for dead): it is back. */
-		publish(s->has_lease, 0);
-		ring_unlock(r);
-		return tell;
-	}
-	if (result == 1 && !j->found) {
-		j->answer = x;
-		publish(j->found, 1);
-		publish(j->found_ns, clock_ns());
-		stop_chunks(r, s->lease_job); /* the other chunks of it */
-		flag(r->changed, s->lease_job);
-		tell = 1;
-	} else if (result < 0 && !j->found && peek(j->want) != WANT_RELEASE &&
+	if (j && result == SEARCH_FOUND) {
+		tell |= found(r, j, x);
+	} else if (j && result == SEARCH_STOPPED && peek(j->phase) != PHASE_RELEASING &&
 		   x >= s->lease_lo && x <= s->lease_hi) {
-		give_back(j, x, s->lease_hi); /* stopped early: the rest is owed */
+		ring_give_back(j, x, s->lease_hi); /* stopped early: the rest is owed */
 	}
 	publish(s->has_lease, 0);
-	j->nleases--;
 	s->chunks++;
-	ring_reposition(r, j);
-	tell |= settle(r, j);
+	if (j && ring_live(peek(j->phase))) {
+		j->nleases--;
+		ring_reposition(r, j);
+		tell |= conclude(r, j);
+	}
 	ring_unlock(r);
 	return tell;
 }
@@ -502,4 +509,29 @@ void ring_wait(struct ring *r, unsigned timeout_ms)
 	}
 	while (sem_clockwait(&r->work, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* ---- the slot's own accounting ------------------------------------------- */
+
+void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
+		       uint64_t cpu_ns, uint64_t rate)
+{
+	struct ring_slot *s = &r->slots[slot];
+
+	/* Time first: a --status read in between sees a rate too low, never
+	 * one too high. */
+	__atomic_fetch_add(&s->hash_ns, cpu_ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
+	if (rate)
+		__atomic_store_n(&s->rate, rate, __ATOMIC_RELAXED);
+}
+
+void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state)
+{
+	__atomic_store_n(&r->slots[slot].state, (uint32_t)state, __ATOMIC_RELAXED);
+}
+
+uint64_t ring_slot_rate(const struct ring *r, unsigned slot)
+{
+	return __atomic_load_n(&r->slots[slot].rate, __ATOMIC_RELAXED);
 }

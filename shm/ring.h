@@ -1,23 +1,43 @@
 /* The job table and priority ring, shared by the master and the workers.
  *
  * A job is one digest searched over one range. The table holds each job
- * once; workers lease chunks of the best-ranked job (shm/rank.h) and record
+ * once; workers lease pieces of the best-ranked job (shm/rank.h) and record
  * every lease in their own slot before taking it, so a worker killed at any
  * instruction leaves enough behind for its range to be given back.
  *
- * The master never takes the lock. It writes what it wants of a job (to
- * exist, its weight, to be released or parked) into fields of its own and
- * flags the job; the workers, who own the schedule, apply those wishes under
- * the lock at their next ring call, and flag back what the master must see
- * (found, exhausted, closed). A worker stopped inside the lock can therefore
- * stall only the other workers, never the master, which sees it go silent
- * and kills it; the robust mutex then recovers the lock.
+ * The master never takes the lock: it fills a free entry in, or moves a
+ * job's phase (release, park) and changes its weight with atomic stores,
+ * and flags the entry in pending[]; the workers, who own the schedule,
+ * take that in under the lock at their next ring call. A worker that moves
+ * a job to one of its ends flags it in changed[] and writes the master's
+ * eventfd. A worker stopped inside the lock can therefore stall only the
+ * other workers, never the master, which sees it go silent and kills it;
+ * the robust mutex then recovers the lock.
  *
- * A job entry's life:
- *   FREE     the master's: it fills it in and asks for it (want ACTIVE);
- *   ACTIVE   the workers': leased from until found or exhausted;
- *   CLOSING  the master asked to release or park it; leases still out;
- *   CLOSED   no lease left: the master reads what it needs and frees it. */
+ * A job's phase is the one record of where it stands, and ring_move()
+ * (ring_private.h) is the one way it changes. Each arrow has one owner:
+ *
+ *   master: submit             workers: take in
+ *   FREE ───────────> NEW ───────────────────> RUNNING
+ *                      │                        │ │ │
+ *                      │  master: release       │ │ └── workers: an answer ─────> FOUND
+ *                      ├───────────────────┐    │ └──── workers: nothing left ──> EXHAUSTED
+ *                      │                   v    v master: park
+ *                      │              RELEASING  PARKING ── workers: leases back ──> PARKED
+ *                      │                   │  ^     │        (or FOUND, EXHAUSTED)
+ *                      │                   │  └─────┘ master: release
+ *                      │                   └── workers: leases back ──> CLOSED
+ *                      │                       (a late answer: FOUND)
+ *   FREE <─── master: take back ─── FOUND | EXHAUSTED | PARKED | CLOSED
+ *
+ * NEW, RUNNING, PARKING and RELEASING are the workers' (the master may
+ * only move them to RELEASING or PARKING, which a compare-and-swap decides
+ * against a worker's move); FREE and the four ends are the master's. So a
+ * job is answered, and its entry free again, on the first news the master
+ * gets of it: the worker that finds the answer (or hashes the last value)
+ * moves the job to its end, and leases still out on it are void from then
+ * on. Only a release or a park waits for its leases (their late answer, or
+ * their progress, is still the job's). */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 
@@ -26,6 +46,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/search.h"
 #include "shm/rank.h"
 
 #define RING_JOBS 4096     /* jobs in the table at once; the master parks more */
@@ -33,10 +54,19 @@
 #define RING_RETURNED 16   /* ranges given back per job before rewinding */
 #define RING_NONE UINT32_MAX
 
-enum ring_job_state { JOB_FREE = 0, JOB_ACTIVE, JOB_CLOSING, JOB_CLOSED };
-enum ring_want { WANT_NONE = 0, WANT_ACTIVE, WANT_RELEASE, WANT_PARK };
+enum ring_phase {
+	PHASE_FREE = 0,   /* the master's: nothing in it */
+	PHASE_NEW,        /* submitted; the workers take it in at their next call */
+	PHASE_RUNNING,    /* leased from */
+	PHASE_RELEASING,  /* the master let it go; its leases are coming back */
+	PHASE_PARKING,    /* the master takes it out; its leases are coming back */
+	PHASE_FOUND,      /* end: the answer is in the entry */
+	PHASE_EXHAUSTED,  /* end: every value hashed, none matched */
+	PHASE_PARKED,     /* end: out of the schedule, its progress in the entry */
+	PHASE_CLOSED,     /* end: released, every lease back */
+	PHASE_COUNT
+};
 enum ring_slot_state { SLOT_EMPTY = 0, SLOT_IDLE, SLOT_HASHING, SLOT_RETIRING };
-enum ring_outcome { RING_RUNNING = 0, RING_FOUND, RING_EXHAUSTED };
 enum ring_hook { HOOK_DIE_IN_LOCK = 0, HOOK_STOP_IN_LOCK, HOOK_DIE_AT_START, HOOK_COUNT };
 enum ring_exit { EXIT_RETIRED = 0, EXIT_DIED, EXIT_STALLED };
 
@@ -61,44 +91,49 @@ struct ring_progress {
 };
 
 struct ring_job {
-	/* The master's, written while the entry is FREE (want last). */
+	/* The master's, written while the entry is FREE (phase last). */
 	struct ring_key key;
 	uint64_t seq;          /* arrival order, for ties and fifo */
-	uint32_t gen;          /* bumped at each reuse of the entry */
-	uint32_t want;         /* enum ring_want: changed at any time */
-	uint64_t want_weight;  /* the weight the master wants it ranked by */
-	/* The workers', under the lock, while ACTIVE or CLOSING. */
-	uint32_t state;        /* enum ring_job_state */
-	uint32_t found;        /* answer holds the match */
-	uint32_t exhausted;    /* every value hashed, no match */
-	uint32_t pad;
-	uint64_t weight;       /* want_weight, as applied */
-	uint64_t answer;
+	uint32_t gen;          /* bumped at each use of the entry: a lease
+	                          of an earlier use is void */
+	uint32_t phase;        /* enum ring_phase (see the diagram above) */
+	uint64_t weight;       /* what the master ranks it by: any time */
+	/* The workers', under the lock, while they own the phase. */
+	uint64_t answer;       /* in FOUND */
 	uint64_t first_lease_ns, found_ns; /* clock_ns(), for the stage times */
 	struct ring_progress p;
 	/* Derived from the fields above; rebuilt when a lock holder died. */
 	unsigned __int128 rem; /* values left to lease */
-	uint32_t nleases;      /* slots holding a lease on it */
+	uint32_t nleases;      /* live leases on it (0 once it has ended) */
 	uint32_t heap_pos;     /* index in heap[], RING_NONE when not in it */
 };
 
+/* A place in the heap of leasable jobs: the job, and the weight it is
+ * ranked by there (an index keeps its own key: the master may change the
+ * job's weight at any time; the workers move the job under the lock). */
+struct ring_rank {
+	uint32_t job;
+	uint32_t weight;
+};
+
 struct ring_slot {
-	int32_t pid;          /* the worker in the slot, 0 for none */
-	uint32_t retire;      /* master: exit after this chunk */
+	int32_t pid;          /* the worker in the slot (it says so itself),
+	                         0 for none (the master, on reaping it) */
+	uint32_t retire;      /* master: exit after this lease */
 	uint32_t state;       /* enum ring_slot_state, for status */
 	uint32_t has_lease;   /* lease_* below is a range its worker owns */
 	int32_t lease_pid;    /* the worker that took the lease */
 	uint32_t lease_job, lease_gen;
 	uint32_t keep_job, keep_gen; /* without preemption: the job it stays on */
-	uint32_t stop;        /* its chunk may stop now: the job is found or
+	uint32_t stop;        /* its lease may stop now: the job is found or
 	                         released, or a better one came (the kernel
-	                         watches it; the rest of the chunk goes back) */
+	                         watches it; the rest of the lease goes back) */
 	uint64_t lease_lo, lease_hi;
 	uint64_t lease_ns;    /* clock_ns() when it was leased */
 	uint64_t beat;        /* bumped by every ring call: a sign of life */
 	uint64_t hashes;      /* values hashed by this worker process */
-	uint64_t chunks;      /* chunks finished by this worker process */
-	uint64_t rate;        /* hashes per second over its last chunks */
+	uint64_t chunks;      /* leases finished by this worker process */
+	uint64_t rate;        /* hashes per second over its last leases */
 	uint64_t hash_ns;     /* CPU time this worker process spent hashing */
 	uint64_t started_ns;  /* clock_ns() at fork */
 	uint32_t deaths;      /* workers that died in this slot */
@@ -106,28 +141,35 @@ struct ring_slot {
 };
 
 struct ring {
-	pthread_mutex_t lock; /* robust, process-shared; workers only */
-	int32_t lock_owner;   /* pid of the holder, 0 when free */
+	pthread_mutex_t lock; /* robust, process-shared; workers only; its
+	                         holder: ring_lock_holder() */
 	uint32_t repairs;     /* locks recovered from a dead holder */
+	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	sem_t work;           /* posted when work appears */
 	struct rank_policy policy;
-	uint32_t shutdown;    /* workers exit at the next chunk boundary */
-	uint32_t nworkers;    /* live workers, to split small jobs among */
 	uint32_t reclaim;     /* a worker died: give its lease back */
 	uint32_t hooks;       /* test hooks allowed */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
 	uint32_t nfree;       /* the master's: entries of freelist[] in use */
 	uint32_t nheap;       /* entries of heap[] in use */
+	uint32_t pad;
 	uint64_t pending_any;  /* bit w: pending[w] has bits */
-	uint64_t pending[RING_JOBS / 64]; /* jobs with wishes to apply */
-	uint64_t changed[RING_JOBS / 64]; /* jobs the master should look at */
+	uint64_t pending[RING_JOBS / 64]; /* jobs the master changed */
+	uint64_t changed[RING_JOBS / 64]; /* jobs that reached an end */
 	uint32_t freelist[RING_JOBS];
-	uint32_t heap[RING_JOBS]; /* leasable jobs, best first (a binary heap) */
+	struct ring_rank heap[RING_JOBS]; /* leasable jobs, best first */
 	struct ring_job jobs[RING_JOBS];
 	struct ring_slot slots[RING_WORKERS];
 };
 
-/* A leased chunk, as the worker sees it. */
+/* The shared layout's sizes and alignments, checked (see segment.h). */
+_Static_assert(sizeof(struct ring_progress) == 16 + 16 * RING_RETURNED + 8, "progress");
+_Static_assert(sizeof(struct ring_job) % 16 == 0, "job entries stay aligned");
+_Static_assert(sizeof(struct ring_rank) == 8, "heap places");
+_Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
+_Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
+
+/* A leased range, as the worker sees it. */
 struct ring_lease {
 	uint32_t job, gen;
 	uint64_t lo, hi;
@@ -136,29 +178,39 @@ struct ring_lease {
 	int tell;             /* the master should be told (see ring_finish) */
 };
 
-/* What the master watches of a worker slot. */
+/* What the master and --status see of a worker slot. */
 struct ring_slot_view {
 	pid_t pid;
+	enum ring_slot_state state;
 	uint64_t beat;
 	int has_lease;
+	uint32_t lease_job;
+	uint64_t lease_lo, lease_hi;
 	uint64_t lease_values; /* size of the lease held */
 	uint64_t rate;         /* hashes per second, 0 while unknown */
 	uint64_t hashes, chunks;
 	uint64_t hash_ns;      /* CPU time spent hashing them */
+	uint32_t deaths, stalls;
 };
 
 /* ---- both ------------------------------------------------------------ */
 
-/* Initialise a ring in zeroed shared memory. 0 or -errno. */
+/* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
 int ring_init(struct ring *r, const struct rank_policy *policy);
 /* Release the ring's semaphore and mutex (master, at exit). */
 void ring_free(struct ring *r);
+/* The phase job is in now. */
+enum ring_phase ring_phase(const struct ring *r, uint32_t job);
+/* The name of a phase ("running", ...). */
+const char *ring_phase_name(enum ring_phase phase);
+/* Live worker processes (slots with a pid). */
+unsigned ring_workers(const struct ring *r);
 
 /* ---- the master (one thread; never blocks) ---------------------------- */
 
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq; *job receives its entry. 0, or -ENOSPC
- * when every entry is taken. */
+ * with weight and arrival order seq; *job receives its entry (NEW). 0, or
+ * -ENOSPC when every entry is taken. */
 int ring_submit(struct ring *r, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		uint32_t *job);
@@ -167,30 +219,31 @@ int ring_has_room(const struct ring *r);
 /* Entries taken (submitted and not yet taken back). */
 unsigned ring_in_use(const struct ring *r);
 /* job just came into the table: workers hashing a job it outranks stop
- * their chunk and come for it (nothing without preemption). */
+ * their lease and come for it (nothing without preemption). */
 void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
-/* Stop the job: no more leases; chunks out may stop early. It closes once
- * they are back (ring_closed). */
-void ring_release(struct ring *r, uint32_t job);
-/* Take the job out of the schedule keeping its progress: it closes once
- * its chunks are back, and ring_take_back hands the progress over. */
-void ring_park(struct ring *r, uint32_t job);
-/* How the job stands; *answer is set when RING_FOUND. */
-enum ring_outcome ring_check(const struct ring *r, uint32_t job,
-			     uint64_t *answer);
-/* Has the job closed (released or parked, no lease left)? */
-int ring_closed(const struct ring *r, uint32_t job);
-/* Free a closed job's entry; its progress goes to *p (may be NULL). */
+/* Let the job go (nobody waits for it): no more leases, those out may stop;
+ * it closes once they are back. 1, or 0 when it had already reached an end
+ * (or was being released). */
+int ring_release(struct ring *r, uint32_t job);
+/* Take a running job out of the schedule, keeping its progress: it is
+ * PARKED once its leases are back. 1, or 0 when it was not running. */
+int ring_park(struct ring *r, uint32_t job);
+/* The answer of a FOUND job. */
+uint64_t ring_answer(const struct ring *r, uint32_t job);
+/* Free the entry of a job at one of its ends; its progress goes to *p
+ * (may be NULL). */
 void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p);
 /* The key of a job in the table. */
-const struct ring_key *ring_key_of(const struct ring *r, uint32_t job);
+const struct ring_key *ring_key(const struct ring *r, uint32_t job);
+/* The weight the master gave job. */
+uint64_t ring_weight(const struct ring *r, uint32_t job);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);
 /* A snapshot of what ranks job, read without the lock (for parking
- * decisions: may lag the workers by a chunk). */
+ * decisions: may lag the workers by a lease). */
 void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k);
 /* When the job was first leased and found (clock_ns(); 0 if not yet). */
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
@@ -198,19 +251,15 @@ void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
 /* Take the jobs workers flagged since the last call; returns how many
  * were stored in jobs. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
-/* Wake up to n sleeping workers. */
-void ring_wake(struct ring *r, unsigned n);
-/* Tell every worker to exit at its next chunk boundary. */
+/* Wake the sleeping workers (as many as there are live ones). */
+void ring_wake(struct ring *r);
+/* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
 /* Workers are told to exit. */
 int ring_is_shutdown(const struct ring *r);
-/* n workers are alive: small jobs are split among that many. */
-void ring_set_workers(struct ring *r, unsigned n);
 /* Before forking a worker for slot: fresh counters, not retiring. */
 void ring_slot_prepare(struct ring *r, unsigned slot);
-/* After the fork: the slot's worker is pid (the worker says so too). */
-void ring_slot_start(struct ring *r, unsigned slot, pid_t pid);
-/* Ask the worker in slot to exit after its chunk. */
+/* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
 /* Was the worker in slot asked to exit (retire or shutdown)? */
 int ring_slot_retiring(const struct ring *r, unsigned slot);
@@ -219,9 +268,15 @@ int ring_slot_retiring(const struct ring *r, unsigned slot);
  * get what it did. */
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 		    uint64_t *hashes, uint64_t *chunks);
-/* What the master watches of a slot. */
+/* What the master and --status see of a slot. */
 void ring_slot_view(const struct ring *r, unsigned slot,
 		    struct ring_slot_view *v);
+/* Jobs being searched (running), counted by weight into counts[1..16],
+ * heavier ones into counts[17]; returns their number. A snapshot read
+ * without the lock. */
+unsigned ring_queued(const struct ring *r, unsigned counts[18]);
+/* Locks recovered from a dead holder so far. */
+unsigned ring_repairs(const struct ring *r);
 /* The pid holding the lock (from the mutex itself), 0 when none. */
 pid_t ring_lock_holder(const struct ring *r);
 /* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS). */
@@ -237,8 +292,9 @@ unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
  * ring's derived state rebuilt; any other failure aborts. */
 void ring_lock(struct ring *r);
 void ring_unlock(struct ring *r);
-/* A new worker in slot (pid self) comes in: a lease left in its slot by a
- * dead predecessor goes back. Returns 1 when the master should be told. */
+/* A new worker in slot (pid self) comes in and shows in the slot: a lease
+ * left there by a dead predecessor goes back. 1 when the master should be
+ * told. */
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
 /* Lease at most chunk values of the best-ranked job for slot. With
  * several live workers and splitting on, a job goes out in pieces small
@@ -249,14 +305,22 @@ int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
  * should be told either way. */
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	       uint64_t min_chunk, struct ring_lease *out);
-/* The slot's lease is done. result is the kernel's: 1 found (x is the
- * answer), 0 all hashed, -1 stopped early (x is the first value not
- * hashed). Returns 1 when the master should be told (answer, exhausted,
- * closed). */
-int ring_finish(struct ring *r, unsigned slot, int result, uint64_t x);
+/* The slot's lease is done: result is the kernel's, x the answer
+ * (SEARCH_FOUND) or the first value not hashed (SEARCH_STOPPED). 1 when
+ * the master should be told (the job reached an end). */
+int ring_finish(struct ring *r, unsigned slot, enum search_result result,
+		uint64_t x);
+/* Count a lease's work in the slot: hashed values in cpu_ns of CPU time,
+ * and the rate the worker measured (0: keep the last). */
+void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
+		       uint64_t cpu_ns, uint64_t rate);
+/* The slot's state, for status. */
+void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state);
+/* The worker's last measured rate (hashes/s), 0 while unknown. */
+uint64_t ring_slot_rate(const struct ring *r, unsigned slot);
 /* Sleep until work may exist or timeout_ms pass. */
 void ring_wait(struct ring *r, unsigned timeout_ms);
-/* Test hooks for the worker before it starts (die at start). */
+/* Take one arming of a test hook: 1 when the caller should misbehave. */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
 
 #endif

@@ -1,11 +1,12 @@
-/* The job table and priority ring (see ring.h): the master's side. Every
- * function here returns at once: the master writes what it wants of a job
- * into fields of its own and flags it in pending[], reads what the workers
- * flagged in changed[], and never takes the lock. The master is one thread,
- * so the free list needs no lock either. */
+/* The job table and priority ring (see ring.h): the master's side, and what
+ * --status reads. Every function here returns at once: the master fills
+ * free entries in, moves a phase with a compare-and-swap, flags what it
+ * changed in pending[], reads what the workers flagged in changed[], and
+ * never takes the lock. The master is one thread, so the free list needs
+ * no lock either. */
 #include "shm/ring.h"
 #include "shm/ring_private.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <semaphore.h>
@@ -13,16 +14,21 @@
 
 #define FUTEX_TID_MASK 0x3fffffff /* the holder's thread id in a futex word */
 
-unsigned __int128 ring_remaining(const struct ring_key *k,
-				 const struct ring_progress *p)
+enum ring_phase ring_phase(const struct ring *r, uint32_t job)
 {
-	unsigned __int128 n = p->cursor_done ? 0 : span(p->next, k->end);
+	return (enum ring_phase)peek(r->jobs[job].phase);
+}
 
-	for (uint32_t i = 0; i < p->nreturned && i < RING_RETURNED; i++)
-		n += span(p->returned[i].lo, p->returned[i].hi);
+unsigned ring_workers(const struct ring *r)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		n += peek(r->slots[i].pid) != 0;
 	return n;
 }
 
+/* The workers should take job in at their next call. */
 static void wish(struct ring *r, uint32_t job)
 {
 	flag(r->pending, job);
@@ -44,10 +50,9 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 		return -ENOSPC;
 	*job = r->freelist[--r->nfree];
 	j = &r->jobs[*job];
+	publish(j->gen, j->gen + 1); /* first: leases of its last use are void */
 	j->key = *key;
 	j->seq = seq;
-	j->gen++;
-	j->found = j->exhausted = 0;
 	j->answer = j->first_lease_ns = j->found_ns = 0;
 	if (from) {
 		j->p = *from;
@@ -55,8 +60,8 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 		memset(&j->p, 0, sizeof j->p);
 		j->p.next = key->start;
 	}
-	j->want_weight = clamp_weight(weight);
-	publish(j->want, WANT_ACTIVE);
+	publish(j->weight, clamp_weight(weight));
+	ring_move(j, PHASE_FREE, PHASE_NEW);
 	wish(r, *job);
 	return 0;
 }
@@ -92,41 +97,38 @@ void ring_preempt(struct ring *r, uint32_t job)
 
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
 {
-	publish(r->jobs[job].want_weight, clamp_weight(weight));
+	publish(r->jobs[job].weight, clamp_weight(weight));
 	wish(r, job);
 }
 
-void ring_release(struct ring *r, uint32_t job)
+int ring_release(struct ring *r, uint32_t job)
 {
-	publish(r->jobs[job].want, WANT_RELEASE);
+	struct ring_job *j = &r->jobs[job];
+	enum ring_phase now;
+
+	do {
+		now = peek(j->phase);
+		if (now != PHASE_NEW && now != PHASE_RUNNING && now != PHASE_PARKING)
+			return 0;
+	} while (!ring_move(j, now, PHASE_RELEASING));
+	/* Its leases stop now, not when a worker next looks: the worker on
+	 * it would hash on for nothing. */
+	ring_stop_leases(r, job);
 	wish(r, job);
-	ring_wake(r, 1); /* an idle worker applies it now, not at its next look */
+	return 1;
 }
 
-void ring_park(struct ring *r, uint32_t job)
+int ring_park(struct ring *r, uint32_t job)
 {
-	if (peek(r->jobs[job].want) == WANT_ACTIVE) {
-		publish(r->jobs[job].want, WANT_PARK);
-		wish(r, job);
-		ring_wake(r, 1);
-	}
+	if (!ring_move(&r->jobs[job], PHASE_RUNNING, PHASE_PARKING))
+		return 0;
+	wish(r, job);
+	return 1;
 }
 
-enum ring_outcome ring_check(const struct ring *r, uint32_t job,
-			     uint64_t *answer)
+uint64_t ring_answer(const struct ring *r, uint32_t job)
 {
-	const struct ring_job *j = &r->jobs[job];
-
-	if (peek(j->found)) {
-		*answer = j->answer;
-		return RING_FOUND;
-	}
-	return peek(j->exhausted) ? RING_EXHAUSTED : RING_RUNNING;
-}
-
-int ring_closed(const struct ring *r, uint32_t job)
-{
-	return peek(r->jobs[job].state) == JOB_CLOSED;
+	return r->jobs[job].answer;
 }
 
 void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p)
@@ -135,14 +137,18 @@ void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p)
 
 	if (p)
 		*p = j->p;
-	publish(j->want, WANT_NONE);
-	publish(j->state, JOB_FREE);
+	ring_move(j, (enum ring_phase)peek(j->phase), PHASE_FREE);
 	r->freelist[r->nfree++] = job;
 }
 
-const struct ring_key *ring_key_of(const struct ring *r, uint32_t job)
+const struct ring_key *ring_key(const struct ring *r, uint32_t job)
 {
 	return &r->jobs[job].key;
+}
+
+uint64_t ring_weight(const struct ring *r, uint32_t job)
+{
+	return peek(r->jobs[job].weight);
 }
 
 void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
@@ -150,7 +156,7 @@ void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
 	const struct ring_job *j = &r->jobs[job];
 	uint32_t n = peek(j->p.nreturned);
 
-	k->weight = peek(j->want_weight);
+	k->weight = peek(j->weight);
 	k->seq = j->seq;
 	k->started = peek(j->p.started);
 	k->remaining = peek(j->p.cursor_done) ? 0 : span(peek(j->p.next), j->key.end);
@@ -186,7 +192,9 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
 	return n;
 }
 
-void ring_wake(struct ring *r, unsigned n)
+/* Post the work semaphore up to n (never past: a worker that wakes with
+ * nothing to do only sleeps again). */
+static void wake(struct ring *r, unsigned n)
 {
 	int v = 0;
 
@@ -195,20 +203,22 @@ void ring_wake(struct ring *r, unsigned n)
 		sem_post(&r->work);
 }
 
+void ring_wake(struct ring *r)
+{
+	unsigned n = ring_workers(r);
+
+	wake(r, n ? n : 1);
+}
+
 void ring_shutdown(struct ring *r)
 {
 	publish(r->shutdown, 1);
-	ring_wake(r, RING_WORKERS);
+	wake(r, RING_WORKERS);
 }
 
 int ring_is_shutdown(const struct ring *r)
 {
 	return peek(r->shutdown) != 0;
-}
-
-void ring_set_workers(struct ring *r, unsigned n)
-{
-	publish(r->nworkers, n);
 }
 
 void ring_slot_prepare(struct ring *r, unsigned slot)
@@ -221,15 +231,10 @@ void ring_slot_prepare(struct ring *r, unsigned slot)
 	publish(s->state, SLOT_IDLE);
 }
 
-void ring_slot_start(struct ring *r, unsigned slot, pid_t pid)
-{
-	publish(r->slots[slot].pid, (int32_t)pid);
-}
-
 void ring_slot_retire(struct ring *r, unsigned slot)
 {
 	publish(r->slots[slot].retire, 1);
-	ring_wake(r, RING_WORKERS);
+	wake(r, RING_WORKERS);
 }
 
 int ring_slot_retiring(const struct ring *r, unsigned slot)
@@ -249,7 +254,7 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	s->deaths += how != EXIT_RETIRED;
 	s->stalls += how == EXIT_STALLED;
 	publish(r->reclaim, 1);
-	ring_wake(r, 1);
+	wake(r, 1);
 }
 
 void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
@@ -257,22 +262,49 @@ void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *
 	const struct ring_slot *s = &r->slots[slot];
 
 	v->pid = peek(s->pid);
+	v->state = (enum ring_slot_state)peek(s->state);
 	v->beat = peek(s->beat);
 	v->has_lease = (int)peek(s->has_lease);
-	v->lease_values = v->has_lease ? peek(s->lease_hi) - peek(s->lease_lo) + 1 : 0;
+	v->lease_job = peek(s->lease_job);
+	v->lease_lo = peek(s->lease_lo);
+	v->lease_hi = peek(s->lease_hi);
+	v->lease_values = v->has_lease ? v->lease_hi - v->lease_lo + 1 : 0;
 	v->rate = peek(s->rate);
 	v->hashes = peek(s->hashes);
 	v->chunks = peek(s->chunks);
 	v->hash_ns = peek(s->hash_ns);
+	v->deaths = peek(s->deaths);
+	v->stalls = peek(s->stalls);
+}
+
+unsigned ring_queued(const struct ring *r, unsigned counts[18])
+{
+	unsigned n = 0;
+
+	memset(counts, 0, 18 * sizeof counts[0]);
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
+		const struct ring_job *j = &r->jobs[i];
+		uint64_t w = peek(j->weight);
+
+		if (peek(j->phase) != PHASE_RUNNING)
+			continue;
+		counts[w > 16 ? 17 : w]++;
+		n++;
+	}
+	return n;
+}
+
+unsigned ring_repairs(const struct ring *r)
+{
+	return peek(r->repairs);
 }
 
 pid_t ring_lock_holder(const struct ring *r)
 {
 	/* glibc keeps the holder's thread id in the robust mutex's futex word
 	 * (the kernel needs it there to recover the lock when the holder
-	 * dies); a worker is single-threaded, so that is its pid. Unlike
-	 * lock_owner it is right even for a holder stopped one instruction
-	 * after taking the lock. */
+	 * dies); a worker is single-threaded, so that is its pid. It is right
+	 * even for a holder stopped one instruction after taking the lock. */
 	int word = __atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
 
 	return (pid_t)(word & FUTEX_TID_MASK);
@@ -295,4 +327,3 @@ unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
 {
 	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
 }
-

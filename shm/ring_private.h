@@ -1,6 +1,6 @@
-/* What the parts of the ring (ring.c, the workers' side; ring_heap.c, its
- * heap; ring_master.c, the master's side) share beyond ring.h. Not for use
- * outside shm/. */
+/* What the parts of the ring (ring.c, the workers' side; ring_job.c, a job's
+ * phase, progress and place in the heap; ring_master.c, the master's side)
+ * share beyond ring.h. Not for use outside shm/. */
 #ifndef REVHASH_RING_PRIVATE_H
 #define REVHASH_RING_PRIVATE_H
 
@@ -29,10 +29,22 @@ static inline void flag(uint64_t *bits, uint32_t job)
 	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
 }
 
-/* The heap of leasable jobs (ring_heap.c), kept under the lock.
- * ring_leasable: may a worker lease from j now? */
-int ring_leasable(const struct ring *r, const struct ring_job *j);
-/* j changed: put it where its rank says, or out of the heap. */
+/* ---- ring_job.c ---------------------------------------------------------- */
+
+/* Move j from phase `from` to `to`, the one way a phase changes: 1, or 0
+ * when j was no longer in `from` (the other side moved it first). A move
+ * the diagram in ring.h does not have is a bug, and aborts. */
+int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to);
+/* Is a job in phase p being worked on (its leases count)? */
+int ring_live(enum ring_phase p);
+/* Values j has left to lease. */
+unsigned __int128 ring_job_remaining(const struct ring_job *j);
+/* Put [lo, hi] of j back to be leased again. */
+void ring_give_back(struct ring_job *j, uint64_t lo, uint64_t hi);
+/* j changed (its weight, what it has left, its leases, its phase): put it
+ * where its rank says in the heap of leasable jobs, or out of it. */
 void ring_reposition(struct ring *r, struct ring_job *j);
+/* Stop every live lease on job idx: its result no longer matters. */
+void ring_stop_leases(struct ring *r, uint32_t idx);
 
 #endif

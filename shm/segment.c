@@ -3,12 +3,14 @@
  * Each master's segment is its own: /revhash-PORT-PID, on which it holds an
  * exclusive flock for as long as it lives. The lock is the proof of life:
  * the kernel drops it when the master dies, however it dies, and a reused
- * pid cannot inherit it. So a new master on the port removes only segments
- * nobody holds (left by a killed master) and never one of a master still
- * draining its last requests; each master unlinks only its own name; and
- * `--status` can tell a live master from a leftover. */
+ * pid cannot inherit it. So a starting master removes only segments nobody
+ * holds (left by killed masters, on any port: each takes 52 MB of RAM in
+ * /dev/shm) and never one of a master still draining its last requests;
+ * each master unlinks only its own name; and `--status` can tell a live
+ * master from a leftover. */
 #include "shm/segment.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
+#include "lib/log.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,18 +35,22 @@ static size_t align_up(size_t n)
  * its master. */
 #define SEG_PREFIX "revhash-%u-"
 
-/* Is name (as in SHM_DIR, no slash) a segment of port? */
+/* Is name (as in SHM_DIR, no slash) a segment of port, or of any port
+ * when port is 0? */
 static int of_port(const char *name, unsigned port)
 {
-	char prefix[32];
-	int n = snprintf(prefix, sizeof prefix, SEG_PREFIX, port);
+	unsigned p, pid;
+	int n = 0;
 
-	return strncmp(name, prefix, (size_t)n) == 0 && name[n] >= '0' &&
-	       name[n] <= '9' && strlen(name) < 40;
+	if (strlen(name) >= 40 || sscanf(name, "revhash-%u-%u%n", &p, &pid, &n) != 2 ||
+	    name[n] != '\0' || strncmp(name, "revhash-", 8) != 0 || name[8] < '0' ||
+	    name[8] > '9')
+		return 0;
+	return port == 0 || p == port;
 }
 
-/* The next segment of port in d: its name for shm_open in name; 0 when
- * there is none left. */
+/* The next segment of port (0: any) in d: its name for shm_open in name;
+ * 0 when there is none left. */
 static int next_of_port(DIR *d, unsigned port, char name[64])
 {
 	struct dirent *e;
@@ -77,7 +83,8 @@ static int owner_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* Remove the segments of port that no live master holds. */
+/* Remove the segments, of any port, that no live master holds; say so
+ * for port's own live ones (a master draining or starting). */
 static void remove_stale(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
@@ -85,16 +92,18 @@ static void remove_stale(unsigned port)
 
 	if (!d)
 		return;
-	while (next_of_port(d, port, name)) {
+	while (next_of_port(d, 0, name)) {
 		int fd;
 
 		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
 			continue;
-		if (held(fd) || owner_alive(name))
-			fprintf(stderr, "shared segment %s: its master still runs "
-				"(draining or starting), left alone\n", name);
-		else if (shm_unlink(name) == 0)
-			fprintf(stderr, "removed stale shared segment %s\n", name);
+		if (held(fd) || owner_alive(name)) {
+			if (of_port(name + 1, port))
+				log_info("shared segment %s: its master still runs "
+					 "(draining or starting), left alone", name);
+		} else if (shm_unlink(name) == 0) {
+			log_info("removed stale shared segment %s", name);
+		}
 		close(fd);
 	}
 	closedir(d);
@@ -131,6 +140,34 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	return 0;
 }
 
+/* Make the segment's memory: size bytes, reserved and mapped populated.
+ * 0 and *p, or -errno, the failing call logged. */
+static int make_memory(const struct seg *seg, size_t size, void **p)
+{
+	int rc = 0;
+
+	/* The lock (which says this master lives) first: a --status or a
+	 * starting master may hold it shared for a moment to ask (held()).
+	 * Reserve the memory now: a tmpfs too small must fail here with a
+	 * clear error, not later with SIGBUS in the middle of serving. And map
+	 * it populated: a request probes the cache at a random place, and a
+	 * page fault there cost 10-30 us on the request's path. */
+	if (flock(seg->fd, LOCK_EX) < 0) {
+		rc = -errno;
+		log_error("flock(%s): %s", seg->name, strerror(-rc));
+	} else if (ftruncate(seg->fd, (off_t)size) < 0) {
+		rc = -errno;
+		log_error("ftruncate(%s, %zu): %s", seg->name, size, strerror(-rc));
+	} else if ((rc = -posix_fallocate(seg->fd, 0, (off_t)size)) != 0) {
+		log_error("posix_fallocate(%s, %zu): %s", seg->name, size, strerror(-rc));
+	} else if ((*p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED) {
+		rc = -errno;
+		log_error("mmap(%s, %zu): %s", seg->name, size, strerror(-rc));
+	}
+	return rc;
+}
+
 int seg_create(unsigned port, uint64_t cache_entries,
 	       const struct rank_policy *policy, struct seg *seg)
 {
@@ -145,23 +182,13 @@ int seg_create(unsigned port, uint64_t cache_entries,
 	remove_stale(port);
 	snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port, (int)getpid());
 	seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (seg->fd < 0)
-		return -errno;
+	if (seg->fd < 0) {
+		rc = -errno;
+		log_error("shm_open(%s): %s", seg->name, strerror(-rc));
+		return rc;
+	}
 	seg->owner = 1;
-	/* The lock (which says this master lives) waits: a --status or a
-	 * starting master may hold it shared for a moment to ask (held()).
-	 * Reserve the memory now: a tmpfs too small must fail here with a
-	 * clear error, not later with SIGBUS in the middle of serving. And map
-	 * it populated: a request probes the cache at a random place, and a
-	 * page fault there cost 10-30 us on the request's path. */
-	if (flock(seg->fd, LOCK_EX) < 0 || ftruncate(seg->fd, (off_t)size) < 0)
-		rc = -errno;
-	else if ((rc = posix_fallocate(seg->fd, 0, (off_t)size)) != 0)
-		rc = -rc;
-	else if ((p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED)
-		rc = -errno;
-	else
+	if ((rc = make_memory(seg, size, &p)) == 0)
 		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
 			     policy);
 	if (rc < 0) {

@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 4
+#define SEG_VERSION 5
 
 /* Where the time of a request answered by a search goes, in order:
  * from accept to its last byte, to its job's entry in the ring, to a
@@ -50,6 +50,7 @@ struct seg_stats {
 	uint64_t reloads;
 	uint64_t dead_hashes;  /* hashes done by workers that have exited */
 	uint64_t dead_chunks;
+	uint64_t wakeups;      /* times the master's loop woke with events */
 	struct seg_stages stages;
 };
 
@@ -59,7 +60,8 @@ struct seg_header {
 	uint64_t size;         /* bytes of the whole segment */
 	int32_t master_pid;
 	uint32_t port;
-	uint32_t workers;      /* worker count the master aims for */
+	uint32_t workers;      /* the worker count the master aims for: the
+	                          one record of it (master/workers.c) */
 	uint32_t cpus;         /* CPUs the master may run on */
 	uint64_t ring_off;
 	uint64_t cache_off;
@@ -70,6 +72,13 @@ struct seg_header {
 	uint64_t low_latency_holds; /* times the CPUs were held polling */
 	struct seg_stats stats;
 };
+
+/* The layout is shared by processes built from the same sources, and read
+ * by --status of another build: its sizes are fixed, and checked. */
+_Static_assert(sizeof(struct seg_stages) == 8 * (STAGE_COUNT + 4), "stages");
+_Static_assert(sizeof(struct seg_stats) % 8 == 0, "stats");
+_Static_assert(sizeof(struct seg_header) % 8 == 0, "header");
+_Static_assert(sizeof(struct seg_header) <= 4096, "header in its first page");
 
 /* A mapping of the segment in this process. */
 struct seg {
@@ -84,8 +93,9 @@ struct seg {
 };
 
 /* Create this process's segment for port with room for cache_entries
- * answers, locked for as long as it lives. Segments of port that no live
- * master holds (left by a killed one) are removed first. 0 or -errno. */
+ * answers, locked for as long as it lives. Segments that no live master
+ * holds (left by a killed one, on any port) are removed first. 0 or -errno
+ * (the failing call logged). */
 int seg_create(unsigned port, uint64_t cache_entries,
 	       const struct rank_policy *policy, struct seg *seg);
 /* Map the segment of the master on port (status, tests): a live master's

@@ -3,6 +3,7 @@
 #include "shm/cache.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@ static uint64_t with_home(const struct cache *c, uint64_t home, uint64_t *x,
 			  uint8_t d[32])
 {
 	for (;; (*x)++) {
-		proto_digest(*x, d);
-		if ((proto_load_be64(d) & (c->nslots - 1)) == home)
+		digest_of(*x, d);
+		if ((digest_key(d) & (c->nslots - 1)) == home)
 			return (*x)++;
 	}
 }
@@ -34,16 +35,16 @@ START_TEST(insert_and_lookup)
 	uint64_t x;
 
 	for (uint64_t v = 0; v < 500; v++) {
-		proto_digest(v * 7919, d);
+		digest_of(v * 7919, d);
 		cache_put(c, d, v * 7919);
 	}
 	ck_assert_uint_eq(c->count, 500);
 	for (uint64_t v = 0; v < 500; v++) {
-		proto_digest(v * 7919, d);
+		digest_of(v * 7919, d);
 		ck_assert_int_eq(cache_get(c, d, &x), 1);
 		ck_assert_uint_eq(x, v * 7919);
 	}
-	proto_digest(1, d); /* never inserted */
+	digest_of(1, d); /* never inserted */
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	free(c);
 }
@@ -55,7 +56,7 @@ START_TEST(wrong_answer_is_never_returned)
 	uint8_t d[32];
 	uint64_t x;
 
-	proto_digest(42, d);
+	digest_of(42, d);
 	cache_put(c, d, 43); /* an answer that does not hash to d */
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	cache_put(c, d, 42); /* replaced by the right one */
@@ -72,11 +73,11 @@ START_TEST(full_table_evicts_and_keeps_hot_entries)
 	uint8_t hot[32], d[32];
 	uint64_t x;
 
-	proto_digest(1000000, hot);
+	digest_of(1000000, hot);
 	cache_put(c, hot, 1000000);
 	for (uint64_t v = 0; v < 200; v++) {
 		ck_assert_int_eq(cache_get(c, hot, &x), 1); /* keeps it hot */
-		proto_digest(v, d);
+		digest_of(v, d);
 		cache_put(c, d, v);
 		ck_assert_uint_le(c->count, 8);
 	}
@@ -85,9 +86,9 @@ START_TEST(full_table_evicts_and_keeps_hot_entries)
 	ck_assert_int_eq(cache_get(c, hot, &x), 1);
 	ck_assert_uint_eq(x, 1000000);
 	/* The newest entry is there; an old cold one is gone. */
-	proto_digest(199, d);
+	digest_of(199, d);
 	ck_assert_int_eq(cache_get(c, d, &x), 1);
-	proto_digest(0, d);
+	digest_of(0, d);
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
 	free(c);
 }
@@ -114,7 +115,7 @@ START_TEST(probing_wraps_around_the_end)
 	ck_assert_uint_eq(x, e);
 	/* Full: the next insert evicts a (never hit), shifting b and e back
 	 * across the end of the table; both must still be found. */
-	proto_digest(next + 12345, dn);
+	digest_of(next + 12345, dn);
 	cache_put(c, dn, next + 12345);
 	ck_assert_uint_eq(c->count, 3);
 	ck_assert_int_eq(cache_get(c, da, &x), 0);

@@ -5,6 +5,7 @@
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <poll.h>
@@ -24,7 +25,7 @@ static void still_serves(void)
 	uint8_t d[32];
 	uint64_t x, base = th_rand64() >> 1, want = base + th_rand64() % 50000;
 
-	proto_digest(want, d);
+	digest_of(want, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 50000, 1, &x), 0);
 	ck_assert_uint_eq(x, want);
 }
@@ -71,7 +72,7 @@ START_TEST(reset_before_the_reply_cancels_the_search)
 	int fd;
 
 	start(NULL, two);
-	proto_digest(base + 1, d); /* answer outside: would search 2^40 values */
+	digest_of(base + 1, d); /* answer outside: would search 2^40 values */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
 	usleep(200000);
@@ -92,7 +93,7 @@ START_TEST(half_closed_client_gets_its_answer)
 	int fd;
 
 	start(NULL, two);
-	proto_digest(base + 3000000, d);
+	digest_of(base + 3000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
 	ck_assert_int_eq(shutdown(fd, SHUT_WR), 0);
@@ -112,7 +113,7 @@ START_TEST(bytes_after_the_request_are_ignored)
 
 	start(NULL, two);
 	memset(junk, 0xa5, sizeof junk);
-	proto_digest(base + 4242, d);
+	digest_of(base + 4242, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 10000, 4), 0);
 	ck_assert_int_eq(send(fd, junk, sizeof junk, 0), (ssize_t)sizeof junk);
@@ -258,7 +259,7 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 	int fd;
 
 	start(NULL, two);
-	proto_digest(1, d); /* not in the range below: searched forever */
+	digest_of(1, d); /* not in the range below: searched forever */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, (1ull << 63) + 2, 16), 0);
 	usleep(100000);
@@ -298,7 +299,7 @@ START_TEST(full_table_parks_the_worst_job)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	start(NULL, one);
 	/* Fill the job table with searches that never end... */
-	proto_digest(1, d);
+	digest_of(1, d);
 	for (int i = 0; i < N; i++) {
 		fds[i] = th_connect(m.port);
 		ck_assert_int_ge(fds[i], 0);
@@ -306,11 +307,11 @@ START_TEST(full_table_parks_the_worst_job)
 						 base + (1ull << 61), 1), 0);
 	}
 	/* ...then one below all of them: it waits... */
-	proto_digest(lowly_at + 5, d);
+	digest_of(lowly_at + 5, d);
 	lowly = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(lowly, d, lowly_at, lowly_at + (1ull << 62), 1), 0);
 	/* ...and an urgent one: it is answered at once. */
-	proto_digest(base + 5, d);
+	digest_of(base + 5, d);
 	t0 = clock_ms();
 	urgent = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(urgent, d, base, base + 1000, 16), 0);
@@ -343,7 +344,7 @@ START_TEST(trailing_bytes_cost_the_master_nothing)
 
 	start(NULL, two);
 	memset(junk, 0x5a, sizeof junk);
-	proto_digest(1, d); /* never found: the search runs on */
+	digest_of(1, d); /* never found: the search runs on */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, 1ull << 60, 1), 0);
 	usleep(100000);
@@ -379,19 +380,19 @@ START_TEST(one_peer_cannot_stack_weight)
 
 	start(NULL, two);
 	/* The honest request alone... */
-	proto_digest(base + 29999999, d);
+	digest_of(base + 29999999, d);
 	t0 = clock_ms();
 	ck_assert_int_eq(th_request(m.port, d, base, base + 30000000, 16, &x), 0);
 	quiet_ms = clock_ms() - t0;
 	/* ...and behind the stack (the same size, its answer not cached). */
-	proto_digest(junk - 1, bad);
+	digest_of(junk - 1, bad);
 	for (int i = 0; i < N; i++) {
 		fds[i] = th_connect(m.port);
 		ck_assert_int_ge(fds[i], 0);
 		ck_assert_int_eq(th_send_request(fds[i], bad, junk, junk + (1ull << 32), 16), 0);
 	}
 	usleep(200000);
-	proto_digest(base + 60000000 + 29999999, d);
+	digest_of(base + 60000000 + 29999999, d);
 	t0 = clock_ms();
 	ck_assert_int_eq(th_request(m.port, d, base + 60000000, base + 90000000, 16, &x), 0);
 	loud_ms = clock_ms() - t0;

@@ -6,6 +6,7 @@
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <errno.h>
@@ -79,9 +80,9 @@ START_TEST(fifty_concurrent_requests)
 		q[i].start = base;
 		q[i].end = base + 200000;
 		q[i].want = base + th_rand64() % 200001;
-		proto_digest(q[i].want, q[i].d);
+		digest_of(q[i].want, q[i].d);
 		if (i % 10 == 3) { /* answer outside the range: not found */
-			proto_digest(base + 300000, q[i].d);
+			digest_of(base + 300000, q[i].d);
 			q[i].want = 0;
 			q[i].end = base + 50000;
 		}
@@ -118,7 +119,7 @@ START_TEST(repeat_is_answered_from_the_cache)
 	struct seg_stats st;
 
 	start(NULL, two);
-	proto_digest(base + 777, d);
+	digest_of(base + 777, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 777);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100000, 5, &x), 0);
@@ -148,7 +149,7 @@ START_TEST(concurrent_repeat_attaches_to_the_search)
 	q[0].end = base + 3000000;
 	q[0].want = base + 2900000;
 	q[0].prio = 1;
-	proto_digest(q[0].want, q[0].d);
+	digest_of(q[0].want, q[0].d);
 	q[1] = q[0];
 	q[1].prio = 9;
 	run_all(q, 2);
@@ -174,7 +175,7 @@ START_TEST(answers_at_the_edges_of_the_number_line)
 		uint64_t a = answers[i];
 		uint64_t lo = a < 5000 ? 0 : a - 5000;
 		uint64_t hi = a > UINT64_MAX - 5000 ? UINT64_MAX : a + 5000;
-		proto_digest(a, d);
+		digest_of(a, d);
 		ck_assert_int_eq(th_request(m.port, d, lo, hi, 1, &x), 0);
 		ck_assert_uint_eq(x, a);
 		/* range of one value */
@@ -206,7 +207,7 @@ START_TEST(ipv4_and_ipv6_alike)
 	int fd;
 
 	start(NULL, two);
-	proto_digest(base + 21, d);
+	digest_of(base + 21, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0); /* IPv4 */
 	ck_assert_uint_eq(x, base + 21);
 	if (!have_ipv6_loopback()) {
@@ -217,7 +218,7 @@ START_TEST(ipv4_and_ipv6_alike)
 	a.sin6_port = htons((uint16_t)m.port);
 	fd = socket(AF_INET6, SOCK_STREAM, 0);
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-	proto_digest(base + 22, d);
+	digest_of(base + 22, d);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 100, 1), 0);
 	ck_assert_int_eq(th_read_reply(fd, &x, 30000), 0);
 	ck_assert_uint_eq(x, base + 22);
@@ -232,10 +233,10 @@ START_TEST(priority_zero_and_255_are_served)
 	uint64_t x, base = th_rand64() >> 1;
 
 	start(NULL, two);
-	proto_digest(base + 5, d);
+	digest_of(base + 5, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 0, &x), 0);
 	ck_assert_uint_eq(x, base + 5);
-	proto_digest(base + 6, d);
+	digest_of(base + 6, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 255, &x), 0);
 	ck_assert_uint_eq(x, base + 6);
 	stop();
@@ -251,7 +252,7 @@ START_TEST(worker_killed_mid_request)
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
-	proto_digest(base + 7000000, d);
+	digest_of(base + 7000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 8000000, 3), 0);
 	usleep(150000);
@@ -278,7 +279,7 @@ START_TEST(worker_killed_inside_the_lock)
 	start("REVHASH_TEST_HOOKS=1", two);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_DIE_IN_LOCK, 3), 0);
-	proto_digest(base + 1500000, d);
+	digest_of(base + 1500000, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 2000000, 2, &x), 0);
 	ck_assert_uint_eq(x, base + 1500000);
 	/* three died in the lock */
@@ -308,7 +309,7 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 	t0 = clock_ms();
 	kill(pids[0], SIGKILL);
 	/* Meanwhile the other worker serves. */
-	proto_digest(base + 500, d);
+	digest_of(base + 500, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 500);
 	/* Four starts die at once: restarts wait 0, 100, 200, then 400 ms. */
@@ -340,7 +341,7 @@ START_TEST(counters_survive_a_workers_death)
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	proto_digest(base - 1, d); /* no answer: every value must be hashed */
+	digest_of(base - 1, d); /* no answer: every value must be hashed */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + n - 1, 1), 0);
 	usleep(300000);
@@ -388,7 +389,7 @@ START_TEST(hashing_time_is_accounted)
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	proto_digest(base - 1, d); /* no answer: every value is hashed */
+	digest_of(base - 1, d); /* no answer: every value is hashed */
 	t0 = clock_ns();
 	ck_assert_int_eq(th_request(m.port, d, base, base + n - 1, 1, &x), 0);
 	wall_ns = clock_ns() - t0;
@@ -423,7 +424,7 @@ START_TEST(slow_client_does_not_delay_others)
 	ck_assert_int_eq(send(slow, part, sizeof part, 0), 10);
 	t0 = clock_ms();
 	for (int i = 0; i < 5; i++) {
-		proto_digest(base + (uint64_t)i * 1000, d);
+		digest_of(base + (uint64_t)i * 1000, d);
 		ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
 		ck_assert_uint_eq(x, base + (uint64_t)i * 1000);
 	}
@@ -532,7 +533,7 @@ START_TEST(every_policy_answers_right)
 		q[i].end = q[i].start + 2000000;
 		q[i].want = q[i].start + 1900000;
 		q[i].prio = (uint8_t)(1 + 3 * i);
-		proto_digest(q[i].want, q[i].d);
+		digest_of(q[i].want, q[i].d);
 	}
 	q[5] = q[4]; /* a repeat in flight */
 	run_all(q, 6);

@@ -1,12 +1,13 @@
 /* master/jobs.c driven directly: real client sockets through clients.c, a
  * ring in memory, and the test playing the workers (ring_lease and
- * ring_finish under made-up pids) and the loop (jobs_changed, jobs_balance),
+ * ring_finish under made-up pids) and the loop (jobs_news, jobs_balance),
  * so that each interleaving is exact. */
 #include "master/jobs.h"
 #include "master/net.h"
 #include "tests/check_run.h"
 #include "tests/accept.h"
 #include "tests/helpers.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <errno.h>
@@ -30,7 +31,6 @@ static void setup_with(struct rank_policy p)
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
 	ck_assert_int_eq(ring_init(r, &p), 0);
-	ring_set_workers(r, 1);
 	ring_worker_start(r, 0, 100000);
 	cache = calloc(1, cache_bytes(64));
 	cache_init(cache, 64);
@@ -56,12 +56,12 @@ static void teardown(void)
 
 /* A client sends a request; the master reads it at accept and dispatches
  * it, as the loop does. Returns the client's socket. */
-static int request(uint64_t digest_of, uint64_t start, uint64_t end, uint8_t prio)
+static int request(uint64_t answer, uint64_t start, uint64_t end, uint8_t prio)
 {
 	uint8_t d[32];
 	int fd;
 
-	proto_digest(digest_of, d);
+	digest_of(answer, d);
 	fd = th_connect(port);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(th_send_request(fd, d, start, end, prio), 0);
@@ -74,21 +74,23 @@ static int request(uint64_t digest_of, uint64_t start, uint64_t end, uint8_t pri
 /* The end of one batch of the loop, after the workers said something. */
 static void loop_turn(void)
 {
-	jobs_changed(&js);
+	jobs_news(&js);
 	jobs_balance(&js);
 	clients_bury(&cl);
 }
 
 /* Occupy all but n entries of the table with jobs that are not the
- * master's and that no worker can lease (their range is all leased). */
+ * master's and that the workers never take in: submitted, and their
+ * flags for the workers cleared, as if the workers were yet to look. */
 static void fill_table_but(unsigned n)
 {
-	struct ring_progress done = { .cursor_done = 1 };
 	struct ring_key k = { .start = 0, .end = 0 };
 	uint32_t e;
 
 	while (ring_in_use(r) < RING_JOBS - n)
-		ck_assert_int_eq(ring_submit(r, &k, &done, 100, 1000000, &e), 0);
+		ck_assert_int_eq(ring_submit(r, &k, NULL, 100, 1000000, &e), 0);
+	memset(r->pending, 0, sizeof r->pending);
+	r->pending_any = 0;
 }
 
 /* Under the priority order, a job is parked for a heavier one while its
@@ -113,13 +115,13 @@ START_TEST(job_hashed_to_its_end_while_parking_is_answered)
 	heavy = request(987654321, 1ull << 40, 1ull << 62, 16);
 	ck_assert_uint_eq(stats.parked, 1);
 	/* The chunk comes back: nothing in 0..999. */
-	ring_finish(r, 0, 0, 0);
+	ring_finish(r, 0, SEARCH_NONE, 0);
 	loop_turn();
 	/* The workers go on with the heavy search, as they would for ever. */
 	for (int i = 0; i < 3; i++) {
 		ck_assert_int_eq(ring_lease(r, 0, 1000, 1, &l), 0);
 		ck_assert_uint_ge(l.lo, 1ull << 40);
-		ring_finish(r, 0, 0, 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
 		loop_turn();
 	}
 	ck_assert_int_eq(th_read_reply(light, &x, 1000), 0);

@@ -10,6 +10,7 @@
 #include "tests/check_run.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <pthread.h>
@@ -51,7 +52,7 @@ static void expect(const struct kernel *k, uint64_t lo, uint64_t hi,
 	uint32_t clear = 0;
 	int inside = lo <= answer && answer <= hi;
 
-	proto_digest(answer, digest);
+	digest_of(answer, digest);
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t found = 0x5a5a5a5a;
 		int r = k->search(digest, lo, hi, &found, pass ? &clear : NULL);
@@ -187,7 +188,7 @@ static void near_miss_digest(uint64_t y, uint8_t out[32])
 	uint32_t a[65], st[8], a60, a59;
 
 	sha256_le64_a(y, a);
-	proto_digest(y, out);
+	digest_of(y, out);
 	for (int i = 0; i < 8; i++)
 		st[i] = proto_load_be32(out + 4 * i) - sha256_iv[i];
 	st[0] ^= 1;
@@ -214,7 +215,7 @@ START_TEST(near_miss_is_rejected)
 	uint32_t a[65], late[8];
 
 	near_miss_digest(y, digest);
-	proto_digest(y, real);
+	digest_of(y, real);
 	sha256_le64_a(y, a);
 	sha256_late_a(digest, late);
 	ck_assert_uint_eq(late[0], a[57]); /* the construction is right */
@@ -234,13 +235,13 @@ START_TEST(long_search_finds_nothing)
 	uint64_t lo = 0xfeedface00000000 - (1 << 21), found;
 	uint8_t digest[32];
 
-	proto_digest(lo - 1, digest);
+	digest_of(lo - 1, digest);
 	ck_assert_int_eq(k->search(digest, lo, lo + n - 1, &found, NULL), 0);
 }
 END_TEST
 
 /* A stop set before the call hashes nothing, even when the answer is lo:
- * KERNEL_STOPPED with *found = lo. */
+ * SEARCH_STOPPED with *found = lo. */
 START_TEST(stop_before_the_call)
 {
 	const struct kernel *k = kernels[_i];
@@ -252,9 +253,9 @@ START_TEST(stop_before_the_call)
 		uint64_t lo = los[n], hi = lo + (lo > TOP - 1000 ? TOP - lo : 1000);
 		uint64_t found = 0x5a5a5a5a;
 
-		proto_digest(lo, digest);
+		digest_of(lo, digest);
 		ck_assert_int_eq(k->search(digest, lo, hi, &found, &stop),
-				 KERNEL_STOPPED);
+				 SEARCH_STOPPED);
 		ck_assert_uint_eq(found, lo);
 	}
 }
@@ -297,8 +298,8 @@ START_TEST(stop_ends_a_long_search)
 	uint64_t lo = 0xfeedface00000000 - 12345, hi = lo + (1ull << 40), found;
 	uint8_t digest[32];
 
-	proto_digest(lo - 1, digest);
-	ck_assert_int_eq(search_stopped(k, digest, lo, hi, &found), KERNEL_STOPPED);
+	digest_of(lo - 1, digest);
+	ck_assert_int_eq(search_stopped(k, digest, lo, hi, &found), SEARCH_STOPPED);
 	ck_assert_uint_ge(found, lo);
 	ck_assert_uint_le(found, hi);
 }
@@ -320,17 +321,17 @@ START_TEST(stop_never_skips_the_answer)
 		uint8_t digest[32];
 		int r;
 
-		proto_digest(answer, digest);
+		digest_of(answer, digest);
 		r = search_stopped(k, digest, lo, lo + (1ull << 40), &found);
-		if (r == KERNEL_FOUND) {
+		if (r == SEARCH_FOUND) {
 			ck_assert_uint_eq(found, answer);
 			continue;
 		}
-		ck_assert_int_eq(r, KERNEL_STOPPED);
+		ck_assert_int_eq(r, SEARCH_STOPPED);
 		ck_assert_uint_ge(found, lo);
 		ck_assert_uint_le(found, answer);
 		ck_assert_int_eq(k->search(digest, found, answer, &again, NULL),
-				 KERNEL_FOUND);
+				 SEARCH_FOUND);
 		ck_assert_uint_eq(again, answer);
 	}
 }
@@ -345,7 +346,7 @@ START_TEST(reference_matches_openssl)
 	for (size_t n = 0; n < sizeof xs / sizeof xs[0] + 1000; n++) {
 		uint64_t x = n < sizeof xs / sizeof xs[0] ? xs[n] : rnd();
 
-		proto_digest(x, want);
+		digest_of(x, want);
 		sha256_le64(x, got);
 		ck_assert_mem_eq(got, want, 32);
 	}
@@ -360,7 +361,7 @@ START_TEST(last_rounds_undone_from_the_digest)
 	for (int n = 0; n < 2000; n++) {
 		uint64_t x = n < 2 ? (n ? TOP : 0) : rnd();
 
-		proto_digest(x, digest);
+		digest_of(x, digest);
 		sha256_le64_a(x, a);
 		sha256_late_a(digest, late);
 		for (int i = 0; i < 8; i++)

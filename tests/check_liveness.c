@@ -4,6 +4,7 @@
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <signal.h>
@@ -62,7 +63,7 @@ START_TEST(stopped_worker_holding_a_lease_is_replaced)
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	proto_digest(base - 1, d); /* not in the range */
+	digest_of(base - 1, d); /* not in the range */
 	fd = th_connect(m.port);
 	t0 = clock_ms();
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 40000000, 1), 0);
@@ -96,18 +97,18 @@ START_TEST(worker_stopped_inside_the_lock_stalls_nothing)
 	int fd, fd2;
 
 	start("REVHASH_TEST_HOOKS=1", two);
-	proto_digest(base + 500, hot);
+	digest_of(base + 500, hot);
 	ck_assert_int_eq(th_request(m.port, hot, base, base + 1000, 1, &x), 0);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_STOP_IN_LOCK, 1), 0);
 	seg_close(&seg);
 	/* The next lease stops its worker half-way, holding the lock. */
-	proto_digest(base + 150000000, d);
+	digest_of(base + 150000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 200000000, 2), 0);
 	ck_assert_int_gt(stopped_worker(5000), 0);
 	/* Meanwhile: a new search is accepted and a cache hit answered. */
-	proto_digest(base + 1000000, e);
+	digest_of(base + 1000000, e);
 	fd2 = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd2, e, base, base + 2000000, 1), 0);
 	t0 = clock_ms();
@@ -143,7 +144,7 @@ START_TEST(stopped_idle_worker_is_replaced)
 	start(NULL, one);
 	ck_assert_int_eq(tm_workers(&m, pids, 1), 1);
 	ck_assert_int_eq(kill(pids[0], SIGSTOP), 0);
-	proto_digest(base + 5000, d);
+	digest_of(base + 5000, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 5000);
 	ck_assert_uint_eq(stats_now().stalls, 1);

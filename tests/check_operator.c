@@ -6,6 +6,7 @@
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -75,7 +76,7 @@ START_TEST(graceful_stop_answers_what_is_in_flight)
 	char name[64];
 
 	start(NULL, two);
-	proto_digest(base + 3000000, d);
+	digest_of(base + 3000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 4000000, 1), 0);
 	usleep(100000);
@@ -100,7 +101,7 @@ START_TEST(stop_sent_to_the_whole_group_still_answers)
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
-	proto_digest(base + 6000000, d);
+	digest_of(base + 6000000, d);
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 7000000, 1), 0);
 	usleep(100000);
@@ -151,7 +152,7 @@ START_TEST(hup_reloads_the_worker_count)
 	write_file(cfg, "workers = 2\n");
 	kill(m.pid, SIGHUP);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	proto_digest(base + 99, d);
+	digest_of(base + 99, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 99);
 	stop();
@@ -331,7 +332,7 @@ START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
 	/* A new master on the same port removes the stale segment and serves. */
 	ck_assert_int_eq(tm_start_on(&m, m.port, NULL, args), 0);
 	ck_assert_int_eq(access(name, F_OK), -1);
-	proto_digest(12345, d);
+	digest_of(12345, d);
 	ck_assert_int_eq(th_request(m.port, d, 12000, 13000, 1, &x), 0);
 	ck_assert_uint_eq(x, 12345);
 	stop();
@@ -353,7 +354,7 @@ START_TEST(draining_master_and_its_successor_keep_their_segments)
 
 	start(NULL, one);
 	a = m;
-	proto_digest(base + 9000000, d);
+	digest_of(base + 9000000, d);
 	fd = th_connect(a.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + 10000000, 1), 0);
 	usleep(100000);
@@ -419,7 +420,7 @@ START_TEST(habitual_signals_kill_nothing)
 	ck_assert_int_eq(kill(pids[0], 0), 0);
 	ck_assert_int_eq(kill(pids[1], 0), 0);
 	ck_assert(tm_log_contains(&m, "ignored"));
-	proto_digest(base + 77, d);
+	digest_of(base + 77, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 77);
 	stop();
@@ -462,7 +463,7 @@ START_TEST(config_that_is_no_file_is_refused)
 	usleep(300000);
 	ck_assert(tm_log_contains(&m, "not a regular file"));
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 100), 0);
-	proto_digest(base + 1, d);
+	digest_of(base + 1, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 1);
 	stop();
@@ -615,7 +616,7 @@ START_TEST(busy_rate_counts_only_the_cpus_there_are)
 	snprintf(n, sizeof n, "%u", workers);
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, (int)workers, 5000), 0);
-	proto_digest(base - 1, d); /* not found: every worker hashes */
+	digest_of(base - 1, d); /* not found: every worker hashes */
 	ck_assert_int_eq(th_request(m.port, d, base, base + 4000000, 1, &x), 0);
 	snprintf(port, sizeof port, "%u", m.port);
 	snprintf(cmd, sizeof cmd, "%s --status %s --json", th_master_path(), port);
@@ -692,7 +693,7 @@ START_TEST(two_masters_started_at_once_leave_one_serving)
 			usleep(10000);
 	if (fd >= 0)
 		close(fd);
-	proto_digest(777, d);
+	digest_of(777, d);
 	x = 0;
 	if (fd >= 0)
 		th_request(port, d, 700, 800, 1, &x);
@@ -856,7 +857,7 @@ START_TEST(low_latency_holds_the_cpus_only_while_busy)
 	ck_assert_uint_eq(low_latency_now(&holds), 1);
 	ck_assert_uint_eq(holds, 0);
 
-	proto_digest(base - 1, d); /* never found in the range */
+	digest_of(base - 1, d); /* never found in the range */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + (1ull << 50), 1), 0);
 	ck_assert(low_latency_becomes(2, 5000));
@@ -894,7 +895,7 @@ START_TEST(low_latency_is_on_by_default_and_can_be_turned_off)
 
 	start(NULL, none);
 	ck_assert(!has_open(m.pid, "/dev/cpu_dma_latency"));
-	proto_digest(base + 5, d);
+	digest_of(base + 5, d);
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 5);
 	ck_assert_uint_eq(low_latency_now(&holds), 0);

@@ -2,6 +2,7 @@
 #include "proto/proto.h"
 
 #include "tests/check_run.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -73,10 +74,10 @@ START_TEST(message_is_little_endian)
 {
 	uint8_t m[8];
 
-	proto_le64(0x0102030405060708ull, m);
+	digest_message(0x0102030405060708ull, m);
 	for (int i = 0; i < 8; i++)
 		ck_assert_uint_eq(m[i], 8 - i);
-	proto_le64(0xffffffffffffffffull, m);
+	digest_message(0xffffffffffffffffull, m);
 	for (int i = 0; i < 8; i++)
 		ck_assert_uint_eq(m[i], 0xff);
 }

@@ -5,6 +5,7 @@
 #include "shm/ring.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <errno.h>
@@ -44,14 +45,41 @@ static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 	struct ring_key k = { .start = start, .end = end };
 	uint32_t job;
 
-	proto_digest(start ^ end ^ weight, k.digest);
+	digest_of(start ^ end ^ weight, k.digest);
 	ck_assert_int_eq(ring_submit(r, &k, NULL, weight, seq++, &job), 0);
 	return job;
 }
 
+/* A lease of exactly chunk values (fewer only where the range ends): for
+ * the tests of what is leased, not of how much (those call ring_lease). */
 static int lease(unsigned slot, uint64_t chunk, struct ring_lease *l)
 {
+	return ring_lease(r, slot, chunk, chunk, l);
+}
+
+/* A lease of at most chunk values, as the ring sizes it for the live
+ * workers (the tests of splitting). */
+static int lease_any(unsigned slot, uint64_t chunk, struct ring_lease *l)
+{
 	return ring_lease(r, slot, chunk, 1, l);
+}
+
+/* Only slots 0..n-1 have a live worker: the ring splits among n. */
+static void live_workers(unsigned n)
+{
+	uint64_t hashes, chunks;
+
+	for (unsigned s = n; s < RING_WORKERS; s++)
+		ring_slot_dead(r, s, EXIT_RETIRED, &hashes, &chunks);
+	ck_assert_uint_eq(ring_workers(r), n);
+}
+
+/* The phase of job is want, and (FOUND) its answer is x. */
+static void phase_is(uint32_t job, enum ring_phase want, uint64_t x)
+{
+	ck_assert_str_eq(ring_phase_name(ring_phase(r, job)), ring_phase_name(want));
+	if (want == PHASE_FOUND)
+		ck_assert_uint_eq(ring_answer(r, job), x);
 }
 
 /* Slot 0's next lease (10 values) is of job: take it, check, finish it. */
@@ -61,7 +89,7 @@ static void next_lease_is(uint32_t job)
 
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, job);
-	ring_finish(r, 0, 0, 0);
+	ring_finish(r, 0, SEARCH_NONE, 0);
 }
 
 /* Lease everything from slot in chunks, finishing each; count how often
@@ -79,7 +107,7 @@ static int drain(unsigned slot, uint64_t chunk, uint64_t start, uint8_t *seen)
 			if (v == l.hi)
 				break;
 		}
-		ring_finish(r, slot, 0, 0);
+		ring_finish(r, slot, SEARCH_NONE, 0);
 		n++;
 	}
 	return n;
@@ -96,67 +124,71 @@ static void dies(unsigned slot)
 START_TEST(leases_cover_the_range_once)
 {
 	uint8_t seen[1000] = { 0 };
-	uint64_t x;
 	uint32_t job = submit(5000, 5999, 1);
 
 	ck_assert_int_eq(drain(0, 64, 5000, seen), 16);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_eq(seen[i], 1);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_EXHAUSTED);
+	phase_is(job, PHASE_EXHAUSTED, 0);
 }
 END_TEST
 
 START_TEST(exhausted_only_when_every_lease_is_back)
 {
 	struct ring_lease a, b;
-	uint64_t x;
 	uint32_t job = submit(0, 99, 1);
 
 	ck_assert_int_eq(lease(0, 50, &a), 0);
 	ck_assert_int_eq(lease(1, 50, &b), 0);
 	ck_assert_int_eq(lease(2, 50, &b), -EAGAIN);
-	ck_assert_int_eq(ring_finish(r, 0, 0, 0), 0); /* slot 1 still hashing */
-	ck_assert_int_eq(ring_check(r, job, &x), RING_RUNNING);
-	ck_assert_int_eq(ring_finish(r, 1, 0, 0), 1); /* last one: tell */
-	ck_assert_int_eq(ring_check(r, job, &x), RING_EXHAUSTED);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* slot 1 still hashing */
+	phase_is(job, PHASE_RUNNING, 0);
+	ck_assert_int_eq(ring_finish(r, 1, SEARCH_NONE, 0), 1); /* last one: tell */
+	phase_is(job, PHASE_EXHAUSTED, 0);
 }
 END_TEST
 
 START_TEST(found_answer_is_reported_and_kept)
 {
 	struct ring_lease l, other;
-	uint64_t x = 0;
+	uint32_t jobs[RING_JOBS];
 	uint32_t job = submit(100, 1000000, 3);
 
 	ck_assert_int_eq(lease(0, 1000, &other), 0);
 	ck_assert_int_eq(*other.stop, 0);
 	ck_assert_int_eq(lease(1, 1000, &l), 0);
-	ck_assert_int_eq(ring_finish(r, 1, 1, 1500), 1);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
-	ck_assert_uint_eq(x, 1500);
-	ck_assert_int_eq(*other.stop, 1); /* the other chunk may stop early */
-	/* A second "find" cannot overwrite the first, and nobody leases more. */
-	ring_finish(r, 0, 1, 777);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
-	ck_assert_uint_eq(x, 1500);
+	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, 1500), 1);
+	/* One round trip: the job is at its end, the master's, at once,
+	 * though the other lease is still out. */
+	phase_is(job, PHASE_FOUND, 1500);
+	ck_assert_uint_eq(ring_changed(r, jobs), 1);
+	ck_assert_uint_eq(jobs[0], job);
+	ck_assert_int_eq(*other.stop, 1); /* the other lease may stop early */
+	/* That lease is void now: a second "find" cannot overwrite the
+	 * first, says nothing to the master, and nobody leases more. */
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 777), 0);
+	phase_is(job, PHASE_FOUND, 1500);
 	ck_assert_int_eq(lease(0, 1000, &l), -EAGAIN);
+	/* The master may reuse the entry before the void lease is back. */
+	ck_assert_int_eq(lease(0, 1000, &other), -EAGAIN);
+	ring_take_back(r, job, NULL);
+	phase_is(job, PHASE_FREE, 0);
 }
 END_TEST
 
 START_TEST(range_ending_at_the_top_terminates)
 {
 	struct ring_lease l;
-	uint64_t x;
 	uint32_t job = submit(UINT64_MAX - 9, UINT64_MAX, 1);
 	int n = 0;
 
 	while (lease(0, 4, &l) == 0) {
-		ring_finish(r, 0, 0, 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
 		ck_assert_int_lt(++n, 10);
 	}
 	ck_assert_int_eq(n, 3);
 	ck_assert_uint_eq(l.hi, UINT64_MAX);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_EXHAUSTED);
+	phase_is(job, PHASE_EXHAUSTED, 0);
 }
 END_TEST
 
@@ -204,7 +236,7 @@ START_TEST(new_urgent_job_takes_over_at_the_next_lease)
 	next_lease_is(urgent);
 	/* Once found, the urgent job is never leased again. */
 	ck_assert_int_eq(lease(1, 10, &l), 0);
-	ring_finish(r, 1, 1, 5015);
+	ring_finish(r, 1, SEARCH_FOUND, 5015);
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, first);
 }
@@ -231,14 +263,14 @@ START_TEST(workers_flag_the_jobs_the_master_must_see)
 
 	ck_assert_uint_eq(ring_changed(r, jobs), 0);
 	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 0); /* nothing to tell */
+	ck_assert_uint_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* nothing to tell */
 	ck_assert_uint_eq(ring_changed(r, jobs), 0);
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, a);
-	ck_assert_uint_eq(ring_finish(r, 0, 1, 15), 1);  /* found */
+	ck_assert_uint_eq(ring_finish(r, 0, SEARCH_FOUND, 15), 1);  /* found */
 	ck_assert_int_eq(lease(0, 100, &l), 0);
 	ck_assert_uint_eq(l.job, b);
-	ck_assert_uint_eq(ring_finish(r, 0, 0, 0), 1);   /* exhausted */
+	ck_assert_uint_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1);   /* exhausted */
 	ck_assert_uint_eq(ring_changed(r, jobs), 2);
 	ck_assert_uint_eq(jobs[0] == a ? jobs[1] : jobs[0], b);
 	ck_assert_uint_eq(ring_changed(r, jobs), 0); /* taken once */
@@ -258,19 +290,21 @@ END_TEST
 
 START_TEST(release_waits_for_leases_to_drain)
 {
-	struct ring_lease l;
+	struct ring_lease l, other;
 	uint32_t job = submit(0, 999, 1);
 
 	ck_assert_int_eq(lease(0, 10, &l), 0);
-	ring_release(r, job);
-	ck_assert_int_eq(lease(1, 10, &l), -EAGAIN); /* applied: no more leases */
-	ck_assert_int_eq(*l.stop, 1);                /* slot 0 may stop early */
-	ck_assert(!ring_closed(r, job));              /* slot 0 still hashing */
-	ck_assert_int_eq(ring_finish(r, 0, -1, 5), 1); /* stopped; master must hear */
-	ck_assert(ring_closed(r, job));
+	ck_assert_int_eq(ring_release(r, job), 1);
+	ck_assert_int_eq(*l.stop, 1);   /* at once, before any worker looks */
+	ck_assert_int_eq(lease(1, 10, &other), -EAGAIN); /* no more leases */
+	phase_is(job, PHASE_RELEASING, 0);               /* slot 0 still hashing */
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_STOPPED, 5), 1); /* master must hear */
+	phase_is(job, PHASE_CLOSED, 0);
 	ck_assert_uint_eq(ring_in_use(r), 1);
 	ring_take_back(r, job, NULL);
 	ck_assert_uint_eq(ring_in_use(r), 0);
+	ck_assert_int_eq(ring_release(r, submit(0, 9, 1)), 1);
+	ck_assert_int_eq(ring_release(r, job), 0); /* it was free, and is new */
 }
 END_TEST
 
@@ -279,24 +313,21 @@ START_TEST(released_before_any_worker_saw_it)
 	struct ring_lease l;
 	uint32_t job = submit(0, 999, 1);
 
-	ring_release(r, job);
+	ck_assert_int_eq(ring_release(r, job), 1);
 	ck_assert_int_eq(lease(0, 10, &l), -EAGAIN);
-	ck_assert(ring_closed(r, job));
+	phase_is(job, PHASE_CLOSED, 0);
 }
 END_TEST
 
 START_TEST(late_answer_of_a_cancelled_job_is_kept)
 {
 	struct ring_lease l;
-	uint64_t x;
 	uint32_t job = submit(0, 999, 1);
 
 	ck_assert_int_eq(lease(0, 100, &l), 0);
 	ring_release(r, job);
-	ck_assert_int_eq(ring_finish(r, 0, 1, 42), 1);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_FOUND);
-	ck_assert_uint_eq(x, 42);
-	ck_assert(ring_closed(r, job));
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 42), 1);
+	phase_is(job, PHASE_FOUND, 42); /* for the cache */
 }
 END_TEST
 
@@ -307,7 +338,7 @@ START_TEST(stopped_chunk_owes_the_rest)
 
 	submit(0, 999, 1);
 	ck_assert_int_eq(lease(0, 100, &l), 0); /* 0..99 */
-	ring_finish(r, 0, -1, 40);              /* hashed 0..39 only */
+	ring_finish(r, 0, SEARCH_STOPPED, 40);  /* hashed 0..39 only */
 	drain(1, 100, 0, seen);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_eq(seen[i], i < 40 ? 0 : 1);
@@ -322,12 +353,12 @@ START_TEST(dead_workers_lease_is_leased_again_first)
 	submit(0, 999, 1);
 	ck_assert_int_eq(lease(3, 100, &l), 0);  /* 0..99, then dies */
 	ck_assert_int_eq(lease(4, 100, &again), 0);
-	ring_finish(r, 4, 0, 0);
+	ring_finish(r, 4, SEARCH_NONE, 0);
 	dies(3);
 	ck_assert_int_eq(lease(4, 30, &again), 0);
 	ck_assert_uint_eq(again.lo, l.lo);       /* requeued range first */
 	ck_assert_uint_eq(again.hi, l.lo + 29);
-	ring_finish(r, 4, 0, 0);
+	ring_finish(r, 4, SEARCH_NONE, 0);
 	drain(4, 100, 0, seen);
 	/* Everything except the two chunks finished above is leased once. */
 	for (int i = 0; i < 1000; i++)
@@ -359,9 +390,9 @@ END_TEST
 
 START_TEST(small_job_is_leased_in_pieces_worth_a_lease)
 {
-	struct ring_lease a, b, c;
+	struct ring_lease a, b;
 
-	ring_set_workers(r, 2);
+	live_workers(2);
 	submit(0, 999, 1);
 	/* Pieces of 1/32 of the job would be 31 values: 500 is the least
 	 * worth a lease here, so each worker gets half. */
@@ -370,22 +401,23 @@ START_TEST(small_job_is_leased_in_pieces_worth_a_lease)
 	ck_assert_uint_eq(a.hi - a.lo + 1, 500);
 	ck_assert_uint_eq(b.lo, 500);
 	ck_assert_uint_eq(b.hi, 999);
-	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), -EAGAIN);
 	/* Never below the smallest piece worth a lease, never past the
 	 * range, and never empty, even when asked for pieces of 0. */
 	submit(5000, 5999, 1);
-	ck_assert_int_eq(ring_lease(r, 2, 100000, 800, &c), 0);
-	ck_assert_uint_eq(c.hi - c.lo + 1, 800);
-	ring_finish(r, 0, 0, 0);
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 800, &a), 0);
-	ck_assert_uint_eq(a.lo, 5800);
-	ck_assert_uint_eq(a.hi, 5999);
+	ck_assert_uint_eq(a.hi - a.lo + 1, 800);
+	ring_finish(r, 1, SEARCH_NONE, 0);
+	ck_assert_int_eq(ring_lease(r, 1, 100000, 800, &b), 0);
+	ck_assert_uint_eq(b.lo, 5800);
+	ck_assert_uint_eq(b.hi, 5999);
 	submit(9000, 9009, 1);
-	ring_finish(r, 1, 0, 0);
-	ck_assert_int_eq(ring_lease(r, 1, 0, 0, &b), 0);
-	ck_assert_uint_eq(b.lo, 9000);
-	ck_assert_uint_ge(b.hi, b.lo);
-	ck_assert_uint_le(b.hi, 9009);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	ck_assert_int_eq(ring_lease(r, 0, 0, 0, &a), 0);
+	ck_assert_uint_eq(a.lo, 9000);
+	ck_assert_uint_ge(a.hi, a.lo);
+	ck_assert_uint_le(a.hi, 9009);
 }
 END_TEST
 
@@ -398,31 +430,31 @@ START_TEST(shared_job_is_swept_in_order)
 	struct ring_lease l[2];
 	uint64_t next = 0;
 
-	ring_set_workers(r, 2);
+	live_workers(2);
 	submit(0, 31999, 1);
 	for (unsigned k = 0; k < 16; k++) {
 		unsigned first = (k * 7 / 3) % 2; /* any order of return */
 
-		ck_assert_int_eq(lease(first, 100000, &l[first]), 0);
-		ck_assert_int_eq(lease(!first, 100000, &l[!first]), 0);
+		ck_assert_int_eq(lease_any(first, 100000, &l[first]), 0);
+		ck_assert_int_eq(lease_any(!first, 100000, &l[!first]), 0);
 		ck_assert_uint_eq(l[first].lo, next);
 		ck_assert_uint_eq(l[first].hi - l[first].lo + 1, 1000);
 		ck_assert_uint_eq(l[!first].lo, l[first].hi + 1);
 		ck_assert_uint_eq(l[!first].hi - l[!first].lo + 1, 1000);
 		next = l[!first].hi + 1;
-		ring_finish(r, k % 2, 0, 0);
-		ring_finish(r, !(k % 2), 0, 0);
+		ring_finish(r, k % 2, SEARCH_NONE, 0);
+		ring_finish(r, !(k % 2), SEARCH_NONE, 0);
 	}
 	ck_assert_uint_eq(next, 32000);
-	ck_assert_int_eq(lease(0, 100000, &l[0]), -EAGAIN);
+	ck_assert_int_eq(lease_any(0, 100000, &l[0]), -EAGAIN);
 	/* A job big enough for whole chunks gets whole chunks. */
 	submit(100000, 100000 + 2 * 16 * 500 - 1, 1);
-	ck_assert_int_eq(lease(0, 500, &l[0]), 0);
+	ck_assert_int_eq(lease_any(0, 500, &l[0]), 0);
 	ck_assert_uint_eq(l[0].hi - l[0].lo + 1, 500);
-	ring_finish(r, 0, 0, 0);
+	ring_finish(r, 0, SEARCH_NONE, 0);
 	/* One worker alone hashes in order anyway: the rest in one chunk. */
-	ring_set_workers(r, 1);
-	ck_assert_int_eq(lease(0, 100000, &l[0]), 0);
+	live_workers(1);
+	ck_assert_int_eq(lease_any(0, 100000, &l[0]), 0);
 	ck_assert_uint_eq(l[0].lo, 100500);
 	ck_assert_uint_eq(l[0].hi, 100000 + 2 * 16 * 500 - 1);
 }
@@ -436,24 +468,24 @@ START_TEST(tail_is_shared_with_a_worker_about_done)
 	struct ring_lease a, b, c;
 
 	for (int about_done = 0; about_done < 2; about_done++) {
-		ring_set_workers(r, 2);
+		live_workers(2);
 		/* Big enough for chunks of 400 (1/32 of it is 406), and its
 		 * first 12,000 values hashed before the tail. */
 		submit(0, 12999, 1);
 		for (int i = 0; i < 30; i++) {
-			ck_assert_int_eq(lease(0, 400, &a), 0);
-			ring_finish(r, 0, 0, 0);
+			ck_assert_int_eq(lease_any(0, 400, &a), 0);
+			ring_finish(r, 0, SEARCH_NONE, 0);
 		}
-		ck_assert_int_eq(lease(0, 400, &a), 0);
-		ck_assert_int_eq(lease(1, 400, &b), 0);
+		ck_assert_int_eq(lease_any(0, 400, &a), 0);
+		ck_assert_int_eq(lease_any(1, 400, &b), 0);
 		ck_assert_uint_eq(a.lo, 12000);
 		ck_assert_uint_eq(a.hi - a.lo + 1, 400); /* chunks while */
 		ck_assert_uint_eq(b.hi - b.lo + 1, 400); /* more is left */
-		ring_finish(r, 0, 0, 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
 		/* Slot 1 hashes so fast that it must be all but done. */
 		r->slots[1].rate = about_done ? 1000000000000ull : 0;
 		r->slots[1].lease_ns -= 1000000; /* leased 1 ms ago */
-		ck_assert_int_eq(lease(0, 400, &c), 0);
+		ck_assert_int_eq(lease_any(0, 400, &c), 0);
 		ck_assert_uint_eq(c.lo, 12800);
 		ck_assert_uint_eq(c.hi - c.lo + 1, about_done ? 100 : 200);
 		teardown();
@@ -472,15 +504,15 @@ START_TEST(parked_job_keeps_its_progress)
 
 	ck_assert_int_eq(lease(0, 100, &l), 0);      /* 0..99 out */
 	ck_assert_int_eq(lease(1, 100, &l), 0);      /* 100..199 out */
-	ring_finish(r, 1, 0, 0);
+	ring_finish(r, 1, SEARCH_NONE, 0);
 	dies(0);                                     /* 0..99 goes back */
 	ck_assert_int_eq(lease(2, 50, &l), 0);       /* 0..49 out */
-	ring_park(r, job);
+	ck_assert_int_eq(ring_park(r, job), 1);
 	ck_assert_int_eq(lease(3, 100, &l), -EAGAIN); /* out of the schedule */
-	ck_assert(!ring_closed(r, job));             /* 0..49 still out */
-	ck_assert_int_eq(ring_finish(r, 2, 0, 0), 1);
-	ck_assert(ring_closed(r, job));
-	k = *ring_key_of(r, job);
+	phase_is(job, PHASE_PARKING, 0);             /* 0..49 still out */
+	ck_assert_int_eq(ring_finish(r, 2, SEARCH_NONE, 0), 1);
+	phase_is(job, PHASE_PARKED, 0);
+	k = *ring_key(r, job);
 	ring_take_back(r, job, &p);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert(ring_remaining(&k, &p) == 850); /* 50..99 and 200..999 */
@@ -508,11 +540,11 @@ START_TEST(better_job_preempts_chunks)
 	better = submit(20000000, 20000999, 16);
 	ring_preempt(r, better);
 	ck_assert_int_eq(*a.stop, 1);
-	ring_finish(r, 0, -1, a.lo + 300); /* stopped after 300 values */
+	ring_finish(r, 0, SEARCH_STOPPED, a.lo + 300); /* stopped after 300 values */
 	ck_assert_int_eq(lease(0, 1000, &b), 0);
 	ck_assert_uint_eq(b.job, better);
 	ck_assert_int_eq(*b.stop, 0);
-	ring_finish(r, 0, 1, 20000005);
+	ring_finish(r, 0, SEARCH_FOUND, 20000005);
 	/* What the stopped chunk did not hash is leased again, once. */
 	ck_assert_int_eq(lease(0, 700, &b), 0);
 	ck_assert_uint_eq(b.job, big);
@@ -603,7 +635,7 @@ START_TEST(run_to_completion_keeps_its_job)
 	for (int i = 0; i < 99; i++) {     /* ...but first runs to its end */
 		ck_assert_int_eq(lease(0, 10, &l), 0);
 		ck_assert_uint_eq(l.job, first);
-		ring_finish(r, 0, 0, 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
 	}
 	ck_assert_int_eq(lease(0, 10, &l), 0);
 	ck_assert_uint_eq(l.job, urgent);
@@ -616,7 +648,6 @@ START_TEST(no_split_leases_one_worker_per_job)
 	uint32_t one, two;
 
 	policy(RANK_WSRPT, 1, 0);
-	ring_set_workers(r, 2);
 	one = submit(0, 999999, 1);
 	two = submit(2000000, 2999999, 1);
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), 0);
@@ -625,7 +656,7 @@ START_TEST(no_split_leases_one_worker_per_job)
 	ck_assert_uint_eq(b.job, two);      /* not a second worker on one */
 	ck_assert_uint_eq(a.hi - a.lo + 1, 100000); /* whole chunks: no split */
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), -EAGAIN);
-	ring_finish(r, 0, 0, 0);
+	ring_finish(r, 0, SEARCH_NONE, 0);
 	ck_assert_int_eq(ring_lease(r, 2, 100000, 1, &c), 0);
 	ck_assert_uint_eq(c.job, one);
 }
@@ -650,8 +681,8 @@ START_TEST(worker_killed_inside_the_lock)
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	ck_assert_int_eq(r->lock_owner, pid); /* the lock knows its owner */
-	ck_assert_int_eq(r->slots[7].has_lease, 1);
+	ck_assert_int_eq(r->slots[7].has_lease, 1); /* died with its lease out */
+	ck_assert_uint_eq(r->repairs, 0);           /* not yet recovered */
 	/* The master reaps it; the next locker recovers the lock and the
 	 * range is given back. */
 	dies(7);
@@ -667,7 +698,6 @@ START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
 {
 	struct ring_lease l;
 	uint32_t jobs[RING_JOBS], job, more;
-	uint64_t x;
 	int status;
 	pid_t pid;
 
@@ -688,10 +718,11 @@ START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
 	 * otherwise). */
 	more = submit(5000, 5999, 2);
 	ring_set_weight(r, job, 3);
-	ring_release(r, more);
-	ck_assert_int_eq(ring_check(r, job, &x), RING_RUNNING);
+	ck_assert_int_eq(ring_release(r, more), 1);
+	phase_is(job, PHASE_RUNNING, 0);
+	phase_is(more, PHASE_RELEASING, 0);
 	ring_changed(r, jobs);
-	ring_wake(r, 2);
+	ring_wake(r);
 	/* The master kills it (SIGKILL ends a stopped process) and reaps it. */
 	kill(pid, SIGKILL);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -699,7 +730,7 @@ START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
 	ck_assert_int_eq(lease(0, 100, &l), 0);
 	ck_assert_uint_eq(r->repairs, 1);
 	ck_assert_uint_eq(l.job, job);
-	ck_assert(ring_closed(r, more));
+	phase_is(more, PHASE_CLOSED, 0);
 }
 END_TEST
 
@@ -714,8 +745,9 @@ START_TEST(lock_of_a_killed_holder_does_not_hang_others)
 		pause();
 		_exit(0);
 	}
-	while (__atomic_load_n(&r->lock_owner, __ATOMIC_ACQUIRE) != pid)
+	for (int i = 0; i < 5000 && ring_lock_holder(r) != pid; i++)
 		usleep(1000);
+	ck_assert_int_eq(ring_lock_holder(r), pid); /* the lock knows its holder */
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	ck_assert_int_eq(ring_lock_holder(r), 0); /* the kernel let it go */
@@ -736,8 +768,8 @@ START_TEST(full_table_says_so)
 	ck_assert(!ring_has_room(r));
 	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), -ENOSPC);
 	ring_release(r, 5);
-	lease(0, 1, &l); /* a worker applies it */
-	ck_assert(ring_closed(r, 5));
+	lease(0, 1, &l); /* a worker takes it in */
+	phase_is(5, PHASE_CLOSED, 0);
 	ring_take_back(r, 5, NULL);
 	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), 0);
 	ck_assert_uint_eq(job, 5);

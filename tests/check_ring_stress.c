@@ -37,7 +37,8 @@ static uint64_t rnd(uint64_t *s)
 
 /* What the kernel would report for lease l: found (the answer in range,
  * before a random stop point), stopped early, or all hashed. */
-static int pretend_to_hash(const struct ring_lease *l, uint64_t *s, uint64_t *x)
+static enum search_result pretend_to_hash(const struct ring_lease *l, uint64_t *s,
+					  uint64_t *x)
 {
 	uint64_t span = l->hi - l->lo + 1, answer;
 	uint64_t stop_at = l->lo + rnd(s) % (span + span / 2 + 1);
@@ -47,13 +48,13 @@ static int pretend_to_hash(const struct ring_lease *l, uint64_t *s, uint64_t *x)
 	memcpy(&answer, l->digest, sizeof answer);
 	if (answer >= l->lo && answer <= l->hi && stop_at > answer) {
 		*x = answer;
-		return 1;
+		return SEARCH_FOUND;
 	}
 	if (stop_at <= l->hi) {
 		*x = stop_at; /* the first value not hashed */
-		return -1;
+		return SEARCH_STOPPED;
 	}
-	return 0;
+	return SEARCH_NONE;
 }
 
 static void worker(unsigned slot, uint64_t s)
@@ -62,7 +63,7 @@ static void worker(unsigned slot, uint64_t s)
 	for (;;) {
 		struct ring_lease l;
 		uint64_t x = 0;
-		int result;
+		enum search_result result;
 
 		if (ring_lease(r, slot, 1 + rnd(&s) % 40, 1, &l) < 0) {
 			usleep(50);
@@ -81,7 +82,6 @@ static void spawn(unsigned slot)
 	ck_assert_int_ge(pids[slot], 0);
 	if (pids[slot] == 0)
 		worker(slot, seed + slot * 7919 + 1);
-	ring_slot_start(r, slot, pids[slot]);
 	seed = rnd(&seed);
 }
 
@@ -115,35 +115,45 @@ static void kill_one(void)
 	replace(i);
 }
 
-/* Wait (bounded) until job closes, replacing workers that died. */
-static void wait_closed(uint32_t job)
+/* Is job at one of its ends? */
+static int ended(uint32_t job)
+{
+	enum ring_phase p = ring_phase(r, job);
+
+	return p == PHASE_FOUND || p == PHASE_EXHAUSTED || p == PHASE_PARKED ||
+	       p == PHASE_CLOSED;
+}
+
+/* Wait (bounded) until job reaches an end, replacing workers that died. */
+static void wait_ended(uint32_t job)
 {
 	time_t t0 = time(NULL);
 
-	while (!ring_closed(r, job)) {
-		ck_assert_msg(time(NULL) - t0 < HANG_S, "job %u never closes", job);
+	while (!ended(job)) {
+		ck_assert_msg(time(NULL) - t0 < HANG_S, "job %u never ends (%s)", job,
+			      ring_phase_name(ring_phase(r, job)));
 		reap();
-		ring_wake(r, WORKERS);
+		ring_wake(r);
 		usleep(100);
 	}
 }
 
 /* Park job and bring it back with its progress; its new entry, or
- * RING_NONE when it finished while being parked. */
+ * RING_NONE when it was not running or ended while being parked. */
 static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
 {
 	struct ring_progress p;
 	struct ring_key k;
-	uint64_t x;
 
-	ring_park(r, job);
-	wait_closed(job);
-	if (ring_check(r, job, &x) != RING_RUNNING)
+	if (!ring_park(r, job))
 		return RING_NONE;
-	k = *ring_key_of(r, job);
+	wait_ended(job);
+	if (ring_phase(r, job) != PHASE_PARKED)
+		return RING_NONE;
+	k = *ring_key(r, job);
 	ring_take_back(r, job, &p);
 	ck_assert_int_eq(ring_submit(r, &k, &p, 1, seq, &job), 0);
-	ring_wake(r, WORKERS);
+	ring_wake(r);
 	return job;
 }
 
@@ -152,7 +162,7 @@ static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
 static void round_of(int round)
 {
 	struct ring_key k = { .start = 1000, .end = 3000 }, k2 = { .start = 0, .end = 100 };
-	uint64_t answer = 1000 + rnd(&seed) % 2001, x = 0;
+	uint64_t answer = 1000 + rnd(&seed) % 2001;
 	uint32_t job, better, again;
 	time_t t0 = time(NULL);
 	int parks = 0;
@@ -160,11 +170,11 @@ static void round_of(int round)
 	memcpy(k.digest, &answer, sizeof answer);
 	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, (uint64_t)round * 2, &job), 0);
 	ck_assert_int_eq(ring_submit(r, &k2, NULL, 16, (uint64_t)round * 2 + 1, &better), 0);
-	ring_wake(r, WORKERS);
+	ring_wake(r);
 	ring_preempt(r, better);
 	if (round % 10 == 0) /* some deaths in the lock, however fast jobs end */
 		ring_arm_hook(r, HOOK_DIE_IN_LOCK, 1);
-	while (ring_check(r, job, &x) == RING_RUNNING) {
+	while (!ended(job)) {
 		uint64_t v = rnd(&seed) % 100;
 
 		ck_assert_msg(time(NULL) - t0 < HANG_S, "round %d hangs", round);
@@ -178,14 +188,12 @@ static void round_of(int round)
 		reap();
 		usleep((useconds_t)(rnd(&seed) % 300));
 	}
-	ck_assert_msg(ring_check(r, job, &x) == RING_FOUND && x == answer,
-		      "round %d: job %u ended without its answer %llu", round, job,
-		      (unsigned long long)answer);
-	ring_release(r, job);
-	ring_release(r, better);
-	wait_closed(job);
-	wait_closed(better);
+	ck_assert_msg(ring_phase(r, job) == PHASE_FOUND && ring_answer(r, job) == answer,
+		      "round %d: job %u ended %s without its answer %llu", round, job,
+		      ring_phase_name(ring_phase(r, job)), (unsigned long long)answer);
 	ring_take_back(r, job, NULL);
+	ring_release(r, better);
+	wait_ended(better);
 	ring_take_back(r, better, NULL);
 }
 
@@ -200,7 +208,6 @@ START_TEST(no_value_skipped_nothing_hangs)
 	ck_assert_ptr_ne(r, MAP_FAILED);
 	ck_assert_int_eq(ring_init(r, &p), 0);
 	ring_allow_hooks(r, 1);
-	ring_set_workers(r, WORKERS);
 	for (unsigned i = 0; i < WORKERS; i++)
 		spawn(i);
 	for (int round = 0; round < ROUNDS; round++)

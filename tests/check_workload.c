@@ -9,6 +9,7 @@
 #include "bench/workload.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
+#include "lib/digest.h"
 
 #include <check.h>
 #include <errno.h>
@@ -115,7 +116,7 @@ START_TEST(answers_in_range_and_digests_match)
 		ck_assert_uint_le(q[i].answer, q[i].end);
 		ck_assert_uint_eq(q[i].end, q[i].start + p.difficulty);
 		ck_assert_uint_lt(q[i].start, UINT64_MAX - 1 - p.difficulty);
-		proto_digest(q[i].answer, d);
+		digest_of(q[i].answer, d);
 		ck_assert_mem_eq(d, q[i].digest, 32);
 	}
 	free(q);
@@ -189,7 +190,7 @@ START_TEST(first_request_by_hand)
 	start = ((hi << 32) | lo) % (UINT64_MAX - 1 - p.difficulty);
 	(void)rand();
 	answer = start + (uint64_t)rand() % p.difficulty;
-	proto_digest(answer, d);
+	digest_of(answer, d);
 	ck_assert_uint_eq(q[0].start, start);
 	ck_assert_uint_eq(q[0].end, start + p.difficulty);
 	ck_assert_uint_eq(q[0].answer, answer);

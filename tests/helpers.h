@@ -7,7 +7,7 @@
 #include <sys/types.h>
 
 #include "proto/proto.h"
-#include "shm/clock.h"
+#include "lib/clock.h"
 #include "shm/segment.h"
 
 struct tmaster {

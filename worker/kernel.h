@@ -8,20 +8,15 @@
 #include <stdint.h>
 #include <stddef.h>
 
-/* What a search returns. */
-enum {
-	KERNEL_STOPPED = -1, /* *stop was seen set: [lo, *found) held no match */
-	KERNEL_NONE = 0,     /* no value in [lo, hi] matches */
-	KERNEL_FOUND = 1,    /* *found is the lowest match in [lo, hi] */
-};
+#include "lib/search.h"
 
 /* Search [lo, hi] (inclusive, any values, hi may be 2^64-1) for digest.
  * Between blocks of lanes, often enough that a stop takes effect within
  * about 20 us of hashing, the kernel reads *stop (stop may be NULL: never
- * stop); once it is non-zero, the search returns KERNEL_STOPPED with *found
+ * stop); once it is non-zero, the search returns SEARCH_STOPPED with *found
  * the first value not hashed, lo <= *found <= hi. A stop set before the call
  * hashes nothing: *found = lo. */
-typedef int (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
+typedef enum search_result (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
 				uint64_t hi, uint64_t *found,
 				const uint32_t *stop);
 

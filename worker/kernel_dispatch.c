@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "shm/clock.h"
+#include "lib/clock.h"
 #include "sha256_ref.h"
 
 #define CAL_ROUNDS 5                         /* after the sizing round */

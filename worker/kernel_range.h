@@ -16,7 +16,7 @@
  *   PLAN_INIT(p, digest, x)     fill the plan of the segment holding x
  *   BLOCK_CANDIDATES(p, x32)    bit i set when the value with low half
  *                               x32 + i (mod 2^32) may match
- * and gets static int range_search(), a kernel_search_fn. */
+ * and gets static range_search(), a kernel_search_fn. */
 #ifndef REVHASH_KERNEL_RANGE_H
 #define REVHASH_KERNEL_RANGE_H
 
@@ -48,47 +48,48 @@ static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,
 
 /* Search [first, last], which lies inside one 2^32-aligned block. The last
  * block may run past last (and wrap in the low half): confirm() stops. */
-static int search_segment(const PLAN *p, const uint8_t digest[32],
+static enum search_result search_segment(const PLAN *p, const uint8_t digest[32],
 			  uint64_t first, uint64_t last, uint64_t *found,
 			  const uint32_t *stop)
 {
 	for (uint64_t x = first;;) {
 		if (kernel_stopped(stop)) {
 			*found = x;
-			return KERNEL_STOPPED;
+			return SEARCH_STOPPED;
 		}
 		for (int n = 0; n < STOP_BLOCKS; n++, x += LANES) {
 			uint32_t mask = BLOCK_CANDIDATES(p, (uint32_t)x);
 
 			if (mask && confirm(digest, x, last, mask, found))
-				return KERNEL_FOUND;
+				return SEARCH_FOUND;
 			if (last - x < LANES)
-				return KERNEL_NONE;
+				return SEARCH_NONE;
 		}
 	}
 }
 
 /* The kernel_search_fn. An empty range (lo > hi) finds nothing. */
-static int range_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-			uint64_t *found, const uint32_t *stop)
+static enum search_result range_search(const uint8_t digest[32], uint64_t lo,
+				       uint64_t hi, uint64_t *found,
+				       const uint32_t *stop)
 {
 	PLAN plan;
 
 	for (uint64_t first = lo; first <= hi;) {
 		uint64_t last = first | 0xffffffff;
-		int r;
+		enum search_result r;
 
 		if (last > hi)
 			last = hi;
 		PLAN_INIT(&plan, digest, first);
 		r = search_segment(&plan, digest, first, last, found, stop);
-		if (r != KERNEL_NONE)
+		if (r != SEARCH_NONE)
 			return r;
 		if (last == hi)
 			break;
 		first = last + 1;
 	}
-	return KERNEL_NONE;
+	return SEARCH_NONE;
 }
 
 #endif

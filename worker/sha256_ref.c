@@ -4,6 +4,7 @@
 #include "sha256_ref.h"
 
 #include "proto/proto.h"
+#include "lib/digest.h"
 
 const uint32_t sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -33,7 +34,7 @@ void sha256_le64_block(uint64_t x, uint32_t w[16])
 {
 	uint8_t msg[8];
 
-	proto_le64(x, msg);
+	digest_message(x, msg);
 	w[0] = proto_load_be32(msg);
 	w[1] = proto_load_be32(msg + 4);
 	w[2] = 0x80000000;

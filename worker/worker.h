@@ -1,4 +1,4 @@
-/* A worker process: lease a chunk of the best-ranked job, hash it, publish
+/* A worker process: lease a piece of the best-ranked job, hash it, publish
  * what it found, repeat. It knows nothing of sockets or clients. */
 #ifndef REVHASH_WORKER_H
 #define REVHASH_WORKER_H
@@ -8,10 +8,21 @@
 #include "shm/segment.h"
 #include "worker/kernel.h"
 
-/* Run the worker of slot until it is told to retire or shut down, or the
- * master (pid master) is gone. notify_fd is the master's eventfd. Returns the
- * process exit status. */
-int worker_run(struct seg *seg, unsigned slot, const struct kernel *k,
-	       pid_t master, int notify_fd);
+/* How a worker process starts. */
+struct worker_start {
+	struct seg *seg;          /* the master's segment, mapped */
+	unsigned slot;            /* its slot in the ring */
+	const struct kernel *kernel;
+	pid_t master;             /* its parent, whose death it follows */
+	int notify_fd;            /* the master's eventfd */
+	int pin;                  /* pin itself to the slot-th CPU */
+};
+
+/* Become the worker of a slot in a process just forked (or exec'd) by the
+ * master: follow the master's death, ignore the signals sent to the whole
+ * group, keep no descriptor but stdio and the eventfd, run as a batch task
+ * pinned to its CPU, and only then show in the slot; then lease and hash
+ * until told to retire or the master is gone. Returns the exit status. */
+int worker_main(const struct worker_start *w);
 
 #endif

@@ -1,6 +1,6 @@
 /* Timestamped log lines. Each line is built in one buffer and written with a
  * single write(2), so lines from the master and its workers never interleave. */
-#include "master/log.h"
+#include "lib/log.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,0 +1,22 @@
+/* The message revhash hashes and its digest: a value x is the 8 bytes of x
+ * in little-endian order, and the digest a request carries is their SHA-256.
+ * The cache confirms its hits with it, the tests and the load generator make
+ * requests with it, and the reference kernel searches with it; the fast
+ * kernels have their own scalar SHA-256 (worker/sha256_ref.c) and are
+ * checked against this one. */
+#ifndef REVHASH_DIGEST_H
+#define REVHASH_DIGEST_H
+
+#include <stdint.h>
+
+#define DIGEST_LEN 32
+
+/* The message of x: its 8 bytes, little-endian. */
+void digest_message(uint64_t x, uint8_t msg[8]);
+/* out = SHA-256 of the message of x (OpenSSL). */
+void digest_of(uint64_t x, uint8_t out[DIGEST_LEN]);
+/* The first 8 bytes of a digest as a number: already uniform, a ready hash
+ * key (in host order: any order is as good as another for a key). */
+uint64_t digest_key(const uint8_t digest[DIGEST_LEN]);
+
+#endif

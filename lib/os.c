@@ -1,0 +1,96 @@
+/* OS calls (see os.h). close_range where the kernel has it (5.9 and
+ * later), else the descriptors /proc lists, never every number up to a
+ * limit that may be a million. */
+#include "lib/os.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+unsigned os_cpu_count(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof set, &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int os_pin(pid_t pid, unsigned n)
+{
+	cpu_set_t allowed, one;
+	unsigned seen = 0, want;
+
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+		return -errno;
+	want = n % (unsigned)CPU_COUNT(&allowed);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || seen++ != want)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		return sched_setaffinity(pid, sizeof one, &one) < 0 ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
+/* Fields of /proc/PID/stat after the command name (which may hold spaces
+ * and parentheses): the 3rd is the state, the 14th and 15th utime and
+ * stime in ticks. */
+int os_proc_stat(pid_t pid, char *state, uint64_t *ticks)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu",
+		   state, &ut, &st) != 3)
+		return -EPROTO;
+	*ticks = ut + st;
+	return 0;
+}
+
+int os_proc_stopped(pid_t pid)
+{
+	uint64_t ticks;
+	char state;
+
+	return os_proc_stat(pid, &state, &ticks) == 0 && (state == 'T' || state == 't');
+}
+
+void os_close_inherited(int keep)
+{
+	struct dirent *e;
+	DIR *d;
+
+	if (keep > 3)
+		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
+	if (syscall(SYS_close_range, keep < 3 ? 3u : (unsigned)keep + 1, ~0u, 0u) == 0)
+		return;
+	if (!(d = opendir("/proc/self/fd")))
+		return;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (fd > 2 && fd != keep && fd != dirfd(d))
+			close(fd);
+	}
+	closedir(d);
+}

@@ -1,0 +1,24 @@
+/* The few operating-system calls the processes share, in one small file:
+ * the CPUs this process may use and pinning to one of them, a process's
+ * state and CPU time from /proc, and closing inherited descriptors. */
+#ifndef REVHASH_OS_H
+#define REVHASH_OS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The CPUs in this process's affinity mask, at least 1: what a worker
+ * count of `auto` means. */
+unsigned os_cpu_count(void);
+/* Pin process pid (0: this one) to the n-th CPU of this process's mask,
+ * counting round (n modulo the CPUs). 0 or -errno. */
+int os_pin(pid_t pid, unsigned n);
+/* pid's scheduler state letter (R, S, T, t, Z...) and the CPU time it has
+ * used, user and system, in clock ticks. 0, or -errno (-ESRCH: gone). */
+int os_proc_stat(pid_t pid, char *state, uint64_t *ticks);
+/* Is pid stopped or traced (state T or t)? */
+int os_proc_stopped(pid_t pid);
+/* Close every descriptor above 2 except keep (-1 for none). */
+void os_close_inherited(int keep);
+
+#endif
