@@ -3,8 +3,8 @@
  * know, makes the server hash all of it; the range grows until one request
  * takes long enough to trust, and the fastest of a few timings counts. */
 #include "bench/calibrate.h"
-#include "proto/proto.h"
 #include "lib/digest.h"
+#include "proto/proto.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bench/workload.h"
 #include "lib/clock.h"
+#include "bench/workload.h"
 
 /* The server's addresses; a connection tries the one that last worked
  * first, so a name with a dead address costs one refusal, not one each. */

@@ -11,10 +11,10 @@
  * once before the clock starts: each timed request is a cache hit. Every
  * reply is checked; latencies are kept whole, for exact percentiles. */
 #include "bench/closed.h"
+#include "lib/digest.h"
+#include "proto/proto.h"
 #include "bench/hold.h"
 #include "bench/stats.h"
-#include "proto/proto.h"
-#include "lib/digest.h"
 
 #include <errno.h>
 #include <inttypes.h>

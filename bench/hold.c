@@ -2,8 +2,8 @@
  * job of its own; none can end: its digest is that of the value just
  * below its range. */
 #include "bench/hold.h"
-#include "proto/proto.h"
 #include "lib/digest.h"
+#include "proto/proto.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

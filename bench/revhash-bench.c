@@ -13,15 +13,15 @@
  *
  * With --concurrency and --duration it is a closed-loop load generator
  * instead (bench/closed.c): the server's throughput, not the client's score. */
+#include "proto/proto.h"
 #include "bench/calibrate.h"
-#include "bench/runcsv.h"
 #include "bench/client.h"
 #include "bench/closed.h"
 #include "bench/options.h"
+#include "bench/runcsv.h"
 #include "bench/simulate.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
-#include "proto/proto.h"
 
 #include <errno.h>
 #include <inttypes.h>

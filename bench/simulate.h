@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "bench/workload.h"
 #include "shm/rank.h"
+#include "bench/workload.h"
 
 /* A scheduling policy: the rank function's variant, how many identical
  * workers share the hash rate (at least 1; they matter only without split)

@@ -8,8 +8,8 @@
  *   else   answer = start + rand() % DIFFICULTY, end = start + DIFFICULTY;
  *   prio   = 1 + (int)(-ln(1 - rand() / 2^31) / LAMBDA), at most 16. */
 #include "bench/workload.h"
-#include "proto/proto.h"
 #include "lib/digest.h"
+#include "proto/proto.h"
 
 #include <errno.h>
 #include <math.h>

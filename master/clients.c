@@ -3,9 +3,9 @@
  * `lingering` after its reply, a job's waiters while waiting (jobs.c, which
  * alone edits those lists and c->job), or the graveyard once closed. */
 #include "master/clients.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "master/net.h"
-#include "lib/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "master/conn.h"
 #include "shm/segment.h"
+#include "master/conn.h"
 
 /* What a connection's event means for the layers above. */
 enum client_news {

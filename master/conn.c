@@ -77,20 +77,34 @@ size_t conn_take(struct conn *c, const uint8_t *data, size_t len)
 	return len;
 }
 
+/* Read at most len bytes from fd into buf: how many (> 0), or 0 and in
+ * *why what the socket said instead: CONN_EOF, CONN_MORE (nothing to read
+ * yet) or CONN_ERROR. */
+static size_t receive(int fd, uint8_t *buf, size_t len, enum conn_io *why)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, len, 0);
+
+		if (n > 0)
+			return (size_t)n;
+		if (n < 0 && errno == EINTR)
+			continue;
+		*why = n == 0 ? CONN_EOF :
+		       errno == EAGAIN || errno == EWOULDBLOCK ? CONN_MORE : CONN_ERROR;
+		return 0;
+	}
+}
+
 enum conn_io conn_read(struct conn *c)
 {
 	while (c->got < PROTO_REQUEST_LEN) {
 		uint8_t buf[PROTO_REQUEST_LEN];
-		ssize_t n = recv(c->src.fd, buf, PROTO_REQUEST_LEN - c->got, 0);
-		if (n > 0) {
-			conn_take(c, buf, (size_t)n);
-			continue;
-		}
-		if (n == 0)
-			return CONN_EOF;
-		if (errno == EINTR)
-			continue;
-		return errno == EAGAIN || errno == EWOULDBLOCK ? CONN_MORE : CONN_ERROR;
+		enum conn_io why;
+		size_t n = receive(c->src.fd, buf, PROTO_REQUEST_LEN - c->got, &why);
+
+		if (!n)
+			return why;
+		conn_take(c, buf, n);
 	}
 	return CONN_DONE;
 }
@@ -132,16 +146,12 @@ enum conn_io conn_linger(struct conn *c, uint64_t limit)
 	uint8_t buf[4096];
 
 	while (c->drained < limit) {
-		ssize_t n = recv(c->src.fd, buf, sizeof buf, 0);
-		if (n > 0) {
-			c->drained += (uint64_t)n;
-			continue;
-		}
-		if (n == 0)
-			return CONN_DONE;
-		if (errno == EINTR)
-			continue;
-		return errno == EAGAIN || errno == EWOULDBLOCK ? CONN_MORE : CONN_ERROR;
+		enum conn_io why;
+		size_t n = receive(c->src.fd, buf, sizeof buf, &why);
+
+		if (!n)
+			return why == CONN_EOF ? CONN_DONE : why;
+		c->drained += n;
 	}
 	return CONN_DONE;
 }

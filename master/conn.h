@@ -11,8 +11,8 @@
 
 #include <sys/socket.h>
 
-#include "master/source.h"
 #include "proto/proto.h"
+#include "master/source.h"
 
 enum conn_state {
 	CONN_READING = 0, /* the request is not complete */

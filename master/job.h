@@ -14,10 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "master/conn.h"
-#include "master/jobs.h"
 #include "shm/rank.h"
 #include "shm/ring.h"
+#include "master/conn.h"
+#include "master/jobs.h"
 
 /* What connections from one peer address give a job. */
 struct job_share {

@@ -11,9 +11,9 @@
  * all in that one turn of its loop. A cancelled job is forgotten at once;
  * its entry comes back when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
-#include "master/job.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "master/job.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -249,13 +249,20 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	return js->index ? 0 : -ENOMEM;
 }
 
-void jobs_free(struct jobs *js)
+/* Call fn on every job: those in the table, then the parked ones (fn may
+ * free the job, but not move it from where it is). */
+static void each_job(struct jobs *js, void (*fn)(struct jobs *, struct job *))
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
-			job_free(js, js->by_entry[e]);
+			fn(js, js->by_entry[e]);
 	for (uint32_t i = 0; i < js->nparked; i++)
-		job_free(js, js->parked[i]);
+		fn(js, js->parked[i]);
+}
+
+void jobs_free(struct jobs *js)
+{
+	each_job(js, job_free);
 	free(js->parked);
 	free(js->index);
 	memset(js, 0, sizeof *js);
@@ -392,11 +399,7 @@ void jobs_balance(struct jobs *js)
 
 void jobs_drop_all(struct jobs *js)
 {
-	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js->by_entry[e])
-			drop_waiters(js, js->by_entry[e]);
-	for (uint32_t i = 0; i < js->nparked; i++)
-		drop_waiters(js, js->parked[i]);
+	each_job(js, drop_waiters);
 }
 
 unsigned jobs_in_flight(const struct jobs *js)

@@ -17,10 +17,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "master/clients.h"
 #include "shm/cache.h"
 #include "shm/rank.h"
 #include "shm/ring.h"
+#include "master/clients.h"
 
 struct job;
 

@@ -2,9 +2,9 @@
  * may join without looking at the others (hashed on digest and range), the
  * heap of parked jobs (best-ranked first, lib/heap.c), and the weight each
  * peer address gives a job. */
-#include "master/job.h"
 #include "lib/digest.h"
 #include "lib/heap.h"
+#include "master/job.h"
 
 #include <errno.h>
 #include <stdlib.h>

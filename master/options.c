@@ -2,17 +2,15 @@
  * Every bad value is reported with the option it came from; nothing is
  * silently clamped except the worker count, capped to the ring's slots. */
 #include "master/options.h"
-#include "master/config.h"
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
-#include "master/power.h"
 #include "shm/ring.h"
+#include "master/config.h"
+#include "master/power.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,22 +118,24 @@ static void set_defaults(struct options *o)
 
 int options_parse(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
+	/* The switches without an argument set their field themselves
+	 * (getopt_long then returns 0). */
+	const struct option longopts[] = {
 		{ "workers", required_argument, NULL, 'w' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
 		RANK_POLICY_OPTIONS,
-		{ "no-attach", no_argument, NULL, 'A' },
+		{ "no-attach", no_argument, &o->attach, 0 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
-		{ "no-pin", no_argument, NULL, 'P' },
+		{ "no-pin", no_argument, &o->pin, 0 },
 		{ "low-latency", optional_argument, NULL, 'Q' },
-		{ "no-low-latency", no_argument, NULL, 'N' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "status", no_argument, NULL, 'S' },
-		{ "json", no_argument, NULL, 'j' },
+		{ "no-low-latency", no_argument, &o->low_latency, POWER_OFF },
+		{ "verbose", no_argument, &o->verbose, 1 },
+		{ "quiet", no_argument, &o->quiet, 1 },
+		{ "status", no_argument, &o->status, 1 },
+		{ "json", no_argument, &o->json, 1 },
 		{ "hook", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -176,31 +176,12 @@ int options_parse(int argc, char **argv, struct options *o)
 			if (rank_policy_option(c, optarg, &o->policy) < 0)
 				return bad("--schedule (wsrpt, priority or fifo)", optarg);
 			break;
-		case 'A':
-			o->attach = 0;
-			break;
-		case 'P':
-			o->pin = 0;
+		case 0: /* a switch that set its field */
 			break;
 		case 'Q':
 			o->low_latency = POWER_ON;
 			if (optarg && parse_duration(optarg, 3600, 1, &o->low_latency_ms) < 0)
 				return bad("--low-latency (seconds, 0..3600)", optarg);
-			break;
-		case 'N':
-			o->low_latency = POWER_OFF;
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'q':
-			o->quiet = 1;
-			break;
-		case 'S':
-			o->status = 1;
-			break;
-		case 'j':
-			o->json = 1;
 			break;
 		case 'H':
 			if (parse_hook(optarg, &o->hook) < 0)

@@ -4,13 +4,12 @@
  * handler and the loop never blocks on anything but epoll_wait. It never
  * takes the ring's lock either: the layers below it do not wait on anyone. */
 #include "master/server.h"
+#include "lib/clock.h"
 #include "lib/log.h"
-#include "master/net.h"
 #include "lib/os.h"
-#include "lib/parse.h"
+#include "master/net.h"
 #include "master/power.h"
 #include "master/status.h"
-#include "lib/clock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -193,11 +192,11 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
-/* Binding or listening on port failed with rc: say so, and the likely
- * cause of a port in use. Returns rc. */
-static int listen_failed(unsigned port, int rc)
+/* call (socket and bind, or listen) on port failed with rc: say so, and
+ * the likely cause of a port in use. Returns rc. */
+static int listen_failed(const char *call, unsigned port, int rc)
 {
-	log_error("listen on port %u: %s%s", port, strerror(-rc),
+	log_error("%s(port %u): %s%s", call, port, strerror(-rc),
 		  rc == -EADDRINUSE ? " (is another master running?)" : "");
 	return rc;
 }
@@ -208,7 +207,7 @@ static int start(struct server *s, const struct options *o)
 	int rc;
 
 	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
-		return listen_failed(o->port, rc);
+		return listen_failed("bind", o->port, rc);
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
@@ -228,7 +227,7 @@ static int start(struct server *s, const struct options *o)
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */
 	if ((rc = net_open(s->listen.fd)) < 0)
-		return listen_failed(o->port, rc);
+		return listen_failed("listen", o->port, rc);
 	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "
 		 "schedule %s%s%s", o->port, n, s->kernel->name,
 		 (unsigned long long)o->cache_entries, rank_order_name(o->policy.order),

@@ -13,14 +13,14 @@
 
 #include <stdint.h>
 
+#include "shm/segment.h"
+#include "worker/kernel.h"
 #include "master/clients.h"
 #include "master/jobs.h"
 #include "master/options.h"
 #include "master/power.h"
 #include "master/source.h"
 #include "master/workers.h"
-#include "shm/segment.h"
-#include "worker/kernel.h"
 
 struct server {
 	struct options opt;

@@ -16,21 +16,16 @@
  * waiting for it. And when the master itself was held up (the machine
  * paused, the cgroup throttled), it does not blame the workers for it. */
 #include "master/workers.h"
-#include "lib/log.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "lib/os.h"
 #include "worker/worker.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 

@@ -87,6 +87,28 @@ need_gnuplot() {
 	"$ROOT/scripts/install-deps.sh" --plot || fail "gnuplot is missing"
 }
 
+# panel_args SCRIPT "$@": the arguments of a plot of one panel per run,
+# OUT.png TITLE LABEL FILE [LABEL FILE]..., checked (else SCRIPT's usage
+# and fail); sets OUT, TITLE and PANELS; the caller then shifts 2 and
+# reads the LABEL FILE pairs.
+panel_args() {
+	local script=$1
+	shift
+	[ $# -ge 4 ] && [ $(($# % 2)) -eq 0 ] ||
+		fail "usage: $script OUT.png TITLE LABEL FILE [LABEL FILE]..."
+	OUT=$1 TITLE=$2 PANELS=$((($# - 2) / 2))
+	need_gnuplot
+}
+
+# panel_terminal: the gnuplot lines that open a picture of PANELS panels
+# side by side into OUT; panel_layout: the one that starts the panels.
+panel_terminal() {
+	printf 'set terminal pngcairo size %d,460 font ",9"\nset output "%s"\n' \
+		$((460 * PANELS + 80)) "$OUT"
+	echo 'set datafile separator ","'
+}
+panel_layout() { echo "set multiplot layout 1,$PANELS title \"$TITLE\""; }
+
 # workers_asked MASTER_ARGS...: the worker count a master started with these
 # arguments runs.
 workers_asked() {

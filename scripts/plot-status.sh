@@ -1,43 +1,67 @@
 #!/usr/bin/env bash
-# The master's live state over a run, one panel per run: jobs in its table
-# and jobs queued for a worker (left axis), and the fraction of workers
-# hashing (right axis, 0 to 1), as sample_status (lib.sh) recorded them.
+# The master's load over a run, one panel per run: the mean number of jobs
+# in its table and of jobs being searched (left axis), and the mean share
+# of workers hashing (right axis, 0 to 1), per time bin, from the samples
+# sample_status (lib.sh) recorded about every 100 ms. A bin is the shortest
+# of 0.1, 0.2, 0.5, 1, 2, 5, 10, 30 or 60 s that keeps a run under about
+# 100 bins, the same for every panel: samples of a run of small requests
+# are mostly 0 or 1 job, and drawn one by one they make a comb of lines in
+# which no load can be read.
 #   scripts/plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]...
 set -u
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 4 ] && [ $(($# % 2)) -eq 0 ] ||
-	fail "usage: plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]..."
-out=$1 title=$2
+panel_args plot-status.sh "$@"
 shift 2
-need_gnuplot
-panels=$(($# / 2))
-# One scale for every panel, at least 1 (an idle run has only zeros).
-ymax=$(for ((i = 2; i <= $#; i += 2)); do cat "${!i}"; done |
-	awk -F, '$2 + 0 > m { m = $2 + 0 } END { print (m < 1 ? 1 : m) * 1.1 }')
+files=()
+for ((i = 2; i <= $#; i += 2)); do
+	[ -r "${!i}" ] || fail "cannot read ${!i}"
+	files+=("${!i}")
+done
+# The longest run sets the bin.
+bin=$(awk -F, 'FNR > 1 && $1 + 0 > t { t = $1 + 0 }
+	END { n = split("0.1 0.2 0.5 1 2 5 10 30 60", w, " ")
+	      for (i = 1; i < n && t / w[i] > 100; i++) ;
+	      print w[i] }' "${files[@]}")
+TMP=$(mktemp -d /tmp/revhash-plot.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+# bin_means FILE OUT: per bin, its middle, then the means of the jobs in
+# the table, the jobs searched and the share of workers hashing.
+bin_means() {
+	awk -F, -v w="$bin" 'FNR == 1 { next }
+	{ b = int($1 / w); n[b]++; t[b] += $2; q[b] += $3; h[b] += ($5 > 0 ? $4 / $5 : 0)
+	  if (b > last) last = b }
+	END { for (b = 0; b <= last; b++) if (n[b])
+		printf "%.3f,%.3f,%.3f,%.3f\n", (b + 0.5) * w, t[b] / n[b], q[b] / n[b], h[b] / n[b] }' \
+		"$1" >"$2"
+}
+ymax=1
+for f in "${files[@]}"; do
+	bin_means "$f" "$TMP/$(basename "$f").bins"
+	ymax=$(awk -F, -v m="$ymax" '$2 + 0 > m { m = $2 + 0 } END { print m }' "$TMP/$(basename "$f").bins")
+done
 {
+	panel_terminal
 	cat <<GP
-set terminal pngcairo size $((460 * panels + 80)),460 font ",9"
-set output "$out"
-set datafile separator ","
 set key below horizontal
-set xlabel "time (s)"
+set xlabel "time (s), means per $bin s"
 set ylabel "jobs"
-set y2label "workers hashing (fraction)"
-set yrange [0:$ymax]
+set y2label "workers hashing (share)"
+set yrange [0:$(awk -v m="$ymax" 'BEGIN { print m * 1.1 }')]
 set xrange [0:*]
 set y2range [0:1.05]
 set ytics nomirror
 set y2tics 0.25
-set multiplot layout 1,$panels title "$title"
+set style fill transparent solid 0.25 noborder
 GP
+	panel_layout
 	while [ $# -gt 0 ]; do
-		[ -r "$2" ] || fail "cannot read $2"
+		data="$TMP/$(basename "$2").bins"
 		echo "set title \"$1\""
-		echo "plot \"$2\" every ::1 using 1:2 with steps lw 1.5 title \"in table\", \\"
-		echo "     \"\" every ::1 using 1:3 with steps title \"queued\", \\"
-		echo "     \"\" every ::1 using 1:(\$5 > 0 ? \$4 / \$5 : 0) axes x1y2 with lines lc rgb \"#999999\" title \"busy\""
+		echo "plot \"$data\" using 1:4 axes x1y2 with fillsteps lc rgb \"#999999\" title \"busy\", \\"
+		echo "     \"\" using 1:2 with steps lw 1.5 title \"in table\", \\"
+		echo "     \"\" using 1:3 with steps title \"searched\""
 		shift 2
 	done
 	echo "unset multiplot"
-} | gnuplot || fail "gnuplot failed on $out"
+} | gnuplot || fail "gnuplot failed on $OUT"

@@ -6,17 +6,11 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-[ $# -ge 4 ] && [ $(($# % 2)) -eq 0 ] ||
-	fail "usage: plot-timeline.sh OUT.png TITLE LABEL FILE.csv [LABEL FILE.csv]..."
-out=$1 title=$2
+panel_args plot-timeline.sh "$@"
 shift 2
-need_gnuplot
-panels=$(($# / 2))
 {
+	panel_terminal
 	cat <<GP
-set terminal pngcairo size $((460 * panels + 80)),460 font ",9"
-set output "$out"
-set datafile separator ","
 set key off
 set xlabel "request sent at (s)"
 set ylabel "latency (ms)"
@@ -24,8 +18,8 @@ set logscale y
 set palette defined (1 "#1f77b4", 4 "#2ca02c", 8 "#ff7f0e", 16 "#d62728")
 set cbrange [1:16]
 set cblabel "priority"
-set multiplot layout 1,$panels title "$title"
 GP
+	panel_layout
 	while [ $# -gt 0 ]; do
 		[ -r "$2" ] || fail "cannot read $2"
 		echo "set title \"$1\""
@@ -33,4 +27,4 @@ GP
 		shift 2
 	done
 	echo "unset multiplot"
-} | gnuplot || fail "gnuplot failed on $out"
+} | gnuplot || fail "gnuplot failed on $OUT"

@@ -15,15 +15,14 @@
  * The master's changes travel as per-job bits in pending[] and the workers'
  * news as bits in changed[]; neither side ever waits for the other. */
 #include "shm/ring.h"
-#include "shm/ring_private.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_private.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* A job shared among n workers goes out in pieces of at most 1/(n *
  * SPLIT_ROUNDS) of its range (see lease_size). */

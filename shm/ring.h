@@ -15,20 +15,25 @@
  * the robust mutex then recovers the lock.
  *
  * A job's phase is the one record of where it stands, and ring_move()
- * (ring_private.h) is the one way it changes. Each arrow has one owner:
+ * (ring_private.h) is the one way it changes:
  *
- *   master: submit             workers: take in
- *   FREE ───────────> NEW ───────────────────> RUNNING
- *                      │                        │ │ │
- *                      │  master: release       │ │ └── workers: an answer ─────> FOUND
- *                      ├───────────────────┐    │ └──── workers: nothing left ──> EXHAUSTED
- *                      │                   v    v master: park
- *                      │              RELEASING  PARKING ── workers: leases back ──> PARKED
- *                      │                   │  ^     │        (or FOUND, EXHAUSTED)
- *                      │                   │  └─────┘ master: release
- *                      │                   └── workers: leases back ──> CLOSED
- *                      │                       (a late answer: FOUND)
- *   FREE <─── master: take back ─── FOUND | EXHAUSTED | PARKED | CLOSED
+ *          submit        take in             an answer
+ *   FREE ────────> NEW ─────────> RUNNING ───────────────> FOUND
+ *                   │              │   │  └──────────────> EXHAUSTED
+ *                   │              │   │     all hashed
+ *           release │      release │   │ park
+ *                   v              v   v
+ *                  RELEASING <──────  PARKING
+ *                   │       release     │
+ *       leases back │                   │ leases back
+ *                   v                   v
+ *                 CLOSED              PARKED
+ *
+ * submit, release, park: the master; take in, an answer, all hashed,
+ * leases back: the workers. An answer also ends a RELEASING or a PARKING
+ * job (FOUND: it goes to the cache), and a PARKING job with nothing left
+ * to lease ends EXHAUSTED. The master takes an entry at one of the four
+ * ends (FOUND, EXHAUSTED, PARKED, CLOSED) back: FREE.
  *
  * NEW, RUNNING, PARKING and RELEASING are the workers' (the master may
  * only move them to RELEASING or PARKING, which a compare-and-swap decides

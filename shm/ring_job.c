@@ -2,9 +2,9 @@
  * that moves it, what it has left to lease, and its place in the heap of
  * leasable jobs. Used by both sides: the master moves a phase and reads
  * what is left; the workers do everything else, under the lock. */
-#include "shm/ring_private.h"
 #include "lib/heap.h"
 #include "lib/log.h"
+#include "shm/ring_private.h"
 
 #include <stdlib.h>
 

@@ -4,9 +4,9 @@
  * changed in pending[], reads what the workers flagged in changed[], and
  * never takes the lock. The master is one thread, so the free list needs
  * no lock either. */
+#include "lib/clock.h"
 #include "shm/ring.h"
 #include "shm/ring_private.h"
-#include "lib/clock.h"
 
 #include <errno.h>
 #include <semaphore.h>
