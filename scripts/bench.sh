@@ -49,70 +49,19 @@ if wanted kernels; then
 	fi
 fi
 
-# The default server's hash rate, from revhash-bench's calibration: the rate
-# of a request big enough to hide every per-request cost.
-calibrate() {
-	local port
-	port=$(free_port)
-	start_master "$port" "$OUT/calibrate.log" "$@"
-	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet 2>/dev/null |
-		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
-	stop_master "$MASTER_PID" 60
-	[ -n "$RATE" ] || fail "calibration failed"
-}
-
-# delay_for DIFFICULTY LOAD: the client's delay (us) that keeps the server
-# about LOAD busy: a fresh request costs half its range on average, and
-# about a fifth of the requests are repeats.
-delay_for() {
-	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
-}
-
-# stage_line JSON: the stage means in a master's --status --json, in us.
-stage_line() {
-	sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' <<<"$1" |
-		awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]);
-			v[kv[1]] = kv[2] } printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", v["read"],
-			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
-}
-
-# row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload, rated at
-# the default server's rate, or with OWN_RATE=1 (a server that hashes at
-# another rate) at its own, calibrated first; and rated again at the rate
-# its workers hashed at during the run, which no neighbour on the machine
-# can move between calibration and run.
+# row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload as a
+# line of the matrix (replay_row in lib.sh).
 row() {
-	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
-	shift 4
-	port=$(free_port)
-	out=$OUT/$name.txt
-	wl=(3435245 "$total" 0 "$diff" 20 "$delay" 1.5)
-	# shellcheck disable=SC2207 # bench_policy's words are options
-	policy=($(bench_policy "$@"))
-	rate=(--rate "${RATE}e6")
-	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
-	start_master "$port" "$OUT/$name.log" "$@"
-	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
-	local rc=$? status busy score p50 p99 eff eff_best eff_busy
-	status=$(status_json "$port")
-	busy=$(busy_rate "$status")
-	stop_master "$MASTER_PID" 60
-	[ $rc -eq 0 ] || { cat "$out"; fail "$name: wrong or missing answers"; }
-	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
-	# best_ideal,best_policy,eff_best,...
-	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
-	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
-	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s  %s\n' "$name" "$total" \
-		"$diff" "$delay" "$score" "$eff" "$eff_best" "$(awk -v b="${busy:-0}" 'BEGIN { print b / 1e6 }')" \
-		"$eff_busy" "$p50" "$p99" "$(stage_line "$status")" | tee -a "$OUT/matrix.txt"
+	local line
+	line=$(replay_row "$@") || exit 1
+	tee -a "$OUT/matrix.txt" <<<"$line"
 }
 
 calibrate
 say "2. workloads on the default server (calibrated at $RATE M hashes/s); busy_M: the M" \
 	"hashes/s its workers reached per second of CPU spent hashing during the row, and" \
 	"eff@busy the efficiency at that rate; stages in us: read/dispatch/wake/hash/notify/reply"
-printf '%-10s %6s %9s %8s %8s %9s %7s %6s %8s %9s %9s  %s\n' workload total difficulty \
-	delay_us score efficiency vs_best busy_M eff@busy p50_ms p99_ms stages | tee "$OUT/matrix.txt"
+row_header | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0

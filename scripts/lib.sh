@@ -72,6 +72,86 @@ stop_master() {
 	return 0
 }
 
+# --- the benchmark's rows (scripts/bench.sh, scripts/ab.sh) ---
+
+# calibrate [MASTER ARGS...]: RATE, the M hashes/s of a master started with
+# these arguments, from revhash-bench's calibration (a request big enough
+# to hide every per-request cost). Logs go to $OUT.
+calibrate() {
+	local port
+	port=$(free_port)
+	start_master "$port" "$OUT/calibrate.log" "$@"
+	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet 2>/dev/null |
+		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
+	stop_master "$MASTER_PID" 60
+	[ -n "$RATE" ] || fail "calibration failed"
+}
+
+# delay_for DIFFICULTY LOAD: the client's delay (us) that keeps a server of
+# RATE about LOAD busy: a fresh request costs half its range on average,
+# and about a fifth of the requests are repeats.
+delay_for() {
+	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
+}
+
+# stage_line JSON: the stage means in a master's --status --json, in us.
+stage_line() {
+	sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' <<<"$1" |
+		awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]);
+			v[kv[1]] = kv[2] } printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", v["read"],
+			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
+}
+
+# wakeups_line JSON: the master's loop wake-ups per request, or - where
+# its --status does not count them.
+wakeups_line() {
+	awk 'match($0, /"wakeups":[0-9]+/) { w = substr($0, RSTART + 10, RLENGTH - 10) }
+	     match($0, /"requests":[0-9]+/) { r = substr($0, RSTART + 11, RLENGTH - 11) }
+	     END { if (w != "" && r > 0) printf "%.2f", w / r; else printf "-" }' <<<"$1"
+}
+
+# row_header: the names of replay_row's columns.
+row_header() {
+	printf '%-10s %6s %9s %8s %8s %9s %7s %6s %8s %9s %9s %7s  %s\n' workload total \
+		difficulty delay_us score efficiency vs_best busy_M eff@busy p50_ms p99_ms \
+		wake/req stages
+}
+
+# replay_row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload
+# on $MASTER (seed 3435245, 20% repeats, lambda 1.5), rated at RATE, or
+# with OWN_RATE=1 (a server that hashes at another rate) at its own,
+# calibrated first; and rated again at the rate its workers hashed at
+# during the run, which no neighbour on the machine can move between
+# calibration and run. One line: score, efficiency at RATE, against the
+# best policy, the busy rate and the efficiency at it, p50 and p99, the
+# master's wake-ups per request, and the stage means. Files go to $OUT.
+replay_row() {
+	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
+	shift 4
+	port=$(free_port)
+	out=$OUT/$name.txt
+	wl=(3435245 "$total" 0 "$diff" 20 "$delay" 1.5)
+	# shellcheck disable=SC2207 # bench_policy's words are options
+	policy=($(bench_policy "$@"))
+	rate=(--rate "${RATE}e6")
+	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
+	start_master "$port" "$OUT/$name.log" "$@"
+	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
+	local rc=$? status busy score p50 p99 eff eff_best eff_busy
+	status=$(status_json "$port")
+	busy=$(busy_rate "$status")
+	stop_master "$MASTER_PID" 60
+	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
+	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
+	# best_ideal,best_policy,eff_best,...
+	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
+	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
+	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s %7s  %s\n' "$name" "$total" \
+		"$diff" "$delay" "$score" "$eff" "$eff_best" \
+		"$(awk -v b="${busy:-0}" 'BEGIN { print b / 1e6 }')" "$eff_busy" "$p50" "$p99" \
+		"$(wakeups_line "$status")" "$(stage_line "$status")"
+}
+
 # --- the experiment lab's helpers (scripts/exp-*.sh, plot-*.sh) ---
 
 # ncpus: the CPUs this shell may run on, which is what the master's
