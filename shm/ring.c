@@ -314,29 +314,36 @@ int ring_worker_start(struct ring *r, unsigned slot, pid_t self)
 	return tell;
 }
 
-/* The job slot s should lease from: without preemption the one it was on,
- * while there is more of it; else the best-ranked. */
-static struct ring_job *pick(struct ring *r, const struct ring_slot *s)
-{
-	if (!r->policy.preempt && s->keep_job < RING_JOBS) {
-		struct ring_job *j = &r->jobs[s->keep_job];
-		if (j->gen == s->keep_gen && j->heap_pos != RING_NONE)
-			return j;
-	}
-	return r->nheap ? &r->jobs[r->heap[0].job] : NULL;
-}
+/* What the live workers hash at, for sharing a job among them: the rate
+ * each measured, or, while a worker has none yet, the mean of those
+ * known (all alike while none is known). */
+struct rates {
+	unsigned n;             /* live workers */
+	uint64_t mine;          /* the leasing worker's */
+	uint64_t fastest;       /* the fastest one's */
+	unsigned __int128 all;  /* all of them together */
+};
 
-/* Where the next lease of j starts, and how far it may go: the last range
- * given back first, else the cursor. */
-static void next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)
+static void weigh(const struct ring *r, const struct ring_slot *self, struct rates *w)
 {
-	if (j->p.nreturned) {
-		*lo = j->p.returned[j->p.nreturned - 1].lo;
-		*limit = j->p.returned[j->p.nreturned - 1].hi;
-	} else {
-		*lo = j->p.next;
-		*limit = j->key.end;
+	uint64_t known = 0, fill;
+	unsigned nknown = 0;
+
+	w->n = 0;
+	w->fastest = 0;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		uint64_t rate = peek(r->slots[i].rate);
+		if (!peek(r->slots[i].pid))
+			continue;
+		w->n++;
+		known += rate;
+		nknown += rate != 0;
+		w->fastest = rate > w->fastest ? rate : w->fastest;
 	}
+	fill = nknown ? known / nknown : 1;
+	w->all = known + (unsigned __int128)fill * (w->n - nknown);
+	w->mine = peek(self->rate) ? peek(self->rate) : fill;
+	w->fastest = w->fastest > fill ? w->fastest : fill;
 }
 
 /* What the worker in slot s has left of its lease at now, as far as its
@@ -350,6 +357,22 @@ static unsigned __int128 lease_left(const struct ring_slot *s, uint64_t now)
 	return !rate ? size : done >= size ? 0 : size - done;
 }
 
+/* j's work: what it has left to lease, and what the workers on it have left
+ * of their leases. */
+static unsigned __int128 work_left(const struct ring *r, const struct ring_job *j,
+				   uint64_t now)
+{
+	unsigned __int128 work = j->rem;
+
+	for (unsigned i = 0; i < RING_WORKERS && j->nleases; i++) {
+		const struct ring_slot *o = &r->slots[i];
+		if (peek(o->has_lease) && o->lease_gen == j->gen &&
+		    &r->jobs[o->lease_job] == j)
+			work += lease_left(o, now);
+	}
+	return work;
+}
+
 /* chunk, cut down to limit where that is smaller, but not below min_chunk. */
 static uint64_t cut(uint64_t chunk, unsigned __int128 limit, uint64_t min_chunk)
 {
@@ -358,40 +381,91 @@ static uint64_t cut(uint64_t chunk, unsigned __int128 limit, uint64_t min_chunk)
 	return limit > min_chunk ? (uint64_t)limit : min_chunk;
 }
 
-/* The size of the next lease of j: chunk, or less when j is shared among
- * the n live workers (never below min_chunk, nor 1):
- *  - j goes out in pieces of at most 1/(n * SPLIT_ROUNDS) of its range
- *    (unless that is below min_chunk), so the workers sweep the range
- *    side by side, close to the order of one worker n times as fast. In
+/* The size of the next lease of j for a worker of s: chunk (about 2 ms of
+ * its own rate), or less when j is shared among the live workers, each by
+ * its rate (never below min_chunk, nor 1); 0 when the worker had better
+ * leave j to the others:
+ *  - j goes out in pieces of at most 1/SPLIT_ROUNDS of its range for all
+ *    the workers together, each worker's piece by its share of their rate
+ *    (unless that is below min_chunk), so they sweep the range side by
+ *    side, close to the order of one worker as fast as all of them. In
  *    halves, an answer near the end of the first half came as late as if
  *    one worker hashed the whole; the mean is the same, but a request's
  *    latency (and a run's score) then depends on where its answer lies;
- *  - its tail is shared evenly. The work counts what the workers on j
- *    have left of their leases: the tail of a job, less than a piece
- *    each, is shared with the worker about to finish its last piece
- *    instead of going whole to the first one back. */
-static uint64_t lease_size(const struct ring *r, const struct ring_job *j,
-			   uint64_t chunk, uint64_t min_chunk, uint64_t now)
+ *  - its tail is shared by expected finish time: each worker's share of
+ *    what is left, counting what those on j have left of their leases, is
+ *    by its rate, so that they end together; a tail less than a piece each
+ *    is shared with the worker about to finish its last piece instead of
+ *    going whole to the first one back;
+ *  - a worker whose piece would end after the others could have hashed
+ *    all the work without it, while a worker at least SPLIT_ROUNDS times
+ *    as fast is there to take it (a CPU beside a GPU a hundred times as
+ *    fast, on a small job), leaves j to them: its piece would hold the job
+ *    up. The fastest worker never leaves a job, nor do equals. */
+static uint64_t lease_size(const struct ring *r, const struct ring_slot *s,
+			   const struct ring_job *j, uint64_t chunk,
+			   uint64_t min_chunk, uint64_t now)
 {
-	unsigned n = ring_workers(r);
-	unsigned __int128 work = j->rem, share, piece;
+	unsigned __int128 work, piece, share, size;
+	struct rates w;
 
 	if (chunk == 0)
 		chunk = 1;
 	if (min_chunk == 0)
 		min_chunk = 1;
-	if (!r->policy.split || n < 2)
+	weigh(r, s, &w);
+	if (!r->policy.split || w.n < 2)
 		return chunk;
-	piece = span(j->key.start, j->key.end) / ((unsigned __int128)n * SPLIT_ROUNDS);
-	chunk = cut(chunk, piece, min_chunk);
-	for (unsigned i = 0; i < RING_WORKERS && j->nleases; i++) {
-		const struct ring_slot *o = &r->slots[i];
-		if (peek(o->has_lease) && o->lease_gen == j->gen &&
-		    &r->jobs[o->lease_job] == j)
-			work += lease_left(o, now);
+	piece = span(j->key.start, j->key.end) * w.mine / (w.all * SPLIT_ROUNDS);
+	work = work_left(r, j, now);
+	share = (work * w.mine + w.all - 1) / w.all;
+	size = cut(cut(chunk, piece, min_chunk), share, min_chunk);
+	if (size > j->rem)
+		size = j->rem;
+	if (w.fastest / SPLIT_ROUNDS >= w.mine &&
+	    size * (w.all - w.mine) > work * w.mine)
+		return 0;
+	return (uint64_t)size;
+}
+
+/* The job the worker of s should lease from, and the size of its lease:
+ * without preemption the one it was on, while there is more of it; else
+ * the best-ranked, or the second best (the better child of the heap's top)
+ * where the best is better left to faster workers. NULL when none. */
+static struct ring_job *pick(struct ring *r, const struct ring_slot *s,
+			     uint64_t chunk, uint64_t min_chunk, uint64_t now,
+			     uint64_t *size)
+{
+	struct ring_job *j;
+	uint32_t second;
+
+	if (!r->policy.preempt && s->keep_job < RING_JOBS) {
+		j = &r->jobs[s->keep_job];
+		if (j->gen == s->keep_gen && j->heap_pos != RING_NONE &&
+		    (*size = lease_size(r, s, j, chunk, min_chunk, now)))
+			return j;
 	}
-	share = (work + n - 1) / n;
-	return cut(chunk, share, min_chunk);
+	if (r->nheap == 0)
+		return NULL;
+	j = &r->jobs[r->heap[0].job];
+	if ((*size = lease_size(r, s, j, chunk, min_chunk, now)) || r->nheap < 2)
+		return *size ? j : NULL;
+	second = r->nheap > 2 && ring_heap_before(r, 2, 1) ? 2 : 1;
+	j = &r->jobs[r->heap[second].job];
+	return (*size = lease_size(r, s, j, chunk, min_chunk, now)) ? j : NULL;
+}
+
+/* Where the next lease of j starts, and how far it may go: the last range
+ * given back first, else the cursor. */
+static void next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)
+{
+	if (j->p.nreturned) {
+		*lo = j->p.returned[j->p.nreturned - 1].lo;
+		*limit = j->p.returned[j->p.nreturned - 1].hi;
+	} else {
+		*lo = j->p.next;
+		*limit = j->key.end;
+	}
 }
 
 /* Write the lease [lo, hi] of j into slot s, has_lease last: from here on
@@ -455,12 +529,11 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 
 	out->tell = enter(r, s);
 	now = clock_ns(); /* after the lock: its wait may be long */
-	if (!(j = pick(r, s))) {
+	if (!(j = pick(r, s, chunk, min_chunk, now, &size))) {
 		ring_unlock(r);
 		return -EAGAIN;
 	}
 	next_range(j, &lo, &limit);
-	size = lease_size(r, j, chunk, min_chunk, now);
 	record(r, s, j, lo, limit - lo < size ? limit : lo + size - 1, now);
 	misbehave_here(r);
 	advance(r, j, s->lease_hi, now);

@@ -109,12 +109,16 @@ static struct rank_key rank_at(const struct ring *r, uint32_t pos)
 	return (struct rank_key){ h->weight, j->rem, j->seq, j->p.started };
 }
 
-static int heap_before(const void *set, uint32_t a, uint32_t b)
+int ring_heap_before(const struct ring *r, uint32_t a, uint32_t b)
 {
-	const struct ring *r = set;
 	struct rank_key ka = rank_at(r, a), kb = rank_at(r, b);
 
 	return rank_outranks(&r->policy, &ka, &kb);
+}
+
+static int heap_before(const void *set, uint32_t a, uint32_t b)
+{
+	return ring_heap_before(set, a, b);
 }
 
 static void heap_swap(void *set, uint32_t a, uint32_t b)

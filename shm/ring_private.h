@@ -41,6 +41,8 @@ int ring_live(enum ring_phase p);
 unsigned __int128 ring_job_remaining(const struct ring_job *j);
 /* Put [lo, hi] of j back to be leased again. */
 void ring_give_back(struct ring_job *j, uint64_t lo, uint64_t hi);
+/* Does the job at heap position a rank before the one at b? */
+int ring_heap_before(const struct ring *r, uint32_t a, uint32_t b);
 /* j changed (its weight, what it has left, its leases, its phase): put it
  * where its rank says in the heap of leasable jobs, or out of it. */
 void ring_reposition(struct ring *r, struct ring_job *j);

@@ -776,6 +776,91 @@ START_TEST(full_table_says_so)
 }
 END_TEST
 
+
+/* ---- workers of unequal rates (a GPU beside CPUs) ---- */
+
+/* Slots 0 and 1 live, hashing at rate0 and rate1 (0: not yet known). */
+static void two_workers(uint64_t rate0, uint64_t rate1)
+{
+	live_workers(2);
+	r->slots[0].rate = rate0;
+	r->slots[1].rate = rate1;
+}
+
+/* A shared job goes out in pieces by rate: each worker's part of the
+ * sweep's piece is its part of the rate of both. */
+START_TEST(pieces_are_shared_by_rate)
+{
+	struct ring_lease fast, slow;
+
+	two_workers(3000000, 1000000);
+	submit(0, 63999, 1);
+	/* Pieces of 1/16 of the range for both together: 3/4 and 1/4. */
+	ck_assert_int_eq(lease_any(0, 1000000, &fast), 0);
+	ck_assert_int_eq(lease_any(1, 1000000, &slow), 0);
+	ck_assert_uint_eq(fast.hi - fast.lo + 1, 3000);
+	ck_assert_uint_eq(slow.hi - slow.lo + 1, 1000);
+	ck_assert_uint_eq(slow.lo, fast.hi + 1);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	ring_finish(r, 1, SEARCH_NONE, 0);
+	/* Equal rates, or none known: equal pieces. */
+	two_workers(0, 0);
+	ck_assert_int_eq(lease_any(0, 1000000, &fast), 0);
+	ck_assert_uint_eq(fast.hi - fast.lo + 1, 2000);
+}
+END_TEST
+
+/* A tail shared by expected finish time: the last 1,000 values of a job
+ * (less than a piece each) go 3/4 to the worker three times as fast, the
+ * rest to the other, counting what the first has left of its lease. */
+START_TEST(tail_is_shared_by_finish_time)
+{
+	struct ring_lease fast, slow;
+
+	two_workers(3000000, 1000000);
+	submit(0, 31999, 1);
+	for (int i = 0; i < 31; i++) {
+		ck_assert_int_eq(lease(0, 1000, &fast), 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
+	}
+	ck_assert_int_eq(lease_any(0, 1000000, &fast), 0);
+	ck_assert_uint_eq(fast.lo, 31000);
+	ck_assert_uint_eq(fast.hi - fast.lo + 1, 750);
+	r->slots[0].lease_ns = clock_ns() + 1000000000; /* none of it hashed yet */
+	ck_assert_int_eq(lease_any(1, 1000000, &slow), 0);
+	ck_assert_uint_eq(slow.lo, 31750);
+	ck_assert_uint_eq(slow.hi, 31999);
+}
+END_TEST
+
+/* A worker 16 times slower than another leaves a job it would only hold
+ * up (its smallest piece would end after the fast one could hash all of
+ * it) and takes the second best job instead; a big job it shares; the
+ * fastest worker never leaves a job, and equals never do. */
+START_TEST(slow_worker_leaves_a_small_job_to_a_fast_one)
+{
+	struct ring_lease l;
+	uint32_t small, big;
+
+	two_workers(1600000000ull, 1000000); /* a GPU and a CPU, 1600:1 */
+	small = submit(0, 99999, 16);         /* the best-ranked */
+	/* Alone in the table: the CPU's 10,000-value piece would take 10 ms,
+	 * the GPU hashes all of it in 62 us. */
+	ck_assert_int_eq(ring_lease(r, 1, 1000000, 10000, &l), -EAGAIN);
+	big = submit(1000000, 1000000 + (1ull << 40), 1);
+	ck_assert_int_eq(ring_lease(r, 1, 1000000, 10000, &l), 0);
+	ck_assert_uint_eq(l.job, big);        /* the second best */
+	ring_finish(r, 1, SEARCH_NONE, 0);
+	ck_assert_int_eq(ring_lease(r, 0, 1000000, 10000, &l), 0);
+	ck_assert_uint_eq(l.job, small);      /* the GPU takes the best */
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	/* Equal workers, however small the job, take it. */
+	two_workers(1000000, 1000000);
+	ck_assert_int_eq(ring_lease(r, 1, 1000000, 100000, &l), 0);
+	ck_assert_uint_eq(l.job, small);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ring");
@@ -814,6 +899,9 @@ int main(void)
 	tcase_add_test(t, worker_stopped_inside_the_lock_blocks_no_master_call);
 	tcase_add_test(t, lock_of_a_killed_holder_does_not_hang_others);
 	tcase_add_test(t, full_table_says_so);
+	tcase_add_test(t, pieces_are_shared_by_rate);
+	tcase_add_test(t, tail_is_shared_by_finish_time);
+	tcase_add_test(t, slow_worker_leaves_a_small_job_to_a_fast_one);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
