@@ -6,17 +6,16 @@
  * find nothing; and the stop flag: set before the call, set by another
  * thread during a search, or never set. Kernels the CPU lacks are named on
  * stderr and skipped. */
+#include "lib/digest.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
+#include "tests/search_cases.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
-#include "lib/digest.h"
 
 #include <check.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_KERNELS 16
 
@@ -173,40 +172,8 @@ START_TEST(top_and_bottom)
 }
 END_TEST
 
-static uint32_t t2(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint32_t s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10);
-
-	return s0 + ((a & b) ^ (a & c) ^ (b & c));
-}
-
-/* A digest that is not SHA-256(y), yet whose a words after 57 and 58 rounds
- * (what the kernels compare early) are y's: word 0 differs, and words 6 and
- * 7 are solved for so that undoing the last rounds lands on y's a57, a58. */
-static void near_miss_digest(uint64_t y, uint8_t out[32])
-{
-	uint32_t a[65], st[8], a60, a59;
-
-	sha256_le64_a(y, a);
-	digest_of(y, out);
-	for (int i = 0; i < 8; i++)
-		st[i] = proto_load_be32(out + 4 * i) - sha256_iv[i];
-	st[0] ^= 1;
-	a60 = st[4] - (st[0] - t2(st[1], st[2], st[3]));
-	a59 = st[5] - (st[1] - t2(st[2], st[3], a60));
-	st[6] = a[58] + (st[2] - t2(st[3], a60, a59));
-	st[7] = a[57] + (st[3] - t2(a60, a59, a[58]));
-	for (int i = 0; i < 8; i++) {
-		uint32_t w = st[i] + sha256_iv[i];
-		out[4 * i] = (uint8_t)(w >> 24);
-		out[4 * i + 1] = (uint8_t)(w >> 16);
-		out[4 * i + 2] = (uint8_t)(w >> 8);
-		out[4 * i + 3] = (uint8_t)w;
-	}
-}
-
-/* Such a digest passes every kernel's early compare at y: the full check
- * must reject it and search on. */
+/* A near miss (cases_near_miss) passes every kernel's early compare at y:
+ * the full check must reject it and search on. */
 START_TEST(near_miss_is_rejected)
 {
 	const struct kernel *k = kernels[_i];
@@ -214,7 +181,7 @@ START_TEST(near_miss_is_rejected)
 	uint8_t digest[32], real[32];
 	uint32_t a[65], late[8];
 
-	near_miss_digest(y, digest);
+	cases_near_miss(y, digest);
 	digest_of(y, real);
 	sha256_le64_a(y, a);
 	sha256_late_a(digest, late);
@@ -261,47 +228,17 @@ START_TEST(stop_before_the_call)
 }
 END_TEST
 
-struct stopper {
-	pthread_t thread;
-	uint32_t flag;
-};
-
-static void *stop_later(void *arg)
-{
-	struct stopper *s = arg;
-	struct timespec ms = { 0, 1000000 };
-
-	nanosleep(&ms, NULL);
-	__atomic_store_n(&s->flag, 1, __ATOMIC_RELAXED);
-	return NULL;
-}
-
-/* Search [lo, hi] for digest while another thread sets the flag after a
- * millisecond. */
-static int search_stopped(const struct kernel *k, const uint8_t digest[32],
-			  uint64_t lo, uint64_t hi, uint64_t *found)
-{
-	struct stopper s = { .flag = 0 };
-	int r;
-
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, stop_later, &s), 0);
-	r = k->search(digest, lo, hi, found, &s.flag);
-	pthread_join(s.thread, NULL);
-	return r;
-}
-
 /* A search of 2^40 values (hours) without the answer returns soon after
- * the flag is set (else the test times out), inside the range. */
+ * the flag is set, a millisecond in (else the test times out), inside the
+ * range. */
 START_TEST(stop_ends_a_long_search)
 {
 	const struct kernel *k = kernels[_i];
-	uint64_t lo = 0xfeedface00000000 - 12345, hi = lo + (1ull << 40), found;
-	uint8_t digest[32];
+	uint64_t lo = 0xfeedface00000000 - 12345;
+	char why[200];
 
-	digest_of(lo - 1, digest);
-	ck_assert_int_eq(search_stopped(k, digest, lo, hi, &found), SEARCH_STOPPED);
-	ck_assert_uint_ge(found, lo);
-	ck_assert_uint_le(found, hi);
+	ck_assert_msg(cases_stop_during(k->search, lo, lo - 1, 1000000, why,
+					sizeof why) == 0, "%s: %s", k->name, why);
 }
 END_TEST
 
@@ -314,25 +251,14 @@ START_TEST(stop_never_skips_the_answer)
 {
 	const struct kernel *k = kernels[_i];
 	int max_bits = k == EMULATED ? 13 : 22;
+	char why[200];
 
 	for (int bits = 4; bits <= max_bits; bits += 3) {
 		uint64_t lo = 0x5eed00000000 + 1000 * (uint64_t)bits + 3;
-		uint64_t answer = lo + (1ull << bits) - 1, found = 0, again = 0;
-		uint8_t digest[32];
-		int r;
 
-		digest_of(answer, digest);
-		r = search_stopped(k, digest, lo, lo + (1ull << 40), &found);
-		if (r == SEARCH_FOUND) {
-			ck_assert_uint_eq(found, answer);
-			continue;
-		}
-		ck_assert_int_eq(r, SEARCH_STOPPED);
-		ck_assert_uint_ge(found, lo);
-		ck_assert_uint_le(found, answer);
-		ck_assert_int_eq(k->search(digest, found, answer, &again, NULL),
-				 SEARCH_FOUND);
-		ck_assert_uint_eq(again, answer);
+		ck_assert_msg(cases_stop_during(k->search, lo, lo + (1ull << bits) - 1,
+						1000000, why, sizeof why) == 0,
+			      "%s: %s", k->name, why);
 	}
 }
 END_TEST

@@ -28,7 +28,11 @@
  *   v_bswap(x)       swap the bytes of each lane
  *   v_eq_mask(x, s)  a bitmask with bit i set when lane i of x equals s
  * and gets struct lanes_plan, lanes_plan_init() and lanes_candidates(), the
- * plan and blocks that kernel_range.h walks over a range. */
+ * plan and blocks that kernel_range.h walks over a range. It may also define
+ *   LANES_FN         how the per-block functions are declared (default
+ *                    static inline; the GPU build makes them host-and-device)
+ *   LANES_K(t)       round constant t (default sha256_k[t], which is host
+ *                    memory: device code reads its own copy) */
 #ifndef REVHASH_KERNEL_LANES_H
 #define REVHASH_KERNEL_LANES_H
 
@@ -37,6 +41,13 @@
 
 #include "proto/proto.h"
 #include "sha256_ref.h"
+
+#ifndef LANES_FN
+#define LANES_FN static inline
+#endif
+#ifndef LANES_K
+#define LANES_K(t) sha256_k[t]
+#endif
 
 /* What one segment (fixed W1, hence fixed high half of x) shares. */
 struct lanes_plan {
@@ -48,17 +59,17 @@ struct lanes_plan {
 	uint32_t target;    /* the a after 57 rounds that leads to the digest */
 };
 
-static inline uint32_t ror32(uint32_t x, int n)
+LANES_FN uint32_t ror32(uint32_t x, int n)
 {
 	return (x >> n) | (x << (32 - n));
 }
 
-static inline uint32_t ssig0(uint32_t x)
+LANES_FN uint32_t ssig0(uint32_t x)
 {
 	return ror32(x, 7) ^ ror32(x, 18) ^ (x >> 3);
 }
 
-static inline uint32_t ssig1(uint32_t x)
+LANES_FN uint32_t ssig1(uint32_t x)
 {
 	return ror32(x, 17) ^ ror32(x, 19) ^ (x >> 10);
 }
@@ -120,14 +131,14 @@ static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
 /* Round inputs: planned constants, the words of w[], or the words computed
  * on the way by the general schedule. */
 #define KW_PLAN(t) v_set1(p->kw[t])
-#define KW_W(t) v_add(v_set1(sha256_k[t]), w[t])
+#define KW_W(t) v_add(v_set1(LANES_K(t)), w[t])
 #define KW_SCHED(t)                                                          \
 	(w[t] = v_add(v_add(SSIG1(w[t - 2]), w[t - 7]),                      \
 		      v_add(SSIG0(w[t - 15]), w[t - 16])),                   \
 	 KW_W(t))
 
 /* W16..W31 with every zero term of the padding left out. */
-static inline void schedule16(const struct lanes_plan *p, vec w0, vec w[57])
+LANES_FN void schedule16(const struct lanes_plan *p, vec w0, vec w[57])
 {
 	w[16] = v_add(w0, v_set1(p->c16));
 	w[17] = v_set1(p->w17);
@@ -150,7 +161,7 @@ static inline void schedule16(const struct lanes_plan *p, vec w0, vec w[57])
 
 /* The a after 57 rounds of the messages (one a lane) whose first words are
  * w0. Fully unrolled; the compiler drops the e that the last round makes. */
-static inline vec rounds_to_57(const struct lanes_plan *p, vec w0)
+LANES_FN vec rounds_to_57(const struct lanes_plan *p, vec w0)
 {
 	/* The names start rotated by one: round 0 is in the plan. */
 	const uint32_t *s = p->state1;
@@ -178,8 +189,7 @@ static inline vec rounds_to_57(const struct lanes_plan *p, vec w0)
 }
 
 /* Bit i set when x32 + i, in the low half of x, may be the answer. */
-static inline uint32_t lanes_candidates(const struct lanes_plan *p,
-					uint32_t x32)
+LANES_FN uint32_t lanes_candidates(const struct lanes_plan *p, uint32_t x32)
 {
 	vec w0 = v_bswap(v_add(v_set1(x32), v_index()));
 
