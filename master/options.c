@@ -29,6 +29,11 @@ static const char usage[] =
 	"  --kernel NAME          search kernel: auto (default: the fastest here,\n"
 	"                         measured at start), hybrid, avx512, shani, avx2,\n"
 	"                         portable or openssl\n"
+	"  --gpu auto|off|LIST    a GPU worker on every CUDA device (auto, the\n"
+	"                         default: none found = CPUs only), none, or on\n"
+	"                         the devices listed (0,1: each must be there)\n"
+	"  --gpu-worker PATH      the GPU worker binary (default: revhash-gpu\n"
+	"                         beside the master, or worker/ in the build)\n"
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
 	"  --schedule ORDER       which job gets the workers: wsrpt (default:\n"
@@ -76,6 +81,20 @@ static int parse_workers(const char *s, unsigned *out)
 	return 0;
 }
 
+/* --gpu: auto, off, or a comma list of device numbers (0..7): digits at
+ * the even places, commas between. */
+static int valid_gpu(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (strcmp(s, "auto") == 0 || strcmp(s, "off") == 0)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (i % 2 ? s[i] != ',' : s[i] < '0' || s[i] > '7')
+			return 0;
+	return n % 2 == 1;
+}
+
 static int parse_hook(const char *s, int *hook)
 {
 	static const char *const names[HOOK_COUNT] = {
@@ -105,6 +124,7 @@ static void set_defaults(struct options *o)
 	memset(o, 0, sizeof *o);
 	o->port = 5003;
 	o->kernel = "auto";
+	o->gpu = "auto";
 	o->cache_entries = 1u << 20;
 	o->idle_timeout_ms = 30000;
 	o->stop_timeout_ms = 30000;
@@ -124,6 +144,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "workers", required_argument, NULL, 'w' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "gpu", required_argument, NULL, 'g' },
+		{ "gpu-worker", required_argument, NULL, 'G' },
 		{ "cache-entries", required_argument, NULL, 'C' },
 		RANK_POLICY_OPTIONS,
 		{ "no-attach", no_argument, &o->attach, 0 },
@@ -157,6 +179,14 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'k':
 			o->kernel = optarg;
+			break;
+		case 'g':
+			if (!valid_gpu(optarg))
+				return bad("--gpu (auto, off or device numbers: 0,1)", optarg);
+			o->gpu = optarg;
+			break;
+		case 'G':
+			o->gpu_worker = optarg;
 			break;
 		case 'C':
 			if (parse_u64(optarg, 0, 1ull << 32, &o->cache_entries) < 0)

@@ -11,6 +11,8 @@ struct options {
 	unsigned workers;          /* 0 = auto: one per CPU the master may use */
 	const char *config;        /* re-read on SIGHUP; NULL = none */
 	const char *kernel;        /* "auto" or a kernel name */
+	const char *gpu;           /* "auto", "off" or a list of devices */
+	const char *gpu_worker;    /* the GPU worker binary; NULL: beside us */
 	uint64_t cache_entries;    /* answers the cache holds */
 	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
 	                              also to read the reply */

@@ -208,12 +208,16 @@ static int start(struct server *s, const struct options *o)
 
 	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
 		return listen_failed("bind", o->port, rc);
+	if ((rc = gpus_find(&s->gpus, o->gpu, o->gpu_worker)) < 0)
+		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	s->seg.hdr->low_latency = power_state(&s->power);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
+	snprintf(s->seg.hdr->gpu, sizeof s->seg.hdr->gpu, "%s", s->gpus.note);
+	s->seg.hdr->gpus = s->gpus.n;
 	s->seg.hdr->cpus = os_cpu_count();
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
@@ -221,7 +225,7 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach)) < 0)
 		return rc;
-	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
+	workers_init(&s->workers, &s->seg, s->kernel, &s->gpus, s->notify.fd, o->pin, n);
 	if ((rc = workers_start(&s->workers)) < 0)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,

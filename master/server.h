@@ -16,6 +16,7 @@
 #include "shm/segment.h"
 #include "worker/kernel.h"
 #include "master/clients.h"
+#include "master/gpus.h"
 #include "master/jobs.h"
 #include "master/options.h"
 #include "master/power.h"
@@ -31,6 +32,7 @@ struct server {
 	struct clients clients;
 	struct jobs jobs;
 	struct workers workers;
+	struct gpus gpus;         /* the GPU workers, found at start */
 	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
 	struct power power;       /* CPUs held polling while busy */
 	int stopping;

@@ -85,28 +85,34 @@ static void add(struct figure *f, size_t *n, struct figure one)
 }
 
 /* What the workers hashed: every live and dead worker's hashes, and the
- * busy rate: the live workers' hashes per second of CPU spent hashing,
+ * busy rate: the live workers' hashes per second of time spent hashing,
  * summed (the server's own rate over its life, without the time anything
- * else took from its CPUs). More workers than CPUs share them: then the
- * CPUs' worth of the mean rate. */
+ * else took from its CPUs). More CPU workers than CPUs share them: then
+ * the CPUs' worth of their mean rate. A GPU worker's time is the wall
+ * clock's while it searches, its rate the device's. */
 static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 {
+	double cpu = 0, gpu = 0;
 	unsigned busy = 0;
 
 	*hashes = seg->hdr->stats.dead_hashes;
-	*busy_rate = 0;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot_view v;
 
 		ring_slot_view(seg->ring, i, &v);
 		*hashes += v.hashes;
-		if (v.pid && v.hash_ns) {
-			*busy_rate += v.hashes * 1e9 / v.hash_ns;
+		if (!v.pid || !v.hash_ns)
+			continue;
+		if (v.kind == WORKER_GPU) {
+			gpu += v.hashes * 1e9 / v.hash_ns;
+		} else {
+			cpu += v.hashes * 1e9 / v.hash_ns;
 			busy++;
 		}
 	}
 	if (seg->hdr->cpus && busy > seg->hdr->cpus)
-		*busy_rate = *busy_rate / busy * seg->hdr->cpus;
+		cpu = cpu / busy * seg->hdr->cpus;
+	*busy_rate = cpu + gpu;
 }
 
 /* Test hooks armed and not yet fired, all kinds together. */
@@ -134,6 +140,8 @@ static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
 	add(f, &n, (struct figure){ "pid", "revhash master pid", NULL, NUM, (uint64_t)h->master_pid, 0, NULL });
 	add(f, &n, (struct figure){ "port", "port", NULL, NUM, h->port, 0, NULL });
 	add(f, &n, (struct figure){ "kernel", "kernel", NULL, WORD, 0, 0, h->kernel });
+	add(f, &n, (struct figure){ "gpu", "gpu", NULL, WORD, 0, 0, h->gpu });
+	add(f, &n, (struct figure){ "gpus", NULL, NULL, NUM, h->gpus, 0, NULL });
 	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0, rank_order_name(p->order) });
 	add(f, &n, (struct figure){ "preempt", "preempt", NULL, NUM, p->preempt, 0, NULL });
 	add(f, &n, (struct figure){ "split", "split", NULL, NUM, p->split, 0, NULL });
@@ -199,10 +207,15 @@ static const char *slot_state(const struct ring_slot_view *v)
 	return v->state < 4 ? names[v->state] : "?";
 }
 
+static const char *kind_name(const struct ring_slot_view *v)
+{
+	return v->kind == WORKER_GPU ? "gpu" : "cpu";
+}
+
 static void print_workers_text(FILE *out, const struct ring *r)
 {
-	fprintf(out, "%-5s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "pid", "state",
-		"job", "lease", "Mhash/s", "deaths");
+	fprintf(out, "%-5s %-4s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "kind", "pid",
+		"state", "job", "lease", "Mhash/s", "deaths");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot_view v;
 		char lease[64] = "-", job[16] = "-";
@@ -216,8 +229,8 @@ static void print_workers_text(FILE *out, const struct ring *r)
 				 (unsigned long long)v.lease_lo,
 				 (unsigned long long)v.lease_hi);
 		}
-		fprintf(out, "%-5u %-8d %-9s %-6s %-44s %9.2f %8u\n", i, v.pid,
-			slot_state(&v), job, lease, (double)v.rate / 1e6, v.deaths);
+		fprintf(out, "%-5u %-4s %-8d %-9s %-6s %-44s %9.2f %8u\n", i, kind_name(&v),
+			v.pid, slot_state(&v), job, lease, (double)v.rate / 1e6, v.deaths);
 	}
 }
 
@@ -263,9 +276,9 @@ static void print_workers_json(FILE *out, const struct ring *r)
 		ring_slot_view(r, i, &v);
 		if (!v.pid && !v.deaths)
 			continue;
-		fprintf(out, "%s{\"slot\":%u,\"pid\":%d,\"state\":\"%s\",\"hashes\":%llu,"
-			"\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep, i, v.pid,
-			slot_state(&v), (unsigned long long)v.hashes,
+		fprintf(out, "%s{\"slot\":%u,\"kind\":\"%s\",\"pid\":%d,\"state\":\"%s\","
+			"\"hashes\":%llu,\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep,
+			i, kind_name(&v), v.pid, slot_state(&v), (unsigned long long)v.hashes,
 			(unsigned long long)v.rate, (unsigned long long)v.hash_ns, v.deaths);
 		sep = ",";
 	}

@@ -22,10 +22,12 @@
 #include "worker/worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,16 +40,17 @@
 #define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
 #define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
 #define LATE_MS 150           /* the master's own rounds this late: it was held up */
-#define START_WAIT_MS 2000    /* at start, for the first workers to come up */
+#define START_WAIT_MS 5000    /* at start, for the first workers to come up */
 
 void workers_init(struct workers *ws, struct seg *seg,
-		  const struct kernel *kernel, int notify_fd, int pin,
-		  unsigned target)
+		  const struct kernel *kernel, const struct gpus *gpus,
+		  int notify_fd, int pin, unsigned target)
 {
 	memset(ws, 0, sizeof *ws);
 	ws->seg = seg;
 	ws->ring = seg->ring;
 	ws->kernel = kernel;
+	ws->gpus = gpus;
 	ws->master = getpid();
 	ws->notify_fd = notify_fd;
 	ws->pin = pin;
@@ -59,12 +62,55 @@ unsigned workers_target(const struct workers *ws)
 	return __atomic_load_n(&ws->seg->hdr->workers, __ATOMIC_RELAXED);
 }
 
+/* The GPU worker (its index in ws->gpus) in slot, or -1 for a CPU one:
+ * the GPU workers take the top slots. */
+static int gpu_of(const struct workers *ws, unsigned slot)
+{
+	unsigned top = RING_WORKERS - 1 - slot;
+
+	return top < ws->gpus->n ? (int)top : -1;
+}
+
+/* Should slot have a worker? */
+static int wanted(const struct workers *ws, unsigned slot)
+{
+	return slot < workers_target(ws) || gpu_of(ws, slot) >= 0;
+}
+
+/* The child of a fork that is to be GPU worker gpu in slot: exec the GPU
+ * worker binary, which maps the segment and runs the worker loop on its
+ * device. The eventfd crosses the exec; everything else of the master's
+ * is close-on-exec. The signal mask the master blocks its signals with
+ * stays blocked until the worker has ignored them. */
+static void exec_gpu(const struct workers *ws, unsigned slot, int gpu)
+{
+	char s[5][24];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != ws->master)
+		_exit(0);
+	fcntl(ws->notify_fd, F_SETFD, 0);
+	snprintf(s[0], sizeof s[0], "%u", slot);
+	snprintf(s[1], sizeof s[1], "%d", (int)ws->master);
+	snprintf(s[2], sizeof s[2], "%d", ws->notify_fd);
+	snprintf(s[3], sizeof s[3], "%d", ws->gpus->dev[gpu]);
+	execl(ws->gpus->path, ws->gpus->path, "--serve", ws->seg->name, "--slot", s[0],
+	      "--master", s[1], "--notify", s[2], "--device", s[3], "--kernel",
+	      ws->kernel->name, (char *)NULL);
+	log_error("exec %s: %s", ws->gpus->path, strerror(errno));
+	_exit(127);
+}
+
 /* The child of a fork: become the worker of slot. */
 static void child(const struct workers *ws, unsigned slot)
 {
-	struct worker_start w = { ws->seg, slot, ws->kernel, ws->master,
-				  ws->notify_fd, ws->pin };
+	struct worker_start w = { .seg = ws->seg, .slot = slot, .kernel = ws->kernel,
+				  .master = ws->master, .notify_fd = ws->notify_fd,
+				  .pin = ws->pin };
+	int gpu = gpu_of(ws, slot);
 
+	if (gpu >= 0)
+		exec_gpu(ws, slot, gpu);
 	_exit(worker_main(&w));
 }
 
@@ -73,7 +119,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	struct wslot *w = &ws->w[slot];
 	pid_t pid;
 
-	ring_slot_prepare(ws->ring, slot);
+	ring_slot_prepare(ws->ring, slot, gpu_of(ws, slot) >= 0 ? WORKER_GPU : WORKER_CPU);
 	pid = fork();
 	if (pid < 0) {
 		int err = errno;
@@ -100,12 +146,13 @@ int workers_start(struct workers *ws)
 {
 	uint64_t now = clock_ms(), until = now + START_WAIT_MS;
 	struct timespec pause = { 0, 1000000L };
-	unsigned n = workers_target(ws);
+	unsigned n = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		int rc = spawn(ws, i, now);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		int rc = wanted(ws, i) ? spawn(ws, i, now) : 0;
 		if (rc < 0)
 			return rc;
+		n += wanted(ws, i);
 	}
 	/* A client that can connect finds them ready: each shows in its slot
 	 * once it has set itself up (pinned, a batch task). */
@@ -119,6 +166,8 @@ int workers_start(struct workers *ws)
 
 void workers_set_target(struct workers *ws, unsigned n)
 {
+	if (n > RING_WORKERS - ws->gpus->n)
+		n = RING_WORKERS - ws->gpus->n;
 	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
 }
 
@@ -198,7 +247,7 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	log_warn("worker %u (pid %d) %s; its lease is requeued", slot, (int)pid, how);
 	/* Also while a graceful stop waits for answers: those need workers.
 	 * Only the final shutdown lets them go. */
-	if (!ring_is_shutdown(ws->ring) && slot < workers_target(ws))
+	if (!ring_is_shutdown(ws->ring) && wanted(ws, slot))
 		plan_respawn(ws, slot, clock_ms(), chunks > 0);
 }
 
@@ -307,7 +356,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		return next;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &ws->w[i];
-		if (i >= workers_target(ws)) {
+		if (!wanted(ws, i)) {
 			if (w->pid && !ring_slot_retiring(ws->ring, i))
 				ring_slot_retire(ws->ring, i);
 			w->respawn_at_ms = 0;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "master/gpus.h"
 #include "shm/segment.h"
 #include "worker/kernel.h"
 
@@ -30,6 +31,7 @@ struct workers {
 	struct seg *seg;
 	struct ring *ring;
 	const struct kernel *kernel;
+	const struct gpus *gpus;  /* GPU workers: the top slots, one a GPU */
 	pid_t master;
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
@@ -37,16 +39,18 @@ struct workers {
 	struct wslot w[RING_WORKERS];
 };
 
-/* Set up, aiming at target workers (none started yet). */
+/* Set up, aiming at target CPU workers and a worker for each of gpus (none
+ * started yet). */
 void workers_init(struct workers *ws, struct seg *seg,
-		  const struct kernel *kernel, int notify_fd, int pin,
-		  unsigned target);
-/* The worker count aimed at. */
+		  const struct kernel *kernel, const struct gpus *gpus,
+		  int notify_fd, int pin, unsigned target);
+/* The CPU worker count aimed at. */
 unsigned workers_target(const struct workers *ws);
-/* Start the wanted number of workers, and wait (at most 2 s) until they
+/* Start the wanted workers, and wait (at most a few seconds) until they
  * show in their slots. 0 or -errno. */
 int workers_start(struct workers *ws);
-/* Aim at n workers from now on (workers_tick forks or retires). */
+/* Aim at n CPU workers from now on (workers_tick forks or retires); at
+ * most the slots the GPU workers leave. */
 void workers_set_target(struct workers *ws, unsigned n);
 /* Reap exited workers; their leases go back, their respawns are planned. */
 void workers_reap(struct workers *ws);

@@ -586,13 +586,13 @@ void ring_wait(struct ring *r, unsigned timeout_ms)
 /* ---- the slot's own accounting ------------------------------------------- */
 
 void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
-		       uint64_t cpu_ns, uint64_t rate)
+		       uint64_t ns, uint64_t rate)
 {
 	struct ring_slot *s = &r->slots[slot];
 
 	/* Time first: a --status read in between sees a rate too low, never
 	 * one too high. */
-	__atomic_fetch_add(&s->hash_ns, cpu_ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hash_ns, ns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 	if (rate)
 		__atomic_store_n(&s->rate, rate, __ATOMIC_RELAXED);

@@ -72,6 +72,7 @@ enum ring_phase {
 	PHASE_COUNT
 };
 enum ring_slot_state { SLOT_EMPTY = 0, SLOT_IDLE, SLOT_HASHING, SLOT_RETIRING };
+enum ring_worker_kind { WORKER_CPU = 0, WORKER_GPU };
 enum ring_hook { HOOK_DIE_IN_LOCK = 0, HOOK_STOP_IN_LOCK, HOOK_DIE_AT_START, HOOK_COUNT };
 enum ring_exit { EXIT_RETIRED = 0, EXIT_DIED, EXIT_STALLED };
 
@@ -143,6 +144,8 @@ struct ring_slot {
 	uint64_t started_ns;  /* clock_ns() at fork */
 	uint32_t deaths;      /* workers that died in this slot */
 	uint32_t stalls;      /* of which: killed for showing no progress */
+	uint32_t kind;        /* enum ring_worker_kind, set by the master */
+	uint32_t pad;
 };
 
 struct ring {
@@ -194,8 +197,10 @@ struct ring_slot_view {
 	uint64_t lease_values; /* size of the lease held */
 	uint64_t rate;         /* hashes per second, 0 while unknown */
 	uint64_t hashes, chunks;
-	uint64_t hash_ns;      /* CPU time spent hashing them */
+	uint64_t hash_ns;      /* time spent hashing them: the CPU's, or the
+	                          wall clock's for a GPU worker */
 	uint32_t deaths, stalls;
+	enum ring_worker_kind kind;
 };
 
 /* ---- both ------------------------------------------------------------ */
@@ -262,8 +267,9 @@ void ring_wake(struct ring *r);
 void ring_shutdown(struct ring *r);
 /* Workers are told to exit. */
 int ring_is_shutdown(const struct ring *r);
-/* Before forking a worker for slot: fresh counters, not retiring. */
-void ring_slot_prepare(struct ring *r, unsigned slot);
+/* Before forking a worker of kind for slot: fresh counters, not
+ * retiring. */
+void ring_slot_prepare(struct ring *r, unsigned slot, enum ring_worker_kind kind);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
 /* Was the worker in slot asked to exit (retire or shutdown)? */
@@ -315,10 +321,10 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
  * the master should be told (the job reached an end). */
 int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 		uint64_t x);
-/* Count a lease's work in the slot: hashed values in cpu_ns of CPU time,
+/* Count a lease's work in the slot: hashed values in ns of hashing time,
  * and the rate the worker measured (0: keep the last). */
 void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
-		       uint64_t cpu_ns, uint64_t rate);
+		       uint64_t ns, uint64_t rate);
 /* The slot's state, for status. */
 void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state);
 /* The worker's last measured rate (hashes/s), 0 while unknown. */

@@ -221,11 +221,12 @@ int ring_is_shutdown(const struct ring *r)
 	return peek(r->shutdown) != 0;
 }
 
-void ring_slot_prepare(struct ring *r, unsigned slot)
+void ring_slot_prepare(struct ring *r, unsigned slot, enum ring_worker_kind kind)
 {
 	struct ring_slot *s = &r->slots[slot];
 
 	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
+	publish(s->kind, (uint32_t)kind);
 	s->started_ns = clock_ns();
 	publish(s->retire, 0);
 	publish(s->state, SLOT_IDLE);
@@ -275,6 +276,7 @@ void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *
 	v->hash_ns = peek(s->hash_ns);
 	v->deaths = peek(s->deaths);
 	v->stalls = peek(s->stalls);
+	v->kind = (enum ring_worker_kind)peek(s->kind);
 }
 
 unsigned ring_queued(const struct ring *r, unsigned counts[18])

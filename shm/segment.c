@@ -258,6 +258,11 @@ fail:
 	return rc;
 }
 
+int seg_attach(const char *name, struct seg *seg)
+{
+	return map(name, 1, seg);
+}
+
 int seg_open(unsigned port, int rw, struct seg *seg)
 {
 	DIR *d = opendir(SHM_DIR);

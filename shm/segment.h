@@ -67,8 +67,9 @@ struct seg_header {
 	uint64_t cache_off;
 	uint64_t started_ns;   /* CLOCK_REALTIME at start */
 	char kernel[16];       /* search kernel in use */
+	char gpu[96];          /* the GPU workers' devices, or why none */
+	uint32_t gpus;         /* GPU workers the master runs */
 	uint32_t low_latency;  /* enum power_state (master/power.h) */
-	uint32_t pad;
 	uint64_t low_latency_holds; /* times the CPUs were held polling */
 	struct seg_stats stats;
 };
@@ -103,6 +104,10 @@ int seg_create(unsigned port, uint64_t cache_entries,
  * size and offset is checked before use. Writable when rw. 0, -ENOENT,
  * -EPROTO (not a sane segment) or -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);
+/* Map the segment called name (as seg->name has it, "/revhash-..."),
+ * writable: what an exec'd worker does with its master's. 0, -EPROTO or
+ * -errno. */
+int seg_attach(const char *name, struct seg *seg);
 /* Unmap; the owner also removes its name and releases its lock. */
 void seg_close(struct seg *seg);
 

@@ -95,5 +95,6 @@ static int always(void)
 	return 1;
 }
 
-const struct kernel kernel_avx512_emulated = { "avx512-emulated", LANES, always,
-					       range_search };
+const struct kernel kernel_avx512_emulated = {
+	.name = "avx512-emulated", .lanes = LANES, .supported = always, .search = range_search
+};

@@ -77,7 +77,7 @@ static void worker(unsigned slot, uint64_t s)
 /* A new worker process in slot, as the master forks one. */
 static void spawn(unsigned slot)
 {
-	ring_slot_prepare(r, slot);
+	ring_slot_prepare(r, slot, WORKER_CPU);
 	pids[slot] = fork();
 	ck_assert_int_ge(pids[slot], 0);
 	if (pids[slot] == 0)

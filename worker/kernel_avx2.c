@@ -39,4 +39,6 @@ static int supported(void)
 	return __builtin_cpu_supports("avx2");
 }
 
-const struct kernel kernel_avx2 = { "avx2", LANES, supported, range_search };
+const struct kernel kernel_avx2 = {
+	.name = "avx2", .lanes = LANES, .supported = supported, .search = range_search
+};

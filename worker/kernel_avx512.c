@@ -21,4 +21,6 @@ static int supported(void)
 	       __builtin_cpu_supports("avx512vl");
 }
 
-const struct kernel kernel_avx512 = { "avx512", LANES, supported, range_search };
+const struct kernel kernel_avx512 = {
+	.name = "avx512", .lanes = LANES, .supported = supported, .search = range_search
+};

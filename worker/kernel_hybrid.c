@@ -51,4 +51,6 @@ static int supported(void)
 	return kernel_avx512.supported() && kernel_shani.supported();
 }
 
-const struct kernel kernel_hybrid = { "hybrid", LANES, supported, range_search };
+const struct kernel kernel_hybrid = {
+	.name = "hybrid", .lanes = LANES, .supported = supported, .search = range_search
+};

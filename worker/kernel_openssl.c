@@ -29,4 +29,6 @@ static enum search_result search(const uint8_t digest[32], uint64_t lo,
 	}
 }
 
-const struct kernel kernel_openssl = { "openssl", 1, kernel_always, search };
+const struct kernel kernel_openssl = {
+	.name = "openssl", .lanes = 1, .supported = kernel_always, .search = search
+};

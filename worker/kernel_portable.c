@@ -38,4 +38,6 @@ static inline uint32_t v_eq_mask(vec x, uint32_t s)
 #define BLOCK_CANDIDATES lanes_candidates
 #include "kernel_range.h"
 
-const struct kernel kernel_portable = { "portable", LANES, kernel_always, range_search };
+const struct kernel kernel_portable = {
+	.name = "portable", .lanes = LANES, .supported = kernel_always, .search = range_search
+};

@@ -23,4 +23,6 @@ static int supported(void)
 	return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_SHA);
 }
 
-const struct kernel kernel_shani = { "shani", LANES, supported, range_search };
+const struct kernel kernel_shani = {
+	.name = "shani", .lanes = LANES, .supported = supported, .search = range_search
+};

@@ -4,7 +4,9 @@
  * urgent job is taken up within milliseconds, long enough that the two lock
  * round trips per piece cost well under 1%. A job that several workers
  * share goes out in smaller pieces (ring_lease), down to MIN_CHUNK_NS of
- * hashing, below which the leases would cost more than about 1%. */
+ * hashing, below which the leases would cost more than about 1%. A worker
+ * that hashes elsewhere (a GPU, whose launches cost more than a lease) asks
+ * for longer ones (struct worker_start). */
 #include "worker/worker.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -21,7 +23,7 @@
 #define CHUNK_NS 2000000ull     /* 2 ms of hashing */
 #define MIN_CHUNK_NS 100000ull  /* 0.1 ms: a lease costs about 1 us */
 #define CHUNK_MIN 256ull
-#define CHUNK_MAX (1ull << 26)
+#define CHUNK_MAX (1ull << 36)  /* about 4 s of a GPU at 16 G hashes/s */
 #define IDLE_WAIT_MS 100        /* re-check the master, retire flag; a sign of life */
 
 static void notify(int fd)
@@ -39,16 +41,19 @@ static uint64_t clamp_chunk(uint64_t chunk)
 }
 
 /* Next chunk size from the last one (hashed values in ns > 0, a chunk's
- * worth at least): aim at CHUNK_NS, move half-way. */
-static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns)
+ * worth at least): aim at aim_ns, move half-way. */
+static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns,
+			   uint64_t aim_ns)
 {
-	return clamp_chunk((chunk + (uint64_t)((unsigned __int128)hashed * CHUNK_NS / ns)) / 2);
+	return clamp_chunk((chunk + (uint64_t)((unsigned __int128)hashed * aim_ns / ns)) / 2);
 }
 
 /* The smallest piece worth a lease at this worker's rate. */
-static uint64_t min_chunk(uint64_t rate, uint64_t chunk)
+static uint64_t min_chunk(const struct worker_start *w, uint64_t rate, uint64_t chunk)
 {
-	return rate ? clamp_chunk(rate / (1000000000ull / MIN_CHUNK_NS)) : chunk / 20;
+	return rate ? clamp_chunk((uint64_t)((unsigned __int128)rate * w->min_lease_ns /
+					     1000000000u))
+		    : chunk / 20;
 }
 
 /* Told to retire, or the master is gone. PR_SET_PDEATHSIG kills a worker
@@ -70,7 +75,8 @@ static enum search_result hash_lease(const struct worker_start *w,
 				     const struct ring_lease *l, uint64_t *chunk,
 				     uint64_t *x)
 {
-	uint64_t cpu0 = clock_ns_of(CLOCK_THREAD_CPUTIME_ID), t0 = clock_ns();
+	clockid_t busy = w->kernel->offload ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+	uint64_t busy0 = clock_ns_of(busy), t0 = clock_ns();
 	enum search_result rc = w->kernel->search(l->digest, l->lo, l->hi, x, l->stop);
 	uint64_t ns = clock_ns() - t0, rate = 0;
 	uint64_t hashed = rc == SEARCH_FOUND ? *x - l->lo + 1 :
@@ -78,10 +84,9 @@ static enum search_result hash_lease(const struct worker_start *w,
 
 	if (ns && hashed >= CHUNK_MIN) {
 		rate = (uint64_t)((unsigned __int128)hashed * 1000000000u / ns);
-		*chunk = next_chunk(*chunk, hashed, ns);
+		*chunk = next_chunk(*chunk, hashed, ns, w->lease_ns);
 	}
-	ring_slot_account(w->seg->ring, w->slot, hashed,
-			  clock_ns_of(CLOCK_THREAD_CPUTIME_ID) - cpu0, rate);
+	ring_slot_account(w->seg->ring, w->slot, hashed, clock_ns_of(busy) - busy0, rate);
 	return rc;
 }
 
@@ -97,7 +102,7 @@ static int run(const struct worker_start *w)
 		struct ring_lease l;
 		uint64_t x = 0;
 		int rc = ring_lease(r, w->slot, chunk,
-				    min_chunk(ring_slot_rate(r, w->slot), chunk), &l);
+				    min_chunk(w, ring_slot_rate(r, w->slot), chunk), &l);
 
 		if (l.tell)
 			notify(w->notify_fd);
@@ -166,8 +171,14 @@ static void pin(unsigned slot)
 		log_warn("sched_setaffinity(worker %u): %s", slot, strerror(-rc));
 }
 
-int worker_main(const struct worker_start *w)
+int worker_main(const struct worker_start *start)
 {
+	struct worker_start w0 = *start, *w = &w0;
+
+	if (!w->lease_ns)
+		w->lease_ns = CHUNK_NS;
+	if (!w->min_lease_ns)
+		w->min_lease_ns = MIN_CHUNK_NS;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)
 		return 0; /* the master died before we could ask to follow it */

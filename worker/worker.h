@@ -3,6 +3,7 @@
 #ifndef REVHASH_WORKER_H
 #define REVHASH_WORKER_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "shm/segment.h"
@@ -16,6 +17,8 @@ struct worker_start {
 	pid_t master;             /* its parent, whose death it follows */
 	int notify_fd;            /* the master's eventfd */
 	int pin;                  /* pin itself to the slot-th CPU */
+	uint64_t lease_ns;        /* hashing a lease should take (0: 2 ms) */
+	uint64_t min_lease_ns;    /* the least worth a lease (0: 0.1 ms) */
 };
 
 /* Become the worker of a slot in a process just forked (or exec'd) by the

@@ -26,11 +26,15 @@ ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o
 
-all: $(BIN)/gpu-check
+all: $(BIN)/gpu-check $(BIN)/worker/revhash-gpu
 
 $(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) -c -o $@ $<
+
+$(BIN)/worker/revhash-gpu: $(call objs,worker/device_cuda.o $(GPU_OBJS) $(GPU_WORKER_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 
 $(BIN)/gpu-check: $(call objs,worker/gpu/gpu-check.o tests/search_cases.o $(GPU_OBJS) \
 	$(KERNEL_OBJS) $(PROTO_OBJS) $(LIB_OBJS))

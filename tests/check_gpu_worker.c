@@ -1,0 +1,217 @@
+/* The GPU worker's path, on any machine: the master forks and execs a
+ * separate binary for each GPU it serves with, and supervises it as any
+ * worker. Here that binary is the stand-in (worker/revhash-gpu-standin),
+ * the GPU worker's own main and worker loop with a CPU kernel for a
+ * device: exec'd into the top slot, it leases, stops when its job ends,
+ * dies and is replaced without losing a value. And where no GPU worker or
+ * no device is there, --gpu auto serves with the CPUs alone. */
+#include "lib/digest.h"
+#include "tests/check_run.h"
+#include "tests/fixture.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define GPU_SLOT (RING_WORKERS - 1) /* the first GPU worker's */
+
+/* The stand-in GPU worker: $REVHASH_GPU_STANDIN, else the build's. */
+static const char *standin(void)
+{
+	const char *p = getenv("REVHASH_GPU_STANDIN");
+
+	return p ? p : "worker/revhash-gpu-standin";
+}
+
+/* Start a master with one CPU worker and the stand-in as GPU 0. */
+static void start_with_gpu(void)
+{
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker",
+			       standin(), NULL };
+
+	start(NULL, args);
+}
+
+/* The view of the GPU worker's slot now. */
+static struct ring_slot_view gpu_slot(void)
+{
+	struct ring_slot_view v;
+	struct seg seg;
+
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	ring_slot_view(seg.ring, GPU_SLOT, &v);
+	seg_close(&seg);
+	return v;
+}
+
+/* Wait (at most timeout_ms) until the GPU slot's worker holds a lease (or,
+ * with lease 0, holds none); returns its pid then, or 0 on timeout. */
+static pid_t gpu_with_lease(int lease, int timeout_ms)
+{
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
+
+	do {
+		struct ring_slot_view v = gpu_slot();
+		if (v.pid > 0 && v.has_lease == lease)
+			return v.pid;
+		usleep(1000);
+	} while (clock_ms() < until);
+	return 0;
+}
+
+/* Does process pid run the program at path? */
+static int runs(pid_t pid, const char *path)
+{
+	char link[64], exe[PATH_MAX], want[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)pid);
+	if ((n = readlink(link, exe, sizeof exe - 1)) <= 0 || !realpath(path, want))
+		return 0;
+	exe[n] = '\0';
+	return strcmp(exe, want) == 0;
+}
+
+START_TEST(stand_in_is_execd_into_the_top_slot_and_serves)
+{
+	struct ring_slot_view v;
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 2;
+
+	start_with_gpu();
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	v = gpu_slot();
+	ck_assert_int_eq(v.kind, WORKER_GPU);
+	ck_assert_msg(runs(v.pid, standin()), "slot %d does not run %s", GPU_SLOT, standin());
+	for (int i = 0; i < 8; i++) {
+		uint64_t want = base + (uint64_t)i * 10000000 + th_rand64() % 5000000;
+
+		digest_of(want, d);
+		ck_assert_int_eq(th_request(m.port, d, base + (uint64_t)i * 10000000,
+					    base + (uint64_t)i * 10000000 + 4999999, 1, &x), 0);
+		ck_assert_uint_eq(x, want);
+	}
+	ck_assert_uint_gt(gpu_slot().hashes, 0); /* it did its share */
+	stop();
+	ck_assert_int_ne(kill(v.pid, 0), 0);     /* and left with the master */
+}
+END_TEST
+
+/* Killed while it holds a lease, the GPU worker is replaced by a new exec
+ * of the same binary, and its lease goes back: the answer comes. */
+START_TEST(killed_gpu_worker_is_replaced_and_loses_nothing)
+{
+	uint8_t d[32];
+	uint64_t x, base = th_rand64() >> 2, want = base + 299000000;
+	pid_t victim, again;
+	int fd;
+
+	start_with_gpu();
+	digest_of(want, d);
+	fd = th_connect(m.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 299999999, 1), 0);
+	ck_assert_int_gt(victim = gpu_with_lease(1, 5000), 0);
+	ck_assert_int_eq(kill(victim, SIGKILL), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
+	close(fd);
+	ck_assert_uint_eq(x, want);
+	ck_assert_uint_ge(stats_now().worker_deaths, 1);
+	ck_assert_int_gt(again = gpu_with_lease(0, 5000), 0);
+	ck_assert_int_ne(again, victim);
+	ck_assert(runs(again, standin()));
+	stop();
+}
+END_TEST
+
+/* The stop word reaches the exec'd worker: a search nobody waits for any
+ * more is dropped, and the GPU worker's lease of it ends within a moment,
+ * not when its range is done (2^50 values: days). */
+START_TEST(gpu_worker_stops_when_its_job_is_cancelled)
+{
+	uint8_t d[32];
+	uint64_t t0;
+	int fd;
+
+	start_with_gpu();
+	digest_of(1, d); /* not in the range: a search that never ends */
+	fd = th_connect(m.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(th_send_request(fd, d, 1ull << 60, (1ull << 60) + (1ull << 50), 1), 0);
+	ck_assert_int_gt(gpu_with_lease(1, 5000), 0);
+	t0 = clock_ms();
+	th_reset(fd); /* the client is gone: cancel */
+	ck_assert_int_gt(gpu_with_lease(0, 2000), 0);
+	printf("gpu_worker_stops_when_its_job_is_cancelled: lease ended %llu ms after "
+	       "the cancel\n", (unsigned long long)(clock_ms() - t0));
+	stop();
+}
+END_TEST
+
+/* With no GPU worker binary, or one that finds no device, --gpu auto (the
+ * default) serves with the CPUs alone, and says so once. */
+START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
+{
+	const char *missing[] = { "--workers", "2", "--gpu-worker", "/nonexistent/revhash-gpu",
+				  NULL };
+	const char *none[] = { "--workers", "2", "--gpu-worker", standin(), NULL };
+	const char *const *args[] = { missing, none };
+	uint8_t d[32];
+	uint64_t x;
+
+	for (int i = 0; i < 2; i++) {
+		start(i ? "REVHASH_STANDIN_GPUS=0" : NULL, args[i]);
+		digest_of(4242, d);
+		ck_assert_int_eq(th_request(m.port, d, 4000, 5000, 1, &x), 0);
+		ck_assert_uint_eq(x, 4242);
+		ck_assert(tm_log_contains(&m, i ? "GPU: none (no CUDA device); serving with the CPUs only" :
+					  "GPU: none (no GPU worker: built without nvcc)"));
+		ck_assert_int_eq(gpu_slot().pid, 0);
+		stop();
+	}
+}
+END_TEST
+
+/* An explicit --gpu that cannot be had fails the start (exit 1); one that
+ * is no device list is bad usage (exit 2). */
+START_TEST(explicit_gpu_that_is_not_there_fails_the_start)
+{
+	char port[16];
+	pid_t pid;
+	int status;
+
+	snprintf(port, sizeof port, "%u", th_free_port());
+	for (int i = 0; i < 2; i++) {
+		if ((pid = fork()) == 0) {
+			freopen("/dev/null", "w", stderr);
+			execl(th_master_path(), th_master_path(), port, "--gpu", i ? "x" : "1",
+			      "--gpu-worker", standin(), (char *)NULL);
+			_exit(127);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), i ? 2 : 1);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("gpu_worker");
+	TCase *t = tcase_create("gpu_worker");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, stand_in_is_execd_into_the_top_slot_and_serves);
+	tcase_add_test(t, killed_gpu_worker_is_replaced_and_loses_nothing);
+	tcase_add_test(t, gpu_worker_stops_when_its_job_is_cancelled);
+	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
+	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}

@@ -1,0 +1,154 @@
+/* revhash-gpu: the GPU worker. The master forks and execs it once for each
+ * GPU it serves with (--gpu), so that this binary alone links CUDA; it
+ * maps the master's segment by name and runs the very worker loop a CPU
+ * worker runs (worker_main), its kernel a device's search. Linked with the
+ * stand-in device instead, it is revhash-gpu-standin, which the tests use
+ * where there is no GPU.
+ *
+ *   revhash-gpu --probe                  the device count, then a name a line
+ *   revhash-gpu --bench S [--device D]   the device's rate over S seconds
+ *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
+ *               --device D [--kernel NAME]   (the master's call) */
+#include "lib/clock.h"
+#include "lib/digest.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "shm/segment.h"
+#include "worker/device.h"
+#include "worker/worker.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BENCH_START (UINT64_C(0xbe7c4) << 40) /* a range without the answer */
+
+struct args {
+	const char *serve, *kernel;
+	uint64_t slot, master, notify, device;
+	double bench_s;
+	int probe;
+};
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: revhash-gpu --probe | --bench SECONDS [--device D] |\n"
+		"       --serve SEGMENT --slot N --master PID --notify FD --device D "
+		"[--kernel NAME]\n");
+	return 2;
+}
+
+/* The number after option name, or -1 (said) when it is not one. */
+static int number(const char *name, const char *s, uint64_t max, uint64_t *out)
+{
+	if (s && parse_u64(s, 0, max, out) == 0)
+		return 0;
+	fprintf(stderr, "revhash-gpu: %s needs a number up to %llu\n", name,
+		(unsigned long long)max);
+	return -1;
+}
+
+static int parse(int argc, char **argv, struct args *a)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int rc = 0;
+
+		if (strcmp(o, "--probe") == 0) {
+			a->probe = 1;
+			continue;
+		}
+		if (!v)
+			return -1;
+		i++;
+		if (strcmp(o, "--serve") == 0)
+			a->serve = v;
+		else if (strcmp(o, "--kernel") == 0)
+			a->kernel = v;
+		else if (strcmp(o, "--bench") == 0)
+			rc = parse_double(v, 0.01, 3600, &a->bench_s);
+		else if (strcmp(o, "--slot") == 0)
+			rc = number(o, v, RING_WORKERS - 1, &a->slot);
+		else if (strcmp(o, "--master") == 0)
+			rc = number(o, v, INT32_MAX, &a->master);
+		else if (strcmp(o, "--notify") == 0)
+			rc = number(o, v, INT32_MAX, &a->notify);
+		else if (strcmp(o, "--device") == 0)
+			rc = number(o, v, 255, &a->device);
+		else
+			rc = -1;
+		if (rc < 0)
+			return -1;
+	}
+	return a->probe || a->serve || a->bench_s > 0 ? 0 : -1;
+}
+
+static int probe(void)
+{
+	char names[16][DEVICE_NAME_LEN];
+	int n = device_count(names, 16);
+
+	printf("%d\n", n);
+	for (int i = 0; i < n && i < 16; i++)
+		printf("%s\n", names[i]);
+	return 0;
+}
+
+/* The device's rate, searching a range without the answer for about
+ * seconds: "NAME: R G hashes/s". */
+static int bench(const struct args *a)
+{
+	char err[160];
+	const struct kernel *k = device_open((int)a->device, a->kernel, err, sizeof err);
+	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
+	uint8_t digest[32];
+
+	if (!k) {
+		fprintf(stderr, "revhash-gpu: %s\n", err);
+		return 1;
+	}
+	digest_of(BENCH_START - 1, digest);
+	t0 = clock_ns();
+	while ((t = clock_ns() - t0) < a->bench_s * 1e9) {
+		k->search(digest, BENCH_START + hashed, BENCH_START + hashed + n - 1, &found,
+			  NULL);
+		hashed += n;
+		if (t < 0.2e9)
+			n *= 2; /* until a search takes a fair share of the time */
+	}
+	printf("%s: %.2f G hashes/s\n", k->name, hashed / (double)t);
+	return 0;
+}
+
+static int serve(const struct args *a)
+{
+	struct seg seg;
+	char err[160];
+	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
+				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
+	int rc = seg_attach(a->serve, &seg);
+
+	if (rc < 0) {
+		log_error("GPU worker %llu: segment %s: %s", (unsigned long long)a->slot,
+			  a->serve, strerror(-rc));
+		return 1;
+	}
+	if (!(w.kernel = device_open((int)a->device, a->kernel, err, sizeof err))) {
+		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
+		return 1;
+	}
+	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
+	return worker_main(&w);
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { 0 };
+
+	if (parse(argc, argv, &a) < 0)
+		return usage();
+	if (a.probe)
+		return probe();
+	return a.serve ? serve(&a) : bench(&a);
+}
