@@ -229,8 +229,8 @@ static int ideal_scores(const struct run *r, double rate, struct ideal *id)
 		arrival[i] = r->res[i].send_ns / 1e3;
 	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
 	if (!err)
-		err = sim_best(r->reqs, arrival, n, rate, own->workers,
-			       own->cores, &id->best, &id->best_score);
+		err = sim_best(r->reqs, arrival, n, rate, own, &id->best,
+			       &id->best_score);
 	if (!err && id->own <= id->best_score) {
 		id->best = *own;
 		id->best_score = id->own;

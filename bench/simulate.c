@@ -12,6 +12,10 @@
  *             while no more than c jobs run, and rate / jobs when more
  *             workers than CPUs share them (4 workers on 2 CPUs: one job
  *             alone hashes at a CPU's rate, four at a quarter each).
+ *             Workers of unequal rates (shares) each hash at their own,
+ *             the best-ranked job on the fastest worker, the next on the
+ *             next: what a server that may move a job between workers at
+ *             any event can do at best.
  * Without preemption rank_outranks puts started jobs first, and that alone
  * makes a started job keep its worker(s) until it completes: started jobs
  * are always chosen again at the next event (they outrank every unstarted
@@ -68,6 +72,8 @@ struct sim {
 	size_t slots;        /* jobs that run at once: 1 with split, workers */
 	long double rate_us; /* values per microsecond, the whole machine */
 	size_t cpus;         /* the CPUs the running jobs share (1 with split) */
+	long double *own;    /* unequal workers: each one's values per µs,
+	                        fastest first; NULL when alike */
 	long double now;     /* µs */
 	size_t *by_key;      /* request indices grouped by job */
 	size_t *job_of;      /* request -> job, NONE when start > end */
@@ -203,12 +209,13 @@ static void choose(struct sim *s)
 	}
 }
 
-/* Values per microsecond for each running job, while the set runs. */
-static long double job_rate(const struct sim *s)
+/* Values per microsecond for the m-th running job (best first), while
+ * the set runs. */
+static long double job_rate(const struct sim *s, size_t m)
 {
 	size_t share = s->nrunning > s->cpus ? s->nrunning : s->cpus;
 
-	return s->rate_us / (long double)share;
+	return s->own ? s->own[m] : s->rate_us / (long double)share;
 }
 
 /* The running job that completes first, if nothing arrives: its index in
@@ -216,14 +223,13 @@ static long double job_rate(const struct sim *s)
 static size_t next_completion(const struct sim *s, long double *t)
 {
 	size_t first = NONE;
-	long double rate = job_rate(s);
 
 	*t = INFINITY;
 	for (size_t m = 0; m < s->nrunning; m++) {
 		const struct job *job = &s->jobs[s->running[m]];
 		/* Rounding may overshoot by a hair: never go back. */
 		long double end = s->now +
-				  fmaxl(job->work - job->done, 0) / rate;
+				  fmaxl(job->work - job->done, 0) / job_rate(s, m);
 
 		if (first == NONE || end < *t) {
 			*t = end;
@@ -237,12 +243,10 @@ static size_t next_completion(const struct sim *s, long double *t)
 static void advance(struct sim *s, long double t)
 {
 	if (t > s->now) {
-		long double rate = job_rate(s);
-
 		for (size_t m = 0; m < s->nrunning; m++) {
 			struct job *job = &s->jobs[s->running[m]];
 
-			job->done += (t - s->now) * rate;
+			job->done += (t - s->now) * job_rate(s, m);
 			job->started = 1;
 		}
 		s->now = t;
@@ -349,6 +353,32 @@ static int valid(double rate, const struct sim_policy *pol)
 	       pol->rank.order <= RANK_FIFO;
 }
 
+static int faster(const void *a, const void *b)
+{
+	long double x = *(const long double *)a, y = *(const long double *)b;
+
+	return (x < y) - (x > y);
+}
+
+/* Unequal workers: the rate split by shares, fastest first. 0, -EINVAL
+ * (a share that is not positive and finite) or -ENOMEM. */
+static int own_rates(struct sim *s, const double *shares, unsigned n)
+{
+	long double sum = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!isfinite(shares[i]) || shares[i] <= 0)
+			return -EINVAL;
+		sum += shares[i];
+	}
+	if (!(s->own = malloc(n * sizeof *s->own)))
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		s->own[i] = s->rate_us * shares[i] / sum;
+	qsort(s->own, n, sizeof *s->own, faster);
+	return 0;
+}
+
 int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double rate, const struct sim_policy *pol, double *latency_us,
 	    double *score)
@@ -365,6 +395,10 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	s.cpus = s.slots;
 	if (pol->cores && pol->cores < s.cpus)
 		s.cpus = pol->cores;
+	if (pol->shares && !pol->rank.split &&
+	    (err = own_rates(&s, pol->shares, pol->workers)) < 0)
+		return err;
+	err = -ENOMEM;
 	s.latency = latency_us ? latency_us : malloc(m * sizeof *s.latency);
 	s.by_key = malloc(m * sizeof *s.by_key);
 	s.job_of = malloc(m * sizeof *s.job_of);
@@ -389,15 +423,15 @@ out:
 	free(s.active);
 	free(s.running);
 	free(s.keys);
+	free(s.own);
 	return err;
 }
 
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
-	     double rate, unsigned workers, unsigned cores,
-	     struct sim_policy *best, double *score)
+	     double rate, const struct sim_policy *like, struct sim_policy *best,
+	     double *score)
 {
-	struct sim_policy pol = { .workers = workers, .cores = cores },
-			  won = pol;
+	struct sim_policy pol = *like, won = pol;
 	double low = INFINITY;
 	int first = 1;
 

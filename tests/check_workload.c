@@ -250,7 +250,7 @@ static struct wl_request req(uint8_t tag, uint64_t start, uint64_t end,
 static struct sim_policy policy(uint32_t order, uint32_t preempt,
 			       uint32_t split, unsigned workers)
 {
-	return (struct sim_policy){ { order, preempt, split, 0 }, workers, 0 };
+	return (struct sim_policy){ { order, preempt, split, 0 }, workers, 0, NULL };
 }
 
 static void simulate_with(const struct sim_policy *pol,
@@ -271,7 +271,7 @@ static void expect_lat(const double *lat, const double *want, size_t n)
 static void simulate(const struct wl_request *q, const double *t, size_t n,
 		     double *lat, double *score)
 {
-	struct sim_policy pol = { rank_default(), 1, 0 };
+	struct sim_policy pol = { rank_default(), 1, 0, NULL };
 
 	simulate_with(&pol, q, t, n, lat, score);
 }
@@ -595,14 +595,44 @@ END_TEST
  * 10^5 + 1, score (1 + 2 * (10^5 + 1)) / 2 = 100001.5, the lowest; with
  * one worker and no later arrival, preemption and split change nothing, so
  * the first fifo variant tried wins: preemptive, split. */
+/* Workers of unequal rates, without split: the best job on the fastest
+ * worker, the next on the next, and a job moves to a faster worker when
+ * one frees. Shares 3:1 of 4e6 values/s: A (3e6 values, weight 2) on the
+ * fast worker ends at 1 s; B (3e6, weight 1) does 1e6 on the slow one by
+ * then, and its last 2e6 on the fast one take 2/3 s more. With split,
+ * shares change nothing: one job has the whole rate. */
+START_TEST(sim_unequal_workers)
+{
+	const double shares[2] = { 1, 3 };
+	struct wl_request q[2] = { req(1, 0, 9999999, 2999999, 2),
+				   req(2, 0, 9999999, 2999999, 1) };
+	struct sim_policy pol = policy(RANK_WSRPT, 1, 0, 2);
+	double t[2] = { 0, 0 }, lat[2], score, split;
+
+	pol.shares = shares;
+	ck_assert_int_eq(sim_run(q, t, 2, 4e6, &pol, lat, &score), 0);
+	ck_assert_double_eq_tol(lat[0], 1e6, 1e-3);
+	ck_assert_double_eq_tol(lat[1], 1e6 + 2e6 / 3, 1e-3);
+	ck_assert_double_eq_tol(score, (1e6 * 2 + (1e6 + 2e6 / 3)) / 2, 1e-3);
+	pol.rank.split = 1;
+	ck_assert_int_eq(sim_run(q, t, 2, 4e6, &pol, lat, &split), 0);
+	ck_assert_double_eq_tol(lat[0], 0.75e6, 1e-3);
+	ck_assert_double_eq_tol(lat[1], 1.5e6, 1e-3);
+	/* A share that is no rate is refused. */
+	pol.rank.split = 0;
+	pol.shares = (const double[2]){ 1, 0 };
+	ck_assert_int_eq(sim_run(q, t, 2, 4e6, &pol, lat, &score), -EINVAL);
+}
+END_TEST
+
 START_TEST(sim_best_picks_lowest)
 {
 	struct wl_request q[2] = { req(1, 0, 999999, 0, 1),
 				   req(2, 0, 99999, 99999, 2) };
 	double t[2] = { 0, 0 }, score = 0;
-	struct sim_policy best = { { 9, 9, 9, 9 }, 0, 0 };
+	struct sim_policy best = { { 9, 9, 9, 9 }, 0, 0, NULL };
 
-	ck_assert_int_eq(sim_best(q, t, 2, RATE, 1, 0, &best, &score), 0);
+	ck_assert_int_eq(sim_best(q, t, 2, RATE, &(struct sim_policy){ .workers = 1 }, &best, &score), 0);
 	ck_assert_uint_eq(best.rank.order, RANK_FIFO);
 	ck_assert_uint_eq(best.rank.preempt, 1);
 	ck_assert_uint_eq(best.rank.split, 1);
@@ -623,8 +653,8 @@ START_TEST(sim_best_is_min_of_all)
 	ck_assert_ptr_nonnull(t);
 	for (uint64_t i = 0; i < p.total; i++)
 		t[i] = 2e5 * (double)i; /* a request every 0.2 s */
-	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, 3, 0, &best, &best_score),
-			 0);
+	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, &(struct sim_policy){ .workers = 3 },
+				  &best, &best_score), 0);
 	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
 		for (uint32_t k = 0; k < 4; k++) {
 			struct sim_policy pol = policy(order, k / 2, k % 2, 3);
@@ -648,7 +678,7 @@ START_TEST(sim_bad_arguments)
 {
 	struct wl_request q[1] = { req(1, 0, 9, 9, 1) };
 	double t[1] = { 0 };
-	struct sim_policy pol = { rank_default(), 1, 0 };
+	struct sim_policy pol = { rank_default(), 1, 0, NULL };
 
 	ck_assert_int_eq(sim_run(q, t, 1, 0, &pol, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(sim_run(q, t, 1, NAN, &pol, NULL, NULL), -EINVAL);
@@ -656,8 +686,8 @@ START_TEST(sim_bad_arguments)
 			 -EINVAL);
 	pol.workers = 0;
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sim_best(q, t, 1, RATE, 0, 0, NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sim_best(q, t, 1, -1, 1, 0, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, RATE, &(struct sim_policy){ .workers = 0 }, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sim_best(q, t, 1, -1, &(struct sim_policy){ .workers = 1 }, NULL, NULL), -EINVAL);
 	pol = policy(RANK_FIFO + 1, 1, 1, 1);
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
 }
@@ -736,6 +766,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_no_split_preempts_the_worst);
 	tcase_add_test(sim, sim_run_to_completion_keeps_started_job);
 	tcase_add_test(sim, sim_peer_weight_is_capped);
+	tcase_add_test(sim, sim_unequal_workers);
 	tcase_add_test(sim, sim_best_picks_lowest);
 	tcase_add_test(sim, sim_best_is_min_of_all);
 	tcase_add_test(sim, sim_bad_arguments);
