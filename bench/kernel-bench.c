@@ -6,13 +6,18 @@
  * rounds (openssl first, then the others), each round timing every kernel
  * once, and the table keeps each kernel's best round.
  *
- * Last, what --kernel auto measures at start and picks (kernel_calibrate).
+ * Last, what --kernel auto measures at start and picks (kernel_calibrate),
+ * and a GPU's rate beside them where the GPU worker binary finds a device
+ * (it links CUDA; kernel-bench asks it, `revhash-gpu --bench`, as the
+ * master asks it for its devices).
  *
- *   ./kernel-bench [--seconds S] [--kernel NAME]   (S per kernel, default 1) */
+ *   ./kernel-bench [--seconds S] [--kernel NAME] [--gpu-worker PATH]
+ *   (S per kernel, default 1; PATH default worker/revhash-gpu) */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "worker/kernel.h"
@@ -62,8 +67,50 @@ static uint64_t calibrate(const struct kernel *k, double seconds)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: kernel-bench [--seconds S] [--kernel NAME]\n");
+	fprintf(stderr, "usage: kernel-bench [--seconds S] [--kernel NAME] "
+		"[--gpu-worker PATH]\n");
 	exit(2);
+}
+
+/* The first line `path args` prints into line, or "" when it prints none
+ * or the program is not there. */
+static void first_line(const char *path, const char *args, char *line, size_t len)
+{
+	char cmd[512];
+	FILE *f;
+
+	line[0] = '\0';
+	if (access(path, X_OK) != 0 || strchr(path, '\''))
+		return;
+	snprintf(cmd, sizeof cmd, "'%s' %s 2>/dev/null", path, args);
+	if (!(f = popen(cmd, "r")))
+		return;
+	if (!fgets(line, (int)len, f))
+		line[0] = '\0';
+	pclose(f);
+	line[strcspn(line, "\n")] = '\0';
+}
+
+/* The GPU beside the CPU kernels: device 0's rate, from the GPU worker. */
+static void gpu_row(const char *path, double seconds, double openssl)
+{
+	char line[256], args[64], name[32];
+	double g;
+
+	first_line(path, "--probe", line, sizeof line);
+	if (atoi(line) <= 0) {
+		printf("%-9s none here (%s)\n", "gpu",
+		       line[0] ? "no CUDA device" : "no GPU worker: built without nvcc");
+		return;
+	}
+	snprintf(args, sizeof args, "--bench %.3f --device 0", seconds * ROUNDS);
+	first_line(path, args, line, sizeof line);
+	if (sscanf(line, "%31[^:]: %lf G hashes/s", name, &g) != 2) {
+		printf("%-9s failed: %s\n", "gpu", line[0] ? line : "no rate");
+		return;
+	}
+	printf("%-9s %5s %12.2f %10.2f   (device 0 by %s)\n", "gpu", "-", g * 1e3,
+	       g * 1e9 / openssl, name);
 }
 
 /* openssl first, then the one kernel asked for or every supported one. */
@@ -92,7 +139,7 @@ static size_t pick(const char *only, struct entry *e)
 int main(int argc, char **argv)
 {
 	double seconds = 1;
-	const char *only = NULL;
+	const char *only = NULL, *gpu = "worker/revhash-gpu";
 	struct entry e[MAX_KERNELS] = { 0 };
 
 	for (int i = 1; i < argc; i++) {
@@ -100,6 +147,8 @@ int main(int argc, char **argv)
 			seconds = atof(argv[++i]);
 		else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc)
 			only = argv[++i];
+		else if (strcmp(argv[i], "--gpu-worker") == 0 && i + 1 < argc)
+			gpu = argv[++i];
 		else
 			usage();
 	}
@@ -124,6 +173,7 @@ int main(int argc, char **argv)
 	if (!only) {
 		char line[256];
 
+		gpu_row(gpu, seconds, e[0].best);
 		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
 		printf("kernel auto: %s\n", line);
 	}
