@@ -314,30 +314,21 @@ START_TEST(a_piece_without_reply_fails)
 }
 END_TEST
 
-static TCase *tcase(const char *name)
-{
-	TCase *tc = tcase_create(name);
-
-	tcase_set_timeout(tc, 30);
-	return tc;
-}
-
 static Suite *ask_suite(void)
 {
 	Suite *s = suite_create("ask");
-	TCase *cut = tcase("cut"), *words = tcase("words"), *run = tcase("run");
+	TCase *t = tcase_create("ask");
 
-	tcase_add_test(cut, cut_covers_exactly);
-	tcase_add_test(cut, cut_at_the_ends_of_the_line);
-	tcase_add_test(cut, cut_small_and_empty);
-	tcase_add_test(words, digest_words);
-	tcase_add_test(words, number_words);
-	tcase_add_test(run, first_answer_wins_others_reset);
-	tcase_add_test(run, every_piece_zero_is_zero);
-	tcase_add_test(run, a_piece_without_reply_fails);
-	suite_add_tcase(s, cut);
-	suite_add_tcase(s, words);
-	suite_add_tcase(s, run);
+	tcase_set_timeout(t, 30);
+	tcase_add_test(t, cut_covers_exactly);
+	tcase_add_test(t, cut_at_the_ends_of_the_line);
+	tcase_add_test(t, cut_small_and_empty);
+	tcase_add_test(t, digest_words);
+	tcase_add_test(t, number_words);
+	tcase_add_test(t, first_answer_wins_others_reset);
+	tcase_add_test(t, every_piece_zero_is_zero);
+	tcase_add_test(t, a_piece_without_reply_fails);
+	suite_add_tcase(s, t);
 	return s;
 }
 
