@@ -1,5 +1,6 @@
-/* revhash-bench's command line. The two modes take disjoint options, and
- * one from each is an error rather than a guess at which mode was meant.
+/* revhash-bench's command line. The three modes take disjoint options
+ * (--priority aside, which the closed loop and --ask share), and one from
+ * two modes is an error rather than a guess at which mode was meant.
  * Every number goes through master/parse.c: whole, unsigned, in bounds.
  * The replay's policy options describe the server under test with the
  * master's own switches and defaults, so a script can pass the same words
@@ -27,6 +28,8 @@ static const char usage[] =
 	"           [--rescore CSV --rate HASHES_PER_S [--csv FILE]]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
+	"       revhash-bench HOST PORT --ask DIGEST_HEX START END [--priority P]\n"
+	"           [--split K]\n"
 	"       revhash-bench --help\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
@@ -45,7 +48,19 @@ static const char usage[] =
 	"  --cached        one request, answered once before the clock starts\n"
 	"  --priority P    of every request, 1 .. 16 (default 1)\n"
 	"  --hold N        meanwhile hold N searches that never end (priority 1,\n"
-	"                  a 2^60 range each): a full queue, or a job-table flood\n";
+	"                  a 2^60 range each): a full queue, or a job-table flood\n"
+	"The third asks one question and prints the answer: the x in [START, END]\n"
+	"whose SHA-256 (of its 8 bytes, little-endian) is DIGEST_HEX (64 hex\n"
+	"digits), or 0 when there is none. Exit 0 on a reply, 1 when none came.\n"
+	"It waits as long as the search takes; a connection it drops is reset,\n"
+	"so an interrupted question cancels its search:\n"
+	"  --priority P    of the request, 1 .. 16 (default 1)\n"
+	"  --split K       send K requests at once (1 .. 1024, default 1), for K\n"
+	"                  contiguous pieces of the range (fewer when it holds\n"
+	"                  fewer values); the first answer that is not 0 wins\n"
+	"                  and the other pieces are reset (cancelled). Through a\n"
+	"                  balancer that hashes the range (scripts/cluster.sh)\n"
+	"                  the pieces spread over its nodes\n";
 
 unsigned bench_cpus(void)
 {
@@ -84,7 +99,8 @@ static int parse_positional(char **a, struct bench_options *o)
 	return 0;
 }
 
-enum mode { REPLAY = 1, CLOSED = 2 };
+/* What an option belongs to; --priority (PRIO) to the closed loop or --ask. */
+enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16 };
 
 /* Store option c into o; the mode it belongs to, or -EINVAL. */
 static int parse_option(int c, const char *arg, struct bench_options *o)
@@ -135,10 +151,26 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'p':
 		if (parse_u64(arg, PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX, &prio))
 			return -EINVAL;
-		cl->priority = (uint8_t)prio;
-		return CLOSED;
+		cl->priority = o->ask.priority = (uint8_t)prio;
+		return PRIO;
+	case 'A':
+		return ASK;
+	case 'K':
+		return parse_u64(arg, 1, ASK_MAX_SPLIT, &o->ask.split) ?
+		       -EINVAL : SPLIT;
 	}
 	return -EINVAL;
+}
+
+/* HOST PORT DIGEST_HEX START END, after --ask and nothing but --priority
+ * and --split. */
+static int parse_ask(int argc, char **a, int modes, struct bench_options *o)
+{
+	if (!(modes & ASK) || modes & ~(ASK | SPLIT | PRIO) || argc != 5)
+		return -EINVAL;
+	if (!o->ask.split)
+		o->ask.split = 1;
+	return parse_target(a, o) || ask_parse(a + 2, &o->ask) ? -EINVAL : 0;
 }
 
 static int parse_args(int argc, char **argv, struct bench_options *o)
@@ -157,6 +189,8 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "cached", no_argument, NULL, 'k' },
 		{ "hold", required_argument, NULL, 'H' },
 		{ "priority", required_argument, NULL, 'p' },
+		{ "ask", no_argument, NULL, 'A' },
+		{ "split", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -166,6 +200,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.calibrate = 1,
 		.policy = { rank_default(), bench_cpus(), bench_cpus() },
 		.closed = { .difficulty = 1, .priority = 1 },
+		.ask = { .priority = 1 },
 	};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		if (c == 'h') {
@@ -176,7 +211,9 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 			return -EINVAL;
 		modes |= mode;
 	}
-	if (modes & CLOSED) {
+	if (modes & (ASK | SPLIT))
+		return parse_ask(argc - optind, argv + optind, modes, o);
+	if (modes & (CLOSED | PRIO)) {
 		if (modes & REPLAY || !o->closed.concurrency ||
 		    !o->closed.duration_ms || argc - optind != 2)
 			return -EINVAL;

@@ -1,9 +1,10 @@
 /* revhash-bench's command line: the replay of the public client's workload
- * (its nine positional arguments) or, with --concurrency and --duration,
- * the closed loop. */
+ * (its nine positional arguments), with --concurrency and --duration the
+ * closed loop, or with --ask one question. */
 #ifndef REVHASH_BENCH_OPTIONS_H
 #define REVHASH_BENCH_OPTIONS_H
 
+#include "bench/ask.h"
 #include "bench/closed.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
@@ -18,6 +19,7 @@ struct bench_options {
 	double rate;                 /* hashes/s; 0 when unknown */
 	struct sim_policy policy;    /* the server's, for its ideal */
 	struct closed_params closed; /* concurrency 0: the replay */
+	struct ask_params ask;       /* --ask; split 0 when not asking */
 };
 
 /* The CPUs this process may run on (at most 64): what the master's

@@ -12,8 +12,9 @@
  * socket has a timeout, so a run always ends with a report.
  *
  * With --concurrency and --duration it is a closed-loop load generator
- * instead (bench/closed.c): the server's throughput, not the client's score. */
-#include "proto/proto.h"
+ * instead (bench/closed.c): the server's throughput, not the client's score.
+ * With --ask it puts one question, whole or split (bench/ask.c). */
+#include "bench/ask.h"
 #include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/closed.h"
@@ -419,15 +420,16 @@ static struct wl_request *generate(const struct wl_params *p)
 	return reqs;
 }
 
-/* The closed loop: nothing to generate or calibrate. */
-static int closed_main(const struct bench_options *opt)
+/* The closed loop and --ask: nothing to generate or calibrate. */
+static int target_main(const struct bench_options *opt)
 {
 	struct target target = { 0 };
 	int status = 2;
 
 	if (client_resolve(&target, opt->host, opt->port) == 0) {
 		client_raise_fd_limit();
-		status = closed_run(&target, &opt->closed);
+		status = opt->ask.split ? ask_run(&target, &opt->ask) :
+			 closed_run(&target, &opt->closed);
 	}
 	client_free(&target);
 	return status;
@@ -465,8 +467,8 @@ int main(int argc, char **argv)
 		return 2;
 	if (opt.help)
 		return 0;
-	if (opt.closed.concurrency)
-		return closed_main(&opt);
+	if (opt.closed.concurrency || opt.ask.split)
+		return target_main(&opt);
 	reqs = generate(&opt.wl);
 	if (reqs && opt.rescore) {
 		status = rescore(&opt, reqs);

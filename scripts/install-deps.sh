@@ -5,6 +5,7 @@
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
+#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster.sh)
 set -eu
 
 missing=""
@@ -23,6 +24,7 @@ for arg in "$@"; do
 	--sanitize) need clang command -v clang
 		    need libclang-rt-dev sh -c 'echo "int main(void){return 0;}" | clang -fsanitize=address,undefined -x c - -o /tmp/.revhash-san-probe' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
+	--cluster) need haproxy command -v haproxy ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done

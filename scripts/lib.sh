@@ -14,14 +14,35 @@ need_built() {
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
 }
 
-# free_port: print a TCP port nobody listens on.
+# listening HOST PORT: something accepts connections there (a refusal
+# answers at once; only reachable hosts are asked).
+listening() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+# free_port [OFFSET...]: print a TCP port P nobody listens on, nor on
+# P + each OFFSET (a cluster's nodes and stats).
 free_port() {
-	local p
+	local p o busy
 	for _ in $(seq 1 50); do
-		p=$((20000 + RANDOM % 12000)) # below the ephemeral range
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+		p=$((20000 + RANDOM % 12000)) # below the ephemeral range, offsets too
+		busy=0
+		for o in 0 "$@"; do listening 127.0.0.1 $((p + o)) && busy=1; done
+		[ $busy = 0 ] && { echo "$p"; return; }
 	done
 	fail "no free port found"
+}
+
+# wait_listening HOST PORT PID LOG: until process PID (logging to LOG)
+# accepts connections on HOST:PORT, at most 6 s; fails, with its log, if
+# it exits first.
+wait_listening() {
+	local name
+	name=$(ps -o comm= -p "$3")
+	for _ in $(seq 1 300); do
+		listening "$1" "$2" && return 0
+		kill -0 "$3" 2>/dev/null || { cat "$4" >&2; fail "$name exited at start"; }
+		sleep 0.02
+	done
+	fail "$name did not start listening on $1:$2"
 }
 
 # start_master PORT LOG ARGS...: start the master in the background, wait
@@ -31,13 +52,9 @@ start_master() {
 	shift 2
 	"$MASTER" "$port" "$@" 2>"$log" &
 	MASTER_PID=$!
-	for _ in $(seq 1 300); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
-		kill -0 "$MASTER_PID" 2>/dev/null || { cat "$log" >&2; fail "master exited at start"; }
-		sleep 0.02
-	done
-	fail "master did not start listening on $port"
+	wait_listening 127.0.0.1 "$port" "$MASTER_PID" "$log"
 }
+
 
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
@@ -52,22 +69,30 @@ wait_workers() {
 	return 1
 }
 
+# alive PID: process PID runs (a zombie, exited but not yet reaped by a
+# parent that is not this shell, does not).
+alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
+
+# pid_is PID NAME: process PID runs, and runs the command NAME (not a
+# recycled pid).
+pid_is() { [ -n "$1" ] && alive "$1" && [ "$(ps -o comm= -p "$1")" = "$2" ]; }
+
 # stop_master PID SECONDS: SIGTERM, and make sure it and its workers are gone.
 stop_master() {
 	local pid=$1 kids i
 	kids=$(workers_of "$pid")
 	kill -TERM "$pid" 2>/dev/null
 	for i in $(seq 1 $(($2 * 20))); do
-		kill -0 "$pid" 2>/dev/null || break
+		alive "$pid" || break
 		sleep 0.05
 	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if alive "$pid"; then
 		kill -KILL "$pid"
 		fail "master $pid did not stop within $2 s"
 	fi
 	wait "$pid" 2>/dev/null
 	for k in $kids; do
-		kill -0 "$k" 2>/dev/null && fail "worker $k outlived the master"
+		alive "$k" && fail "worker $k outlived the master"
 	done
 	return 0
 }
@@ -161,11 +186,16 @@ ncpus() { nproc; }
 # now_s: seconds since the epoch, with microseconds (bash's own clock).
 now_s() { echo "$EPOCHREALTIME"; }
 
-# need_gnuplot: gnuplot is there, or gets installed (install-deps.sh --plot).
-need_gnuplot() {
-	command -v gnuplot >/dev/null 2>&1 && return 0
-	"$ROOT/scripts/install-deps.sh" --plot || fail "gnuplot is missing"
+# need_tool COMMAND OPTION: COMMAND is there, or gets installed
+# (install-deps.sh OPTION); non-zero when it is still missing.
+need_tool() {
+	command -v "$1" >/dev/null 2>&1 && return 0
+	"$ROOT/scripts/install-deps.sh" "$2" >&2
+	command -v "$1" >/dev/null 2>&1
 }
+
+# need_gnuplot: gnuplot is there, or gets installed (install-deps.sh --plot).
+need_gnuplot() { need_tool gnuplot --plot || fail "gnuplot is missing"; }
 
 # panel_args SCRIPT "$@": the arguments of a plot of one panel per run,
 # OUT.png TITLE LABEL FILE [LABEL FILE]..., checked (else SCRIPT's usage
@@ -234,10 +264,14 @@ policy_columns() {
 # status_json PORT: the master's --status --json (empty when it is gone).
 status_json() { "$MASTER" --status "$1" --json 2>/dev/null; }
 
+# json_num JSON KEY: the whole number under KEY in a master's --status
+# --json, whose keys are unique (empty for no JSON).
+json_num() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" <<<"$1"; }
+
 # busy_rate JSON: from a master's --status --json, the rate its workers
 # hashed at per second of their hashing CPU time (hashes/s; 0 when they
 # hashed nothing, empty for no JSON).
-busy_rate() { sed -n 's/.*"busy_rate":\([0-9]*\).*/\1/p' <<<"$1"; }
+busy_rate() { json_num "$1" busy_rate; }
 
 # eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
 # recorded again at RATE (revhash-bench --rescore, its output into OUT)

@@ -182,7 +182,8 @@ START_TEST(command_line_is_checked)
 }
 END_TEST
 
-/* revhash-bench: --help is no error; a bad command line is. */
+/* revhash-bench: --help is no error; a bad command line is (--ask's
+ * words and options too). */
 START_TEST(bench_command_line_is_checked)
 {
 	const char *const help[] = { "--help", NULL };
@@ -190,12 +191,25 @@ START_TEST(bench_command_line_is_checked)
 	const char *const few[] = { "127.0.0.1", "5003", "1", NULL };
 	const char *const mixed[] = { "127.0.0.1", "5003", "--concurrency", "4",
 				      "--duration", "1", "--rate", "1", NULL };
+#define D64 "e1543551249113046932741cc28f36b4bbcc542233eb5094874072d3167f160a"
+	const char *const ask_bad[][9] = {
+		{ "127.0.0.1", "5003", "--ask", D64 "0", "1", "2", NULL },
+		{ "127.0.0.1", "5003", "--ask", D64, "1", "2x", NULL },
+		{ "127.0.0.1", "5003", "--ask", D64, "1", NULL },
+		{ "127.0.0.1", "5003", "--ask", D64, "1", "2", "--split", "0", NULL },
+		{ "127.0.0.1", "5003", "--ask", D64, "1", "2", "--split", "1025", NULL },
+		{ "127.0.0.1", "5003", "--split", "2", D64, "1", "2", NULL },
+		{ "127.0.0.1", "5003", "--ask", D64, "1", "2", "--cached", NULL },
+	};
 	const char *bench = th_bench_path();
 
 	ck_assert_int_eq(run_binary(bench, help), 0);
 	ck_assert_int_eq(run_binary(bench, junk), 2);
 	ck_assert_int_eq(run_binary(bench, few), 2);
 	ck_assert_int_eq(run_binary(bench, mixed), 2);
+	for (size_t i = 0; i < sizeof ask_bad / sizeof ask_bad[0]; i++)
+		ck_assert_int_eq(run_binary(bench, ask_bad[i]), 2);
+#undef D64
 }
 END_TEST
 

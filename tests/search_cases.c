@@ -1,5 +1,5 @@
 /* Searches with known outcomes (see search_cases.h). Every case's digest is
- * OpenSSL's (proto_digest), so a kernel is checked against the reference,
+ * OpenSSL's (digest_of), so a kernel is checked against the reference,
  * never against another kernel. The edges scale with a span, so the slow
  * host build of the GPU search and the device itself run the same list:
  * thousands of values for the one, hundreds of millions for the other. */

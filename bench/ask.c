@@ -1,0 +1,206 @@
+/* One question, asked whole or in pieces. A big search is cut by the
+ * client, not by any coordinator: K requests for contiguous sub-ranges go
+ * out at once, each on its own connection (through a balancer that hashes
+ * the range they land on different nodes), and the first reply that is
+ * not 0 is the answer. Every socket is set to reset on close (SO_LINGER
+ * 0) as soon as its request is out: the server cancels a search whose
+ * client reset, while a plain close would read as a half-close and the
+ * search would run on. So the losers, and every piece of a client that
+ * is interrupted, stop costing the servers at once.
+ *
+ * The cut is done in 64-bit arithmetic only: the full range [0, 2^64-1]
+ * holds 2^64 values, one more than a uint64_t counts, so sizes are worked
+ * out from end - start (the values less one). */
+#include "bench/ask.h"
+#include "lib/parse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+/* A piece's connection: the reply's bytes so far. */
+struct piece {
+	int fd;
+	size_t got;
+	uint8_t reply[PROTO_REPLY_LEN];
+};
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ask_parse_digest(const char *hex, uint8_t digest[PROTO_DIGEST_LEN])
+{
+	if (strlen(hex) != 2 * PROTO_DIGEST_LEN)
+		return -EINVAL;
+	for (size_t i = 0; i < PROTO_DIGEST_LEN; i++) {
+		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EINVAL;
+		digest[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}
+
+int ask_parse(char *const words[3], struct ask_params *p)
+{
+	if (ask_parse_digest(words[0], p->digest)) {
+		fprintf(stderr, "revhash-bench: --ask: DIGEST_HEX must be 64 hex "
+			"digits, not '%s'\n", words[0]);
+		return -EINVAL;
+	}
+	if (parse_u64(words[1], 0, UINT64_MAX, &p->start) ||
+	    parse_u64(words[2], 0, UINT64_MAX, &p->end)) {
+		fprintf(stderr, "revhash-bench: --ask: START and END must be "
+			"whole numbers 0 .. 18446744073709551615\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t ask_pieces(uint64_t start, uint64_t end, uint64_t k)
+{
+	if (start > end || k == 0)
+		return 1;
+	/* end - start + 1 values: fewer than k when end - start < k - 1. */
+	return end - start < k - 1 ? end - start + 1 : k;
+}
+
+void ask_piece(uint64_t start, uint64_t end, uint64_t n, uint64_t i,
+	       uint64_t *lo, uint64_t *hi)
+{
+	uint64_t span = end - start, q, r, size, longer;
+
+	if (start > end || n <= 1) {
+		*lo = start;
+		*hi = end;
+		return;
+	}
+	/* span + 1 values = q n + r + 1 with r + 1 <= n: n pieces of q, and
+	 * r + 1 values more, one each to the first r + 1 pieces (all n of
+	 * them when r + 1 == n, which makes every piece q + 1). */
+	q = span / n;
+	r = span % n;
+	size = r + 1 == n ? q + 1 : q;
+	longer = r + 1 == n ? 0 : r + 1;
+	*lo = start + i * size + (i < longer ? i : longer);
+	*hi = *lo + size - 1 + (i < longer);
+}
+
+/* Reset on close from now on: the server cancels the search. */
+static void reset_on_close(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+}
+
+/* Connect and send every piece; fds left -1 for pieces not sent. 0, or
+ * -errno after saying which piece failed. */
+static int send_pieces(struct target *t, const struct ask_params *p,
+		       struct piece *pc, uint64_t n)
+{
+	struct wl_request q = { .priority = p->priority, .copy_of = -1 };
+
+	memcpy(q.digest, p->digest, sizeof q.digest);
+	for (uint64_t i = 0; i < n; i++) {
+		ask_piece(p->start, p->end, n, i, &q.start, &q.end);
+		pc[i].fd = client_send(t, &q);
+		if (pc[i].fd < 0) {
+			errno = -pc[i].fd;
+			fprintf(stderr, "revhash-bench: --ask: piece %" PRIu64
+				" [%" PRIu64 ", %" PRIu64 "]: %m\n", i, q.start,
+				q.end);
+			return pc[i].fd;
+		}
+		reset_on_close(pc[i].fd);
+	}
+	return 0;
+}
+
+/* Read what piece c has for us: 1 when its reply is whole, 0 when more
+ * is to come, -errno when the connection ended first (-ENODATA on EOF). */
+static int read_reply(struct piece *c)
+{
+	ssize_t n = recv(c->fd, c->reply + c->got, sizeof c->reply - c->got,
+			 MSG_DONTWAIT);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return -ENODATA;
+	c->got += (size_t)n;
+	return c->got == sizeof c->reply;
+}
+
+/* Wait for the replies: the first that is not 0 into *answer, else 0
+ * once every piece replied. -ENODATA when a piece got no reply and no
+ * other found the answer. */
+static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
+			uint64_t *answer)
+{
+	uint64_t left = n, lost = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		pf[i] = (struct pollfd){ .fd = pc[i].fd, .events = POLLIN };
+	*answer = 0;
+	while (left) {
+		if (poll(pf, n, -1) < 0 && errno != EINTR)
+			return -errno;
+		for (uint64_t i = 0; i < n; i++) {
+			int rc = pf[i].revents ? read_reply(&pc[i]) : 0;
+
+			if (rc == 0)
+				continue;
+			pf[i].fd = -1; /* done with: poll skips it */
+			left--;
+			lost += rc < 0;
+			*answer = rc > 0 ? proto_decode_reply(pc[i].reply) : 0;
+			if (*answer)
+				return 0;
+		}
+	}
+	if (lost)
+		fprintf(stderr, "revhash-bench: --ask: %" PRIu64 " of %" PRIu64
+			" pieces got no reply\n", lost, n);
+	return lost ? -ENODATA : 0;
+}
+
+int ask_run(struct target *t, const struct ask_params *p)
+{
+	uint64_t n = ask_pieces(p->start, p->end, p->split), answer = 0;
+	struct piece *pc = calloc(n, sizeof *pc);
+	struct pollfd *pf = calloc(n, sizeof *pf);
+	int err = -ENOMEM;
+
+	if (pc && pf) {
+		for (uint64_t i = 0; i < n; i++)
+			pc[i].fd = -1;
+		err = send_pieces(t, p, pc, n);
+	} else {
+		fprintf(stderr, "revhash-bench: --ask: out of memory\n");
+	}
+	if (!err)
+		err = first_answer(pc, pf, n, &answer);
+	for (uint64_t i = 0; pc && i < n; i++)
+		if (pc[i].fd >= 0)
+			close(pc[i].fd); /* a reset: see reset_on_close() */
+	free(pc);
+	free(pf);
+	if (!err)
+		printf("%" PRIu64 "\n", answer);
+	return err == -ENOMEM ? 2 : err ? 1 : 0;
+}

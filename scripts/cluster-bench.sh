@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# What the balancer costs: the same workloads sent straight to a node and
+# through HAProxy in front of that same node (scripts/cluster.sh --nodes 1),
+# in alternate runs (direct then balancer, then the other way round), each
+# replay on a node restarted for it (an empty cache) and with the same seed
+# for both. Prints every run, then the medians side by side with the
+# difference, the balancer's own CPU time per request and the node's hash
+# rate, the two figures a cluster of real machines scales by.
+#   scripts/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
+# Small requests: closed loops of 8 (fresh requests of 2 values; one cached
+# request) and an open-loop replay of 2000 requests of 1000 values, 1 ms
+# apart. Large ones: the course's shape, fewer requests (30 of 30M values,
+# 600 ms apart, 20% repeats). About a minute a round.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=3 WORKERS=$(ncpus) SEED=7
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rounds) ROUNDS=$2; shift ;;
+	--workers) WORKERS=$2; shift ;;
+	--seed) SEED=$2; shift ;;
+	*) fail "unknown option $1" ;;
+	esac
+	shift
+done
+need_built
+need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
+CLUSTER=$ROOT/scripts/cluster.sh
+PORT=$(free_port 1 100)
+NODE=$((PORT + 1))
+OUT=$(mktemp -d /tmp/revhash-cluster-bench.XXXXXX)
+trap '"$CLUSTER" stop --port "$PORT" >/dev/null; rm -rf "$OUT"' EXIT
+"$CLUSTER" start --nodes 1 --port "$PORT" --workers "$WORKERS" >/dev/null ||
+	fail "the cluster did not start"
+HAPROXY=$("$CLUSTER" status --port "$PORT" | sed -n 's/.*(pid \([0-9]*\)).*/\1/p')
+TICK=$(getconf CLK_TCK)
+
+# fresh: restart the node (an empty cache), and wait until the balancer
+# sees it up again.
+fresh() {
+	local pid
+	pid=$("$CLUSTER" status --port "$PORT" | awk '$1 == "n1" { print $3 }')
+	(stop_master "$pid" 35) || fail "the node did not stop"
+	"$CLUSTER" node-start 1 --port "$PORT" >/dev/null || fail "the node did not start again"
+	for _ in $(seq 1 100); do
+		"$CLUSTER" status --port "$PORT" | grep -q '^n1 .* UP ' && return 0
+		sleep 0.05
+	done
+	fail "the node is not up again after 5 s"
+}
+
+# record FIGURE TARGET VALUE: one figure of one run, into $OUT/figures.
+record() { echo "$1,$2,$3" >>"$OUT/figures"; printf '  %-38s %-9s %s\n' "$1" "$2" "$3"; }
+
+# closed TARGET PORT LABEL ARGS...: a closed loop of 8 for 3 s; its mean
+# latency per request (8 / throughput, in us) and p50, and on the
+# balancer its CPU time per request.
+closed() {
+	local target=$1 port=$2 label=$3 t0 out=$OUT/run
+	shift 3
+	t0=$(proc_ticks "$HAPROXY")
+	"$BENCH" 127.0.0.1 "$port" --concurrency 8 --duration 3 "$@" >"$out" ||
+		{ cat "$out"; fail "closed loop $label to $target went wrong"; }
+	local n rate p50
+	n=$(awk '/^requests:/ { print $2 }' "$out")
+	rate=$(awk '/^requests\/s:/ { print $2 }' "$out")
+	p50=$(awk '/^latency:/ { print $3 }' "$out")
+	record "$label us/request (8/throughput)" "$target" "$(awk -v r="$rate" 'BEGIN { printf "%.1f", 8e6 / r }')"
+	record "$label p50 ms" "$target" "$p50"
+	[ "$target" = balancer ] && record "balancer CPU us/request ($label)" "$target" \
+		"$(awk -v t="$(($(proc_ticks "$HAPROXY") - t0))" -v k="$TICK" -v n="$n" \
+			'BEGIN { printf "%.1f", t / k * 1e6 / n }')"
+	return 0
+}
+
+# replay TARGET PORT LABEL WORKLOAD...: the public client's workload on a
+# fresh node; its score, p50 and mean first-time latency.
+replay() {
+	local target=$1 port=$2 label=$3 out=$OUT/run
+	shift 3
+	fresh
+	"$BENCH" 127.0.0.1 "$port" "$SEED" "$@" --no-calibrate --quiet >"$out" ||
+		{ cat "$out"; fail "replay $label to $target went wrong"; }
+	record "$label score" "$target" "$(awk '/^Results:/ { print $3 }' "$out")"
+	record "$label p50 ms" "$target" "$(awk '/^latency:/ { print $3 }' "$out")"
+	record "$label first-time mean ms" "$target" "$(awk '/^first-time:/ { print $6 }' "$out")"
+}
+
+# round TARGET PORT: every workload once.
+round() {
+	closed "$1" "$2" "small fresh" --difficulty 1
+	closed "$1" "$2" "small cached" --cached
+	replay "$1" "$2" "small replay" 2000 0 1000 20 1000 1.5
+	replay "$1" "$2" "large replay" 30 0 30000000 20 600000 1.5
+	record "node busy_rate M hashes/s" "$1" \
+		"$(awk -v r="$(busy_rate "$(status_json "$NODE")")" 'BEGIN { printf "%.1f", r / 1e6 }')"
+}
+
+say "node: $WORKERS workers on 127.0.0.1:$NODE; balancer on :$PORT; $ROUNDS rounds, seed $SEED"
+say "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(ncpus) CPUs"
+for r in $(seq 1 "$ROUNDS"); do
+	if [ $((r % 2)) = 1 ]; then order="direct balancer"; else order="balancer direct"; fi
+	for target in $order; do
+		say "round $r: $target"
+		if [ "$target" = direct ]; then round direct "$NODE"; else round balancer "$PORT"; fi
+	done
+done
+
+say "medians of $ROUNDS rounds:"
+printf '  %-38s %10s %10s %10s\n' figure direct balancer difference
+awk -F, '
+	{ v[$1, $2, ++n[$1, $2]] = $3; if (!($1 in seen)) { seen[$1]; order[++f] = $1 } }
+	function median(k, t,   m, i, j, a, x) {
+		m = n[k, t]; if (!m) return ""
+		for (i = 1; i <= m; i++) a[i] = v[k, t, i]
+		for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+	END { for (i = 1; i <= f; i++) { d = median(order[i], "direct"); b = median(order[i], "balancer")
+		printf "  %-38s %10s %10s %10s\n", order[i], (d == "" ? "-" : d), b,
+			(d == "" ? "-" : sprintf("%+.6g", b - d)) } }' "$OUT/figures"
