@@ -25,6 +25,7 @@ static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
 	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
+	"           [--worker-rates R1,R2,...]\n"
 	"           [--rescore CSV --rate HASHES_PER_S [--csv FILE]]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
@@ -40,10 +41,13 @@ static const char usage[] =
 	"nothing: it scores the run a --csv of the same workload recorded, at\n"
 	"--rate (e.g. the busy_rate of the server's --status --json after the\n"
 	"run: the rate its workers hashed at while they served it), and --csv\n"
-	"writes the run again with the ideal latencies at that rate. The second\n"
-	"keeps N requests (1 .. 10000) in flight for SECONDS, a thread each\n"
-	"(closed loop, as wrk), and prints requests/s, errors and latency\n"
-	"percentiles:\n"
+	"writes the run again with the ideal latencies at that rate. With\n"
+	"--worker-rates the server's workers hash at unequal rates (a GPU beside\n"
+	"CPUs: their rates per second, or any numbers in that proportion); the\n"
+	"ideal without split then gives the best job the fastest worker.\n"
+	"The second keeps N requests (1 .. 10000) in flight for SECONDS, a\n"
+	"thread each (closed loop, as wrk), and prints requests/s, errors and\n"
+	"latency percentiles:\n"
 	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
 	"  --cached        one request, answered once before the clock starts\n"
 	"  --priority P    of every request, 1 .. 16 (default 1)\n"
@@ -99,6 +103,29 @@ static int parse_positional(char **a, struct bench_options *o)
 	return 0;
 }
 
+/* --worker-rates: a comma list of positive rates, one a worker. 0 or
+ * -EINVAL. */
+static int parse_shares(const char *arg, struct bench_options *o)
+{
+	char copy[1024], *save = NULL;
+	unsigned n = 0;
+
+	if (strlen(arg) >= sizeof copy)
+		return -EINVAL;
+	strcpy(copy, arg);
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_WORKERS || parse_double(t, 0, HUGE_VAL, &o->shares[n]) ||
+		    o->shares[n] == 0)
+			return -EINVAL;
+		n++;
+	}
+	if (n == 0)
+		return -EINVAL;
+	o->policy.shares = o->shares;
+	o->policy.workers = o->policy.cores = n;
+	return 0;
+}
+
 /* What an option belongs to; --priority (PRIO) to the closed loop or --ask. */
 enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16 };
 
@@ -134,6 +161,8 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'r':
 		return parse_double(arg, 0, HUGE_VAL, &o->rate) ||
 		       o->rate == 0 ? -EINVAL : REPLAY;
+	case 'R':
+		return parse_shares(arg, o) ? -EINVAL : REPLAY;
 	case 'C':
 		return parse_u64(arg, 1, MAX_CONCURRENCY, &cl->concurrency) ?
 		       -EINVAL : CLOSED;
@@ -183,6 +212,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "no-calibrate", no_argument, NULL, 'n' },
 		RANK_POLICY_OPTIONS,
 		{ "workers", required_argument, NULL, 'w' },
+		{ "worker-rates", required_argument, NULL, 'R' },
 		{ "concurrency", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "difficulty", required_argument, NULL, 'D' },
@@ -198,7 +228,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 
 	*o = (struct bench_options){
 		.calibrate = 1,
-		.policy = { rank_default(), bench_cpus(), bench_cpus() },
+		.policy = { rank_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1 },
 	};

@@ -18,6 +18,7 @@ struct bench_options {
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */
 	struct sim_policy policy;    /* the server's, for its ideal */
+	double shares[64];           /* --worker-rates: the workers' rates */
 	struct closed_params closed; /* concurrency 0: the replay */
 	struct ask_params ask;       /* --ask; split 0 when not asking */
 };

@@ -268,11 +268,11 @@ static void print_part(const char *name, const struct part *p, uint64_t total)
 /* "wsrpt, preemptive, split, 2 workers" */
 static const char *describe(const struct sim_policy *p, char *buf, size_t size)
 {
-	int len = snprintf(buf, size, "%s, %s, %s, %u worker%s",
+	int len = snprintf(buf, size, "%s, %s, %s, %u worker%s%s",
 			   rank_order_name(p->rank.order),
 			   p->rank.preempt ? "preemptive" : "run to completion",
 			   p->rank.split ? "split" : "no split", p->workers,
-			   p->workers == 1 ? "" : "s");
+			   p->workers == 1 ? "" : "s", p->shares ? " of unequal rates" : "");
 
 	if (p->cores && p->cores < p->workers && len > 0 && (size_t)len < size)
 		snprintf(buf + len, size - (size_t)len, " on %u CPU%s",
