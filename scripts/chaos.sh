@@ -9,26 +9,35 @@
 # end (more than the table's 4,096 entries) held open for a few seconds
 # while small requests keep coming, every one of which must be answered.
 # Passes only if every request was answered correctly, the master lived,
-# the worker count came back and nothing was left stuck.
+# the worker count came back, nothing was left stuck, and all it meant to
+# inject was injected: every worker it killed died of a signal (or had
+# retired just before), every tick found a worker to hit, and every lock
+# hook it armed fired. The seed (--seed, else random) drives both the
+# workload and the schedule of blows and pauses, and a failure prints the
+# command that replays that schedule (the processes' own timing aside).
 #   scripts/chaos.sh            short run (about half a minute)
 #   scripts/chaos.sh --long     long run (about five minutes)
 #   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
+#   scripts/chaos.sh --seed N   the schedule of an earlier run
 set -u
 . "$(dirname "$0")/lib.sh"
 
 REQUESTS=60 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM
+OPTS=() # the options but the seed, for the replay command
 while [ $# -gt 0 ]; do
 	case $1 in
-	--long) REQUESTS=600 DELAY_US=500000 ;;
-	--requests) REQUESTS=$2; shift ;;
-	--delay-us) DELAY_US=$2; shift ;;
-	--difficulty) DIFFICULTY=$2; shift ;;
-	--workers) WORKERS=$2; shift ;;
+	--long) REQUESTS=600 DELAY_US=500000; OPTS+=("$1") ;;
+	--requests) REQUESTS=$2; OPTS+=("$1" "$2"); shift ;;
+	--delay-us) DELAY_US=$2; OPTS+=("$1" "$2"); shift ;;
+	--difficulty) DIFFICULTY=$2; OPTS+=("$1" "$2"); shift ;;
+	--workers) WORKERS=$2; OPTS+=("$1" "$2"); shift ;;
 	--seed) SEED=$2; shift ;;
 	*) fail "unknown option $1" ;;
 	esac
 	shift
 done
+[[ $SEED =~ ^[0-9]+$ ]] || fail "--seed wants a number, not $SEED"
+REPLAY="scripts/chaos.sh ${OPTS[*]}${OPTS:+ }--seed $SEED"
 need_built
 
 TMP=$(mktemp -d /tmp/revhash-chaos.XXXXXX)
@@ -36,18 +45,23 @@ PORT=$(free_port)
 CFG=$TMP/master.conf
 LOG=$TMP/master.log
 echo "workers = $WORKERS" >"$CFG"
-kills=0 lockkills=0 stops=0 lockstops=0 reloads=0 hostile=0
-HELPERS=()
+kills=0 lockkills=0 stops=0 lockstops=0 reloads=0 hostile=0 missed=0
+HELPERS=() KILLED=()
 
 cleanup() {
+	local rc=$?
 	for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
 	[ -n "${MASTER_PID:-}" ] && kill -KILL "$MASTER_PID" 2>/dev/null
 	wait 2>/dev/null
 	rm -rf "$TMP"
+	[ "$rc" -eq 0 ] || say "replay: $REPLAY" >&2
 }
 trap cleanup EXIT
 
 say "port $PORT, $WORKERS workers, $REQUESTS requests of $DIFFICULTY every $DELAY_US us, seed $SEED"
+# From here on every draw comes from the seed; free_port's came before,
+# as how many it takes depends on which ports are free.
+RANDOM=$SEED
 REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5 \
 	--stop-timeout 5 # garbage requests are searches in flight: do not wait 30 s
 wait_workers "$MASTER_PID" "$WORKERS" 10 || fail "workers did not start"
@@ -75,7 +89,7 @@ idle_clients 300 20 & HELPERS+=($!)
 # The flood needs a descriptor per held search, on both sides.
 FLOOD=4200
 if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt $((FLOOD + 1000)) ]; then
-	say "descriptor limit $(ulimit -Hn): no job-table flood"
+	echo "SKIP: chaos.sh: job-table flood: descriptor limit $(ulimit -Hn), it needs $((FLOOD + 1000))"
 	FLOOD=0
 fi
 if [ "$FLOOD" -gt 0 ]; then
@@ -83,6 +97,25 @@ if [ "$FLOOD" -gt 0 ]; then
 		>"$TMP/flood.out" 2>&1; echo "rc $?" >>"$TMP/flood.out") & FLOOD_PID=$!
 fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
+
+# pick_victim: a worker a signal reaches at once, drawn with $RANDOM, into
+# $victim; waits up to 3 s for one (the workers may be between a death and
+# its replacement, or all stopped for a moment). A tick that finds none
+# counts against the run.
+pick_victim() {
+	local live i
+	for i in $(seq 1 60); do
+		live=($(live_workers_of "$MASTER_PID"))
+		if [ ${#live[@]} -gt 0 ]; then
+			victim=${live[RANDOM % ${#live[@]}]}
+			return 0
+		fi
+		sleep 0.05
+	done
+	missed=$((missed + 1))
+	say "no worker to hit for 3 s"
+	return 1
+}
 
 signals=(KILL SEGV ABRT)
 while kill -0 "$BENCH_PID" 2>/dev/null; do
@@ -94,19 +127,21 @@ while kill -0 "$BENCH_PID" 2>/dev/null; do
 	1) # a worker stops holding the ring's lock (the watchdog kills it)
 		"$MASTER" --hook stop-in-lock "$PORT" && lockstops=$((lockstops + 1)) ;;
 	2) # a worker stops (a debugger, a frozen cgroup), then maybe resumes
-		victim=$(workers_of "$MASTER_PID" | shuf -n 1)
-		if [ -n "$victim" ] && kill -STOP "$victim" 2>/dev/null; then
+		pause="0.$((RANDOM % 10))"
+		if pick_victim && kill -STOP "$victim" 2>/dev/null; then
 			stops=$((stops + 1))
-			(sleep "0.$((RANDOM % 10))"; kill -CONT "$victim" 2>/dev/null) &
+			(sleep "$pause"; kill -CONT "$victim" 2>/dev/null) &
 		fi ;;
 	3) # reload between 1 and 4 workers
 		echo "workers = $((1 + RANDOM % 4))" >"$CFG"
 		kill -HUP "$MASTER_PID" && reloads=$((reloads + 1)) ;;
 	4) for _ in 1 2 3 4 5; do garbage_sender; done
 	   hostile=$((hostile + 5)) ;;
-	*) victim=$(workers_of "$MASTER_PID" | shuf -n 1)
-	   [ -n "$victim" ] && kill -"${signals[RANDOM % 3]}" "$victim" 2>/dev/null &&
-		kills=$((kills + 1)) ;;
+	*) sig=${signals[RANDOM % 3]}
+	   if pick_victim && kill -"$sig" "$victim" 2>/dev/null; then
+		kills=$((kills + 1))
+		KILLED+=("$victim")
+	   fi ;;
 	esac
 done
 wait "$BENCH_PID"
@@ -116,6 +151,16 @@ if [ "$FLOOD" -gt 0 ]; then
 	grep -q '^rc 0$' "$TMP/flood.out" || { cat "$TMP/flood.out"; fail "requests under the job-table flood went wrong"; }
 	flooded=$(awk '/^requests:/ {print $2}' "$TMP/flood.out")
 fi
+
+# Every lock hook armed must fire: the load is over, so small requests
+# make the workers take leases (and the lock) until none is left, for up
+# to 20 s (a worker dying at its first lease is restarted with a back-off).
+hooks_armed() { status_json "$PORT" | sed -n 's/.*"hooks_armed":\([0-9]*\).*/\1/p'; }
+since=$SECONDS
+while armed=$(hooks_armed) && [ "${armed:-0}" -gt 0 ] && [ $((SECONDS - since)) -lt 20 ]; do
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 1 --difficulty 100000 \
+		>/dev/null 2>&1 || sleep 1
+done
 
 # Back to the configured size.
 echo "workers = $WORKERS" >"$CFG"
@@ -134,10 +179,17 @@ stop_master "$MASTER_PID" 15
 say "graceful stop took $((($(date +%s%N) - t0) / 1000000)) ms"
 MASTER_PID=""
 deaths=$(grep -c 'killed by signal' "$LOG")
+# Each worker it killed must have died of a signal, or have retired (the
+# reload's doing) just before the signal came.
+undead=0
+for p in "${KILLED[@]}"; do
+	grep -qE "\(pid $p\) (killed by signal|retired)" "$LOG" || undead=$((undead + 1))
+done
 
 stalled=$(grep -c 'made no progress' "$LOG")
 say "summary: kills $kills (+$lockkills inside the lock), stops $stops" \
-	"(+$lockstops inside the lock, $stalled workers killed as stalled), worker deaths seen $deaths," \
+	"(+$lockstops inside the lock, $stalled workers killed as stalled), worker deaths seen $deaths" \
+	"($undead killed that did not die), ticks without a victim $missed, hooks never fired ${armed:-?}," \
 	"reloads $reloads, hostile clients $((hostile + 305)), job-table flood $FLOOD" \
 	"(${flooded:-0} requests answered under it), requests $REQUESTS," \
 	"wrong $wrong, missing $missing"
@@ -146,4 +198,7 @@ echo "$status" | sed -n '/^requests/,$p'
 [ "$bench_rc" -eq 0 ] || { tail -n 30 "$LOG" >&2; fail "bench reported wrong or missing answers"; }
 case $results in "Results: 100.00 "*) ;; *) fail "reliability below 100%";; esac
 [ "$wrong" -eq 0 ] && [ "$missing" -eq 0 ] || fail "wrong or missing answers"
+[ "$undead" -eq 0 ] || fail "$undead of the $kills workers it killed did not die of a signal"
+[ "$missed" -eq 0 ] || fail "$missed ticks found no worker to kill or stop"
+[ "${armed:-}" = 0 ] || fail "lock hooks armed and never fired: ${armed:-unknown (no status)}"
 say "PASS"

@@ -59,6 +59,10 @@ start_master() {
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
 
+# live_workers_of PID: those of its workers a signal would reach at once:
+# neither stopped nor dead (not yet reaped), one a line.
+live_workers_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 !~ /^[TtZX]/ { print $1 }'; }
+
 # wait_workers PID N SECONDS: until master PID has exactly N workers.
 wait_workers() {
 	local i

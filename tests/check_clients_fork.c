@@ -76,7 +76,7 @@ static pid_t fork_worker(int client_fd)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		close(client_fd);
-		usleep(2000000);
+		usleep(2000000); /* a sleep: holding them a while is the point */
 		_exit(0);
 	}
 	return pid;

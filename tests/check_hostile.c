@@ -30,22 +30,23 @@ static void still_serves(void)
 	ck_assert_uint_eq(x, want);
 }
 
-/* Poll until the master has no job in flight (cancelled ones drained). */
+/* Poll until the master has no job in flight (cancelled ones drained);
+ * the jobs left. */
 static int jobs_drain(int timeout_ms)
 {
-	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
 	struct seg seg;
-	int left = -1;
+	int left;
 
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	while (clock_ms() < until) {
-		left = (int)ring_in_use(seg.ring);
-		if (left == 0)
-			break;
-		usleep(10000);
-	}
+	TH_WAIT_UNTIL((left = (int)ring_in_use(seg.ring)) == 0, timeout_ms);
 	seg_close(&seg);
 	return left;
+}
+
+/* Wait until the search just sent runs: a worker holds a lease. */
+static void search_runs(void)
+{
+	ck_assert_msg(tm_worker_with_lease(&m, 5000) > 0, "the search never ran");
 }
 
 START_TEST(short_request_then_close)
@@ -75,7 +76,7 @@ START_TEST(reset_before_the_reply_cancels_the_search)
 	digest_of(base + 1, d); /* answer outside: would search 2^40 values */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base + 2, base + (1ull << 40), 1), 0);
-	usleep(200000);
+	search_runs();
 	th_reset(fd);
 	ck_assert_int_eq(jobs_drain(5000), 0);
 	ck_assert_uint_eq(stats_now().cancelled, 1);
@@ -166,15 +167,15 @@ START_TEST(silent_connection_waits_in_the_kernel)
 
 	start(NULL, args);
 	/* start() probed the port by connecting and closing: the kernel hands
-	 * that connection over at its FIN; let the master count it first. */
-	t0 = clock_ms();
-	while (stats_now().accepted == 0 && clock_ms() - t0 < 5000)
-		usleep(10000);
-	usleep(100000);
-	before = stats_now().accepted;
-	ck_assert_uint_gt(before, 0);
+	 * those connections over at their FIN; let the master count them first. */
+	before = m.conns;
+	ck_assert_msg(TH_WAIT_UNTIL(stats_now().accepted == before, 5000),
+		      "accepted %llu of the %llu connections start() made",
+		      (unsigned long long)stats_now().accepted,
+		      (unsigned long long)before);
 	fd = th_connect(m.port);
 	ck_assert_int_ge(fd, 0);
+	/* A sleep: the point is that nothing happens meanwhile. */
 	usleep(300000);
 	ck_assert_uint_eq(stats_now().accepted, before);
 	t0 = clock_ms();
@@ -224,9 +225,11 @@ START_TEST(out_of_descriptors_keeps_serving)
 	static int fds[N];
 	struct rlimit tight = { 64, 64 };
 	uint64_t cpu;
-	int n = 0;
+	int n = 0, fds_before;
 
 	start(NULL, two);
+	fds_before = th_open_fds(m.pid);
+	ck_assert_int_gt(fds_before, 0);
 	ck_assert_int_eq(prlimit(m.pid, RLIMIT_NOFILE, &tight, NULL), 0);
 	/* Each sends the first byte of a request: the listener hands the
 	 * master a connection only once it has data. */
@@ -236,17 +239,18 @@ START_TEST(out_of_descriptors_keeps_serving)
 			break;
 		ck_assert_int_eq(send(fds[n], "x", 1, MSG_NOSIGNAL), 1);
 	}
-	usleep(100000);
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "out of file descriptors"), 5000));
 	/* The master is full: it turns connections away instead of spinning
-	 * on a listener that stays readable (which would take the 500 ms). */
+	 * on a listener that stays readable (which would take the 500 ms).
+	 * A sleep: the time it does not spin is what is measured. */
 	cpu = th_cpu_ms(m.pid);
 	usleep(500000);
 	ck_assert_int_eq(kill(m.pid, 0), 0);
 	ck_assert_uint_lt(th_cpu_ms(m.pid) - cpu, 100);
-	ck_assert(tm_log_contains(&m, "out of file descriptors"));
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
-	usleep(300000);
+	/* Once it has closed them, it has room again. */
+	ck_assert(TH_WAIT_UNTIL(th_open_fds(m.pid) <= fds_before, 5000));
 	still_serves();
 	stop();
 }
@@ -262,7 +266,7 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 	digest_of(1, d); /* not in the range below: searched forever */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, (1ull << 63) + 2, 16), 0);
-	usleep(100000);
+	search_runs();
 	t0 = clock_ms();
 	for (int i = 0; i < 5; i++)
 		still_serves();
@@ -275,7 +279,8 @@ START_TEST(huge_range_does_not_starve_normal_requests)
 END_TEST
 
 /* A full job table holds the best-ranked jobs, not the first to come: an
- * urgent request parks the worst job and is answered at once; one that
+ * urgent request parks the worst job and is answered at once (in under a
+ * second, as it would be with the table empty); one that
  * ranks below every job in the table waits, parked, and gets an entry when
  * their clients leave. */
 START_TEST(full_table_parks_the_worst_job)
@@ -284,14 +289,13 @@ START_TEST(full_table_parks_the_worst_job)
 	static int fds[N];
 	struct rlimit rl;
 	uint8_t d[32];
-	uint64_t x, t0, base = th_rand64() >> 2, lowly_at = th_rand64() >> 2;
+	uint64_t x, t0, urgent_ms, base = th_rand64() >> 2, lowly_at = th_rand64() >> 2;
 	int urgent, lowly;
 	const char *const one[] = { "--workers", "1", NULL };
 
 	getrlimit(RLIMIT_NOFILE, &rl);
 	if (rl.rlim_max < N + 64) {
-		fprintf(stderr, "full_table_parks_the_worst_job: skipped, needs %d "
-			"descriptors (hard limit %llu)\n", N + 64,
+		th_skip(__func__, "needs %d descriptors (hard limit %llu)", N + 64,
 			(unsigned long long)rl.rlim_max);
 		return;
 	}
@@ -316,9 +320,12 @@ START_TEST(full_table_parks_the_worst_job)
 	urgent = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(urgent, d, base, base + 1000, 16), 0);
 	ck_assert_int_eq(th_read_reply(urgent, &x, 10000), 0);
+	urgent_ms = clock_ms() - t0;
 	ck_assert_uint_eq(x, base + 5);
 	fprintf(stderr, "full_table_parks_the_worst_job: urgent request answered "
-		"in %llu ms with the table full\n", (unsigned long long)(clock_ms() - t0));
+		"in %llu ms with the table full\n", (unsigned long long)urgent_ms);
+	ck_assert_msg(urgent_ms < 1000, "urgent request answered in %llu ms with "
+		      "the table full", (unsigned long long)urgent_ms);
 	close(urgent);
 	ck_assert_uint_ge(stats_now().parked, 1);
 	ck_assert_int_eq(th_read_reply(lowly, &x, 300), -1);
@@ -347,7 +354,7 @@ START_TEST(trailing_bytes_cost_the_master_nothing)
 	digest_of(1, d); /* never found: the search runs on */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, 2, 1ull << 60, 1), 0);
-	usleep(100000);
+	search_runs();
 	cpu = th_cpu_ms(m.pid);
 	for (t0 = clock_ms(); clock_ms() - t0 < 1000;) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -391,7 +398,7 @@ START_TEST(one_peer_cannot_stack_weight)
 		ck_assert_int_ge(fds[i], 0);
 		ck_assert_int_eq(th_send_request(fds[i], bad, junk, junk + (1ull << 32), 16), 0);
 	}
-	usleep(200000);
+	ck_assert(TH_WAIT_UNTIL(stats_now().requests == 1 + N, 10000)); /* all read */
 	digest_of(base + 60000000 + 29999999, d);
 	t0 = clock_ms();
 	ck_assert_int_eq(th_request(m.port, d, base + 60000000, base + 90000000, 16, &x), 0);

@@ -23,19 +23,22 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Wait until the master has counted n worker deaths (reaping is async). */
+/* Wait until the master has counted n worker deaths (reaping is async);
+ * the deaths it counted. */
 static uint64_t wait_deaths(uint64_t n)
 {
-	struct seg_stats st;
-	uint64_t until = clock_ms() + 5000;
+	TH_WAIT_UNTIL(stats_now().worker_deaths >= n, 5000);
+	return stats_now().worker_deaths;
+}
 
-	do {
-		st = stats_now();
-		if (st.worker_deaths >= n)
-			break;
-		usleep(10000);
-	} while (clock_ms() < until);
-	return st.worker_deaths;
+/* Kill (SIGKILL) a worker of the master that holds a lease, waiting up to
+ * 5 s for one: the test fails unless the kill hits one mid-lease. */
+static void kill_worker_with_lease(void)
+{
+	pid_t victim = tm_freeze_worker_with_lease(&m, 5000);
+
+	ck_assert_msg(victim > 0, "no worker held a lease to be killed with");
+	ck_assert_int_eq(kill(victim, SIGKILL), 0);
 }
 
 static const char *const two[] = { "--workers", "2", NULL };
@@ -98,13 +101,8 @@ START_TEST(fifty_concurrent_requests)
 		ck_assert_msg(q[i].got == q[i].want, "request %d: got %llu want %llu", i,
 			      (unsigned long long)q[i].got, (unsigned long long)q[i].want);
 	}
-	/* The master counts a reply just after writing it: allow it a moment. */
-	for (int i = 0; i < 500; i++) {
-		st = stats_now();
-		if (st.answered == 50)
-			break;
-		usleep(10000);
-	}
+	/* The master counts a reply just after writing it. */
+	ck_assert(TH_WAIT_UNTIL((st = stats_now()).answered == 50, 5000));
 	ck_assert_uint_eq(st.requests, 50);
 	ck_assert_uint_eq(st.answered, 50);
 	ck_assert_uint_ge(st.not_found, 1);
@@ -211,8 +209,8 @@ START_TEST(ipv4_and_ipv6_alike)
 	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0); /* IPv4 */
 	ck_assert_uint_eq(x, base + 21);
 	if (!have_ipv6_loopback()) {
-		fprintf(stderr, "ipv4_and_ipv6_alike: no IPv6 loopback here, IPv4 only\n");
 		stop();
+		th_skip(__func__, "no IPv6 loopback here (IPv4 alone was checked)");
 		return;
 	}
 	a.sin6_port = htons((uint16_t)m.port);
@@ -243,27 +241,26 @@ START_TEST(priority_zero_and_255_are_served)
 }
 END_TEST
 
+/* Two workers killed, one after the other, each while it holds a lease of
+ * the search (a second or two of hashing for two workers): the search
+ * still finds its answer, and both are replaced. */
 START_TEST(worker_killed_mid_request)
 {
 	uint8_t d[32];
 	uint64_t x, base = th_rand64() >> 1;
-	pid_t pids[4];
 	int fd;
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
-	digest_of(base + 7000000, d);
-	fd = th_connect(m.port);
-	ck_assert_int_eq(th_send_request(fd, d, base, base + 8000000, 3), 0);
-	usleep(150000);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	ck_assert_int_eq(tm_workers(&m, pids, 4), 2);
-	kill(pids[0], SIGKILL);
-	usleep(100000);
-	kill(pids[1], SIGKILL);
+	digest_of(base + 50000000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 60000000, 3), 0);
+	kill_worker_with_lease();
+	kill_worker_with_lease();
 	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
 	close(fd);
-	ck_assert_uint_eq(x, base + 7000000);
+	ck_assert_uint_eq(x, base + 50000000);
 	ck_assert_uint_eq(wait_deaths(2), 2);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0); /* replaced */
 	stop();
@@ -300,8 +297,9 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 
 	start("REVHASH_TEST_HOOKS=1", two);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
-	/* Both workers past their start, and old enough that the death below
-	 * is no crash loop of its own. */
+	/* Both workers are past their start (a worker shows its pid once it
+	 * is). A sleep, as what must pass is time itself: they must be older
+	 * than a crash loop's deaths (100 ms) for the death below to be none. */
 	usleep(200000);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_DIE_AT_START, 4), 0);
@@ -313,15 +311,12 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 	ck_assert_int_eq(th_request(m.port, d, base, base + 1000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 500);
 	/* Four starts die at once: restarts wait 0, 100, 200, then 400 ms. */
-	while (ring_hook_armed(seg.ring, HOOK_DIE_AT_START) && clock_ms() - t0 < 10000)
-		usleep(5000);
-	ck_assert_uint_eq(ring_hook_armed(seg.ring, HOOK_DIE_AT_START), 0);
+	ck_assert(TH_WAIT_UNTIL(ring_hook_armed(seg.ring, HOOK_DIE_AT_START) == 0,
+				10000));
 	seg_close(&seg);
 	/* The fourth death is reaped (and logged) before its slot empties:
 	 * only then does "two workers" mean the fifth start. */
-	while (!tm_log_contains(&m, "died 4 times in a row") && clock_ms() - t0 < 10000)
-		usleep(5000);
-	ck_assert(tm_log_contains(&m, "died 4 times in a row"));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "died 4 times in a row"), 10000));
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
 	ck_assert_uint_ge(clock_ms() - t0, 650);
 	ck_assert(!tm_log_contains(&m, "died 5 times in a row"));
@@ -329,39 +324,48 @@ START_TEST(crash_loop_is_restarted_with_back_off)
 }
 END_TEST
 
+/* How many workers of seg hold a lease (lease 1), or have finished one
+ * (lease 0). */
+static unsigned workers_with(const struct seg *seg, int lease)
+{
+	struct ring_slot_view v;
+	unsigned n = 0;
+
+	for (unsigned w = 0; w < RING_WORKERS; w++) {
+		ring_slot_view(seg->ring, w, &v);
+		n += lease ? v.has_lease != 0 : v.pid > 0 && v.chunks > 0;
+	}
+	return n;
+}
+
+/* A worker killed mid-lease, having finished some before: what it hashed
+ * still counts. */
 START_TEST(counters_survive_a_workers_death)
 {
 	struct ring_slot_view v;
 	struct seg seg;
-	pid_t pids[2];
 	uint8_t d[32];
-	uint64_t x, hashed, n = 12000000, base = th_rand64() >> 1;
+	uint64_t x, hashed, n = 40000000, base = th_rand64() >> 1;
 	int fd;
 	const char *const args[] = { "--workers", "2", "--kernel", "openssl", NULL };
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	digest_of(base - 1, d); /* no answer: every value must be hashed */
 	fd = th_connect(m.port);
 	ck_assert_int_eq(th_send_request(fd, d, base, base + n - 1, 1), 0);
-	usleep(300000);
-	ck_assert_int_eq(tm_workers(&m, pids, 2), 2);
-	kill(pids[0], SIGKILL);
+	ck_assert_msg(TH_WAIT_UNTIL(workers_with(&seg, 0) == 2, 10000),
+		      "the two workers did not both finish a lease");
+	kill_worker_with_lease();
 	ck_assert_int_eq(th_read_reply(fd, &x, 60000), 0);
 	close(fd);
 	ck_assert_uint_eq(x, 0);
 	ck_assert_uint_eq(wait_deaths(1), 1);
 	/* Every value of the range was hashed by someone, the dead worker
 	 * included: the totals must account for all of them. */
-	ck_assert_int_eq(tm_seg(&m, &seg), 0);
-	for (int i = 0, busy = 1; busy && i < 500; i++) { /* chunks still out */
-		busy = 0;
-		for (unsigned w = 0; w < RING_WORKERS; w++) {
-			ring_slot_view(seg.ring, w, &v);
-			busy |= v.has_lease;
-		}
-		usleep(10000);
-	}
+	ck_assert_msg(TH_WAIT_UNTIL(workers_with(&seg, 1) == 0, 5000),
+		      "chunks still out");
 	hashed = seg.hdr->stats.dead_hashes;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		ring_slot_view(seg.ring, i, &v);

@@ -7,7 +7,8 @@
  * written into the first bytes of the digest, and a chunk "finds" it when
  * it holds it. Whatever happens, a job whose range holds its answer must
  * end FOUND with that answer (never EXHAUSTED: no value skipped), and
- * nothing may hang. */
+ * nothing may hang. Each loop's random sequence starts from the run's seed
+ * (TH_SEED, see tests/check_run.h), which a failure names. */
 #include "shm/ring.h"
 #include "tests/check_run.h"
 
@@ -25,7 +26,8 @@
 
 static struct ring *r;
 static pid_t pids[WORKERS];
-static uint64_t seed;
+static uint64_t seed;     /* the test's sequence, as the master plays it */
+static uint64_t run_seed; /* the run's, for the failure messages */
 
 static uint64_t rnd(uint64_t *s)
 {
@@ -66,7 +68,7 @@ static void worker(unsigned slot, uint64_t s)
 		enum search_result result;
 
 		if (ring_lease(r, slot, 1 + rnd(&s) % 40, 1, &l) < 0) {
-			usleep(50);
+			usleep(50); /* a worker's idle pause, as ring_wait's */
 			continue;
 		}
 		result = pretend_to_hash(&l, &s, &x);
@@ -130,8 +132,9 @@ static void wait_ended(uint32_t job)
 	time_t t0 = time(NULL);
 
 	while (!ended(job)) {
-		ck_assert_msg(time(NULL) - t0 < HANG_S, "job %u never ends (%s)", job,
-			      ring_phase_name(ring_phase(r, job)));
+		ck_assert_msg(time(NULL) - t0 < HANG_S, "job %u never ends (%s), "
+			      "TH_SEED=%llu", job, ring_phase_name(ring_phase(r, job)),
+			      (unsigned long long)run_seed);
 		reap();
 		ring_wake(r);
 		usleep(100);
@@ -177,7 +180,8 @@ static void round_of(int round)
 	while (!ended(job)) {
 		uint64_t v = rnd(&seed) % 100;
 
-		ck_assert_msg(time(NULL) - t0 < HANG_S, "round %d hangs", round);
+		ck_assert_msg(time(NULL) - t0 < HANG_S, "round %d hangs, TH_SEED=%llu",
+			      round, (unsigned long long)run_seed);
 		if (v < 30)
 			kill_one();
 		else if (v < 33)
@@ -186,11 +190,13 @@ static void round_of(int round)
 			 (again = park_and_resubmit(job, (uint64_t)round * 2)) != RING_NONE)
 			job = again;
 		reap();
+		/* A sleep: random moments between the blows are the point. */
 		usleep((useconds_t)(rnd(&seed) % 300));
 	}
 	ck_assert_msg(ring_phase(r, job) == PHASE_FOUND && ring_answer(r, job) == answer,
-		      "round %d: job %u ended %s without its answer %llu", round, job,
-		      ring_phase_name(ring_phase(r, job)), (unsigned long long)answer);
+		      "round %d: job %u ended %s without its answer %llu, TH_SEED=%llu",
+		      round, job, ring_phase_name(ring_phase(r, job)),
+		      (unsigned long long)answer, (unsigned long long)run_seed);
 	ring_take_back(r, job, NULL);
 	ring_release(r, better);
 	wait_ended(better);
@@ -203,7 +209,9 @@ START_TEST(no_value_skipped_nothing_hangs)
 	struct rank_policy p = { (uint32_t)(_i % 3), (uint32_t)(_i / 3 % 2),
 				 (uint32_t)(_i / 6 % 2), 0 };
 
-	seed = 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+	run_seed = th_seed();
+	seed = run_seed + 0x9e3779b97f4a7c15ull * (uint64_t)(_i + 1);
+	seed = (seed ^ seed >> 31) * 0xbf58476d1ce4e5b9ull | 1; /* never 0 */
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
 	ck_assert_int_eq(ring_init(r, &p), 0);
@@ -216,7 +224,8 @@ START_TEST(no_value_skipped_nothing_hangs)
 		kill(pids[i], SIGKILL);
 	while (wait(NULL) > 0)
 		;
-	ck_assert_uint_ge(r->repairs, 1); /* some died holding the lock */
+	ck_assert_msg(r->repairs >= 1, "no worker died holding the lock, TH_SEED=%llu",
+		      (unsigned long long)run_seed);
 }
 END_TEST
 

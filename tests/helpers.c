@@ -1,13 +1,16 @@
 /* Test helpers. The master runs as a real child process; its log goes to a
  * file under the build folder that tm_dump_log prints when a test fails. */
 #include "tests/helpers.h"
+#include "tests/check_run.h"
 #include "proto/proto.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,7 @@ uint64_t th_rand64(void)
 	static uint64_t s;
 
 	if (!s)
-		s = 0x9e3779b97f4a7c15ull ^ ((uint64_t)getpid() << 17) ^ clock_ms();
+		s = (th_seed() ^ 0x9e3779b97f4a7c15ull) | 1; /* never 0 */
 	s ^= s << 13;
 	s ^= s >> 7;
 	s ^= s << 17;
@@ -69,6 +72,57 @@ char th_proc_state(pid_t pid)
 	char state;
 
 	return proc_stat(pid, &state, &ticks) < 0 ? 0 : state;
+}
+
+int th_signals_pending(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long mask;
+	int pending = 0, seen = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "SigPnd: %llx", &mask) == 1 ||
+		    sscanf(line, "ShdPnd: %llx", &mask) == 1) {
+			pending |= mask != 0;
+			seen++;
+		}
+	fclose(f);
+	return seen ? pending : -1;
+}
+
+int th_open_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+	if (!(d = opendir(path)))
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+void th_skip(const char *test, const char *fmt, ...)
+{
+	size_t len = strlen(test);
+	va_list ap;
+
+	if (len > 3 && strcmp(test + len - 3, "_fn") == 0) /* Check's name */
+		len -= 3;
+	printf("SKIP: %.*s: ", (int)len, test);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
 }
 
 unsigned th_free_port(void)
@@ -198,6 +252,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 	int n = 0;
 
 	m->port = port_no;
+	m->conns = 0;
 	snprintf(port, sizeof port, "%u", m->port);
 	snprintf(m->log, sizeof m->log, "%s/master-%u.log", log_dir(), m->port);
 	argv[n++] = th_master_path();
@@ -225,6 +280,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 		struct seg seg;
 		if (fd >= 0) {
 			close(fd);
+			m->conns++;
 			if (tm_seg(m, &seg) == 0) {
 				/* Serving: listener, segment and a first worker. */
 				struct ring_slot_view v;
@@ -291,14 +347,72 @@ int tm_workers(const struct tmaster *m, pid_t *pids, int max)
 int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms)
 {
 	pid_t pids[RING_WORKERS];
-	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
 
-	do {
-		if (tm_workers(m, pids, RING_WORKERS) == n)
-			return 0;
-		usleep(10000);
-	} while (clock_ms() < until);
-	return -1;
+	return TH_WAIT_UNTIL(tm_workers(m, pids, RING_WORKERS) == n, timeout_ms) ? 0 : -1;
+}
+
+/* A live worker of seg whose slot holds a lease, or 0. */
+static pid_t lease_holder(const struct seg *seg)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot_view v;
+		char state;
+
+		ring_slot_view(seg->ring, i, &v);
+		state = v.pid > 0 && v.has_lease ? th_proc_state(v.pid) : 0;
+		if (state && state != 'Z' && state != 'X')
+			return v.pid;
+	}
+	return 0;
+}
+
+/* Does the slot of worker pid hold a lease? */
+static int holds_lease(const struct seg *seg, pid_t pid)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot_view v;
+
+		ring_slot_view(seg->ring, i, &v);
+		if (v.pid == pid)
+			return v.has_lease;
+	}
+	return 0;
+}
+
+pid_t tm_worker_with_lease(const struct tmaster *m, int timeout_ms)
+{
+	struct seg seg;
+	pid_t pid = 0;
+
+	if (tm_seg(m, &seg) < 0)
+		return 0;
+	TH_WAIT_UNTIL((pid = lease_holder(&seg)) > 0, timeout_ms);
+	seg_close(&seg);
+	return pid;
+}
+
+pid_t tm_freeze_worker_with_lease(const struct tmaster *m, int timeout_ms)
+{
+	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
+	struct seg seg;
+	pid_t pid = 0;
+	char state = 0;
+
+	if (tm_seg(m, &seg) < 0)
+		return 0;
+	while (TH_WAIT_UNTIL((pid = lease_holder(&seg)) > 0,
+			     until > clock_ms() ? until - clock_ms() : 0)) {
+		/* Stopping takes effect when the kernel next runs it. */
+		if (kill(pid, SIGSTOP) == 0 &&
+		    TH_WAIT_UNTIL((state = th_proc_state(pid)) == 'T' || !state ||
+				  state == 'Z', 5000) &&
+		    state == 'T' && holds_lease(&seg, pid))
+			break;
+		kill(pid, SIGCONT); /* between two leases: another try */
+		pid = 0;
+	}
+	seg_close(&seg);
+	return pid;
 }
 
 void tm_dump_log(const struct tmaster *m)

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "proto/proto.h"
 #include "lib/clock.h"
@@ -13,8 +14,19 @@
 struct tmaster {
 	pid_t pid;
 	unsigned port;
-	char log[160]; /* the master's stderr */
+	unsigned conns; /* connections tm_start made: the master accepts them */
+	char log[160];  /* the master's stderr */
 };
+
+/* Poll expr (every 2 ms, evaluated once more at the end) until it holds or
+ * timeout_ms have passed; 1 when it held. For the tests that wait for
+ * something to happen instead of sleeping and assuming it did. */
+#define TH_WAIT_UNTIL(expr, timeout_ms) __extension__ ({			\
+	uint64_t th_until_ = clock_ms() + (uint64_t)(timeout_ms);		\
+	int th_held_;								\
+	while (!(th_held_ = !!(expr)) && clock_ms() < th_until_)		\
+		usleep(2000);							\
+	th_held_ || (expr); })
 
 /* The master binary under test: $REVHASH_MASTER, else master/master. */
 const char *th_master_path(void);
@@ -36,6 +48,13 @@ int tm_stats(const struct tmaster *m, struct seg_stats *st);
 int tm_workers(const struct tmaster *m, pid_t *pids, int max);
 /* Wait until pred-like condition: until the master has n live workers. */
 int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms);
+/* A live worker of m whose slot holds a lease, waiting up to timeout_ms for
+ * one; its pid, or 0. */
+pid_t tm_worker_with_lease(const struct tmaster *m, int timeout_ms);
+/* The same, stopped (SIGSTOP) and seen to hold its lease still once
+ * stopped, so that a kill that follows is sure to hit a worker mid-lease
+ * (the caller kills it, or SIGCONTs it); its pid, or 0. */
+pid_t tm_freeze_worker_with_lease(const struct tmaster *m, int timeout_ms);
 /* Does the master's log hold needle? */
 int tm_log_contains(const struct tmaster *m, const char *needle);
 /* Print the master's log to stderr (on failure). */
@@ -45,6 +64,10 @@ void tm_dump_log(const struct tmaster *m);
 uint64_t th_cpu_ms(pid_t pid);
 /* pid's scheduler state letter from /proc (R, S, T, t, Z...), 0 if gone. */
 char th_proc_state(pid_t pid);
+/* Has pid signals generated but not yet delivered? 1, 0, or -1 if gone. */
+int th_signals_pending(pid_t pid);
+/* How many descriptors pid has open; -1 if gone. */
+int th_open_fds(pid_t pid);
 
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);
@@ -61,7 +84,13 @@ void th_reset(int fd);
 /* One whole request: connect, send, read. 0 and *x, or -1. */
 int th_request(unsigned port, const uint8_t d[32], uint64_t start,
 	       uint64_t end, uint8_t prio, uint64_t *x);
-/* A random 64-bit value (from a test-local xorshift, seeded by pid). */
+/* A random 64-bit value: a xorshift sequence that starts, in every test,
+ * from the run's seed (th_seed() in tests/check_run.h). */
 uint64_t th_rand64(void);
+/* Say on stdout that the running test is skipped, and why, as one line
+ * "SKIP: test: reason" (scripts/run-tests.sh counts them); test is the
+ * test's __func__. Call it just before the test returns. */
+void th_skip(const char *test, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif
