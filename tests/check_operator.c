@@ -375,6 +375,32 @@ START_TEST(killed_master_takes_its_workers_and_leaves_a_removable_segment)
 }
 END_TEST
 
+/* A master killed with SIGKILL leaves its segment (52 MB of RAM) behind;
+ * the next master to start removes it whatever port either serves, and
+ * leaves a live master's alone. */
+START_TEST(stale_segments_of_any_port_are_swept)
+{
+	const char *args[] = { "--workers", "1", NULL };
+	struct tmaster dead, live;
+	char dead_seg[64], live_seg[64];
+
+	ck_assert_int_eq(tm_start(&dead, NULL, args), 0);
+	ck_assert_int_eq(tm_start(&live, NULL, args), 0);
+	snprintf(dead_seg, sizeof dead_seg, "/dev/shm/revhash-%u-%d", dead.port, (int)dead.pid);
+	snprintf(live_seg, sizeof live_seg, "/dev/shm/revhash-%u-%d", live.port, (int)live.pid);
+	kill(dead.pid, SIGKILL);
+	ck_assert_int_eq(waitpid(dead.pid, NULL, 0), dead.pid);
+	ck_assert_int_eq(access(dead_seg, F_OK), 0); /* left behind */
+	start(NULL, args);                           /* a third port */
+	ck_assert_uint_ne(m.port, dead.port);
+	ck_assert_int_eq(access(dead_seg, F_OK), -1);
+	ck_assert_int_eq(access(live_seg, F_OK), 0);
+	ck_assert(tm_log_contains(&m, "removed stale shared segment"));
+	ck_assert_int_eq(tm_stop(&live), 0);
+	stop();
+}
+END_TEST
+
 /* Master A drains a request after SIGTERM while master B takes the port:
  * B must leave A's segment alone, and A, when it exits, must remove its own
  * segment and not B's. */
@@ -978,6 +1004,7 @@ int main(void)
 	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);
+	tcase_add_test(t, stale_segments_of_any_port_are_swept);
 	tcase_add_test(t, draining_master_and_its_successor_keep_their_segments);
 	tcase_add_test(t, habitual_signals_kill_nothing);
 	tcase_add_test(t, config_that_is_no_file_is_refused);
