@@ -14,7 +14,10 @@
  * A stalled worker is killed and replaced like any dead one. While the
  * ring's lock is held, only its holder can be the culprit: the others are
  * waiting for it. And when the master itself was held up (the machine
- * paused, the cgroup throttled), it does not blame the workers for it. */
+ * paused, the cgroup throttled), it does not blame the workers for it.
+ * Before a worker has shown in its slot (a GPU worker opens its device
+ * first, which takes a second or so) it is given START_WAIT_MS, and only
+ * its life after it showed says whether its death was a quick one. */
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -106,7 +109,7 @@ static void child(const struct workers *ws, unsigned slot)
 {
 	struct worker_start w = { .seg = ws->seg, .slot = slot, .kernel = ws->kernel,
 				  .master = ws->master, .notify_fd = ws->notify_fd,
-				  .pin = ws->pin };
+				  .pin = ws->pin, .batch = 1 };
 	int gpu = gpu_of(ws, slot);
 
 	if (gpu >= 0)
@@ -137,6 +140,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	}
 	w->pid = pid;
 	w->started_ms = w->beat_ms = now;
+	w->shown_ms = 0;
 	w->respawn_at_ms = 0;
 	w->died = w->killed = 0;
 	return 0;
@@ -205,7 +209,7 @@ static void plan_respawn(struct workers *ws, unsigned slot, uint64_t now,
 	struct wslot *w = &ws->w[slot];
 	uint64_t delay = 0;
 
-	if (now - w->started_ms < QUICK_DEATH_MS && !progressed) {
+	if (!progressed && (!w->shown_ms || now - w->shown_ms < QUICK_DEATH_MS)) {
 		w->quick_deaths++;
 		if (w->quick_deaths > 1) {
 			unsigned shift = w->quick_deaths - 2;
@@ -323,6 +327,13 @@ static void watchdog(struct workers *ws, uint64_t now)
 		if (!w->pid || w->killed)
 			continue;
 		ring_slot_view(ws->ring, i, &v);
+		if (!w->shown_ms && v.pid == w->pid) {
+			w->shown_ms = now;
+		} else if (!w->shown_ms) {
+			if (now - w->started_ms > START_WAIT_MS)
+				kill_stalled(ws, i, now - w->started_ms, " before it came up");
+			continue;
+		}
 		if (v.beat != w->beat) {
 			w->beat = v.beat;
 			w->beat_ms = now;

@@ -19,6 +19,8 @@
 struct wslot {
 	pid_t pid;               /* 0: empty */
 	uint64_t started_ms;
+	uint64_t shown_ms;       /* when the master first saw it in its slot,
+	                            set up and ready (0: not yet) */
 	uint64_t respawn_at_ms;  /* 0: not waiting to respawn */
 	unsigned quick_deaths;   /* deaths soon after start, for back-off */
 	int died;                /* the last worker here died (not retired) */

@@ -71,13 +71,15 @@ void ring_free(struct ring *r)
 
 /* ---- a job's ends --------------------------------------------------------- */
 
-/* j has just reached an end: its leases are void (those out may stop),
- * it leaves the heap, and the master hears of it. */
-static int end(struct ring *r, struct ring_job *j)
+/* j, of generation gen, has just reached an end: its leases are void
+ * (those out may stop), it leaves the heap, and the master hears of it.
+ * The entry is the master's now, which may already have reused it: gen is
+ * the one read before the move. */
+static int end(struct ring *r, struct ring_job *j, uint32_t gen)
 {
 	uint32_t idx = (uint32_t)(j - r->jobs);
 
-	ring_stop_leases(r, idx);
+	ring_stop_leases(r, idx, gen);
 	j->nleases = 0;
 	ring_reposition(r, j);
 	flag(r->changed, idx);
@@ -88,6 +90,8 @@ static int end(struct ring *r, struct ring_job *j)
  * move j to the end it has reached, if any. 1 when it got there. */
 static int conclude(struct ring *r, struct ring_job *j)
 {
+	uint32_t gen = peek(j->gen); /* a live job's: it cannot change under us */
+
 	for (;;) {
 		enum ring_phase now = peek(j->phase), to;
 
@@ -102,7 +106,7 @@ static int conclude(struct ring *r, struct ring_job *j)
 		else
 			return 0;
 		if (ring_move(j, now, to))
-			return end(r, j);
+			return end(r, j, gen);
 	}
 }
 
@@ -111,6 +115,7 @@ static int conclude(struct ring *r, struct ring_job *j)
  * the cache). 1 when this made it so. */
 static int found(struct ring *r, struct ring_job *j, uint64_t x)
 {
+	uint32_t gen = peek(j->gen);
 	enum ring_phase now;
 
 	j->answer = x;
@@ -120,7 +125,7 @@ static int found(struct ring *r, struct ring_job *j, uint64_t x)
 		if (!ring_live(now))
 			return 0;
 	} while (!ring_move(j, now, PHASE_FOUND));
-	return end(r, j);
+	return end(r, j, gen);
 }
 
 /* ---- taking in what the master changed ------------------------------------ */
@@ -142,19 +147,24 @@ static int apply(struct ring *r, uint32_t idx)
 	}
 	if (!ring_live(now))
 		return 0;
-	if (now == PHASE_RELEASING)
-		ring_stop_leases(r, idx); /* a parking job's run on: progress */
+	if (now == PHASE_RELEASING) /* a parking job's run on: progress */
+		ring_stop_leases(r, idx, peek(j->gen));
 	ring_reposition(r, j);
 	return conclude(r, j);
 }
 
-/* The job of s's lease while the lease still counts: the entry holds the
- * same job (gen) and the job is live. NULL when the lease is void. */
+/* The job of s's lease while the lease still counts: the job is live and
+ * the entry holds the same job (gen). NULL when the lease is void. The
+ * phase is read first: once the job has ended, the master may take the
+ * entry back, fill it with another job (a new gen, published before its
+ * phase) and release it, all between two reads; a live phase read first
+ * brings the gen of the job it belongs to, and a job live under the lock
+ * cannot end, so its gen cannot change, before the lock is dropped. */
 static struct ring_job *lease_job(struct ring *r, const struct ring_slot *s)
 {
 	struct ring_job *j = &r->jobs[s->lease_job % RING_JOBS];
 
-	if (!s->has_lease || peek(j->gen) != s->lease_gen || !ring_live(peek(j->phase)))
+	if (!s->has_lease || !ring_live(peek(j->phase)) || peek(j->gen) != s->lease_gen)
 		return NULL;
 	return j;
 }
@@ -553,6 +563,7 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 
 	if (j && result == SEARCH_FOUND) {
 		tell |= found(r, j, x);
+		j = NULL; /* it ended: the entry is the master's, maybe reused */
 	} else if (j && result == SEARCH_STOPPED && peek(j->phase) != PHASE_RELEASING &&
 		   x >= s->lease_lo && x <= s->lease_hi) {
 		ring_give_back(j, x, s->lease_hi); /* stopped early: the rest is owed */

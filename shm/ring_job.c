@@ -87,10 +87,8 @@ void ring_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 	j->rem = ring_job_remaining(j);
 }
 
-void ring_stop_leases(struct ring *r, uint32_t idx)
+void ring_stop_leases(struct ring *r, uint32_t idx, uint32_t gen)
 {
-	uint32_t gen = peek(r->jobs[idx].gen);
-
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot *s = &r->slots[i];
 		if (peek(s->has_lease) && peek(s->lease_job) == idx &&

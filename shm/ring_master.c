@@ -113,7 +113,7 @@ int ring_release(struct ring *r, uint32_t job)
 	} while (!ring_move(j, now, PHASE_RELEASING));
 	/* Its leases stop now, not when a worker next looks: the worker on
 	 * it would hash on for nothing. */
-	ring_stop_leases(r, job);
+	ring_stop_leases(r, job, peek(j->gen));
 	wish(r, job);
 	return 1;
 }

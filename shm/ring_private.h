@@ -46,7 +46,8 @@ int ring_heap_before(const struct ring *r, uint32_t a, uint32_t b);
 /* j changed (its weight, what it has left, its leases, its phase): put it
  * where its rank says in the heap of leasable jobs, or out of it. */
 void ring_reposition(struct ring *r, struct ring_job *j);
-/* Stop every live lease on job idx: its result no longer matters. */
-void ring_stop_leases(struct ring *r, uint32_t idx);
+/* Stop every lease on job idx of generation gen: its result no longer
+ * matters. */
+void ring_stop_leases(struct ring *r, uint32_t idx, uint32_t gen);
 
 #endif

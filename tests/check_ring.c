@@ -176,6 +176,41 @@ START_TEST(found_answer_is_reported_and_kept)
 }
 END_TEST
 
+/* A lease of a job that ended is void, whatever its entry holds by the
+ * time the lease comes back: here the entry was taken back, filled with
+ * another job and that one released; the void lease's return must not
+ * count against it (it would never close) nor end it. */
+START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
+{
+	struct ring_lease a, b;
+	uint32_t job = submit(0, 999999, 1), next;
+
+	ck_assert_int_eq(lease(0, 1000, &a), 0);
+	ck_assert_int_eq(lease(1, 1000, &b), 0);
+	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo + 3), 1);
+	ring_take_back(r, job, NULL);
+	next = submit(5000000, 5999999, 2);
+	ck_assert_uint_eq(next, job); /* the same entry, reused */
+	ck_assert_int_eq(ring_release(r, next), 1);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1); /* takes the release in */
+	phase_is(next, PHASE_CLOSED, 0);
+	ck_assert_uint_eq(r->jobs[next].nleases, 0);
+	ring_take_back(r, next, NULL);
+	/* The same with an answer: the void lease's does not go to the job
+	 * now in its entry. */
+	ck_assert_int_eq(lease(0, 1000, &a), -EAGAIN);
+	job = submit(0, 999999, 1);
+	ck_assert_int_eq(lease(0, 1000, &a), 0);
+	ck_assert_int_eq(lease(1, 1000, &b), 0);
+	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo), 1);
+	ring_take_back(r, job, NULL);
+	next = submit(7000000, 7999999, 2);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, a.lo), 0);
+	ck_assert_int_eq(lease(2, 1000, &a), 0);
+	phase_is(next, PHASE_RUNNING, 0);
+}
+END_TEST
+
 START_TEST(range_ending_at_the_top_terminates)
 {
 	struct ring_lease l;
@@ -871,6 +906,7 @@ int main(void)
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, exhausted_only_when_every_lease_is_back);
 	tcase_add_test(t, found_answer_is_reported_and_kept);
+	tcase_add_test(t, void_lease_leaves_the_entry_s_next_job_alone);
 	tcase_add_test(t, range_ending_at_the_top_terminates);
 	tcase_add_test(t, whole_64bit_range_is_leasable);
 	tcase_add_test(t, ranking_is_weight_over_remaining);

@@ -121,15 +121,21 @@ static int bench(const struct args *a)
 	return 0;
 }
 
+/* The master's call: set the process up first (CUDA opens descriptors of
+ * its own, which the closing of inherited ones must not touch), then map
+ * the segment, open the device, and serve. Not a batch task, not pinned:
+ * it waits on its device and should launch again at once. */
 static int serve(const struct args *a)
 {
 	struct seg seg;
 	char err[160];
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
-	int rc = seg_attach(a->serve, &seg);
+	int rc;
 
-	if (rc < 0) {
+	if (worker_setup(&w) < 0)
+		return 0;
+	if ((rc = seg_attach(a->serve, &seg)) < 0) {
 		log_error("GPU worker %llu: segment %s: %s", (unsigned long long)a->slot,
 			  a->serve, strerror(-rc));
 		return 1;
@@ -139,7 +145,7 @@ static int serve(const struct args *a)
 		return 1;
 	}
 	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
-	return worker_main(&w);
+	return worker_serve(&w);
 }
 
 int main(int argc, char **argv)

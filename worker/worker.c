@@ -139,7 +139,7 @@ static void ignore_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* A worker is a batch task: its wake-up does not preempt the task on its
+/* A CPU worker is a batch task: its wake-up does not preempt the task on its
  * CPU. Without it the worker pinned to the master's CPU, woken by the
  * first of the master's posts for a new job, took the CPU from the master
  * before its second post, and the other worker slept on until the first
@@ -171,23 +171,34 @@ static void pin(unsigned slot)
 		log_warn("sched_setaffinity(worker %u): %s", slot, strerror(-rc));
 }
 
-int worker_main(const struct worker_start *start)
+int worker_setup(const struct worker_start *w)
 {
-	struct worker_start w0 = *start, *w = &w0;
-
-	if (!w->lease_ns)
-		w->lease_ns = CHUNK_NS;
-	if (!w->min_lease_ns)
-		w->min_lease_ns = MIN_CHUNK_NS;
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)
-		return 0; /* the master died before we could ask to follow it */
+		return -ESRCH; /* the master died before we could ask to follow it */
 	ignore_signals();
 	os_close_inherited(w->notify_fd);
-	as_batch(w->slot);
+	if (w->batch)
+		as_batch(w->slot);
 	if (w->pin)
 		pin(w->slot);
-	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
+	return 0;
+}
+
+int worker_serve(const struct worker_start *start)
+{
+	struct worker_start w = *start;
+
+	if (!w.lease_ns)
+		w.lease_ns = CHUNK_NS;
+	if (!w.min_lease_ns)
+		w.min_lease_ns = MIN_CHUNK_NS;
+	if (ring_hook_fire(w.seg->ring, HOOK_DIE_AT_START))
 		raise(SIGKILL); /* test hook: a worker that cannot start */
-	return run(w);
+	return run(&w);
+}
+
+int worker_main(const struct worker_start *w)
+{
+	return worker_setup(w) < 0 ? 0 : worker_serve(w);
 }
