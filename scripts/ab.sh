@@ -11,16 +11,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 A=$MASTER B="" ROUNDS=3 ONLY=1M,300k,100k
-while [ $# -gt 0 ]; do
-	case $1 in
-	--a) A=$2; shift ;;
-	--b) B=$2; shift ;;
-	--rounds) ROUNDS=$2; shift ;;
-	--only) ONLY=$2; shift ;;
-	*) break ;;
-	esac
-	shift
-done
+opts "--a=A --b=B --rounds=ROUNDS --only=ONLY --rest" "$@"
+set -- "${ARGS[@]}"
 [ -x "$A" ] && [ -x "$B" ] || fail "--a and --b must be master binaries (--b is required)"
 need_built
 OUT=$ROOT/bench-out/ab

@@ -21,16 +21,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 TOTAL=100 SECONDS_PER_KERNEL=1 BASELINE=1 ONLY=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--total) TOTAL=$2; shift ;;
-	--seconds) SECONDS_PER_KERNEL=$2; shift ;;
-	--skip-baseline) BASELINE=0 ;;
-	--only) ONLY=,$2,; shift ;;
-	*) fail "unknown option $1" ;;
-	esac
-	shift
-done
+opts "--total=TOTAL --seconds=SECONDS_PER_KERNEL --skip-baseline:BASELINE=0 --only=ONLY" "$@"
+[ -n "$ONLY" ] && ONLY=,$ONLY,
 need_built
 OUT=$ROOT/bench-out
 mkdir -p "$OUT"

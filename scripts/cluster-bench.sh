@@ -15,15 +15,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 ROUNDS=3 WORKERS=$(ncpus) SEED=7
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rounds) ROUNDS=$2; shift ;;
-	--workers) WORKERS=$2; shift ;;
-	--seed) SEED=$2; shift ;;
-	*) fail "unknown option $1" ;;
-	esac
-	shift
-done
+opts "--rounds=ROUNDS --workers=WORKERS --seed=SEED" "$@"
 need_built
 need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
 CLUSTER=$ROOT/scripts/cluster.sh

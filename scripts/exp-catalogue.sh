@@ -33,15 +33,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 PRESET="" RATE="" ONLY=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--preset) PRESET=$2; shift ;;
-	--rate) RATE=$2; shift ;;
-	--only) ONLY=$2; shift ;;
-	*) fail "unknown option $1" ;;
-	esac
-	shift
-done
+opts "--preset=PRESET --rate=RATE --only=ONLY" "$@"
 [ -n "$RATE" ] || fail "--rate HASHES_PER_S is needed"
 C=$(ncpus)
 MILESTONE="3435245 %s 0 30000000 20 %s 1.5" # TOTAL DELAY_US

@@ -21,18 +21,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 PRESET=full REPS="" ONLY="" OUT=$ROOT/bench-out/experiments DRY=0
-while [ $# -gt 0 ]; do
-	case $1 in
-	--quick) PRESET=quick ;;
-	--preset) PRESET=$2; shift ;;
-	--reps) REPS=$2; shift ;;
-	--only) ONLY=$2; shift ;;
-	--out) OUT=$2; shift ;;
-	--dry-run) DRY=1 ;;
-	*) fail "unknown option $1 (see the head of $0)" ;;
-	esac
-	shift
-done
+opts "--quick:PRESET=quick --preset=PRESET --reps=REPS --only=ONLY --out=OUT --dry-run:DRY=1" "$@"
 case $PRESET in
 smoke) REPS=${REPS:-1} ;;
 quick) REPS=${REPS:-2} ;;

@@ -8,6 +8,33 @@ BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
 
+# opts SPEC "$@": the options SPEC names, into their variables; what
+# follows them into ARGS. SPEC's words: "--name=VAR" (an option with a
+# value), "--flag:VAR=VALUE" (a switch that sets VAR), and "--rest" (an
+# option SPEC does not name starts ARGS; without it, it fails the script).
+opts() {
+	local spec=" $1 " name set
+	shift
+	while [ $# -gt 0 ]; do
+		case $spec in
+		*" $1="*)
+			[ $# -ge 2 ] || fail "$1 needs a value"
+			name=${spec#*" $1="}
+			printf -v "${name%% *}" '%s' "$2"
+			shift 2 ;;
+		*" $1:"*)
+			set=${spec#*" $1:"}
+			set=${set%% *}
+			printf -v "${set%%=*}" '%s' "${set#*=}"
+			shift ;;
+		*)
+			case $spec in *" --rest "*) break ;; esac
+			fail "unknown option $1" ;;
+		esac
+	done
+	ARGS=("$@")
+}
+
 # need_built: the binaries exist (run `make` first).
 need_built() {
 	[ -x "$MASTER" ] || fail "$MASTER not built (run make)"

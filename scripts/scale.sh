@@ -11,14 +11,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 COUNTS="1 2 4 8 16" REQUESTS=100
-while [ $# -gt 0 ]; do
-	case $1 in
-	--counts) COUNTS=$2; shift ;;
-	--requests) REQUESTS=$2; shift ;;
-	*) fail "unknown option $1" ;;
-	esac
-	shift
-done
+opts "--counts=COUNTS --requests=REQUESTS" "$@"
 need_built
 OUT=$ROOT/bench-out/scale
 mkdir -p "$OUT"
