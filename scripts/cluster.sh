@@ -120,12 +120,13 @@ netns_down() {
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
 # namespaced node; its pid into $RUN/NAME.pid. Co-located nodes share the
 # CPUs, so the scheduler places their workers (--no-pin): pinned, every
-# node's first worker would sit on the first CPU.
+# node's first worker would sit on the first CPU. They would share a GPU
+# too, each running a worker on device 0: they run none (--gpu off).
 node_start() {
 	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid
 	local wrap=()
 	[ "$kind" = netns ] && wrap=(ip netns exec "$(ns_name "${name#n}")")
-	"${wrap[@]}" "$MASTER" "$port" --workers "$WORKERS" --no-pin \
+	"${wrap[@]}" "$MASTER" "$port" --workers "$WORKERS" --no-pin --gpu off \
 		2>>"$log" >/dev/null </dev/null &
 	pid=$!
 	echo "$pid" >"$RUN/$name.pid"
