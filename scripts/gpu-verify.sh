@@ -33,18 +33,13 @@ say "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'
 	"$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || echo 'no nvidia-smi')"
 
 # final_on NAME MASTER_ARGS...: the final workload on one server, its rate
-# calibrated first; the summary lines of revhash-bench to OUT/NAME.txt.
+# calibrated first (replay_row, into OUT/NAME.*); then revhash-bench's
+# summary lines.
 final_on() {
-	local name=$1 port
+	local name=$1
 	shift
-	port=$(free_port)
-	start_master "$port" "$OUT/$name.log" "$@"
-	"$BENCH" 127.0.0.1 "$port" "$SEED" 500 0 30000000 20 600000 1.5 --quiet \
-		--csv "$OUT/$name.csv" >"$OUT/$name.txt" 2>&1
-	local rc=$?
-	status_json "$port" >"$OUT/$name.status.json"
-	stop_master "$MASTER_PID" 60
-	[ $rc -eq 0 ] || { tail -20 "$OUT/$name.txt"; fail "$name: wrong or missing answers"; }
+	row_header
+	OWN_RATE=1 REPLAY_SEED=$SEED replay_row "$name" 500 30000000 600000 "$@" || exit 1
 	grep -E '^(Results|hash rate|ideal|best policy|latency)' "$OUT/$name.txt"
 }
 

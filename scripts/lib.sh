@@ -174,7 +174,8 @@ row_header() {
 }
 
 # replay_row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload
-# on $MASTER (seed 3435245, 20% repeats, lambda 1.5), rated at RATE, or
+# on $MASTER (seed REPLAY_SEED, 3435245 unless set; 20% repeats, lambda
+# 1.5), rated at RATE, or
 # with OWN_RATE=1 (a server that hashes at another rate) at its own,
 # calibrated first; and rated again at the rate its workers hashed at
 # during the run, which no neighbour on the machine can move between
@@ -186,7 +187,7 @@ replay_row() {
 	shift 4
 	port=$(free_port)
 	out=$OUT/$name.txt
-	wl=(3435245 "$total" 0 "$diff" 20 "$delay" 1.5)
+	wl=("${REPLAY_SEED:-3435245}" "$total" 0 "$diff" 20 "$delay" 1.5)
 	# shellcheck disable=SC2207 # bench_policy's words are options
 	policy=($(bench_policy "$@"))
 	rate=(--rate "${RATE}e6")

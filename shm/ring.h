@@ -247,8 +247,6 @@ uint64_t ring_answer(const struct ring *r, uint32_t job);
 void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p);
 /* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
-/* The weight the master gave job. */
-uint64_t ring_weight(const struct ring *r, uint32_t job);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);

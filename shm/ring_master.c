@@ -146,11 +146,6 @@ const struct ring_key *ring_key(const struct ring *r, uint32_t job)
 	return &r->jobs[job].key;
 }
 
-uint64_t ring_weight(const struct ring *r, uint32_t job)
-{
-	return peek(r->jobs[job].weight);
-}
-
 void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
 {
 	const struct ring_job *j = &r->jobs[job];

@@ -1,6 +1,7 @@
 /* Test helpers. The master runs as a real child process; its log goes to a
  * file under the build folder that tm_dump_log prints when a test fails. */
 #include "tests/helpers.h"
+#include "lib/os.h"
 #include "tests/check_run.h"
 #include "proto/proto.h"
 
@@ -33,45 +34,22 @@ uint64_t th_rand64(void)
 	return s;
 }
 
-/* Fields of /proc/pid/stat after the command name (which may hold
- * spaces): field 3 is the state, 14 and 15 utime and stime in ticks. */
-static int proc_stat(pid_t pid, char *state, unsigned long long *ticks)
-{
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return -1;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu",
-		   state, &ut, &st) != 3)
-		return -1;
-	*ticks = ut + st;
-	return 0;
-}
-
 uint64_t th_cpu_ms(pid_t pid)
 {
-	unsigned long long ticks;
+	uint64_t ticks;
 	char state;
 
-	if (proc_stat(pid, &state, &ticks) < 0)
+	if (os_proc_stat(pid, &state, &ticks) < 0)
 		return 0;
-	return ticks * 1000 / (unsigned long long)sysconf(_SC_CLK_TCK);
+	return ticks * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
 }
 
 char th_proc_state(pid_t pid)
 {
-	unsigned long long ticks;
+	uint64_t ticks;
 	char state;
 
-	return proc_stat(pid, &state, &ticks) < 0 ? 0 : state;
+	return os_proc_stat(pid, &state, &ticks) < 0 ? 0 : state;
 }
 
 int th_signals_pending(pid_t pid)
