@@ -149,10 +149,6 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case 'n':
 		o->calibrate = 0;
 		return REPLAY;
-	case RANK_OPT_SCHEDULE:
-	case RANK_OPT_NO_PREEMPT:
-	case RANK_OPT_NO_SPLIT:
-		return rank_policy_option(c, arg, &pol->rank) < 0 ? -EINVAL : REPLAY;
 	case 'w':
 		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
 			return -EINVAL;
@@ -188,7 +184,7 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		return parse_u64(arg, 1, ASK_MAX_SPLIT, &o->ask.split) ?
 		       -EINVAL : SPLIT;
 	}
-	return -EINVAL;
+	return policy_option(c, arg, &pol->policy) == 1 ? REPLAY : -EINVAL;
 }
 
 /* HOST PORT DIGEST_HEX START END, after --ask and nothing but --priority
@@ -204,13 +200,12 @@ static int parse_ask(int argc, char **a, int modes, struct bench_options *o)
 
 static int parse_args(int argc, char **argv, struct bench_options *o)
 {
-	static const struct option longs[] = {
+	static const struct option fixed[] = {
 		{ "csv", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "rescore", required_argument, NULL, 'S' },
 		{ "rate", required_argument, NULL, 'r' },
 		{ "no-calibrate", no_argument, NULL, 'n' },
-		RANK_POLICY_OPTIONS,
 		{ "workers", required_argument, NULL, 'w' },
 		{ "worker-rates", required_argument, NULL, 'R' },
 		{ "concurrency", required_argument, NULL, 'C' },
@@ -222,13 +217,19 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "ask", no_argument, NULL, 'A' },
 		{ "split", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
+	struct option longs[sizeof fixed / sizeof fixed[0] + POLICY_OPTIONS_MAX + 1];
+	size_t n = sizeof fixed / sizeof fixed[0];
 	int c, mode, modes = 0;
+
+	/* Then the policy's switches, as the master's. */
+	memcpy(longs, fixed, sizeof fixed);
+	n += policy_getopt(longs + n);
+	longs[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	*o = (struct bench_options){
 		.calibrate = 1,
-		.policy = { rank_default(), bench_cpus(), bench_cpus(), NULL },
+		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1 },
 	};

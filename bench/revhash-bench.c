@@ -268,10 +268,9 @@ static void print_part(const char *name, const struct part *p, uint64_t total)
 /* "wsrpt, preemptive, split, 2 workers" */
 static const char *describe(const struct sim_policy *p, char *buf, size_t size)
 {
-	int len = snprintf(buf, size, "%s, %s, %s, %u worker%s%s",
-			   rank_order_name(p->rank.order),
-			   p->rank.preempt ? "preemptive" : "run to completion",
-			   p->rank.split ? "split" : "no split", p->workers,
+	char words[64];
+	int len = snprintf(buf, size, "%s, %u worker%s%s",
+			   policy_describe(&p->policy, words, sizeof words), p->workers,
 			   p->workers == 1 ? "" : "s", p->shares ? " of unequal rates" : "");
 
 	if (p->cores && p->cores < p->workers && len > 0 && (size_t)len < size)
@@ -445,7 +444,7 @@ static void scale_calibrated(struct bench_options *opt)
 	unsigned times = p->workers < cpus ? p->workers : cpus;
 	double one = opt->rate;
 
-	if (p->rank.split || times == 1) {
+	if (policy_shares_jobs(&p->policy) || times == 1) {
 		printf("hash rate: %.3f M hashes/s (calibrated)\n", one / 1e6);
 		return;
 	}

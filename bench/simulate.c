@@ -1,12 +1,14 @@
 /* An exact, event-driven simulation of an ideal server under one policy of
- * shm/rank.h. Requests for the same (digest, start, end) share one job; the
- * server has no overhead and remembers every answer it has found, so a
+ * shm/policy.h. Requests for the same (digest, start, end) share one job;
+ * the server has no overhead and remembers every answer it has found, so a
  * repeat that comes after its job completed costs nothing. Which jobs run
- * is decided by rank_outranks() itself, on a rank_key built from each job,
- * so the ideal follows the server's order by construction:
- *   split     the whole rate goes to the best-ranked job (perfectly
+ * is decided by policy_outranks() itself, on the rank ring_rank_of() (the
+ * server's one builder of a rank) gives each job, and whether a job may
+ * take several workers by policy_shares_jobs(), so the ideal follows the
+ * server's policy by construction:
+ *   shared    the whole rate goes to the best-ranked job (perfectly
  *             divisible work: any number of workers hash it at once);
- *   no split  each of the best `workers` jobs gets one worker; with fewer
+ *   not       each of the best `workers` jobs gets one worker; with fewer
  *             jobs, workers stay idle. The rate is the machine's, over
  *             c = min(workers, cores) CPUs: each running job gets rate / c
  *             while no more than c jobs run, and rate / jobs when more
@@ -16,7 +18,7 @@
  *             the best-ranked job on the fastest worker, the next on the
  *             next: what a server that may move a job between workers at
  *             any event can do at best.
- * Without preemption rank_outranks puts started jobs first, and that alone
+ * Without preemption policy_outranks puts started jobs first, and that alone
  * makes a started job keep its worker(s) until it completes: started jobs
  * are always chosen again at the next event (they outrank every unstarted
  * one and, as only chosen jobs start, never outnumber the workers), and a
@@ -41,6 +43,7 @@
  * rounding; requests are grouped by key once, by sorting, so a job knows
  * its requests without a hash table. */
 #include "bench/simulate.h"
+#include "shm/ring.h"
 
 #include <errno.h>
 #include <math.h>
@@ -68,8 +71,8 @@ struct sim {
 	const struct wl_request *reqs;
 	const double *arrival;
 	double *latency;
-	struct rank_policy rank;
-	size_t slots;        /* jobs that run at once: 1 with split, workers */
+	struct policy policy;
+	size_t slots;        /* jobs that run at once: 1 when shared, workers */
 	long double rate_us; /* values per microsecond, the whole machine */
 	size_t cpus;         /* the CPUs the running jobs share (1 with split) */
 	long double *own;    /* unequal workers: each one's values per µs,
@@ -83,7 +86,7 @@ struct sim {
 	size_t nactive;
 	size_t activated;
 	size_t *running;     /* the chosen jobs, best first */
-	struct rank_key *keys; /* and their keys */
+	struct rank *keys;   /* and their ranks */
 	size_t nrunning;
 };
 
@@ -167,21 +170,24 @@ static int build_jobs(struct sim *s, size_t n)
 	return 0;
 }
 
-/* The job as rank_outranks sees it. Every request of a bench run comes from
- * one peer address, and the server caps what one peer adds to one job at
- * RANK_PEER_WEIGHT_MAX, so the weight here is capped the same way. The
- * remaining range is rounded up to whole values, as the server counts it. */
-static struct rank_key key(const struct job *j)
+/* The job's rank, by the server's own builder: the job as a range of span
+ * values from 0, with the values it has left (rounded up to whole values,
+ * as the server counts them) still ahead of its cursor. Every request of a
+ * bench run comes from one peer address, and the server caps what one
+ * peer adds to one job at POLICY_PEER_WEIGHT_MAX, so the weight here is
+ * capped the same way. */
+static struct rank rank_of(const struct job *j)
 {
-	long double left = fmaxl(ceill(j->span - j->done), 0);
-	uint64_t cap = RANK_PEER_WEIGHT_MAX;
+	long double left = fminl(fmaxl(ceill(j->span - j->done), 0), j->span);
+	struct ring_key k = { .start = 0, .end = (uint64_t)(j->span - 1) };
+	struct ring_progress p = { .started = j->started };
+	uint64_t cap = POLICY_PEER_WEIGHT_MAX;
 
-	return (struct rank_key){
-		.weight = j->weight < cap ? j->weight : cap,
-		.remaining = (unsigned __int128)left,
-		.seq = j->seq,
-		.started = j->started,
-	};
+	if (left < 1)
+		p.cursor_done = 1;
+	else
+		p.next = (uint64_t)(j->span - left);
+	return ring_rank_of(j->weight < cap ? j->weight : cap, j->seq, &k, &p);
 }
 
 /* Choose the best s->slots active jobs, best first: an insertion into a
@@ -190,11 +196,11 @@ static void choose(struct sim *s)
 {
 	s->nrunning = 0;
 	for (size_t k = 0; k < s->nactive; k++) {
-		struct rank_key kj = key(&s->jobs[s->active[k]]);
+		struct rank kj = rank_of(&s->jobs[s->active[k]]);
 		size_t pos = s->nrunning;
 
 		while (pos > 0 &&
-		       rank_outranks(&s->rank, &kj, &s->keys[pos - 1]))
+		       policy_outranks(&s->policy, &kj, &s->keys[pos - 1]))
 			pos--;
 		if (pos == s->slots)
 			continue;
@@ -350,7 +356,7 @@ static int simulate(struct sim *s, size_t n)
 static int valid(double rate, const struct sim_policy *pol)
 {
 	return isfinite(rate) && rate > 0 && pol->workers > 0 &&
-	       pol->rank.order <= RANK_FIFO;
+	       pol->policy.order < policy_orders();
 }
 
 static int faster(const void *a, const void *b)
@@ -384,18 +390,18 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double *score)
 {
 	struct sim s = { .reqs = reqs, .arrival = arrival_us,
-			 .rank = pol->rank };
+			 .policy = pol->policy };
 	size_t m = n ? n : 1;
 	int err = -ENOMEM;
 
 	if (!valid(rate, pol))
 		return -EINVAL;
-	s.slots = pol->rank.split ? 1 : pol->workers;
+	s.slots = policy_shares_jobs(&pol->policy) ? 1 : pol->workers;
 	s.rate_us = (long double)rate / 1e6L;
 	s.cpus = s.slots;
 	if (pol->cores && pol->cores < s.cpus)
 		s.cpus = pol->cores;
-	if (pol->shares && !pol->rank.split &&
+	if (pol->shares && s.slots > 1 &&
 	    (err = own_rates(&s, pol->shares, pol->workers)) < 0)
 		return err;
 	err = -ENOMEM;
@@ -433,26 +439,17 @@ int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 {
 	struct sim_policy pol = *like, won = pol;
 	double low = INFINITY;
-	int first = 1;
 
-	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
-		for (int preempt = 1; preempt >= 0; preempt--) {
-			for (int split = 1; split >= 0; split--) {
-				double sc;
-				int err;
+	for (unsigned i = 0; i < policy_variants(); i++) {
+		double sc;
+		int err;
 
-				pol.rank = (struct rank_policy){ order, preempt,
-								 split, 0 };
-				err = sim_run(reqs, arrival_us, n, rate, &pol,
-					      NULL, &sc);
-				if (err)
-					return err;
-				if (first || sc < low) {
-					low = sc;
-					won = pol;
-					first = 0;
-				}
-			}
+		pol.policy = policy_variant(i);
+		if ((err = sim_run(reqs, arrival_us, n, rate, &pol, NULL, &sc)))
+			return err;
+		if (i == 0 || sc < low) {
+			low = sc;
+			won = pol;
 		}
 	}
 	if (best)

@@ -7,18 +7,18 @@
 
 #include <stddef.h>
 
-#include "shm/rank.h"
+#include "shm/policy.h"
 #include "bench/workload.h"
 
-/* A scheduling policy: the rank function's variant, how many identical
- * workers share the hash rate (at least 1; they matter only without split)
+/* A scheduling policy (shm/policy.h), how many identical workers share
+ * the hash rate (at least 1; they matter only where jobs are not shared)
  * and on how many CPUs (0: as many as workers; fewer CPUs than workers
  * gives one running job a CPU's rate, not a worker's share). Workers of
  * unequal rates (a GPU beside CPUs) are given by shares: shares[i] is
  * worker i's part of the rate (any unit; NULL: all alike), each on a
  * device of its own. */
 struct sim_policy {
-	struct rank_policy rank;
+	struct policy policy;
 	unsigned workers;
 	unsigned cores;
 	const double *shares;
@@ -34,13 +34,13 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double rate, const struct sim_policy *pol, double *latency_us,
 	    double *score);
 
-/* Run every policy (each order, with and without preemption and split) on
- * the workers of like (its workers, cores and shares, as in struct
- * sim_policy) and store the lowest-scoring one in *best and its score in
- * *score (either may be NULL): the best for these workers, which is not
- * always the best of all (on fewer CPUs than workers, fewer workers can do
- * better). Ties go to the first tried: wsrpt, priority, fifo; preemptive
- * before not; split before not. Returns as sim_run. */
+/* Run every policy (policy_variant: each order with each combination of
+ * rules) on the workers of like (its workers, cores and shares, as in
+ * struct sim_policy) and store the lowest-scoring one in *best and its
+ * score in *score (either may be NULL): the best for these workers, which
+ * is not always the best of all (on fewer CPUs than workers, fewer workers
+ * can do better). Ties go to the first tried: the orders in their table's
+ * order, and within one, each rule on before off. Returns as sim_run. */
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	     double rate, const struct sim_policy *like, struct sim_policy *best,
 	     double *score);

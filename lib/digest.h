@@ -16,7 +16,7 @@ void digest_message(uint64_t x, uint8_t msg[8]);
 /* out = SHA-256 of the message of x (OpenSSL). */
 void digest_of(uint64_t x, uint8_t out[DIGEST_LEN]);
 /* The first 8 bytes of a digest as a number: already uniform, a ready hash
- * key (in host order: any order is as good as another for a key). */
-uint64_t digest_key(const uint8_t digest[DIGEST_LEN]);
+ * (in host order: any order is as good as another for a hash). */
+uint64_t digest_hash(const uint8_t digest[DIGEST_LEN]);
 
 #endif

@@ -1,7 +1,8 @@
 /* Connections as a set. Each is in at most one list: `timed` while reading
  * or writing (one timeout for all, so arrival order is deadline order),
- * `lingering` after its reply, a job's waiters while waiting (jobs.c, which
- * alone edits those lists and c->job), or the graveyard once closed. */
+ * `lingering` after its reply, a job's waiters while waiting (the list
+ * jobs.c hands clients_wait), or the graveyard once closed. This file
+ * alone moves a connection between lists; jobs.c alone sets c->job. */
 #include "master/clients.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -17,6 +18,42 @@
 #define ACCEPT_TRIES 16        /* accept failures (aborted connections) in a row */
 #define LINGER_MS 2000         /* after the reply, what a client may still send */
 #define LINGER_BYTES (64 * 1024)
+
+/* Append c to l (c must be in no list). */
+static void list_push(struct conn_list *l, struct conn *c)
+{
+	if (c->list)
+		abort(); /* in two lists at once: a bug, which would corrupt both */
+	c->next = NULL;
+	c->prev = l->tail;
+	if (l->tail)
+		l->tail->next = c;
+	else
+		l->head = c;
+	l->tail = c;
+	c->list = l;
+	l->n++;
+}
+
+/* Remove c from whatever list holds it (no-op if none). */
+static void list_remove(struct conn *c)
+{
+	struct conn_list *l = c->list;
+
+	if (!l)
+		return;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		l->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		l->tail = c->prev;
+	c->prev = c->next = NULL;
+	c->list = NULL;
+	l->n--;
+}
 
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms)
@@ -50,13 +87,13 @@ static void close_conn(struct clients *cl, struct conn *c)
 {
 	if (c->src.fd < 0)
 		return;
-	conn_list_remove(c);
+	list_remove(c);
 	if (c->watched)
 		epoll_ctl(cl->epfd, EPOLL_CTL_DEL, c->src.fd, NULL);
 	close(c->src.fd);
 	c->src.fd = -1;
 	cl->open--;
-	conn_list_push(&cl->graveyard, c);
+	list_push(&cl->graveyard, c);
 }
 
 void clients_drop(struct clients *cl, struct conn *c)
@@ -83,7 +120,7 @@ static void turned_away(struct clients *cl)
 /* c's whole request is in: off the deadline list, and counted. */
 static void request_read(struct clients *cl, struct conn *c)
 {
-	conn_list_remove(c);
+	list_remove(c);
 	c->request_ns = clock_ns();
 	cl->stats->requests++;
 }
@@ -106,11 +143,11 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	conn_peer(c, peer);
 	cl->open++;
 	cl->stats->accepted++;
-	conn_list_push(&cl->timed, c);
+	list_push(&cl->timed, c);
 	switch (conn_read(c)) {
 	case CONN_DONE:
 		request_read(cl, c);
-		conn_list_push(&cl->ready, c);
+		list_push(&cl->ready, c);
 		break;
 	case CONN_MORE:
 		if (arm(cl, c, EPOLLIN) < 0)
@@ -126,7 +163,7 @@ struct conn *clients_ready(struct clients *cl)
 	struct conn *c = cl->ready.head;
 
 	if (c)
-		conn_list_remove(c);
+		list_remove(c);
 	return c;
 }
 
@@ -161,33 +198,29 @@ int clients_accept(struct clients *cl, int listen_fd)
 	return 0;
 }
 
-/* The reply is out: close, or first drain what the client sent beyond its
- * request, so that closing does not reset the connection under the reply. */
-static void answered(struct clients *cl, struct conn *c)
+/* Go on with c's reply after conn_reply or conn_write said io. */
+static void replying(struct clients *cl, struct conn *c, enum conn_io io)
 {
-	cl->stats->answered++;
-	if (!conn_unread(c) || shutdown(c->src.fd, SHUT_WR) < 0 ||
-	    arm(cl, c, EPOLLIN) < 0) {
-		close_conn(cl, c);
-		return;
-	}
-	conn_list_remove(c);
-	c->state = CONN_LINGERING;
-	c->since_ms = clock_ms();
-	conn_list_push(&cl->lingering, c);
-}
-
-/* Write what is left of c's reply. */
-static void flush(struct clients *cl, struct conn *c)
-{
-	switch (conn_write(c)) {
+	switch (io) {
 	case CONN_DONE:
-		answered(cl, c);
+		cl->stats->answered++;
+		close_conn(cl, c);
+		break;
+	case CONN_LINGER:
+		cl->stats->answered++;
+		if (arm(cl, c, EPOLLIN) < 0) {
+			close_conn(cl, c);
+			break;
+		}
+		list_remove(c);
+		c->since_ms = clock_ms();
+		list_push(&cl->lingering, c);
 		break;
 	case CONN_MORE:
 		if (c->list != &cl->timed) {
+			list_remove(c);
 			c->since_ms = clock_ms();
-			conn_list_push(&cl->timed, c);
+			list_push(&cl->timed, c);
 			arm(cl, c, EPOLLOUT);
 		}
 		break;
@@ -198,13 +231,14 @@ static void flush(struct clients *cl, struct conn *c)
 
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
 {
-	conn_set_reply(c, answer);
-	flush(cl, c);
+	replying(cl, c, conn_reply(c, answer));
 }
 
-void clients_wait(struct clients *cl, struct conn *c)
+void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters)
 {
 	c->state = CONN_WAITING;
+	list_remove(c);
+	list_push(waiters, c);
 	arm(cl, c, 0); /* errors and hang-ups only */
 }
 
@@ -232,7 +266,7 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
 		if (events & EPOLLERR)
 			clients_drop(cl, c);
 		else
-			flush(cl, c);
+			replying(cl, c, conn_write(c));
 		break;
 	case CONN_LINGERING:
 		if (conn_linger(c, LINGER_BYTES) != CONN_MORE)
@@ -292,7 +326,7 @@ void clients_bury(struct clients *cl)
 	struct conn *c;
 
 	while ((c = cl->graveyard.head)) {
-		conn_list_remove(c);
+		list_remove(c);
 		free(c);
 	}
 }

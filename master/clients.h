@@ -44,12 +44,14 @@ struct conn *clients_ready(struct clients *cl);
 /* Handle events on c; says what the layers above must do. */
 enum client_news clients_event(struct clients *cl, struct conn *c,
 			       uint32_t events);
-/* c's request is being searched: watch it only for a reset or an error. */
-void clients_wait(struct clients *cl, struct conn *c);
-/* Send answer to c (in no list: a waiting one is detached from its job
- * first); closed once written. */
+/* c's request is being searched: it waits in the list waiters (its job's),
+ * watched only for a reset or an error. */
+void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters);
+/* Send answer to c (leaving whatever list it waits in); closed once
+ * written. */
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer);
-/* Close c without an answer, counted as dropped. */
+/* Close c without an answer (leaving whatever list it waits in), counted
+ * as dropped. */
 void clients_drop(struct clients *cl, struct conn *c);
 /* Close what is past its deadline; returns the next deadline (clock_ms()),
  * or UINT64_MAX when none. */

@@ -13,40 +13,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-void conn_list_push(struct conn_list *l, struct conn *c)
-{
-	if (c->list)
-		abort(); /* in two lists at once: a bug, which would corrupt both */
-	c->next = NULL;
-	c->prev = l->tail;
-	if (l->tail)
-		l->tail->next = c;
-	else
-		l->head = c;
-	l->tail = c;
-	c->list = l;
-	l->n++;
-}
-
-void conn_list_remove(struct conn *c)
-{
-	struct conn_list *l = c->list;
-
-	if (!l)
-		return;
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		l->head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	else
-		l->tail = c->prev;
-	c->prev = c->next = NULL;
-	c->list = NULL;
-	l->n--;
-}
-
 void conn_peer(struct conn *c, const struct sockaddr *sa)
 {
 	memset(c->peer, 0, sizeof c->peer);
@@ -109,11 +75,20 @@ enum conn_io conn_read(struct conn *c)
 	return CONN_DONE;
 }
 
-void conn_set_reply(struct conn *c, uint64_t answer)
+/* After the reply: has the client sent bytes nobody read? */
+static int unread(const struct conn *c)
+{
+	int n = 0;
+
+	return ioctl(c->src.fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+enum conn_io conn_reply(struct conn *c, uint64_t answer)
 {
 	proto_encode_reply(answer, c->out);
 	c->sent = 0;
 	c->state = CONN_WRITING;
+	return conn_write(c);
 }
 
 enum conn_io conn_write(struct conn *c)
@@ -131,14 +106,11 @@ enum conn_io conn_write(struct conn *c)
 			return CONN_MORE;
 		return CONN_ERROR;
 	}
+	if (unread(c) && shutdown(c->src.fd, SHUT_WR) == 0) {
+		c->state = CONN_LINGERING;
+		return CONN_LINGER;
+	}
 	return CONN_DONE;
-}
-
-int conn_unread(const struct conn *c)
-{
-	int n = 0;
-
-	return ioctl(c->src.fd, FIONREAD, &n) == 0 && n > 0;
 }
 
 enum conn_io conn_linger(struct conn *c, uint64_t limit)

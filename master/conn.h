@@ -2,7 +2,8 @@
  * reads, wait for the answer without reading, write 8 bytes across partial
  * writes, then close (lingering when the client sent more than asked). The
  * byte handling (conn_take) is separate from the socket calls so that tests
- * and the fuzzer can feed it arbitrary streams. */
+ * and the fuzzer can feed it arbitrary streams. Which list a connection is
+ * in, and when it is closed, is the connection set's (clients.c). */
 #ifndef REVHASH_CONN_H
 #define REVHASH_CONN_H
 
@@ -20,7 +21,14 @@ enum conn_state {
 	CONN_WRITING,     /* the reply, across partial writes */
 	CONN_LINGERING,   /* answered; reading what the client still sends */
 };
-enum conn_io { CONN_MORE = 0, CONN_DONE, CONN_EOF, CONN_ERROR };
+enum conn_io {
+	CONN_MORE = 0, /* not yet: wait for the socket */
+	CONN_DONE,     /* complete */
+	CONN_LINGER,   /* the reply is out, but the client sent more than its
+	                  request: half-closed, drain it before closing */
+	CONN_EOF,      /* the client closed its side */
+	CONN_ERROR,    /* the connection failed */
+};
 
 struct job; /* what a waiting connection waits on (master/jobs.c) */
 
@@ -43,16 +51,12 @@ struct conn {
 	struct conn_list *list;
 };
 
-/* An intrusive doubly linked list of connections, oldest first. */
+/* An intrusive doubly linked list of connections, oldest first (its
+ * operations: clients.c). */
 struct conn_list {
 	struct conn *head, *tail;
 	size_t n;
 };
-
-/* Append c to l (c must be in no list). */
-void conn_list_push(struct conn_list *l, struct conn *c);
-/* Remove c from whatever list holds it (no-op if none). */
-void conn_list_remove(struct conn *c);
 
 /* Fill c->peer from the client's address sa: an IPv4 address (as
  * IPv4-mapped IPv6), or the /64 prefix of an IPv6 one, the part one host
@@ -64,13 +68,14 @@ size_t conn_take(struct conn *c, const uint8_t *data, size_t len);
 /* Read what the socket has into the request. CONN_DONE once complete,
  * CONN_MORE when more is needed, CONN_EOF/CONN_ERROR when the peer is gone. */
 enum conn_io conn_read(struct conn *c);
-/* Set the 8-byte reply and enter the writing state. */
-void conn_set_reply(struct conn *c, uint64_t answer);
-/* Write what is left of the reply: CONN_DONE, CONN_MORE or CONN_ERROR. */
+/* Set the 8-byte reply, enter the writing state and write it: as
+ * conn_write. */
+enum conn_io conn_reply(struct conn *c, uint64_t answer);
+/* Write what is left of the reply: CONN_MORE, CONN_ERROR, or once it is
+ * out, CONN_DONE (close now) or CONN_LINGER (the client sent bytes nobody
+ * read, and closing over them would reset the connection and could
+ * destroy the reply in flight: our side is shut, drain theirs). */
 enum conn_io conn_write(struct conn *c);
-/* After the reply: has the client sent bytes nobody read? (Closing over
- * them would reset the connection and could destroy the reply in flight.) */
-int conn_unread(const struct conn *c);
 /* While lingering: read and discard, at most limit bytes in all. CONN_DONE
  * at the client's end of stream or at the limit, CONN_MORE, or CONN_ERROR. */
 enum conn_io conn_linger(struct conn *c, uint64_t limit);

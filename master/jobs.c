@@ -1,26 +1,28 @@
 /* The master's side of jobs (see jobs.h).
  *
- * A new job starts out parked, with fresh progress, and jobs_balance() puts
- * parked jobs into free entries best-ranked first; so a new job and one that
- * waited behind a full table take the same path. An index hashed on the key
- * finds the job a repeated request may join without looking at the others.
+ * A new job starts out in the backlog, with fresh progress, and
+ * jobs_balance() gives free entries to the backlog's best; so a new job
+ * and one that waited behind a full table take the same path. The sets a
+ * job lives in and its weight are jobset.c's; this file decides what
+ * becomes of a request and of a job.
  *
  * One notification ends a job: the worker that moves it to FOUND or
  * EXHAUSTED flags its entry, and the master replies to every connection
- * waiting on it, caches the answer, frees the job and takes the entry back,
- * all in that one turn of its loop. A cancelled job is forgotten at once;
- * its entry comes back when the workers have dropped it (CLOSED). */
+ * waiting on it, caches the answer, frees the job and the entry, all in
+ * that one turn of its loop. A cancelled job is forgotten at once; its
+ * entry comes back when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "master/job.h"
+#include "master/jobset.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The stages of j's first request, answered now (see enum seg_stage). */
-static void time_stages(struct jobs *js, const struct job *j, uint64_t settled)
+/* The stages of j's first request, answered now; heard_ns: when the master
+ * heard of the answer (see enum seg_stage). */
+static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 {
 	struct seg_stages *st = &js->stats->stages;
 	uint64_t leased, found, now = clock_ns();
@@ -28,14 +30,14 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t settled)
 
 	ring_job_times(js->ring, j->entry, &leased, &found);
 	if (!leased || !found || leased < j->submit_ns || found < leased ||
-	    settled < found)
+	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
 	t[STAGE_READ] = j->request_ns - j->accept_ns;
 	t[STAGE_DISPATCH] = j->submit_ns - j->request_ns;
 	t[STAGE_WAKE] = leased - j->submit_ns;
 	t[STAGE_HASH] = found - leased;
-	t[STAGE_NOTIFY] = settled - found;
-	t[STAGE_REPLY] = now - settled;
+	t[STAGE_NOTIFY] = heard_ns - found;
+	t[STAGE_REPLY] = now - heard_ns;
 	for (int i = 0; i < STAGE_COUNT; i++)
 		st->ns[i] += t[i];
 	st->timed++;
@@ -63,78 +65,26 @@ static void note(const struct conn *c, const char *how)
 		  c->prio, how);
 }
 
-/* j's weight changed: publish it where the job is ranked. */
-static void reweigh(struct jobs *js, struct job *j)
-{
-	if (j->entry != RING_NONE)
-		ring_set_weight(js->ring, j->entry, jobset_weight(j));
-	else
-		jobset_rerank(js, j);
-	js->rebalance = 1;
-}
-
 /* ---- life and death of a job --------------------------------------------- */
 
-/* c waits on j. 0, or -ENOMEM (c is then not attached). */
-static int attach(struct job *j, struct conn *c)
+/* c waits on j: its weight counts, it waits in j's list. 0, or -ENOMEM
+ * (c is then untouched). */
+static int join(struct jobs *js, struct job *j, struct conn *c)
 {
-	if (jobset_share(j, c->peer, c->prio) < 0)
+	if (jobset_share(js, j, c->peer, c->prio) < 0)
 		return -ENOMEM;
-	conn_list_push(&j->waiters, c);
 	c->job = j;
+	clients_wait(js->clients, c, &j->waiters);
 	return 0;
 }
 
-/* c no longer waits on its job. */
-static void detach(struct conn *c)
+/* Entry e is done with: free again, its job (if any) no longer in it. The
+ * one place an entry is freed. */
+static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 {
-	conn_list_remove(c);
-	c->job = NULL;
-}
-
-/* The job is over: out of the index, its memory freed. */
-static void job_free(struct jobs *js, struct job *j)
-{
-	jobset_unindex(js, j);
-	js->njobs--;
-	free(j->shares);
-	free(j->parked);
-	free(j);
-}
-
-/* A new job for the request of c, whose key is k, waited on by c and
- * parked with fresh progress (jobs_balance gives it an entry), or NULL
- * when memory ran out (c is then untouched). */
-static struct job *job_new(struct jobs *js, struct conn *c,
-			   const struct ring_key *k, uint64_t hash)
-{
-	struct job *j = calloc(1, sizeof *j);
-
-	if (!j || !(j->parked = calloc(1, sizeof *j->parked)))
-		goto fail;
-	j->parked->key = *k;
-	j->parked->p.next = k->start;
-	j->entry = RING_NONE;
-	j->seq = js->seq++;
-	j->hash = hash;
-	j->accept_ns = c->accept_ns;
-	j->request_ns = c->request_ns;
-	if (attach(j, c) < 0)
-		goto fail;
-	if (jobset_park(js, j) < 0) {
-		detach(c);
-		goto fail;
-	}
-	jobset_index(js, j);
-	js->njobs++;
-	return j;
-fail:
-	if (j) {
-		free(j->shares);
-		free(j->parked);
-	}
-	free(j);
-	return NULL;
+	js->by_entry[e] = NULL;
+	ring_free_entry(js->ring, e, p);
+	js->rebalance = 1;
 }
 
 /* Nobody waits on j any more: forget it. Its entry, if it has one, comes
@@ -142,82 +92,58 @@ fail:
 static void cancel(struct jobs *js, struct job *j)
 {
 	js->stats->cancelled++;
-	if (j->entry == RING_NONE) {
-		jobset_unpark(js, j);
-	} else {
+	if (j->entry != RING_NONE) {
 		ring_release(js->ring, j->entry);
 		js->by_entry[j->entry] = NULL;
 	}
-	job_free(js, j);
+	jobset_free(js, j);
 }
 
-/* j, in the table, is answered with x: reply to every connection waiting
- * on it; it is over. */
-static void answer(struct jobs *js, struct job *j, uint64_t x, uint64_t settled)
+/* Reply x to every connection waiting on j, or, when drop, close them
+ * without an answer. */
+static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, int drop)
 {
 	struct conn *c;
 
 	while ((c = j->waiters.head)) {
-		detach(c);
-		clients_reply(js->clients, c, x);
-	}
-	time_stages(js, j, settled);
-	js->by_entry[j->entry] = NULL;
-	job_free(js, j);
-}
-
-/* Close the connections waiting on j without an answer. */
-static void drop_waiters(struct jobs *js, struct job *j)
-{
-	struct conn *c;
-
-	while ((c = j->waiters.head)) {
-		detach(c);
-		clients_drop(js->clients, c);
+		c->job = NULL;
+		if (drop)
+			clients_drop(js->clients, c);
+		else
+			clients_reply(js->clients, c, x);
 	}
 }
 
-/* j's entry is PARKED: its key and progress come to the master (into the
- * j->parked that park_worst made ready), the entry goes back, and j waits
- * with the parked jobs. */
-static void park(struct jobs *js, struct job *j)
+/* j's entry e is PARKED: j's key and progress come to the master, the
+ * entry is freed, and j waits in the backlog. */
+static void come_back(struct jobs *js, struct job *j, uint32_t e)
 {
-	uint32_t e = j->entry;
-
-	js->by_entry[e] = NULL;
-	j->entry = RING_NONE;
-	j->parked->key = *ring_key(js->ring, e);
-	ring_take_back(js->ring, e, &j->parked->p);
-	js->rebalance = 1;
-	if (jobset_park(js, j) == 0)
+	j->out->key = *ring_key(js->ring, e);
+	free_entry(js, e, &j->out->p);
+	if (jobset_come_back(js, j) == 0)
 		return;
 	log_error("out of memory: cancelling a parked search");
-	drop_waiters(js, j);
-	job_free(js, j);
+	tell_waiters(js, j, 0, 1);
+	jobset_free(js, j);
 }
 
 /* What the workers did to the job in entry e, which its phase says: an
  * answer, none, or its leases back after a park or a release. */
-static void on_entry(struct jobs *js, uint32_t e)
+static void on_end(struct jobs *js, uint32_t e)
 {
 	struct job *j = js->by_entry[e];
-	uint64_t settled = clock_ns();
+	uint64_t heard = clock_ns();
 
 	switch (ring_phase(js->ring, e)) {
 	case PHASE_FOUND:
 		cache_put(js->cache, ring_key(js->ring, e)->digest, ring_answer(js->ring, e));
-		if (j)
-			answer(js, j, ring_answer(js->ring, e), settled);
 		break;
 	case PHASE_EXHAUSTED:
-		if (j) {
-			js->stats->not_found++;
-			answer(js, j, 0, settled);
-		}
+		js->stats->not_found += j != NULL;
 		break;
 	case PHASE_PARKED:
 		if (j) {
-			park(js, j);
+			come_back(js, j, e);
 			return;
 		}
 		break;
@@ -226,16 +152,20 @@ static void on_entry(struct jobs *js, uint32_t e)
 	default:
 		return; /* still the workers' */
 	}
-	ring_take_back(js->ring, e, NULL);
-	js->by_entry[e] = NULL;
-	js->rebalance = 1;
+	if (j) {
+		tell_waiters(js, j, ring_phase(js->ring, e) == PHASE_FOUND ?
+				    ring_answer(js->ring, e) : 0, 0);
+		time_stages(js, j, heard);
+		jobset_free(js, j);
+	}
+	free_entry(js, e, NULL);
 }
 
 /* ---- the interface -------------------------------------------------------- */
 
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct rank_policy *policy, int attach)
+	      const struct policy *policy, int join_repeats)
 {
 	memset(js, 0, sizeof *js);
 	js->ring = ring;
@@ -243,27 +173,27 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->clients = clients;
 	js->stats = stats;
 	js->policy = *policy;
-	js->attach = attach;
+	js->join_repeats = join_repeats;
 	js->index_size = 1024;
 	js->index = calloc(js->index_size, sizeof *js->index);
 	return js->index ? 0 : -ENOMEM;
 }
 
-/* Call fn on every job: those in the table, then the parked ones (fn may
- * free the job, but not move it from where it is). */
+/* Call fn on every job: those in the table, then those out (fn may free
+ * the job, but not move it from where it is). */
 static void each_job(struct jobs *js, void (*fn)(struct jobs *, struct job *))
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
 			fn(js, js->by_entry[e]);
-	for (uint32_t i = 0; i < js->nparked; i++)
-		fn(js, js->parked[i]);
+	while (js->nbacklog)
+		fn(js, js->backlog[js->nbacklog - 1]);
 }
 
 void jobs_free(struct jobs *js)
 {
-	each_job(js, job_free);
-	free(js->parked);
+	each_job(js, jobset_free);
+	free(js->backlog);
 	free(js->index);
 	memset(js, 0, sizeof *js);
 }
@@ -291,21 +221,22 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	k.start = q->start;
 	k.end = q->end;
 	hash = jobset_hash(&k);
-	if (js->attach && (j = jobset_find(js, &k, hash)) && attach(j, c) == 0) {
+	if (js->join_repeats && (j = jobset_find(js, &k, hash)) && join(js, j, c) == 0) {
 		note(c, "joins the search in flight");
 		js->stats->attached++;
-		clients_wait(js->clients, c);
-		reweigh(js, j);
 		return;
 	}
-	if (!job_new(js, c, &k, hash)) {
+	if (!(j = jobset_new(js, &k, hash)) || join(js, j, c) < 0) {
+		if (j)
+			jobset_free(js, j);
 		log_error("out of memory: dropping a request");
 		clients_drop(js->clients, c);
 		return;
 	}
 	note(c, "new job");
+	j->accept_ns = c->accept_ns;
+	j->request_ns = c->request_ns;
 	js->stats->jobs++;
-	clients_wait(js->clients, c);
 	jobs_balance(js); /* into the table now, not after the whole batch */
 }
 
@@ -313,13 +244,12 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 {
 	struct job *j = c->job;
 
-	detach(c);
-	jobset_share(j, c->peer, -(int64_t)c->prio);
+	c->job = NULL;
+	clients_drop(js->clients, c);
 	if (j->waiters.n == 0)
 		cancel(js, j);
 	else
-		reweigh(js, j);
-	clients_drop(js->clients, c);
+		jobset_share(js, j, c->peer, -(int64_t)c->prio);
 }
 
 void jobs_news(struct jobs *js)
@@ -327,33 +257,27 @@ void jobs_news(struct jobs *js)
 	unsigned n = ring_changed(js->ring, js->changed);
 
 	for (unsigned i = 0; i < n; i++)
-		on_entry(js, js->changed[i]);
+		on_end(js, js->changed[i]);
 }
 
-/* Put the best parked job into a free entry. */
-static void unpark(struct jobs *js)
+/* Give a free entry to the backlog's best job. */
+static void admit(struct jobs *js)
 {
-	struct job *j = js->parked[0];
+	struct job *j = jobset_best(js);
 	uint32_t e;
 
-	if (ring_submit(js->ring, &j->parked->key, &j->parked->p, jobset_weight(j),
-			j->seq, &e) < 0)
+	if (ring_submit(js->ring, &j->out->key, &j->out->p, j->weight, j->seq, &e) < 0)
 		return;
-	jobset_unpark(js, j);
-	free(j->parked);
-	j->parked = NULL;
-	j->entry = e;
+	jobset_admitted(js, j, e);
 	j->submit_ns = clock_ns();
 	js->by_entry[e] = j;
-	ring_wake(js->ring);
-	ring_preempt(js->ring, e);
 }
 
-/* The table is full: park its worst running job if the best parked one
+/* The table is full: park its worst running job if the backlog's best
  * outranks it. One at a time: none while another is being parked. */
 static void park_worst(struct jobs *js)
 {
-	struct rank_key best = jobset_parked_rank(js->parked[0]), worst = { 0 }, k;
+	struct rank best = jobset_best(js)->rank, worst = { 0 }, k;
 	uint32_t victim = RING_NONE;
 	struct job *j;
 
@@ -366,20 +290,20 @@ static void park_worst(struct jobs *js)
 			return;
 		if (now != PHASE_RUNNING)
 			continue;
-		ring_rank_key(js->ring, e, &k);
-		if (victim == RING_NONE || rank_outranks(&js->policy, &worst, &k)) {
+		k = ring_rank(js->ring, e);
+		if (victim == RING_NONE || policy_outranks(&js->policy, &worst, &k)) {
 			victim = e;
 			worst = k;
 		}
 	}
-	if (victim == RING_NONE || !rank_outranks(&js->policy, &best, &worst))
+	if (victim == RING_NONE || !policy_outranks(&js->policy, &best, &worst))
 		return;
 	j = js->by_entry[victim];
-	if (!(j->parked = calloc(1, sizeof *j->parked)))
+	if (!(j->out = calloc(1, sizeof *j->out)))
 		return; /* no memory to keep its progress: it runs on */
 	if (!ring_park(js->ring, victim)) {
-		free(j->parked);
-		j->parked = NULL;
+		free(j->out);
+		j->out = NULL;
 		return;
 	}
 	js->stats->parked++;
@@ -391,15 +315,19 @@ void jobs_balance(struct jobs *js)
 	if (!js->rebalance)
 		return;
 	js->rebalance = 0;
-	while (js->nparked && ring_has_room(js->ring))
-		unpark(js);
-	if (js->nparked)
+	while (js->nbacklog && ring_has_room(js->ring))
+		admit(js);
+	if (js->nbacklog)
 		park_worst(js);
 }
 
 void jobs_drop_all(struct jobs *js)
 {
-	each_job(js, drop_waiters);
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js->by_entry[e])
+			tell_waiters(js, js->by_entry[e], 0, 1);
+	for (uint32_t i = 0; i < js->nbacklog; i++)
+		tell_waiters(js, js->backlog[i], 0, 1);
 }
 
 unsigned jobs_in_flight(const struct jobs *js)

@@ -4,13 +4,14 @@
  * and free entries, all at once.
  *
  * A job's identity (digest, range) and progress live once: in the ring's
- * table while the job is there, in the master while it is parked. The
- * master itself keeps only what is its own: the connections waiting on a
- * job and the weight they give it (at most RANK_PEER_WEIGHT_MAX from one
- * peer address). When the table is full, the worst-ranked job is parked
- * with its progress for a better one, and comes back when it ranks high
- * enough again; every parked job has a waiting connection, so the memory
- * parked jobs take is bounded by the connections. */
+ * table while the job is there, in the master while it waits in the
+ * backlog. The master itself keeps only what is its own: the connections
+ * waiting on a job and the weight they give it (at most
+ * POLICY_PEER_WEIGHT_MAX from one peer address). When the table is full,
+ * the worst-ranked job is parked (taken out with its progress, back to
+ * the backlog) for a better one, and comes back when it ranks high enough
+ * again; every job out has a waiting connection, so the memory the
+ * backlog takes is bounded by the connections. */
 #ifndef REVHASH_JOBS_H
 #define REVHASH_JOBS_H
 
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #include "shm/cache.h"
-#include "shm/rank.h"
+#include "shm/policy.h"
 #include "shm/ring.h"
 #include "master/clients.h"
 
@@ -29,23 +30,23 @@ struct jobs {
 	struct cache *cache;
 	struct clients *clients;
 	struct seg_stats *stats;
-	struct rank_policy policy;
-	int attach;                       /* repeats join the search in flight */
+	struct policy policy;
+	int join_repeats;                 /* repeats join the search in flight */
 	uint64_t seq;                     /* jobs created, for arrival order */
-	unsigned njobs;                   /* jobs alive: in the table or parked */
+	unsigned njobs;                   /* jobs alive: in the table or out */
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
 	struct job **index;               /* by digest and range (chained) */
 	size_t index_size, indexed;
-	struct job **parked;              /* a heap, best-ranked first */
-	uint32_t nparked, parked_cap;
-	int rebalance;                    /* the table or parked set changed */
+	struct job **backlog;             /* jobs out: a heap, best first */
+	uint32_t nbacklog, backlog_cap;
+	int rebalance;                    /* the table or the backlog changed */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
 };
 
 /* Set up; 0 or -ENOMEM. */
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct rank_policy *policy, int attach);
+	      const struct policy *policy, int join_repeats);
 /* Free every job (at exit, after jobs_drop_all). */
 void jobs_free(struct jobs *js);
 /* c's request is complete: answer it, attach it, or start a job. */
@@ -54,10 +55,10 @@ void jobs_dispatch(struct jobs *js, struct conn *c);
 void jobs_client_gone(struct jobs *js, struct conn *c);
 /* Act on the jobs the workers flagged: each at one of its ends. */
 void jobs_news(struct jobs *js);
-/* After each batch of events: fill free entries with parked jobs, and
- * park the worst job of a full table for a better parked one. */
+/* After each batch of events: give free entries to the backlog's best,
+ * and park the worst job of a full table for a better one out. */
 void jobs_balance(struct jobs *js);
-/* Jobs not yet done with: in the ring's table or parked. */
+/* Jobs not yet done with: in the ring's table or out. */
 unsigned jobs_in_flight(const struct jobs *js);
 /* Drop every waiting connection (at exit). */
 void jobs_drop_all(struct jobs *js);

@@ -1,10 +1,14 @@
-/* The sets jobs live in: the index that finds the job a repeated request
- * may join without looking at the others (hashed on digest and range), the
- * heap of parked jobs (best-ranked first, lib/heap.c), and the weight each
- * peer address gives a job. */
+/* The sets jobs live in (see jobset.h): the index, hashed on digest and
+ * range, that finds the job a repeat may join without looking at the
+ * others; the backlog, a heap (lib/heap.c) of the jobs waiting for an
+ * entry, ranked by the policy on the rank ring_rank_of gives them; and the
+ * weight each peer address gives a job.
+ *
+ * Whatever changes a set or a weight here says so (js->rebalance), so that
+ * jobs_balance looks again at what the table holds. */
+#include "master/jobset.h"
 #include "lib/digest.h"
 #include "lib/heap.h"
-#include "master/job.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,7 +18,7 @@
 
 uint64_t jobset_hash(const struct ring_key *k)
 {
-	uint64_t h = digest_key(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
+	uint64_t h = digest_hash(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
 		     k->end * 0xc2b2ae3d27d4eb4full;
 
 	return h ^ h >> 31;
@@ -60,7 +64,7 @@ static void grow(struct jobs *js)
 	free(prev);
 }
 
-void jobset_index(struct jobs *js, struct job *j)
+static void index_add(struct jobs *js, struct job *j)
 {
 	if (js->indexed >= js->index_size)
 		grow(js);
@@ -69,7 +73,7 @@ void jobset_index(struct jobs *js, struct job *j)
 	js->indexed++;
 }
 
-void jobset_unindex(struct jobs *js, struct job *j)
+static void index_remove(struct jobs *js, struct job *j)
 {
 	for (struct job **p = bucket(js, j->hash); *p; p = &(*p)->hnext) {
 		if (*p == j) {
@@ -80,103 +84,161 @@ void jobset_unindex(struct jobs *js, struct job *j)
 	}
 }
 
-/* ---- parked jobs: a heap, best-ranked first ---------------------------- */
+/* ---- the backlog: a heap, best-ranked first ---------------------------- */
 
-struct rank_key jobset_parked_rank(const struct job *j)
-{
-	return (struct rank_key){ jobset_weight(j),
-				  ring_remaining(&j->parked->key, &j->parked->p),
-				  j->seq, j->parked->p.started };
-}
-
-static int parked_before(const void *set, uint32_t a, uint32_t b)
+static int backlog_before(const void *set, uint32_t a, uint32_t b)
 {
 	const struct jobs *js = set;
-	struct rank_key ka = jobset_parked_rank(js->parked[a]);
-	struct rank_key kb = jobset_parked_rank(js->parked[b]);
 
-	return rank_outranks(&js->policy, &ka, &kb);
+	return policy_outranks(&js->policy, &js->backlog[a]->rank, &js->backlog[b]->rank);
 }
 
-static void parked_swap(void *set, uint32_t a, uint32_t b)
+static void backlog_swap(void *set, uint32_t a, uint32_t b)
 {
 	struct jobs *js = set;
-	struct job *t = js->parked[a];
+	struct job *t = js->backlog[a];
 
-	js->parked[a] = js->parked[b];
-	js->parked[b] = t;
-	js->parked[a]->heap_pos = a;
-	js->parked[b]->heap_pos = b;
+	js->backlog[a] = js->backlog[b];
+	js->backlog[b] = t;
+	js->backlog[a]->backlog_pos = a;
+	js->backlog[b]->backlog_pos = b;
 }
 
-static const struct heap_ops parked_heap = { parked_before, parked_swap };
+static const struct heap_ops backlog_heap = { backlog_before, backlog_swap };
 
-int jobset_park(struct jobs *js, struct job *j)
+/* j (out, in the backlog) ranks afresh: put it in its place. */
+static void rerank(struct jobs *js, struct job *j)
 {
-	if (js->nparked == js->parked_cap) {
-		uint32_t cap = js->parked_cap ? 2 * js->parked_cap : 64;
-		struct job **grown = realloc(js->parked, cap * sizeof *grown);
+	j->rank = ring_rank_of(j->weight, j->seq, &j->out->key, &j->out->p);
+	heap_fix(&backlog_heap, js, js->nbacklog, j->backlog_pos);
+	js->rebalance = 1;
+}
+
+/* j (with j->out) joins the backlog. 0 or -ENOMEM. */
+static int backlog_add(struct jobs *js, struct job *j)
+{
+	if (js->nbacklog == js->backlog_cap) {
+		uint32_t cap = js->backlog_cap ? 2 * js->backlog_cap : 64;
+		struct job **grown = realloc(js->backlog, cap * sizeof *grown);
 		if (!grown)
 			return -ENOMEM;
-		js->parked = grown;
-		js->parked_cap = cap;
+		js->backlog = grown;
+		js->backlog_cap = cap;
 	}
-	j->heap_pos = js->nparked;
-	js->parked[js->nparked++] = j;
-	heap_fix(&parked_heap, js, js->nparked, j->heap_pos);
-	js->rebalance = 1;
+	j->backlog_pos = js->nbacklog;
+	js->backlog[js->nbacklog++] = j;
+	rerank(js, j);
 	return 0;
 }
 
-void jobset_unpark(struct jobs *js, struct job *j)
+static void backlog_remove(struct jobs *js, struct job *j)
 {
-	heap_remove(&parked_heap, js, js->nparked, j->heap_pos);
-	js->nparked--;
+	heap_remove(&backlog_heap, js, js->nbacklog, j->backlog_pos);
+	js->nbacklog--;
 }
 
-void jobset_rerank(struct jobs *js, struct job *j)
+struct job *jobset_best(const struct jobs *js)
 {
-	heap_fix(&parked_heap, js, js->nparked, j->heap_pos);
+	return js->nbacklog ? js->backlog[0] : NULL;
 }
 
-/* ---- weight ------------------------------------------------------------- */
+void jobset_admitted(struct jobs *js, struct job *j, uint32_t e)
+{
+	backlog_remove(js, j);
+	j->backlog_pos = RING_NONE;
+	free(j->out);
+	j->out = NULL;
+	j->entry = e;
+}
+
+int jobset_come_back(struct jobs *js, struct job *j)
+{
+	j->entry = RING_NONE;
+	return backlog_add(js, j);
+}
+
+/* ---- a job's life in the sets ------------------------------------------ */
+
+struct job *jobset_new(struct jobs *js, const struct ring_key *k, uint64_t hash)
+{
+	struct job *j = calloc(1, sizeof *j);
+
+	if (!j || !(j->out = calloc(1, sizeof *j->out)))
+		goto fail;
+	j->out->key = *k;
+	j->out->p.next = k->start;
+	j->entry = j->backlog_pos = RING_NONE;
+	j->seq = js->seq++;
+	j->hash = hash;
+	if (backlog_add(js, j) < 0)
+		goto fail;
+	index_add(js, j);
+	js->njobs++;
+	return j;
+fail:
+	if (j)
+		free(j->out);
+	free(j);
+	return NULL;
+}
+
+void jobset_free(struct jobs *js, struct job *j)
+{
+	if (j->backlog_pos != RING_NONE)
+		backlog_remove(js, j);
+	index_remove(js, j);
+	js->njobs--;
+	free(j->shares);
+	free(j->out);
+	free(j);
+}
+
+/* ---- weight --------------------------------------------------------------- */
 
 static uint64_t capped(uint64_t sum)
 {
-	return sum < RANK_PEER_WEIGHT_MAX ? sum : RANK_PEER_WEIGHT_MAX;
+	return sum < POLICY_PEER_WEIGHT_MAX ? sum : POLICY_PEER_WEIGHT_MAX;
 }
 
-uint64_t jobset_weight(const struct job *j)
+/* The share of peer in j, a new one (of 0) if it has none; NULL when
+ * memory ran out. */
+static struct job_share *share_of(struct job *j, const uint8_t peer[16])
 {
-	uint64_t w = 0;
+	struct job_share *s;
 
 	for (uint32_t i = 0; i < j->nshares; i++)
-		w += capped(j->shares[i].sum);
-	return w;
+		if (memcmp(j->shares[i].peer, peer, 16) == 0)
+			return &j->shares[i];
+	if (j->nshares == j->shares_cap) {
+		uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
+		struct job_share *grown = realloc(j->shares, cap * sizeof *grown);
+		if (!grown)
+			return NULL;
+		j->shares = grown;
+		j->shares_cap = cap;
+	}
+	s = &j->shares[j->nshares++];
+	memcpy(s->peer, peer, 16);
+	s->sum = 0;
+	return s;
 }
 
-int jobset_share(struct job *j, const uint8_t peer[16], int64_t delta)
+int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t delta)
 {
-	struct job_share *s = NULL;
+	struct job_share *s = share_of(j, peer);
 
-	for (uint32_t i = 0; i < j->nshares && !s; i++)
-		if (memcmp(j->shares[i].peer, peer, 16) == 0)
-			s = &j->shares[i];
-	if (!s) {
-		if (j->nshares == j->shares_cap) {
-			uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
-			struct job_share *grown = realloc(j->shares, cap * sizeof *grown);
-			if (!grown)
-				return -ENOMEM;
-			j->shares = grown;
-			j->shares_cap = cap;
-		}
-		s = &j->shares[j->nshares++];
-		memcpy(s->peer, peer, 16);
-		s->sum = 0;
-	}
+	if (!s)
+		return -ENOMEM;
+	j->weight -= capped(s->sum);
 	s->sum += (uint64_t)delta;
+	j->weight += capped(s->sum);
 	if (s->sum == 0)
 		*s = j->shares[--j->nshares];
+	if (j->entry != RING_NONE) {
+		ring_set_weight(js->ring, j->entry, j->weight);
+		js->rebalance = 1;
+	} else {
+		rerank(js, j);
+	}
 	return 0;
 }

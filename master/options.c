@@ -15,32 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
+static const char usage_head[] =
 	"usage: master PORT [options]\n"
 	"       master --status [PORT] [--json]\n"
 	"       master --hook NAME [PORT]\n"
 	"\n"
 	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n"
 	"\n"
-	"  --workers N|auto       worker processes (default auto: one per CPU\n"
+	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n"
 	"                         this process may run on; at most 64)\n"
 	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n"
 	"                         from FILE at start and on SIGHUP\n"
 	"  --kernel NAME          search kernel: auto (default: the fastest here,\n"
 	"                         measured at start), hybrid, avx512, shani, avx2,\n"
-	"                         portable or openssl\n"
-	"  --gpu auto|off|LIST    a GPU worker on every CUDA device (auto, the\n"
-	"                         default: none found = CPUs only), none, or on\n"
-	"                         the devices listed (0,1: each must be there)\n"
-	"  --gpu-worker PATH      the GPU worker binary (default: revhash-gpu\n"
-	"                         beside the master, or worker/ in the build)\n"
+	"                         portable or openssl\n";
+
+static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
-	"  --schedule ORDER       which job gets the workers: wsrpt (default:\n"
-	"                         highest priority / remaining range), priority\n"
-	"                         (highest priority, then oldest) or fifo (oldest)\n"
-	"  --no-preempt           a started job keeps the workers until it ends\n"
-	"  --no-split             one worker per job (a classic pool)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of joining it\n"
 	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
@@ -67,6 +59,37 @@ static const char usage[] =
 	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
 	"QUIT stops at once, USR1 logs the status.\n";
 
+/* Print the help lines of a text, each indented past the option column. */
+static void print_indented(FILE *out, const char *text)
+{
+	for (const char *line = text, *end; *line; line = end + (*end == '\n')) {
+		end = strchr(line, '\n');
+		if (!end)
+			end = line + strlen(line);
+		fprintf(out, "%*s%.*s\n", 25, "", (int)(end - line), line);
+	}
+}
+
+/* The whole --help: the fixed lines, each found kind's options and the
+ * policy's, from their tables. */
+static void print_usage(FILE *out)
+{
+	fputs(usage_head, out);
+	for (unsigned k = 0; k < kind_count(); k++) {
+		const struct worker_kind *kind = kind_at(k);
+
+		if (!kind->find)
+			continue;
+		fprintf(out, "  --%s auto|off|LIST\n", kind->name);
+		print_indented(out, kind->help);
+		fprintf(out, "  --%s-worker PATH\n", kind->name);
+		print_indented(out, "its program (default: beside the master, or\n"
+				    "worker/ in the build)");
+	}
+	policy_help(out);
+	fputs(usage_tail, out);
+}
+
 static int parse_workers(const char *s, unsigned *out)
 {
 	uint64_t v;
@@ -79,20 +102,6 @@ static int parse_workers(const char *s, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
-}
-
-/* --gpu: auto, off, or a comma list of device numbers (0..7): digits at
- * the even places, commas between. */
-static int valid_gpu(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (strcmp(s, "auto") == 0 || strcmp(s, "off") == 0)
-		return 1;
-	for (size_t i = 0; i < n; i++)
-		if (i % 2 ? s[i] != ',' : s[i] < '0' || s[i] > '7')
-			return 0;
-	return n % 2 == 1;
 }
 
 static int parse_hook(const char *s, int *hook)
@@ -124,31 +133,93 @@ static void set_defaults(struct options *o)
 	memset(o, 0, sizeof *o);
 	o->port = 5003;
 	o->kernel = "auto";
-	o->gpu = "auto";
 	o->cache_entries = 1u << 20;
 	o->idle_timeout_ms = 30000;
 	o->stop_timeout_ms = 30000;
-	o->policy = rank_default();
+	o->policy = policy_default();
 	o->hook = -1;
-	o->attach = 1;
+	o->join_repeats = 1;
 	o->pin = 1;
 	o->low_latency = POWER_AUTO;
 	o->low_latency_ms = 1000;
 }
 
+#define KIND_OPT_BASE 0x2000 /* found kind k: 2k its --NAME, 2k+1 its program */
+#define FIXED_OPTIONS 16 /* in options_parse's table */
+#define MAX_OPTIONS (FIXED_OPTIONS + 2 * KINDS_MAX + POLICY_OPTIONS_MAX + 1)
+
+/* The found kinds' options (--gpu, --gpu-worker) into opts, and their
+ * names into names; returns how many. */
+static size_t kind_options(struct option *opts, char names[][2][32])
+{
+	size_t n = 0;
+
+	for (unsigned k = 0; k < kind_count(); k++) {
+		if (!kind_at(k)->find)
+			continue;
+		snprintf(names[k][0], sizeof names[k][0], "%s", kind_at(k)->name);
+		snprintf(names[k][1], sizeof names[k][1], "%s-worker", kind_at(k)->name);
+		opts[n++] = (struct option){ names[k][0], required_argument, NULL,
+					     KIND_OPT_BASE + 2 * (int)k };
+		opts[n++] = (struct option){ names[k][1], required_argument, NULL,
+					     KIND_OPT_BASE + 2 * (int)k + 1 };
+	}
+	return n;
+}
+
+/* An option of a table's (a found kind's, the policy's): 0 when taken,
+ * -EINVAL (said) for a bad value, 1 when c is none of theirs. */
+static int table_option(int c, const char *arg, struct options *o)
+{
+	unsigned k = (unsigned)(c - KIND_OPT_BASE) / 2;
+	char what[80];
+	int rc;
+
+	if ((rc = policy_option(c, arg, &o->policy)) != 0)
+		return rc < 0 ? bad("--schedule (see master --help)", arg) : 0;
+	if (c < KIND_OPT_BASE || k >= kind_count())
+		return 1;
+	if ((c - KIND_OPT_BASE) % 2) {
+		o->kind_path[k] = arg;
+		return 0;
+	}
+	snprintf(what, sizeof what, "--%s (auto, off or unit numbers: 0,1)", kind_at(k)->name);
+	if (!kind_spec_valid(arg))
+		return bad(what, arg);
+	o->kind_spec[k] = arg;
+	return 0;
+}
+
+/* The port, and nothing after it. 0 or -EINVAL (said). */
+static int operands(int argc, char **argv, struct options *o)
+{
+	uint64_t v;
+
+	if (optind < argc) {
+		if (parse_u64(argv[optind], 1, 65535, &v) < 0)
+			return bad("port (1..65535)", argv[optind]);
+		o->port = (unsigned)v;
+		optind++;
+	} else if (!o->status) {
+		fprintf(stderr, "master: missing PORT\n");
+		print_usage(stderr);
+		return -EINVAL;
+	}
+	if (optind < argc)
+		return bad("extra argument", argv[optind]);
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct options *o)
 {
 	/* The switches without an argument set their field themselves
-	 * (getopt_long then returns 0). */
-	const struct option longopts[] = {
+	 * (getopt_long then returns 0); the tables' options follow. */
+	struct option longopts[MAX_OPTIONS] = {
 		{ "workers", required_argument, NULL, 'w' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
-		{ "gpu", required_argument, NULL, 'g' },
-		{ "gpu-worker", required_argument, NULL, 'G' },
 		{ "cache-entries", required_argument, NULL, 'C' },
-		RANK_POLICY_OPTIONS,
-		{ "no-attach", no_argument, &o->attach, 0 },
+		{ "no-attach", no_argument, &o->join_repeats, 0 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },
@@ -160,11 +231,16 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "json", no_argument, &o->json, 1 },
 		{ "hook", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	char names[KINDS_MAX][2][32];
+	size_t n = 0;
+	int c, rc;
 
+	while (longopts[n].name) /* the fixed ones */
+		n++;
+	n += kind_options(longopts + n, names);
+	n += policy_getopt(longopts + n);
+	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 	set_defaults(o);
 	opterr = 0;
 	optind = 1;
@@ -180,14 +256,6 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 'k':
 			o->kernel = optarg;
 			break;
-		case 'g':
-			if (!valid_gpu(optarg))
-				return bad("--gpu (auto, off or device numbers: 0,1)", optarg);
-			o->gpu = optarg;
-			break;
-		case 'G':
-			o->gpu_worker = optarg;
-			break;
 		case 'C':
 			if (parse_u64(optarg, 0, 1ull << 32, &o->cache_entries) < 0)
 				return bad("--cache-entries (0..2^32)", optarg);
@@ -199,12 +267,6 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 's':
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
 				return bad("--stop-timeout (seconds)", optarg);
-			break;
-		case RANK_OPT_SCHEDULE:
-		case RANK_OPT_NO_PREEMPT:
-		case RANK_OPT_NO_SPLIT:
-			if (rank_policy_option(c, optarg, &o->policy) < 0)
-				return bad("--schedule (wsrpt, priority or fifo)", optarg);
 			break;
 		case 0: /* a switch that set its field */
 			break;
@@ -220,24 +282,18 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->status = 1;
 			break;
 		case 'h':
-			fputs(usage, stdout);
+			print_usage(stdout);
 			o->help = 1;
 			return 0;
 		default:
-			return bad("option", argv[optind - 1]);
+			if ((rc = table_option(c, optarg, o)) > 0)
+				return bad("option", argv[optind - 1]);
+			if (rc < 0)
+				return rc;
 		}
 	}
-	if (optind < argc) {
-		if (parse_u64(argv[optind], 1, 65535, &v) < 0)
-			return bad("port (1..65535)", argv[optind]);
-		o->port = (unsigned)v;
-		optind++;
-	} else if (!o->status) {
-		fprintf(stderr, "master: missing PORT\n%s", usage);
-		return -EINVAL;
-	}
-	if (optind < argc)
-		return bad("extra argument", argv[optind]);
+	if ((rc = operands(argc, argv, o)) < 0)
+		return rc;
 	if (o->config && options_load(o, o->config) < 0)
 		return -EINVAL;
 	return 0;

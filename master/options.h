@@ -4,21 +4,24 @@
 
 #include <stdint.h>
 
-#include "shm/rank.h"
+#include "shm/policy.h"
+#include "worker/kind.h"
 
 struct options {
 	unsigned port;
 	unsigned workers;          /* 0 = auto: one per CPU the master may use */
 	const char *config;        /* re-read on SIGHUP; NULL = none */
 	const char *kernel;        /* "auto" or a kernel name */
-	const char *gpu;           /* "auto", "off" or a list of devices */
-	const char *gpu_worker;    /* the GPU worker binary; NULL: beside us */
+	const char *kind_spec[KINDS_MAX]; /* each found kind's --NAME: "auto"
+	                              (NULL), "off" or a list of units */
+	const char *kind_path[KINDS_MAX]; /* its --NAME-worker program; NULL:
+	                              where worker/kind_exec.c looks */
 	uint64_t cache_entries;    /* answers the cache holds */
 	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
 	                              also to read the reply */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
-	struct rank_policy policy; /* how jobs share the workers */
-	int attach;                /* a repeat in flight joins the search */
+	struct policy policy;       /* how jobs share the workers */
+	int join_repeats;          /* a repeat in flight joins the search */
 	int pin;                   /* pin worker i to the i-th CPU */
 	int low_latency;           /* enum power_mode: hold the CPUs polling
 	                              while busy (PM QoS) */

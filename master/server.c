@@ -7,6 +7,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/os.h"
+#include "lib/signals.h"
 #include "master/net.h"
 #include "master/power.h"
 #include "master/status.h"
@@ -23,11 +24,6 @@
 
 #define BATCH 256
 #define ACCEPT_PAUSE_MS 100
-
-/* Signals taken as events. The others an operator may send by habit are
- * taken too, and only logged: none of them may kill the master uncleanly. */
-static const int handled[] = { SIGCHLD, SIGHUP, SIGTERM, SIGINT, SIGQUIT, SIGUSR1 };
-static const int ignored[] = { SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR };
 
 /* Add one of the loop's own descriptors to the epoll set. */
 static int add_source(struct server *s, struct source *src, uint32_t events)
@@ -71,12 +67,12 @@ static void reload(struct server *s)
 	log_info("reload: %u workers", n);
 }
 
-static void begin_stop(struct server *s)
+static void begin_drain(struct server *s)
 {
-	if (s->stopping)
+	if (s->draining)
 		return;
-	s->stopping = 1;
-	s->stop_deadline_ms = clock_ms() + s->opt.stop_timeout_ms;
+	s->draining = 1;
+	s->drain_deadline_ms = clock_ms() + s->opt.stop_timeout_ms;
 	if (s->listen.fd >= 0) {
 		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen.fd, NULL);
 		close(s->listen.fd);
@@ -87,35 +83,45 @@ static void begin_stop(struct server *s)
 		 (unsigned long long)clients_owed(&s->clients));
 }
 
-/* Returns 1 when the loop must end at once (SIGQUIT). */
-static int on_signal(struct server *s)
+/* One signal, as the table of lib/signals.c says. Returns 1 when the loop
+ * must end at once (SIGQUIT). */
+static int on_signal(struct server *s, const struct signalfd_siginfo *si)
+{
+	switch (sig_role((int)si->ssi_signo)) {
+	case SIG_REAP:
+		workers_reap(&s->workers);
+		jobs_news(&s->jobs); /* a worker may have died flagging */
+		break;
+	case SIG_RELOAD:
+		reload(s);
+		break;
+	case SIG_DRAIN:
+		begin_drain(s);
+		break;
+	case SIG_QUIT:
+		log_info("SIGQUIT: stopping at once");
+		return 1;
+	case SIG_STATUS:
+		status_log(&s->seg);
+		break;
+	case SIG_LOG:
+		/* One the master raised on itself (a write to a closed pipe
+		 * or socket) already failed with its own error. */
+		if (si->ssi_pid != (uint32_t)s->workers.master)
+			log_info("signal %u (%s) from pid %u ignored", si->ssi_signo,
+				 strsignal((int)si->ssi_signo), si->ssi_pid);
+		break;
+	}
+	return 0;
+}
+
+static int on_signals(struct server *s)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->signals.fd, &si, sizeof si) == (ssize_t)sizeof si) {
-		switch (si.ssi_signo) {
-		case SIGCHLD:
-			workers_reap(&s->workers);
-			jobs_news(&s->jobs); /* a worker may have died flagging */
-			break;
-		case SIGHUP:
-			reload(s);
-			break;
-		case SIGTERM:
-		case SIGINT:
-			begin_stop(s);
-			break;
-		case SIGQUIT:
-			log_info("SIGQUIT: stopping at once");
+	while (read(s->signals.fd, &si, sizeof si) == (ssize_t)sizeof si)
+		if (on_signal(s, &si))
 			return 1;
-		case SIGUSR1:
-			status_log(&s->seg);
-			break;
-		default:
-			log_info("signal %u (%s) ignored", si.ssi_signo,
-				 strsignal((int)si.ssi_signo));
-		}
-	}
 	return 0;
 }
 
@@ -135,16 +141,6 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 
 /* ---- set-up --------------------------------------------------------------- */
 
-/* The signals the loop reads from its signalfd, handled or ignored. */
-static void loop_signals(sigset_t *set)
-{
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof handled / sizeof handled[0]; i++)
-		sigaddset(set, handled[i]);
-	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-		sigaddset(set, ignored[i]);
-}
-
 /* A set-up call failed: log it with its errno, once, here. -errno. */
 static int failed(const char *call)
 {
@@ -159,7 +155,7 @@ static int open_event_fds(struct server *s)
 	sigset_t set;
 	int rc;
 
-	loop_signals(&set);
+	sig_table_set(&set);
 	if ((s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return failed("epoll_create1");
 	if ((s->signals.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0)
@@ -204,39 +200,36 @@ static int listen_failed(const char *call, unsigned port, int rc)
 static int start(struct server *s, const struct options *o)
 {
 	unsigned n = options_workers(o);
+	char policy[64];
 	int rc;
 
 	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
 		return listen_failed("bind", o->port, rc);
-	if ((rc = gpus_find(&s->gpus, o->gpu, o->gpu_worker)) < 0)
-		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	s->seg.hdr->low_latency = power_state(&s->power);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
-	snprintf(s->seg.hdr->gpu, sizeof s->seg.hdr->gpu, "%s", s->gpus.note);
-	s->seg.hdr->gpus = s->gpus.n;
 	s->seg.hdr->cpus = os_cpu_count();
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
-			    &s->seg.hdr->stats, &o->policy, o->attach)) < 0)
+			    &s->seg.hdr->stats, &o->policy, o->join_repeats)) < 0)
 		return rc;
-	workers_init(&s->workers, &s->seg, s->kernel, &s->gpus, s->notify.fd, o->pin, n);
-	if ((rc = workers_start(&s->workers)) < 0)
+	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
+	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path)) < 0 ||
+	    (rc = workers_start(&s->workers)) < 0)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */
 	if ((rc = net_open(s->listen.fd)) < 0)
 		return listen_failed("listen", o->port, rc);
 	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "
-		 "schedule %s%s%s", o->port, n, s->kernel->name,
-		 (unsigned long long)o->cache_entries, rank_order_name(o->policy.order),
-		 o->policy.preempt ? "" : ", no preemption",
-		 o->policy.split ? "" : ", no split");
+		 "schedule %s", o->port, n, s->kernel->name,
+		 (unsigned long long)o->cache_entries,
+		 policy_describe(&o->policy, policy, sizeof policy));
 	return 0;
 }
 
@@ -248,9 +241,8 @@ int server_init(struct server *s, const struct options *o)
 	/* Blocked before anything can be seen from outside: a TERM the moment
 	 * the port opens is then a stop like any other, not death by the
 	 * default action with the segment left behind. */
-	loop_signals(&set);
+	sig_table_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
@@ -274,7 +266,7 @@ int server_init(struct server *s, const struct options *o)
 	net_reserve_init();
 	if ((rc = start(s, o)) < 0) {
 		if (s->workers.ring)
-			workers_stop(&s->workers, 0);
+			workers_shutdown(&s->workers, 0);
 		teardown(s);
 	}
 	return rc;
@@ -351,11 +343,12 @@ void server_run(struct server *s)
 		next = w < next ? w : next;
 		next = a < next ? a : next;
 		next = p < next ? p : next;
-		if (s->stopping) {
+		seg_alive(&s->seg);
+		if (s->draining) {
 			/* Lingering ones too: their replies are still in flight. */
-			if (s->clients.open == 0 || now >= s->stop_deadline_ms)
+			if (s->clients.open == 0 || now >= s->drain_deadline_ms)
 				break;
-			next = s->stop_deadline_ms < next ? s->stop_deadline_ms : next;
+			next = s->drain_deadline_ms < next ? s->drain_deadline_ms : next;
 		}
 		n = epoll_wait(s->epfd, evs, BATCH, wait_ms(next, now));
 		if (n < 0 && errno != EINTR) {
@@ -378,7 +371,7 @@ void server_run(struct server *s)
 					jobs_dispatch(&s->jobs, c);
 				break;
 			case SRC_SIGNAL:
-				quit = on_signal(s);
+				quit = on_signals(s);
 				break;
 			case SRC_NOTIFY:
 				on_notify(s);
@@ -392,7 +385,7 @@ void server_run(struct server *s)
 		clients_bury(&s->clients);
 	}
 	close_all(s);
-	workers_stop(&s->workers, quit ? 0 : 2000);
+	workers_shutdown(&s->workers, quit ? 0 : 2000);
 	log_info("stopped: %llu requests, %llu answered",
 		 (unsigned long long)s->seg.hdr->stats.requests,
 		 (unsigned long long)s->seg.hdr->stats.answered);

@@ -2,10 +2,11 @@
  *
  *   server.c   the loop: listener, signals, worker news, connection events
  *     |  calls down
- *     +-- jobs.c      cache, attach, new jobs, parking, replies
+ *     +-- jobs.c      cache, joining, new jobs, parking, replies
+ *     |     +-- jobset.c    the index, the backlog, the weights
  *     |     +-- clients.c   the connection set: accept, deadlines, replies
  *     |           +-- conn.c, net.c   one connection's bytes; sockets
- *     +-- workers.c   fork, reap, respawn, watchdog
+ *     +-- workers.c   find, fork, reap, respawn, watchdog (worker/kind.h)
  *     +-- status.c    the scoreboard
  * and everything shared with the workers goes through shm/. */
 #ifndef REVHASH_SERVER_H
@@ -16,7 +17,6 @@
 #include "shm/segment.h"
 #include "worker/kernel.h"
 #include "master/clients.h"
-#include "master/gpus.h"
 #include "master/jobs.h"
 #include "master/options.h"
 #include "master/power.h"
@@ -32,11 +32,10 @@ struct server {
 	struct clients clients;
 	struct jobs jobs;
 	struct workers workers;
-	struct gpus gpus;         /* the GPU workers, found at start */
 	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
 	struct power power;       /* CPUs held polling while busy */
-	int stopping;
-	uint64_t stop_deadline_ms;
+	int draining;             /* a graceful stop: no new connections */
+	uint64_t drain_deadline_ms;
 };
 
 /* Set up everything (listener, segment, workers). 0 or -errno (logged); on

@@ -8,6 +8,7 @@
  * own, printed as a table (text) or an array (JSON). */
 #include "master/status.h"
 #include "lib/log.h"
+#include "worker/kind.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -87,32 +88,34 @@ static void add(struct figure *f, size_t *n, struct figure one)
 /* What the workers hashed: every live and dead worker's hashes, and the
  * busy rate: the live workers' hashes per second of time spent hashing,
  * summed (the server's own rate over its life, without the time anything
- * else took from its CPUs). More CPU workers than CPUs share them: then
- * the CPUs' worth of their mean rate. A GPU worker's time is the wall
- * clock's while it searches, its rate the device's. */
+ * else took from its CPUs). A kind timed on the CPU's clock shares the
+ * CPUs: with more of its workers than CPUs, the CPUs' worth of their mean
+ * rate counts. A kind on the wall clock (a GPU: its time is the wall
+ * clock's while it searches) counts its device's rate. */
 static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 {
-	double cpu = 0, gpu = 0;
+	double on_cpus = 0, on_devices = 0;
 	unsigned busy = 0;
 
 	*hashes = seg->hdr->stats.dead_hashes;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct worker_kind *k;
 		struct ring_slot_view v;
 
 		ring_slot_view(seg->ring, i, &v);
 		*hashes += v.hashes;
-		if (!v.pid || !v.hash_ns)
+		if (!v.pid || !v.hash_ns || !(k = kind_at(v.kind)))
 			continue;
-		if (v.kind == WORKER_GPU) {
-			gpu += v.hashes * 1e9 / v.hash_ns;
+		if (k->wall_clock) {
+			on_devices += v.hashes * 1e9 / v.hash_ns;
 		} else {
-			cpu += v.hashes * 1e9 / v.hash_ns;
+			on_cpus += v.hashes * 1e9 / v.hash_ns;
 			busy++;
 		}
 	}
 	if (seg->hdr->cpus && busy > seg->hdr->cpus)
-		cpu = cpu / busy * seg->hdr->cpus;
-	*busy_rate = cpu + gpu;
+		on_cpus = on_cpus / busy * seg->hdr->cpus;
+	*busy_rate = on_cpus + on_devices;
 }
 
 /* Test hooks armed and not yet fired, all kinds together. */
@@ -130,7 +133,7 @@ static uint64_t hooks_armed(const struct ring *r)
 static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
 {
 	const struct seg_header *h = seg->hdr;
-	const struct rank_policy *p = &seg->ring->policy;
+	const struct policy *p = &seg->ring->policy;
 	unsigned counts[18];
 	uint64_t hashes;
 	double busy_rate;
@@ -140,11 +143,15 @@ static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
 	add(f, &n, (struct figure){ "pid", "revhash master pid", NULL, NUM, (uint64_t)h->master_pid, 0, NULL });
 	add(f, &n, (struct figure){ "port", "port", NULL, NUM, h->port, 0, NULL });
 	add(f, &n, (struct figure){ "kernel", "kernel", NULL, WORD, 0, 0, h->kernel });
-	add(f, &n, (struct figure){ "gpu", "gpu", NULL, WORD, 0, 0, h->gpu });
-	add(f, &n, (struct figure){ "gpus", NULL, NULL, NUM, h->gpus, 0, NULL });
-	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0, rank_order_name(p->order) });
-	add(f, &n, (struct figure){ "preempt", "preempt", NULL, NUM, p->preempt, 0, NULL });
-	add(f, &n, (struct figure){ "split", "split", NULL, NUM, p->split, 0, NULL });
+	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
+		if (!kind_at(k)->find)
+			continue;
+		add(f, &n, (struct figure){ kind_at(k)->name, kind_at(k)->name, NULL, WORD, 0, 0, h->kinds[k].note });
+		add(f, &n, (struct figure){ kind_at(k)->count_key, NULL, NULL, NUM, h->kinds[k].n, 0, NULL });
+	}
+	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0, policy_order_name(p->order) });
+	for (unsigned i = 0; i < policy_rules(); i++)
+		add(f, &n, (struct figure){ policy_rule_key(i), policy_rule_key(i), NULL, NUM, (uint64_t)policy_rule_on(p, i), 0, NULL });
 	add(f, &n, (struct figure){ "low_latency", "low latency", NULL, WORD, 0, 0, low_latency_name(h->low_latency) });
 	add(f, &n, (struct figure){ "low_latency_holds", NULL, NULL, NUM, h->low_latency_holds, 0, NULL });
 	add(f, &n, (struct figure){ "uptime_s", "up", " s", REAL, 0, uptime_s(h), NULL });
@@ -209,7 +216,9 @@ static const char *slot_state(const struct ring_slot_view *v)
 
 static const char *kind_name(const struct ring_slot_view *v)
 {
-	return v->kind == WORKER_GPU ? "gpu" : "cpu";
+	const struct worker_kind *k = kind_at(v->kind);
+
+	return k ? k->name : "?";
 }
 
 static void print_workers_text(FILE *out, const struct ring *r)

@@ -4,6 +4,12 @@
  * restarted with exponential back-off, so one that cannot run never makes
  * the master spin.
  *
+ * The plan: the workers of the found kinds (a GPU each), fixed at start,
+ * take the top slots, so that a reload never moves them; the CPU workers,
+ * as many as the worker count, take the slots from 0 up. Each slot's
+ * plan names its kind and unit; a forked child becomes its worker through
+ * the kind's entry.
+ *
  * The watchdog: every worker bumps a counter in its slot at each ring call,
  * at least every chunk (about 2 ms of hashing) and every idle wait (100 ms).
  * One whose counter stands still for STALL_FACTOR times its lease's expected
@@ -15,7 +21,7 @@
  * ring's lock is held, only its holder can be the culprit: the others are
  * waiting for it. And when the master itself was held up (the machine
  * paused, the cgroup throttled), it does not blame the workers for it.
- * Before a worker has shown in its slot (a GPU worker opens its device
+ * Before a worker has shown in its slot (an exec'd one opens its device
  * first, which takes a second or so) it is given START_WAIT_MS, and only
  * its life after it showed says whether its death was a quick one. */
 #include "master/workers.h"
@@ -25,12 +31,10 @@
 #include "worker/worker.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -45,19 +49,61 @@
 #define LATE_MS 150           /* the master's own rounds this late: it was held up */
 #define START_WAIT_MS 5000    /* at start, for the first workers to come up */
 
+/* Which kind and unit each slot is for, from the found kinds and the
+ * worker count. */
+static void plan(struct workers *ws)
+{
+	unsigned top = RING_WORKERS, cpus = workers_target(ws);
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		ws->w[i].kind = -1;
+	for (unsigned k = 0; k < kind_count(); k++) {
+		for (unsigned u = 0; kind_at(k)->find && u < ws->found[k].n; u++) {
+			top--;
+			ws->w[top].kind = (int)k;
+			ws->w[top].unit = (unsigned)ws->found[k].unit[u];
+		}
+	}
+	for (unsigned k = 0; k < kind_count(); k++) {
+		for (unsigned u = 0; !kind_at(k)->find && u < cpus && u < top; u++) {
+			ws->w[u].kind = (int)k;
+			ws->w[u].unit = u;
+		}
+	}
+}
+
 void workers_init(struct workers *ws, struct seg *seg,
-		  const struct kernel *kernel, const struct gpus *gpus,
-		  int notify_fd, int pin, unsigned target)
+		  const struct kernel *kernel, int notify_fd, int pin,
+		  unsigned target)
 {
 	memset(ws, 0, sizeof *ws);
 	ws->seg = seg;
 	ws->ring = seg->ring;
 	ws->kernel = kernel;
-	ws->gpus = gpus;
 	ws->master = getpid();
 	ws->notify_fd = notify_fd;
 	ws->pin = pin;
 	workers_set_target(ws, target);
+}
+
+int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
+		 const char *const path[KINDS_MAX])
+{
+	ws->fixed = 0;
+	for (unsigned k = 0; k < kind_count(); k++) {
+		const struct worker_kind *kind = kind_at(k);
+		struct seg_kind *note = &ws->seg->hdr->kinds[k];
+
+		if (!kind->find)
+			continue;
+		if (kind->find(kind, spec[k] ? spec[k] : "auto", path[k], &ws->found[k]) < 0)
+			return -EINVAL;
+		ws->fixed += ws->found[k].n;
+		snprintf(note->note, sizeof note->note, "%s", ws->found[k].note);
+		note->n = ws->found[k].n;
+	}
+	workers_set_target(ws, workers_target(ws));
+	return 0;
 }
 
 unsigned workers_target(const struct workers *ws)
@@ -65,56 +111,25 @@ unsigned workers_target(const struct workers *ws)
 	return __atomic_load_n(&ws->seg->hdr->workers, __ATOMIC_RELAXED);
 }
 
-/* The GPU worker (its index in ws->gpus) in slot, or -1 for a CPU one:
- * the GPU workers take the top slots. */
-static int gpu_of(const struct workers *ws, unsigned slot)
-{
-	unsigned top = RING_WORKERS - 1 - slot;
-
-	return top < ws->gpus->n ? (int)top : -1;
-}
-
 /* Should slot have a worker? */
 static int wanted(const struct workers *ws, unsigned slot)
 {
-	return slot < workers_target(ws) || gpu_of(ws, slot) >= 0;
+	return ws->w[slot].kind >= 0;
 }
 
-/* The child of a fork that is to be GPU worker gpu in slot: exec the GPU
- * worker binary, which maps the segment and runs the worker loop on its
- * device. The eventfd crosses the exec; everything else of the master's
- * is close-on-exec. The signal mask the master blocks its signals with
- * stays blocked until the worker has ignored them. */
-static void exec_gpu(const struct workers *ws, unsigned slot, int gpu)
-{
-	char s[5][24];
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != ws->master)
-		_exit(0);
-	fcntl(ws->notify_fd, F_SETFD, 0);
-	snprintf(s[0], sizeof s[0], "%u", slot);
-	snprintf(s[1], sizeof s[1], "%d", (int)ws->master);
-	snprintf(s[2], sizeof s[2], "%d", ws->notify_fd);
-	snprintf(s[3], sizeof s[3], "%d", ws->gpus->dev[gpu]);
-	execl(ws->gpus->path, ws->gpus->path, "--serve", ws->seg->name, "--slot", s[0],
-	      "--master", s[1], "--notify", s[2], "--device", s[3], "--kernel",
-	      ws->kernel->name, (char *)NULL);
-	log_error("exec %s: %s", ws->gpus->path, strerror(errno));
-	_exit(127);
-}
-
-/* The child of a fork: become the worker of slot. */
+/* The child of a fork: become the worker of slot, through its kind. */
 static void child(const struct workers *ws, unsigned slot)
 {
-	struct worker_start w = { .seg = ws->seg, .slot = slot, .kernel = ws->kernel,
-				  .master = ws->master, .notify_fd = ws->notify_fd,
-				  .pin = ws->pin, .batch = 1 };
-	int gpu = gpu_of(ws, slot);
+	const struct wslot *p = &ws->w[slot];
+	const struct worker_kind *kind = kind_at((unsigned)p->kind);
+	struct worker_start w = { .kind = kind, .unit = p->unit, .seg = ws->seg,
+				  .slot = slot, .kernel = ws->kernel,
+				  .path = ws->found[p->kind].path, .master = ws->master,
+				  .notify_fd = ws->notify_fd, .pin = ws->pin,
+				  .batch = !kind->wall_clock };
 
-	if (gpu >= 0)
-		exec_gpu(ws, slot, gpu);
-	_exit(worker_main(&w));
+	kind->become(&w);
+	_exit(127); /* not reached */
 }
 
 static int spawn(struct workers *ws, unsigned slot, uint64_t now)
@@ -122,7 +137,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	struct wslot *w = &ws->w[slot];
 	pid_t pid;
 
-	ring_slot_prepare(ws->ring, slot, gpu_of(ws, slot) >= 0 ? WORKER_GPU : WORKER_CPU);
+	ring_slot_prepare(ws->ring, slot, (unsigned)w->kind, w->unit);
 	pid = fork();
 	if (pid < 0) {
 		int err = errno;
@@ -170,9 +185,10 @@ int workers_start(struct workers *ws)
 
 void workers_set_target(struct workers *ws, unsigned n)
 {
-	if (n > RING_WORKERS - ws->gpus->n)
-		n = RING_WORKERS - ws->gpus->n;
+	if (n > RING_WORKERS - ws->fixed)
+		n = RING_WORKERS - ws->fixed;
 	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
+	plan(ws);
 }
 
 unsigned workers_alive(const struct workers *ws)
@@ -248,7 +264,7 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	describe(status, how, sizeof how);
 	st->worker_deaths++;
 	w->died = 1;
-	log_warn("worker %u (pid %d) %s; its lease is requeued", slot, (int)pid, how);
+	log_warn("worker %u (pid %d) %s; its lease is given back", slot, (int)pid, how);
 	/* Also while a graceful stop waits for answers: those need workers.
 	 * Only the final shutdown lets them go. */
 	if (!ring_is_shutdown(ws->ring) && wanted(ws, slot))
@@ -265,7 +281,7 @@ void workers_reap(struct workers *ws)
 		if (slot >= 0)
 			reaped(ws, (unsigned)slot, pid, status);
 	}
-	/* Requeued ranges need someone awake to take them. */
+	/* Ranges given back need someone awake to take them. */
 	ring_wake(ws->ring);
 }
 
@@ -391,7 +407,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 	return ws->watch_ms < next ? ws->watch_ms : next;
 }
 
-void workers_stop(struct workers *ws, unsigned wait_ms)
+void workers_shutdown(struct workers *ws, unsigned wait_ms)
 {
 	uint64_t until = clock_ms() + wait_ms;
 	struct timespec pause = { 0, 10 * 1000000L };

@@ -1,19 +1,22 @@
-/* Worker supervision: forking, reaping and replacing workers, with back-off
- * for a worker that keeps dying at start, and a watchdog for one that stops
- * making progress (stopped, traced, frozen): it is killed, its lease given
- * back and a new worker forked. What a worker does once forked is
- * worker/worker.c's. Beside the job bookkeeping, below the loop; it reaches
- * the workers only through the ring. The worker count it aims for is the
- * segment header's `workers`, its one record. */
+/* Worker supervision: finding the workers of each kind (worker/kind.h),
+ * forking, reaping and replacing them, with back-off for a worker that
+ * keeps dying at start, and a watchdog for one that stops making progress
+ * (stopped, traced, frozen): it is killed, its lease given back and a new
+ * worker forked. What a worker does once forked is its kind's. Nothing
+ * here asks which kind a worker is: a plan says which kind and unit each
+ * slot is for, and the kind's entry does the rest. Beside the job
+ * bookkeeping, below the loop; it reaches the workers only through the
+ * ring. The CPU worker count it aims for is the segment header's
+ * `workers`, its one record. */
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "master/gpus.h"
 #include "shm/segment.h"
 #include "worker/kernel.h"
+#include "worker/kind.h"
 
 /* The master's private view of a worker slot. */
 struct wslot {
@@ -27,13 +30,16 @@ struct wslot {
 	int killed;              /* the watchdog killed it */
 	uint64_t beat;           /* its last sign of life ... */
 	uint64_t beat_ms;        /* ... and when the master saw it change */
+	int kind;                /* the plan: the kind it is for (-1: none) */
+	unsigned unit;           /* ... and which one of that kind */
 };
 
 struct workers {
 	struct seg *seg;
 	struct ring *ring;
 	const struct kernel *kernel;
-	const struct gpus *gpus;  /* GPU workers: the top slots, one a GPU */
+	struct kind_found found[KINDS_MAX]; /* the workers of each found kind */
+	unsigned fixed;          /* their number: the top slots are theirs */
 	pid_t master;
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
@@ -41,18 +47,23 @@ struct workers {
 	struct wslot w[RING_WORKERS];
 };
 
-/* Set up, aiming at target CPU workers and a worker for each of gpus (none
- * started yet). */
+/* Set up, aiming at target CPU workers (none started yet). */
 void workers_init(struct workers *ws, struct seg *seg,
-		  const struct kernel *kernel, const struct gpus *gpus,
-		  int notify_fd, int pin, unsigned target);
+		  const struct kernel *kernel, int notify_fd, int pin,
+		  unsigned target);
+/* Find the workers of every found kind: spec[i] and path[i] are what kind
+ * i's option asks for (NULL: "auto", and its program where it is looked
+ * for). Each kind's note goes to the segment. 0, or -EINVAL (logged) when
+ * a spec asks for what is not there. */
+int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
+		 const char *const path[KINDS_MAX]);
 /* The CPU worker count aimed at. */
 unsigned workers_target(const struct workers *ws);
 /* Start the wanted workers, and wait (at most a few seconds) until they
  * show in their slots. 0 or -errno. */
 int workers_start(struct workers *ws);
 /* Aim at n CPU workers from now on (workers_tick forks or retires); at
- * most the slots the GPU workers leave. */
+ * most the slots the found kinds leave. */
 void workers_set_target(struct workers *ws, unsigned n);
 /* Reap exited workers; their leases go back, their respawns are planned. */
 void workers_reap(struct workers *ws);
@@ -60,8 +71,8 @@ void workers_reap(struct workers *ws);
  * and watch for stalled workers. Returns when it wants to run next
  * (clock_ms()), or UINT64_MAX when it has nothing planned. */
 uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
-/* Stop every worker: ask, wait up to wait_ms, then kill. */
-void workers_stop(struct workers *ws, unsigned wait_ms);
+/* Shut every worker down: ask, wait up to wait_ms, then kill. */
+void workers_shutdown(struct workers *ws, unsigned wait_ms);
 /* Live workers. */
 unsigned workers_alive(const struct workers *ws);
 

@@ -39,13 +39,13 @@ static int matches(const uint8_t digest[32], uint64_t answer)
 
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 {
-	uint64_t mask = c->nslots - 1, key = digest_key(digest);
+	uint64_t mask = c->nslots - 1, hash = digest_hash(digest);
 
-	for (uint64_t i = key & mask;; i = (i + 1) & mask) {
+	for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
 		struct cache_entry *e = &c->slots[i];
 		if (!e->used)
 			break;
-		if (e->key == key) {
+		if (e->hash == hash) {
 			if (!matches(digest, e->answer))
 				break;
 			e->ref = 1;
@@ -64,7 +64,7 @@ static void delete_at(struct cache *c, uint64_t i)
 	uint64_t mask = c->nslots - 1;
 
 	for (uint64_t j = (i + 1) & mask; c->slots[j].used; j = (j + 1) & mask) {
-		uint64_t home = c->slots[j].key & mask;
+		uint64_t home = c->slots[j].hash & mask;
 		/* The entry at j may fill the gap at i only if its home is not
 		 * cyclically in (i, j]. */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
@@ -92,12 +92,12 @@ static void evict_one(struct cache *c)
 
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 {
-	uint64_t mask = c->nslots - 1, key = digest_key(digest), i;
+	uint64_t mask = c->nslots - 1, hash = digest_hash(digest), i;
 
 	if (c->capacity == 0)
 		return;
-	for (i = key & mask; c->slots[i].used; i = (i + 1) & mask) {
-		if (c->slots[i].key == key) {
+	for (i = hash & mask; c->slots[i].used; i = (i + 1) & mask) {
+		if (c->slots[i].hash == hash) {
 			c->slots[i].answer = answer;
 			c->slots[i].ref = 1;
 			return;
@@ -106,10 +106,10 @@ void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 	if (c->count >= c->capacity) {
 		evict_one(c);
 		/* Deletion may have moved entries: find the free slot anew. */
-		for (i = key & mask; c->slots[i].used; i = (i + 1) & mask)
+		for (i = hash & mask; c->slots[i].used; i = (i + 1) & mask)
 			;
 	}
-	c->slots[i].key = key;
+	c->slots[i].hash = hash;
 	c->slots[i].answer = answer;
 	c->slots[i].ref = 0;
 	c->slots[i].used = 1;

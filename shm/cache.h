@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 struct cache_entry {
-	uint64_t key;    /* first 8 bytes of the digest: already uniform */
+	uint64_t hash;   /* first 8 bytes of the digest: already uniform */
 	uint64_t answer;
 	uint32_t used;
 	uint32_t ref;    /* clock's second-chance bit */
@@ -29,7 +29,8 @@ size_t cache_bytes(uint64_t capacity);
  * capacity of 0 is a cache that holds nothing. */
 void cache_init(struct cache *c, uint64_t capacity);
 /* 1 and *answer when digest is known, else 0. A hit is confirmed by hashing
- * the answer, so a crafted key collision can never return a wrong answer. */
+ * the answer, so digests crafted to share their first 8 bytes can never
+ * return a wrong answer. */
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer);
 /* Remember digest -> answer, evicting by clock when full. */
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer);

@@ -1,48 +1,33 @@
 /* The job table and priority ring, shared by the master and the workers.
  *
  * A job is one digest searched over one range. The table holds each job
- * once; workers lease pieces of the best-ranked job (shm/rank.h) and record
- * every lease in their own slot before taking it, so a worker killed at any
- * instruction leaves enough behind for its range to be given back.
+ * once; workers lease pieces of the best-ranked job (the policy,
+ * shm/policy.h) and record every lease in their own slot before taking it,
+ * so a worker killed at any instruction leaves enough behind for its range
+ * to be given back.
  *
  * The master never takes the lock: it fills a free entry in, or moves a
  * job's phase (release, park) and changes its weight with atomic stores,
- * and flags the entry in pending[]; the workers, who own the schedule,
- * take that in under the lock at their next ring call. A worker that moves
- * a job to one of its ends flags it in changed[] and writes the master's
- * eventfd. A worker stopped inside the lock can therefore stall only the
- * other workers, never the master, which sees it go silent and kills it;
- * the robust mutex then recovers the lock.
+ * and marks the entry pending; the workers, who own the schedule, take
+ * pending changes in under the lock at their next ring call. A worker that
+ * brings a job to one of its ends flags it in changed[] and writes the
+ * master's eventfd. A worker stopped inside the lock can therefore stall
+ * only the other workers, never the master, which sees it go silent and
+ * kills it; the robust mutex then recovers the lock.
  *
- * A job's phase is the one record of where it stands, and ring_move()
- * (ring_private.h) is the one way it changes:
- *
- *          submit        take in             an answer
- *   FREE ────────> NEW ─────────> RUNNING ───────────────> FOUND
- *                   │              │   │  └──────────────> EXHAUSTED
- *                   │              │   │     all hashed
- *           release │      release │   │ park
- *                   v              v   v
- *                  RELEASING <──────  PARKING
- *                   │       release     │
- *       leases back │                   │ leases back
- *                   v                   v
- *                 CLOSED              PARKED
- *
- * submit, release, park: the master; take in, an answer, all hashed,
- * leases back: the workers. An answer also ends a RELEASING or a PARKING
- * job (FOUND: it goes to the cache), and a PARKING job with nothing left
- * to lease ends EXHAUSTED. The master takes an entry at one of the four
- * ends (FOUND, EXHAUSTED, PARKED, CLOSED) back: FREE.
- *
- * NEW, RUNNING, PARKING and RELEASING are the workers' (the master may
- * only move them to RELEASING or PARKING, which a compare-and-swap decides
- * against a worker's move); FREE and the four ends are the master's. So a
- * job is answered, and its entry free again, on the first news the master
- * gets of it: the worker that finds the answer (or hashes the last value)
- * moves the job to its end, and leases still out on it are void from then
- * on. Only a release or a park waits for its leases (their late answer, or
- * their progress, is still the job's). */
+ * The ring is cut by concept, each part in a file of its own:
+ *   ring_job.c    one entry: its phase and the one function that moves it
+ *                 (the diagram and the table of moves are there), and its
+ *                 progress: what is left to lease, ranges given back;
+ *   ring_slot.c   the worker slots and the leases they hold ("a slot holds
+ *                 a lease on a job" is one predicate, slot_holds);
+ *   ring_sched.c  the schedule: the heap of leasable jobs, which job a
+ *                 worker leases and how much of it (asking the policy),
+ *                 preemption; it keeps every derived field (a job's
+ *                 leases out, its rank, its heap place) itself;
+ *   ring.c        the workers' calls: the lock, taking pending changes in,
+ *                 a job's ends, repair after a dead lock holder;
+ *   ring_master.c the master's calls, none of which waits. */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 
@@ -52,13 +37,14 @@
 #include <sys/types.h>
 
 #include "lib/search.h"
-#include "shm/rank.h"
+#include "shm/policy.h"
 
 #define RING_JOBS 4096     /* jobs in the table at once; the master parks more */
 #define RING_WORKERS 64    /* worker slots */
 #define RING_RETURNED 16   /* ranges given back per job before rewinding */
 #define RING_NONE UINT32_MAX
 
+/* Where a job stands (the moves between them: shm/ring_job.c). */
 enum ring_phase {
 	PHASE_FREE = 0,   /* the master's: nothing in it */
 	PHASE_NEW,        /* submitted; the workers take it in at their next call */
@@ -72,7 +58,6 @@ enum ring_phase {
 	PHASE_COUNT
 };
 enum ring_slot_state { SLOT_EMPTY = 0, SLOT_IDLE, SLOT_HASHING, SLOT_RETIRING };
-enum ring_worker_kind { WORKER_CPU = 0, WORKER_GPU };
 enum ring_hook { HOOK_DIE_IN_LOCK = 0, HOOK_STOP_IN_LOCK, HOOK_DIE_AT_START, HOOK_COUNT };
 enum ring_exit { EXIT_RETIRED = 0, EXIT_DIED, EXIT_STALLED };
 
@@ -102,24 +87,17 @@ struct ring_job {
 	uint64_t seq;          /* arrival order, for ties and fifo */
 	uint32_t gen;          /* bumped at each use of the entry: a lease
 	                          of an earlier use is void */
-	uint32_t phase;        /* enum ring_phase (see the diagram above) */
+	uint32_t phase;        /* enum ring_phase: ring_move() alone writes it */
 	uint64_t weight;       /* what the master ranks it by: any time */
 	/* The workers', under the lock, while they own the phase. */
 	uint64_t answer;       /* in FOUND */
 	uint64_t first_lease_ns, found_ns; /* clock_ns(), for the stage times */
 	struct ring_progress p;
-	/* Derived from the fields above; rebuilt when a lock holder died. */
-	unsigned __int128 rem; /* values left to lease */
+	/* Derived, kept by ring_sched.c alone; rebuilt when a lock holder
+	 * died. */
+	struct rank rank;      /* as the heap ranks it */
 	uint32_t nleases;      /* live leases on it (0 once it has ended) */
 	uint32_t heap_pos;     /* index in heap[], RING_NONE when not in it */
-};
-
-/* A place in the heap of leasable jobs: the job, and the weight it is
- * ranked by there (an index keeps its own key: the master may change the
- * job's weight at any time; the workers move the job under the lock). */
-struct ring_rank {
-	uint32_t job;
-	uint32_t weight;
 };
 
 struct ring_slot {
@@ -130,42 +108,43 @@ struct ring_slot {
 	uint32_t has_lease;   /* lease_* below is a range its worker owns */
 	int32_t lease_pid;    /* the worker that took the lease */
 	uint32_t lease_job, lease_gen;
-	uint32_t keep_job, keep_gen; /* without preemption: the job it stays on */
-	uint32_t stop;        /* its lease may stop now: the job is found or
-	                         released, or a better one came (the kernel
-	                         watches it; the rest of the lease goes back) */
+	uint32_t keep_job, keep_gen; /* the job it stays on, where the policy
+	                                keeps a worker on its job */
+	uint32_t stop;        /* the stop word: its lease may stop now (the job
+	                         is found or released, or a better one came;
+	                         the kernel watches it, the rest goes back) */
 	uint64_t lease_lo, lease_hi;
 	uint64_t lease_ns;    /* clock_ns() when it was leased */
 	uint64_t beat;        /* bumped by every ring call: a sign of life */
 	uint64_t hashes;      /* values hashed by this worker process */
 	uint64_t chunks;      /* leases finished by this worker process */
 	uint64_t rate;        /* hashes per second over its last leases */
-	uint64_t hash_ns;     /* CPU time this worker process spent hashing */
+	uint64_t hash_ns;     /* time this worker process spent hashing */
 	uint64_t started_ns;  /* clock_ns() at fork */
 	uint32_t deaths;      /* workers that died in this slot */
 	uint32_t stalls;      /* of which: killed for showing no progress */
-	uint32_t kind;        /* enum ring_worker_kind, set by the master */
-	uint32_t pad;
+	uint32_t kind;        /* its kind (worker/kind.h), set by the master */
+	uint32_t unit;        /* which one of its kind: a CPU, a device */
 };
 
 struct ring {
-	pthread_mutex_t lock; /* robust, process-shared; workers only; its
-	                         holder: ring_lock_holder() */
+	pthread_mutex_t lock; /* robust, process-shared; workers only */
+	int32_t lock_owner;   /* the pid holding the lock: written just after
+	                         taking it, cleared just before dropping it */
 	uint32_t repairs;     /* locks recovered from a dead holder */
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
+	uint32_t dead_leases; /* a worker died: its lease is to be given back */
 	sem_t work;           /* posted when work appears */
-	struct rank_policy policy;
-	uint32_t reclaim;     /* a worker died: give its lease back */
+	struct policy policy;
 	uint32_t hooks;       /* test hooks allowed */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
 	uint32_t nfree;       /* the master's: entries of freelist[] in use */
 	uint32_t nheap;       /* entries of heap[] in use */
-	uint32_t pad;
-	uint64_t pending_any;  /* bit w: pending[w] has bits */
+	uint64_t pending_any; /* bit w: pending[w] has bits */
 	uint64_t pending[RING_JOBS / 64]; /* jobs the master changed */
 	uint64_t changed[RING_JOBS / 64]; /* jobs that reached an end */
 	uint32_t freelist[RING_JOBS];
-	struct ring_rank heap[RING_JOBS]; /* leasable jobs, best first */
+	uint32_t heap[RING_JOBS]; /* leasable jobs, best first */
 	struct ring_job jobs[RING_JOBS];
 	struct ring_slot slots[RING_WORKERS];
 };
@@ -173,7 +152,6 @@ struct ring {
 /* The shared layout's sizes and alignments, checked (see segment.h). */
 _Static_assert(sizeof(struct ring_progress) == 16 + 16 * RING_RETURNED + 8, "progress");
 _Static_assert(sizeof(struct ring_job) % 16 == 0, "job entries stay aligned");
-_Static_assert(sizeof(struct ring_rank) == 8, "heap places");
 _Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
 _Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
 
@@ -197,16 +175,15 @@ struct ring_slot_view {
 	uint64_t lease_values; /* size of the lease held */
 	uint64_t rate;         /* hashes per second, 0 while unknown */
 	uint64_t hashes, chunks;
-	uint64_t hash_ns;      /* time spent hashing them: the CPU's, or the
-	                          wall clock's for a GPU worker */
+	uint64_t hash_ns;      /* time spent hashing them, on its kind's clock */
 	uint32_t deaths, stalls;
-	enum ring_worker_kind kind;
+	uint32_t kind, unit;
 };
 
 /* ---- both ------------------------------------------------------------ */
 
 /* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
-int ring_init(struct ring *r, const struct rank_policy *policy);
+int ring_init(struct ring *r, const struct policy *policy);
 /* Release the ring's semaphore and mutex (master, at exit). */
 void ring_free(struct ring *r);
 /* The phase job is in now. */
@@ -215,21 +192,30 @@ enum ring_phase ring_phase(const struct ring *r, uint32_t job);
 const char *ring_phase_name(enum ring_phase phase);
 /* Live worker processes (slots with a pid). */
 unsigned ring_workers(const struct ring *r);
+/* Values still to lease of a job with key k that got as far as p. */
+unsigned __int128 ring_remaining(const struct ring_key *k,
+				 const struct ring_progress *p);
+/* The one builder of a job's rank: its weight and arrival order, and what
+ * its key and progress leave to hash. The heap, preemption and the
+ * master's parked jobs all rank with it. */
+struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
+			 const struct ring_progress *p);
 
 /* ---- the master (one thread; never blocks) ---------------------------- */
 
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq; *job receives its entry (NEW). 0, or
- * -ENOSPC when every entry is taken. */
+ * with weight and arrival order seq; *job receives its entry (NEW). The
+ * sleeping workers are woken to take it in, and the leases it preempts
+ * stop (ring_preempt). 0, or -ENOSPC when every entry is taken. */
 int ring_submit(struct ring *r, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		uint32_t *job);
 /* Is an entry free for ring_submit? */
 int ring_has_room(const struct ring *r);
-/* Entries taken (submitted and not yet taken back). */
+/* Entries taken (submitted and not yet freed). */
 unsigned ring_in_use(const struct ring *r);
-/* job just came into the table: workers hashing a job it outranks stop
- * their lease and come for it (nothing without preemption). */
+/* job just came into the table: workers hashing a job it should preempt
+ * (the policy says which) stop their lease and come for it. */
 void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
@@ -244,15 +230,12 @@ int ring_park(struct ring *r, uint32_t job);
 uint64_t ring_answer(const struct ring *r, uint32_t job);
 /* Free the entry of a job at one of its ends; its progress goes to *p
  * (may be NULL). */
-void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p);
+void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p);
 /* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
-/* Values still to lease of a job with key k that got as far as p. */
-unsigned __int128 ring_remaining(const struct ring_key *k,
-				 const struct ring_progress *p);
-/* A snapshot of what ranks job, read without the lock (for parking
- * decisions: may lag the workers by a lease). */
-void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k);
+/* The rank of job now (ring_rank_of on a snapshot read without the lock:
+ * for the master's decisions, which may lag the workers by a lease). */
+struct rank ring_rank(const struct ring *r, uint32_t job);
 /* When the job was first leased and found (clock_ns(); 0 if not yet). */
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
 		    uint64_t *found_ns);
@@ -265,9 +248,9 @@ void ring_wake(struct ring *r);
 void ring_shutdown(struct ring *r);
 /* Workers are told to exit. */
 int ring_is_shutdown(const struct ring *r);
-/* Before forking a worker of kind for slot: fresh counters, not
+/* Before forking worker unit of kind for slot: fresh counters, not
  * retiring. */
-void ring_slot_prepare(struct ring *r, unsigned slot, enum ring_worker_kind kind);
+void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
 /* Was the worker in slot asked to exit (retire or shutdown)? */
@@ -286,7 +269,9 @@ void ring_slot_view(const struct ring *r, unsigned slot,
 unsigned ring_queued(const struct ring *r, unsigned counts[18]);
 /* Locks recovered from a dead holder so far. */
 unsigned ring_repairs(const struct ring *r);
-/* The pid holding the lock (from the mutex itself), 0 when none. */
+/* The pid holding the lock, as its holder wrote it; 0 when none, or when
+ * that process is gone (its lock is then recovered by the next to take
+ * it). */
 pid_t ring_lock_holder(const struct ring *r);
 /* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS). */
 void ring_allow_hooks(struct ring *r, int on);
@@ -297,19 +282,17 @@ unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
 
 /* ---- the workers ------------------------------------------------------- */
 
-/* Take and drop the lock. A dead holder's lock is recovered and the
- * ring's derived state rebuilt; any other failure aborts. */
-void ring_lock(struct ring *r);
+/* Take the lock for process self, and drop it. A dead holder's lock is
+ * recovered and the ring's derived state rebuilt; any other failure
+ * aborts. */
+void ring_lock(struct ring *r, pid_t self);
 void ring_unlock(struct ring *r);
 /* A new worker in slot (pid self) comes in and shows in the slot: a lease
  * left there by a dead predecessor goes back. 1 when the master should be
  * told. */
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
-/* Lease at most chunk values of the best-ranked job for slot. With
- * several live workers and splitting on, a job goes out in pieces small
- * enough that they sweep its range side by side (at most 1/16 of its
- * range per worker), and its tail is shared evenly; no piece is below
- * min_chunk (nor 1).
+/* Lease at most chunk values of the best-ranked job for slot, sized by
+ * the policy for the live workers (never below min_chunk, nor 1).
  * 0, or -EAGAIN when there is no work; out->tell says whether the master
  * should be told either way. */
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,

@@ -1,15 +1,43 @@
 /* One job entry of the ring (see ring.h): its phase and the one function
- * that moves it, what it has left to lease, and its place in the heap of
- * leasable jobs. Used by both sides: the master moves a phase and reads
- * what is left; the workers do everything else, under the lock. */
-#include "lib/heap.h"
+ * that moves it, and its progress. Nothing here knows the heap or the
+ * slots: ring_sched.c keeps what derives from an entry, ring.c and
+ * ring_master.c decide when to move it.
+ *
+ * A job's phase is the one record of where it stands:
+ *
+ *          submit        take in             an answer
+ *   FREE ────────> NEW ─────────> RUNNING ───────────────> FOUND
+ *                   │              │   │  └──────────────> EXHAUSTED
+ *                   │              │   │     all hashed
+ *           release │      release │   │ park
+ *                   v              v   v
+ *                  RELEASING <──────  PARKING
+ *                   │       release     │
+ *       leases back │                   │ leases back
+ *                   v                   v
+ *                 CLOSED              PARKED
+ *
+ * submit, release, park: the master; take in, an answer, all hashed,
+ * leases back: the workers. An answer also ends a RELEASING or a PARKING
+ * job (FOUND: it goes to the cache), and a PARKING job with nothing left
+ * to lease ends EXHAUSTED. The master frees an entry at one of the four
+ * ends (FOUND, EXHAUSTED, PARKED, CLOSED): FREE.
+ *
+ * NEW, RUNNING, PARKING and RELEASING are the workers' (the master may
+ * only move them to RELEASING or PARKING, which a compare-and-swap decides
+ * against a worker's move); FREE and the four ends are the master's. So a
+ * job is answered, and its entry free again, on the first news the master
+ * gets of it: the worker that finds the answer (or hashes the last value)
+ * moves the job to its end, and leases still out on it are void from then
+ * on. Only a release or a park waits for its leases (their late answer, or
+ * their progress, is still the job's). */
 #include "lib/log.h"
 #include "shm/ring_private.h"
 
 #include <stdlib.h>
 
-/* The diagram of ring.h: the phases each phase may move to. */
-static const uint32_t arrows[PHASE_COUNT] = {
+/* The diagram above: the phases each phase may move to. */
+static const uint32_t moves[PHASE_COUNT] = {
 	[PHASE_FREE] = 1u << PHASE_NEW,
 	[PHASE_NEW] = (1u << PHASE_RUNNING) | (1u << PHASE_RELEASING),
 	[PHASE_RUNNING] = (1u << PHASE_RELEASING) | (1u << PHASE_PARKING) |
@@ -28,7 +56,7 @@ int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to)
 	uint32_t expect = from;
 	int moved;
 
-	if (from >= PHASE_COUNT || !(arrows[from] >> to & 1)) {
+	if (from >= PHASE_COUNT || !(moves[from] >> to & 1)) {
 		log_error("ring: no move from %s to %s", ring_phase_name(from),
 			  ring_phase_name(to));
 		abort();
@@ -54,6 +82,26 @@ int ring_live(enum ring_phase p)
 	return p == PHASE_RUNNING || p == PHASE_RELEASING || p == PHASE_PARKING;
 }
 
+int ring_ended(enum ring_phase p)
+{
+	return p == PHASE_FOUND || p == PHASE_EXHAUSTED || p == PHASE_PARKED ||
+	       p == PHASE_CLOSED;
+}
+
+enum ring_phase job_end_of(const struct ring_job *j)
+{
+	switch (peek(j->phase)) {
+	case PHASE_RUNNING:
+		return job_left(j) ? PHASE_COUNT : PHASE_EXHAUSTED;
+	case PHASE_PARKING:
+		return job_left(j) ? PHASE_PARKED : PHASE_EXHAUSTED;
+	case PHASE_RELEASING:
+		return PHASE_CLOSED;
+	default:
+		return PHASE_COUNT;
+	}
+}
+
 /* ---- progress ------------------------------------------------------------ */
 
 unsigned __int128 ring_remaining(const struct ring_key *k,
@@ -62,16 +110,56 @@ unsigned __int128 ring_remaining(const struct ring_key *k,
 	unsigned __int128 n = p->cursor_done ? 0 : span(p->next, k->end);
 
 	for (uint32_t i = 0; i < p->nreturned && i < RING_RETURNED; i++)
-		n += span(p->returned[i].lo, p->returned[i].hi);
+		if (p->returned[i].lo <= p->returned[i].hi)
+			n += span(p->returned[i].lo, p->returned[i].hi);
 	return n;
 }
 
-unsigned __int128 ring_job_remaining(const struct ring_job *j)
+unsigned __int128 job_left(const struct ring_job *j)
 {
 	return ring_remaining(&j->key, &j->p);
 }
 
-void ring_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
+struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
+			 const struct ring_progress *p)
+{
+	return (struct rank){ .weight = weight, .remaining = ring_remaining(k, p),
+			      .seq = seq, .started = p->started };
+}
+
+void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)
+{
+	if (j->p.nreturned) {
+		*lo = j->p.returned[j->p.nreturned - 1].lo;
+		*limit = j->p.returned[j->p.nreturned - 1].hi;
+	} else {
+		*lo = j->p.next;
+		*limit = j->key.end;
+	}
+}
+
+void job_take(struct ring_job *j, uint64_t hi, uint64_t now)
+{
+	uint64_t lo, limit;
+
+	job_next_range(j, &lo, &limit);
+	if (j->p.nreturned) {
+		if (hi == limit)
+			publish(j->p.nreturned, j->p.nreturned - 1);
+		else
+			j->p.returned[j->p.nreturned - 1].lo = hi + 1;
+	} else if (hi == limit) {
+		publish(j->p.cursor_done, 1);
+	} else {
+		j->p.next = hi + 1;
+	}
+	if (!j->p.started) {
+		publish(j->p.started, 1);
+		publish(j->first_lease_ns, now);
+	}
+}
+
+void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 {
 	if (j->p.nreturned < RING_RETURNED) {
 		j->p.returned[j->p.nreturned].lo = lo;
@@ -84,78 +172,4 @@ void ring_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 		j->p.next = lo;
 		publish(j->p.cursor_done, 0);
 	}
-	j->rem = ring_job_remaining(j);
-}
-
-void ring_stop_leases(struct ring *r, uint32_t idx, uint32_t gen)
-{
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot *s = &r->slots[i];
-		if (peek(s->has_lease) && peek(s->lease_job) == idx &&
-		    peek(s->lease_gen) == gen)
-			publish(s->stop, 1);
-	}
-}
-
-/* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
-
-static struct rank_key rank_at(const struct ring *r, uint32_t pos)
-{
-	const struct ring_rank *h = &r->heap[pos];
-	const struct ring_job *j = &r->jobs[h->job];
-
-	return (struct rank_key){ h->weight, j->rem, j->seq, j->p.started };
-}
-
-int ring_heap_before(const struct ring *r, uint32_t a, uint32_t b)
-{
-	struct rank_key ka = rank_at(r, a), kb = rank_at(r, b);
-
-	return rank_outranks(&r->policy, &ka, &kb);
-}
-
-static int heap_before(const void *set, uint32_t a, uint32_t b)
-{
-	return ring_heap_before(set, a, b);
-}
-
-static void heap_swap(void *set, uint32_t a, uint32_t b)
-{
-	struct ring *r = set;
-	struct ring_rank t = r->heap[a];
-
-	r->heap[a] = r->heap[b];
-	r->heap[b] = t;
-	r->jobs[r->heap[a].job].heap_pos = a;
-	r->jobs[r->heap[b].job].heap_pos = b;
-}
-
-static const struct heap_ops ring_heap = { heap_before, heap_swap };
-
-/* May a worker lease from j now? */
-static int leasable(const struct ring *r, const struct ring_job *j)
-{
-	return peek(j->phase) == PHASE_RUNNING && j->rem > 0 &&
-	       (r->policy.split || j->nleases == 0);
-}
-
-void ring_reposition(struct ring *r, struct ring_job *j)
-{
-	uint32_t pos = j->heap_pos;
-
-	if (!leasable(r, j)) {
-		if (pos == RING_NONE)
-			return;
-		heap_remove(&ring_heap, r, r->nheap, pos);
-		r->nheap--;
-		j->heap_pos = RING_NONE;
-		return;
-	}
-	if (pos == RING_NONE) {
-		pos = r->nheap++;
-		r->heap[pos].job = (uint32_t)(j - r->jobs);
-		j->heap_pos = pos;
-	}
-	r->heap[pos].weight = (uint32_t)peek(j->weight);
-	heap_fix(&ring_heap, r, r->nheap, pos);
 }

@@ -1,7 +1,7 @@
-/* The job table and priority ring (see ring.h): the master's side, and what
- * --status reads. Every function here returns at once: the master fills
- * free entries in, moves a phase with a compare-and-swap, flags what it
- * changed in pending[], reads what the workers flagged in changed[], and
+/* The job table and priority ring (see ring.h): the master's calls, and
+ * what --status reads. Every function here returns at once: the master
+ * fills free entries in, moves a phase with a compare-and-swap, marks what
+ * it changed pending, reads what the workers flagged in changed[], and
  * never takes the lock. The master is one thread, so the free list needs
  * no lock either. */
 #include "lib/clock.h"
@@ -9,27 +9,17 @@
 #include "shm/ring_private.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <semaphore.h>
 #include <string.h>
-
-#define FUTEX_TID_MASK 0x3fffffff /* the holder's thread id in a futex word */
 
 enum ring_phase ring_phase(const struct ring *r, uint32_t job)
 {
 	return (enum ring_phase)peek(r->jobs[job].phase);
 }
 
-unsigned ring_workers(const struct ring *r)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		n += peek(r->slots[i].pid) != 0;
-	return n;
-}
-
 /* The workers should take job in at their next call. */
-static void wish(struct ring *r, uint32_t job)
+static void mark_pending(struct ring *r, uint32_t job)
 {
 	flag(r->pending, job);
 	__atomic_fetch_or(&r->pending_any, 1ull << (job / 64), __ATOMIC_RELEASE);
@@ -62,7 +52,9 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 	}
 	publish(j->weight, clamp_weight(weight));
 	ring_move(j, PHASE_FREE, PHASE_NEW);
-	wish(r, *job);
+	mark_pending(r, *job);
+	ring_wake(r);
+	ring_preempt(r, *job);
 	return 0;
 }
 
@@ -76,29 +68,10 @@ unsigned ring_in_use(const struct ring *r)
 	return RING_JOBS - peek(r->nfree);
 }
 
-void ring_preempt(struct ring *r, uint32_t job)
-{
-	struct rank_key k, other;
-
-	if (!r->policy.preempt)
-		return;
-	ring_rank_key(r, job, &k);
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot *s = &r->slots[i];
-		uint32_t on = peek(s->lease_job);
-
-		if (!peek(s->has_lease) || on >= RING_JOBS || on == job)
-			continue;
-		ring_rank_key(r, on, &other);
-		if (rank_outranks(&r->policy, &k, &other))
-			publish(s->stop, 1);
-	}
-}
-
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
 {
 	publish(r->jobs[job].weight, clamp_weight(weight));
-	wish(r, job);
+	mark_pending(r, job);
 }
 
 int ring_release(struct ring *r, uint32_t job)
@@ -114,7 +87,7 @@ int ring_release(struct ring *r, uint32_t job)
 	/* Its leases stop now, not when a worker next looks: the worker on
 	 * it would hash on for nothing. */
 	ring_stop_leases(r, job, peek(j->gen));
-	wish(r, job);
+	mark_pending(r, job);
 	return 1;
 }
 
@@ -122,7 +95,7 @@ int ring_park(struct ring *r, uint32_t job)
 {
 	if (!ring_move(&r->jobs[job], PHASE_RUNNING, PHASE_PARKING))
 		return 0;
-	wish(r, job);
+	mark_pending(r, job);
 	return 1;
 }
 
@@ -131,7 +104,7 @@ uint64_t ring_answer(const struct ring *r, uint32_t job)
 	return r->jobs[job].answer;
 }
 
-void ring_take_back(struct ring *r, uint32_t job, struct ring_progress *p)
+void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p)
 {
 	struct ring_job *j = &r->jobs[job];
 
@@ -146,20 +119,29 @@ const struct ring_key *ring_key(const struct ring *r, uint32_t job)
 	return &r->jobs[job].key;
 }
 
-void ring_rank_key(const struct ring *r, uint32_t job, struct rank_key *k)
+/* A copy of j's progress, read without the lock: each field as the
+ * workers last published it (a lease may move it meanwhile). */
+static void snapshot(const struct ring_job *j, struct ring_progress *p)
+{
+	p->next = peek(j->p.next);
+	p->cursor_done = peek(j->p.cursor_done);
+	p->nreturned = peek(j->p.nreturned);
+	if (p->nreturned > RING_RETURNED)
+		p->nreturned = RING_RETURNED;
+	for (uint32_t i = 0; i < p->nreturned; i++) {
+		p->returned[i].lo = peek(j->p.returned[i].lo);
+		p->returned[i].hi = peek(j->p.returned[i].hi);
+	}
+	p->started = peek(j->p.started);
+}
+
+struct rank ring_rank(const struct ring *r, uint32_t job)
 {
 	const struct ring_job *j = &r->jobs[job];
-	uint32_t n = peek(j->p.nreturned);
+	struct ring_progress p;
 
-	k->weight = peek(j->weight);
-	k->seq = j->seq;
-	k->started = peek(j->p.started);
-	k->remaining = peek(j->p.cursor_done) ? 0 : span(peek(j->p.next), j->key.end);
-	for (uint32_t i = 0; i < n && i < RING_RETURNED; i++) {
-		uint64_t lo = peek(j->p.returned[i].lo), hi = peek(j->p.returned[i].hi);
-		if (lo <= hi)
-			k->remaining += span(lo, hi);
-	}
+	snapshot(j, &p);
+	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
 }
 
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
@@ -216,26 +198,10 @@ int ring_is_shutdown(const struct ring *r)
 	return peek(r->shutdown) != 0;
 }
 
-void ring_slot_prepare(struct ring *r, unsigned slot, enum ring_worker_kind kind)
-{
-	struct ring_slot *s = &r->slots[slot];
-
-	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
-	publish(s->kind, (uint32_t)kind);
-	s->started_ns = clock_ns();
-	publish(s->retire, 0);
-	publish(s->state, SLOT_IDLE);
-}
-
 void ring_slot_retire(struct ring *r, unsigned slot)
 {
 	publish(r->slots[slot].retire, 1);
 	wake(r, RING_WORKERS);
-}
-
-int ring_slot_retiring(const struct ring *r, unsigned slot)
-{
-	return peek(r->slots[slot].retire) || peek(r->shutdown);
 }
 
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
@@ -249,30 +215,10 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	publish(s->state, SLOT_EMPTY);
 	s->deaths += how != EXIT_RETIRED;
 	s->stalls += how == EXIT_STALLED;
-	publish(r->reclaim, 1);
+	publish(r->dead_leases, 1);
 	wake(r, 1);
 }
 
-void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
-{
-	const struct ring_slot *s = &r->slots[slot];
-
-	v->pid = peek(s->pid);
-	v->state = (enum ring_slot_state)peek(s->state);
-	v->beat = peek(s->beat);
-	v->has_lease = (int)peek(s->has_lease);
-	v->lease_job = peek(s->lease_job);
-	v->lease_lo = peek(s->lease_lo);
-	v->lease_hi = peek(s->lease_hi);
-	v->lease_values = v->has_lease ? v->lease_hi - v->lease_lo + 1 : 0;
-	v->rate = peek(s->rate);
-	v->hashes = peek(s->hashes);
-	v->chunks = peek(s->chunks);
-	v->hash_ns = peek(s->hash_ns);
-	v->deaths = peek(s->deaths);
-	v->stalls = peek(s->stalls);
-	v->kind = (enum ring_worker_kind)peek(s->kind);
-}
 
 unsigned ring_queued(const struct ring *r, unsigned counts[18])
 {
@@ -298,13 +244,12 @@ unsigned ring_repairs(const struct ring *r)
 
 pid_t ring_lock_holder(const struct ring *r)
 {
-	/* glibc keeps the holder's thread id in the robust mutex's futex word
-	 * (the kernel needs it there to recover the lock when the holder
-	 * dies); a worker is single-threaded, so that is its pid. It is right
-	 * even for a holder stopped one instruction after taking the lock. */
-	int word = __atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
+	pid_t pid = peek(r->lock_owner);
 
-	return (pid_t)(word & FUTEX_TID_MASK);
+	/* A holder killed inside the lock leaves its pid there until the next
+	 * worker takes the lock and recovers it: a pid that is gone (reaped)
+	 * holds nothing. */
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) ? pid : 0;
 }
 
 void ring_allow_hooks(struct ring *r, int on)

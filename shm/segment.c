@@ -2,12 +2,18 @@
  *
  * Each master's segment is its own: /revhash-PORT-PID, on which it holds an
  * exclusive flock for as long as it lives. The lock is the proof of life:
- * the kernel drops it when the master dies, however it dies, and a reused
- * pid cannot inherit it. So a starting master removes only segments nobody
- * holds (left by killed masters, on any port: each takes 52 MB of RAM in
- * /dev/shm) and never one of a master still draining its last requests;
- * each master unlinks only its own name; and `--status` can tell a live
- * master from a leftover. */
+ * the kernel drops it when the master and its workers (whose mappings of
+ * the segment hold the same open file) are gone, however they die, and a
+ * reused pid cannot inherit it. So a starting master removes only segments nobody
+ * holds (left by killed masters: each takes 52 MB of RAM in /dev/shm) and
+ * never one of a master still draining its last requests; each master
+ * unlinks only its own name; and `--status` can tell a live master from a
+ * leftover. A leftover of the starting master's own port goes at once (it
+ * is the one a restart replaces); one of another port only once it has
+ * been a leftover for SEG_STALE_S, by the time its master last marked
+ * itself alive in it: until then someone may still be looking at it (an
+ * operator's --status, a test), and another service's start must not
+ * take it from under them. */
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -83,8 +89,25 @@ static int owner_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* Remove the segments, of any port, that no live master holds; say so
- * for port's own live ones (a master draining or starting). */
+/* Has the leftover segment open at fd been one for SEG_STALE_S? Its
+ * master marked itself alive in it at every turn of its loop; a segment
+ * of another version (or a damaged one) says nothing, and counts as old. */
+static int long_dead(int fd)
+{
+	const struct seg_header *h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0);
+	uint64_t alive, now = clock_ns();
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof *h || h == MAP_FAILED)
+		return 1;
+	alive = h->magic == SEG_MAGIC && h->version == SEG_VERSION ? h->alive_ns : 0;
+	munmap((void *)h, sizeof *h);
+	return alive > now || now - alive >= (uint64_t)SEG_STALE_S * 1000000000u;
+}
+
+/* Remove the segments that no live master holds: of port, and of any
+ * other port once they are long dead; say so for port's own live ones
+ * (a master draining or starting). */
 static void remove_stale(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
@@ -93,15 +116,15 @@ static void remove_stale(unsigned port)
 	if (!d)
 		return;
 	while (next_of_port(d, 0, name)) {
-		int fd;
+		int fd, mine = of_port(name + 1, port);
 
 		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
 			continue;
 		if (held(fd) || owner_alive(name)) {
-			if (of_port(name + 1, port))
+			if (mine)
 				log_info("shared segment %s: its master still runs "
 					 "(draining or starting), left alone", name);
-		} else if (shm_unlink(name) == 0) {
+		} else if ((mine || long_dead(fd)) && shm_unlink(name) == 0) {
 			log_info("removed stale shared segment %s", name);
 		}
 		close(fd);
@@ -120,7 +143,7 @@ static void point(struct seg *seg, void *p, size_t size)
 /* Lay out a new segment of size bytes at p. */
 static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 		   size_t cache_off, unsigned port, uint64_t cache_entries,
-		   const struct rank_policy *policy)
+		   const struct policy *policy)
 {
 	struct seg_header *h = p;
 	int rc;
@@ -135,6 +158,7 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	h->master_pid = getpid();
 	h->port = port;
 	h->started_ns = clock_ns_of(CLOCK_REALTIME);
+	h->alive_ns = clock_ns();
 	h->version = SEG_VERSION;
 	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
 	return 0;
@@ -168,8 +192,8 @@ static int make_memory(const struct seg *seg, size_t size, void **p)
 	return rc;
 }
 
-int seg_create(unsigned port, uint64_t cache_entries,
-	       const struct rank_policy *policy, struct seg *seg)
+int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
+	       struct seg *seg)
 {
 	size_t ring_off = align_up(sizeof(struct seg_header));
 	size_t cache_off = ring_off + align_up(sizeof(struct ring));
@@ -294,6 +318,11 @@ int seg_open(unsigned port, int rw, struct seg *seg)
 		return err;
 	*seg = best;
 	return 0;
+}
+
+void seg_alive(struct seg *seg)
+{
+	__atomic_store_n(&seg->hdr->alive_ns, clock_ns(), __ATOMIC_RELAXED);
 }
 
 void seg_close(struct seg *seg)

@@ -13,7 +13,9 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 5
+#define SEG_VERSION 6
+#define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
+#define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
 /* Where the time of a request answered by a search goes, in order:
  * from accept to its last byte, to its job's entry in the ring, to a
@@ -54,22 +56,32 @@ struct seg_stats {
 	struct seg_stages stages;
 };
 
+/* What the master found of a kind of worker (worker/kind.h), by its
+ * index in the kind table. */
+struct seg_kind {
+	char note[96];         /* its units' names, "off", or why none */
+	uint32_t n;            /* workers of it the master runs */
+	uint32_t pad;
+};
+
 struct seg_header {
 	uint32_t magic;
 	uint32_t version;
 	uint64_t size;         /* bytes of the whole segment */
 	int32_t master_pid;
 	uint32_t port;
-	uint32_t workers;      /* the worker count the master aims for: the
-	                          one record of it (master/workers.c) */
+	uint32_t workers;      /* the CPU worker count the master aims for:
+	                          the one record of it (master/workers.c) */
 	uint32_t cpus;         /* CPUs the master may run on */
 	uint64_t ring_off;
 	uint64_t cache_off;
 	uint64_t started_ns;   /* CLOCK_REALTIME at start */
+	uint64_t alive_ns;     /* clock_ns() of the master's last loop turn:
+	                          how long a leftover has been one */
 	char kernel[16];       /* search kernel in use */
-	char gpu[96];          /* the GPU workers' devices, or why none */
-	uint32_t gpus;         /* GPU workers the master runs */
+	struct seg_kind kinds[SEG_KINDS];
 	uint32_t low_latency;  /* enum power_state (master/power.h) */
+	uint32_t pad;
 	uint64_t low_latency_holds; /* times the CPUs were held polling */
 	struct seg_stats stats;
 };
@@ -95,10 +107,14 @@ struct seg {
 
 /* Create this process's segment for port with room for cache_entries
  * answers, locked for as long as it lives. Segments that no live master
- * holds (left by a killed one, on any port) are removed first. 0 or -errno
- * (the failing call logged). */
-int seg_create(unsigned port, uint64_t cache_entries,
-	       const struct rank_policy *policy, struct seg *seg);
+ * holds are removed first: of port at once, of any other port once they
+ * have been left over for SEG_STALE_S (a killed master's is still worth a
+ * look for a while: `--status` explains it). 0 or -errno (the failing call
+ * logged). */
+int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
+	       struct seg *seg);
+/* The master is alive now (its loop calls it at every turn). */
+void seg_alive(struct seg *seg);
 /* Map the segment of the master on port (status, tests): a live master's
  * before a leftover, the newest of either; seg->alive tells which. Every
  * size and offset is checked before use. Writable when rw. 0, -ENOENT,

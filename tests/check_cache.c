@@ -23,7 +23,7 @@ static uint64_t with_home(const struct cache *c, uint64_t home, uint64_t *x,
 {
 	for (;; (*x)++) {
 		digest_of(*x, d);
-		if ((digest_key(d) & (c->nslots - 1)) == home)
+		if ((digest_hash(d) & (c->nslots - 1)) == home)
 			return (*x)++;
 	}
 }

@@ -32,6 +32,7 @@ static struct clients cl;
 static struct seg_stats stats;
 static int epfd, lfd;
 static unsigned port;
+static struct conn_list waiters; /* a job's, in jobs.c */
 
 static void setup(void)
 {
@@ -62,7 +63,7 @@ static struct conn *waiting_client(int *client_fd)
 	ck_assert_int_ge(*client_fd, 0);
 	ck_assert_int_eq(th_send_request(*client_fd, d, 0, 1000000, 1), 0);
 	c = accept_request(&cl, lfd);
-	clients_wait(&cl, c); /* in the epoll set for errors and hang-ups */
+	clients_wait(&cl, c, &waiters); /* in the epoll set for errors and hang-ups */
 	return c;
 }
 

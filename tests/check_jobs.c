@@ -25,7 +25,7 @@ static struct jobs js;
 static int epfd, lfd;
 static unsigned port;
 
-static void setup_with(struct rank_policy p)
+static void setup_with(struct policy p)
 {
 	memset(&stats, 0, sizeof stats);
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -104,7 +104,7 @@ START_TEST(job_hashed_to_its_end_while_parking_is_answered)
 	uint64_t x;
 	int light, heavy;
 
-	setup_with((struct rank_policy){ RANK_PRIORITY, 1, 1, 0 });
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
 	fill_table_but(1);
 	/* The light job takes the last entry; a worker leases all of it. */
 	light = request(123456789, 0, 999, 1);

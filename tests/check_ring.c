@@ -19,7 +19,7 @@
 static struct ring *r;
 static uint64_t seq;
 
-static void setup_with(struct rank_policy p)
+static void setup_with(struct policy p)
 {
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
@@ -31,7 +31,7 @@ static void setup_with(struct rank_policy p)
 
 static void setup(void)
 {
-	setup_with(rank_default());
+	setup_with(policy_default());
 }
 
 static void teardown(void)
@@ -171,7 +171,7 @@ START_TEST(found_answer_is_reported_and_kept)
 	ck_assert_int_eq(lease(0, 1000, &l), -EAGAIN);
 	/* The master may reuse the entry before the void lease is back. */
 	ck_assert_int_eq(lease(0, 1000, &other), -EAGAIN);
-	ring_take_back(r, job, NULL);
+	ring_free_entry(r, job, NULL);
 	phase_is(job, PHASE_FREE, 0);
 }
 END_TEST
@@ -188,14 +188,14 @@ START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
 	ck_assert_int_eq(lease(0, 1000, &a), 0);
 	ck_assert_int_eq(lease(1, 1000, &b), 0);
 	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo + 3), 1);
-	ring_take_back(r, job, NULL);
+	ring_free_entry(r, job, NULL);
 	next = submit(5000000, 5999999, 2);
 	ck_assert_uint_eq(next, job); /* the same entry, reused */
 	ck_assert_int_eq(ring_release(r, next), 1);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1); /* takes the release in */
 	phase_is(next, PHASE_CLOSED, 0);
 	ck_assert_uint_eq(r->jobs[next].nleases, 0);
-	ring_take_back(r, next, NULL);
+	ring_free_entry(r, next, NULL);
 	/* The same with an answer: the void lease's does not go to the job
 	 * now in its entry. */
 	ck_assert_int_eq(lease(0, 1000, &a), -EAGAIN);
@@ -203,7 +203,7 @@ START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
 	ck_assert_int_eq(lease(0, 1000, &a), 0);
 	ck_assert_int_eq(lease(1, 1000, &b), 0);
 	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo), 1);
-	ring_take_back(r, job, NULL);
+	ring_free_entry(r, job, NULL);
 	next = submit(7000000, 7999999, 2);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, a.lo), 0);
 	ck_assert_int_eq(lease(2, 1000, &a), 0);
@@ -336,7 +336,7 @@ START_TEST(release_waits_for_leases_to_drain)
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_STOPPED, 5), 1); /* master must hear */
 	phase_is(job, PHASE_CLOSED, 0);
 	ck_assert_uint_eq(ring_in_use(r), 1);
-	ring_take_back(r, job, NULL);
+	ring_free_entry(r, job, NULL);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert_int_eq(ring_release(r, submit(0, 9, 1)), 1);
 	ck_assert_int_eq(ring_release(r, job), 0); /* it was free, and is new */
@@ -548,7 +548,7 @@ START_TEST(parked_job_keeps_its_progress)
 	ck_assert_int_eq(ring_finish(r, 2, SEARCH_NONE, 0), 1);
 	phase_is(job, PHASE_PARKED, 0);
 	k = *ring_key(r, job);
-	ring_take_back(r, job, &p);
+	ring_free_entry(r, job, &p);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert(ring_remaining(&k, &p) == 850); /* 50..99 and 200..999 */
 	/* It comes back where it was: only the unhashed values are left. */
@@ -598,7 +598,7 @@ START_TEST(no_preemption_stops_nothing)
 	uint32_t better;
 
 	teardown();
-	setup_with((struct rank_policy){ RANK_WSRPT, 0, 1, 0 });
+	setup_with(th_policy(POLICY_WSRPT, 0, 1));
 	submit(0, 999999, 1);
 	ck_assert_int_eq(lease(0, 1000, &a), 0);
 	better = submit(20000000, 20000999, 16);
@@ -613,7 +613,7 @@ END_TEST
 static void policy(uint32_t order, int preempt, int split)
 {
 	teardown();
-	setup_with((struct rank_policy){ order, (uint32_t)preempt, (uint32_t)split, 0 });
+	setup_with(th_policy(order, preempt, split));
 }
 
 START_TEST(fifo_takes_the_oldest)
@@ -621,7 +621,7 @@ START_TEST(fifo_takes_the_oldest)
 	struct ring_lease l;
 	uint32_t old;
 
-	policy(RANK_FIFO, 1, 1);
+	policy(POLICY_FIFO, 1, 1);
 	old = submit(0, 999999, 1);        /* big, light, first */
 	submit(5000000, 5000099, 16);      /* small, heavy, later */
 	ck_assert_int_eq(lease(0, 10, &l), 0);
@@ -634,7 +634,7 @@ START_TEST(priority_takes_the_heaviest_then_the_oldest)
 	struct ring_lease l;
 	uint32_t heavy, again;
 
-	policy(RANK_PRIORITY, 1, 1);
+	policy(POLICY_PRIORITY, 1, 1);
 	submit(0, 99, 2);                  /* small but lighter */
 	heavy = submit(1000, 999999, 9);   /* big but heavier */
 	again = submit(2000000, 2000099, 9); /* as heavy, younger */
@@ -650,7 +650,7 @@ START_TEST(wsrpt_takes_weight_over_remaining)
 	struct ring_lease l;
 	uint32_t small;
 
-	policy(RANK_WSRPT, 1, 1);
+	policy(POLICY_WSRPT, 1, 1);
 	submit(0, 999999, 9);              /* 9 / 1e6 */
 	small = submit(2000000, 2000099, 1); /* 1 / 100: more urgent */
 	ck_assert_int_eq(lease(0, 10, &l), 0);
@@ -663,7 +663,7 @@ START_TEST(run_to_completion_keeps_its_job)
 	struct ring_lease l;
 	uint32_t first, urgent;
 
-	policy(RANK_WSRPT, 0, 1);
+	policy(POLICY_WSRPT, 0, 1);
 	first = submit(0, 999, 1);
 	next_lease_is(first);
 	urgent = submit(5000, 5009, 16);   /* outranks it by far... */
@@ -682,7 +682,7 @@ START_TEST(no_split_leases_one_worker_per_job)
 	struct ring_lease a, b, c;
 	uint32_t one, two;
 
-	policy(RANK_WSRPT, 1, 0);
+	policy(POLICY_WSRPT, 1, 0);
 	one = submit(0, 999999, 1);
 	two = submit(2000000, 2999999, 1);
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &a), 0);
@@ -776,7 +776,7 @@ START_TEST(lock_of_a_killed_holder_does_not_hang_others)
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		ring_lock(r);
+		ring_lock(r, getpid());
 		pause();
 		_exit(0);
 	}
@@ -786,7 +786,7 @@ START_TEST(lock_of_a_killed_holder_does_not_hang_others)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	ck_assert_int_eq(ring_lock_holder(r), 0); /* the kernel let it go */
-	ring_lock(r); /* would hang forever without recovery: the timeout fails */
+	ring_lock(r, getpid()); /* would hang forever without recovery: the timeout fails */
 	ring_unlock(r);
 	ck_assert_uint_eq(r->repairs, 1);
 }
@@ -805,7 +805,7 @@ START_TEST(full_table_says_so)
 	ring_release(r, 5);
 	lease(0, 1, &l); /* a worker takes it in */
 	phase_is(5, PHASE_CLOSED, 0);
-	ring_take_back(r, 5, NULL);
+	ring_free_entry(r, 5, NULL);
 	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), 0);
 	ck_assert_uint_eq(job, 5);
 }

@@ -7,6 +7,7 @@
 #include "bench/simulate.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
+#include "tests/helpers.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
 #include "lib/digest.h"
@@ -250,7 +251,8 @@ static struct wl_request req(uint8_t tag, uint64_t start, uint64_t end,
 static struct sim_policy policy(uint32_t order, uint32_t preempt,
 			       uint32_t split, unsigned workers)
 {
-	return (struct sim_policy){ { order, preempt, split, 0 }, workers, 0, NULL };
+	return (struct sim_policy){ th_policy(order, (int)preempt, (int)split), workers, 0,
+				    NULL };
 }
 
 static void simulate_with(const struct sim_policy *pol,
@@ -271,7 +273,7 @@ static void expect_lat(const double *lat, const double *want, size_t n)
 static void simulate(const struct wl_request *q, const double *t, size_t n,
 		     double *lat, double *score)
 {
-	struct sim_policy pol = { rank_default(), 1, 0, NULL };
+	struct sim_policy pol = { policy_default(), 1, 0, NULL };
 
 	simulate_with(&pol, q, t, n, lat, score);
 }
@@ -409,13 +411,13 @@ START_TEST(sim_orders)
 				   req(2, 0, 7999999, 7999999, 4),
 				   req(3, 0, 999999, 999999, 2) };
 	static const double want[3][4] = {
-		[RANK_WSRPT] = { 2e6, 10e6, 1e6, 44e6 / 3 },
-		[RANK_PRIORITY] = { 10e6, 8e6, 9e6, 60e6 / 3 },
-		[RANK_FIFO] = { 1e6, 9e6, 10e6, 57e6 / 3 },
+		[POLICY_WSRPT] = { 2e6, 10e6, 1e6, 44e6 / 3 },
+		[POLICY_PRIORITY] = { 10e6, 8e6, 9e6, 60e6 / 3 },
+		[POLICY_FIFO] = { 1e6, 9e6, 10e6, 57e6 / 3 },
 	};
 	double t[3] = { 0, 0, 0 }, lat[3], score;
 
-	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
+	for (uint32_t order = POLICY_WSRPT; order <= POLICY_FIFO; order++) {
 		for (uint32_t preempt = 0; preempt <= 1; preempt++) {
 			struct sim_policy pol = policy(order, preempt, 1, 1);
 
@@ -439,9 +441,9 @@ START_TEST(sim_no_split_runs_side_by_side)
 	struct wl_request q[3] = { req(1, 0, 999999, 999999, 1),
 				   req(2, 0, 999999, 999999, 1),
 				   req(3, 0, 999999, 999999, 1) };
-	struct sim_policy split = policy(RANK_WSRPT, 1, 1, 2);
-	struct sim_policy apart = policy(RANK_WSRPT, 1, 0, 2);
-	struct sim_policy one = policy(RANK_WSRPT, 1, 0, 1);
+	struct sim_policy split = policy(POLICY_WSRPT, 1, 1, 2);
+	struct sim_policy apart = policy(POLICY_WSRPT, 1, 0, 2);
+	struct sim_policy one = policy(POLICY_WSRPT, 1, 0, 1);
 	double t[3] = { 0, 0, 0 }, lat[3], score;
 
 	simulate_with(&split, q, t, 3, lat, &score);
@@ -469,8 +471,8 @@ START_TEST(sim_no_split_more_workers_than_cpus)
 				   req(2, 0, 999999, 999999, 1),
 				   req(3, 0, 999999, 999999, 1),
 				   req(4, 0, 999999, 999999, 1) };
-	struct sim_policy two = policy(RANK_WSRPT, 1, 0, 4);
-	struct sim_policy four = policy(RANK_WSRPT, 1, 0, 4);
+	struct sim_policy two = policy(POLICY_WSRPT, 1, 0, 4);
+	struct sim_policy four = policy(POLICY_WSRPT, 1, 0, 4);
 	double t[4] = { 0, 0, 0, 0 }, lat[4], score;
 
 	two.cores = 2;
@@ -502,7 +504,7 @@ START_TEST(sim_no_split_rate_follows_the_running_jobs)
 				   req(2, 0, 1999999, 1999999, 1),
 				   req(3, 0, 1999999, 1999999, 1),
 				   req(4, 0, 499999, 499999, 1) };
-	struct sim_policy two = policy(RANK_WSRPT, 1, 0, 4);
+	struct sim_policy two = policy(POLICY_WSRPT, 1, 0, 4);
 	double t[4] = { 0, 0, 0, 1e6 }, lat[4];
 
 	two.cores = 2;
@@ -526,8 +528,8 @@ START_TEST(sim_no_split_preempts_the_worst)
 	struct wl_request q[3] = { req(1, 0, 999999, 999999, 1),
 				   req(2, 0, 999999, 999999, 1),
 				   req(3, 0, 999999, 999999, 16) };
-	struct sim_policy preempt = policy(RANK_WSRPT, 1, 0, 2);
-	struct sim_policy keep = policy(RANK_WSRPT, 0, 0, 2);
+	struct sim_policy preempt = policy(POLICY_WSRPT, 1, 0, 2);
+	struct sim_policy keep = policy(POLICY_WSRPT, 0, 0, 2);
 	double t[3] = { 0, 0, 1e6 }, lat[3];
 
 	simulate_with(&preempt, q, t, 3, lat, NULL);
@@ -553,7 +555,7 @@ START_TEST(sim_run_to_completion_keeps_started_job)
 				   req(2, 0, 999999, 999999, 16) };
 	double t[2] = { 0, 1e6 }, lat[2], score;
 
-	for (uint32_t order = RANK_WSRPT; order <= RANK_PRIORITY; order++) {
+	for (uint32_t order = POLICY_WSRPT; order <= POLICY_PRIORITY; order++) {
 		struct sim_policy preempt = policy(order, 1, 1, 1);
 		struct sim_policy keep = policy(order, 0, 1, 1);
 
@@ -570,7 +572,7 @@ START_TEST(sim_run_to_completion_keeps_started_job)
 }
 END_TEST
 
-/* One peer's repeats add at most RANK_PEER_WEIGHT_MAX (16) to a job. Job A
+/* One peer's repeats add at most POLICY_PEER_WEIGHT_MAX (16) to a job. Job A
  * (2 * 10^6 values) gets two requests of priority 12: weight 24, capped to
  * 16, rank 8 / 10^6. Job B (1.5 * 10^6 values, priority 16) ranks
  * 10.7 / 10^6 and goes first, though uncapped A would rank 12 / 10^6. */
@@ -606,7 +608,7 @@ START_TEST(sim_unequal_workers)
 	const double shares[2] = { 1, 3 };
 	struct wl_request q[2] = { req(1, 0, 9999999, 2999999, 2),
 				   req(2, 0, 9999999, 2999999, 1) };
-	struct sim_policy pol = policy(RANK_WSRPT, 1, 0, 2);
+	struct sim_policy pol = policy(POLICY_WSRPT, 1, 0, 2);
 	double t[2] = { 0, 0 }, lat[2], score, split;
 
 	pol.shares = shares;
@@ -614,12 +616,12 @@ START_TEST(sim_unequal_workers)
 	ck_assert_double_eq_tol(lat[0], 1e6, 1e-3);
 	ck_assert_double_eq_tol(lat[1], 1e6 + 2e6 / 3, 1e-3);
 	ck_assert_double_eq_tol(score, (1e6 * 2 + (1e6 + 2e6 / 3)) / 2, 1e-3);
-	pol.rank.split = 1;
+	pol.policy.rules |= POLICY_SPLIT;
 	ck_assert_int_eq(sim_run(q, t, 2, 4e6, &pol, lat, &split), 0);
 	ck_assert_double_eq_tol(lat[0], 0.75e6, 1e-3);
 	ck_assert_double_eq_tol(lat[1], 1.5e6, 1e-3);
 	/* A share that is no rate is refused. */
-	pol.rank.split = 0;
+	pol.policy.rules &= ~POLICY_SPLIT;
 	pol.shares = (const double[2]){ 1, 0 };
 	ck_assert_int_eq(sim_run(q, t, 2, 4e6, &pol, lat, &score), -EINVAL);
 }
@@ -630,19 +632,19 @@ START_TEST(sim_best_picks_lowest)
 	struct wl_request q[2] = { req(1, 0, 999999, 0, 1),
 				   req(2, 0, 99999, 99999, 2) };
 	double t[2] = { 0, 0 }, score = 0;
-	struct sim_policy best = { { 9, 9, 9, 9 }, 0, 0, NULL };
+	struct sim_policy best = { { 9, 9 }, 0, 0, NULL };
 
 	ck_assert_int_eq(sim_best(q, t, 2, RATE, &(struct sim_policy){ .workers = 1 }, &best, &score), 0);
-	ck_assert_uint_eq(best.rank.order, RANK_FIFO);
-	ck_assert_uint_eq(best.rank.preempt, 1);
-	ck_assert_uint_eq(best.rank.split, 1);
+	ck_assert_uint_eq(best.policy.order, POLICY_FIFO);
+	ck_assert_uint_eq(best.policy.rules, POLICY_PREEMPT | POLICY_SPLIT);
 	ck_assert_uint_eq(best.workers, 1);
 	ck_assert_double_eq_tol(score, 100001.5, 1e-6);
 }
 END_TEST
 
-/* On a real workload, sim_best's score is the lowest of all twelve and is
- * the score of the policy it returns. */
+/* On a real workload, sim_best's score is the lowest of every order with
+ * and without preemption and split, and is the score of the policy it
+ * returns. */
 START_TEST(sim_best_is_min_of_all)
 {
 	struct wl_params p = params(11, 300, 20, 1.5);
@@ -655,7 +657,7 @@ START_TEST(sim_best_is_min_of_all)
 		t[i] = 2e5 * (double)i; /* a request every 0.2 s */
 	ck_assert_int_eq(sim_best(q, t, p.total, 4e6, &(struct sim_policy){ .workers = 3 },
 				  &best, &best_score), 0);
-	for (uint32_t order = RANK_WSRPT; order <= RANK_FIFO; order++) {
+	for (uint32_t order = 0; order < policy_orders(); order++) {
 		for (uint32_t k = 0; k < 4; k++) {
 			struct sim_policy pol = policy(order, k / 2, k % 2, 3);
 			double sc;
@@ -678,7 +680,7 @@ START_TEST(sim_bad_arguments)
 {
 	struct wl_request q[1] = { req(1, 0, 9, 9, 1) };
 	double t[1] = { 0 };
-	struct sim_policy pol = { rank_default(), 1, 0, NULL };
+	struct sim_policy pol = { policy_default(), 1, 0, NULL };
 
 	ck_assert_int_eq(sim_run(q, t, 1, 0, &pol, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(sim_run(q, t, 1, NAN, &pol, NULL, NULL), -EINVAL);
@@ -688,7 +690,7 @@ START_TEST(sim_bad_arguments)
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(sim_best(q, t, 1, RATE, &(struct sim_policy){ .workers = 0 }, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(sim_best(q, t, 1, -1, &(struct sim_policy){ .workers = 1 }, NULL, NULL), -EINVAL);
-	pol = policy(RANK_FIFO + 1, 1, 1, 1);
+	pol = policy(policy_orders(), 1, 1, 1);
 	ck_assert_int_eq(sim_run(q, t, 1, RATE, &pol, NULL, NULL), -EINVAL);
 }
 END_TEST

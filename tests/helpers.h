@@ -69,6 +69,13 @@ int th_signals_pending(pid_t pid);
 /* How many descriptors pid has open; -1 if gone. */
 int th_open_fds(pid_t pid);
 
+/* The policy of order with preemption and split as asked. */
+static inline struct policy th_policy(uint32_t order, int preempt, int split)
+{
+	return (struct policy){ order, (preempt ? POLICY_PREEMPT : 0u) |
+					       (split ? POLICY_SPLIT : 0u) };
+}
+
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);
 /* Connect to localhost:port (blocking). fd or -1. */

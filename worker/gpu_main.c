@@ -144,7 +144,13 @@ static int serve(const struct args *a)
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return 1;
 	}
-	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
+	/* Its kind, as the master wrote it in the slot before the fork: its
+	 * lease length and its clock. */
+	if (!(w.kind = kind_at(seg.ring->slots[w.slot].kind))) {
+		log_error("GPU worker %llu: slot of no known kind", (unsigned long long)a->slot);
+		return 1;
+	}
+	w.unit = (unsigned)a->device;
 	return worker_serve(&w);
 }
 

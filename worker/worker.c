@@ -1,16 +1,13 @@
-/* The worker process. Its start-up makes it a quiet child of the master
- * (see worker_main); its loop leases pieces sized from its own measured
- * rate so that one is about CHUNK_NS of hashing: short enough that a more
- * urgent job is taken up within milliseconds, long enough that the two lock
- * round trips per piece cost well under 1%. A job that several workers
- * share goes out in smaller pieces (ring_lease), down to MIN_CHUNK_NS of
- * hashing, below which the leases would cost more than about 1%. A worker
- * that hashes elsewhere (a GPU, whose launches cost more than a lease) asks
- * for longer ones (struct worker_start). */
+/* The worker process, of any kind. Its start-up makes it a quiet child of
+ * the master (see worker_setup); its loop leases pieces sized from its own
+ * measured rate so that one takes its kind's lease length (worker/kind.c:
+ * 2 ms of a CPU), and a job that several workers share goes out in smaller
+ * pieces (ring_lease), down to its kind's least worth a lease. */
 #include "worker/worker.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/os.h"
+#include "lib/signals.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -20,8 +17,6 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#define CHUNK_NS 2000000ull     /* 2 ms of hashing */
-#define MIN_CHUNK_NS 100000ull  /* 0.1 ms: a lease costs about 1 us */
 #define CHUNK_MIN 256ull
 #define CHUNK_MAX (1ull << 36)  /* about 4 s of a GPU at 16 G hashes/s */
 #define IDLE_WAIT_MS 100        /* re-check the master, retire flag; a sign of life */
@@ -51,7 +46,7 @@ static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns,
 /* The smallest piece worth a lease at this worker's rate. */
 static uint64_t min_chunk(const struct worker_start *w, uint64_t rate, uint64_t chunk)
 {
-	return rate ? clamp_chunk((uint64_t)((unsigned __int128)rate * w->min_lease_ns /
+	return rate ? clamp_chunk((uint64_t)((unsigned __int128)rate * w->kind->min_lease_ns /
 					     1000000000u))
 		    : chunk / 20;
 }
@@ -75,7 +70,7 @@ static enum search_result hash_lease(const struct worker_start *w,
 				     const struct ring_lease *l, uint64_t *chunk,
 				     uint64_t *x)
 {
-	clockid_t busy = w->kernel->offload ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+	clockid_t busy = w->kind->wall_clock ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
 	uint64_t busy0 = clock_ns_of(busy), t0 = clock_ns();
 	enum search_result rc = w->kernel->search(l->digest, l->lo, l->hi, x, l->stop);
 	uint64_t ns = clock_ns() - t0, rate = 0;
@@ -84,7 +79,7 @@ static enum search_result hash_lease(const struct worker_start *w,
 
 	if (ns && hashed >= CHUNK_MIN) {
 		rate = (uint64_t)((unsigned __int128)hashed * 1000000000u / ns);
-		*chunk = next_chunk(*chunk, hashed, ns, w->lease_ns);
+		*chunk = next_chunk(*chunk, hashed, ns, w->kind->lease_ns);
 	}
 	ring_slot_account(w->seg->ring, w->slot, hashed, clock_ns_of(busy) - busy0, rate);
 	return rc;
@@ -121,24 +116,6 @@ static int run(const struct worker_start *w)
 	return 0;
 }
 
-/* Every signal the master takes as an event is blocked in it; the worker
- * ignores them first and only then unblocks, so no window exists in which a
- * terminal's ^C, systemd's SIGTERM to the group or a stray signal would kill
- * it. Stopping it is the master's business, through the ring. */
-static void ignore_signals(void)
-{
-	static const int ignored[] = { SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1,
-				       SIGUSR2, SIGALRM, SIGPIPE, SIGVTALRM,
-				       SIGPROF, SIGIO, SIGPWR };
-	sigset_t none;
-
-	for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
-		signal(ignored[i], SIG_IGN);
-	signal(SIGCHLD, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* A CPU worker is a batch task: its wake-up does not preempt the task on its
  * CPU. Without it the worker pinned to the master's CPU, woken by the
  * first of the master's posts for a new job, took the CPU from the master
@@ -158,17 +135,18 @@ static void as_batch(unsigned slot)
 		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
 }
 
-/* Worker i runs on the i-th CPU of those the master may use (round robin).
+/* CPU worker i runs on the i-th CPU of those the master may use (round
+ * robin).
  * Left to itself the scheduler often wakes two workers on the same CPU and
  * moves one away only milliseconds later, which on short jobs costs up to
  * half the hash rate (a 2M-value job: 16.9-26 ms unpinned, 16.6-18.8
  * pinned, ideal 16.3). */
-static void pin(unsigned slot)
+static void pin(unsigned unit)
 {
-	int rc = os_pin(0, slot);
+	int rc = os_pin(0, unit);
 
 	if (rc < 0)
-		log_warn("sched_setaffinity(worker %u): %s", slot, strerror(-rc));
+		log_warn("sched_setaffinity(worker %u): %s", unit, strerror(-rc));
 }
 
 int worker_setup(const struct worker_start *w)
@@ -176,26 +154,20 @@ int worker_setup(const struct worker_start *w)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)
 		return -ESRCH; /* the master died before we could ask to follow it */
-	ignore_signals();
+	sig_worker_ignore(); /* the master's table: lib/signals.c */
 	os_close_inherited(w->notify_fd);
 	if (w->batch)
 		as_batch(w->slot);
 	if (w->pin)
-		pin(w->slot);
+		pin(w->unit);
 	return 0;
 }
 
-int worker_serve(const struct worker_start *start)
+int worker_serve(const struct worker_start *w)
 {
-	struct worker_start w = *start;
-
-	if (!w.lease_ns)
-		w.lease_ns = CHUNK_NS;
-	if (!w.min_lease_ns)
-		w.min_lease_ns = MIN_CHUNK_NS;
-	if (ring_hook_fire(w.seg->ring, HOOK_DIE_AT_START))
+	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
 		raise(SIGKILL); /* test hook: a worker that cannot start */
-	return run(&w);
+	return run(w);
 }
 
 int worker_main(const struct worker_start *w)

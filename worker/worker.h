@@ -8,30 +8,33 @@
 
 #include "shm/segment.h"
 #include "worker/kernel.h"
+#include "worker/kind.h"
 
 /* How a worker process starts. */
 struct worker_start {
+	const struct worker_kind *kind; /* its kind: lease length, clock */
+	unsigned unit;            /* which one of its kind: a CPU, a device */
 	struct seg *seg;          /* the master's segment, mapped */
 	unsigned slot;            /* its slot in the ring */
-	const struct kernel *kernel;
+	const struct kernel *kernel; /* the search (a CPU kernel, a device's) */
+	const char *path;         /* an exec'd kind's program */
 	pid_t master;             /* its parent, whose death it follows */
 	int notify_fd;            /* the master's eventfd */
-	int pin;                  /* pin itself to the slot-th CPU */
+	int pin;                  /* pin itself to the unit-th CPU */
 	int batch;                /* a batch task (a CPU worker's hashing);
 	                             not for one that waits on a device */
-	uint64_t lease_ns;        /* hashing a lease should take (0: 2 ms) */
-	uint64_t min_lease_ns;    /* the least worth a lease (0: 0.1 ms) */
 };
 
 /* The first thing a worker process does, before it opens anything of its
  * own: follow the master's death, ignore the signals sent to the whole
  * group, keep no descriptor but stdio and the eventfd, and run as a batch
  * task pinned to its CPU (as w asks). 0, or -ESRCH when the master is
- * already gone (exit at once). Needs only w's master, notify_fd, slot,
+ * already gone (exit at once). Needs only w's master, notify_fd, unit,
  * pin and batch. */
 int worker_setup(const struct worker_start *w);
-/* Show in the slot, then lease and hash until told to retire or the
- * master is gone. Returns the exit status. */
+/* Show in the slot, then lease and hash (leases as long as w's kind
+ * says, timed on its clock) until told to retire or the master is gone.
+ * Returns the exit status. */
 int worker_serve(const struct worker_start *w);
 /* A forked CPU worker: worker_setup, then worker_serve. */
 int worker_main(const struct worker_start *w);

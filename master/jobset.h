@@ -1,0 +1,81 @@
+/* The master's record of a job, and the sets it lives in: the index that
+ * finds the job a repeat may join (hashed on digest and range), the
+ * backlog of jobs waiting for an entry in the ring's table (a heap,
+ * best-ranked first), and the weight each peer address gives a job.
+ * Private to the job bookkeeping (jobs.c, jobset.c).
+ *
+ * A job's key and progress live in one place: in its ring entry while it
+ * is in the table, in the master (out) while it waits in the backlog;
+ * where it stands in the table is its entry's phase (shm/ring.h), never a
+ * bit of the master's. Its weight is the sum of the shares its peers give
+ * it (at most POLICY_PEER_WEIGHT_MAX each), kept here and published to its
+ * entry for the workers. The master keeps besides only what is its own:
+ * the connections waiting on the job, and when its first request came. */
+#ifndef REVHASH_JOBSET_H
+#define REVHASH_JOBSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shm/policy.h"
+#include "shm/ring.h"
+#include "master/conn.h"
+#include "master/jobs.h"
+
+/* What connections from one peer address give a job. */
+struct job_share {
+	uint8_t peer[16];
+	uint64_t sum; /* their priorities, of which at most the cap counts */
+};
+
+/* A job's key and progress while it has no entry in the ring. */
+struct job_out {
+	struct ring_key key;
+	struct ring_progress p;
+};
+
+struct job {
+	struct conn_list waiters;
+	struct job_share *shares;
+	uint32_t nshares, shares_cap;
+	uint64_t weight;        /* its peers' shares, each capped: jobset_share
+	                           keeps it, and publishes it where j ranks */
+	uint64_t seq;           /* arrival order */
+	uint64_t hash;          /* of the key, for the index */
+	struct job *hnext;      /* index chain */
+	uint32_t entry;         /* its ring entry, or RING_NONE while out */
+	uint32_t backlog_pos;   /* in js->backlog, while out */
+	struct job_out *out;    /* while out (in the backlog, or on its way) */
+	struct rank rank;       /* its rank in the backlog, while out */
+	uint64_t accept_ns, request_ns, submit_ns; /* its first request's times */
+};
+
+/* The key of j, in the ring or out. */
+static inline const struct ring_key *job_key(const struct jobs *js, const struct job *j)
+{
+	return j->entry != RING_NONE ? ring_key(js->ring, j->entry) : &j->out->key;
+}
+
+/* The hash of a job's key, for the index. */
+uint64_t jobset_hash(const struct ring_key *k);
+/* The job in the index with key k (and its hash), or NULL. */
+struct job *jobset_find(const struct jobs *js, const struct ring_key *k,
+			uint64_t hash);
+/* A new job for key k (of hash): in the index, and in the backlog with
+ * fresh progress and no weight yet; NULL when memory ran out. */
+struct job *jobset_new(struct jobs *js, const struct ring_key *k, uint64_t hash);
+/* j is over: out of the index (and the backlog), its memory freed. */
+void jobset_free(struct jobs *js, struct job *j);
+/* Add delta (negative: take away) to what peer gives j, keep j's weight,
+ * and publish it where j ranks (its entry, or its backlog place). 0, or
+ * -ENOMEM (nothing changed). */
+int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t delta);
+/* j's parked entry came home: its key and progress (in j->out) rank it in
+ * the backlog again. 0 or -ENOMEM. */
+int jobset_come_back(struct jobs *js, struct job *j);
+/* The best-ranked job of the backlog, or NULL. */
+struct job *jobset_best(const struct jobs *js);
+/* j, the backlog's best, got entry e: it leaves the backlog. */
+void jobset_admitted(struct jobs *js, struct job *j, uint32_t e);
+
+#endif

@@ -1,0 +1,118 @@
+/* The scheduling policy: every decision about which worker hashes what,
+ * written once. The ring (shm/ring_sched.c) asks it which job goes first,
+ * whether a job may be shared, how big a piece is, what a slow worker
+ * leaves to a fast one and whether a new job takes the workers; the master
+ * ranks its parked jobs with it; and the ideal-server simulation
+ * (bench/simulate.c) calls the very same functions, so the ideal a run is
+ * measured against can never drift from what the server does.
+ *
+ * A policy is an order, taken from a table (policy.c: its name, its help
+ * line and its comparison), and a set of rules, each a bit with a switch
+ * that turns it off (--no-preempt, --no-split). Nothing counts on the
+ * last entry of either table: both are counted. */
+#ifndef REVHASH_POLICY_H
+#define REVHASH_POLICY_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The rules (bits of struct policy's rules). */
+#define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
+#define POLICY_SPLIT 0x2u   /* several workers may hash one job at once */
+
+/* The orders of the table, by index (policy_order_parse finds any). */
+enum { POLICY_WSRPT = 0, POLICY_PRIORITY, POLICY_FIFO };
+
+/* The most weight the connections of one peer can give one job: that of a
+ * single most urgent request. Stacking many connections on one search thus
+ * buys nothing a single request could not (see master/jobset.c). */
+#define POLICY_PEER_WEIGHT_MAX 16
+
+/* A policy; lives in the shared segment. */
+struct policy {
+	uint32_t order; /* index in the order table */
+	uint32_t rules; /* POLICY_* bits in force */
+};
+
+/* A job's rank: what the order looks at; built by ring_rank_of() alone. */
+struct rank {
+	uint64_t weight;             /* the sum of the priorities waiting on it */
+	unsigned __int128 remaining; /* values still to hash: up to 2^64 */
+	uint64_t seq;                /* arrival order: lower is older */
+	uint32_t started;            /* some worker has hashed part of it */
+};
+
+/* What a lease of one job for one worker is sized from. */
+struct lease_ask {
+	uint64_t chunk;          /* what the worker asks for (~2 ms of its rate) */
+	uint64_t min_chunk;      /* the least worth a lease at its rate */
+	unsigned workers;        /* live workers */
+	uint64_t mine;           /* the leasing worker's rate (hashes/s) */
+	uint64_t fastest;        /* the fastest live worker's */
+	unsigned __int128 all;   /* every live worker's, summed */
+	unsigned __int128 span;  /* the job's whole range */
+	unsigned __int128 left;  /* of it, values not yet leased */
+	unsigned __int128 work;  /* left, plus what the leases out on the job
+	                            have still to hash */
+};
+
+/* The default: wsrpt, preemptive, split. */
+struct policy policy_default(void);
+/* Does job a go before job b? A strict order: never both. */
+int policy_outranks(const struct policy *p, const struct rank *a,
+		    const struct rank *b);
+/* Should a worker hashing a job ranked `running` drop it for a job ranked
+ * `better` that just came into the table? */
+int policy_preempts(const struct policy *p, const struct rank *better,
+		    const struct rank *running);
+/* May several workers hash one job at once? */
+int policy_shares_jobs(const struct policy *p);
+/* Does a worker stay on the job it hashes until that job has nothing left
+ * to lease, whatever comes meanwhile? */
+int policy_keeps_job(const struct policy *p);
+/* May a job with nleases leases out be leased once more? */
+int policy_leasable(const struct policy *p, unsigned nleases);
+/* How many values the next lease of a job should hold for the worker a
+ * describes (at least 1, at most what is left), or 0 when that worker had
+ * better leave the job to faster ones. */
+uint64_t policy_lease_size(const struct policy *p, const struct lease_ask *a);
+
+/* The number of orders in the table. */
+unsigned policy_orders(void);
+/* The name of order i ("wsrpt", ...), "?" for none. */
+const char *policy_order_name(uint32_t order);
+/* The order named s into *order: 0, or -1 for no such name. */
+int policy_order_parse(const char *s, uint32_t *order);
+/* p in words: "wsrpt, preemptive, split" (truncated to size). */
+const char *policy_describe(const struct policy *p, char *buf, size_t size);
+/* Is rule (a POLICY_* bit) in force? */
+int policy_has(const struct policy *p, uint32_t rule);
+/* The number of rules, and rule i's key in --status ("preempt", ...). */
+unsigned policy_rules(void);
+const char *policy_rule_key(unsigned i);
+/* Is rule i (as policy_rule_key numbers them) in force in p? */
+int policy_rule_on(const struct policy *p, unsigned i);
+
+/* The policies the ideal is sought among, for sim_best: every order with
+ * every combination of rules, the default's rules first. n receives how
+ * many; policy_variant(i) gives the i-th. */
+unsigned policy_variants(void);
+struct policy policy_variant(unsigned i);
+
+/* ---- the switches, for getopt_long tables -------------------------------- */
+
+#define POLICY_OPTIONS_MAX 8    /* entries policy_getopt may add */
+#define POLICY_OPT_BASE 0x1000 /* their getopt values: from here up */
+
+/* Append the policy's options (--schedule and each rule's switch) to the
+ * getopt_long table at opts; returns how many. */
+size_t policy_getopt(struct option *opts);
+/* Apply getopt value c (with its argument) to p: 1 when c is one of the
+ * policy's, 0 when it is not, -1 for an order with no such name. */
+int policy_option(int c, const char *arg, struct policy *p);
+/* Print the options' help lines, indented like the master's --help. */
+void policy_help(FILE *out);
+
+#endif

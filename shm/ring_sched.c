@@ -1,0 +1,186 @@
+/* The schedule of the ring (see ring.h): which job a worker leases, how
+ * much of it, and which leases a new job preempts, each decision the
+ * policy's (shm/policy.h); this file gathers what the policy looks at and
+ * carries its answer out.
+ *
+ * It also keeps every field derived from an entry, so no caller has to
+ * remember to: a job's rank (ring_rank_of on its weight and progress), its
+ * count of leases out and its place in the heap of leasable jobs change
+ * only through the sched_* operations below, each of which leaves them
+ * true. The heap ranks a job by the rank it had at its last operation: the
+ * master may change a weight at any time, and the workers take that in
+ * (sched_update) at their next ring call. */
+#include "lib/heap.h"
+#include "shm/ring_private.h"
+
+/* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
+
+static int heap_before(const void *set, uint32_t a, uint32_t b)
+{
+	const struct ring *r = set;
+
+	return policy_outranks(&r->policy, &r->jobs[r->heap[a]].rank,
+			       &r->jobs[r->heap[b]].rank);
+}
+
+static void heap_swap(void *set, uint32_t a, uint32_t b)
+{
+	struct ring *r = set;
+	uint32_t t = r->heap[a];
+
+	r->heap[a] = r->heap[b];
+	r->heap[b] = t;
+	r->jobs[r->heap[a]].heap_pos = a;
+	r->jobs[r->heap[b]].heap_pos = b;
+}
+
+static const struct heap_ops ring_heap = { heap_before, heap_swap };
+
+/* May a worker lease from j now? */
+static int leasable(const struct ring *r, const struct ring_job *j)
+{
+	return peek(j->phase) == PHASE_RUNNING && job_left(j) > 0 &&
+	       policy_leasable(&r->policy, j->nleases);
+}
+
+/* Rank j afresh and put it where that says in the heap, or out of it. */
+static void place(struct ring *r, struct ring_job *j)
+{
+	uint32_t pos = j->heap_pos;
+
+	j->rank = ring_rank_of(peek(j->weight), j->seq, &j->key, &j->p);
+	if (!leasable(r, j)) {
+		if (pos == RING_NONE)
+			return;
+		heap_remove(&ring_heap, r, r->nheap, pos);
+		r->nheap--;
+		j->heap_pos = RING_NONE;
+		return;
+	}
+	if (pos == RING_NONE) {
+		pos = r->nheap++;
+		r->heap[pos] = (uint32_t)(j - r->jobs);
+		j->heap_pos = pos;
+	}
+	heap_fix(&ring_heap, r, r->nheap, pos);
+}
+
+/* ---- the operations that keep the derived fields ------------------------- */
+
+void sched_update(struct ring *r, struct ring_job *j)
+{
+	place(r, j);
+}
+
+void sched_leased(struct ring *r, struct ring_job *j, uint64_t hi, uint64_t now)
+{
+	job_take(j, hi, now);
+	j->nleases++;
+	place(r, j);
+}
+
+void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t hi)
+{
+	job_give_back(j, lo, hi);
+	place(r, j);
+}
+
+void sched_lease_back(struct ring *r, struct ring_job *j)
+{
+	if (j->nleases)
+		j->nleases--;
+	place(r, j);
+}
+
+void sched_ended(struct ring *r, struct ring_job *j)
+{
+	j->nleases = 0;
+	place(r, j);
+}
+
+void sched_rebuild(struct ring *r)
+{
+	r->nheap = 0;
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
+		r->jobs[i].heap_pos = RING_NONE;
+		r->jobs[i].nleases = 0;
+	}
+	for (unsigned s = 0; s < RING_WORKERS; s++) {
+		struct ring_job *j = slot_lease_job(r, &r->slots[s]);
+		if (j)
+			j->nleases++;
+	}
+	for (uint32_t i = 0; i < RING_JOBS; i++)
+		if (ring_live(peek(r->jobs[i].phase)))
+			place(r, &r->jobs[i]);
+}
+
+/* ---- picking a job and sizing a lease ------------------------------------ */
+
+/* How much of j the worker of s should lease (0: leave it to others). */
+static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
+			 const struct ring_job *j, uint64_t chunk,
+			 uint64_t min_chunk, uint64_t now)
+{
+	struct lease_ask a = { .chunk = chunk, .min_chunk = min_chunk };
+	uint32_t idx = (uint32_t)(j - r->jobs);
+
+	slot_rates(r, s, &a);
+	a.span = span(j->key.start, j->key.end);
+	a.left = job_left(j);
+	a.work = a.left + (j->nleases ? slot_work_on(r, idx, j->gen, now) : 0);
+	return policy_lease_size(&r->policy, &a);
+}
+
+/* The job s stays on, where the policy keeps a worker on its job and that
+ * job is still leasable; else NULL. */
+static struct ring_job *kept(struct ring *r, const struct ring_slot *s)
+{
+	struct ring_job *j;
+
+	if (!policy_keeps_job(&r->policy) || s->keep_job >= RING_JOBS)
+		return NULL;
+	j = &r->jobs[s->keep_job];
+	return j->gen == s->keep_gen && j->heap_pos != RING_NONE ? j : NULL;
+}
+
+/* The job the worker of s should lease from: the one it is kept on, the
+ * best-ranked, or the second best (the better child of the heap's top)
+ * where the policy leaves the best to faster workers. */
+struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
+			    uint64_t chunk, uint64_t min_chunk, uint64_t now,
+			    uint64_t *size)
+{
+	struct ring_job *cand[3];
+	unsigned n = 0;
+
+	if ((cand[n] = kept(r, s)))
+		n++;
+	if (r->nheap > 0)
+		cand[n++] = &r->jobs[r->heap[0]];
+	if (r->nheap > 1)
+		cand[n++] = &r->jobs[r->heap[r->nheap > 2 && heap_before(r, 2, 1) ? 2 : 1]];
+	for (unsigned i = 0; i < n; i++)
+		if ((*size = size_for(r, s, cand[i], chunk, min_chunk, now)))
+			return cand[i];
+	return NULL;
+}
+
+/* ---- preemption (the master's call) -------------------------------------- */
+
+void ring_preempt(struct ring *r, uint32_t job)
+{
+	struct rank better = ring_rank(r, job);
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot *s = &r->slots[i];
+		struct ring_job *on = slot_lease_job(r, s);
+		struct rank running;
+
+		if (!on || on == &r->jobs[job])
+			continue;
+		running = ring_rank(r, (uint32_t)(on - r->jobs));
+		if (policy_preempts(&r->policy, &better, &running))
+			publish(s->stop, 1);
+	}
+}
