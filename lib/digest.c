@@ -26,10 +26,3 @@ void digest_of(uint64_t x, uint8_t out[DIGEST_LEN])
 	SHA256_Final(out, &ctx);
 }
 
-uint64_t digest_hash(const uint8_t digest[DIGEST_LEN])
-{
-	uint64_t k;
-
-	memcpy(&k, digest, sizeof k);
-	return k;
-}

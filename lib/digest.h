@@ -8,6 +8,7 @@
 #define REVHASH_DIGEST_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define DIGEST_LEN 32
 
@@ -17,6 +18,12 @@ void digest_message(uint64_t x, uint8_t msg[8]);
 void digest_of(uint64_t x, uint8_t out[DIGEST_LEN]);
 /* The first 8 bytes of a digest as a number: already uniform, a ready hash
  * (in host order: any order is as good as another for a hash). */
-uint64_t digest_hash(const uint8_t digest[DIGEST_LEN]);
+static inline uint64_t digest_hash(const uint8_t digest[DIGEST_LEN])
+{
+	uint64_t h;
+
+	memcpy(&h, digest, sizeof h);
+	return h;
+}
 
 #endif

@@ -67,17 +67,6 @@ static void note(const struct conn *c, const char *how)
 
 /* ---- life and death of a job --------------------------------------------- */
 
-/* c waits on j: its weight counts, it waits in j's list. 0, or -ENOMEM
- * (c is then untouched). */
-static int join(struct jobs *js, struct job *j, struct conn *c)
-{
-	if (jobset_share(js, j, c->peer, c->prio) < 0)
-		return -ENOMEM;
-	c->job = j;
-	clients_wait(js->clients, c, &j->waiters);
-	return 0;
-}
-
 /* Entry e is done with: free again, its job (if any) no longer in it. The
  * one place an entry is freed. */
 static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
@@ -165,7 +154,7 @@ static void on_end(struct jobs *js, uint32_t e)
 
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct policy *policy, int join_repeats)
+	      const struct policy *policy, int attach_repeats)
 {
 	memset(js, 0, sizeof *js);
 	js->ring = ring;
@@ -173,7 +162,7 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->clients = clients;
 	js->stats = stats;
 	js->policy = *policy;
-	js->join_repeats = join_repeats;
+	js->attach_repeats = attach_repeats;
 	js->index_size = 1024;
 	js->index = calloc(js->index_size, sizeof *js->index);
 	return js->index ? 0 : -ENOMEM;
@@ -201,9 +190,9 @@ void jobs_free(struct jobs *js)
 void jobs_dispatch(struct jobs *js, struct conn *c)
 {
 	const struct proto_request *q = &c->req;
-	struct ring_key k;
 	struct job *j;
-	uint64_t x, hash;
+	uint64_t x;
+	int fresh;
 
 	if (q->start > q->end) {
 		note(c, "empty range");
@@ -217,20 +206,16 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		time_hit(js, c);
 		return;
 	}
-	memcpy(k.digest, q->digest, sizeof k.digest);
-	k.start = q->start;
-	k.end = q->end;
-	hash = jobset_hash(&k);
-	if (js->join_repeats && (j = jobset_find(js, &k, hash)) && join(js, j, c) == 0) {
-		note(c, "joins the search in flight");
-		js->stats->attached++;
-		return;
-	}
-	if (!(j = jobset_new(js, &k, hash)) || join(js, j, c) < 0) {
-		if (j)
-			jobset_free(js, j);
+	if (!(j = jobset_job_for(js, c, &fresh))) {
 		log_error("out of memory: dropping a request");
 		clients_drop(js->clients, c);
+		return;
+	}
+	c->job = j;
+	clients_wait(js->clients, c, &j->waiters);
+	if (!fresh) {
+		note(c, "attached to the search in flight");
+		js->stats->attached++;
 		return;
 	}
 	note(c, "new job");
@@ -258,19 +243,6 @@ void jobs_news(struct jobs *js)
 
 	for (unsigned i = 0; i < n; i++)
 		on_end(js, js->changed[i]);
-}
-
-/* Give a free entry to the backlog's best job. */
-static void admit(struct jobs *js)
-{
-	struct job *j = jobset_best(js);
-	uint32_t e;
-
-	if (ring_submit(js->ring, &j->out->key, &j->out->p, j->weight, j->seq, &e) < 0)
-		return;
-	jobset_admitted(js, j, e);
-	j->submit_ns = clock_ns();
-	js->by_entry[e] = j;
 }
 
 /* The table is full: park its worst running job if the backlog's best
@@ -312,11 +284,15 @@ static void park_worst(struct jobs *js)
 
 void jobs_balance(struct jobs *js)
 {
+	struct job *j;
+
 	if (!js->rebalance)
 		return;
 	js->rebalance = 0;
-	while (js->nbacklog && ring_has_room(js->ring))
-		admit(js);
+	while (js->nbacklog && ring_has_room(js->ring) && (j = jobset_admit(js))) {
+		j->submit_ns = clock_ns();
+		js->by_entry[j->entry] = j;
+	}
 	if (js->nbacklog)
 		park_worst(js);
 }

@@ -1,7 +1,7 @@
-/* The master's side of jobs. A complete request is answered from the cache,
- * joins the identical search in flight, or becomes a new job; the news the
- * workers flag (a job at one of its ends) becomes replies, cache entries
- * and free entries, all at once.
+/* The master's side of jobs. A complete request is answered from the
+ * cache, attaches to the identical search in flight, or becomes a new job;
+ * the news the workers flag (a job at one of its ends) becomes replies,
+ * cache entries and free entries, all at once.
  *
  * A job's identity (digest, range) and progress live once: in the ring's
  * table while the job is there, in the master while it waits in the
@@ -31,7 +31,7 @@ struct jobs {
 	struct clients *clients;
 	struct seg_stats *stats;
 	struct policy policy;
-	int join_repeats;                 /* repeats join the search in flight */
+	int attach_repeats;               /* repeats attach to the search in flight */
 	uint64_t seq;                     /* jobs created, for arrival order */
 	unsigned njobs;                   /* jobs alive: in the table or out */
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
@@ -46,7 +46,7 @@ struct jobs {
 /* Set up; 0 or -ENOMEM. */
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct policy *policy, int join_repeats);
+	      const struct policy *policy, int attach_repeats);
 /* Free every job (at exit, after jobs_drop_all). */
 void jobs_free(struct jobs *js);
 /* c's request is complete: answer it, attach it, or start a job. */

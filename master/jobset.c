@@ -1,5 +1,5 @@
 /* The sets jobs live in (see jobset.h): the index, hashed on digest and
- * range, that finds the job a repeat may join without looking at the
+ * range, that finds the job a repeat may attach to without looking at the
  * others; the backlog, a heap (lib/heap.c) of the jobs waiting for an
  * entry, ranked by the policy on the rank ring_rank_of gives them; and the
  * weight each peer address gives a job.
@@ -16,7 +16,7 @@
 
 /* ---- the index: jobs by digest and range ------------------------------- */
 
-uint64_t jobset_hash(const struct ring_key *k)
+static uint64_t hash_of(const struct ring_key *k)
 {
 	uint64_t h = digest_hash(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
 		     k->end * 0xc2b2ae3d27d4eb4full;
@@ -35,8 +35,7 @@ static struct job **bucket(const struct jobs *js, uint64_t hash)
 	return &js->index[hash & (js->index_size - 1)];
 }
 
-struct job *jobset_find(const struct jobs *js, const struct ring_key *k,
-			uint64_t hash)
+static struct job *find(const struct jobs *js, const struct ring_key *k, uint64_t hash)
 {
 	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
 		if (j->hash == hash && same_key(job_key(js, j), k))
@@ -142,13 +141,19 @@ struct job *jobset_best(const struct jobs *js)
 	return js->nbacklog ? js->backlog[0] : NULL;
 }
 
-void jobset_admitted(struct jobs *js, struct job *j, uint32_t e)
+struct job *jobset_admit(struct jobs *js)
 {
+	struct job *j = jobset_best(js);
+	uint32_t e;
+
+	if (!j || ring_submit(js->ring, &j->out->key, &j->out->p, j->weight, j->seq, &e) < 0)
+		return NULL;
 	backlog_remove(js, j);
 	j->backlog_pos = RING_NONE;
 	free(j->out);
 	j->out = NULL;
 	j->entry = e;
+	return j;
 }
 
 int jobset_come_back(struct jobs *js, struct job *j)
@@ -159,7 +164,9 @@ int jobset_come_back(struct jobs *js, struct job *j)
 
 /* ---- a job's life in the sets ------------------------------------------ */
 
-struct job *jobset_new(struct jobs *js, const struct ring_key *k, uint64_t hash)
+/* A new job for key k (of hash): in the index, and in the backlog with
+ * fresh progress and no weight yet; NULL when memory ran out. */
+static struct job *new_job(struct jobs *js, const struct ring_key *k, uint64_t hash)
 {
 	struct job *j = calloc(1, sizeof *j);
 
@@ -191,6 +198,27 @@ void jobset_free(struct jobs *js, struct job *j)
 	free(j->shares);
 	free(j->out);
 	free(j);
+}
+
+struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh)
+{
+	const struct proto_request *q = &c->req;
+	struct ring_key k;
+	struct job *j;
+	uint64_t hash;
+
+	memcpy(k.digest, q->digest, sizeof k.digest);
+	k.start = q->start;
+	k.end = q->end;
+	hash = hash_of(&k);
+	*fresh = !js->attach_repeats || !(j = find(js, &k, hash));
+	if (*fresh && !(j = new_job(js, &k, hash)))
+		return NULL;
+	if (jobset_share(js, j, c->peer, c->prio) == 0)
+		return j;
+	if (*fresh)
+		jobset_free(js, j);
+	return NULL;
 }
 
 /* ---- weight --------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* The master's record of a job, and the sets it lives in: the index that
- * finds the job a repeat may join (hashed on digest and range), the
+ * finds the job a repeat may attach to (hashed on digest and range), the
  * backlog of jobs waiting for an entry in the ring's table (a heap,
  * best-ranked first), and the weight each peer address gives a job.
  * Private to the job bookkeeping (jobs.c, jobset.c).
@@ -56,14 +56,12 @@ static inline const struct ring_key *job_key(const struct jobs *js, const struct
 	return j->entry != RING_NONE ? ring_key(js->ring, j->entry) : &j->out->key;
 }
 
-/* The hash of a job's key, for the index. */
-uint64_t jobset_hash(const struct ring_key *k);
-/* The job in the index with key k (and its hash), or NULL. */
-struct job *jobset_find(const struct jobs *js, const struct ring_key *k,
-			uint64_t hash);
-/* A new job for key k (of hash): in the index, and in the backlog with
- * fresh progress and no weight yet; NULL when memory ran out. */
-struct job *jobset_new(struct jobs *js, const struct ring_key *k, uint64_t hash);
+/* The job the complete request of c waits on: the one in flight for the
+ * same digest and range (when repeats attach), or else a new one, in the
+ * index and in the backlog with fresh progress (*fresh says which); c's
+ * priority counts in its weight. NULL when memory ran out (nothing
+ * changed). */
+struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh);
 /* j is over: out of the index (and the backlog), its memory freed. */
 void jobset_free(struct jobs *js, struct job *j);
 /* Add delta (negative: take away) to what peer gives j, keep j's weight,
@@ -75,7 +73,9 @@ int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t
 int jobset_come_back(struct jobs *js, struct job *j);
 /* The best-ranked job of the backlog, or NULL. */
 struct job *jobset_best(const struct jobs *js);
-/* j, the backlog's best, got entry e: it leaves the backlog. */
-void jobset_admitted(struct jobs *js, struct job *j, uint32_t e);
+/* Give the backlog's best job a free entry of the ring's table (it leaves
+ * the backlog, its key and progress go to the entry): that job, or NULL
+ * when the backlog is empty or the table full. */
+struct job *jobset_admit(struct jobs *js);
 
 #endif

@@ -34,7 +34,7 @@ static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
-	"                         again instead of joining it\n"
+	"                         again instead of attaching to it\n"
 	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
 	"                         the last (default 1), ask the kernel to keep\n"
 	"                         every CPU polling instead of sleeping\n"
@@ -138,7 +138,7 @@ static void set_defaults(struct options *o)
 	o->stop_timeout_ms = 30000;
 	o->policy = policy_default();
 	o->hook = -1;
-	o->join_repeats = 1;
+	o->attach_repeats = 1;
 	o->pin = 1;
 	o->low_latency = POWER_AUTO;
 	o->low_latency_ms = 1000;
@@ -219,7 +219,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
-		{ "no-attach", no_argument, &o->join_repeats, 0 },
+		{ "no-attach", no_argument, &o->attach_repeats, 0 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },

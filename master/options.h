@@ -21,7 +21,7 @@ struct options {
 	                              also to read the reply */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
 	struct policy policy;       /* how jobs share the workers */
-	int join_repeats;          /* a repeat in flight joins the search */
+	int attach_repeats;        /* a repeat attaches to the search in flight */
 	int pin;                   /* pin worker i to the i-th CPU */
 	int low_latency;           /* enum power_mode: hold the CPUs polling
 	                              while busy (PM QoS) */

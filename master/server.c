@@ -216,7 +216,7 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
-			    &s->seg.hdr->stats, &o->policy, o->join_repeats)) < 0)
+			    &s->seg.hdr->stats, &o->policy, o->attach_repeats)) < 0)
 		return rc;
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
 	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path)) < 0 ||

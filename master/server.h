@@ -2,7 +2,7 @@
  *
  *   server.c   the loop: listener, signals, worker news, connection events
  *     |  calls down
- *     +-- jobs.c      cache, joining, new jobs, parking, replies
+ *     +-- jobs.c      cache, attaching, new jobs, parking, replies
  *     |     +-- jobset.c    the index, the backlog, the weights
  *     |     +-- clients.c   the connection set: accept, deadlines, replies
  *     |           +-- conn.c, net.c   one connection's bytes; sockets

@@ -144,14 +144,20 @@ static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
 	add(f, &n, (struct figure){ "port", "port", NULL, NUM, h->port, 0, NULL });
 	add(f, &n, (struct figure){ "kernel", "kernel", NULL, WORD, 0, 0, h->kernel });
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
-		if (!kind_at(k)->find)
+		const struct worker_kind *kind = kind_at(k);
+
+		if (!kind->find)
 			continue;
-		add(f, &n, (struct figure){ kind_at(k)->name, kind_at(k)->name, NULL, WORD, 0, 0, h->kinds[k].note });
-		add(f, &n, (struct figure){ kind_at(k)->count_key, NULL, NULL, NUM, h->kinds[k].n, 0, NULL });
+		add(f, &n, (struct figure){ kind->name, kind->name, NULL, WORD, 0, 0,
+					    h->kinds[k].note });
+		add(f, &n, (struct figure){ kind->count_key, NULL, NULL, NUM, h->kinds[k].n, 0,
+					    NULL });
 	}
-	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0, policy_order_name(p->order) });
+	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0,
+				    policy_order_name(p->order) });
 	for (unsigned i = 0; i < policy_rules(); i++)
-		add(f, &n, (struct figure){ policy_rule_key(i), policy_rule_key(i), NULL, NUM, (uint64_t)policy_rule_on(p, i), 0, NULL });
+		add(f, &n, (struct figure){ policy_rule_key(i), policy_rule_key(i), NULL, NUM,
+					    (uint64_t)policy_rule_on(p, i), 0, NULL });
 	add(f, &n, (struct figure){ "low_latency", "low latency", NULL, WORD, 0, 0, low_latency_name(h->low_latency) });
 	add(f, &n, (struct figure){ "low_latency_holds", NULL, NULL, NUM, h->low_latency_holds, 0, NULL });
 	add(f, &n, (struct figure){ "uptime_s", "up", " s", REAL, 0, uptime_s(h), NULL });

@@ -282,7 +282,7 @@ fail:
 	return rc;
 }
 
-int seg_attach(const char *name, struct seg *seg)
+int seg_map(const char *name, struct seg *seg)
 {
 	return map(name, 1, seg);
 }

@@ -39,7 +39,7 @@ struct seg_stats {
 	uint64_t requests;     /* complete requests read */
 	uint64_t answered;     /* replies sent in full */
 	uint64_t cache_hits;   /* answered from the cache */
-	uint64_t attached;     /* joined a job already in flight */
+	uint64_t attached;     /* attached to a job already in flight */
 	uint64_t jobs;         /* jobs created */
 	uint64_t not_found;    /* jobs whose range held no answer */
 	uint64_t cancelled;    /* jobs dropped: every client gone */
@@ -123,7 +123,7 @@ int seg_open(unsigned port, int rw, struct seg *seg);
 /* Map the segment called name (as seg->name has it, "/revhash-..."),
  * writable: what an exec'd worker does with its master's. 0, -EPROTO or
  * -errno. */
-int seg_attach(const char *name, struct seg *seg);
+int seg_map(const char *name, struct seg *seg);
 /* Unmap; the owner also removes its name and releases its lock. */
 void seg_close(struct seg *seg);
 

@@ -135,7 +135,7 @@ static int serve(const struct args *a)
 
 	if (worker_setup(&w) < 0)
 		return 0;
-	if ((rc = seg_attach(a->serve, &seg)) < 0) {
+	if ((rc = seg_map(a->serve, &seg)) < 0) {
 		log_error("GPU worker %llu: segment %s: %s", (unsigned long long)a->slot,
 			  a->serve, strerror(-rc));
 		return 1;
