@@ -1,8 +1,11 @@
-/* master/jobs.c driven directly: real client sockets through clients.c, a
- * ring in memory, and the test playing the workers (ring_lease and
- * ring_finish under made-up pids) and the loop (jobs_news, jobs_balance),
- * so that each interleaving is exact. */
+/* master/jobs.c and master/jobset.c driven directly: real client sockets
+ * through clients.c, a ring in memory, and the test playing the workers
+ * (ring_lease and ring_finish under made-up pids) and the loop (jobs_news,
+ * jobs_balance, connection events), so that each interleaving is exact:
+ * what becomes of each kind of request, the weight peers give a job, the
+ * end of a job, cancellation, the backlog's order, and parking. */
 #include "master/jobs.h"
+#include "master/jobset.h"
 #include "master/net.h"
 #include "tests/check_run.h"
 #include "tests/accept.h"
@@ -13,7 +16,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,7 +31,7 @@ static struct jobs js;
 static int epfd, lfd;
 static unsigned port;
 
-static void setup_with(struct policy p)
+static void setup_attach(struct policy p, int attach)
 {
 	memset(&stats, 0, sizeof stats);
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -38,7 +44,12 @@ static void setup_with(struct policy p)
 	ck_assert_int_eq(net_listen(port, &lfd), 0);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	clients_init(&cl, epfd, &stats, 60000);
-	ck_assert_int_eq(jobs_init(&js, r, cache, &cl, &stats, &p, 1), 0);
+	ck_assert_int_eq(jobs_init(&js, r, cache, &cl, &stats, &p, attach), 0);
+}
+
+static void setup_with(struct policy p)
+{
+	setup_attach(p, 1);
 }
 
 static void teardown(void)
@@ -54,21 +65,89 @@ static void teardown(void)
 	munmap(r, sizeof *r);
 }
 
-/* A client sends a request; the master reads it at accept and dispatches
- * it, as the loop does. Returns the client's socket. */
-static int request(uint64_t answer, uint64_t start, uint64_t end, uint8_t prio)
+/* A client connected from address from (127.0.0.x: another peer). */
+static int connect_from(const char *from)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	inet_pton(AF_INET, from, &a.sin_addr);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	a.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+/* A client at address from sends a request; the master reads it at accept
+ * and dispatches it, as the loop does. Returns the client's socket. */
+static int request_from(const char *from, uint64_t answer, uint64_t start, uint64_t end,
+			uint8_t prio)
 {
 	uint8_t d[32];
 	int fd;
 
 	digest_of(answer, d);
-	fd = th_connect(port);
-	ck_assert_int_ge(fd, 0);
+	fd = connect_from(from);
 	ck_assert_int_eq(th_send_request(fd, d, start, end, prio), 0);
 	jobs_dispatch(&js, accept_request(&cl, lfd));
 	jobs_balance(&js);
 	clients_bury(&cl);
 	return fd;
+}
+
+static int request(uint64_t answer, uint64_t start, uint64_t end, uint8_t prio)
+{
+	return request_from("127.0.0.1", answer, start, end, prio);
+}
+
+/* Connection events for up to timeout_ms, as the loop hands them on (a
+ * waiting client's reset is CLIENT_GONE). */
+static void connection_events(int timeout_ms)
+{
+	struct epoll_event ev[16];
+	int n = epoll_wait(epfd, ev, 16, timeout_ms);
+
+	for (int i = 0; i < n; i++) {
+		struct conn *c = ev[i].data.ptr;
+		if (clients_event(&cl, c, ev[i].events) == CLIENT_GONE)
+			jobs_client_gone(&js, c);
+	}
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+/* The entry of the one job in the table that is the master's. */
+static uint32_t the_entry(void)
+{
+	uint32_t found = RING_NONE;
+
+	for (uint32_t e = 0; e < RING_JOBS; e++) {
+		if (js.by_entry[e]) {
+			ck_assert_uint_eq(found, RING_NONE);
+			found = e;
+		}
+	}
+	ck_assert_uint_ne(found, RING_NONE);
+	return found;
+}
+
+/* The client at fd has no reply (yet). */
+static void no_reply(int fd)
+{
+	uint64_t x;
+
+	ck_assert_int_ne(th_read_reply(fd, &x, 50), 0);
+}
+
+static uint64_t reply_of(int fd)
+{
+	uint64_t x = UINT64_MAX;
+
+	ck_assert_int_eq(th_read_reply(fd, &x, 1000), 0);
+	close(fd);
+	return x;
 }
 
 /* The end of one batch of the loop, after the workers said something. */
@@ -132,12 +211,208 @@ START_TEST(job_hashed_to_its_end_while_parking_is_answered)
 }
 END_TEST
 
+/* An empty range is answered 0 and a cached answer at once, without a
+ * job; a cached answer outside the range asked is no answer. */
+START_TEST(empty_range_and_cache_hit_are_answered_without_a_job)
+{
+	uint8_t d[32];
+	int fd;
+
+	setup_with(policy_default());
+	ck_assert_uint_eq(reply_of(request(5, 10, 9, 1)), 0);
+	digest_of(777, d);
+	cache_put(cache, d, 777);
+	ck_assert_uint_eq(reply_of(request(777, 700, 800, 1)), 777);
+	ck_assert_uint_eq(stats.cache_hits, 1);
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+	fd = request(777, 0, 700, 1); /* its answer is not in there */
+	no_reply(fd);
+	ck_assert_uint_eq(jobs_in_flight(&js), 1);
+	ck_assert_uint_eq(stats.jobs, 1);
+	close(fd);
+	teardown();
+}
+END_TEST
+
+/* Repeats attach: one job, its weight the sum of the priorities, but at
+ * most 16 from one peer address, however many connections it stacks;
+ * another peer adds its own. Without attaching, each is a job of its own. */
+START_TEST(repeats_attach_and_each_peer_weighs_at_most_16)
+{
+	int fd[5];
+
+	setup_with(policy_default());
+	fd[0] = request(1, 1ull << 40, 1ull << 41, 5);
+	fd[1] = request(1, 1ull << 40, 1ull << 41, 7);
+	ck_assert_uint_eq(ring_in_use(r), 1);
+	ck_assert_uint_eq(stats.attached, 1);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 12);
+	fd[2] = request(1, 1ull << 40, 1ull << 41, 9);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 16);
+	fd[3] = request_from("127.0.0.2", 1, 1ull << 40, 1ull << 41, 3);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 19);
+	fd[4] = request(1, 1ull << 40, (1ull << 41) + 1, 1); /* another range */
+	ck_assert_uint_eq(ring_in_use(r), 2);
+	for (int i = 0; i < 5; i++)
+		close(fd[i]);
+	teardown();
+
+	setup_attach(policy_default(), 0);
+	fd[0] = request(1, 1ull << 40, 1ull << 41, 5);
+	fd[1] = request(1, 1ull << 40, 1ull << 41, 7);
+	ck_assert_uint_eq(ring_in_use(r), 2);
+	ck_assert_uint_eq(stats.attached, 0);
+	close(fd[0]);
+	close(fd[1]);
+	teardown();
+}
+END_TEST
+
+/* A waiting client that resets takes its weight with it; the last one
+ * gone cancels the job, whose entry is released. */
+START_TEST(a_gone_client_takes_its_weight_and_the_last_cancels)
+{
+	int a, b;
+	uint32_t e;
+
+	setup_with(policy_default());
+	a = request(1, 1ull << 40, 1ull << 41, 4);
+	b = request_from("127.0.0.2", 1, 1ull << 40, 1ull << 41, 6);
+	e = the_entry();
+	ck_assert_uint_eq(r->jobs[e].weight, 10);
+	th_reset(a);
+	connection_events(1000);
+	ck_assert_uint_eq(r->jobs[e].weight, 6);
+	ck_assert_uint_eq(stats.cancelled, 0);
+	ck_assert_int_eq(ring_phase(r, e), PHASE_NEW);
+	th_reset(b);
+	connection_events(1000);
+	ck_assert_uint_eq(stats.cancelled, 1);
+	ck_assert_int_eq(ring_phase(r, e), PHASE_RELEASING);
+	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+	/* The workers take the release in; the entry comes back. */
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1, &(struct ring_lease){ 0 }), -EAGAIN);
+	loop_turn();
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	teardown();
+}
+END_TEST
+
+/* The worker that finds the answer ends the job: every waiter gets it at
+ * the next turn of the loop, the cache keeps it, the entry is free. A
+ * range without the answer, hashed to its end, is answered 0. */
+START_TEST(a_job_ends_with_one_notification)
+{
+	struct ring_lease l;
+	uint8_t d[32];
+	uint64_t x;
+	int a, b, c;
+
+	setup_with(policy_default());
+	a = request(4321, 4000, 4999, 1);
+	b = request_from("127.0.0.2", 4321, 4000, 4999, 2);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	no_reply(a);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(a), 4321);
+	ck_assert_uint_eq(reply_of(b), 4321);
+	digest_of(4321, d);
+	ck_assert(cache_get(cache, d, &x) && x == 4321);
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+
+	c = request(1, 10, 19, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(c), 0);
+	ck_assert_uint_eq(stats.not_found, 1);
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	teardown();
+}
+END_TEST
+
+/* With the table full, new jobs wait in the backlog; as entries free up,
+ * the backlog's best (here: the highest priority, ranges alike) gets each
+ * in turn. */
+START_TEST(the_backlog_is_admitted_best_first)
+{
+	uint32_t e, filler[3];
+	int fd[3];
+	uint8_t prio[3] = { 3, 16, 8 }, want[3] = { 16, 8, 3 };
+
+	setup_with(policy_default());
+	fill_table_but(0);
+	for (int i = 0; i < 3; i++)
+		fd[i] = request(100 + (uint64_t)i, 1ull << 40, 1ull << 41, prio[i]);
+	ck_assert_uint_eq(js.nbacklog, 3);
+	for (uint32_t i = 0, n = 0; n < 3; i++)
+		if (ring_phase(r, i) == PHASE_NEW && !js.by_entry[i])
+			filler[n++] = i;
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(ring_release(r, filler[i]), 1);
+		ring_lease(r, 0, 1, 1, &(struct ring_lease){ 0 }); /* workers take it in */
+		loop_turn();
+		ck_assert_uint_eq(js.nbacklog, 2 - (uint32_t)i);
+		e = filler[i];
+		ck_assert_ptr_nonnull(js.by_entry[e]);
+		ck_assert_uint_eq(r->jobs[e].weight, want[i]);
+		js.by_entry[e] = NULL; /* out of the way of the next round */
+	}
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	teardown();
+}
+END_TEST
+
+/* A job parked for a better one keeps its progress: once back in the
+ * table, its next lease starts where the last one ended. */
+START_TEST(a_parked_job_comes_back_where_it_was)
+{
+	struct ring_lease l;
+	int light, heavy;
+	uint32_t e;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
+	fill_table_but(1);
+	light = request(123456789, 0, 99999, 1);
+	e = the_entry();
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+	ck_assert_uint_eq(l.hi, 999);
+	heavy = request(55, 50, 60, 16); /* the table is full: light is parked */
+	ck_assert_uint_eq(stats.parked, 1);
+	ck_assert_int_eq(ring_phase(r, e), PHASE_PARKING);
+	ring_finish(r, 0, SEARCH_NONE, 0); /* its lease comes back: parked */
+	loop_turn();
+	ck_assert_uint_eq(js.nbacklog, 1); /* light waits; heavy has the entry */
+	ck_assert_uint_eq(js.backlog[0]->out->p.next, 1000);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0); /* heavy's */
+	ck_assert_uint_eq(l.lo, 50);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(heavy), 55);
+	ck_assert_uint_eq(js.nbacklog, 0);
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0); /* light's, again */
+	ck_assert_uint_eq(l.lo, 1000);
+	close(light);
+	teardown();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobs");
 	TCase *t = tcase_create("jobs");
 
 	tcase_set_timeout(t, 20);
+	tcase_add_test(t, empty_range_and_cache_hit_are_answered_without_a_job);
+	tcase_add_test(t, repeats_attach_and_each_peer_weighs_at_most_16);
+	tcase_add_test(t, a_gone_client_takes_its_weight_and_the_last_cancels);
+	tcase_add_test(t, a_job_ends_with_one_notification);
+	tcase_add_test(t, the_backlog_is_admitted_best_first);
+	tcase_add_test(t, a_parked_job_comes_back_where_it_was);
 	tcase_add_test(t, job_hashed_to_its_end_while_parking_is_answered);
 	suite_add_tcase(s, t);
 	return check_run(s);

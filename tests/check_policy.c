@@ -1,0 +1,223 @@
+/* shm/policy.c fed numbers worked out by hand: each order, preemption,
+ * sharing, the piece sizes (the sweep, the tail, the floor, the slow
+ * worker), the table of variants the ideal is sought among, and the
+ * switches as the option parsers see them. */
+#include "shm/policy.h"
+#include "tests/check_run.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static struct rank rk(uint64_t weight, uint64_t remaining, uint64_t seq, int started)
+{
+	return (struct rank){ weight, remaining, seq, (uint32_t)started };
+}
+
+/* a before b, and never both. */
+static void before(const struct policy *p, struct rank a, struct rank b)
+{
+	ck_assert(policy_outranks(p, &a, &b));
+	ck_assert(!policy_outranks(p, &b, &a));
+}
+
+/* Job x: priority 2 with 1000 values left; y: priority 16 with 10^6. By
+ * weight / remaining x goes first (2/1000 > 16/10^6); by priority y; by
+ * age the older, whichever it is. */
+START_TEST(each_order_ranks_as_worked_out)
+{
+	struct policy wsrpt = th_policy(POLICY_WSRPT, 1, 1);
+	struct policy prio = th_policy(POLICY_PRIORITY, 1, 1);
+	struct policy fifo = th_policy(POLICY_FIFO, 1, 1);
+
+	before(&wsrpt, rk(2, 1000, 5, 0), rk(16, 1000000, 1, 0));
+	before(&prio, rk(16, 1000000, 5, 0), rk(2, 1000, 1, 0));
+	before(&fifo, rk(16, 10, 1, 0), rk(16, 5, 2, 0));
+	before(&fifo, rk(1, 1000000, 1, 0), rk(16, 1, 2, 0));
+	/* Ties go to the older job, in every order. */
+	before(&wsrpt, rk(4, 400, 1, 0), rk(1, 100, 2, 0));
+	before(&prio, rk(3, 10, 1, 0), rk(3, 1, 2, 0));
+	/* Weights near 2^32 against remainings near 2^64: no overflow. */
+	before(&wsrpt, rk(UINT32_MAX, UINT64_MAX, 2, 0), rk(UINT32_MAX - 1, UINT64_MAX, 1, 0));
+}
+END_TEST
+
+/* Without preemption a started job outranks every job that has not
+ * started, in every order; with it, starting changes nothing. */
+START_TEST(a_started_job_keeps_the_workers_only_without_preemption)
+{
+	for (uint32_t order = 0; order < policy_orders(); order++) {
+		struct policy keep = th_policy(order, 0, 1), take = th_policy(order, 1, 1);
+		struct rank started = rk(1, 1000000, 9, 1), urgent = rk(16, 10, 1, 0);
+
+		before(&keep, started, urgent);
+		before(&take, urgent, started);
+		ck_assert(policy_keeps_job(&keep));
+		ck_assert(!policy_keeps_job(&take));
+		ck_assert(policy_preempts(&take, &urgent, &started));
+		ck_assert(!policy_preempts(&keep, &urgent, &started));
+		ck_assert(!policy_preempts(&take, &started, &urgent));
+	}
+}
+END_TEST
+
+START_TEST(only_a_shared_policy_leases_a_job_twice)
+{
+	struct policy split = th_policy(POLICY_WSRPT, 1, 1), alone = th_policy(POLICY_WSRPT, 1, 0);
+
+	ck_assert(policy_shares_jobs(&split) && !policy_shares_jobs(&alone));
+	ck_assert(policy_leasable(&split, 0) && policy_leasable(&split, 3));
+	ck_assert(policy_leasable(&alone, 0) && !policy_leasable(&alone, 1));
+}
+END_TEST
+
+/* Two workers of 100 M/s each on a job of 64 M values: the sweep's
+ * piece is 64e6 * 100e6 / (200e6 * 16) = 2 M, so a 2.5 M chunk is cut to
+ * it; a 1 M chunk is not cut. */
+START_TEST(a_shared_job_goes_out_in_sweep_pieces)
+{
+	struct policy p = th_policy(POLICY_WSRPT, 1, 1);
+	struct lease_ask a = { .chunk = 2500000, .min_chunk = 10000, .workers = 2,
+			       .mine = 100000000, .fastest = 100000000, .all = 200000000,
+			       .span = 64000000, .left = 64000000, .work = 64000000 };
+
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 2000000);
+	a.chunk = 1000000;
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 1000000);
+	/* Without split, or alone, the worker gets its chunk. */
+	a.chunk = 2500000;
+	p = th_policy(POLICY_WSRPT, 1, 0);
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 2500000);
+	p = th_policy(POLICY_WSRPT, 1, 1);
+	a.workers = 1;
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 2500000);
+}
+END_TEST
+
+/* The tail: 3 M values of work left (1 M of it in the other worker's
+ * lease) between a worker of 100 M/s and one of 200 M/s: the slower one's
+ * share is 1 M, the faster one's 2 M, so they end together; never below
+ * the floor, never more than is left to lease. */
+START_TEST(the_tail_is_shared_by_rate_down_to_the_floor)
+{
+	struct policy p = th_policy(POLICY_WSRPT, 1, 1);
+	struct lease_ask a = { .chunk = 4000000, .min_chunk = 10000, .workers = 2,
+			       .mine = 100000000, .fastest = 200000000, .all = 300000000,
+			       .span = 1ull << 40, .left = 2000000, .work = 3000000 };
+
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 1000000);
+	a.mine = 200000000;
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 2000000);
+	a.work = a.left = 3000; /* a share of 2000: the floor */
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 3000);
+	a.left = 5000;          /* ... but the floor is not a lease of more than is left */
+	a.work = 9000;
+	a.min_chunk = 8000;
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 5000);
+	a.min_chunk = 0;        /* no floor asked: 1 */
+	a.left = a.work = 1;
+	ck_assert_uint_eq(policy_lease_size(&p, &a), 1);
+}
+END_TEST
+
+/* A CPU of 100 M/s beside a device of 10 G/s (100x, so at least 16x) on a
+ * job of 100,000 values: the CPU's piece (its floor, 10,000 values: 100
+ * us) would end after the device could have hashed all of it (10 us), so
+ * the CPU leaves it (0); the device never does, nor do equals. */
+START_TEST(a_slow_worker_leaves_a_small_job_to_a_fast_one)
+{
+	struct policy p = th_policy(POLICY_WSRPT, 1, 1);
+	struct lease_ask cpu = { .chunk = 200000, .min_chunk = 10000, .workers = 2,
+				 .mine = 100000000, .fastest = 10000000000ull,
+				 .all = 10100000000ull, .span = 100000, .left = 100000,
+				 .work = 100000 };
+	struct lease_ask gpu = cpu, peer = cpu;
+
+	ck_assert_uint_eq(policy_lease_size(&p, &cpu), 0);
+	gpu.mine = gpu.fastest;
+	ck_assert_uint_gt(policy_lease_size(&p, &gpu), 0);
+	peer.fastest = peer.mine;
+	peer.all = 2 * peer.mine;
+	ck_assert_uint_gt(policy_lease_size(&p, &peer), 0);
+	/* On a job big enough, the slow worker's piece does not hold it up. */
+	cpu.span = cpu.left = cpu.work = 1ull << 40;
+	ck_assert_uint_gt(policy_lease_size(&p, &cpu), 0);
+}
+END_TEST
+
+/* Every order with every combination of the two rules, each once, the
+ * default first and each order's rules on before off. */
+START_TEST(the_variants_are_every_order_and_rule_once)
+{
+	unsigned n = policy_variants();
+	struct policy d = policy_default();
+
+	ck_assert_uint_eq(n, policy_orders() * 4);
+	ck_assert_uint_eq(policy_variant(0).order, d.order);
+	ck_assert_uint_eq(policy_variant(0).rules, d.rules);
+	ck_assert_uint_eq(policy_variant(1).rules, POLICY_PREEMPT);
+	ck_assert_uint_eq(policy_variant(2).rules, POLICY_SPLIT);
+	ck_assert_uint_eq(policy_variant(3).rules, 0);
+	for (unsigned i = 0; i < n; i++) {
+		struct policy a = policy_variant(i);
+
+		ck_assert_uint_lt(a.order, policy_orders());
+		ck_assert_uint_eq(a.order, i / 4);
+		for (unsigned j = 0; j < i; j++) {
+			struct policy b = policy_variant(j);
+			ck_assert(a.order != b.order || a.rules != b.rules);
+		}
+	}
+}
+END_TEST
+
+/* The switches through getopt_long, as the master and revhash-bench take
+ * them; an order that is not in the table is refused. */
+START_TEST(the_switches_set_the_policy)
+{
+	struct option opts[POLICY_OPTIONS_MAX + 1];
+	size_t n = policy_getopt(opts);
+	char *argv[] = { "x", "--schedule", "fifo", "--no-split", NULL };
+	struct policy p = policy_default();
+	char words[64];
+	int c;
+
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+	ck_assert_uint_eq(n, 1 + policy_rules());
+	optind = 1;
+	while ((c = getopt_long(4, argv, "", opts, NULL)) != -1)
+		ck_assert_int_eq(policy_option(c, optarg, &p), 1);
+	ck_assert_uint_eq(p.order, POLICY_FIFO);
+	ck_assert_uint_eq(p.rules, POLICY_PREEMPT);
+	ck_assert_str_eq(policy_describe(&p, words, sizeof words),
+			 "fifo, preemptive, no split");
+	ck_assert_int_eq(policy_option(POLICY_OPT_BASE, "lifo", &p), -1);
+	ck_assert_int_eq(policy_option('w', "2", &p), 0);
+	for (uint32_t i = 0; i < policy_orders(); i++) {
+		uint32_t back = 99;
+		ck_assert_int_eq(policy_order_parse(policy_order_name(i), &back), 0);
+		ck_assert_uint_eq(back, i);
+	}
+	ck_assert_str_eq(policy_order_name(policy_orders()), "?");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("policy");
+	TCase *t = tcase_create("policy");
+
+	tcase_set_timeout(t, 10);
+	tcase_add_test(t, each_order_ranks_as_worked_out);
+	tcase_add_test(t, a_started_job_keeps_the_workers_only_without_preemption);
+	tcase_add_test(t, only_a_shared_policy_leases_a_job_twice);
+	tcase_add_test(t, a_shared_job_goes_out_in_sweep_pieces);
+	tcase_add_test(t, the_tail_is_shared_by_rate_down_to_the_floor);
+	tcase_add_test(t, a_slow_worker_leaves_a_small_job_to_a_fast_one);
+	tcase_add_test(t, the_variants_are_every_order_and_rule_once);
+	tcase_add_test(t, the_switches_set_the_policy);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}
