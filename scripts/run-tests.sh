@@ -8,8 +8,9 @@
 #
 # A test that cannot run here (a kernel the CPU lacks, no IPv6, not root...)
 # says so with a line "SKIP: test: reason": it is counted as skipped, not as
-# passed. A failing binary's seed line (TH_SEED=S replays its run) and a
-# failing chaos run's replay command are repeated below the summary.
+# passed. The last lines name every failing test, where it failed and the
+# seed that replays its run (TH_SEED=S), or a failing chaos run's replay
+# command, then the summary.
 set -u
 B=${B:-build}
 BIN=${BIN:-.}
@@ -20,18 +21,29 @@ REVHASH_GPU_STANDIN=${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}
 export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN
 mkdir -p "$REVHASH_TEST_LOGS"
 
-passed=0 skipped=0 failed=0 broken="" replay=""
+passed=0 skipped=0 failed=0 broken="" replay="" tests=""
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 # skips: how many SKIP lines the output in $out holds.
 skips() { grep -c '^SKIP: ' "$out"; }
-# failing NAME: NAME failed; keep its seed line (or chaos's replay line).
+# failing NAME: NAME failed; keep its seed (or chaos's replay line), and
+# each of its failed tests as Check reports them (file:line:F:suite:test:
+# message) as "test (file:line: message)".
 failing() {
+	local seed
 	broken="$broken $1"
-	seed=$(grep -o -E '^seed [0-9]+ \(TH_SEED=.*|replay: .*' "$out" | tail -n 1)
+	seed=$(grep -o -E '^seed [0-9]+ \(TH_SEED=[0-9]+|replay: .*' "$out" | tail -n 1)
 	[ -n "$seed" ] && replay="$replay
-  $1: $seed"
+  $1: ${seed#*(}"
+	tests="$tests$(awk -v bin="$1" -v seed="${seed#*(}" -F: '
+		/^[^ :]+:[0-9]+:[FE]:/ {
+			msg = $0
+			for (i = 0; i < 6; i++)
+				sub(/^[^:]*:/, "", msg)
+			sub(/^ /, "", msg)
+			printf "\n  %s: %s (%s:%s: %s) %s", bin, $5, $1, $2, msg, seed
+		}' "$out")"
 }
 
 for t in "$@"; do
@@ -88,6 +100,7 @@ if [ -n "${RUN_CLUSTER:-}" ]; then
 	   broken="$broken cluster-test.sh" ;;
 	esac
 fi
+[ -n "$tests" ] && echo "failed tests:$tests"
 [ -n "$replay" ] && echo "to replay:$replay"
 [ -n "$broken" ] && echo "failing:$broken"
 echo "$passed passed, $skipped skipped, $failed failed"
