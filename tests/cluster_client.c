@@ -6,6 +6,10 @@
  *   cluster-client flood HOST PORT N [--from ADDR] [--seed S]
  *     N connections one after another, each a search of [2^62, 2^63] at
  *     priority 16 followed by a plain close(): the client that walks away.
+ *   cluster-client hold HOST PORT N [--seed S] [--every MS]
+ *     N connections at once to an HTTP server, held open a tenth of them
+ *     silent, most sending a request's first bytes one every MS ms (a
+ *     slow scraper), the rest garbage; until all are closed or 10 s pass.
  *   cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]
  *                  [--every MS] [--range R] [--threads T]
  *     T loops, each asking every MS ms (or at once when late) for a value
@@ -141,6 +145,57 @@ static int flood(const struct run *r)
 	return 0;
 }
 
+/* ---- hold ----------------------------------------------------------------- */
+
+/* What connection i sends, a byte at a time: nothing (every tenth), a
+ * request that never ends (slow), or bytes that are no HTTP (garbage). */
+static const char *hold_script(uint64_t i, uint64_t *s)
+{
+	static char garbage[64];
+
+	if (i % 10 == 0)
+		return "";
+	if (i % 3 == 0) {
+		for (size_t k = 0; k + 1 < sizeof garbage; k++)
+			garbage[k] = (char)(splitmix(s) % 255 + 1);
+		return garbage;
+	}
+	return "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: 11111111111111111111111";
+}
+
+static int hold(const struct run *r)
+{
+	int *fds = calloc(r->count, sizeof *fds);
+	uint64_t s = r->seed, open_n = 0, closed = 0, until = clock_ms() + 10000;
+
+	if (!fds)
+		return 1;
+	for (uint64_t i = 0; i < r->count; i++)
+		if ((fds[i] = dial(r->host, r->port, r->from)) >= 0)
+			open_n++;
+	for (size_t step = 0; clock_ms() < until && closed < open_n; step++) {
+		for (uint64_t i = 0; i < r->count; i++) {
+			const char *script = hold_script(i, &s);
+			if (fds[i] < 0 || step >= strlen(script))
+				continue;
+			if (send(fds[i], script + step, 1, MSG_NOSIGNAL) != 1) {
+				close(fds[i]);
+				fds[i] = -1;
+				closed++;
+			}
+		}
+		usleep((useconds_t)r->every_ms * 1000u);
+	}
+	printf("hold: %llu of %llu connected, %llu closed by the server\n",
+	       (unsigned long long)open_n, (unsigned long long)r->count,
+	       (unsigned long long)closed);
+	for (uint64_t i = 0; i < r->count; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+	return 0;
+}
+
 /* ---- steady --------------------------------------------------------------- */
 
 /* Ask for x in [x - range/2, x + range/2] until a reply comes (at most
@@ -271,6 +326,7 @@ static int steady(const struct run *r)
 static int usage(void)
 {
 	fputs("usage: cluster-client flood HOST PORT N [--from ADDR] [--seed S]\n"
+	      "       cluster-client hold HOST PORT N [--seed S] [--every MS]\n"
 	      "       cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]\n"
 	      "                      [--every MS] [--range R] [--threads T]\n", stderr);
 	return 2;
@@ -328,5 +384,7 @@ int main(int argc, char **argv)
 		return flood(&r);
 	if (strcmp(argv[1], "steady") == 0)
 		return steady(&r);
+	if (strcmp(argv[1], "hold") == 0)
+		return hold(&r);
 	return usage();
 }
