@@ -25,6 +25,9 @@ set -u
 NODES=3 REPEATS=30 PIECES=12
 # Bounds on timings (scripts/cluster-chaos.sh tightens them).
 P99_MS=${P99_MS:-500} DOWN_S=${DOWN_S:-2.5} WAIT_MS=${WAIT_MS:-4000}
+# How long the steady client asks around the flood (its p99 is over about
+# 10 questions a second of it).
+STEADY_S=${STEADY_S:-9}
 NETNS=()
 [ "${1:-}" = --netns ] && NETNS=(--netns)
 need_built
@@ -38,7 +41,14 @@ CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client}
 LOGS=${REVHASH_TEST_LOGS:-$ROOT/build/test-logs}
 mkdir -p "$LOGS" || fail "cannot create $LOGS"
 PORT=$(free_port 1 2 3 100 201 202 203)
-trap '"$CLUSTER" stop --port "$PORT" >/dev/null 2>&1' EXIT
+P2="" MASTER_PID=""
+# cleanup: whatever a failed step left running: both clusters, the stranger.
+cleanup() {
+	"$CLUSTER" stop --port "$PORT" >/dev/null 2>&1
+	[ -n "$P2" ] && "$CLUSTER" stop --port "$P2" >/dev/null 2>&1
+	[ -n "$MASTER_PID" ] && alive "$MASTER_PID" && kill -TERM "$MASTER_PID"
+}
+trap cleanup EXIT
 
 # digest X: the hex SHA-256 of X's 8 bytes, little-endian (X below 2^63).
 digest() {
@@ -149,6 +159,7 @@ grep -q "node n2.*port $((P2 + 2))" <<<"$out" || fail "start did not say which n
 pgrep -f "revhash-cluster-$P2/haproxy.cfg" >/dev/null && fail "the failed start left haproxy"
 alive "$MASTER_PID" || fail "the failed start stopped the stranger"
 stop_master "$MASTER_PID" 20
+MASTER_PID=""
 say "a start beside a stranger on a node's port failed, said so, left nothing"
 
 say "port $PORT, $NODES nodes ${NETNS[*]}"
@@ -254,7 +265,7 @@ say "--split 4 answered $Z; the 3 other pieces were cancelled"
 # here p99 must stay under P99_MS (500: a check on a shared machine;
 # scripts/cluster-chaos.sh holds it to 50 ms, alone on the machine).
 before=$(snap)
-"$CLIENT" steady 127.0.0.1 "$PORT" 9 --from 127.0.0.2 >"$LOGS/cluster-steady.txt" 2>&1 &
+"$CLIENT" steady 127.0.0.1 "$PORT" "$STEADY_S" --from 127.0.0.2 >"$LOGS/cluster-steady.txt" 2>&1 &
 steady=$!
 sleep 1
 "$CLIENT" flood 127.0.0.1 "$PORT" 10000 | tail -n 1
