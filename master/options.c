@@ -1,11 +1,15 @@
 /* Parsing of the command line and of the small `key = value` config file.
  * Every bad value is reported with the option it came from; nothing is
- * silently clamped except the worker count, capped to the ring's slots. */
+ * silently clamped except the worker count, capped to the ring's slots.
+ * The command line wins over the file: an operator who starts a master
+ * with --workers 1 gets one worker, whatever a shared config says, at
+ * start and at every reload. */
 #include "master/options.h"
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "shm/ring.h"
+#include "worker/kernel.h"
 #include "master/config.h"
 #include "master/power.h"
 
@@ -25,7 +29,8 @@ static const char usage_head[] =
 	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n"
 	"                         this process may run on; at most 64)\n"
 	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n"
-	"                         from FILE at start and on SIGHUP\n"
+	"                         from FILE at start and on SIGHUP; an option\n"
+	"                         given on the command line wins over the file\n"
 	"  --kernel NAME          search kernel: auto (default: the fastest here,\n"
 	"                         measured at start), hybrid, avx512, shani, avx2,\n"
 	"                         portable or openssl\n";
@@ -101,6 +106,21 @@ static int parse_workers(const char *s, unsigned *out)
 	if (parse_u64(s, 1, RING_WORKERS, &v) < 0)
 		return -EINVAL;
 	*out = (unsigned)v;
+	return 0;
+}
+
+/* --kernel: auto or the name of a compiled-in kernel. Whether this CPU can
+ * run it is the start's question (exit 1), not the parser's. */
+static int valid_kernel(const char *s)
+{
+	size_t n;
+	const struct kernel *const *all = kernel_all(&n);
+
+	if (strcmp(s, "auto") == 0)
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s, all[i]->name) == 0)
+			return 1;
 	return 0;
 }
 
@@ -249,11 +269,15 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 'w':
 			if (parse_workers(optarg, &o->workers) < 0)
 				return bad("--workers (1..64 or auto)", optarg);
+			o->given |= OPT_GIVEN_WORKERS;
 			break;
 		case 'c':
 			o->config = optarg;
 			break;
 		case 'k':
+			if (!valid_kernel(optarg))
+				return bad("--kernel (auto, hybrid, avx512, shani, avx2, "
+					   "portable or openssl)", optarg);
 			o->kernel = optarg;
 			break;
 		case 'C':
@@ -263,6 +287,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		case 'i':
 			if (parse_seconds(optarg, &o->idle_timeout_ms) < 0)
 				return bad("--idle-timeout (seconds)", optarg);
+			o->given |= OPT_GIVEN_IDLE_TIMEOUT;
 			break;
 		case 's':
 			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
@@ -299,15 +324,31 @@ int options_parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* A key the command line already set: its value is still checked (a bad
+ * file is a bad file), then left as the command line gave it. */
+static int given(const char *key, const char *option, int rc)
+{
+	if (rc == 0)
+		log_info("config: %s left as %s gave it on the command line", key, option);
+	return rc;
+}
+
 /* One config key of the options at ctx (a config_set_fn). */
 static int set_key(void *ctx, const char *key, const char *value)
 {
 	struct options *o = ctx;
+	unsigned workers, ms;
 
-	if (strcmp(key, "workers") == 0)
+	if (strcmp(key, "workers") == 0) {
+		if (o->given & OPT_GIVEN_WORKERS)
+			return given(key, "--workers", parse_workers(value, &workers));
 		return parse_workers(value, &o->workers);
-	if (strcmp(key, "idle_timeout") == 0)
+	}
+	if (strcmp(key, "idle_timeout") == 0) {
+		if (o->given & OPT_GIVEN_IDLE_TIMEOUT)
+			return given(key, "--idle-timeout", parse_seconds(value, &ms));
 		return parse_seconds(value, &o->idle_timeout_ms);
+	}
 	return -ENOENT;
 }
 

@@ -31,13 +31,20 @@ struct options {
 	int hook;                  /* --hook: arm this test hook (enum
 	                              ring_hook) of a running master, or -1 */
 	int help;                  /* --help was printed: exit 0 */
+	unsigned given;            /* OPT_GIVEN_*: set on the command line,
+	                              which a config file does not override */
 };
+
+#define OPT_GIVEN_WORKERS 1u
+#define OPT_GIVEN_IDLE_TIMEOUT 2u
 
 /* Fill o from argv. 0 (to run, or with o->help after printing the usage),
  * or -EINVAL after printing what is wrong to stderr. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Read the config file path into o (workers, idle_timeout). 0, or -errno
- * / -EINVAL with the reason logged; o is untouched on error. */
+/* Read the config file path into o (workers, idle_timeout; a key whose
+ * option was given on the command line is checked but left as given, and
+ * said in the log). 0, or -errno / -EINVAL with the reason logged; o is
+ * untouched on error. */
 int options_load(struct options *o, const char *path);
 /* The worker count o asks for, resolving 0 (auto) to os_cpu_count(), capped. */
 unsigned options_workers(const struct options *o);

@@ -4,8 +4,9 @@
  *
  * Each figure is listed once, in gather(): its JSON key, the words that
  * name it in the text, and its value; the text and the JSON are both
- * printed from that list. The workers and the stages are lists of their
- * own, printed as a table (text) or an array (JSON). */
+ * printed from that list, and the Prometheus exporter (master/metrics.c)
+ * reads it through status_figures(). The workers and the stages are lists
+ * of their own, printed as a table (text) or an array (JSON). */
 #include "master/status.h"
 #include "lib/log.h"
 #include "worker/kind.h"
@@ -17,19 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-enum figure_kind { NUM, REAL, WORD };
-
-/* One figure. text: the words before the value in the text (NULL: JSON
- * only); a text starting with '\n' starts a new line. */
-struct figure {
-	const char *key, *text, *unit;
-	enum figure_kind kind;
-	uint64_t num;
-	double real;
-	const char *word;
-};
-
-#define MAX_FIGURES 48
+#define MAX_FIGURES STATUS_FIGURES_MAX
 
 /* The counters of struct seg_stats, in the order they are shown. */
 static const struct counter {
@@ -79,7 +68,7 @@ static const char *low_latency_name(uint32_t state)
 	return state < 3 ? names[state] : "?";
 }
 
-static void add(struct figure *f, size_t *n, struct figure one)
+static void add(struct status_figure *f, size_t *n, struct status_figure one)
 {
 	if (*n < MAX_FIGURES)
 		f[(*n)++] = one;
@@ -130,7 +119,7 @@ static uint64_t hooks_armed(const struct ring *r)
 
 /* Every figure of the scoreboard into f; returns how many, and in *head
  * how many of them make the master's own first line. */
-static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
+static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head)
 {
 	const struct seg_header *h = seg->hdr;
 	const struct policy *p = &seg->ring->policy;
@@ -140,56 +129,57 @@ static size_t gather(const struct seg *seg, struct figure *f, size_t *head)
 	size_t n = 0;
 
 	hashing(seg, &hashes, &busy_rate);
-	add(f, &n, (struct figure){ "pid", "revhash master pid", NULL, NUM, (uint64_t)h->master_pid, 0, NULL });
-	add(f, &n, (struct figure){ "port", "port", NULL, NUM, h->port, 0, NULL });
-	add(f, &n, (struct figure){ "kernel", "kernel", NULL, WORD, 0, 0, h->kernel });
+	add(f, &n, (struct status_figure){ "pid", "revhash master pid", NULL, STATUS_NUM, (uint64_t)h->master_pid, 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "port", "port", NULL, STATUS_NUM, h->port, 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, h->kernel, 0 });
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind->find)
 			continue;
-		add(f, &n, (struct figure){ kind->name, kind->name, NULL, WORD, 0, 0,
-					    h->kinds[k].note });
-		add(f, &n, (struct figure){ kind->count_key, NULL, NULL, NUM, h->kinds[k].n, 0,
-					    NULL });
+		add(f, &n, (struct status_figure){ kind->name, kind->name, NULL, STATUS_WORD, 0, 0,
+						   h->kinds[k].note, 0 });
+		add(f, &n, (struct status_figure){ kind->count_key, NULL, NULL, STATUS_NUM,
+						   h->kinds[k].n, 0, NULL, 0 });
 	}
-	add(f, &n, (struct figure){ "schedule", "schedule", NULL, WORD, 0, 0,
-				    policy_order_name(p->order) });
+	add(f, &n, (struct status_figure){ "schedule", "schedule", NULL, STATUS_WORD, 0, 0,
+					   policy_order_name(p->order), 0 });
 	for (unsigned i = 0; i < policy_rules(); i++)
-		add(f, &n, (struct figure){ policy_rule_key(i), policy_rule_key(i), NULL, NUM,
-					    (uint64_t)policy_rule_on(p, i), 0, NULL });
-	add(f, &n, (struct figure){ "low_latency", "low latency", NULL, WORD, 0, 0, low_latency_name(h->low_latency) });
-	add(f, &n, (struct figure){ "low_latency_holds", NULL, NULL, NUM, h->low_latency_holds, 0, NULL });
-	add(f, &n, (struct figure){ "uptime_s", "up", " s", REAL, 0, uptime_s(h), NULL });
+		add(f, &n, (struct status_figure){ policy_rule_key(i), policy_rule_key(i), NULL,
+						   STATUS_NUM, (uint64_t)policy_rule_on(p, i), 0,
+						   NULL, 0 });
+	add(f, &n, (struct status_figure){ "low_latency", "low latency", NULL, STATUS_WORD, 0, 0, low_latency_name(h->low_latency), 0 });
+	add(f, &n, (struct status_figure){ "low_latency_holds", NULL, NULL, STATUS_NUM, h->low_latency_holds, 0, NULL, 1 });
+	add(f, &n, (struct status_figure){ "uptime_s", "up", " s", STATUS_REAL, 0, uptime_s(h), NULL, 0 });
 	*head = n;
-	add(f, &n, (struct figure){ "workers_wanted", "workers wanted", NULL, NUM, h->workers, 0, NULL });
-	add(f, &n, (struct figure){ "jobs_in_table", "jobs in the table", NULL, NUM, ring_in_use(seg->ring), 0, NULL });
-	add(f, &n, (struct figure){ "jobs_queued", "searched", NULL, NUM, ring_queued(seg->ring, counts), 0, NULL });
-	add(f, &n, (struct figure){ "cache_count", "cache", NULL, NUM, seg->cache->count, 0, NULL });
-	add(f, &n, (struct figure){ "cache_capacity", "of", " answers", NUM, seg->cache->capacity, 0, NULL });
+	add(f, &n, (struct status_figure){ "workers_wanted", "workers wanted", NULL, STATUS_NUM, h->workers, 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "jobs_in_table", "jobs in the table", NULL, STATUS_NUM, ring_in_use(seg->ring), 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "jobs_queued", "searched", NULL, STATUS_NUM, ring_queued(seg->ring, counts), 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "cache_count", "cache", NULL, STATUS_NUM, seg->cache->count, 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "cache_capacity", "of", " answers", STATUS_NUM, seg->cache->capacity, 0, NULL, 0 });
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
-		add(f, &n, (struct figure){ counters[i].key, counters[i].text, NULL, NUM,
-			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL });
-	add(f, &n, (struct figure){ "lock_repairs", "lock repairs", NULL, NUM, ring_repairs(seg->ring), 0, NULL });
-	add(f, &n, (struct figure){ "hashes_total", "hashes", NULL, NUM, hashes, 0, NULL });
-	add(f, &n, (struct figure){ "busy_rate", "busy rate", " hashes/s", REAL, 0, busy_rate, NULL });
-	add(f, &n, (struct figure){ "hooks_armed", NULL, NULL, NUM, hooks_armed(seg->ring), 0, NULL });
+		add(f, &n, (struct status_figure){ counters[i].key, counters[i].text, NULL, STATUS_NUM,
+			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL, 1 });
+	add(f, &n, (struct status_figure){ "lock_repairs", "lock repairs", NULL, STATUS_NUM, ring_repairs(seg->ring), 0, NULL, 1 });
+	add(f, &n, (struct status_figure){ "hashes_total", "hashes", NULL, STATUS_NUM, hashes, 0, NULL, 1 });
+	add(f, &n, (struct status_figure){ "busy_rate", "busy rate", " hashes/s", STATUS_REAL, 0, busy_rate, NULL, 0 });
+	add(f, &n, (struct status_figure){ "hooks_armed", NULL, NULL, STATUS_NUM, hooks_armed(seg->ring), 0, NULL, 0 });
 	return n;
 }
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void print_value(FILE *out, const struct figure *f, int json)
+static void print_value(FILE *out, const struct status_figure *f, int json)
 {
-	if (f->kind == NUM)
+	if (f->kind == STATUS_NUM)
 		fprintf(out, "%llu", (unsigned long long)f->num);
-	else if (f->kind == REAL)
+	else if (f->kind == STATUS_REAL)
 		fprintf(out, json ? "%.3f" : "%.1f", f->real);
 	else
 		fprintf(out, json ? "\"%s\"" : "%s", f->word);
 }
 
-static void print_figures_text(FILE *out, const struct figure *f, size_t n)
+static void print_figures_text(FILE *out, const struct status_figure *f, size_t n)
 {
 	int first = 1;
 
@@ -225,6 +215,23 @@ static const char *kind_name(const struct ring_slot_view *v)
 	const struct worker_kind *k = kind_at(v->kind);
 
 	return k ? k->name : "?";
+}
+
+const char *status_worker_kind(const struct ring_slot_view *v)
+{
+	return kind_name(v);
+}
+
+const char *status_stage_name(int stage)
+{
+	return stage >= 0 && stage < STAGE_COUNT ? stage_names[stage] : "?";
+}
+
+size_t status_figures(const struct seg *seg, struct status_figure *f)
+{
+	size_t head;
+
+	return gather(seg, f, &head);
 }
 
 static void print_workers_text(FILE *out, const struct ring *r)
@@ -269,7 +276,7 @@ static void print_stages_text(FILE *out, const struct seg_header *h)
 
 static void print_text(FILE *out, const struct seg *seg)
 {
-	struct figure f[MAX_FIGURES];
+	struct status_figure f[MAX_FIGURES];
 	size_t head, n = gather(seg, f, &head);
 
 	print_figures_text(out, f, head); /* the master, then the workers */
@@ -312,7 +319,7 @@ static void print_stages_json(FILE *out, const struct seg_stages *s)
 
 static void print_json(FILE *out, const struct seg *seg)
 {
-	struct figure f[MAX_FIGURES];
+	struct status_figure f[MAX_FIGURES];
 	size_t head, n = gather(seg, f, &head);
 	unsigned counts[18];
 

@@ -4,7 +4,26 @@
 #ifndef REVHASH_STATUS_H
 #define REVHASH_STATUS_H
 
+#include "shm/ring.h"
 #include "shm/segment.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One figure of the scoreboard: its JSON key, the words that name it in
+ * the text (NULL: JSON only; a leading '\n' starts a line), its unit, and
+ * its value. master/status.c lists each figure once. */
+enum status_kind { STATUS_NUM, STATUS_REAL, STATUS_WORD };
+struct status_figure {
+	const char *key, *text, *unit;
+	enum status_kind kind;
+	uint64_t num;
+	double real;
+	const char *word;
+	int counter; /* it only ever grows (a count of events) */
+};
+
+#define STATUS_FIGURES_MAX 48
 
 /* Print the status of the master on port (text or JSON) to stdout. 0, or
  * -ENOENT (no master), -ESRCH (its master is gone, the segment left over)
@@ -16,5 +35,12 @@ int status_print(unsigned port, int json);
 int status_arm_hook(unsigned port, int hook);
 /* Log this master's status. */
 void status_log(const struct seg *seg);
+/* Every figure of the scoreboard of seg into f (STATUS_FIGURES_MAX at
+ * most); returns how many. */
+size_t status_figures(const struct seg *seg, struct status_figure *f);
+/* The kind of worker in a slot, as --status names it: "cpu" or "gpu". */
+const char *status_worker_kind(const struct ring_slot_view *v);
+/* The name of a stage (enum seg_stage): "read", "dispatch"... */
+const char *status_stage_name(int stage);
 
 #endif

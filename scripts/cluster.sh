@@ -4,29 +4,39 @@
 # bytes (digest, start, end) and checks each node by asking it a question
 # whose answer it knows. No coordinator of our own (docs/cluster.md).
 #   scripts/cluster.sh start [--nodes N] [--port P] [--workers W]
+#                            [--bind ADDR] [--per-source C] [--fin-timeout S]
 #                            [--stats-port S] [--netns | --hosts H:P,...]
 #   scripts/cluster.sh status [--port P]     each node as the balancer sees it,
-#                                            and its counters
+#                                            and its counters; exit 1 when the
+#                                            balancer or a node is not serving
 #   scripts/cluster.sh node-start I [--port P]  start local node I (1..N)
 #                                            again, on its port
-#   scripts/cluster.sh stop [--port P]       the balancer, then the nodes
+#   scripts/cluster.sh stop [--port P]       the balancer, then every node at
+#                                            once; the logs are kept
 #   scripts/cluster.sh config [start's options]  print the HAProxy config
 #                                            start would write, start nothing
-# The balancer listens on P (default 5003) on every address, the nodes on
-# 127.0.0.1:P+1 .. P+N (default 3 nodes of 1 worker), its statistics on
-# 127.0.0.1:S (default P+100: /stats, /stats;csv, /metrics for Prometheus).
+# The balancer listens on ADDR:P (default 127.0.0.1:5003; --bind 0.0.0.0
+# for every address), the nodes on 127.0.0.1:P+1 .. P+N (default 3 nodes of
+# 1 worker), each node's Prometheus exporter on 127.0.0.1:P+200+I, the
+# balancer's statistics on 127.0.0.1:S (default P+100: /stats, /stats;csv,
+# /metrics). One source address holds at most C connections at once
+# (default 64); a client's close reaches a node as a half-close, which
+# ends the search S seconds later (default 5).
 # --netns runs each node in a network namespace of its own behind a veth
 # pair, with its own address (10.X.Y.4i+2, X.Y from P), as separate hosts
 # would be (root and `ip netns` only; otherwise said, and nodes run on
 # 127.0.0.1). --hosts starts no node: the balancer goes to the masters
 # already serving at H:P, ... (other machines). The config, pid files and
-# logs live in $XDG_RUNTIME_DIR/revhash-cluster-P (else /tmp/...).
+# logs live in $XDG_RUNTIME_DIR/revhash-cluster-P (else /tmp/...); stop
+# moves them aside to revhash-cluster-P.stopped-TIME and says so.
 set -u
 . "$(dirname "$0")/lib.sh"
 
+METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CMD=${1:-}
 [ $# -gt 0 ] && shift
-NODES=3 PORT=5003 WORKERS=1 STATS_PORT="" HOSTS="" NETNS=0 NODE=""
+NODES=3 PORT=5003 WORKERS=1 STATS_PORT="" HOSTS="" NETNS=0 NODE="" BIND=127.0.0.1
+PER_SOURCE=64 FIN_TIMEOUT=5
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes) NODES=$2; shift ;;
@@ -34,6 +44,9 @@ while [ $# -gt 0 ]; do
 	--workers) WORKERS=$2; shift ;;
 	--stats-port) STATS_PORT=$2; shift ;;
 	--hosts) HOSTS=$2; shift ;;
+	--bind) BIND=$2; shift ;;
+	--per-source) PER_SOURCE=$2; shift ;;
+	--fin-timeout) FIN_TIMEOUT=$2; shift ;;
 	--netns) NETNS=1 ;;
 	[0-9]*) NODE=$1 ;;
 	*) fail "unknown option $1 (see the top of $0)" ;;
@@ -42,8 +55,11 @@ while [ $# -gt 0 ]; do
 done
 uint() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 uint "$NODES" 1 63 || fail "--nodes: 1 .. 63, not '$NODES'"
-uint "$PORT" 1 $((65535 - 100)) || fail "--port: 1 .. 65435, not '$PORT'"
+uint "$PORT" 1 $((65535 - 300)) || fail "--port: 1 .. 65235, not '$PORT'"
 uint "$WORKERS" 1 64 || fail "--workers: 1 .. 64, not '$WORKERS'"
+uint "$PER_SOURCE" 1 100000 || fail "--per-source: 1 .. 100000, not '$PER_SOURCE'"
+uint "$FIN_TIMEOUT" 1 86400 || fail "--fin-timeout: 1 .. 86400 seconds, not '$FIN_TIMEOUT'"
+[[ $BIND =~ ^[0-9A-Fa-f.:]+$ ]] || fail "--bind: an IPv4 or IPv6 address, not '$BIND'"
 STATS_PORT=${STATS_PORT:-$((PORT + 100))}
 uint "$STATS_PORT" 1 65535 || fail "--stats-port: 1 .. 65535, not '$STATS_PORT'"
 RUN=${XDG_RUNTIME_DIR:-/tmp}/revhash-cluster-$PORT
@@ -117,20 +133,73 @@ netns_down() {
 	return 0
 }
 
+# node_ready PID PORT: the master PID is the one serving PORT: it holds a
+# listening socket on PORT and its --status names it. Asked without a
+# connection, so that no probe shows in any counter.
+node_ready() {
+	pid_listens "$1" "$2" && [ "$(status_json "$2" | sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')" = "$1" ]
+}
+
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
-# namespaced node; its pid into $RUN/NAME.pid. Co-located nodes share the
-# CPUs, so the scheduler places their workers (--no-pin): pinned, every
-# node's first worker would sit on the first CPU. They would share a GPU
-# too, each running a worker on device 0: they run none (--gpu off).
+# namespaced node, its pid into $RUN/NAME.pid, and wait until it serves;
+# fails, with the end of its log, if it does not. Co-located nodes share
+# the CPUs, so the scheduler places their workers (--no-pin): pinned,
+# every node's first worker would sit on the first CPU. They would share a
+# GPU too, each running a worker on device 0: they run none (--gpu off).
 node_start() {
-	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid
+	local name=$1 port=$3 kind=$4 log=$RUN/$1.log pid
 	local wrap=()
 	[ "$kind" = netns ] && wrap=(ip netns exec "$(ns_name "${name#n}")")
 	"${wrap[@]}" "$MASTER" "$port" --workers "$WORKERS" --no-pin --gpu off \
 		2>>"$log" >/dev/null </dev/null &
 	pid=$!
 	echo "$pid" >"$RUN/$name.pid"
-	wait_listening "$addr" "$port" "$pid" "$log"
+	for _ in $(seq 1 300); do
+		node_ready "$pid" "$port" && { metrics_start "$name" "$port"; return 0; }
+		alive "$pid" || break
+		sleep 0.02
+	done
+	tail -n 3 "$log" >&2
+	alive "$pid" || fail "node $name: its master exited at start (port $port taken?" \
+		"its log: $log)"
+	fail "node $name: its master (pid $pid) does not serve port $port after 6 s"
+}
+
+# metrics_start NAME PORT: node NAME's Prometheus exporter, where built.
+metrics_start() {
+	local mport=$((PORT + 200 + ${1#n}))
+	[ -x "$METRICS" ] || return 0
+	"$METRICS" "$2" --listen "127.0.0.1:$mport" 2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
+	echo $! >"$RUN/$1-metrics.pid"
+}
+
+# stop_node NAME PORT: stop node NAME's master and exporter. A stopped
+# (SIGSTOP) master is continued first; one still there after 3 s of
+# SIGTERM gets SIGQUIT (kill the workers at once), then SIGKILL, and its
+# segment is removed. Non-zero when it had to be killed.
+stop_node() {
+	local pid mpid rc=0 kids=()
+	mpid=$(cat "$RUN/$1-metrics.pid" 2>/dev/null)
+	pid_is "$mpid" revhash-metrics && kill -TERM "$mpid"
+	pid=$(cat "$RUN/$1.pid" 2>/dev/null)
+	pid_is "$pid" master || return 0
+	mapfile -t kids < <(workers_of "$pid")
+	kill -CONT "$pid" "${kids[@]}" 2>/dev/null
+	kill -TERM "$pid"
+	gone_within "$pid" 3 || { kill -QUIT "$pid"; gone_within "$pid" 2; } || {
+		kill -KILL "$pid" "${kids[@]}" 2>/dev/null
+		gone_within "$pid" 2
+		say "node $1: master $pid killed"
+		rc=1
+	}
+	rm -f "/dev/shm/revhash-$2-$pid"
+	return $rc
+}
+
+# gone_within PID SECONDS: until PID has exited; non-zero if it has not.
+gone_within() {
+	for _ in $(seq 1 $(($2 * 50))); do alive "$1" || return 0; sleep 0.02; done
+	! alive "$1"
 }
 
 # --- the balancer -----------------------------------------------------
@@ -142,7 +211,8 @@ config() {
 # (docs/cluster.md explains each line).
 global
 	log stderr format short local0 notice
-	hard-stop-after 10s
+	maxconn $(max_connections)
+	hard-stop-after 3s
 
 defaults
 	mode tcp
@@ -151,12 +221,20 @@ defaults
 	timeout connect 2s
 	timeout client 24h
 	timeout server 24h
-	timeout check 1s
+	timeout server-fin ${FIN_TIMEOUT}s
+	timeout check 500ms
+	option clitcpka
+	clitcpka-idle 10s
+	clitcpka-intvl 5s
+	clitcpka-cnt 3
 	retries 1
 	option redispatch
 
 frontend revhash
-	bind :$PORT
+	bind $(bind_address):$PORT
+	stick-table type ipv6 size 100k expire 60s store conn_cur
+	tcp-request connection track-sc0 src
+	tcp-request connection reject if { sc0_conn_cur gt $PER_SOURCE }
 	tcp-request inspect-delay 5s
 	tcp-request content set-var(txn.key) req.payload(0,48) if { req.len ge 49 }
 	tcp-request content accept if { req.len ge 49 }
@@ -168,7 +246,7 @@ backend nodes
 	option tcp-check
 	tcp-check send-binary $(check_request)
 	tcp-check expect binary $CHECK_REPLY
-	default-server check inter 500ms fastinter 250ms downinter 500ms fall 2 rise 2
+	default-server check inter 250ms fastinter 250ms downinter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
 EOF
 	while read -r name addr port _; do
 		printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
@@ -178,6 +256,8 @@ EOF
 frontend stats
 	mode http
 	bind 127.0.0.1:$STATS_PORT
+	maxconn 64
+	timeout client 10s
 	http-request use-service prometheus-exporter if { path /metrics }
 	stats enable
 	stats uri /stats
@@ -185,33 +265,54 @@ frontend stats
 EOF
 }
 
-# http_get HOST PORT PATH: the body of an HTTP GET, with bash alone. HAProxy
-# sends its pages chunked: "SIZE" (hex), SIZE bytes, an empty line, until
-# a size of 0. Each read waits at most 2 s; non-zero unless the status is 200.
-http_get() {
-	local fd line size chunk LC_ALL=C
-	{ exec {fd}<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 1
-	printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$3" "$1" >&"$fd"
-	IFS= read -r -t 2 -u "$fd" line && [[ $line == *" 200 "* ]] || { exec {fd}<&-; return 1; }
-	while IFS= read -r -t 2 -u "$fd" line && [ -n "${line%$'\r'}" ]; do :; done
-	while IFS= read -r -t 2 -u "$fd" size && size=${size%$'\r'} &&
-		[[ $size =~ ^[0-9a-fA-F]+$ ]] && ((16#$size > 0)); do
-		IFS= read -r -N $((16#$size)) -t 2 -u "$fd" chunk || break
-		printf '%s' "$chunk"
-		read -r -t 2 -u "$fd" line
+# max_connections: what HAProxy may hold at once: two descriptors each
+# (client and node) within this shell's hard limit, at most 20,000.
+max_connections() {
+	local hard
+	hard=$(ulimit -Hn)
+	[[ $hard =~ ^[0-9]+$ ]] || hard=40200
+	hard=$(((hard - 200) / 2))
+	echo $((hard < 20000 ? hard : 20000))
+}
+
+# bind_address: --bind as HAProxy writes it (an IPv6 address in brackets
+# would be taken for a port otherwise: "ipv6@ADDR").
+bind_address() { if [[ $BIND == *:* ]]; then echo "ipv6@$BIND"; else echo "$BIND"; fi; }
+
+# prometheus_config < NODE_TABLE: a Prometheus config that scrapes every
+# local node's exporter and the balancer's own /metrics.
+prometheus_config() {
+	local targets="" name
+	while read -r name _ _ kind; do
+		[ "$kind" = remote ] && continue
+		targets+="${targets:+, }'127.0.0.1:$((PORT + 200 + ${name#n}))'"
 	done
-	exec {fd}<&-
+	cat <<EOF
+# revhash cluster on port $PORT: written by scripts/cluster.sh.
+# prometheus --config.file=$RUN/prometheus.yml
+global:
+  scrape_interval: 5s
+scrape_configs:
+  - job_name: revhash
+    static_configs:
+      - targets: [$targets]
+  - job_name: haproxy
+    static_configs:
+      - targets: ['127.0.0.1:$STATS_PORT']
+EOF
 }
 
 # balancer_view: "NAME STATUS PICKED" for each node, as HAProxy sees it
 # (its stats CSV: status UP, DOWN, or on the way "UP_1/2", ...; picked:
-# how many connections it sent there).
+# how many connections it sent there); non-zero when it does not answer.
 balancer_view() {
-	http_get 127.0.0.1 "$STATS_PORT" '/stats;csv' | awk -F, '
+	local csv
+	csv=$(http_get 127.0.0.1 "$STATS_PORT" '/stats;csv') && [ -n "$csv" ] || return 1
+	awk -F, '
 		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["pxname"] == "nodes" && $col["svname"] != "BACKEND" {
 			s = $col["status"]; gsub(/ /, "_", s)
-			print $col["svname"], s, $col["lbtot"] }'
+			print $col["svname"], s, $col["lbtot"] }' <<<"$csv"
 }
 
 # wait_up SECONDS: until the balancer sees every node UP; non-zero when
@@ -226,24 +327,49 @@ wait_up() {
 	return 1
 }
 
+# balancer_start: HAProxy on $RUN/haproxy.cfg, ready once its statistics
+# answer (it binds every listener before it serves any): a probe on the
+# balancer's own port would be a connection it hands a node.
+balancer_start() {
+	local pid
+	haproxy -c -q -f "$RUN/haproxy.cfg" || fail "haproxy refused $RUN/haproxy.cfg"
+	haproxy -db -f "$RUN/haproxy.cfg" >>"$RUN/haproxy.log" 2>&1 </dev/null &
+	pid=$!
+	echo $pid >"$RUN/haproxy.pid"
+	for _ in $(seq 1 300); do
+		alive "$pid" || { tail -n 5 "$RUN/haproxy.log" >&2; fail "haproxy exited at start" \
+			"(port $PORT or $STATS_PORT taken?)"; }
+		balancer_view >/dev/null && return 0
+		sleep 0.02
+	done
+	fail "haproxy's statistics did not answer on 127.0.0.1:$STATS_PORT within 6 s"
+}
+
 # --- the commands -----------------------------------------------------
 
-# stop_all: stop what $RUN says runs, remove $RUN. Goes on past a process
-# that would not stop, and says so in its status.
+# stop_all: stop what $RUN says runs: the balancer (a soft stop: what is
+# in flight has 3 s), then every node at once; the run dir is moved aside
+# with its logs, and the newest three of those kept. Goes on past a
+# process that would not stop, and says so in its status.
 stop_all() {
-	local rc=0 pid name addr port kind
+	local rc=0 pid name port kind kept
 	pid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
 	if pid_is "$pid" haproxy; then
-		kill -USR1 "$pid" # soft stop: sessions end first (hard-stop-after)
-		for _ in $(seq 1 150); do alive "$pid" || break; sleep 0.1; done
-		alive "$pid" && { kill -KILL "$pid"; say "haproxy $pid killed"; rc=1; }
+		kill -CONT "$pid"
+		kill -USR1 "$pid"
+		gone_within "$pid" 4 || { kill -KILL "$pid"; say "haproxy $pid killed"; rc=1; }
 	fi
-	while read -r name addr port kind; do
-		pid=$(cat "$RUN/$name.pid" 2>/dev/null)
-		pid_is "$pid" master && { (stop_master "$pid" 35) || rc=1; }
+	while read -r name _ port kind; do
+		[ "$kind" = remote ] || stop_node "$name" "$port" &
+	done < <(cat "$RUN/nodes" 2>/dev/null)
+	for pid in $(jobs -p); do wait "$pid" || rc=1; done
+	while read -r name _ _ kind; do
 		[ "$kind" = netns ] && netns_down "${name#n}"
 	done < <(cat "$RUN/nodes" 2>/dev/null)
-	rm -rf "$RUN"
+	kept=$RUN.stopped-$(date +%Y%m%dT%H%M%S)
+	rm -f "$RUN"/*.pid "$RUN/started"
+	mv "$RUN" "$kept" && say "logs kept in $kept"
+	ls -d "$RUN".stopped-* 2>/dev/null | sort | head -n -3 | xargs -r rm -rf
 	return $rc
 }
 
@@ -270,10 +396,8 @@ start() {
 		[ "$kind" = remote ] || node_start "$name" "$addr" "$port" "$kind"
 	done <"$RUN/nodes"
 	config <"$RUN/nodes" >"$RUN/haproxy.cfg"
-	haproxy -c -q -f "$RUN/haproxy.cfg" || fail "haproxy refused $RUN/haproxy.cfg"
-	haproxy -db -f "$RUN/haproxy.cfg" >>"$RUN/haproxy.log" 2>&1 </dev/null &
-	echo $! >"$RUN/haproxy.pid"
-	wait_listening 127.0.0.1 "$PORT" $! "$RUN/haproxy.log"
+	prometheus_config <"$RUN/nodes" >"$RUN/prometheus.yml"
+	balancer_start
 	if ! wait_up 5; then
 		[ -n "$HOSTS" ] || { status; fail "not every node came up within 5 s"; }
 		say "not every node is up yet (--hosts: are they serving?)"
@@ -285,12 +409,16 @@ start() {
 # counter KEY: KEY in the node's --status --json ($json), or - without it.
 counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 
+# status: the balancer and each node; non-zero, with a line on stderr for
+# each, when the balancer or a node is not serving.
 status() {
-	local name addr port kind pid view state picked json
+	local name addr port kind pid view state picked json bad=() hpid
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
-	view=$(balancer_view) || say "the balancer's statistics did not answer"
-	say "balancer :$PORT (pid $(cat "$RUN/haproxy.pid")), stats" \
+	hpid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
+	pid_is "$hpid" haproxy || bad+=("the balancer (pid ${hpid:-?}) is not running")
+	view=$(balancer_view) || bad+=("the balancer's statistics do not answer on :$STATS_PORT")
+	say "balancer $BIND:$PORT (pid ${hpid:-?}), stats" \
 		"http://127.0.0.1:$STATS_PORT/stats, run dir $RUN"
 	printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s\n' node address pid balancer \
 		picked requests cache_hits jobs answered
@@ -298,13 +426,19 @@ status() {
 		pid=-
 		[ "$kind" = remote ] || pid=$(cat "$RUN/$name.pid" 2>/dev/null)
 		[ "$pid" = - ] || pid_is "$pid" master || pid=gone
+		state="" picked=""
 		read -r _ state picked < <(grep "^$name " <<<"$view")
 		json=""
 		[ "$kind" = remote ] || json=$(status_json "$port")
 		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s\n' "$name" "$addr:$port" \
 			"$pid" "${state:-?}" "${picked:-?}" "$(counter requests)" \
 			"$(counter cache_hits)" "$(counter jobs)" "$(counter answered)"
+		[ "$pid" = gone ] && bad+=("node $name: its master is not running")
+		[ -n "$view" ] && [ "$state" != UP ] && bad+=("node $name: ${state:-unknown} to the balancer")
 	done <"$RUN/nodes"
+	[ ${#bad[@]} = 0 ] && return 0
+	for b in "${bad[@]}"; do say "DOWN: $b" >&2; done
+	return 1
 }
 
 node_again() {
@@ -315,6 +449,8 @@ node_again() {
 	[ "$kind" = remote ] && fail "node-start: $name is on another host"
 	pid=$(cat "$RUN/$name.pid" 2>/dev/null)
 	pid_is "$pid" master && fail "node-start: $name still runs (pid $pid)"
+	pid=$(cat "$RUN/$name-metrics.pid" 2>/dev/null)
+	pid_is "$pid" revhash-metrics && kill -TERM "$pid"
 	node_start "$name" "$addr" "$port" "$kind"
 	say "$name serves again on $addr:$port (pid $(cat "$RUN/$name.pid"))"
 }

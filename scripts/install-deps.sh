@@ -2,10 +2,13 @@
 # Install the system packages revhash needs, if any are missing (Debian and
 # Ubuntu: apt-get, through sudo when not root). Says what it does; does
 # nothing when everything is already there.
-#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps
+#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
+#                                      libmicrohttpd (the metrics exporter)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster.sh)
+#   scripts/install-deps.sh --prometheus  also prometheus and promtool
+#                                      (scripts/metrics-test.sh)
 set -eu
 
 missing=""
@@ -19,12 +22,14 @@ need pkg-config command -v pkg-config
 need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
 need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
 need procps command -v ps # scripts/chaos.sh finds workers with ps
+need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 for arg in "$@"; do
 	case $arg in
 	--sanitize) need clang command -v clang
 		    need libclang-rt-dev sh -c 'echo "int main(void){return 0;}" | clang -fsanitize=address,undefined -x c - -o /tmp/.revhash-san-probe' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
 	--cluster) need haproxy command -v haproxy ;;
+	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done

@@ -72,6 +72,50 @@ wait_listening() {
 	fail "$name did not start listening on $1:$2"
 }
 
+# pid_listens PID PORT: process PID holds a socket listening on TCP PORT
+# (in its own network namespace), found without connecting to it: the
+# port's listening sockets in /proc/PID/net/tcp and tcp6 (state 0A, the
+# inode in field 10), and one of them among PID's descriptors.
+pid_listens() {
+	local hex ino fds
+	hex=$(printf '%04X' "$2")
+	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
+	for ino in $(awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
+		"/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null); do
+		[[ $fds == *"socket:[$ino]"* ]] && return 0
+	done
+	return 1
+}
+
+# http_get HOST PORT PATH: the body of an HTTP GET, with bash alone, sent
+# chunked ("SIZE" in hex, SIZE bytes, an empty line, until a size of 0:
+# HAProxy's pages) or not (to the end: the connection is closed). Each read
+# waits at most 2 s; non-zero unless the status is 200.
+http_get() {
+	local fd line size chunk chunked=0 LC_ALL=C
+	{ exec {fd}<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 1
+	printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$3" "$1" >&"$fd"
+	IFS= read -r -t 2 -u "$fd" line && [[ $line == *" 200 "* ]] || { exec {fd}<&-; return 1; }
+	while IFS= read -r -t 2 -u "$fd" line && [ -n "${line%$'\r'}" ]; do
+		[[ ${line,,} == transfer-encoding:*chunked* ]] && chunked=1
+	done
+	if [ $chunked = 0 ]; then
+		while IFS= read -r -t 2 -u "$fd" line || [ -n "$line" ]; do
+			printf '%s\n' "$line"
+			line=""
+		done
+		exec {fd}<&-
+		return 0
+	fi
+	while IFS= read -r -t 2 -u "$fd" size && size=${size%$'\r'} &&
+		[[ $size =~ ^[0-9a-fA-F]+$ ]] && ((16#$size > 0)); do
+		IFS= read -r -N $((16#$size)) -t 2 -u "$fd" chunk || break
+		printf '%s' "$chunk"
+		read -r -t 2 -u "$fd" line
+	done
+	exec {fd}<&-
+}
+
 # start_master PORT LOG ARGS...: start the master in the background, wait
 # until it accepts connections; sets MASTER_PID.
 start_master() {

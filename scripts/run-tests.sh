@@ -89,16 +89,19 @@ if [ -n "${RUN_LAB:-}" ]; then
 		broken="$broken lab-smoke(kept:$lab)"
 	fi
 fi
-# The cluster behind HAProxy: one more test, skipped (exit 77, "SKIP: ...")
-# where haproxy cannot be had, which is not a pass.
+# The cluster behind HAProxy and the Prometheus exporter: one more test
+# each, skipped (exit 77, "SKIP: ...") where haproxy or prometheus cannot
+# be had, which is not a pass.
 if [ -n "${RUN_CLUSTER:-}" ]; then
-	"$(dirname "$0")/cluster-test.sh"
-	case $? in
-	0) passed=$((passed + 1)) ;;
-	77) skipped=$((skipped + 1)) ;;
-	*) failed=$((failed + 1))
-	   broken="$broken cluster-test.sh" ;;
-	esac
+	for t in cluster-test.sh metrics-test.sh; do
+		REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client "$(dirname "$0")/$t"
+		case $? in
+		0) passed=$((passed + 1)) ;;
+		77) skipped=$((skipped + 1)) ;;
+		*) failed=$((failed + 1))
+		   broken="$broken $t" ;;
+		esac
+	done
 fi
 [ -n "$tests" ] && echo "failed tests:$tests"
 [ -n "$replay" ] && echo "to replay:$replay"

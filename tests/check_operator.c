@@ -192,6 +192,7 @@ START_TEST(command_line_is_checked)
 	const char *const port[] = { "70000", NULL };
 	const char *const none[] = { NULL };
 	const char *const kernel[] = { "5003", "--kernel", "nonsense", NULL };
+	const char *const kernel_empty[] = { "5003", "--kernel", "", NULL };
 	const char *const grace[] = { "5003", "--low-latency=-1", NULL };
 	const char *const words[] = { "5003", "--low-latency=soon", NULL };
 
@@ -202,7 +203,8 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(junk), 2);
 	ck_assert_int_eq(run_master(port), 2);
 	ck_assert_int_eq(run_master(none), 2);
-	ck_assert_int_eq(run_master(kernel), 1);
+	ck_assert_int_eq(run_master(kernel), 2);
+	ck_assert_int_eq(run_master(kernel_empty), 2);
 }
 END_TEST
 
@@ -555,7 +557,7 @@ START_TEST(config_that_is_no_file_is_refused)
 	const char *zero[] = { port, "--config", "/dev/zero", NULL };
 	const char *pipe_[] = { port, "--config", fifo, NULL };
 	const char *large[] = { port, "--config", big, NULL };
-	const char *args[] = { "--workers", "1", "--config", cfg, NULL };
+	const char *args[] = { "--config", cfg, NULL };
 	uint8_t d[32];
 	uint64_t x, base = th_rand64() >> 1;
 	int fd;
@@ -588,6 +590,34 @@ START_TEST(config_that_is_no_file_is_refused)
 	unlink(cfg);
 	unlink(big);
 	rmdir(dir);
+}
+END_TEST
+
+/* The command line wins over the config file, at start and at a reload:
+ * `workers = auto` (or 3) in the file leaves --workers 1 as it is, and the
+ * log says so; a bad value for that key still rejects the file. */
+START_TEST(command_line_wins_over_the_config)
+{
+	char cfg[] = "/tmp/revhash-cfg-XXXXXX";
+	int fd = mkstemp(cfg);
+	const char *args[] = { "--workers", "1", "--config", cfg, NULL };
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_file(cfg, "workers = auto\nidle_timeout = 7\n");
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
+	ck_assert_uint_eq(header_now().workers, 1);
+	ck_assert(tm_log_contains(&m, "workers left as --workers gave it"));
+	write_file(cfg, "workers = 3\n");
+	kill(m.pid, SIGHUP);
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: 1 workers"), 5000));
+	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
+	write_file(cfg, "workers = many\n");
+	kill(m.pid, SIGHUP);
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 1 workers"), 5000));
+	stop();
+	unlink(cfg);
 }
 END_TEST
 
@@ -1055,6 +1085,7 @@ int main(void)
 	tcase_add_test(t, draining_master_and_its_successor_keep_their_segments);
 	tcase_add_test(t, habitual_signals_kill_nothing);
 	tcase_add_test(t, config_that_is_no_file_is_refused);
+	tcase_add_test(t, command_line_wins_over_the_config);
 	tcase_add_test(t, reload_keeps_an_explicit_worker_count);
 	tcase_add_test(t, stop_does_not_wait_for_silent_clients);
 	tcase_add_test(t, failed_start_leaves_nothing_behind);

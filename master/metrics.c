@@ -1,0 +1,187 @@
+/* The Prometheus text format of a master's scoreboard. Nothing here keeps
+ * a list of counters: the figures come from master/status.c's one table
+ * (status_figures), each written as a counter when the table marks it one
+ * and as a gauge otherwise, its words as labels of revhash_info. The
+ * segment is mapped read-only for one rendering and unmapped at once, so
+ * a master that restarts (a new segment) is followed without a restart of
+ * the exporter, and the master never waits on a scrape. */
+#include "master/metrics.h"
+#include "worker/kind.h"
+#include "master/status.h"
+#include "shm/ring.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A label value with \, " and newlines escaped, as the format wants. */
+static void label_value(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', out);
+		if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* The metric's name from a figure's key: revhash_KEY, a key ending in
+ * "_s" in seconds, one ending in "_count" in "_entries" (the suffix
+ * belongs to summaries), a counter ending in "_total" (once). */
+static void metric_name(const struct status_figure *f, char *buf, size_t size)
+{
+	size_t n = strlen(f->key);
+	const char *unit = "";
+
+	if (n > 2 && strcmp(f->key + n - 2, "_s") == 0) {
+		n -= 2;
+		unit = "_seconds";
+	} else if (n > 6 && strcmp(f->key + n - 6, "_count") == 0) {
+		n -= 6;
+		unit = "_entries";
+	} else if (n > 6 && strcmp(f->key + n - 6, "_total") == 0) {
+		n -= 6;
+	}
+	snprintf(buf, size, "revhash_%.*s%s%s", (int)n, f->key, unit,
+		 f->counter ? "_total" : "");
+}
+
+static void header(FILE *out, const char *name, const char *help, const char *type)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One numeric figure: its HELP (the words --status prints, or its key),
+ * TYPE and value. */
+static void figure(FILE *out, const struct status_figure *f)
+{
+	char name[96];
+	const char *help = f->text ? f->text + (f->text[0] == '\n') : f->key;
+
+	metric_name(f, name, sizeof name);
+	header(out, name, help, f->counter ? "counter" : "gauge");
+	if (f->kind == STATUS_NUM)
+		fprintf(out, "%s %llu\n", name, (unsigned long long)f->num);
+	else
+		fprintf(out, "%s %.6g\n", name, f->real);
+}
+
+/* The words (kernel, schedule...) as labels of one metric whose value is 1. */
+static void info(FILE *out, const struct status_figure *f, size_t n)
+{
+	const char *sep = "";
+
+	header(out, "revhash_info", "the master's settings, as labels", "gauge");
+	fputs("revhash_info{", out);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].kind != STATUS_WORD)
+			continue;
+		fprintf(out, "%s%s=\"", sep, f[i].key);
+		label_value(out, f[i].word);
+		fputc('"', out);
+		sep = ",";
+	}
+	fputs("} 1\n", out);
+}
+
+/* Each worker slot's rate and hashes, and the live workers by kind. */
+static void workers(FILE *out, const struct ring *r)
+{
+	struct ring_slot_view v[RING_WORKERS];
+	unsigned live[KINDS_MAX] = { 0 };
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		ring_slot_view(r, i, &v[i]);
+		if (v[i].pid && v[i].kind < KINDS_MAX)
+			live[v[i].kind]++;
+	}
+	header(out, "revhash_workers", "live workers, by kind", "gauge");
+	for (unsigned k = 0; k < kind_count(); k++)
+		fprintf(out, "revhash_workers{kind=\"%s\"} %u\n", kind_at(k)->name, live[k]);
+	header(out, "revhash_worker_hash_rate", "a worker's measured rate, hashes/s", "gauge");
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (v[i].pid)
+			fprintf(out, "revhash_worker_hash_rate{slot=\"%u\",kind=\"%s\"} %llu\n",
+				i, status_worker_kind(&v[i]), (unsigned long long)v[i].rate);
+	header(out, "revhash_worker_hashes_total", "hashes by the worker now in the slot",
+	       "counter");
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (v[i].pid)
+			fprintf(out, "revhash_worker_hashes_total{slot=\"%u\",kind=\"%s\"} %llu\n",
+				i, status_worker_kind(&v[i]), (unsigned long long)v[i].hashes);
+	header(out, "revhash_worker_slot_deaths_total", "workers of the slot that died",
+	       "counter");
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (v[i].pid || v[i].deaths)
+			fprintf(out, "revhash_worker_slot_deaths_total{slot=\"%u\"} %u\n", i,
+				v[i].deaths);
+}
+
+/* Where a searched request's time goes, and a cache hit's: summaries of
+ * sum and count (the segment keeps no quantiles). */
+static void stages(FILE *out, const struct seg_stages *s)
+{
+	header(out, "revhash_stage_seconds", "a searched request's time, by stage", "summary");
+	for (int i = 0; i < STAGE_COUNT; i++)
+		fprintf(out, "revhash_stage_seconds_sum{stage=\"%s\"} %.9f\n"
+			"revhash_stage_seconds_count{stage=\"%s\"} %llu\n",
+			status_stage_name(i), (double)s->ns[i] / 1e9, status_stage_name(i),
+			(unsigned long long)s->timed);
+	header(out, "revhash_cache_hit_stage_seconds", "a cache hit's time, by stage",
+	       "summary");
+	fprintf(out, "revhash_cache_hit_stage_seconds_sum{stage=\"read\"} %.9f\n"
+		"revhash_cache_hit_stage_seconds_count{stage=\"read\"} %llu\n"
+		"revhash_cache_hit_stage_seconds_sum{stage=\"reply\"} %.9f\n"
+		"revhash_cache_hit_stage_seconds_count{stage=\"reply\"} %llu\n",
+		(double)s->hit_read_ns / 1e9, (unsigned long long)s->hits_timed,
+		(double)s->hit_reply_ns / 1e9, (unsigned long long)s->hits_timed);
+}
+
+static void up(FILE *out, int is_up)
+{
+	header(out, "revhash_up", "1 when a live master serves the port", "gauge");
+	fprintf(out, "revhash_up %d\n", is_up);
+}
+
+void metrics_write(FILE *out, const struct seg *seg)
+{
+	struct status_figure f[STATUS_FIGURES_MAX];
+	size_t n = status_figures(seg, f);
+
+	up(out, 1);
+	info(out, f, n);
+	for (size_t i = 0; i < n; i++)
+		if (f[i].kind != STATUS_WORD)
+			figure(out, &f[i]);
+	workers(out, seg->ring);
+	stages(out, &seg->hdr->stats.stages);
+}
+
+void metrics_write_down(FILE *out, unsigned port)
+{
+	up(out, 0);
+	header(out, "revhash_port", "the port the master serves", "gauge");
+	fprintf(out, "revhash_port %u\n", port);
+}
+
+int metrics_render(unsigned port, char **body, size_t *len)
+{
+	struct seg seg = { .fd = -1 };
+	FILE *out = open_memstream(body, len);
+
+	if (!out)
+		return -ENOMEM;
+	if (seg_open(port, 0, &seg) == 0 && seg.alive)
+		metrics_write(out, &seg);
+	else
+		metrics_write_down(out, port);
+	seg_close(&seg);
+	if (fclose(out) != 0) {
+		free(*body);
+		*body = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}

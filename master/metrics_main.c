@@ -1,0 +1,226 @@
+/* revhash-metrics: serve a master's scoreboard on /metrics for Prometheus.
+ *
+ *   revhash-metrics PORT [--listen [ADDR:]MPORT]
+ *
+ * A process of its own, so that a scrape never runs in the master's loop:
+ * it maps the master's segment read-only per rendering, as --status does.
+ * HTTP is libmicrohttpd's, one internal thread, bounded on every side a
+ * scraper could push: connections at once (32, 8 per address), a 5 s
+ * timeout, 16 KiB of memory a connection, a short listen queue; a body is
+ * rendered at most every 200 ms, however many ask; and the process runs
+ * at nice 10, so that under load the master and its workers go first.
+ * Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve (the
+ * address taken), 2 for bad usage. */
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "master/metrics.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#define CACHE_MS 200
+
+struct exporter {
+	unsigned port;       /* the master's */
+	char *body;          /* the last rendering, and when it was made */
+	size_t len;
+	uint64_t made_ms;
+	uint64_t logged_ms;  /* libmicrohttpd's complaints: one a second */
+};
+
+static const char usage[] =
+	"usage: revhash-metrics PORT [--listen [ADDR:]MPORT]\n"
+	"\n"
+	"Serve the scoreboard of the revhash master on PORT (as master --status\n"
+	"shows it) at http://ADDR:MPORT/metrics in the Prometheus text format.\n"
+	"ADDR defaults to 127.0.0.1 (an IPv6 one in brackets: [::1]:9464),\n"
+	"MPORT to PORT + 200.\n";
+
+/* The body for /metrics: the last rendering while it is fresh, else a new
+ * one. NULL when memory ran out. */
+static const char *body(struct exporter *e, size_t *len)
+{
+	uint64_t now = clock_ms();
+	char *fresh;
+	size_t n;
+
+	if (!e->body || now - e->made_ms >= CACHE_MS) {
+		if (metrics_render(e->port, &fresh, &n) < 0)
+			return NULL;
+		free(e->body);
+		e->body = fresh;
+		e->len = n;
+		e->made_ms = now;
+	}
+	*len = e->len;
+	return e->body;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *text,
+			     size_t len, const char *type)
+{
+	struct MHD_Response *r =
+		MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+	enum MHD_Result rc;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", type);
+	rc = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* One request: GET (or HEAD) /metrics; anything else is refused. A body
+ * sent with it is never read into memory: the request is answered at its
+ * first call. */
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version,
+			      const char *upload, size_t *upload_size, void **state)
+{
+	static const char text[] = "text/plain; charset=utf-8";
+	struct exporter *e = cls;
+	const char *b;
+	size_t len;
+
+	(void)version;
+	(void)upload;
+	(void)state;
+	*upload_size = 0;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", 9, text);
+	if (strcmp(url, "/metrics") != 0)
+		return reply(c, MHD_HTTP_NOT_FOUND, "see /metrics\n", 13, text);
+	if (!(b = body(e, &len)))
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 14, text);
+	return reply(c, MHD_HTTP_OK, b, len, "text/plain; version=0.0.4; charset=utf-8");
+}
+
+/* libmicrohttpd's messages (a full connection table, a bad request...):
+ * a flood of them is one line a second. */
+static void complain(void *cls, const char *fmt, va_list ap)
+{
+	struct exporter *e = cls;
+	uint64_t now = clock_ms();
+	char line[256];
+
+	if (now - e->logged_ms < 1000)
+		return;
+	e->logged_ms = now;
+	vsnprintf(line, sizeof line, fmt, ap);
+	line[strcspn(line, "\n")] = '\0';
+	log_warn("http: %s (more of the kind are not logged for a second)", line);
+}
+
+/* --listen [ADDR:]MPORT, IPv4 or [IPv6], into ss. 0 or -EINVAL. */
+static int parse_listen(const char *s, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+	const char *colon = strrchr(s, ':');
+	char host[64] = "127.0.0.1";
+	uint64_t port;
+
+	if (colon) {
+		size_t n = (size_t)(colon - s);
+		if (n >= sizeof host)
+			return -EINVAL;
+		memcpy(host, s, n);
+		host[n] = '\0';
+		s = colon + 1;
+	}
+	if (parse_u64(s, 1, 65535, &port) < 0)
+		return -EINVAL;
+	memset(ss, 0, sizeof *ss);
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		host[strlen(host) - 1] = '\0';
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, host + 1, &a6->sin6_addr) == 1 ? 0 : -EINVAL;
+	}
+	a4->sin_family = AF_INET;
+	a4->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &a4->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+static int parse(int argc, char **argv, struct exporter *e, struct sockaddr_storage *ss)
+{
+	uint64_t port;
+	char def[16];
+
+	if (argc == 2 && strcmp(argv[1], "--help") == 0) {
+		fputs(usage, stdout);
+		exit(0);
+	}
+	if ((argc != 2 && argc != 4) || parse_u64(argv[1], 1, 65535, &port) < 0 ||
+	    (argc == 4 && strcmp(argv[2], "--listen") != 0)) {
+		fputs(usage, stderr);
+		return -EINVAL;
+	}
+	e->port = (unsigned)port;
+	snprintf(def, sizeof def, "%llu", (unsigned long long)port + 200);
+	if (parse_listen(argc == 4 ? argv[3] : def, ss) < 0) {
+		fprintf(stderr, "revhash-metrics: invalid --listen '%s' ([ADDR:]PORT)\n",
+			argc == 4 ? argv[3] : def);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct MHD_Daemon *serve(struct exporter *e, struct sockaddr_storage *ss)
+{
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
+
+	if (ss->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(flags, 0, NULL, NULL, handle, e,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)5,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)64,
+		MHD_OPTION_EXTERNAL_LOGGER, complain, e,
+		MHD_OPTION_END);
+}
+
+int main(int argc, char **argv)
+{
+	struct exporter e = { 0 };
+	struct sockaddr_storage ss;
+	struct MHD_Daemon *d;
+	sigset_t stop;
+	int sig;
+
+	if (parse(argc, argv, &e, &ss) < 0)
+		return 2;
+	/* Before the daemon's thread starts, so that it inherits the mask and
+	 * the stop signals come to sigwait here. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (setpriority(PRIO_PROCESS, 0, 10) < 0)
+		log_warn("setpriority(10): %s", strerror(errno));
+	if (!(d = serve(&e, &ss))) {
+		log_error("revhash-metrics: cannot serve on %s (taken, or not an address here)",
+			  argc == 4 ? argv[3] : "the default port");
+		return 1;
+	}
+	log_info("serving the metrics of the master on port %u", e.port);
+	sigwait(&stop, &sig);
+	MHD_stop_daemon(d);
+	free(e.body);
+	log_info("stopped by signal %d", sig);
+	return 0;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The Prometheus exporter's promises (master/revhash-metrics beside one
+# master): its /metrics passes `promtool check metrics`; a real Prometheus
+# scrapes it, and its query API returns the master's request counter equal
+# to `master --status`; with 1,000 hostile scrapers held on it at once
+# (silent, slow, garbage) and a scrape loop besides, every small request
+# of a closed loop is answered right, the exporter still serves a full
+# scrape afterwards, and the master's latency is printed side by side with
+# a run without them (a figure, not a bound: the machine is shared). Where
+# no master runs on the port it says revhash_up 0. Prints "SKIP: ..." and
+# exits 77 where prometheus cannot be had.
+#   scripts/metrics-test.sh
+set -u
+. "$(dirname "$0")/lib.sh"
+
+METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
+CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
+need_built
+[ -x "$METRICS" ] || fail "$METRICS not built (run make)"
+[ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
+if ! need_tool promtool --prometheus || ! command -v prometheus >/dev/null; then
+	echo "SKIP: metrics-test: prometheus is missing and could not be installed" \
+		"(scripts/install-deps.sh --prometheus)"
+	exit 77
+fi
+PORT=$(free_port 200 300)
+MPORT=$((PORT + 200)) PROM=$((PORT + 300))
+OUT=$(mktemp -d /tmp/revhash-metrics-test.XXXXXX)
+EXPORTER="" PROMETHEUS=""
+cleanup() {
+	[ -n "$PROMETHEUS" ] && kill "$PROMETHEUS" 2>/dev/null && wait "$PROMETHEUS" 2>/dev/null
+	[ -n "$EXPORTER" ] && kill "$EXPORTER" 2>/dev/null
+	[ -n "${MASTER_PID:-}" ] && alive "$MASTER_PID" && (stop_master "$MASTER_PID" 20)
+	rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# scrape: the exporter's /metrics, or fail.
+scrape() { http_get 127.0.0.1 "$MPORT" /metrics || fail "the exporter did not answer /metrics"; }
+
+# closed LABEL: a closed loop of small requests for 3 s; its latency line.
+closed() {
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 3 --difficulty 1000 >"$OUT/$1.txt" ||
+		{ cat "$OUT/$1.txt"; fail "$1: wrong or missing answers"; }
+	grep -q '^errors: 0 wrong, 0 missing' "$OUT/$1.txt" || fail "$1: $(grep '^errors' "$OUT/$1.txt")"
+	sed -n 's/^latency: //p' "$OUT/$1.txt"
+}
+
+# 1. No master yet: up 0.
+"$METRICS" "$PORT" --listen "127.0.0.1:$MPORT" 2>"$OUT/exporter.log" &
+EXPORTER=$!
+for _ in $(seq 1 100); do pid_listens "$EXPORTER" "$MPORT" && break; sleep 0.02; done
+scrape | grep -qx 'revhash_up 0' || fail "no master, yet the exporter does not say revhash_up 0"
+
+# 2. A master and some requests; the format is clean.
+start_master "$PORT" "$OUT/master.log" --workers 1 --gpu off
+for x in 11 22 33 44 55; do
+	d=$(printf '%b' "$(printf '\\%03o' "$x")\0\0\0\0\0\0\0" | sha256sum | cut -c1-64)
+	[ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 100)" = "$x" ] || fail "no answer for $x"
+done
+# (a rendering is kept 200 ms: the first may still be the one without it)
+for _ in $(seq 1 20); do
+	scrape >"$OUT/metrics.txt"
+	grep -qx 'revhash_up 1' "$OUT/metrics.txt" && break
+	sleep 0.1
+done
+grep -qx 'revhash_up 1' "$OUT/metrics.txt" || fail "the exporter does not see the master"
+promtool check metrics <"$OUT/metrics.txt" || fail "promtool check metrics found problems"
+want=$(json_num "$(status_json "$PORT")" requests)
+grep -qx "revhash_requests_total $want" "$OUT/metrics.txt" ||
+	fail "revhash_requests_total is not $want (--status)"
+say "/metrics: $(wc -l <"$OUT/metrics.txt") lines, promtool clean, requests $want as --status says"
+
+# 3. A real Prometheus scrapes it; its query API agrees with --status.
+cat >"$OUT/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: revhash
+    static_configs:
+      - targets: ['127.0.0.1:$MPORT']
+EOF
+prometheus --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/tsdb" \
+	--web.listen-address="127.0.0.1:$PROM" >"$OUT/prometheus.log" 2>&1 &
+PROMETHEUS=$!
+got=""
+for _ in $(seq 1 60); do
+	got=$(promtool query instant "http://127.0.0.1:$PROM" revhash_requests_total 2>/dev/null |
+		sed -n 's/.*=> \([0-9]*\) @.*/\1/p')
+	[ "$got" = "$want" ] && break
+	alive "$PROMETHEUS" || { tail -n 5 "$OUT/prometheus.log"; fail "prometheus exited"; }
+	sleep 0.5
+done
+[ "$got" = "$want" ] || fail "prometheus says revhash_requests_total '$got', --status $want"
+say "prometheus scraped it: revhash_requests_total $got, as --status says"
+
+# 4. Hostile scrapers: 1,000 connections held at once (silent, slow,
+# garbage) and a loop of full scrapes, while small requests run. The
+# master answers every one; its latency without and with them, side by
+# side; the exporter serves a whole scrape after. The scrapers run at
+# nice 19: they stand for other machines, and what is measured is what
+# the exporter costs, not what they do.
+quiet=$(closed quiet)
+nice -n 19 "$CLIENT" hold 127.0.0.1 "$MPORT" 1000 --every 50 >"$OUT/hold.txt" 2>&1 &
+hold=$!
+(while alive "$hold"; do http_get 127.0.0.1 "$MPORT" /metrics >/dev/null 2>&1; done) &
+loop=$!
+renice -n 19 -p "$loop" >/dev/null
+flooded=$(closed flooded)
+wait "$hold"
+wait "$loop"
+say "$(cat "$OUT/hold.txt")"
+say "small requests, 2 in flight: quiet:   $quiet"
+say "small requests, 2 in flight: scraped: $flooded"
+alive "$EXPORTER" || fail "the exporter died under the hostile scrapers"
+scrape | promtool check metrics || fail "the exporter's scrape after the flood is not clean"
+say "PASS"
