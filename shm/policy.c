@@ -91,11 +91,13 @@ static const struct rule {
 	const char *on, *off; /* in words */
 	const char *option;  /* the switch that turns it off */
 	const char *help;
+	int ideal;           /* the ideal server (bench/simulate.c) follows
+	                        it: sim_best tries it on and off */
 } rules[] = {
 	{ POLICY_PREEMPT, "preempt", "preemptive", "run to completion", "no-preempt",
-	  "a started job keeps the workers until it ends" },
+	  "a started job keeps the workers until it ends", 1 },
 	{ POLICY_SPLIT, "split", "split", "no split", "no-split",
-	  "one worker per job (a classic pool)" },
+	  "one worker per job (a classic pool)", 1 },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -139,21 +141,39 @@ const char *policy_describe(const struct policy *p, char *buf, size_t size)
 	return buf;
 }
 
-unsigned policy_variants(void)
+/* The rules the ideal follows. */
+static unsigned ideal_rules(void)
 {
-	return (unsigned)NORDERS << NRULES;
-}
-
-/* Orders outermost; within one, every rule on before off, the first rule
- * changing slowest: the ties of sim_best go to the default's side. */
-struct policy policy_variant(unsigned i)
-{
-	unsigned combo = i & ((1u << NRULES) - 1);
-	struct policy p = { (uint32_t)(i >> NRULES) % NORDERS, 0 };
+	unsigned n = 0;
 
 	for (size_t r = 0; r < NRULES; r++)
-		if (!(combo >> (NRULES - 1 - r) & 1))
+		n += rules[r].ideal != 0;
+	return n;
+}
+
+unsigned policy_variants(void)
+{
+	return (unsigned)NORDERS << ideal_rules();
+}
+
+/* Orders outermost; within one, every rule the ideal follows on before
+ * off, the first rule changing slowest (the ties of sim_best go to the
+ * default's side); the other rules stay as the default has them. */
+struct policy policy_variant(unsigned i)
+{
+	unsigned k = ideal_rules(), combo = i & ((1u << k) - 1), bit = k;
+	struct policy p = policy_default();
+
+	p.order = (uint32_t)(i >> k) % NORDERS;
+	for (size_t r = 0; r < NRULES; r++) {
+		if (!rules[r].ideal)
+			continue;
+		bit--;
+		if (combo >> bit & 1)
+			p.rules &= ~rules[r].bit;
+		else
 			p.rules |= rules[r].bit;
+	}
 	return p;
 }
 

@@ -96,8 +96,9 @@ const char *policy_rule_key(unsigned i);
 int policy_rule_on(const struct policy *p, unsigned i);
 
 /* The policies the ideal is sought among, for sim_best: every order with
- * every combination of rules, the default's rules first. n receives how
- * many; policy_variant(i) gives the i-th. */
+ * every combination of the rules the ideal server follows (the others as
+ * the default has them), the default's rules first: how many there are,
+ * and the i-th. */
 unsigned policy_variants(void);
 struct policy policy_variant(unsigned i);
 
