@@ -636,7 +636,7 @@ START_TEST(sim_best_picks_lowest)
 
 	ck_assert_int_eq(sim_best(q, t, 2, RATE, &(struct sim_policy){ .workers = 1 }, &best, &score), 0);
 	ck_assert_uint_eq(best.policy.order, POLICY_FIFO);
-	ck_assert_uint_eq(best.policy.rules, POLICY_PREEMPT | POLICY_SPLIT);
+	ck_assert_uint_eq(best.policy.rules, policy_default().rules);
 	ck_assert_uint_eq(best.workers, 1);
 	ck_assert_double_eq_tol(score, 100001.5, 1e-6);
 }

@@ -69,11 +69,16 @@ int th_signals_pending(pid_t pid);
 /* How many descriptors pid has open; -1 if gone. */
 int th_open_fds(pid_t pid);
 
-/* The policy of order with preemption and split as asked. */
+/* The default policy, but of order and with preemption and split as asked
+ * (every other rule as the default has it). */
 static inline struct policy th_policy(uint32_t order, int preempt, int split)
 {
-	return (struct policy){ order, (preempt ? POLICY_PREEMPT : 0u) |
-					       (split ? POLICY_SPLIT : 0u) };
+	struct policy p = policy_default();
+
+	p.order = order;
+	p.rules &= ~(POLICY_PREEMPT | POLICY_SPLIT);
+	p.rules |= (preempt ? POLICY_PREEMPT : 0u) | (split ? POLICY_SPLIT : 0u);
+	return p;
 }
 
 /* A free TCP port (bound and released). */
