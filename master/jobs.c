@@ -168,20 +168,13 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	return js->index ? 0 : -ENOMEM;
 }
 
-/* Call fn on every job: those in the table, then those out (fn may free
- * the job, but not move it from where it is). */
-static void each_job(struct jobs *js, void (*fn)(struct jobs *, struct job *))
+void jobs_free(struct jobs *js)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
-			fn(js, js->by_entry[e]);
+			jobset_free(js, js->by_entry[e]);
 	while (js->nbacklog)
-		fn(js, js->backlog[js->nbacklog - 1]);
-}
-
-void jobs_free(struct jobs *js)
-{
-	each_job(js, jobset_free);
+		jobset_free(js, js->backlog[js->nbacklog - 1]);
 	free(js->backlog);
 	free(js->index);
 	memset(js, 0, sizeof *js);

@@ -165,8 +165,6 @@ static void set_defaults(struct options *o)
 }
 
 #define KIND_OPT_BASE 0x2000 /* found kind k: 2k its --NAME, 2k+1 its program */
-#define FIXED_OPTIONS 16 /* in options_parse's table */
-#define MAX_OPTIONS (FIXED_OPTIONS + 2 * KINDS_MAX + POLICY_OPTIONS_MAX + 1)
 
 /* The found kinds' options (--gpu, --gpu-worker) into opts, and their
  * names into names; returns how many. */
@@ -234,7 +232,7 @@ int options_parse(int argc, char **argv, struct options *o)
 {
 	/* The switches without an argument set their field themselves
 	 * (getopt_long then returns 0); the tables' options follow. */
-	struct option longopts[MAX_OPTIONS] = {
+	const struct option fixed[] = {
 		{ "workers", required_argument, NULL, 'w' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "kernel", required_argument, NULL, 'k' },
@@ -252,12 +250,13 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "hook", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 	};
+	struct option longopts[sizeof fixed / sizeof fixed[0] + 2 * KINDS_MAX +
+			       POLICY_OPTIONS_MAX + 1];
+	size_t n = sizeof fixed / sizeof fixed[0];
 	char names[KINDS_MAX][2][32];
-	size_t n = 0;
 	int c, rc;
 
-	while (longopts[n].name) /* the fixed ones */
-		n++;
+	memcpy(longopts, fixed, sizeof fixed);
 	n += kind_options(longopts + n, names);
 	n += policy_getopt(longopts + n);
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };

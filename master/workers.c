@@ -72,10 +72,20 @@ static void plan(struct workers *ws)
 	}
 }
 
+_Static_assert(KINDS_MAX <= SEG_KINDS, "room for every kind's note in the segment");
+
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target)
 {
+	unsigned counted = 0;
+
+	for (unsigned k = 0; k < kind_count(); k++)
+		counted += !kind_at(k)->find;
+	if (counted != 1) { /* the table is wrong: a bug */
+		log_error("workers: %u kinds counted by --workers, not 1", counted);
+		abort();
+	}
 	memset(ws, 0, sizeof *ws);
 	ws->seg = seg;
 	ws->ring = seg->ring;

@@ -31,7 +31,8 @@ typedef int (*order_fn)(const struct rank *a, const struct rank *b);
 static int by_weight_over_remaining(const struct rank *a, const struct rank *b)
 {
 	/* a->weight / a->remaining > b->weight / b->remaining, without
-	 * division: weights stay below 2^32, so each product fits. */
+	 * division: a weight is below 2^64 and a remaining at most 2^64, so
+	 * each product fits in 128 bits. */
 	unsigned __int128 lhs = a->remaining * b->weight;
 	unsigned __int128 rhs = b->remaining * a->weight;
 

@@ -90,7 +90,10 @@ static int maybe_end(struct ring *r, struct ring_job *j)
 	for (;;) {
 		enum ring_phase now = peek(j->phase), to;
 
-		if (j->nleases || (to = job_end_of(j)) == PHASE_COUNT)
+		/* The end is chosen from this one reading of the phase: the
+		 * master may release or park the job meanwhile, and then the
+		 * move fails and the loop reads it again. */
+		if (j->nleases || (to = job_end_of(j, now)) == PHASE_COUNT)
 			return 0; /* its leases are its progress, or its answer */
 		if (ring_move(j, now, to))
 			return end_job(r, j, gen);
@@ -126,11 +129,9 @@ static int take_in(struct ring *r, uint32_t idx)
 	struct ring_job *j = &r->jobs[idx];
 	enum ring_phase now = peek(j->phase);
 
-	if (now == PHASE_NEW) {
-		j->nleases = 0;
+	if (now == PHASE_NEW) /* no lease out: its last use ended with none */
 		now = ring_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
 							     : peek(j->phase);
-	}
 	if (!ring_live(now))
 		return 0;
 	if (now == PHASE_RELEASING) /* a parking job's run on: progress */

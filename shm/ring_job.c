@@ -1,7 +1,8 @@
 /* One job entry of the ring (see ring.h): its phase and the one function
- * that moves it, and its progress. Nothing here knows the heap or the
- * slots: ring_sched.c keeps what derives from an entry, ring.c and
- * ring_master.c decide when to move it.
+ * that moves it, its progress, and its rank (ring_rank_of, the one builder;
+ * ring_rank, a snapshot the master reads without the lock). Nothing here
+ * knows the heap or the slots: ring_sched.c keeps what derives from an
+ * entry, ring.c and ring_master.c decide when to move it.
  *
  * A job's phase is the one record of where it stands:
  *
@@ -88,9 +89,9 @@ int ring_ended(enum ring_phase p)
 	       p == PHASE_CLOSED;
 }
 
-enum ring_phase job_end_of(const struct ring_job *j)
+enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 {
-	switch (peek(j->phase)) {
+	switch (now) {
 	case PHASE_RUNNING:
 		return job_left(j) ? PHASE_COUNT : PHASE_EXHAUSTED;
 	case PHASE_PARKING:
@@ -125,6 +126,31 @@ struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k
 {
 	return (struct rank){ .weight = weight, .remaining = ring_remaining(k, p),
 			      .seq = seq, .started = p->started };
+}
+
+/* A copy of j's progress, read without the lock: each field as the
+ * workers last published it (a lease may move it meanwhile). */
+static void snapshot(const struct ring_job *j, struct ring_progress *p)
+{
+	p->next = peek(j->p.next);
+	p->cursor_done = peek(j->p.cursor_done);
+	p->nreturned = peek(j->p.nreturned);
+	if (p->nreturned > RING_RETURNED)
+		p->nreturned = RING_RETURNED;
+	for (uint32_t i = 0; i < p->nreturned; i++) {
+		p->returned[i].lo = peek(j->p.returned[i].lo);
+		p->returned[i].hi = peek(j->p.returned[i].hi);
+	}
+	p->started = peek(j->p.started);
+}
+
+struct rank ring_rank(const struct ring *r, uint32_t job)
+{
+	const struct ring_job *j = &r->jobs[job];
+	struct ring_progress p;
+
+	snapshot(j, &p);
+	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
 }
 
 void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)

@@ -119,31 +119,6 @@ const struct ring_key *ring_key(const struct ring *r, uint32_t job)
 	return &r->jobs[job].key;
 }
 
-/* A copy of j's progress, read without the lock: each field as the
- * workers last published it (a lease may move it meanwhile). */
-static void snapshot(const struct ring_job *j, struct ring_progress *p)
-{
-	p->next = peek(j->p.next);
-	p->cursor_done = peek(j->p.cursor_done);
-	p->nreturned = peek(j->p.nreturned);
-	if (p->nreturned > RING_RETURNED)
-		p->nreturned = RING_RETURNED;
-	for (uint32_t i = 0; i < p->nreturned; i++) {
-		p->returned[i].lo = peek(j->p.returned[i].lo);
-		p->returned[i].hi = peek(j->p.returned[i].hi);
-	}
-	p->started = peek(j->p.started);
-}
-
-struct rank ring_rank(const struct ring *r, uint32_t job)
-{
-	const struct ring_job *j = &r->jobs[job];
-	struct ring_progress p;
-
-	snapshot(j, &p);
-	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
-}
-
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
 		    uint64_t *found_ns)
 {

@@ -47,9 +47,10 @@ void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit);
 void job_take(struct ring_job *j, uint64_t hi, uint64_t now);
 /* Put [lo, hi] of j back to be leased again. */
 void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi);
-/* The end j has reached with none of its leases out, from its phase and
- * what it has left; PHASE_COUNT when it has reached none. */
-enum ring_phase job_end_of(const struct ring_job *j);
+/* The end j has reached with none of its leases out, from its phase now
+ * (as the caller read it once, to move it from there) and what it has
+ * left; PHASE_COUNT when it has reached none. */
+enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now);
 
 /* ---- ring_slot.c: the slots and their leases ---------------------------- */
 

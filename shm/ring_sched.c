@@ -11,7 +11,10 @@
  * master may change a weight at any time, and the workers take that in
  * (sched_update) at their next ring call. */
 #include "lib/heap.h"
+#include "lib/log.h"
 #include "shm/ring_private.h"
+
+#include <stdlib.h>
 
 /* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
 
@@ -87,8 +90,12 @@ void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t h
 
 void sched_lease_back(struct ring *r, struct ring_job *j)
 {
-	if (j->nleases)
-		j->nleases--;
+	if (!j->nleases) { /* the count is wrong: a bug, not a case */
+		log_error("ring: a lease of job %u came back with none counted",
+			  (unsigned)(j - r->jobs));
+		abort();
+	}
+	j->nleases--;
 	place(r, j);
 }
 
@@ -161,7 +168,8 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 	if (r->nheap > 1)
 		cand[n++] = &r->jobs[r->heap[r->nheap > 2 && heap_before(r, 2, 1) ? 2 : 1]];
 	for (unsigned i = 0; i < n; i++)
-		if ((*size = size_for(r, s, cand[i], chunk, min_chunk, now)))
+		if ((i == 0 || cand[i] != cand[0]) &&
+		    (*size = size_for(r, s, cand[i], chunk, min_chunk, now)))
 			return cand[i];
 	return NULL;
 }

@@ -21,7 +21,10 @@ int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen)
  * entry, fill it with another job (a new gen, published before its phase)
  * and release it, all between two reads; a live phase read first brings
  * the gen of the job it belongs to, and a job live under the lock cannot
- * end, so its gen cannot change, before the lock is dropped. */
+ * end, so its gen cannot change, before the lock is dropped. The master
+ * calls this too, without the lock (ring_preempt): only the master bumps a
+ * gen, so for it the entry cannot change between the reads, and a lease
+ * it finds on a job that has just ended is one it may stop for nothing. */
 struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s)
 {
 	uint32_t idx = peek(s->lease_job) % RING_JOBS;

@@ -94,11 +94,12 @@ static int owner_alive(const char *name)
  * of another version (or a damaged one) says nothing, and counts as old. */
 static int long_dead(int fd)
 {
-	const struct seg_header *h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0);
+	const struct seg_header *h;
 	uint64_t alive, now = clock_ns();
 	struct stat st;
 
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof *h || h == MAP_FAILED)
+	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof *h ||
+	    (h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		return 1;
 	alive = h->magic == SEG_MAGIC && h->version == SEG_VERSION ? h->alive_ns : 0;
 	munmap((void *)h, sizeof *h);

@@ -748,7 +748,7 @@ START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
 	}
 	ck_assert_int_eq(waitpid(pid, &status, WUNTRACED), pid);
 	ck_assert(WIFSTOPPED(status));
-	ck_assert_int_eq(ring_lock_holder(r), pid); /* from the mutex itself */
+	ck_assert_int_eq(ring_lock_holder(r), pid); /* the word it wrote on taking it */
 	/* Every call the master makes returns (the test's timeout fails it
 	 * otherwise). */
 	more = submit(5000, 5999, 2);
@@ -785,7 +785,7 @@ START_TEST(lock_of_a_killed_holder_does_not_hang_others)
 	ck_assert_int_eq(ring_lock_holder(r), pid); /* the lock knows its holder */
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	ck_assert_int_eq(ring_lock_holder(r), 0); /* the kernel let it go */
+	ck_assert_int_eq(ring_lock_holder(r), 0); /* its holder is gone */
 	ring_lock(r, getpid()); /* would hang forever without recovery: the timeout fails */
 	ring_unlock(r);
 	ck_assert_uint_eq(r->repairs, 1);

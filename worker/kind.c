@@ -41,7 +41,7 @@ static const struct worker_kind kinds[] = {
 };
 
 #define NKINDS (sizeof kinds / sizeof kinds[0])
-_Static_assert(NKINDS <= KINDS_MAX, "room for every kind in the segment");
+_Static_assert(NKINDS <= KINDS_MAX, "room for every kind (KINDS_MAX)");
 
 unsigned kind_count(void)
 {

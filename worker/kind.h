@@ -40,8 +40,9 @@ struct worker_kind {
 	/* Find the workers spec asks for ("auto": every unit there is, none
 	 * being no error; "off"; or a list of unit numbers, which must all be
 	 * there), running the program at path (NULL: found as said above).
-	 * NULL for the CPU kind, whose count is the worker count (--workers,
-	 * re-read on HUP). 0, or -EINVAL with the reason logged. */
+	 * NULL for exactly one kind, the CPU's, whose count is the worker
+	 * count (--workers, re-read on HUP). 0, or -EINVAL with the reason
+	 * logged. */
 	int (*find)(const struct worker_kind *k, const char *spec, const char *path,
 		    struct kind_found *out);
 	/* In the child of the master's fork: become the worker w; never
