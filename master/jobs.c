@@ -14,6 +14,7 @@
 #include "master/jobs.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/siphash.h"
 #include "master/jobset.h"
 
 #include <errno.h>
@@ -164,6 +165,7 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->policy = *policy;
 	js->attach_repeats = attach_repeats;
 	js->index_size = 1024;
+	siphash_key(js->hash_key);
 	js->index = calloc(js->index_size, sizeof *js->index);
 	return js->index ? 0 : -ENOMEM;
 }

@@ -36,6 +36,7 @@ struct jobs {
 	unsigned njobs;                   /* jobs alive: in the table or out */
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
 	struct job **index;               /* by digest and range (chained) */
+	uint8_t hash_key[16];             /* the index's SipHash key */
 	size_t index_size, indexed;
 	struct job **backlog;             /* jobs out: a heap, best first */
 	uint32_t nbacklog, backlog_cap;

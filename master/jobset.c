@@ -7,7 +7,7 @@
  * Whatever changes a set or a weight here says so (js->rebalance), so that
  * jobs_balance looks again at what the table holds. */
 #include "master/jobset.h"
-#include "lib/digest.h"
+#include "lib/siphash.h"
 #include "lib/heap.h"
 
 #include <errno.h>
@@ -16,12 +16,16 @@
 
 /* ---- the index: jobs by digest and range ------------------------------- */
 
-static uint64_t hash_of(const struct ring_key *k)
+/* The key's SipHash under the index's own key: every byte of it is the
+ * peer's to choose, and must not let the peer choose one bucket for all. */
+static uint64_t hash_of(const struct jobs *js, const struct ring_key *k)
 {
-	uint64_t h = digest_hash(k->digest) ^ k->start * 0x9e3779b97f4a7c15ull ^
-		     k->end * 0xc2b2ae3d27d4eb4full;
+	uint8_t bytes[sizeof k->digest + 16];
 
-	return h ^ h >> 31;
+	memcpy(bytes, k->digest, sizeof k->digest);
+	memcpy(bytes + sizeof k->digest, &k->start, 8);
+	memcpy(bytes + sizeof k->digest + 8, &k->end, 8);
+	return siphash(js->hash_key, bytes, sizeof bytes);
 }
 
 static int same_key(const struct ring_key *a, const struct ring_key *b)
@@ -210,7 +214,7 @@ struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh)
 	memcpy(k.digest, q->digest, sizeof k.digest);
 	k.start = q->start;
 	k.end = q->end;
-	hash = hash_of(&k);
+	hash = hash_of(js, &k);
 	*fresh = !js->attach_repeats || !(j = find(js, &k, hash));
 	if (*fresh && !(j = new_job(js, &k, hash)))
 		return NULL;

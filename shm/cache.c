@@ -3,6 +3,7 @@
  * answers survive, one-off ones make room. */
 #include "shm/cache.h"
 #include "lib/digest.h"
+#include "lib/siphash.h"
 
 #include <string.h>
 
@@ -27,6 +28,7 @@ void cache_init(struct cache *c, uint64_t capacity)
 	c->capacity = capacity;
 	c->count = 0;
 	c->hand = 0;
+	siphash_key(c->key);
 }
 
 static int matches(const uint8_t digest[32], uint64_t answer)
@@ -37,9 +39,19 @@ static int matches(const uint8_t digest[32], uint64_t answer)
 	return memcmp(out, digest, 32) == 0;
 }
 
+static uint64_t hash_of(const struct cache *c, const uint8_t digest[32])
+{
+	return siphash(c->key, digest, 32);
+}
+
+uint64_t cache_home(const struct cache *c, const uint8_t digest[32])
+{
+	return hash_of(c, digest) & (c->nslots - 1);
+}
+
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 {
-	uint64_t mask = c->nslots - 1, hash = digest_hash(digest);
+	uint64_t mask = c->nslots - 1, hash = hash_of(c, digest);
 
 	for (uint64_t i = hash & mask;; i = (i + 1) & mask) {
 		struct cache_entry *e = &c->slots[i];
@@ -92,7 +104,7 @@ static void evict_one(struct cache *c)
 
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 {
-	uint64_t mask = c->nslots - 1, hash = digest_hash(digest), i;
+	uint64_t mask = c->nslots - 1, hash = hash_of(c, digest), i;
 
 	if (c->capacity == 0)
 		return;

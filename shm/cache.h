@@ -1,6 +1,8 @@
 /* The answer cache: open addressing in the shared segment, keyed by the
  * digest. Only the master reads and writes it, so it needs no lock; it lives
- * as long as the master, so worker restarts lose nothing. */
+ * as long as the master, so worker restarts lose nothing. A digest is
+ * placed by its SipHash under a key of the cache's own (lib/siphash.h): a
+ * peer who picks digests cannot pick them to crowd one probe run. */
 #ifndef REVHASH_CACHE_H
 #define REVHASH_CACHE_H
 
@@ -8,7 +10,7 @@
 #include <stdint.h>
 
 struct cache_entry {
-	uint64_t hash;   /* first 8 bytes of the digest: already uniform */
+	uint64_t hash;   /* the digest's keyed hash */
 	uint64_t answer;
 	uint32_t used;
 	uint32_t ref;    /* clock's second-chance bit */
@@ -20,6 +22,7 @@ struct cache {
 	uint64_t count;
 	uint64_t hand;     /* clock hand for eviction */
 	uint64_t hits, misses, evictions;
+	uint8_t key[16];   /* the hash's, drawn at cache_init */
 	struct cache_entry slots[];
 };
 
@@ -34,5 +37,7 @@ void cache_init(struct cache *c, uint64_t capacity);
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer);
 /* Remember digest -> answer, evicting by clock when full. */
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer);
+/* The slot where digest's probe run starts. */
+uint64_t cache_home(const struct cache *c, const uint8_t digest[32]);
 
 #endif

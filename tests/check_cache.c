@@ -1,9 +1,12 @@
-/* shm/cache: insert, lookup, replace, a full table, probing across the end. */
+/* shm/cache: insert, lookup, replace, a full table, probing across the end,
+ * and digests a peer crafted to share their first bytes; and the keyed
+ * hash (lib/siphash.c) against its specification's vectors. */
 #include "proto/proto.h"
 #include "shm/cache.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "lib/digest.h"
+#include "lib/siphash.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -23,7 +26,7 @@ static uint64_t with_home(const struct cache *c, uint64_t home, uint64_t *x,
 {
 	for (;; (*x)++) {
 		digest_of(*x, d);
-		if ((digest_hash(d) & (c->nslots - 1)) == home)
+		if (cache_home(c, d) == home)
 			return (*x)++;
 	}
 }
@@ -139,6 +142,44 @@ START_TEST(capacity_leaves_empty_slots)
 }
 END_TEST
 
+/* SipHash-2-4 of the bytes 0, 1, ... under the key 0, 1, ..., 15, as the
+ * specification's test vectors give it. */
+START_TEST(siphash_matches_its_vectors)
+{
+	uint8_t key[SIPHASH_KEY_LEN], msg[16];
+
+	for (int i = 0; i < 16; i++)
+		key[i] = msg[i] = (uint8_t)i;
+	ck_assert_uint_eq(siphash(key, msg, 0), 0x726fdb47dd0e0e31ull);
+	ck_assert_uint_eq(siphash(key, msg, 8), 0x93f5f5799a932462ull);
+	ck_assert_uint_eq(siphash(key, msg, 15), 0xa129ca6149be45e5ull);
+}
+END_TEST
+
+/* Digests that differ only after their first 8 bytes (a peer may send any
+ * 32 bytes) do not share a probe run's start, nor do two caches' keys
+ * agree: of 64 such digests, nearly all start apart (all would share one
+ * start if the first bytes placed them). */
+START_TEST(crafted_digests_do_not_crowd_one_run)
+{
+	struct cache *c = make(1u << 16), *other = make(1u << 16);
+	uint64_t homes[64];
+	unsigned apart = 0, differ = 0;
+	uint8_t d[32] = { 0 };
+
+	for (int i = 0; i < 64; i++) {
+		d[31] = (uint8_t)i;
+		homes[i] = cache_home(c, d);
+		apart += i == 0 || homes[i] != homes[0];
+		differ += cache_home(other, d) != homes[i];
+	}
+	ck_assert_uint_ge(apart, 60);
+	ck_assert_uint_ge(differ, 60);
+	free(c);
+	free(other);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cache");
@@ -150,6 +191,8 @@ int main(void)
 	tcase_add_test(t, full_table_evicts_and_keeps_hot_entries);
 	tcase_add_test(t, probing_wraps_around_the_end);
 	tcase_add_test(t, capacity_leaves_empty_slots);
+	tcase_add_test(t, siphash_matches_its_vectors);
+	tcase_add_test(t, crafted_digests_do_not_crowd_one_run);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -400,6 +400,38 @@ START_TEST(a_parked_job_comes_back_where_it_was)
 }
 END_TEST
 
+/* A peer may send any 32 bytes as a digest: 300 jobs whose digests share
+ * all but their last byte (and their range) still spread over the index's
+ * buckets (its hash is keyed), instead of one chain that every lookup
+ * would walk. */
+START_TEST(crafted_keys_do_not_chain_in_one_bucket)
+{
+	size_t longest = 0;
+
+	setup_with(policy_default());
+	for (int i = 0; i < 300; i++) {
+		struct conn c = { .prio = 1 };
+		int fresh;
+
+		c.req.digest[30] = (uint8_t)(i >> 8);
+		c.req.digest[31] = (uint8_t)i;
+		c.req.start = 1;
+		c.req.end = 1ull << 40;
+		ck_assert_ptr_nonnull(jobset_job_for(&js, &c, &fresh));
+		ck_assert(fresh);
+	}
+	for (size_t b = 0; b < js.index_size; b++) {
+		size_t n = 0;
+
+		for (struct job *j = js.index[b]; j; j = j->hnext)
+			n++;
+		longest = n > longest ? n : longest;
+	}
+	ck_assert_uint_le(longest, 12);
+	teardown();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobs");
@@ -413,6 +445,7 @@ int main(void)
 	tcase_add_test(t, the_backlog_is_admitted_best_first);
 	tcase_add_test(t, a_parked_job_comes_back_where_it_was);
 	tcase_add_test(t, job_hashed_to_its_end_while_parking_is_answered);
+	tcase_add_test(t, crafted_keys_do_not_chain_in_one_bucket);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
