@@ -6,9 +6,15 @@
  * where there is no GPU.
  *
  *   revhash-gpu --probe                  the device count, then a name a line
- *   revhash-gpu --bench S [--device D]   the device's rate over S seconds
+ *   revhash-gpu --bench S [--device D] [--kernel NAME]
+ *                                        the device's rate over S seconds
  *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
- *               --device D [--kernel NAME]   (the master's call) */
+ *               --device D [--kernel NAME]   (the master's call)
+ *
+ * The device's kernel is the variant that searched fastest at start, or
+ * the one --kernel names; --kernel auto or a CPU kernel's name (what the
+ * master passes) measure. The choice and the rates go to the log (stderr
+ * for --bench). An unknown name is bad usage: exit 2. */
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
@@ -17,6 +23,7 @@
 #include "worker/device.h"
 #include "worker/worker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,15 +106,17 @@ static int probe(void)
  * seconds: "NAME: R G hashes/s". */
 static int bench(const struct args *a)
 {
-	char err[160];
-	const struct kernel *k = device_open((int)a->device, a->kernel, err, sizeof err);
+	char err[256];
+	const struct kernel *k;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
+	int rc = device_open((int)a->device, a->kernel, &k, err, sizeof err);
 
-	if (!k) {
+	if (rc < 0) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
-		return 1;
+		return rc == -EINVAL ? 2 : 1;
 	}
+	fprintf(stderr, "revhash-gpu: %s\n", device_choice());
 	digest_of(BENCH_START - 1, digest);
 	t0 = clock_ns();
 	while ((t = clock_ns() - t0) < a->bench_s * 1e9) {
@@ -128,7 +137,7 @@ static int bench(const struct args *a)
 static int serve(const struct args *a)
 {
 	struct seg seg;
-	char err[160];
+	char err[256];
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
 	int rc;
@@ -140,10 +149,11 @@ static int serve(const struct args *a)
 			  a->serve, strerror(-rc));
 		return 1;
 	}
-	if (!(w.kernel = device_open((int)a->device, a->kernel, err, sizeof err))) {
+	if ((rc = device_open((int)a->device, a->kernel, &w.kernel, err, sizeof err)) < 0) {
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
-		return 1;
+		return rc == -EINVAL ? 2 : 1;
 	}
+	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());
 	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
 	return worker_serve(&w);
 }
