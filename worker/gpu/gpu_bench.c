@@ -45,7 +45,7 @@ static void percentiles(uint64_t *ns, size_t n, char *out, size_t len)
 /* The variant in use, searching for seconds: its rate, printed. */
 static double rate(double seconds)
 {
-	uint64_t found, values = 0, t0;
+	uint64_t found, values = 0, t0, launches;
 	struct gpu_stats before, after;
 	double wall, busy;
 
@@ -64,12 +64,11 @@ static double rate(double seconds)
 	wall = (double)(clock_ns() - t0);
 	gpu_stats(dev, &after);
 	busy = (double)(after.busy_ns - before.busy_ns);
+	launches = after.launches - before.launches;
 	printf("rate %-16s %6.2f G hashes/s over %.1f s; %llu launches of %.2f ms, "
 	       "%u threads; device busy %.1f%%\n", gpu_variant_name(gpu_variant(dev)),
-	       values / wall, wall / 1e9,
-	       (unsigned long long)(after.launches - before.launches),
-	       busy / 1e6 / (double)(after.launches - before.launches + !(after.launches - before.launches)),
-	       after.threads, 100 * busy / wall);
+	       values / wall, wall / 1e9, (unsigned long long)launches,
+	       launches ? busy / 1e6 / (double)launches : 0, after.threads, 100 * busy / wall);
 	return values / wall;
 }
 
