@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #define GPU_SLOT (RING_WORKERS - 1) /* the first GPU worker's */
-#define LONG_LEASE 4000000 /* values: over 0.2 s of the host build */
+#define LONG_LEASE 16000000 /* values: about 1.3 s of the host build here */
 
 /* The stand-in GPU worker: $REVHASH_GPU_STANDIN, else the build's. */
 static const char *standin(void)
@@ -164,7 +164,7 @@ START_TEST(the_gpu_walk_serves_and_stops_in_a_worker)
 {
 	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", standin(),
 			       NULL };
-	uint64_t x, t0, base = th_rand64() >> 2, want = base + 123456;
+	uint64_t x, t0, held, base = th_rand64() >> 2, want = base + 123456;
 	uint8_t d[32];
 	int fd;
 
@@ -181,14 +181,14 @@ START_TEST(the_gpu_walk_serves_and_stops_in_a_worker)
 	t0 = clock_ms();
 	while (gpu_slot().lease_values < LONG_LEASE && clock_ms() - t0 < 10000)
 		usleep(1000);
-	ck_assert_uint_ge(gpu_slot().lease_values, LONG_LEASE);
+	ck_assert_uint_ge(held = gpu_slot().lease_values, LONG_LEASE);
 	t0 = clock_ms();
 	th_reset(fd);
 	ck_assert_int_gt(gpu_with_lease(0, 2000), 0);
 	printf("the_gpu_walk_serves_and_stops_in_a_worker: a lease of %llu values ended "
-	       "%llu ms after the cancel\n", (unsigned long long)LONG_LEASE,
+	       "%llu ms after the cancel\n", (unsigned long long)held,
 	       (unsigned long long)(clock_ms() - t0));
-	ck_assert_uint_lt(clock_ms() - t0, 150);
+	ck_assert_uint_lt(clock_ms() - t0, 500);
 	stop();
 }
 END_TEST

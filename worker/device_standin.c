@@ -9,7 +9,7 @@
  * after every search: a quarter of the rate, which measuring must see, and
  * "gpu-host", by name only, the host build of the GPU search
  * (worker/gpu/gpu_host.h): the device's walk, generations, halts and stop
- * word under a worker, with leases of 2 s: many launches each, as a GPU's
+ * word under a worker, with leases of 10 s: many launches each, as a GPU's
  * lease is against its launches, so that a cancel is seen through the stop
  * word, not at the lease's end. REVHASH_STANDIN_KERNEL, when set, names the
  * variant instead of the master's --kernel. */
@@ -121,6 +121,6 @@ const char *device_choice(void)
 
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns)
 {
-	*lease_ns = chosen.search == gpu_host ? 2000000000 : 0; /* else a CPU's */
+	*lease_ns = chosen.search == gpu_host ? UINT64_C(10000000000) : 0; /* else a CPU's */
 	*min_lease_ns = 0;
 }
