@@ -119,7 +119,7 @@ static int script_walk(struct script *s, uint64_t lo, uint64_t hi,
 
 /* With nothing found, every value is launched once, in order, in launches
  * of at most a chunk inside one segment; the walk stops at 2^64-1 (which
- * is no candidate) and halts nothing. */
+ * is no candidate), halts nothing, and never resets the device's word. */
 START_TEST(walk_launches_the_whole_range)
 {
 	uint64_t chunks[] = { 1, 7, 1000, GPU_CHUNK_MAX }, b = UINT64_C(1) << 32;
@@ -137,6 +137,7 @@ START_TEST(walk_launches_the_whole_range)
 			ck_assert_uint_eq(s.hashed, hi - lo + 1);
 			ck_assert_uint_eq(s.l.rejected, 0);
 			ck_assert_uint_eq(s.halts, 0);
+			ck_assert_uint_eq(s.renews, 0);
 		}
 }
 END_TEST
