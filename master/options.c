@@ -90,6 +90,9 @@ static void print_usage(FILE *out)
 		fprintf(out, "  --%s-worker PATH\n", kind->name);
 		print_indented(out, "its program (default: beside the master, or\n"
 				    "worker/ in the build)");
+		fprintf(out, "  --%s-kernel NAME\n", kind->name);
+		print_indented(out, "the search its program runs (default: the\n"
+				    "fastest, measured at its start)");
 	}
 	policy_help(out);
 	fputs(usage_tail, out);
@@ -164,23 +167,27 @@ static void set_defaults(struct options *o)
 	o->low_latency_ms = 1000;
 }
 
-#define KIND_OPT_BASE 0x2000 /* found kind k: 2k its --NAME, 2k+1 its program */
+/* A found kind's options, each its getopt value KIND_OPT_BASE + 3k + i:
+ * --NAME (its workers), --NAME-worker (its program), --NAME-kernel (the
+ * search its program runs). */
+#define KIND_OPT_BASE 0x2000
+static const char *const kind_suffix[3] = { "", "-worker", "-kernel" };
 
-/* The found kinds' options (--gpu, --gpu-worker) into opts, and their
- * names into names; returns how many. */
-static size_t kind_options(struct option *opts, char names[][2][32])
+/* The found kinds' options into opts, and their names into names; returns
+ * how many. */
+static size_t kind_options(struct option *opts, char names[][3][32])
 {
 	size_t n = 0;
 
 	for (unsigned k = 0; k < kind_count(); k++) {
 		if (!kind_at(k)->find)
 			continue;
-		snprintf(names[k][0], sizeof names[k][0], "%s", kind_at(k)->name);
-		snprintf(names[k][1], sizeof names[k][1], "%s-worker", kind_at(k)->name);
-		opts[n++] = (struct option){ names[k][0], required_argument, NULL,
-					     KIND_OPT_BASE + 2 * (int)k };
-		opts[n++] = (struct option){ names[k][1], required_argument, NULL,
-					     KIND_OPT_BASE + 2 * (int)k + 1 };
+		for (int i = 0; i < 3; i++) {
+			snprintf(names[k][i], sizeof names[k][i], "%s%s", kind_at(k)->name,
+				 kind_suffix[i]);
+			opts[n++] = (struct option){ names[k][i], required_argument, NULL,
+						     KIND_OPT_BASE + 3 * (int)k + i };
+		}
 	}
 	return n;
 }
@@ -189,7 +196,7 @@ static size_t kind_options(struct option *opts, char names[][2][32])
  * -EINVAL (said) for a bad value, 1 when c is none of theirs. */
 static int table_option(int c, const char *arg, struct options *o)
 {
-	unsigned k = (unsigned)(c - KIND_OPT_BASE) / 2;
+	unsigned k = (unsigned)(c - KIND_OPT_BASE) / 3;
 	char what[80];
 	int rc;
 
@@ -197,8 +204,12 @@ static int table_option(int c, const char *arg, struct options *o)
 		return rc < 0 ? bad("--schedule (see master --help)", arg) : 0;
 	if (c < KIND_OPT_BASE || k >= kind_count())
 		return 1;
-	if ((c - KIND_OPT_BASE) % 2) {
+	switch ((c - KIND_OPT_BASE) % 3) {
+	case 1:
 		o->kind_path[k] = arg;
+		return 0;
+	case 2:
+		o->kind_kernel[k] = arg; /* its program checks the name (exit 2) */
 		return 0;
 	}
 	snprintf(what, sizeof what, "--%s (auto, off or unit numbers: 0,1)", kind_at(k)->name);
@@ -250,10 +261,10 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "hook", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 	};
-	struct option longopts[sizeof fixed / sizeof fixed[0] + 2 * KINDS_MAX +
+	struct option longopts[sizeof fixed / sizeof fixed[0] + 3 * KINDS_MAX +
 			       POLICY_OPTIONS_MAX + 1];
 	size_t n = sizeof fixed / sizeof fixed[0];
-	char names[KINDS_MAX][2][32];
+	char names[KINDS_MAX][3][32];
 	int c, rc;
 
 	memcpy(longopts, fixed, sizeof fixed);

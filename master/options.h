@@ -16,6 +16,8 @@ struct options {
 	                              (NULL), "off" or a list of units */
 	const char *kind_path[KINDS_MAX]; /* its --NAME-worker program; NULL:
 	                              where worker/kind_exec.c looks */
+	const char *kind_kernel[KINDS_MAX]; /* its --NAME-kernel; NULL: its
+	                              program measures its own at start */
 	uint64_t cache_entries;    /* answers the cache holds */
 	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
 	                              also to read the reply */

@@ -219,7 +219,7 @@ static int start(struct server *s, const struct options *o)
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats)) < 0)
 		return rc;
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
-	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path)) < 0 ||
+	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0 ||
 	    (rc = workers_start(&s->workers)) < 0)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,

@@ -97,16 +97,18 @@ void workers_init(struct workers *ws, struct seg *seg,
 }
 
 int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
-		 const char *const path[KINDS_MAX])
+		 const char *const path[KINDS_MAX], const char *const kernel[KINDS_MAX])
 {
 	ws->fixed = 0;
+	memcpy(ws->kind_kernel, kernel, sizeof ws->kind_kernel);
 	for (unsigned k = 0; k < kind_count(); k++) {
 		const struct worker_kind *kind = kind_at(k);
 		struct seg_kind *note = &ws->seg->hdr->kinds[k];
 
 		if (!kind->find)
 			continue;
-		if (kind->find(kind, spec[k] ? spec[k] : "auto", path[k], &ws->found[k]) < 0)
+		if (kind->find(kind, spec[k] ? spec[k] : "auto", path[k], kernel[k],
+			       &ws->found[k]) < 0)
 			return -EINVAL;
 		ws->fixed += ws->found[k].n;
 		snprintf(note->note, sizeof note->note, "%s", ws->found[k].note);
@@ -134,7 +136,8 @@ static void child(const struct workers *ws, unsigned slot)
 	const struct worker_kind *kind = kind_at((unsigned)p->kind);
 	struct worker_start w = { .kind = kind, .unit = p->unit, .seg = ws->seg,
 				  .slot = slot, .kernel = ws->kernel,
-				  .path = ws->found[p->kind].path, .master = ws->master,
+				  .path = ws->found[p->kind].path,
+				  .kernel_name = ws->kind_kernel[p->kind], .master = ws->master,
 				  .notify_fd = ws->notify_fd, .pin = ws->pin,
 				  .batch = !kind->wall_clock };
 

@@ -39,6 +39,8 @@ struct workers {
 	struct ring *ring;
 	const struct kernel *kernel;
 	struct kind_found found[KINDS_MAX]; /* the workers of each found kind */
+	const char *kind_kernel[KINDS_MAX]; /* the search each kind runs (NULL:
+	                                       its program's choice) */
 	unsigned fixed;          /* their number: the top slots are theirs */
 	pid_t master;
 	int notify_fd;           /* the workers' eventfd to the master */
@@ -51,12 +53,13 @@ struct workers {
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target);
-/* Find the workers of every found kind: spec[i] and path[i] are what kind
- * i's option asks for (NULL: "auto", and its program where it is looked
- * for). Each kind's note goes to the segment. 0, or -EINVAL (logged) when
- * a spec asks for what is not there. */
+/* Find the workers of every found kind: spec[i], path[i] and kernel[i]
+ * are what kind i's options ask for (NULL: "auto", its program where it is
+ * looked for, the search its program measures as fastest). Each kind's
+ * note goes to the segment. 0, or -EINVAL (logged) when a spec asks for
+ * what is not there. */
 int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
-		 const char *const path[KINDS_MAX]);
+		 const char *const path[KINDS_MAX], const char *const kernel[KINDS_MAX]);
 /* The CPU worker count aimed at. */
 unsigned workers_target(const struct workers *ws);
 /* Start the wanted workers, and wait (at most a few seconds) until they

@@ -1,10 +1,12 @@
 /* Tests for the GPU search's logic, on any machine: the host build of the
- * device's threads under the device's walk (gpu_host_search) against
- * OpenSSL on seeded random ranges and the edge cases of search_cases.c,
- * with stops before and during a search; and the walk alone, under a
- * scripted launcher whose candidates the test chooses: false candidates
- * before the answer, at 2^64-1, in the launch queued after the one waited
- * for, a stop between launches, a device that fails.
+ * device's threads under the device's walk, for every kernel variant
+ * (gpu_host_variants), against OpenSSL on seeded random ranges and the
+ * edge cases of search_cases.c, with stops before and during a search; a
+ * range ending at 2^64-1 (whose last value once read as "no candidate");
+ * generations that run out and start again; and one thread's loop alone
+ * (gpu_scan): the candidate word's keys, halts by the stop word and the
+ * halt word, a launch of a whole 2^32 segment. The walk under a scripted
+ * launcher, and the choice of a variant, are check_gpu_walk's.
  *
  * The random ranges take their seed from TH_SEED, else from the clock; it
  * is printed first, and TH_SEED=N replays a run. */
@@ -13,40 +15,55 @@
 #include "tests/check_run.h"
 #include "tests/search_cases.h"
 #include "worker/gpu/gpu_host.h"
-#include "worker/gpu/gpu_walk.h"
+#include "worker/gpu/gpu_search.h"
 #include "worker/kernel.h"
 
 #include <check.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #define TOP UINT64_MAX
-#define RANDOM_CASES 500
+#define RANDOM_CASES 400      /* the plain variant's; the others' below */
+#define RANDOM_CASES_EACH 60
 #define RANDOM_MAX_LEN 100000 /* the host build is scalar: ~0.1 s each */
 #define EDGE_SPAN 3000
 #define MAX_EDGES 128
 
 static uint64_t seed;
 
-START_TEST(random_ranges)
+static const struct gpu_host_variant *variant(size_t i)
+{
+	size_t n;
+
+	return gpu_host_variants(&n)[i];
+}
+
+static size_t variants(void)
+{
+	size_t n;
+
+	gpu_host_variants(&n);
+	return n;
+}
+
+START_TEST(every_variant_on_random_ranges)
 {
 	uint64_t state = seed;
 	struct search_case c;
 	char why[256];
+	int cases = _i ? RANDOM_CASES_EACH : RANDOM_CASES;
 
-	for (int n = 0; n < RANDOM_CASES; n++) {
+	for (int n = 0; n < cases; n++) {
 		cases_random(&state, RANDOM_MAX_LEN, &c);
-		ck_assert_msg(cases_check(gpu_host_search, &c, why, sizeof why) == 0,
-			      "seed %llu, case %d: %s", (unsigned long long)seed, n, why);
+		ck_assert_msg(cases_check(variant((size_t)_i)->search, &c, why, sizeof why) == 0,
+			      "variant %s, seed %llu, case %d: %s", variant((size_t)_i)->name,
+			      (unsigned long long)seed, n, why);
 	}
 }
 END_TEST
 
-START_TEST(edges)
+START_TEST(every_variant_on_the_edges)
 {
 	struct search_case cs[MAX_EDGES];
 	size_t n = cases_edges(EDGE_SPAN, cs, MAX_EDGES);
@@ -54,8 +71,9 @@ START_TEST(edges)
 
 	ck_assert_uint_lt(n, MAX_EDGES); /* the list fits whole */
 	for (size_t i = 0; i < n; i++)
-		ck_assert_msg(cases_check(gpu_host_search, &cs[i], why, sizeof why) == 0,
-			      "edge %zu: %s", i, why);
+		ck_assert_msg(cases_check(variant((size_t)_i)->search, &cs[i], why,
+					  sizeof why) == 0,
+			      "variant %s, edge %zu: %s", variant((size_t)_i)->name, i, why);
 }
 END_TEST
 
@@ -69,6 +87,45 @@ START_TEST(near_miss_is_rejected)
 	ck_assert_int_eq(gpu_host_search(digest, y - 50, y + 50, &found, NULL),
 			 SEARCH_NONE);
 	ck_assert_uint_eq(gpu_host_rejected(), before + 1);
+}
+END_TEST
+
+/* The last value, 2^64-1, is a value like any other: a range ending there
+ * without the answer rejects no candidate (it did, when "no candidate" was
+ * that value), and with the answer there finds it. */
+START_TEST(the_top_of_the_range_is_no_candidate)
+{
+	const struct gpu_host_variant *v = variant((size_t)_i);
+	uint64_t found = 0, before = v->launcher->rejected;
+	uint8_t digest[32];
+
+	digest_of(12345, digest);
+	ck_assert_int_eq(v->search(digest, TOP - 20000, TOP, &found, NULL), SEARCH_NONE);
+	ck_assert_uint_eq(v->launcher->rejected, before);
+	digest_of(TOP, digest);
+	ck_assert_int_eq(v->search(digest, TOP - 20000, TOP, &found, NULL), SEARCH_FOUND);
+	ck_assert_uint_eq(found, TOP);
+	ck_assert_uint_eq(v->launcher->rejected, before);
+}
+END_TEST
+
+/* Searches across the last generation: the word starts afresh and the
+ * answers still come (a stale word from before would hide them). */
+START_TEST(generations_run_out_and_start_again)
+{
+	const struct gpu_host_variant *v = variant(0);
+	uint64_t found, base = 0x7777ull << 32;
+	uint8_t digest[32];
+
+	v->launcher->gen = GPU_GEN_MAX - 5;
+	for (int i = 0; i < 6; i++) {
+		uint64_t lo = base + (uint64_t)i * 100000, want = lo + 30000 + (uint64_t)i;
+
+		digest_of(want, digest);
+		ck_assert_int_eq(v->search(digest, lo, lo + 99999, &found, NULL), SEARCH_FOUND);
+		ck_assert_uint_eq(found, want);
+	}
+	ck_assert_uint_lt(v->launcher->gen, 100); /* it did wrap */
 }
 END_TEST
 
@@ -98,206 +155,134 @@ START_TEST(stop_never_skips_the_answer)
 }
 END_TEST
 
-/* A launcher that hashes nothing: the early compare lets through the
- * values in cands, and the test reads what the walk asked of it. */
-struct script {
-	struct gpu_launcher l;
-	uint64_t cands[4];
-	size_t ncands;
-	uint64_t chunk, best, next, hashed;
-	int started, bad;       /* bad: launches out of order or shape */
-	unsigned waits, stop_at, fail_at;
-	uint32_t stop;
-};
-
-static uint64_t s_chunk(void *ctx)
+/* Keys order by generation, newer below, then by value; a halt lies
+ * between two generations; decoding gives back what was written. */
+START_TEST(keys_order_and_decode)
 {
-	return ((struct script *)ctx)->chunk;
+	uint64_t state = seed;
+
+	for (int n = 0; n < 100000; n++) {
+		uint32_t gen = (uint32_t)(cases_rand(&state) % (GPU_GEN_MAX - 1)) + 1, low = 0;
+		uint32_t a = (uint32_t)cases_rand(&state), b = (uint32_t)cases_rand(&state);
+
+		ck_assert_int_eq(gpu_key(gen, a) < gpu_key(gen, b), a < b);
+		ck_assert_uint_lt(gpu_key(gen + 1, 0xffffffff), gpu_halt_key(gen));
+		ck_assert_uint_lt(gpu_halt_key(gen), gpu_key(gen, 0));
+		ck_assert_uint_lt(gpu_key(gen, 0xffffffff), gpu_halt_key(gen - 1));
+		ck_assert_int_eq(gpu_decode(gpu_key(gen, a), gen, &low), GPU_CANDIDATE);
+		ck_assert_uint_eq(low, a);
+		ck_assert_int_eq(gpu_decode(gpu_halt_key(gen), gen, &low), GPU_HALTED);
+		ck_assert_int_eq(gpu_decode(gpu_key(gen - 1, a), gen, &low), GPU_NOTHING);
+		ck_assert_int_eq(gpu_decode(GPU_WORD_FRESH, gen, &low), GPU_NOTHING);
+	}
 }
+END_TEST
 
-static int s_launch(void *ctx, const uint8_t digest[32], uint64_t first,
-		    uint32_t count)
+/* One launch of the plain variant's threads in turn (or thread only
+ * alone, when not -1), over count values from first, looking for answer:
+ * the word after, from word. */
+static uint64_t launch(uint64_t answer, uint64_t first, uint64_t count, uint32_t gen,
+		       uint32_t threads, int64_t only, uint64_t word,
+		       const uint32_t *stop, const uint32_t *halt)
 {
-	struct script *s = ctx;
-	uint64_t last = first + count - 1;
-
-	(void)digest;
-	if (count == 0 || count > s->chunk || first >> 32 != last >> 32 ||
-	    (s->started && first != s->next))
-		s->bad++;
-	for (size_t i = 0; i < s->ncands; i++)
-		if (s->cands[i] >= first && s->cands[i] <= last && s->cands[i] < s->best)
-			s->best = s->cands[i];
-	s->started = 1;
-	s->next = last + 1;
-	s->hashed += count;
-	return 0;
-}
-
-static int s_wait(void *ctx, uint64_t *best)
-{
-	struct script *s = ctx;
-
-	if (++s->waits == s->stop_at)
-		s->stop = 1;
-	*best = s->best;
-	return s->waits == s->fail_at ? -EIO : 0;
-}
-
-static int s_reset(void *ctx)
-{
-	struct script *s = ctx;
-
-	s->best = GPU_NO_CANDIDATE;
-	s->started = 0;
-	return 0;
-}
-
-static void script_init(struct script *s, unsigned depth, uint64_t chunk)
-{
-	*s = (struct script){ .l = { s, depth, s_chunk, s_launch, s_wait, s_reset, 0 },
-			      .chunk = chunk };
-}
-
-/* Walk [lo, hi] for answer's digest under s; the walk's result. */
-static int script_walk(struct script *s, uint64_t lo, uint64_t hi,
-		       uint64_t answer, uint64_t *found)
-{
+	struct gpu_job j = { first, count, gen, 0, stop, halt };
+	struct lanes_plan plan;
 	uint8_t digest[32];
 
 	digest_of(answer, digest);
-	return gpu_walk(&s->l, digest, lo, hi, found, &s->stop);
+	lanes_plan_init(&plan, digest, first);
+	if (only >= 0)
+		gpu_scan(&plan, &j, (uint32_t)only, threads, &word);
+	for (uint32_t t = 0; only < 0 && t < threads; t++)
+		gpu_scan(&plan, &j, t, threads, &word);
+	return word;
 }
 
-/* With nothing found, every value is launched once, in order, in launches
- * of at most a chunk inside one segment, and the walk stops at 2^64-1. */
-START_TEST(walk_launches_the_whole_range)
+/* A launch reads an older launch's word, or the fresh one, as nothing
+ * found, and leaves its own lowest candidate. */
+START_TEST(scan_leaves_its_lowest_candidate)
 {
-	uint64_t chunks[] = { 1, 7, 1000, GPU_CHUNK_MAX }, b = UINT64_C(1) << 32;
-	uint64_t ranges[][2] = { { b - 3000, b + 5000 }, { TOP - 2500, TOP },
-				 { 0, 0 }, { TOP, TOP } };
+	uint64_t first = 0xabcd00001000, answer = first + 777;
+	uint64_t olds[] = { GPU_WORD_FRESH, gpu_key(40, 3), gpu_halt_key(40) };
 
-	for (unsigned depth = 1; depth <= GPU_WALK_DEPTH; depth++)
-		for (size_t i = 0; i < 4 * 4; i++) {
-			struct script s;
-			uint64_t lo = ranges[i % 4][0], hi = ranges[i % 4][1], found;
-
-			script_init(&s, depth, chunks[i / 4]);
-			ck_assert_int_eq(script_walk(&s, lo, hi, 5, &found), SEARCH_NONE);
-			ck_assert_int_eq(s.bad, 0);
-			ck_assert_uint_eq(s.hashed, hi - lo + 1);
-		}
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_uint_eq(launch(answer, first, 5000, 41, 13, -1, olds[i], NULL, NULL),
+				  gpu_key(41, (uint32_t)answer));
 }
 END_TEST
 
-/* False candidates before the answer, in its launch, in the one queued
- * after, further on, across a 2^32 boundary: the walk goes on past each. */
-START_TEST(walk_passes_false_candidates)
+/* A newer launch's word stops every thread at once: nothing is hashed. */
+START_TEST(scan_yields_to_a_newer_word)
 {
-	uint64_t b = UINT64_C(0x1234) << 32, lo = b - 1000;
-	uint64_t layouts[][3] = { { lo + 10, lo + 15, lo + 20 }, /* y, y, answer */
-				  { lo + 50, lo + 60, lo + 150 },
-				  { lo + 50, lo + 260, lo + 420 },
-				  { b - 1, b, b + 1 },
-				  { lo, lo + 1, lo + 999 } };
+	uint64_t first = 0xabcd00001000, newer = gpu_key(42, 0xffffffff);
 
-	for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
-		for (unsigned depth = 1; depth <= 3; depth++) {
-			struct script s;
-			uint64_t found = 0, *y = layouts[i];
-
-			script_init(&s, depth, 100);
-			s.ncands = 4;
-			memcpy(s.cands, y, 3 * sizeof *y);
-			s.cands[3] = y[2] + 1; /* a later candidate never wins */
-			ck_assert_int_eq(script_walk(&s, lo, b + 1000, y[2], &found),
-					 SEARCH_FOUND);
-			ck_assert_uint_eq(found, y[2]);
-			ck_assert_uint_eq(s.l.rejected, 2);
-		}
-	}
+	ck_assert_uint_eq(launch(first + 1, first, 5000, 41, 13, -1, newer, NULL, NULL), newer);
 }
 END_TEST
 
-/* A false candidate at 2^64-1 ends the walk there: no wrap to 0. */
-START_TEST(walk_false_candidate_at_the_top)
+/* Thread 0 sees the stop word, or a halt word at or past the launch's
+ * generation, and halts the launch: the answer further on is not reached. */
+START_TEST(scan_halts_on_the_stop_or_halt_word)
 {
-	struct script s;
-	uint64_t found = 0;
+	uint64_t first = 0xabcd00001000, answer = first + 4000, word;
+	uint32_t on = 1, off = 0, at = 41, before = 40, low = 0;
 
-	script_init(&s, 2, 100);
-	s.ncands = 2;
-	s.cands[0] = TOP - 1;
-	s.cands[1] = TOP;
-	ck_assert_int_eq(script_walk(&s, TOP - 300, TOP, 5, &found), SEARCH_NONE);
-	ck_assert_uint_eq(s.l.rejected, 2);
-	ck_assert_int_eq(s.bad, 0);
-	script_init(&s, 2, 100);
-	s.ncands = 2;
-	s.cands[0] = TOP - 1;
-	s.cands[1] = TOP;
-	ck_assert_int_eq(script_walk(&s, TOP - 300, TOP, TOP, &found), SEARCH_FOUND);
-	ck_assert_uint_eq(found, TOP);
+	word = launch(answer, first, 5000, 41, 13, -1, GPU_WORD_FRESH, &on, NULL);
+	ck_assert_int_eq(gpu_decode(word, 41, &low), GPU_HALTED);
+	word = launch(answer, first, 5000, 41, 13, -1, GPU_WORD_FRESH, NULL, &at);
+	ck_assert_int_eq(gpu_decode(word, 41, &low), GPU_HALTED);
+	word = launch(answer, first, 5000, 41, 13, -1, GPU_WORD_FRESH, &off, &before);
+	ck_assert_int_eq(gpu_decode(word, 41, &low), GPU_CANDIDATE);
+	ck_assert_uint_eq(low, (uint32_t)answer);
 }
 END_TEST
 
-/* A stop seen after the third launch: *found is the first value after it,
- * though the fourth was queued. */
-START_TEST(walk_stops_between_launches)
+/* A launch of a whole segment (2^32 values: no uint32 holds its count)
+ * with a stride of 2^32 - 1: thread 0 hashes the first and the last value,
+ * thread 1 its one value and no other (its next would wrap to the first),
+ * the second last thread the second last value. */
+START_TEST(scan_covers_a_whole_segment)
 {
-	uint64_t lo = 0x77770000ffff0000, found = 0;
+	uint64_t s = UINT64_C(0x4242) << 32, count = UINT64_C(1) << 32;
+	uint32_t threads = 0xffffffff;
 
-	for (unsigned depth = 1; depth <= GPU_WALK_DEPTH; depth++) {
-		struct script s;
-
-		script_init(&s, depth, 100);
-		s.stop_at = 3;
-		ck_assert_int_eq(script_walk(&s, lo, lo + 1000000, 5, &found),
-				 SEARCH_STOPPED);
-		ck_assert_uint_eq(found, lo + 300);
-	}
-}
-END_TEST
-
-START_TEST(walk_passes_a_device_failure_up)
-{
-	struct script s;
-	uint64_t found;
-
-	script_init(&s, 2, 100);
-	s.fail_at = 2;
-	ck_assert_int_eq(script_walk(&s, 1000, 100000, 5, &found), -EIO);
+	ck_assert_uint_eq(launch(s | 0xffffffff, s, count, 7, threads, 0, GPU_WORD_FRESH,
+				 NULL, NULL), gpu_key(7, 0xffffffff));
+	ck_assert_uint_eq(launch(s, s, count, 7, threads, 1, GPU_WORD_FRESH, NULL, NULL),
+			  GPU_WORD_FRESH);
+	ck_assert_uint_eq(launch(s | 0xfffffffe, s, count, 7, threads, 0xfffffffe,
+				 GPU_WORD_FRESH, NULL, NULL), gpu_key(7, 0xfffffffe));
 }
 END_TEST
 
 static Suite *gpu_logic_suite(void)
 {
 	Suite *s = suite_create("gpu_logic");
-	TCase *host = tcase_create("host"), *walk = tcase_create("walk");
+	TCase *host = tcase_create("host"), *scan = tcase_create("scan");
+	int n = (int)variants();
 
-	tcase_set_timeout(host, 60);
-	tcase_set_timeout(walk, 10);
-	tcase_add_test(host, random_ranges);
-	tcase_add_test(host, edges);
+	tcase_set_timeout(host, 120);
+	tcase_set_timeout(scan, 30);
+	tcase_add_loop_test(host, every_variant_on_random_ranges, 0, n);
+	tcase_add_loop_test(host, every_variant_on_the_edges, 0, n);
+	tcase_add_loop_test(host, the_top_of_the_range_is_no_candidate, 0, n);
 	tcase_add_test(host, near_miss_is_rejected);
+	tcase_add_test(host, generations_run_out_and_start_again);
 	tcase_add_test(host, stop_ends_a_long_search);
 	tcase_add_test(host, stop_never_skips_the_answer);
-	tcase_add_test(walk, walk_launches_the_whole_range);
-	tcase_add_test(walk, walk_passes_false_candidates);
-	tcase_add_test(walk, walk_false_candidate_at_the_top);
-	tcase_add_test(walk, walk_stops_between_launches);
-	tcase_add_test(walk, walk_passes_a_device_failure_up);
+	tcase_add_test(scan, keys_order_and_decode);
+	tcase_add_test(scan, scan_leaves_its_lowest_candidate);
+	tcase_add_test(scan, scan_yields_to_a_newer_word);
+	tcase_add_test(scan, scan_halts_on_the_stop_or_halt_word);
+	tcase_add_test(scan, scan_covers_a_whole_segment);
 	suite_add_tcase(s, host);
-	suite_add_tcase(s, walk);
+	suite_add_tcase(s, scan);
 	return s;
 }
 
 int main(void)
 {
-	const char *env = getenv("TH_SEED");
-
-	seed = env ? strtoull(env, NULL, 0)
-		   : (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	seed = th_seed();
 	if (!seed)
 		seed = 1; /* xorshift's one fixed point */
 	fprintf(stderr, "check_gpu_logic: seed %llu (TH_SEED=%llu replays)\n",

@@ -3,8 +3,10 @@
  * worker. Here that binary is the stand-in (worker/revhash-gpu-standin),
  * the GPU worker's own main and worker loop with a CPU kernel for a
  * device: exec'd into the top slot, it leases, stops when its job ends,
- * dies and is replaced without losing a value. And where no GPU worker or
- * no device is there, --gpu auto serves with the CPUs alone. */
+ * dies and is replaced without losing a value. Its kernel is the variant
+ * that searched fastest at start (the stand-in offers a slow one, which
+ * measuring must see), or the one --kernel names. And where no GPU worker
+ * or no device is there, --gpu auto serves with the CPUs alone. */
 #include "lib/digest.h"
 #include "tests/check_run.h"
 #include "tests/fixture.h"
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #define GPU_SLOT (RING_WORKERS - 1) /* the first GPU worker's */
+#define LONG_LEASE 16000000 /* values: about 1.3 s of the host build here */
 
 /* The stand-in GPU worker: $REVHASH_GPU_STANDIN, else the build's. */
 static const char *standin(void)
@@ -155,6 +158,88 @@ START_TEST(gpu_worker_stops_when_its_job_is_cancelled)
 }
 END_TEST
 
+/* The GPU search's own walk (its host build) under an exec'd worker: it
+ * serves, and lets a lease of seconds go within moments of a cancel, the
+ * stop word seen by a launch's polling thread or between launches. */
+START_TEST(the_gpu_walk_serves_and_stops_in_a_worker)
+{
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", standin(),
+			       NULL };
+	uint64_t x, t0, held, base = th_rand64() >> 2, want = base + 123456;
+	uint8_t d[32];
+	int fd;
+
+	start("REVHASH_STANDIN_KERNEL=gpu-host", args);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	ck_assert(tm_log_contains(&m, ": gpu-host (forced by name)"));
+	digest_of(want, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 299999, 1, &x), 0);
+	ck_assert_uint_eq(x, want);
+	digest_of(1, d);
+	fd = th_connect(m.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(th_send_request(fd, d, 1ull << 60, (1ull << 60) + (1ull << 50), 1), 0);
+	t0 = clock_ms();
+	while (gpu_slot().lease_values < LONG_LEASE && clock_ms() - t0 < 10000)
+		usleep(1000);
+	ck_assert_uint_ge(held = gpu_slot().lease_values, LONG_LEASE);
+	t0 = clock_ms();
+	th_reset(fd);
+	ck_assert_int_gt(gpu_with_lease(0, 2000), 0);
+	printf("the_gpu_walk_serves_and_stops_in_a_worker: a lease of %llu values ended "
+	       "%llu ms after the cancel\n", (unsigned long long)held,
+	       (unsigned long long)(clock_ms() - t0));
+	ck_assert_uint_lt(clock_ms() - t0, 500);
+	stop();
+}
+END_TEST
+
+/* The master passes its CPU kernel's name: the GPU worker measures its
+ * variants and takes the fastest (standin, four times standin-slow's
+ * rate), and says so in the log with the rates. */
+START_TEST(gpu_worker_chooses_its_kernel_by_measurement)
+{
+	char said[64];
+
+	snprintf(said, sizeof said, "GPU worker %d: stand-in 0 (a CPU kernel, ", GPU_SLOT);
+	start_with_gpu();
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	ck_assert_msg(tm_log_contains(&m, said), "no choice logged");
+	ck_assert_msg(tm_log_contains(&m, ": standin (standin "), "standin not chosen");
+	ck_assert(tm_log_contains(&m, " M hashes/s, measured in "));
+	stop();
+}
+END_TEST
+
+/* What `prog args` prints on out (first line) and its exit status. */
+static int run_line(const char *args, char *line, size_t len)
+{
+	char cmd[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", standin(), args);
+	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+	if (!fgets(line, (int)len, f))
+		line[0] = '\0';
+	while (fgetc(f) != EOF)
+		;
+	return WEXITSTATUS(pclose(f));
+}
+
+/* --kernel NAME forces a variant; a name that is none of the device's nor
+ * a CPU kernel's is bad usage (exit 2) and says which there are. */
+START_TEST(kernel_named_is_forced_and_unknown_is_refused)
+{
+	char line[256];
+
+	ck_assert_int_eq(run_line("--bench 0.05 --kernel standin-slow", line, sizeof line), 0);
+	ck_assert_msg(strstr(line, ": standin-slow (forced by name)"), "%s", line);
+	ck_assert_int_eq(run_line("--bench 0.05 --kernel bogus", line, sizeof line), 2);
+	ck_assert_msg(strstr(line, "unknown kernel bogus (this device's: standin, "
+			     "standin-slow; or auto)"), "%s", line);
+}
+END_TEST
+
 /* With no GPU worker binary, or one that finds no device, --gpu auto (the
  * default) serves with the CPUs alone, and says so once. */
 START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
@@ -179,25 +264,29 @@ START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
 }
 END_TEST
 
-/* An explicit --gpu that cannot be had fails the start (exit 1); one that
- * is no device list is bad usage (exit 2). */
+/* An explicit --gpu that cannot be had fails the start (exit 1), and so
+ * does a --gpu-kernel its devices do not have (the master asks its
+ * program's probe); one that is no device list is bad usage (exit 2). */
 START_TEST(explicit_gpu_that_is_not_there_fails_the_start)
 {
+	const char *spec[] = { "1", "0", "x" }, *kernel[] = { "auto", "bogus", "auto" };
+	const int want[] = { 1, 1, 2 };
 	char port[16];
 	pid_t pid;
 	int status;
 
 	snprintf(port, sizeof port, "%u", th_free_port());
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		if ((pid = fork()) == 0) {
 			freopen("/dev/null", "w", stderr);
-			execl(th_master_path(), th_master_path(), port, "--gpu", i ? "x" : "1",
-			      "--gpu-worker", standin(), (char *)NULL);
+			execl(th_master_path(), th_master_path(), port, "--gpu", spec[i],
+			      "--gpu-kernel", kernel[i], "--gpu-worker", standin(),
+			      (char *)NULL);
 			_exit(127);
 		}
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 		ck_assert(WIFEXITED(status));
-		ck_assert_int_eq(WEXITSTATUS(status), i ? 2 : 1);
+		ck_assert_int_eq(WEXITSTATUS(status), want[i]);
 	}
 }
 END_TEST
@@ -211,6 +300,9 @@ int main(void)
 	tcase_add_test(t, stand_in_is_execd_into_the_top_slot_and_serves);
 	tcase_add_test(t, killed_gpu_worker_is_replaced_and_loses_nothing);
 	tcase_add_test(t, gpu_worker_stops_when_its_job_is_cancelled);
+	tcase_add_test(t, gpu_worker_chooses_its_kernel_by_measurement);
+	tcase_add_test(t, the_gpu_walk_serves_and_stops_in_a_worker);
+	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);
 	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
 	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
 	suite_add_tcase(s, t);

@@ -2,7 +2,11 @@
  * (device_cuda.c, linked where nvcc built the GPU search), or, where there
  * is none, the stand-in (device_standin.c): a CPU kernel behind the same
  * door, so that the path of an exec'd worker (lease, stop word, kill,
- * respawn) is tested on any machine. */
+ * respawn, the choice of a kernel) is tested on any machine.
+ *
+ * A device offers kernel variants; device_pick.c chooses one at start, by
+ * measurement as the CPU kernels are chosen (kernel_dispatch.c), or by
+ * name. */
 #ifndef REVHASH_DEVICE_H
 #define REVHASH_DEVICE_H
 
@@ -11,14 +15,58 @@
 #include "worker/kernel.h"
 
 #define DEVICE_NAME_LEN 64
+#define DEVICE_VARIANTS_MAX 16
 
 /* The devices there are; their names into names[0..max). */
 int device_count(char names[][DEVICE_NAME_LEN], int max);
-/* Open device index: the kernel that searches on it, or NULL and why in
- * err. cpu_kernel names the master's CPU kernel (the stand-in's). */
-const struct kernel *device_open(int index, const char *cpu_kernel, char *err,
-				 size_t errlen);
-/* How long a lease on it should take, and the least worth one, in ns. */
+
+/* Open device index and choose its kernel: name, when it names one of the
+ * device's variants; the fastest by measurement for NULL, "auto" or a CPU
+ * kernel's name (what the master passes). 0 and *out; -EINVAL when name is
+ * none of these; another negative errno when the device fails. Why, in err
+ * (errlen bytes). */
+int device_open(int index, const char *name, const struct kernel **out,
+		char *err, size_t errlen);
+
+/* After device_open: the device's name and what was chosen, how, as "NVIDIA
+ * H100 80GB HBM3: fma (base 16.10, fma 19.30 G hashes/s, measured in 180
+ * ms)". */
+const char *device_choice(void);
+
+/* How long a lease on it should take, and the least worth one, in ns: 0
+ * leaves its kind's (worker/kind.c); a device that needs others (a test's
+ * stand-in) sets them. */
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns);
+
+/* A device's variants, and the choice among them (device_pick.c). */
+struct device_pick {
+	size_t n;                                /* variants offered */
+	const char *names[DEVICE_VARIANTS_MAX];
+	uint64_t probe;      /* values of each variant's first, sizing run */
+	uint64_t sample_ns;  /* what each later run should take */
+	int rounds;          /* runs after the sizing one */
+	double rates[DEVICE_VARIANTS_MAX]; /* values per second, the best
+					    * run's; 0: not measured */
+	size_t chosen;
+	int forced;          /* chosen by name */
+	uint64_t ns;         /* the measuring took */
+};
+
+/* Choose among p's variants: want names one (forced), or, when want is
+ * NULL, "auto" or a CPU kernel's name, measure them: rounds in turn, each
+ * variant's run(ctx, i, values) the rate of variant i searching that many
+ * values without the answer; keep each one's best, choose the fastest (the
+ * first of equals). 0, or -EINVAL when want names none of these. */
+int device_pick(struct device_pick *p, const char *want,
+		double (*run)(void *ctx, size_t i, uint64_t values), void *ctx);
+
+/* Why want is not a kernel of p's, into err: "unknown kernel X (this
+ * device's: base, fma, ...; or auto)". */
+void device_pick_unknown(const struct device_pick *p, const char *want,
+			 char *err, size_t len);
+
+/* p's choice as text: "fma (base 16.10, fma 19.30 G hashes/s, measured in
+ * 180 ms)", "fma (forced by name)"; M hashes/s below 1 G. */
+void device_pick_line(const struct device_pick *p, char *buf, size_t len);
 
 #endif

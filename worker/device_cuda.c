@@ -1,16 +1,27 @@
 /* A CUDA device for the GPU worker (see device.h), through worker/gpu/gpu.h.
  * Its leases are longer than a CPU's: a launch costs microseconds, so a
- * lease of a few ms keeps that under about 1%. A device that fails ends
- * the worker: the master replaces it (with back-off) and its lease goes
- * back, as for any worker that dies. */
+ * lease of a few ms keeps that under about 1%. Its kernel is the variant
+ * that searched fastest here at start (device_pick.c), or the one named. A
+ * device that fails ends the worker: the master replaces it (with
+ * back-off) and its lease goes back, as for any worker that dies. */
 #include "worker/device.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "worker/gpu/gpu.h"
+#include "worker/sha256_ref.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define PICK_START (UINT64_C(0xd1ce) << 40) /* ranges without the answer */
+#define PICK_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
+#define PICK_SAMPLE_NS 10000000             /* then 10 ms a run */
+#define PICK_ROUNDS 3
 
 static struct gpu *opened;
+static char name[32], choice[320];
 
 static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 				 uint64_t *found, const uint32_t *stop)
@@ -24,9 +35,8 @@ static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t
 	return (enum search_result)rc;
 }
 
-static const struct kernel device_kernel = {
-	.name = "gpu", .lanes = 4096, .supported = kernel_always, .search = search,
-	.offload = 1,
+static struct kernel device_kernel = {
+	.name = name, .lanes = 4096, .supported = kernel_always, .search = search,
 };
 
 int device_count(char names[][DEVICE_NAME_LEN], int max)
@@ -47,15 +57,56 @@ int device_count(char names[][DEVICE_NAME_LEN], int max)
 	return n;
 }
 
-const struct kernel *device_open(int index, const char *cpu_kernel, char *err,
-				 size_t errlen)
+/* Variant i's rate over values values without the answer; 0 if it failed. */
+static double run(void *ctx, size_t i, uint64_t values)
 {
-	(void)cpu_kernel;
-	return gpu_open(index, &opened, err, errlen) == 0 ? &device_kernel : NULL;
+	static uint64_t at = PICK_START;
+	uint64_t found, t0;
+	uint8_t digest[32];
+
+	(void)ctx;
+	sha256_le64(PICK_START - 1, digest);
+	gpu_use(opened, (int)i);
+	t0 = clock_ns();
+	if (gpu_search(opened, digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
+		return 0;
+	at += values;
+	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+}
+
+int device_open(int index, const char *want, const struct kernel **out,
+		char *err, size_t errlen)
+{
+	struct device_pick p = { .probe = PICK_PROBE, .sample_ns = PICK_SAMPLE_NS,
+				 .rounds = PICK_ROUNDS };
+	char line[256];
+	int r = gpu_open(index, &opened, err, errlen);
+
+	if (r)
+		return r;
+	p.n = (size_t)gpu_variants();
+	if (p.n > DEVICE_VARIANTS_MAX)
+		p.n = DEVICE_VARIANTS_MAX;
+	for (size_t i = 0; i < p.n; i++)
+		p.names[i] = gpu_variant_name((int)i);
+	if (device_pick(&p, want, run, NULL) < 0) {
+		device_pick_unknown(&p, want, err, errlen);
+		return -EINVAL;
+	}
+	gpu_use(opened, (int)p.chosen);
+	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
+	device_pick_line(&p, line, sizeof line);
+	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
+	*out = &device_kernel;
+	return 0;
+}
+
+const char *device_choice(void)
+{
+	return choice;
 }
 
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns)
 {
-	*lease_ns = 4000000;     /* 4 ms */
-	*min_lease_ns = 500000;  /* 0.5 ms */
+	*lease_ns = *min_lease_ns = 0; /* the GPU kind's: 4 ms, 0.5 ms at least */
 }

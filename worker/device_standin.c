@@ -1,37 +1,128 @@
-/* The stand-in device (see device.h): the master's CPU kernel, run by an
- * exec'd worker as if it were a GPU, so the tests can drive the GPU
- * worker's whole path on a machine without one. REVHASH_STANDIN_GPUS says
- * how many devices it shows (default 1). */
+/* The stand-in device (see device.h): a CPU kernel, run by an exec'd
+ * worker as if it were a GPU, so the tests can drive the GPU worker's whole
+ * path on a machine without one. REVHASH_STANDIN_GPUS says how many
+ * devices it shows (default 1).
+ *
+ * Like a GPU it offers variants, chosen the same way (device_pick.c):
+ * "standin", the CPU kernel the master names (else the portable one),
+ * "standin-slow", the same kernel idling three times as long as it hashed
+ * after every search: a quarter of the rate, which measuring must see, and
+ * "gpu-host", by name only, the host build of the GPU search
+ * (worker/gpu/gpu_host.h): the device's walk, generations, halts and stop
+ * word under a worker, with leases of 10 s: many launches each, as a GPU's
+ * lease is against its launches, so that a cancel is seen through the stop
+ * word, not at the lease's end. REVHASH_STANDIN_KERNEL, when set, names the
+ * variant instead of the master's --kernel. */
 #include "worker/device.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
-int device_count(char names[][DEVICE_NAME_LEN], int max)
+#include "lib/clock.h"
+#include "worker/gpu/gpu_host.h"
+#include "worker/sha256_ref.h"
+
+#define PICK_START (UINT64_C(0x5d1ce) << 40) /* ranges without the answer */
+#define SLOWER 3      /* standin-slow idles this many times its hashing */
+#define IDLE_STEP_NS 200000L /* and looks at the stop word this often */
+
+static const struct kernel *base;
+static struct kernel chosen;
+static char choice[320];
+
+/* The base kernel, then SLOWER times as long idle (or until stopped). */
+static enum search_result slow(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+			       uint64_t *found, const uint32_t *stop)
+{
+	uint64_t t0 = clock_ns();
+	enum search_result r = base->search(digest, lo, hi, found, stop);
+	uint64_t until = clock_ns() + SLOWER * (clock_ns() - t0);
+	struct timespec step = { 0, IDLE_STEP_NS };
+
+	while (clock_ns() < until && !kernel_stopped(stop))
+		nanosleep(&step, NULL);
+	return r;
+}
+
+static enum search_result gpu_host(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+				   uint64_t *found, const uint32_t *stop)
+{
+	return (enum search_result)gpu_host_search(digest, lo, hi, found, stop);
+}
+
+static const kernel_search_fn searches[] = { NULL, slow, gpu_host };
+static const char *const names[] = { "standin", "standin-slow", "gpu-host" };
+
+int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 {
 	const char *env = getenv("REVHASH_STANDIN_GPUS");
 	int n = env ? atoi(env) : 1;
 
 	for (int i = 0; i < n && i < max; i++)
-		snprintf(names[i], DEVICE_NAME_LEN, "stand-in %d (a CPU kernel)", i);
+		snprintf(names_out[i], DEVICE_NAME_LEN, "stand-in %d (a CPU kernel)", i);
 	return n < 0 ? 0 : n;
 }
 
-const struct kernel *device_open(int index, const char *cpu_kernel, char *err,
-				 size_t errlen)
+/* Variant i's rate over values values without the answer (wall clock). */
+static double run(void *ctx, size_t i, uint64_t values)
 {
-	const struct kernel *k = kernel_find(cpu_kernel ? cpu_kernel : "portable");
+	static uint64_t at = PICK_START;
+	kernel_search_fn search = searches[i] ? searches[i] : base->search;
+	uint64_t found, t0 = clock_ns();
+	uint8_t digest[32];
 
-	if (index < 0 || index >= device_count(NULL, 0) || !k) {
-		snprintf(err, errlen, "no stand-in device %d with kernel %s", index,
-			 cpu_kernel ? cpu_kernel : "portable");
-		return NULL;
+	(void)ctx;
+	sha256_le64(PICK_START - 1, digest);
+	search(digest, at, at + values - 1, &found, NULL);
+	at += values;
+	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+}
+
+int device_open(int index, const char *want, const struct kernel **out,
+		char *err, size_t errlen)
+{
+	struct device_pick p = { .n = 2, .names = { names[0], names[1], names[2] },
+				 .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
+	const char *env = getenv("REVHASH_STANDIN_KERNEL");
+	char line[256];
+
+	if (index < 0 || index >= device_count(NULL, 0)) {
+		snprintf(err, errlen, "no stand-in device %d", index);
+		return -ENODEV;
 	}
-	return k;
+	base = want ? kernel_find(want) : NULL;
+	if (!base)
+		base = kernel_find("portable");
+	if (env && *env)
+		want = env;
+	if (want && strcmp(want, names[2]) == 0)
+		p.n = 3; /* measuring leaves it out */
+	if (device_pick(&p, want, run, NULL) < 0) {
+		device_pick_unknown(&p, want, err, errlen);
+		return -EINVAL;
+	}
+	chosen = *base;
+	chosen.name = names[p.chosen];
+	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
+	device_pick_line(&p, line, sizeof line);
+	snprintf(choice, sizeof choice, "stand-in %d (a CPU kernel, %s): %s", index,
+		 base->name, line);
+	*out = &chosen;
+	return 0;
+}
+
+const char *device_choice(void)
+{
+	return choice;
 }
 
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns)
 {
-	*lease_ns = 0;     /* a CPU's */
+	/* The GPU walk's test variant leases for seconds, so that only the
+	 * stop word ends a lease soon; the others take their kind's. */
+	*lease_ns = chosen.search == gpu_host ? UINT64_C(10000000000) : 0;
 	*min_lease_ns = 0;
 }

@@ -5,10 +5,17 @@
  * stand-in device instead, it is revhash-gpu-standin, which the tests use
  * where there is no GPU.
  *
- *   revhash-gpu --probe                  the device count, then a name a line
- *   revhash-gpu --bench S [--device D]   the device's rate over S seconds
+ *   revhash-gpu --probe [--kernel NAME]  the device count, then a name a line
+ *                                        (exit 2: no such kernel)
+ *   revhash-gpu --bench S [--device D] [--kernel NAME]
+ *                                        the device's rate over S seconds
  *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
- *               --device D [--kernel NAME]   (the master's call) */
+ *               --device D [--kernel NAME]   (the master's call)
+ *
+ * The device's kernel is the variant that searched fastest at start, or
+ * the one --kernel names; --kernel auto or a CPU kernel's name (what the
+ * master passes) measure. The choice and the rates go to the log (stderr
+ * for --bench). An unknown name is bad usage: exit 2. */
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
@@ -17,6 +24,7 @@
 #include "worker/device.h"
 #include "worker/worker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,11 +92,19 @@ static int parse(int argc, char **argv, struct args *a)
 	return a->probe || a->serve || a->bench_s > 0 ? 0 : -1;
 }
 
-static int probe(void)
+/* The device count, then a name a line; with --kernel, first whether the
+ * first device has that kernel (exit 2 when it has not: a bad option of
+ * the master's, which it then refuses at start). */
+static int probe(const struct args *a)
 {
-	char names[16][DEVICE_NAME_LEN];
+	char names[16][DEVICE_NAME_LEN], err[256];
 	int n = device_count(names, 16);
+	const struct kernel *k;
 
+	if (a->kernel && n > 0 && device_open(0, a->kernel, &k, err, sizeof err) == -EINVAL) {
+		fprintf(stderr, "revhash-gpu: %s\n", err);
+		return 2;
+	}
 	printf("%d\n", n);
 	for (int i = 0; i < n && i < 16; i++)
 		printf("%s\n", names[i]);
@@ -99,15 +115,17 @@ static int probe(void)
  * seconds: "NAME: R G hashes/s". */
 static int bench(const struct args *a)
 {
-	char err[160];
-	const struct kernel *k = device_open((int)a->device, a->kernel, err, sizeof err);
+	char err[256];
+	const struct kernel *k;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
+	int rc = device_open((int)a->device, a->kernel, &k, err, sizeof err);
 
-	if (!k) {
+	if (rc < 0) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
-		return 1;
+		return rc == -EINVAL ? 2 : 1;
 	}
+	fprintf(stderr, "revhash-gpu: %s\n", device_choice());
 	digest_of(BENCH_START - 1, digest);
 	t0 = clock_ns();
 	while ((t = clock_ns() - t0) < a->bench_s * 1e9) {
@@ -128,7 +146,7 @@ static int bench(const struct args *a)
 static int serve(const struct args *a)
 {
 	struct seg seg;
-	char err[160];
+	char err[256];
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
 	int rc;
@@ -140,17 +158,19 @@ static int serve(const struct args *a)
 			  a->serve, strerror(-rc));
 		return 1;
 	}
-	if (!(w.kernel = device_open((int)a->device, a->kernel, err, sizeof err))) {
+	if ((rc = device_open((int)a->device, a->kernel, &w.kernel, err, sizeof err)) < 0) {
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
-		return 1;
+		return rc == -EINVAL ? 2 : 1;
 	}
 	/* Its kind, as the master wrote it in the slot before the fork: its
-	 * lease length and its clock. */
+	 * lease length (unless its device asks for others) and its clock. */
 	if (!(w.kind = kind_at(seg.ring->slots[w.slot].kind))) {
 		log_error("GPU worker %llu: slot of no known kind", (unsigned long long)a->slot);
 		return 1;
 	}
 	w.unit = (unsigned)a->device;
+	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());
+	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
 	return worker_serve(&w);
 }
 
@@ -161,6 +181,6 @@ int main(int argc, char **argv)
 	if (parse(argc, argv, &a) < 0)
 		return usage();
 	if (a.probe)
-		return probe();
+		return probe(&a);
 	return a.serve ? serve(&a) : bench(&a);
 }

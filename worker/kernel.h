@@ -25,8 +25,6 @@ struct kernel {
 	unsigned lanes;        /* values hashed side by side */
 	int (*supported)(void); /* 1 when this CPU can run it */
 	kernel_search_fn search;
-	int offload;           /* it hashes on another device (a GPU): its
-	                          time is the wall clock's, not the CPU's */
 };
 
 /* The kernel named name, or NULL when the name is unknown or the CPU cannot

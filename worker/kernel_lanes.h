@@ -32,7 +32,11 @@
  *   LANES_FN         how the per-block functions are declared (default
  *                    static inline; the GPU build makes them host-and-device)
  *   LANES_K(t)       round constant t (default sha256_k[t], which is host
- *                    memory: device code reads its own copy) */
+ *                    memory: device code reads its own copy)
+ *   LANES_PLAN_SSIG0 sigma0 of the fixed words W17, W19, W21 kept in the
+ *                    plan instead of computed per block (the GPU's choice:
+ *                    what a CPU computes once per block of lanes, a GPU
+ *                    thread would compute per value) */
 #ifndef REVHASH_KERNEL_LANES_H
 #define REVHASH_KERNEL_LANES_H
 
@@ -56,6 +60,9 @@ struct lanes_plan {
 	uint32_t c16;       /* W16 = W0 + c16 */
 	uint32_t w17, w19, w21; /* schedule words that depend on W1 only */
 	uint32_t c23;       /* W23 = W16 + c23 */
+#ifdef LANES_PLAN_SSIG0
+	uint32_t s0_17, s0_19, s0_21; /* sigma0 of W17, W19, W21 */
+#endif
 	uint32_t target;    /* the a after 57 rounds that leads to the digest */
 };
 
@@ -98,6 +105,11 @@ static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
 	p->w19 = ssig1(p->w17);
 	p->w21 = ssig1(p->w19);
 	p->c23 = ssig1(p->w21);
+#ifdef LANES_PLAN_SSIG0
+	p->s0_17 = ssig0(p->w17);
+	p->s0_19 = ssig0(p->w19);
+	p->s0_21 = ssig0(p->w21);
+#endif
 	uint32_t late[8];
 	sha256_late_a(digest, late);
 	p->target = late[0];
@@ -132,9 +144,16 @@ static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
  * on the way by the general schedule. */
 #define KW_PLAN(t) v_set1(p->kw[t])
 #define KW_W(t) v_add(v_set1(LANES_K(t)), w[t])
+#ifdef LANES_PLAN_SSIG0
+#define SSIG0_OF(t)                                                          \
+	((t) == 17 ? v_set1(p->s0_17) : (t) == 19 ? v_set1(p->s0_19) :        \
+	 (t) == 21 ? v_set1(p->s0_21) : SSIG0(w[t]))
+#else
+#define SSIG0_OF(t) SSIG0(w[t])
+#endif
 #define KW_SCHED(t)                                                          \
 	(w[t] = v_add(v_add(SSIG1(w[t - 2]), w[t - 7]),                      \
-		      v_add(SSIG0(w[t - 15]), w[t - 16])),                   \
+		      v_add(SSIG0_OF(t - 15), w[t - 16])),                   \
 	 KW_W(t))
 
 /* W16..W31 with every zero term of the padding left out. */

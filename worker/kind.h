@@ -39,12 +39,13 @@ struct worker_kind {
 	                           waits on a device), not its CPU time */
 	/* Find the workers spec asks for ("auto": every unit there is, none
 	 * being no error; "off"; or a list of unit numbers, which must all be
-	 * there), running the program at path (NULL: found as said above).
+	 * there), running the program at path (NULL: found as said above),
+	 * whose units must have the search kernel names (NULL: any).
 	 * NULL for exactly one kind, the CPU's, whose count is the worker
 	 * count (--workers, re-read on HUP). 0, or -EINVAL with the reason
 	 * logged. */
 	int (*find)(const struct worker_kind *k, const char *spec, const char *path,
-		    struct kind_found *out);
+		    const char *kernel, struct kind_found *out);
 	/* In the child of the master's fork: become the worker w; never
 	 * returns. */
 	void (*become)(const struct worker_start *w);
@@ -62,10 +63,11 @@ int kind_spec_valid(const char *spec);
 
 /* ---- kind_exec.c: the kinds whose workers are programs of their own ----- */
 
-/* find for such a kind: run its program with --probe (bounded in time),
- * which prints the number of units and then one name a line. */
+/* find for such a kind: run its program with --probe [--kernel NAME]
+ * (bounded in time), which prints the number of units and then one name a
+ * line, or exits 2 when its units have no kernel NAME. */
 int kind_exec_find(const struct worker_kind *k, const char *spec, const char *path,
-		   struct kind_found *out);
+		   const char *kernel, struct kind_found *out);
 /* become for such a kind: exec its program with --serve and the worker's
  * segment, slot, master, eventfd, unit and CPU kernel. */
 void kind_exec_become(const struct worker_start *w);

@@ -65,8 +65,9 @@ static ssize_t read_until(int fd, char *buf, size_t len, uint64_t deadline_ms)
 	return (ssize_t)got;
 }
 
-/* Run `path --probe` and keep what it printed in out. 0 or -errno. */
-static int probe(const char *path, char *out, size_t len)
+/* Run `path --probe [--kernel kernel]` and keep what it printed in out.
+ * 0, -EINVAL when it says it has no such kernel (exit 2), or -errno. */
+static int probe(const char *path, const char *kernel, char *out, size_t len)
 {
 	int fds[2], status;
 	ssize_t got;
@@ -81,7 +82,10 @@ static int probe(const char *path, char *out, size_t len)
 	}
 	if (pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
-		execl(path, path, "--probe", (char *)NULL);
+		if (kernel)
+			execl(path, path, "--probe", "--kernel", kernel, (char *)NULL);
+		else
+			execl(path, path, "--probe", (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -92,6 +96,8 @@ static int probe(const char *path, char *out, size_t len)
 	waitpid(pid, &status, 0);
 	if (got < 0)
 		return (int)got;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && kernel)
+		return -EINVAL;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENODEV;
 }
 
@@ -143,7 +149,7 @@ static int take_list(const struct worker_kind *k, struct kind_found *f,
 }
 
 int kind_exec_find(const struct worker_kind *k, const char *spec, const char *path,
-		   struct kind_found *f)
+		   const char *kernel, struct kind_found *f)
 {
 	char said[PROBE_BYTES];
 	int automatic = strcmp(spec, "auto") == 0, rc;
@@ -160,7 +166,12 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 	if (!f->path[0] || access(f->path, X_OK) != 0)
 		rc = -ENOENT;
 	else
-		rc = probe(f->path, said, sizeof said);
+		rc = probe(f->path, kernel, said, sizeof said);
+	if (rc == -EINVAL) {
+		log_error("--%s-kernel %s: no such kernel on its units (%s said why)", k->name,
+			  kernel, f->path);
+		return -EINVAL;
+	}
 	if (rc < 0 || (there = units(said, f)) == 0) {
 		snprintf(f->note, sizeof f->note, "none (%s)",
 			 rc == -ENOENT ? "no worker program" : rc < 0 ? strerror(-rc) :
@@ -198,7 +209,8 @@ void kind_exec_become(const struct worker_start *w)
 	snprintf(s[2], sizeof s[2], "%d", w->notify_fd);
 	snprintf(s[3], sizeof s[3], "%u", w->unit);
 	execl(w->path, w->path, "--serve", w->seg->name, "--slot", s[0], "--master", s[1],
-	      "--notify", s[2], "--device", s[3], "--kernel", w->kernel->name, (char *)NULL);
+	      "--notify", s[2], "--device", s[3], "--kernel",
+	      w->kernel_name ? w->kernel_name : w->kernel->name, (char *)NULL);
 	log_error("exec %s: %s", w->path, strerror(errno));
 	_exit(127);
 }

@@ -46,7 +46,7 @@ static uint64_t next_chunk(uint64_t chunk, uint64_t hashed, uint64_t ns,
 /* The smallest piece worth a lease at this worker's rate. */
 static uint64_t min_chunk(const struct worker_start *w, uint64_t rate, uint64_t chunk)
 {
-	return rate ? clamp_chunk((uint64_t)((unsigned __int128)rate * w->kind->min_lease_ns /
+	return rate ? clamp_chunk((uint64_t)((unsigned __int128)rate * w->min_lease_ns /
 					     1000000000u))
 		    : chunk / 20;
 }
@@ -79,7 +79,7 @@ static enum search_result hash_lease(const struct worker_start *w,
 
 	if (ns && hashed >= CHUNK_MIN) {
 		rate = (uint64_t)((unsigned __int128)hashed * 1000000000u / ns);
-		*chunk = next_chunk(*chunk, hashed, ns, w->kind->lease_ns);
+		*chunk = next_chunk(*chunk, hashed, ns, w->lease_ns);
 	}
 	ring_slot_account(w->seg->ring, w->slot, hashed, clock_ns_of(busy) - busy0, rate);
 	return rc;
@@ -163,11 +163,17 @@ int worker_setup(const struct worker_start *w)
 	return 0;
 }
 
-int worker_serve(const struct worker_start *w)
+int worker_serve(const struct worker_start *start)
 {
-	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
+	struct worker_start w = *start;
+
+	if (!w.lease_ns)
+		w.lease_ns = w.kind->lease_ns;
+	if (!w.min_lease_ns)
+		w.min_lease_ns = w.kind->min_lease_ns;
+	if (ring_hook_fire(w.seg->ring, HOOK_DIE_AT_START))
 		raise(SIGKILL); /* test hook: a worker that cannot start */
-	return run(w);
+	return run(&w);
 }
 
 int worker_main(const struct worker_start *w)

@@ -18,11 +18,16 @@ struct worker_start {
 	unsigned slot;            /* its slot in the ring */
 	const struct kernel *kernel; /* the search (a CPU kernel, a device's) */
 	const char *path;         /* an exec'd kind's program */
+	const char *kernel_name;  /* the search it runs (NULL: the master's
+	                             CPU kernel's name, which a device takes
+	                             as "measure and choose") */
 	pid_t master;             /* its parent, whose death it follows */
 	int notify_fd;            /* the master's eventfd */
 	int pin;                  /* pin itself to the unit-th CPU */
 	int batch;                /* a batch task (a CPU worker's hashing);
 	                             not for one that waits on a device */
+	uint64_t lease_ns;        /* a lease's length; 0: its kind's */
+	uint64_t min_lease_ns;    /* the least worth a lease; 0: its kind's */
 };
 
 /* The first thing a worker process does, before it opens anything of its

@@ -1,26 +1,32 @@
 /* gpu-check: the GPU search on a real device against the reference, and
- * its speed. It runs the cases of tests/search_cases.c that check_gpu_logic
- * runs on the host build, scaled up (edges of 2^28 values, thousands of
- * seeded random ranges), then what only a device has the time for: stops
- * during searches of 2^40 values, and a range long enough to hold false
+ * its speed, for every kernel variant the build holds (or the one named).
+ * It runs the cases of tests/search_cases.c that check_gpu_logic runs on
+ * the host build, scaled up (edges of 2^28 values, thousands of seeded
+ * random ranges), then what only a device has the time for: stops during
+ * searches of 2^40 values, and a range long enough to hold false
  * candidates (about one in 2^32 values) before its answer. Exits 1 on any
  * difference, 2 when it cannot run.
  *
- *   gpu-check [--seed N] [--cases N] [--device N] [--bench SECONDS]
+ *   gpu-check [--seed N] [--cases N] [--device N] [--variant NAME|all]
+ *             [--bench SECONDS]
  *
- * --bench skips the checks and times searches without an answer, beside the
- * rate of this CPU's fastest kernel on one core. */
+ * --bench skips the checks and measures instead (gpu_bench.c): each
+ * variant's rate side by side, the cost of small searches, and how soon a
+ * search lets go of its stop word. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/digest.h"
-#include "proto/proto.h"
 #include "lib/clock.h"
+#include "lib/digest.h"
+#include "lib/parse.h"
+#include "proto/proto.h"
 #include "tests/search_cases.h"
 #include "worker/gpu/gpu.h"
+#include "worker/gpu/gpu_check.h"
 #include "worker/kernel.h"
 
 #define EDGE_SPAN (UINT64_C(1) << 28)
@@ -30,32 +36,29 @@
 #define LARGE_EVERY 100
 #define STOP_NS 20000000L              /* 20 ms: about 2^28 values */
 #define FALSE_SPAN (UINT64_C(1) << 35) /* about 8 false candidates */
-#define BENCH_START (UINT64_C(0x5eed) << 40)
-#define BENCH_CALL (UINT64_C(1) << 33) /* values per timed search */
 #define MAX_REPORTS 10
 
 struct options {
-	uint64_t seed;
-	unsigned cases;
-	int device;
-	double bench; /* seconds; 0: check instead */
+	uint64_t seed, cases;
+	uint64_t device;
+	const char *variant; /* NULL: all */
+	double bench;        /* seconds; 0: check instead */
 };
 
-static struct gpu *dev;
+struct gpu *dev;
 static int failures;
 
-static int dev_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		      uint64_t *found, const uint32_t *stop)
+int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+		 uint64_t *found, const uint32_t *stop)
 {
 	return gpu_search(dev, digest, lo, hi, found, stop);
 }
 
-/* Count a difference; print the first MAX_REPORTS. */
-static void fail(const char *part, const char *why)
+void check_fail(const char *part, const char *why)
 {
 	if (failures++ >= MAX_REPORTS)
 		return;
-	printf("FAIL %s: %s\n", part, why);
+	printf("FAIL %s (%s): %s\n", part, gpu_variant_name(gpu_variant(dev)), why);
 	if (*gpu_error(dev))
 		printf("  device: %s\n", gpu_error(dev));
 }
@@ -68,25 +71,26 @@ static void check_edges(void)
 	char why[256];
 
 	for (size_t i = 0; i < n; i++)
-		if (cases_check(dev_search, &cs[i], why, sizeof why))
-			fail("edge", why);
-	printf("edges: %zu cases in %.2f s\n", n, (clock_ns() - t0) / 1e9);
+		if (cases_check(check_search, &cs[i], why, sizeof why))
+			check_fail("edge", why);
+	printf("  edges: %zu cases in %.2f s\n", n, (double)(clock_ns() - t0) / 1e9);
 }
 
-static void check_random(uint64_t seed, unsigned count)
+static void check_random(uint64_t seed, uint64_t count)
 {
 	uint64_t state = seed, values = 0, t0 = clock_ns();
 	struct search_case c;
 	char why[256];
 
-	for (unsigned i = 0; i < count; i++) {
+	for (uint64_t i = 0; i < count; i++) {
 		cases_random(&state, i % LARGE_EVERY ? SMALL_LEN : LARGE_LEN, &c);
 		values += c.hi - c.lo + 1;
-		if (cases_check(dev_search, &c, why, sizeof why))
-			fail("random", why);
+		if (cases_check(check_search, &c, why, sizeof why))
+			check_fail("random", why);
 	}
-	printf("random: %u cases, %.3g values, seed %llu, in %.2f s\n", count,
-	       (double)values, (unsigned long long)seed, (clock_ns() - t0) / 1e9);
+	printf("  random: %llu cases, %.3g values, seed %llu, in %.2f s\n",
+	       (unsigned long long)count, (double)values, (unsigned long long)seed,
+	       (double)(clock_ns() - t0) / 1e9);
 }
 
 /* A stop ends a search of 2^40 values, and never skips an answer: nearer
@@ -96,16 +100,16 @@ static void check_stops(void)
 	uint64_t lo = 0xfeedface00000000 - 12345, t0 = clock_ns();
 	char why[256];
 
-	if (cases_stop_during(dev_search, lo, lo - 1, STOP_NS, why, sizeof why))
-		fail("stop", why);
+	if (cases_stop_during(check_search, lo, lo - 1, STOP_NS, why, sizeof why))
+		check_fail("stop", why);
 	for (int bits = 16; bits <= 34; bits += 3) {
 		uint64_t at = (UINT64_C(0x5eed) << 32) - 7 * (uint64_t)bits;
 
-		if (cases_stop_during(dev_search, at, at + (UINT64_C(1) << bits) - 1,
+		if (cases_stop_during(check_search, at, at + (UINT64_C(1) << bits) - 1,
 				      STOP_NS, why, sizeof why))
-			fail("stop", why);
+			check_fail("stop", why);
 	}
-	printf("stops: in %.2f s\n", (clock_ns() - t0) / 1e9);
+	printf("  stops: in %.2f s\n", (double)(clock_ns() - t0) / 1e9);
 }
 
 /* The answer at the end of FALSE_SPAN values: the search passes the false
@@ -125,61 +129,32 @@ static void check_false_candidates(void)
 	if (r != SEARCH_FOUND || found != hi) {
 		snprintf(why, sizeof why, "answer at the end of 2^35 values: "
 			 "got %d, %#llx", r, (unsigned long long)found);
-		fail("false candidates", why);
+		check_fail("false candidates", why);
 	}
-	printf("false candidates: %llu passed before the answer at the end of "
+	printf("  false candidates: %llu passed before the answer at the end of "
 	       "2^35 values%s\n", (unsigned long long)(after.rejected - before.rejected),
 	       after.rejected > before.rejected ? "" : " (none met: no test of them)");
 }
 
-/* The rate the calibration measured for the kernel it picked. */
-static double best_rate(const struct kernel_calibration *c)
+static void check_variant(const struct options *o)
 {
-	for (size_t i = 0; i < c->n; i++)
-		if (c->rates[i].kernel == c->best)
-			return c->rates[i].hashes_per_s;
-	return 0;
-}
+	struct gpu_stats st;
 
-/* Searches of BENCH_CALL values without the answer for seconds; the CPU's
- * fastest kernel on one core beside it, for scale. */
-static void bench(double seconds)
-{
-	uint64_t found, values = 0, at = BENCH_START, t0, launches;
-	const struct kernel_calibration *cpu = kernel_calibrate();
-	struct gpu_stats before, after;
-	uint8_t digest[32];
-	double wall, busy;
-
-	digest_of(BENCH_START - 1, digest);
-	gpu_search(dev, digest, at, at + BENCH_CALL / 8 - 1, &found, NULL); /* warm */
-	gpu_stats(dev, &before);
-	t0 = clock_ns();
-	while ((clock_ns() - t0) / 1e9 < seconds) {
-		if (gpu_search(dev, digest, at, at + BENCH_CALL - 1, &found, NULL)) {
-			fail("bench", "a range without the answer: not SEARCH_NONE");
-			break;
-		}
-		values += BENCH_CALL;
-		at += BENCH_CALL;
-	}
-	wall = (double)(clock_ns() - t0);
-	gpu_stats(dev, &after);
-	launches = after.launches - before.launches;
-	busy = (double)(after.busy_ns - before.busy_ns);
-	printf("gpu %s: %.2f G hashes/s over %.1f s; %llu launches of %.2f ms "
-	       "(next %llu values), %u threads; device busy %.2f%% of the time\n",
-	       gpu_name(dev), values / wall, wall / 1e9, (unsigned long long)launches,
-	       launches ? busy / 1e6 / launches : 0, (unsigned long long)after.chunk,
-	       after.threads, 100 * busy / wall);
-	printf("cpu %s: %.1f M hashes/s on one core\n", cpu->best->name,
-	       best_rate(cpu) / 1e6);
+	printf("variant %s:\n", gpu_variant_name(gpu_variant(dev)));
+	check_edges();
+	check_random(o->seed, o->cases);
+	check_stops();
+	check_false_candidates();
+	gpu_stats(dev, &st);
+	printf("  the device %s the stop word%s%s\n",
+	       st.watching ? "polls" : "does not poll",
+	       *gpu_watch_error(dev) ? ": " : "", gpu_watch_error(dev));
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gpu-check [--seed N] [--cases N] [--device N] "
-		"[--bench SECONDS]\n");
+		"[--variant NAME|all] [--bench SECONDS]\n");
 	exit(2);
 }
 
@@ -189,49 +164,70 @@ static void parse(int argc, char **argv, struct options *o)
 			       .cases = 10000 };
 	for (int i = 1; i < argc; i += 2) { /* every option takes a value */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int r = v ? 0 : -1;
 
-		if (!v)
+		if (r)
 			usage();
 		if (strcmp(argv[i], "--seed") == 0)
-			o->seed = strtoull(v, NULL, 0);
+			r = parse_u64(v, 0, UINT64_MAX, &o->seed);
 		else if (strcmp(argv[i], "--cases") == 0)
-			o->cases = (unsigned)strtoul(v, NULL, 0);
+			r = parse_u64(v, 0, 100000000, &o->cases);
 		else if (strcmp(argv[i], "--device") == 0)
-			o->device = atoi(v);
-		else if (strcmp(argv[i], "--bench") == 0 && atof(v) > 0)
-			o->bench = atof(v);
+			r = parse_u64(v, 0, 255, &o->device);
+		else if (strcmp(argv[i], "--bench") == 0)
+			r = parse_double(v, 0.01, 3600, &o->bench);
+		else if (strcmp(argv[i], "--variant") == 0)
+			o->variant = strcmp(v, "all") == 0 ? NULL : v;
 		else
+			r = -1;
+		if (r)
 			usage();
 	}
 	if (!o->seed)
 		o->seed = 1; /* xorshift's one fixed point */
 }
 
+/* The variant named, or -1 (said). */
+static int find_variant(const char *name)
+{
+	for (int v = 0; v < gpu_variants(); v++)
+		if (strcmp(gpu_variant_name(v), name) == 0)
+			return v;
+	fprintf(stderr, "gpu-check: no variant %s (", name);
+	for (int v = 0; v < gpu_variants(); v++)
+		fprintf(stderr, "%s%s", v ? ", " : "", gpu_variant_name(v));
+	fprintf(stderr, ", all)\n");
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	char err[200];
-	int r;
+	int only = -1, r;
 
 	parse(argc, argv, &o);
-	if (o.device >= gpu_count()) {
+	if (o.variant && (only = find_variant(o.variant)) < 0)
+		return 2;
+	if ((int)o.device >= gpu_count()) {
 		fprintf(stderr, "gpu-check: no CUDA device %d (%d visible)\n",
-			o.device, gpu_count());
+			(int)o.device, gpu_count());
 		return 2;
 	}
-	r = gpu_open(o.device, &dev, err, sizeof err);
-	if (r) {
-		fprintf(stderr, "gpu-check: device %d: %s\n", o.device, err);
+	if ((r = gpu_open((int)o.device, &dev, err, sizeof err))) {
+		fprintf(stderr, "gpu-check: device %d: %s\n", (int)o.device, err);
 		return 2;
 	}
-	printf("gpu-check: device %d, %s\n", o.device, gpu_name(dev));
+	printf("gpu-check: device %d, %s; %d kernel variants\n", (int)o.device,
+	       gpu_name(dev), gpu_variants());
 	if (o.bench > 0) {
-		bench(o.bench);
+		bench_all(o.bench, only);
 	} else {
-		check_edges();
-		check_random(o.seed, o.cases);
-		check_stops();
-		check_false_candidates();
+		for (int v = 0; v < gpu_variants(); v++)
+			if (only < 0 || v == only) {
+				gpu_use(dev, v);
+				check_variant(&o);
+			}
 	}
 	gpu_close(dev);
 	printf("%s: %d difference%s\n", failures ? "FAILED" : "ok", failures,

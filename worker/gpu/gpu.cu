@@ -1,18 +1,19 @@
-/* The GPU search on a CUDA device: the kernel, and the launcher that
- * gpu_walk.c drives.
+/* The GPU search on a CUDA device: the launcher that gpu_walk.c drives,
+ * over the kernel variants that gpu_kernel.cu builds.
  *
- * A launch hashes a run of values inside one 2^32 segment, each thread a
- * strided share in increasing order (gpu_scan), with the segment's plan
- * passed as a grid-constant argument. Launches queue on one stream, two at
- * a time, so the device never idles while the host looks at a result. All
- * launches of a search share one lowest-candidate word in device memory,
- * which every thread reads before each value and lowers with an atomic min:
- * after a candidate, the rest of the search falls through in microseconds.
- * The last block of each launch to end copies that word to mapped pinned
- * host memory, so the host reads a launch's outcome with no copy and no
- * atomics on host memory. Launches are sized from the rate of the last ones
- * to take about LAUNCH_NS each: a stop is seen within a few ms, and the
- * launch and wait cost well under 1% of the device's time. */
+ * Launches queue on one stream, two at a time, so the device never idles
+ * while the host looks at a result; each records one event. A search
+ * costs its launches alone: the candidate word is never reset (generations,
+ * gpu_word.h), and the host reads a launch's outcome from its report slot
+ * in mapped memory. Short launches are waited for by spinning on that
+ * slot, long ones by sleeping on the event, which frees the CPU. Launches
+ * are sized from the rate of the last ones to take about LAUNCH_NS each.
+ *
+ * Letting go is quick: one thread of each launch polls the lease's stop
+ * word, its page registered as mapped memory, and the host's halt word, so
+ * a stop ends the running launch within microseconds, and the launches
+ * queued behind it end at their start. Where the page cannot be mapped,
+ * the walk sees the stop between launches, a few ms apart. */
 #include "worker/gpu/gpu.h"
 
 #include <cuda_runtime.h>
@@ -20,55 +21,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "worker/gpu/gpu_search.h"
+#include "worker/gpu/gpu_kernel.h"
 #include "worker/gpu/gpu_walk.h"
+#include "worker/sha256_ref.h"
 
-#define BLOCK 256                       /* threads per block */
 #define DEPTH 2                         /* launches queued at once */
 #define CHUNK_FIRST (UINT64_C(1) << 26) /* ~4 ms at 16 G hashes/s */
 #define CHUNK_MIN (UINT64_C(1) << 20)   /* below, launch costs show */
-#define LAUNCH_NS 4000000.0             /* what a launch should take */
+#define LAUNCH_NS 4000000               /* what a launch should take */
+#define SPIN_MAX_NS 2000000             /* then sleep on the event */
+
+#ifndef GPU_VARIANT_LIST
+#error "GPU_VARIANT_LIST: the build names the variants (gpu.mk)"
+#endif
+#define X(n) extern "C" const struct gpu_kernel gpu_kernel_##n;
+GPU_VARIANT_LIST
+#undef X
+#define X(n) &gpu_kernel_##n,
+static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
+#undef X
+#define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
+
+static_assert(GPU_REPORTS >= GPU_WALK_DEPTH, "a report slot per live launch");
 
 struct gpu {
 	int device;
 	char name[256];
 	cudaStream_t stream;
-	cudaEvent_t start[DEPTH], end[DEPTH]; /* around each queued launch */
-	uint32_t counts[DEPTH];               /* values of each */
-	unsigned head, n;                     /* queued: n from head */
-	uint64_t *best;          /* device: the search's lowest candidate */
-	unsigned *done;          /* device: blocks of this launch ended */
-	uint64_t *seen;          /* mapped host: best after the last launch */
-	uint64_t *seen_dev;      /* the device's address of seen */
-	uint32_t blocks;         /* of a full launch: fills every SM */
-	uint64_t chunk, launches, busy_ns;
+	cudaEvent_t ev[GPU_REPORTS];  /* after each launch, by generation */
+	struct gpu_shared sh;         /* word, done; reports' device address */
+	struct gpu_report *reports;   /* mapped host: one per generation slot */
+	uint32_t *halt, *halt_dev;    /* mapped host: the halt word */
+	char *stop_page, *stop_dev;   /* the registered page, its device address */
+	const uint32_t *stop_job;     /* what launches poll: in stop_dev, or NULL */
+	char *failed_page;            /* a page that would not register */
+	int variant;
+	uint32_t blocks[NKERNELS];    /* of a full launch, per variant */
 	struct gpu_launcher launcher;
-	char err[160];
+	char err[160], watch_err[160];
 };
-
-/* The last block of a launch to end copies best to the host. The fence
- * orders this block's atomic mins, which __syncthreads gathered, before its
- * count; atomicInc wraps done to 0 for the next launch. */
-static __device__ void publish(uint64_t *best, unsigned *done, uint64_t *seen)
-{
-	__threadfence();
-	if (atomicInc(done, gridDim.x - 1) != gridDim.x - 1)
-		return;
-	__threadfence();
-	*(volatile uint64_t *)seen = *(volatile uint64_t *)best;
-}
-
-static __global__ void __launch_bounds__(BLOCK)
-search(const __grid_constant__ struct lanes_plan plan, uint64_t first,
-       uint32_t count, uint64_t *best, unsigned *done, uint64_t *seen)
-{
-	gpu_scan(&plan, first, count, blockIdx.x * BLOCK + threadIdx.x,
-		 gridDim.x * BLOCK, best);
-	__syncthreads();
-	if (threadIdx.x == 0)
-		publish(best, done, seen);
-}
 
 /* 0 for success; else "call: reason" kept in g->err and -EIO. */
 static int check(struct gpu *g, cudaError_t e, const char *call)
@@ -79,86 +73,123 @@ static int check(struct gpu *g, cudaError_t e, const char *call)
 	return -EIO;
 }
 
-static uint64_t dev_chunk(void *ctx)
+static uint64_t now_ns(void)
 {
-	return ((struct gpu *)ctx)->chunk;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int dev_launch(void *ctx, const uint8_t digest[32], uint64_t first,
-		      uint32_t count)
+/* Map the page of stop for the device, once per page; a page that will not
+ * map leaves the stop to the walk (said in watch_err). */
+static int dev_watch(void *ctx, const uint32_t *stop)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	unsigned i = (g->head + g->n) % DEPTH;
-	uint32_t blocks = (count + BLOCK - 1) / BLOCK;
-	struct lanes_plan plan;
+	long size = sysconf(_SC_PAGESIZE);
+	char *page = (char *)((uintptr_t)stop & ~(uintptr_t)(size - 1));
+	cudaError_t e;
+
+	g->stop_job = NULL;
+	if (!stop || page == g->failed_page)
+		return 0;
+	if (page != g->stop_page) {
+		if (g->stop_page) { /* no launch may poll it any more */
+			int r = check(g, cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
+
+			if (r)
+				return r;
+			cudaHostUnregister(g->stop_page);
+			g->stop_page = NULL;
+		}
+		e = cudaHostRegister(page, (size_t)size, cudaHostRegisterMapped);
+		if (e == cudaSuccess)
+			e = cudaHostGetDevicePointer((void **)&g->stop_dev, page, 0);
+		if (e != cudaSuccess) {
+			cudaGetLastError();
+			snprintf(g->watch_err, sizeof g->watch_err, "cudaHostRegister: %s",
+				 cudaGetErrorString(e));
+			g->failed_page = page;
+			return 0;
+		}
+		g->stop_page = page;
+	}
+	g->stop_job = (const uint32_t *)(g->stop_dev + ((const char *)stop - page));
+	return 0;
+}
+
+static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job *j)
+{
+	struct gpu *g = (struct gpu *)ctx;
+	struct gpu_job job = *j;
+	uint64_t blocks = (j->count + GPU_BLOCK - 1) / GPU_BLOCK;
 	int r;
 
-	lanes_plan_init(&plan, digest, first);
-	if (blocks > g->blocks)
-		blocks = g->blocks;
-	r = check(g, cudaEventRecord(g->start[i], g->stream), "cudaEventRecord");
-	if (r)
-		return r;
-	search<<<blocks, BLOCK, 0, g->stream>>>(plan, first, count, g->best,
-						g->done, g->seen_dev);
-	r = check(g, cudaGetLastError(), "cudaLaunchKernel");
+	job.stop = g->stop_job;
+	job.halt = g->halt_dev;
+	if (blocks > g->blocks[g->variant])
+		blocks = g->blocks[g->variant];
+	r = check(g, kernels[g->variant]->launch(digest, &job, (unsigned)blocks,
+						 g->stream, &g->sh), "cudaLaunchKernel");
 	if (!r)
-		r = check(g, cudaEventRecord(g->end[i], g->stream), "cudaEventRecord");
-	if (r)
-		return r;
-	g->counts[i] = count;
-	g->n++;
-	g->launches++;
-	return 0;
+		r = check(g, cudaEventRecord(g->ev[j->gen % GPU_REPORTS], g->stream),
+			  "cudaEventRecord");
+	return r;
 }
 
-/* Count launch i's time; size the next launches from it if it ran whole
- * and was long enough to time: half-way to LAUNCH_NS at its rate. */
-static void account(struct gpu *g, unsigned i, uint64_t best)
+/* Spin on j's report for a while; 1 when it came. */
+static int spin(const struct gpu_report *rep, uint32_t gen)
 {
-	float ms = 0;
-	double want;
+	uint64_t until = now_ns() + SPIN_MAX_NS;
 
-	if (cudaEventElapsedTime(&ms, g->start[i], g->end[i]) != cudaSuccess ||
-	    ms <= 0)
-		return;
-	g->busy_ns += (uint64_t)(ms * 1e6);
-	if (best != GPU_NO_CANDIDATE || g->counts[i] < CHUNK_MIN)
-		return;
-	want = g->counts[i] * (LAUNCH_NS / 1e6) / ms;
-	want = (want + (double)g->chunk) / 2;
-	g->chunk = want < CHUNK_MIN ? CHUNK_MIN :
-		   want > GPU_CHUNK_MAX ? GPU_CHUNK_MAX : (uint64_t)want;
+	while (*(const volatile uint32_t *)&rep->gen != gen)
+		if (now_ns() > until)
+			return 0;
+	__sync_synchronize(); /* read the report after its gen */
+	return 1;
 }
 
-static int dev_wait(void *ctx, uint64_t *best)
+static int dev_wait(void *ctx, const struct gpu_job *j, struct gpu_outcome *out)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	unsigned i = g->head;
-	int r = check(g, cudaEventSynchronize(g->end[i]), "cudaEventSynchronize");
+	const struct gpu_report *rep = &g->reports[j->gen % GPU_REPORTS];
 
-	if (r)
-		return r;
-	*best = *(volatile uint64_t *)g->seen;
-	account(g, i, *best);
-	g->head = (i + 1) % DEPTH;
-	g->n--;
+	if (!j->spin || !spin(rep, j->gen)) {
+		int r = check(g, cudaEventSynchronize(g->ev[j->gen % GPU_REPORTS]),
+			      "cudaEventSynchronize");
+
+		if (r)
+			return r;
+		if (*(const volatile uint32_t *)&rep->gen != j->gen) {
+			snprintf(g->err, sizeof g->err, "launch %u ended without its report",
+				 j->gen);
+			return -EIO;
+		}
+	}
+	out->word = rep->word;
+	out->ns = rep->t1 > rep->t0 ? rep->t1 - rep->t0 : 0;
 	return 0;
 }
 
-static int dev_reset(void *ctx)
+static void dev_halt(void *ctx, uint32_t gen)
+{
+	struct gpu *g = (struct gpu *)ctx;
+
+	__atomic_store_n(g->halt, gen, __ATOMIC_SEQ_CST);
+}
+
+/* Everything ended, the word fresh, no halt, no report of any generation. */
+static int dev_renew(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
 	int r = check(g, cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
 
-	g->head = g->n = 0;
-	*(volatile uint64_t *)g->seen = GPU_NO_CANDIDATE;
 	if (!r)
-		r = check(g, cudaMemsetAsync(g->best, 0xff, sizeof *g->best, g->stream),
-			  "cudaMemsetAsync");
+		r = check(g, cudaMemset(g->sh.word, 0xff, sizeof *g->sh.word), "cudaMemset");
 	if (!r)
-		r = check(g, cudaMemsetAsync(g->done, 0, sizeof *g->done, g->stream),
-			  "cudaMemsetAsync");
+		r = check(g, cudaMemset(g->sh.done, 0, sizeof *g->sh.done), "cudaMemset");
+	*g->halt = 0;
+	memset(g->reports, 0, GPU_REPORTS * sizeof *g->reports);
 	return r;
 }
 
@@ -173,8 +204,18 @@ int gpu_count(void)
 	return n;
 }
 
-/* Make device current, blocking (not spinning) in waits, with host memory
- * mapped; its name, and the round constants in its constant memory. */
+int gpu_variants(void)
+{
+	return NKERNELS;
+}
+
+const char *gpu_variant_name(int v)
+{
+	return v >= 0 && v < NKERNELS ? kernels[v]->name : NULL;
+}
+
+/* Make device current, blocking (not spinning) in waits on events, with
+ * host memory mapped; its name, and every variant's constants. */
 static int select_device(struct gpu *g, int *sms)
 {
 	struct cudaDeviceProp prop;
@@ -194,49 +235,57 @@ static int select_device(struct gpu *g, int *sms)
 		return r;
 	snprintf(g->name, sizeof g->name, "%s", prop.name);
 	*sms = prop.multiProcessorCount;
-	return check(g, cudaMemcpyToSymbol(gpu_k, sha256_k, sizeof gpu_k),
-		     "cudaMemcpyToSymbol");
+	for (int v = 0; v < NKERNELS && !r; v++)
+		r = check(g, kernels[v]->setup(), "cudaMemcpyToSymbol");
+	return r;
 }
 
-static int new_event(struct gpu *g, cudaEvent_t *e)
+/* Mapped pinned host memory of size bytes: *host, and *dev its device
+ * address. */
+static int mapped(struct gpu *g, size_t size, void **host, void **dev)
 {
-	return check(g, cudaEventCreateWithFlags(e, cudaEventBlockingSync),
-		     "cudaEventCreateWithFlags");
+	int r = check(g, cudaHostAlloc(host, size, cudaHostAllocMapped), "cudaHostAlloc");
+
+	if (!r)
+		memset(*host, 0, size);
+	return r ? r : check(g, cudaHostGetDevicePointer(dev, *host, 0),
+			     "cudaHostGetDevicePointer");
 }
 
-/* The stream, its events, and the words a search shares with the host. */
+/* The stream, its events, and the words the launches share. */
 static int allocate(struct gpu *g)
 {
 	int r = check(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
 		      "cudaStreamCreateWithFlags");
 
-	for (int i = 0; i < DEPTH && !r; i++) {
-		r = new_event(g, &g->start[i]);
-		if (!r)
-			r = new_event(g, &g->end[i]);
-	}
+	for (int i = 0; i < GPU_REPORTS && !r; i++)
+		r = check(g, cudaEventCreateWithFlags(&g->ev[i], cudaEventBlockingSync |
+						      cudaEventDisableTiming),
+			  "cudaEventCreateWithFlags");
 	if (!r)
-		r = check(g, cudaMalloc(&g->best, sizeof *g->best), "cudaMalloc");
+		r = check(g, cudaMalloc(&g->sh.word, sizeof *g->sh.word), "cudaMalloc");
 	if (!r)
-		r = check(g, cudaMalloc(&g->done, sizeof *g->done), "cudaMalloc");
+		r = check(g, cudaMalloc(&g->sh.done, sizeof *g->sh.done), "cudaMalloc");
 	if (!r)
-		r = check(g, cudaHostAlloc(&g->seen, sizeof *g->seen, cudaHostAllocMapped),
-			  "cudaHostAlloc");
+		r = mapped(g, GPU_REPORTS * sizeof *g->reports, (void **)&g->reports,
+			   (void **)&g->sh.reports);
 	if (!r)
-		r = check(g, cudaHostGetDevicePointer((void **)&g->seen_dev, g->seen, 0),
-			  "cudaHostGetDevicePointer");
+		r = mapped(g, sizeof *g->halt, (void **)&g->halt, (void **)&g->halt_dev);
 	return r;
 }
 
-/* As many blocks as the SMs hold at once. */
+/* As many blocks as the SMs hold at once, for each variant. */
 static int size_grid(struct gpu *g, int sms)
 {
-	int per_sm = 0;
-	int r = check(g, cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-				 &per_sm, search, BLOCK, 0),
-		      "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+	int r = 0;
 
-	g->blocks = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
+	for (int v = 0; v < NKERNELS && !r; v++) {
+		int per_sm = 0;
+
+		r = check(g, kernels[v]->occupancy(&per_sm),
+			  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+		g->blocks[v] = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
+	}
 	return r;
 }
 
@@ -250,16 +299,25 @@ int gpu_open(int device, struct gpu **out, char *err, size_t errlen)
 		return -ENOMEM;
 	}
 	g->device = device;
-	g->chunk = CHUNK_FIRST;
-	g->launcher = (struct gpu_launcher){ g, DEPTH, dev_chunk, dev_launch,
-					     dev_wait, dev_reset, 0 };
+	g->launcher.ctx = g;
+	g->launcher.depth = DEPTH;
+	g->launcher.chunk_min = CHUNK_MIN;
+	g->launcher.chunk_max = GPU_CHUNK_MAX;
+	g->launcher.launch_ns = LAUNCH_NS;
+	g->launcher.spin_ns = GPU_SPIN_NS;
+	g->launcher.watch = dev_watch;
+	g->launcher.launch = dev_launch;
+	g->launcher.wait = dev_wait;
+	g->launcher.halt = dev_halt;
+	g->launcher.renew = dev_renew;
+	g->launcher.chunk = CHUNK_FIRST;
 	r = select_device(g, &sms);
 	if (!r)
 		r = allocate(g);
 	if (!r)
 		r = size_grid(g, sms);
 	if (!r)
-		r = dev_reset(g);
+		r = dev_renew(g);
 	if (r) {
 		snprintf(err, errlen, "%s", g->err);
 		gpu_close(g);
@@ -272,6 +330,24 @@ int gpu_open(int device, struct gpu **out, char *err, size_t errlen)
 const char *gpu_name(const struct gpu *g)
 {
 	return g->name;
+}
+
+int gpu_use(struct gpu *g, int v)
+{
+	if (v < 0 || v >= NKERNELS)
+		return -EINVAL;
+	g->variant = v;
+	return 0;
+}
+
+int gpu_variant(const struct gpu *g)
+{
+	return g->variant;
+}
+
+void gpu_spin_ns(struct gpu *g, uint64_t ns)
+{
+	g->launcher.spin_ns = ns;
 }
 
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
@@ -287,13 +363,19 @@ const char *gpu_error(const struct gpu *g)
 	return g->err;
 }
 
+const char *gpu_watch_error(const struct gpu *g)
+{
+	return g->watch_err;
+}
+
 void gpu_stats(const struct gpu *g, struct gpu_stats *st)
 {
-	st->launches = g->launches;
+	st->launches = g->launcher.launches;
 	st->rejected = g->launcher.rejected;
-	st->chunk = g->chunk;
-	st->threads = g->blocks * BLOCK;
-	st->busy_ns = g->busy_ns;
+	st->chunk = g->launcher.chunk;
+	st->threads = g->blocks[g->variant] * GPU_BLOCK;
+	st->busy_ns = g->launcher.busy_ns;
+	st->watching = g->stop_job != NULL;
 }
 
 void gpu_close(struct gpu *g)
@@ -305,15 +387,16 @@ void gpu_close(struct gpu *g)
 		cudaStreamSynchronize(g->stream);
 		cudaStreamDestroy(g->stream);
 	}
-	for (int i = 0; i < DEPTH; i++) {
-		if (g->start[i])
-			cudaEventDestroy(g->start[i]);
-		if (g->end[i])
-			cudaEventDestroy(g->end[i]);
-	}
-	cudaFree(g->best);
-	cudaFree(g->done);
-	if (g->seen)
-		cudaFreeHost(g->seen);
+	for (int i = 0; i < GPU_REPORTS; i++)
+		if (g->ev[i])
+			cudaEventDestroy(g->ev[i]);
+	if (g->stop_page)
+		cudaHostUnregister(g->stop_page);
+	cudaFree(g->sh.word);
+	cudaFree(g->sh.done);
+	if (g->reports)
+		cudaFreeHost(g->reports);
+	if (g->halt)
+		cudaFreeHost(g->halt);
 	free(g);
 }

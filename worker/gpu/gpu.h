@@ -1,6 +1,7 @@
 /* The GPU search as the GPU worker calls it: a CUDA device searched with
- * the kernel_search_fn contract (worker/kernel.h). Plain C: gpu.cu, built
- * by nvcc, implements it; nothing here needs CUDA's headers. */
+ * the kernel_search_fn contract (worker/kernel.h), by one of the kernel
+ * variants the build holds (gpu_variant.h). Plain C: gpu.cu, built by
+ * nvcc, implements it; nothing here needs CUDA's headers. */
 #ifndef REVHASH_GPU_H
 #define REVHASH_GPU_H
 
@@ -17,30 +18,52 @@ struct gpu; /* one opened device; private to gpu.cu */
 struct gpu_stats {
 	uint64_t launches;  /* kernel launches */
 	uint64_t rejected;  /* candidates the full check turned down */
-	uint64_t chunk;     /* values the next launch will take */
+	uint64_t chunk;     /* values the next full launch will take */
 	uint32_t threads;   /* threads of a full launch */
 	uint64_t busy_ns;   /* the launches' own time, as the device timed it */
+	int watching;       /* the last search's stop word was polled by the
+			     * device (else the host read it between launches) */
 };
 
 /* CUDA devices visible to this process; 0 on error or without a driver. */
 int gpu_count(void);
 
-/* Open device (0..gpu_count()-1): *out, 0; or a negative errno with a
- * "call: reason" message in err (errlen bytes at most). */
+/* Open device (0..gpu_count()-1), searching with variant 0: *out, 0; or a
+ * negative errno with a "call: reason" message in err (errlen bytes). */
 int gpu_open(int device, struct gpu **out, char *err, size_t errlen);
 
 /* The device's name, as "NVIDIA H100 80GB HBM3". */
 const char *gpu_name(const struct gpu *g);
 
+/* The kernel variants built in: how many; the name of variant v. */
+int gpu_variants(void);
+const char *gpu_variant_name(int v);
+
+/* Search with variant v (0..gpu_variants()-1) from now on: 0, or -EINVAL. */
+int gpu_use(struct gpu *g, int v);
+
+/* The variant g searches with. */
+int gpu_variant(const struct gpu *g);
+
+/* Wait for launches expected to take less than ns by spinning, for longer
+ * ones by sleeping (the default: GPU_SPIN_NS of gpu_walk.h; 0: always
+ * sleep). */
+void gpu_spin_ns(struct gpu *g, uint64_t ns);
+
 /* Search [lo, hi] for digest: a kernel_search_fn with g first. Returns
  * SEARCH_FOUND (*found the lowest match), SEARCH_NONE, SEARCH_STOPPED (*stop
- * was seen set between launches, a few ms apart: *found the first value not
- * hashed), or -EIO when the device failed (gpu_error says how). */
+ * was seen set: *found the first value not hashed), or -EIO when the device
+ * failed (gpu_error says how). The device polls *stop while it hashes when
+ * it can map the stop word's page (gpu_stats' watching). */
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	       uint64_t hi, uint64_t *found, const uint32_t *stop);
 
 /* The last failure of g, as "cudaEventSynchronize: reason"; "" if none. */
 const char *gpu_error(const struct gpu *g);
+
+/* Why the device does not poll the stop word itself; "" when it does or
+ * no search has asked yet. */
+const char *gpu_watch_error(const struct gpu *g);
 
 /* Copy g's counters into st. */
 void gpu_stats(const struct gpu *g, struct gpu_stats *st);

@@ -1,70 +1,108 @@
-/* The host build of the GPU search: a launch runs the kernel's threads one
- * after another, each the very gpu_scan() the device runs, under the walk
- * the device search uses. One run of the threads in turn is one of the
- * orders the device may take, and the walk cannot tell it from the others.
+/* The host build of one GPU kernel variant (compiled once per GPU_VARIANT,
+ * see gpu_variant.h): a launch runs the kernel's threads one after another,
+ * each the very gpu_scan() the device runs, under the walk the device
+ * search uses. One run of the threads in turn is one of the orders the
+ * device may take, and the walk cannot tell it from the others.
  *
- * The launch geometry is odd on purpose: launches of a prime number of
- * values over a prime number of threads, so that launch, thread and range
- * ends fall everywhere against each other and against the 2^32 segments. */
+ * Launches run when queued, so what each left in the word is copied then,
+ * as the device's last block copies it to the host. The launch geometry is
+ * odd on purpose: launches of a prime number of values over a prime number
+ * of threads, so that launch, thread and range ends fall everywhere against
+ * each other and against the 2^32 segments. */
 #include "worker/gpu/gpu_host.h"
 
+#include <time.h>
+
 #include "worker/gpu/gpu_search.h"
-#include "worker/gpu/gpu_walk.h"
 
 #define HOST_CHUNK 4099   /* values per launch */
 #define HOST_THREADS 61   /* threads per launch */
 
-static uint64_t best = GPU_NO_CANDIDATE;
+static struct {
+	uint64_t word;                 /* the candidate word */
+	uint32_t halt;                 /* the halt word */
+	const uint32_t *stop;          /* the stop word launches poll */
+	struct gpu_outcome out[GPU_WALK_DEPTH]; /* by generation */
+} dev = { .word = GPU_WORD_FRESH };
 
-static uint64_t host_chunk(void *ctx)
+static uint64_t now_ns(void)
 {
-	(void)ctx;
-	return HOST_CHUNK;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int host_launch(void *ctx, const uint8_t digest[32], uint64_t first,
-		       uint32_t count)
+static int host_watch(void *ctx, const uint32_t *stop)
 {
+	(void)ctx;
+	dev.stop = stop;
+	return 0;
+}
+
+static int host_launch(void *ctx, const uint8_t digest[32], const struct gpu_job *j)
+{
+	struct gpu_outcome *o = &dev.out[j->gen % GPU_WALK_DEPTH];
+	struct gpu_job job = *j;
 	struct lanes_plan plan;
+	uint64_t t0 = now_ns();
 
 	(void)ctx;
-	lanes_plan_init(&plan, digest, first);
+	job.stop = dev.stop;
+	job.halt = &dev.halt;
+	lanes_plan_init(&plan, digest, j->first);
 	for (uint32_t tid = 0; tid < HOST_THREADS; tid++)
-		gpu_scan(&plan, first, count, tid, HOST_THREADS, &best);
+		gpu_scan(&plan, &job, tid, HOST_THREADS, &dev.word);
+	o->word = dev.word;
+	o->ns = now_ns() - t0 + 1;
 	return 0;
 }
 
-static int host_wait(void *ctx, uint64_t *out)
+static int host_wait(void *ctx, const struct gpu_job *j, struct gpu_outcome *out)
 {
 	(void)ctx;
-	*out = best;
+	*out = dev.out[j->gen % GPU_WALK_DEPTH];
 	return 0;
 }
 
-static int host_reset(void *ctx)
+static void host_halt(void *ctx, uint32_t gen)
 {
 	(void)ctx;
-	best = GPU_NO_CANDIDATE;
+	dev.halt = gen;
+}
+
+static int host_renew(void *ctx)
+{
+	(void)ctx;
+	dev.word = GPU_WORD_FRESH;
+	dev.halt = 0;
 	return 0;
 }
 
 /* Two launches in flight, as on the device: the walk then also sees a
- * candidate of the launch after the one it waited for. */
+ * launch queued after the one it waits for. */
 static struct gpu_launcher host = {
 	.depth = 2,
-	.chunk = host_chunk,
+	.chunk_min = HOST_CHUNK,
+	.chunk_max = HOST_CHUNK,
+	.launch_ns = 1000000,
+	.spin_ns = GPU_SPIN_NS,
+	.watch = host_watch,
 	.launch = host_launch,
 	.wait = host_wait,
-	.reset = host_reset,
+	.halt = host_halt,
+	.renew = host_renew,
+	.chunk = HOST_CHUNK,
 };
 
-int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		    uint64_t *found, const uint32_t *stop)
+static int search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+		  uint64_t *found, const uint32_t *stop)
 {
 	return gpu_walk(&host, digest, lo, hi, found, stop);
 }
 
-uint64_t gpu_host_rejected(void)
-{
-	return host.rejected;
-}
+const struct gpu_host_variant GPU_VARIANT_SYM(gpu_host_) = {
+	.name = GPU_VARIANT_NAME,
+	.search = search,
+	.launcher = &host,
+};

@@ -1,24 +1,26 @@
 /* What one GPU thread does, written once for two compilers: nvcc builds it
- * into the device kernel (gpu.cu) and a plain C compiler into the host
- * build of the same logic (gpu_host.c), which the tests run on any machine.
+ * into the device kernels (gpu_kernel.cu) and a plain C compiler into the
+ * host build of the same logic (gpu_host.c), which the tests run on any
+ * machine. Both are built once per kernel variant (gpu_variant.h).
  *
  * The hashing is the lane algorithm of kernel_lanes.h with one 32-bit lane:
  * a thread is a lane, so the CPU kernels' plan (round 0 folded, K + W of
  * rounds 1..15 and the fixed schedule words precomputed per 2^32 segment,
  * the compare after 57 rounds against sha256_late_a's target) serves the
- * GPU unchanged, and only the primitives below differ. Around it,
- * gpu_scan() is one thread's share of a launch: values in increasing order,
- * so a thread may stop once the lowest candidate found so far lies below. */
+ * GPU unchanged, and only the primitives below differ.
+ *
+ * Around it, gpu_scan() is one thread's share of a launch, in increasing
+ * order, under the candidate word of gpu_word.h: one thread per launch
+ * polls the lease's stop word and the host's halt word, both in mapped host
+ * memory, and writes the halt key when either says so, so that every
+ * thread of the launch lets go at its next read of the word. */
 #ifndef REVHASH_GPU_SEARCH_H
 #define REVHASH_GPU_SEARCH_H
 
 #include <stdint.h>
 
-#ifdef __CUDACC__
-#define GPU_FN static __host__ __device__ __forceinline__
-#else
-#define GPU_FN static inline
-#endif
+#include "worker/gpu/gpu_variant.h"
+#include "worker/gpu/gpu_word.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,9 +32,11 @@ extern "C" {
 #endif
 
 #ifdef __CUDACC__
-/* The round constants in device memory, copied from sha256_k by gpu_open:
- * a constant-bank operand costs a round no more than an immediate. */
+/* The round constants in device memory, copied from sha256_k at setup:
+ * each variant's object has its own copy. gpu_one is 1, where the compiler
+ * cannot see it: a + b as a * gpu_one + b stays a multiply-add. */
 static __constant__ uint32_t gpu_k[64];
+static __constant__ uint32_t gpu_one;
 #endif
 
 typedef uint32_t vec;
@@ -40,7 +44,13 @@ typedef uint32_t vec;
 #define LANES_FN GPU_FN
 #define v_set1(x) ((uint32_t)(x))
 #define v_index() 0u
+#if GPU_FMA && defined(__CUDA_ARCH__)
+/* On the FMA pipe (IMAD) instead of the integer ALU's (IADD3), which the
+ * rotates and logic ops keep busy. (The same sum: the host build adds.) */
+#define v_add(a, b) ((a) * gpu_one + (b))
+#else
 #define v_add(a, b) ((a) + (b))
+#endif
 #define v_xor3(a, b, c) ((a) ^ (b) ^ (c))
 #define v_ch(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
 #define v_maj(a, b, c) ((b) ^ (((a) ^ (b)) & ((b) ^ (c))))
@@ -50,22 +60,66 @@ typedef uint32_t vec;
 /* One funnel shift a rotate, one byte permute a swap. */
 #define v_ror(x, n) __funnelshift_r(x, x, n)
 #define v_bswap(x) __byte_perm(x, 0, 0x0123)
+#if GPU_KIMM
+#define LANES_K(t) gpu_k_imm(t)
+#else
 #define LANES_K(t) gpu_k[t]
+#endif
 #else
 #define v_ror(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 #define v_bswap(x) __builtin_bswap32(x)
+#if GPU_KIMM
+#define LANES_K(t) gpu_k_imm(t)
+#endif
+#endif
+#if GPU_SIGMA0
+#define LANES_PLAN_SSIG0 1
+#endif
+
+#if GPU_KIMM
+/* Round constant t (16..56: the rounds whose K is not in the plan) as an
+ * immediate once the rounds are unrolled: no load from constant memory.
+ * Any other t gives 0, a wrong hash the tests would see; check_gpu_logic
+ * runs this variant's host build against the reference. */
+GPU_FN uint32_t gpu_k_imm(int t)
+{
+	switch (t) {
+	case 16: return 0xe49b69c1; case 17: return 0xefbe4786;
+	case 18: return 0x0fc19dc6; case 19: return 0x240ca1cc;
+	case 20: return 0x2de92c6f; case 21: return 0x4a7484aa;
+	case 22: return 0x5cb0a9dc; case 23: return 0x76f988da;
+	case 24: return 0x983e5152; case 25: return 0xa831c66d;
+	case 26: return 0xb00327c8; case 27: return 0xbf597fc7;
+	case 28: return 0xc6e00bf3; case 29: return 0xd5a79147;
+	case 30: return 0x06ca6351; case 31: return 0x14292967;
+	case 32: return 0x27b70a85; case 33: return 0x2e1b2138;
+	case 34: return 0x4d2c6dfc; case 35: return 0x53380d13;
+	case 36: return 0x650a7354; case 37: return 0x766a0abb;
+	case 38: return 0x81c2c92e; case 39: return 0x92722c85;
+	case 40: return 0xa2bfe8a1; case 41: return 0xa81a664b;
+	case 42: return 0xc24b8b70; case 43: return 0xc76c51a3;
+	case 44: return 0xd192e819; case 45: return 0xd6990624;
+	case 46: return 0xf40e3585; case 47: return 0x106aa070;
+	case 48: return 0x19a4c116; case 49: return 0x1e376c08;
+	case 50: return 0x2748774c; case 51: return 0x34b0bcb5;
+	case 52: return 0x391c0cb3; case 53: return 0x4ed8aa4a;
+	case 54: return 0x5b9cca4f; case 55: return 0x682e6ff3;
+	case 56: return 0x748f82ee;
+	default: return 0;
+	}
+}
 #endif
 
 #include "worker/kernel_lanes.h"
 
 #ifdef __CUDA_ARCH__
-#define gpu_best_now(best) (*(volatile uint64_t *)(best))
-#define gpu_lower(best, x)                                                   \
-	atomicMin((unsigned long long *)(best), (unsigned long long)(x))
+#define gpu_read(word) (*(volatile uint64_t *)(word))
+#define gpu_lower(word, key)                                                 \
+	atomicMin((unsigned long long *)(word), (unsigned long long)(key))
 #else
 /* The host build runs the threads one after another: no atomics. */
-#define gpu_best_now(best) (*(best))
-#define gpu_lower(best, x) (*(best) = (x) < *(best) ? (x) : *(best))
+#define gpu_read(word) (*(word))
+#define gpu_lower(word, key) (*(word) = (key) < *(word) ? (key) : *(word))
 #endif
 
 /* 1 when the value with low half low, in p's segment, may match. */
@@ -74,25 +128,52 @@ GPU_FN int gpu_candidate(const struct lanes_plan *p, uint32_t low)
 	return lanes_candidates(p, low) != 0;
 }
 
-/* Thread tid of threads hashes the values first + tid, first + tid +
- * threads, ... below first + count (all in first's segment), lowering *best
- * to each candidate, and stops at the first value above *best: *best is
- * shared by every thread of every launch of a search, so a value above it
- * cannot be the lowest candidate. */
-GPU_FN void gpu_scan(const struct lanes_plan *p, uint64_t first, uint32_t count,
-		     uint32_t tid, uint32_t threads, uint64_t *best)
+/* Thread tid's share of launch j from value low on (see gpu_scan), the
+ * poller's (thread 0's) or another's: two copies of the loop, so that the
+ * other threads, all but one, carry no poll in theirs. The poller reads the
+ * stop and halt words before hashing a value and acts after, so the reads'
+ * long trip over the bus overlaps the hashing. */
+GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
+		 uint32_t low, uint32_t last, uint32_t threads, uint64_t *word,
+		 const int poller)
 {
-	uint64_t high = first >> 32 << 32;
-	uint32_t low = (uint32_t)first;
+	for (;;) {
+		uint64_t seen = gpu_read(word);
 
-	for (uint32_t off = tid; off < count; off += threads) {
-		uint64_t x = high | (uint32_t)(low + off);
+		for (int k = 0; k < GPU_BEST_EVERY; k++) {
+			int halt = poller && gpu_halted(j);
 
-		if (x > gpu_best_now(best))
-			break;
-		if (gpu_candidate(p, low + off))
-			gpu_lower(best, x);
+			if (gpu_key(j->gen, low) > seen)
+				return;
+			if (gpu_candidate(p, low))
+				gpu_lower(word, gpu_key(j->gen, low));
+			if (halt)
+				gpu_lower(word, gpu_halt_key(j->gen));
+			if (last - low < threads)
+				return;
+			low += threads;
+		}
 	}
+}
+
+/* Thread tid of threads hashes the values j->first + tid, + threads, ...
+ * of launch j, lowering *word to each candidate's key; it reads *word every
+ * GPU_BEST_EVERY values and stops at the first value whose key lies above
+ * it. Thread 0 polls the stop and halt words at each of its values and
+ * writes the halt key when either says so. The loop runs on the low half
+ * alone: a launch lies inside one segment. */
+GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
+		     uint32_t tid, uint32_t threads, uint64_t *word)
+{
+	uint32_t low = (uint32_t)j->first + tid;
+	uint32_t last = (uint32_t)(j->first + j->count - 1);
+
+	if (tid >= j->count)
+		return;
+	if (tid == 0)
+		scan(p, j, low, last, threads, word, 1);
+	else
+		scan(p, j, low, last, threads, word, 0);
 }
 
 #endif

@@ -2,12 +2,18 @@
  *
  * Launches go out in order and stay queued, up to the launcher's depth, so
  * the device never waits for the host between two of them; the host waits
- * only for the oldest. All launches of a search share one lowest-candidate
- * word (*best in gpu_search.h): once launch k is done, a candidate at or
- * below its last value is the lowest of everything hashed so far, since a
- * thread skips only values above a candidate already found. A candidate the
- * full check turns down (one in 2^32 values) also cut short the launches
- * after it, so the walk drops them and starts again just past it. */
+ * only for the oldest. Each launch has a generation of its own, so what it
+ * left in the shared word (gpu_word.h) is its own outcome: nothing, its
+ * lowest candidate, or a halt. Launches before it found nothing (the walk
+ * would have ended there), so its candidate is the lowest of everything
+ * hashed so far. A candidate the full check turns down (one in 2^32
+ * values) cut its own launch short, so the walk halts the launches after
+ * it and starts again just past it; it never waits for halted launches:
+ * the next launch runs once they are gone, a few microseconds later.
+ *
+ * A launch halted by the stop word leaves its values owed: the search
+ * stops at the launch's first value. The stop word is read here too,
+ * between launches, in case no launch watches it. */
 #include "worker/gpu/gpu_walk.h"
 
 #include <string.h>
@@ -20,41 +26,69 @@ struct walk {
 	const uint8_t *digest;
 	uint64_t next, hi;   /* the first value not yet launched; the last */
 	int more;            /* next <= hi (next wraps after 2^64-1) */
-	uint64_t ends[GPU_WALK_DEPTH]; /* the last value of each launch in
-					* flight, oldest first from head */
+	struct gpu_job q[GPU_WALK_DEPTH]; /* the live launches, oldest first
+					   * from head */
 	unsigned head, n;
 };
+
+int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count)
+{
+	return l->rate > 0 && (double)count / l->rate * 1e9 < (double)l->spin_ns;
+}
+
+uint64_t gpu_walk_resize(const struct gpu_launcher *l, uint64_t chunk,
+			 uint64_t count, uint64_t ns)
+{
+	double want = (double)count * (double)l->launch_ns / (double)ns;
+
+	want = (want + (double)chunk) / 2;
+	return want < (double)l->chunk_min ? l->chunk_min :
+	       want > (double)l->chunk_max ? l->chunk_max : (uint64_t)want;
+}
+
+/* The next generation; after the last, the word starts afresh. */
+static int next_gen(struct gpu_launcher *l, uint32_t *gen)
+{
+	if (l->gen >= GPU_GEN_MAX) {
+		int r = l->renew(l->ctx);
+
+		if (r)
+			return r;
+		l->gen = 0;
+	}
+	*gen = ++l->gen;
+	return 0;
+}
 
 /* Queue launches until depth are in flight or the range is all out. */
 static int fill(struct walk *w)
 {
-	while (w->more && w->n < w->l->depth) {
-		uint64_t chunk = w->l->chunk(w->l->ctx);
-		uint64_t last = w->next | 0xffffffff;
-		int r;
+	struct gpu_launcher *l = w->l;
 
-		if (last > w->hi)
-			last = w->hi;
-		if (last - w->next >= chunk)
-			last = w->next + chunk - 1;
-		r = w->l->launch(w->l->ctx, w->digest, w->next,
-				 (uint32_t)(last - w->next + 1));
+	while (w->more && w->n < l->depth) {
+		struct gpu_job *j = &w->q[(w->head + w->n) % GPU_WALK_DEPTH];
+		uint64_t last = w->next | 0xffffffff;
+		uint32_t gen;
+		int r = next_gen(l, &gen);
+
 		if (r)
 			return r;
-		w->ends[(w->head + w->n++) % GPU_WALK_DEPTH] = last;
+		if (last > w->hi)
+			last = w->hi;
+		if (last - w->next >= l->chunk)
+			last = w->next + l->chunk - 1;
+		*j = (struct gpu_job){ .first = w->next, .count = last - w->next + 1,
+				       .gen = gen };
+		j->spin = (uint32_t)gpu_walk_spins(l, j->count);
+		r = l->launch(l->ctx, w->digest, j);
+		if (r)
+			return r;
+		l->launches++;
+		w->n++;
 		w->more = last < w->hi;
 		w->next = last + 1;
 	}
 	return 0;
-}
-
-/* Forget the launches in flight; launch from next on where more. */
-static int restart(struct walk *w, uint64_t next, int more)
-{
-	w->n = 0;
-	w->next = next;
-	w->more = more;
-	return w->l->reset(w->l->ctx);
 }
 
 /* 1 when x's digest is the one searched. */
@@ -66,27 +100,78 @@ static int matches(const uint8_t digest[32], uint64_t x)
 	return memcmp(out, digest, sizeof out) == 0;
 }
 
-/* Wait for the oldest launch; 1 and *found for a match, 0 to go on (past a
- * rejected candidate, or with *last the launch's last value), or < 0. */
+/* Count launch j's time; size the next launches from it when it ran whole
+ * and was long enough to time. */
+static void account(struct gpu_launcher *l, const struct gpu_job *j,
+		    const struct gpu_outcome *o, enum gpu_found what)
+{
+	l->busy_ns += o->ns;
+	if (what != GPU_NOTHING || j->count < l->chunk_min || !o->ns)
+		return;
+	l->rate = (double)j->count * 1e9 / (double)o->ns;
+	l->chunk = gpu_walk_resize(l, l->chunk, j->count, o->ns);
+}
+
+/* Wait for the oldest launch. SEARCH_FOUND (*found), SEARCH_STOPPED (it
+ * halted: *found its first value), 2 to go on with *last the last value
+ * hashed, or < 0. A false candidate drops the launches after it. */
 static int settle(struct walk *w, uint64_t *last, uint64_t *found)
 {
-	uint64_t best;
-	int r = w->l->wait(w->l->ctx, &best);
+	struct gpu_launcher *l = w->l;
+	struct gpu_job *j = &w->q[w->head];
+	struct gpu_outcome o = { 0, 0 };
+	enum gpu_found what;
+	uint32_t low = 0;
+	uint64_t x;
+	int r = l->wait(l->ctx, j, &o);
 
 	if (r)
 		return r;
-	*last = w->ends[w->head];
 	w->head = (w->head + 1) % GPU_WALK_DEPTH;
 	w->n--;
-	if (best > *last)
-		return 0;
-	if (matches(w->digest, best)) {
-		*found = best;
-		return 1;
+	what = gpu_decode(o.word, j->gen, &low);
+	account(l, j, &o, what);
+	*last = j->first + j->count - 1;
+	if (what == GPU_HALTED) {
+		*found = j->first;
+		return SEARCH_STOPPED;
 	}
-	w->l->rejected++;
-	*last = best;
-	return restart(w, best + 1, best < w->hi);
+	if (what == GPU_NOTHING)
+		return 2;
+	x = j->first >> 32 << 32 | low;
+	if (matches(w->digest, x)) {
+		*found = x;
+		return SEARCH_FOUND;
+	}
+	l->rejected++;
+	if (w->n)
+		l->halt(l->ctx, l->gen);
+	w->n = 0;
+	w->next = x + 1;
+	w->more = x < w->hi;
+	*last = x;
+	return 2;
+}
+
+/* The walk proper, from lo; launches it leaves live stay in w->n. */
+static int walk(struct walk *w, uint64_t lo, uint64_t *found, const uint32_t *stop)
+{
+	w->next = lo;
+	w->more = 1;
+	for (;;) {
+		uint64_t last = 0;
+		int r = fill(w);
+
+		if (r || w->n == 0)
+			return r ? r : SEARCH_NONE;
+		r = settle(w, &last, found);
+		if (r != 2)
+			return r;
+		if (last < w->hi && kernel_stopped(stop)) {
+			*found = last + 1;
+			return SEARCH_STOPPED;
+		}
+	}
 }
 
 int gpu_walk(struct gpu_launcher *l, const uint8_t digest[32], uint64_t lo,
@@ -97,25 +182,15 @@ int gpu_walk(struct gpu_launcher *l, const uint8_t digest[32], uint64_t lo,
 
 	if (lo > hi)
 		return SEARCH_NONE;
-	r = restart(&w, lo, 1);
+	r = l->watch(l->ctx, stop);
 	if (r)
 		return r;
 	if (kernel_stopped(stop)) {
 		*found = lo;
 		return SEARCH_STOPPED;
 	}
-	for (;;) {
-		uint64_t last;
-
-		r = fill(&w);
-		if (r || w.n == 0)
-			return r ? r : SEARCH_NONE;
-		r = settle(&w, &last, found);
-		if (r)
-			return r;
-		if (last < hi && kernel_stopped(stop)) {
-			*found = last + 1;
-			return SEARCH_STOPPED;
-		}
-	}
+	r = walk(&w, lo, found, stop);
+	if (w.n)
+		l->halt(l->ctx, l->gen);
+	return r;
 }

@@ -1,7 +1,8 @@
 /* The range walk of the GPU search, apart from the device: it cuts [lo, hi]
- * into launches (each a run of values inside one 2^32 segment), keeps a few
- * in flight, confirms the lowest candidate they report with the scalar
- * reference, and reads the stop flag between launches. A launcher runs the
+ * into launches (each a run of values inside one 2^32 segment), numbers
+ * them (gpu_word.h's generations), keeps a few in flight, reads what each
+ * left, confirms a candidate with the scalar reference, sizes launches by
+ * the measured rate, and decides which waits spin. A launcher runs the
  * launches: the device (gpu.cu) or the host build of its threads
  * (gpu_host.c), so that every line here is tested on any machine. */
 #ifndef REVHASH_GPU_WALK_H
@@ -9,38 +10,72 @@
 
 #include <stdint.h>
 
+#include "worker/gpu/gpu_word.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define GPU_WALK_DEPTH 4 /* launches in flight, at most */
-#define GPU_CHUNK_MAX (UINT64_C(1) << 31) /* values in one launch, at most */
-#define GPU_NO_CANDIDATE UINT64_MAX
+#define GPU_WALK_DEPTH 4                   /* live launches in flight, at most */
+#define GPU_CHUNK_MAX (UINT64_C(1) << 32)  /* values in one launch: a segment */
+#define GPU_SPIN_NS 200000 /* launches expected shorter than this are
+			    * waited for by spinning, longer ones by sleeping */
 
-/* What runs the launches. Every call returns 0 or a negative errno. */
+/* What a launch left, as the host reads it once the launch has ended. */
+struct gpu_outcome {
+	uint64_t word; /* the candidate word after it (gpu_word.h) */
+	uint64_t ns;   /* how long it ran, as the device timed it; 0: unknown */
+};
+
+/* What runs the launches, and what the walk keeps across searches. Every
+ * call returns 0 or a negative errno. */
 struct gpu_launcher {
 	void *ctx;
-	unsigned depth; /* launches in flight, 1..GPU_WALK_DEPTH */
-	/* Values the next launch should take (1..GPU_CHUNK_MAX). */
-	uint64_t (*chunk)(void *ctx);
-	/* Queue the hashing of [first, first + count) (one segment) for
-	 * digest, after the launches in flight. */
-	int (*launch)(void *ctx, const uint8_t digest[32], uint64_t first,
-		      uint32_t count);
-	/* Wait for the oldest launch in flight; *best = the lowest candidate
-	 * any launch recorded since the last reset, or GPU_NO_CANDIDATE. */
-	int (*wait)(void *ctx, uint64_t *best);
-	/* Let every launch in flight end, forget them and their candidates. */
-	int (*reset)(void *ctx);
+	unsigned depth;        /* live launches in flight, 1..GPU_WALK_DEPTH */
+	uint64_t chunk_min;    /* a launch's values: at least (where the
+				* range leaves that many), */
+	uint64_t chunk_max;    /* at most (<= GPU_CHUNK_MAX), */
+	uint64_t launch_ns;    /* and what it should take */
+	uint64_t spin_ns;      /* spin for launches expected shorter */
+	/* The launches from now on poll stop (NULL: none). */
+	int (*watch)(void *ctx, const uint32_t *stop);
+	/* Queue launch j for digest after the launches in flight. */
+	int (*launch)(void *ctx, const uint8_t digest[32], const struct gpu_job *j);
+	/* Wait for launch j, the oldest live one, to end (spinning if j->spin)
+	 * and read what it left. */
+	int (*wait)(void *ctx, const struct gpu_job *j, struct gpu_outcome *out);
+	/* Launches up to generation gen end soon (they are not waited for). */
+	void (*halt)(void *ctx, uint32_t gen);
+	/* Let every launch end, set the word fresh and the halt word to 0:
+	 * generations start again from 1. */
+	int (*renew)(void *ctx);
+
+	/* The walk's own, kept across searches. */
+	uint32_t gen;      /* the last launch's generation */
+	uint64_t chunk;    /* values of the next full launch */
+	double rate;       /* values per second, as the last full launch ran */
+	uint64_t launches; /* launches queued */
 	uint64_t rejected; /* candidates the full check turned down */
+	uint64_t busy_ns;  /* the launches waited for: their run time */
 };
 
 /* A kernel_search_fn over l's launches (worker/kernel.h): SEARCH_FOUND with
  * the lowest match, SEARCH_NONE, SEARCH_STOPPED with the first value not
- * hashed, or the launcher's negative errno. Launches a stop leaves in
- * flight end at the next reset. */
+ * hashed (a launch that halted on the stop word counts as not hashed), or
+ * the launcher's negative errno. Launches a search leaves in flight are
+ * halted and never waited for: the next launch queues behind them. */
 int gpu_walk(struct gpu_launcher *l, const uint8_t digest[32], uint64_t lo,
 	     uint64_t hi, uint64_t *found, const uint32_t *stop);
+
+/* Whether a launch of count values, at l's rate (0: not known yet), is
+ * expected to end within l's spin_ns: then its wait spins. */
+int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count);
+
+/* The size of the next full launch after one of count values ran in ns,
+ * with chunk the size now: half-way to l's launch_ns at that rate, within
+ * l's bounds. */
+uint64_t gpu_walk_resize(const struct gpu_launcher *l, uint64_t chunk,
+			 uint64_t count, uint64_t ns);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,188 @@
+/* gpu-check --bench: what a device measures, printed for gpu-verify.sh and
+ * docs/gpu.md. Every variant's rate side by side in one run (searches of
+ * 2^33 values without the answer, the device's busy share beside), then,
+ * with the fastest variant: the wall time of small searches (100,000
+ * values, the course's smallest requests, and one value) as the host sees
+ * it, spinning and then sleeping in the wait; and the stop latency, from
+ * the store to the stop word to the search's return, which is when a
+ * worker lets its lease go. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "lib/digest.h"
+#include "proto/proto.h"
+#include "worker/gpu/gpu_check.h"
+#include "worker/gpu/gpu_walk.h"
+#include "worker/kernel.h"
+
+#define BENCH_START (UINT64_C(0x5eed) << 40) /* ranges without the answer */
+#define BENCH_CALL (UINT64_C(1) << 33)       /* values per timed search */
+#define SMALL_RUNS 2000
+#define STOP_RUNS 100
+#define STOP_SPAN (UINT64_C(1) << 40)
+
+static uint64_t at = BENCH_START;
+static uint8_t digest[32];
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* p50, p99, max of n samples (sorted here), in us. */
+static void percentiles(uint64_t *ns, size_t n, char *out, size_t len)
+{
+	qsort(ns, n, sizeof *ns, cmp_u64);
+	snprintf(out, len, "p50 %.1f us, p99 %.1f us, max %.1f us", ns[n / 2] / 1e3,
+		 ns[n * 99 / 100] / 1e3, ns[n - 1] / 1e3);
+}
+
+/* The variant in use, searching for seconds: its rate, printed. */
+static double rate(double seconds)
+{
+	uint64_t found, values = 0, t0, launches;
+	struct gpu_stats before, after;
+	double wall, busy;
+
+	check_search(digest, at, at + BENCH_CALL / 8 - 1, &found, NULL); /* warm */
+	at += BENCH_CALL / 8;
+	gpu_stats(dev, &before);
+	t0 = clock_ns();
+	while ((double)(clock_ns() - t0) / 1e9 < seconds) {
+		if (check_search(digest, at, at + BENCH_CALL - 1, &found, NULL)) {
+			check_fail("bench", "a range without the answer: not SEARCH_NONE");
+			return 0;
+		}
+		values += BENCH_CALL;
+		at += BENCH_CALL;
+	}
+	wall = (double)(clock_ns() - t0);
+	gpu_stats(dev, &after);
+	busy = (double)(after.busy_ns - before.busy_ns);
+	launches = after.launches - before.launches;
+	printf("rate %-16s %6.2f G hashes/s over %.1f s; %llu launches of %.2f ms, "
+	       "%u threads; device busy %.1f%%\n", gpu_variant_name(gpu_variant(dev)),
+	       values / wall, wall / 1e9, (unsigned long long)launches,
+	       launches ? busy / 1e6 / (double)launches : 0, after.threads, 100 * busy / wall);
+	return values / wall;
+}
+
+/* SMALL_RUNS searches of values each, as the host sees them. */
+static void small(uint64_t values, const char *how)
+{
+	static uint64_t ns[SMALL_RUNS];
+	uint64_t found;
+	char line[128];
+
+	for (size_t i = 0; i < SMALL_RUNS; i++) {
+		uint64_t t0 = clock_ns();
+
+		check_search(digest, at, at + values - 1, &found, NULL);
+		ns[i] = clock_ns() - t0;
+		at += values;
+	}
+	percentiles(ns, SMALL_RUNS, line, sizeof line);
+	printf("small %llu values, %s: %s over %d searches\n",
+	       (unsigned long long)values, how, line, SMALL_RUNS);
+}
+
+struct stopper {
+	uint32_t word;
+	long delay_ns;
+	uint64_t set_ns; /* when the word was set */
+};
+
+static void *stop_later(void *arg)
+{
+	struct stopper *s = arg;
+	struct timespec t = { 0, s->delay_ns };
+
+	nanosleep(&t, NULL);
+	s->set_ns = clock_ns();
+	__atomic_store_n(&s->word, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* From the stop word's store to the search's return, STOP_RUNS times at
+ * random moments 2 to 12 ms into a search that would take minutes. */
+static void stop_latency(void)
+{
+	static uint64_t ns[STOP_RUNS];
+	struct stopper *s = calloc(1, sizeof *s); /* one page, registered once */
+	struct gpu_stats st;
+	char line[128];
+	size_t n = 0;
+
+	for (int i = 0; i < STOP_RUNS; i++) {
+		uint64_t found, done;
+		pthread_t t;
+		int r;
+
+		s->word = 0;
+		s->delay_ns = 2000000 + rand() % 10000000;
+		if (pthread_create(&t, NULL, stop_later, s))
+			break;
+		r = check_search(digest, at, at + STOP_SPAN - 1, &found, &s->word);
+		done = clock_ns();
+		pthread_join(t, NULL);
+		if (r != SEARCH_STOPPED || found < at || found > at + STOP_SPAN - 1) {
+			check_fail("stop latency", "a stopped search did not stop in its range");
+			continue;
+		}
+		ns[n++] = done - s->set_ns;
+		at += STOP_SPAN;
+	}
+	gpu_stats(dev, &st);
+	if (n) {
+		percentiles(ns, n, line, sizeof line);
+		printf("stop latency (stop word to return): %s over %zu stops; the "
+		       "device %s the stop word\n", line, n,
+		       st.watching ? "polls" : "does not poll");
+	}
+	free(s);
+}
+
+/* The rate that kernel_calibrate() measured for the CPU kernel it picked. */
+static double cpu_rate(const struct kernel_calibration *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->rates[i].kernel == c->best)
+			return c->rates[i].hashes_per_s;
+	return 0;
+}
+
+void bench_all(double seconds, int only)
+{
+	const struct kernel_calibration *cpu = kernel_calibrate();
+	double best = -1;
+	int fastest = only < 0 ? 0 : only;
+
+	digest_of(BENCH_START - 1, digest);
+	for (int v = 0; v < gpu_variants(); v++) {
+		double r;
+
+		if (only >= 0 && v != only)
+			continue;
+		gpu_use(dev, v);
+		if ((r = rate(seconds)) > best) {
+			best = r;
+			fastest = v;
+		}
+	}
+	gpu_use(dev, fastest);
+	printf("fastest: %s, %.2f G hashes/s\n", gpu_variant_name(fastest), best / 1e9);
+	small(100000, "spinning");
+	small(1, "spinning");
+	gpu_spin_ns(dev, 0);
+	small(100000, "sleeping");
+	small(1, "sleeping");
+	gpu_spin_ns(dev, GPU_SPIN_NS);
+	stop_latency();
+	printf("cpu %s: %.1f M hashes/s on one core\n", cpu->best->name,
+	       cpu_rate(cpu) / 1e6);
+}

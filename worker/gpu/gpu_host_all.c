@@ -1,0 +1,34 @@
+/* The table of the host builds of the GPU kernel's variants. The build
+ * compiles gpu_host.c once per variant and passes the list here as
+ * GPU_VARIANT_LIST, X(n) for each, so the list is written once (GPU_VARIANTS
+ * in gpu.mk). */
+#include "worker/gpu/gpu_host.h"
+
+#ifndef GPU_VARIANT_LIST
+#error "GPU_VARIANT_LIST: the build names the variants (gpu.mk)"
+#endif
+
+#define X(n) extern const struct gpu_host_variant gpu_host_##n;
+GPU_VARIANT_LIST
+#undef X
+
+#define X(n) &gpu_host_##n,
+static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
+#undef X
+
+const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
+{
+	*n = sizeof all / sizeof all[0];
+	return all;
+}
+
+int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+		    uint64_t *found, const uint32_t *stop)
+{
+	return all[0]->search(digest, lo, hi, found, stop);
+}
+
+uint64_t gpu_host_rejected(void)
+{
+	return all[0]->launcher->rejected;
+}

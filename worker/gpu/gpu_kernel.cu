@@ -1,0 +1,81 @@
+/* One variant of the device kernel (GPU_VARIANT, see gpu_variant.h): the
+ * build compiles this file once per variant into objects that differ only
+ * in it, each with its own kernel, constant memory and gpu_kernel_<n>.
+ *
+ * A launch hashes a run of values inside one 2^32 segment, each thread a
+ * strided share in increasing order (gpu_scan), with the segment's plan
+ * and the job passed as grid-constant arguments. The last block of each
+ * launch to end copies the word to its report slot in mapped pinned host
+ * memory, with the device's clock, so the host reads a launch's outcome and
+ * its run time with no copy, no event timing and no atomics on host
+ * memory. */
+#include "worker/gpu/gpu_kernel.h"
+#include "worker/gpu/gpu_search.h"
+
+/* The device's nanosecond clock. */
+static __device__ uint64_t now(void)
+{
+	uint64_t t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* The last block of a launch to end reports it. The fence orders this
+ * block's atomic mins, which __syncthreads gathered, before its count;
+ * atomicInc wraps done to 0 for the next launch. The report's gen goes
+ * last, after a system-wide fence, for a host that spins on it. */
+static __device__ void publish(const struct gpu_job *j, const struct gpu_shared *sh,
+			       struct gpu_report *r)
+{
+	__threadfence();
+	if (atomicInc(sh->done, gridDim.x - 1) != gridDim.x - 1)
+		return;
+	__threadfence();
+	r->word = *(volatile uint64_t *)sh->word;
+	r->t1 = now();
+	__threadfence_system();
+	*(volatile uint32_t *)&r->gen = j->gen;
+}
+
+static __global__ void __launch_bounds__(GPU_BLOCK)
+search(const __grid_constant__ struct lanes_plan plan,
+       const __grid_constant__ struct gpu_job job, const struct gpu_shared sh)
+{
+	struct gpu_report *r = &sh.reports[job.gen % GPU_REPORTS];
+
+	if (blockIdx.x == 0 && threadIdx.x == 0)
+		r->t0 = now();
+	gpu_scan(&plan, &job, blockIdx.x * GPU_BLOCK + threadIdx.x,
+		 gridDim.x * GPU_BLOCK, sh.word);
+	__syncthreads();
+	if (threadIdx.x == 0)
+		publish(&job, &sh, r);
+}
+
+static cudaError_t setup(void)
+{
+	static const uint32_t one = 1;
+	cudaError_t e = cudaMemcpyToSymbol(gpu_k, sha256_k, sizeof gpu_k);
+
+	return e != cudaSuccess ? e : cudaMemcpyToSymbol(gpu_one, &one, sizeof one);
+}
+
+static cudaError_t occupancy(int *per_sm)
+{
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, search, GPU_BLOCK, 0);
+}
+
+static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
+			  unsigned blocks, cudaStream_t s, const struct gpu_shared *sh)
+{
+	struct lanes_plan plan;
+
+	lanes_plan_init(&plan, digest, j->first);
+	search<<<blocks, GPU_BLOCK, 0, s>>>(plan, *j, *sh);
+	return cudaGetLastError();
+}
+
+extern "C" const struct gpu_kernel GPU_VARIANT_SYM(gpu_kernel_) = {
+	GPU_VARIANT_NAME, setup, occupancy, launch,
+};

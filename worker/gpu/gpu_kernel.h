@@ -1,0 +1,45 @@
+/* One variant of the device kernel, as the launcher (gpu.cu) drives it:
+ * gpu_kernel.cu, built once per variant (gpu_variant.h), defines one of
+ * these each. CUDA's types: included by the .cu files alone. */
+#ifndef REVHASH_GPU_KERNEL_H
+#define REVHASH_GPU_KERNEL_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "worker/gpu/gpu_word.h"
+
+#define GPU_BLOCK 256  /* threads per block */
+#define GPU_REPORTS 4  /* report slots, by generation: >= GPU_WALK_DEPTH */
+
+/* What a launch's last block leaves in mapped host memory: the word after
+ * the launch and the device's clock around it, gen last, so that a host
+ * that sees gen sees the rest. */
+struct gpu_report {
+	uint64_t word;
+	uint64_t t0, t1;  /* %globaltimer ns: block 0's start, the end */
+	uint32_t gen;
+	uint32_t pad;
+};
+
+/* The device memory every launch shares. */
+struct gpu_shared {
+	uint64_t *word;             /* the candidate word (gpu_word.h) */
+	unsigned *done;             /* blocks of the running launch ended */
+	struct gpu_report *reports; /* device address of the mapped slots */
+};
+
+struct gpu_kernel {
+	const char *name;
+	/* Copy the round constants and the hidden 1 into this variant's
+	 * constant memory (the device current). */
+	cudaError_t (*setup)(void);
+	/* Blocks of GPU_BLOCK threads that one SM holds at once. */
+	cudaError_t (*occupancy)(int *per_sm);
+	/* Queue job j for digest on s over blocks blocks. */
+	cudaError_t (*launch)(const uint8_t digest[32], const struct gpu_job *j,
+			      unsigned blocks, cudaStream_t s,
+			      const struct gpu_shared *sh);
+};
+
+#endif
