@@ -2,7 +2,7 @@
  * written once. The ring (shm/ring_sched.c) asks it which job goes first,
  * whether a job may be shared, how big a piece is, what a slow worker
  * leaves to a fast one and whether a new job takes the workers; the master
- * ranks its parked jobs with it; and the ideal-server simulation
+ * ranks its backlog with it; and the ideal-server simulation
  * (bench/simulate.c) calls the very same functions, so the ideal a run is
  * measured against can never drift from what the server does.
  *

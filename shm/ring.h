@@ -197,7 +197,7 @@ unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);
 /* The one builder of a job's rank: its weight and arrival order, and what
  * its key and progress leave to hash. The heap, preemption and the
- * master's parked jobs all rank with it. */
+ * master's backlog all rank with it. */
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p);
 

@@ -1,7 +1,7 @@
-/* shm/ring: lease, finish, cancel, ranking, splitting, parking, requeue of a
- * dead worker's lease, and a worker killed or stopped while it holds the
- * ring's lock. The test plays the master and the workers (slots registered
- * under made-up pids) in one process. */
+/* shm/ring: lease, finish, cancel, ranking, splitting, parking, the giving
+ * back of a dead worker's lease, and a worker killed or stopped while it
+ * holds the ring's lock. The test plays the master and the workers (slots
+ * registered under made-up pids) in one process. */
 #include "shm/ring.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
@@ -177,7 +177,7 @@ START_TEST(found_answer_is_reported_and_kept)
 END_TEST
 
 /* A lease of a job that ended is void, whatever its entry holds by the
- * time the lease comes back: here the entry was taken back, filled with
+ * time the lease comes back: here the entry was freed, filled with
  * another job and that one released; the void lease's return must not
  * count against it (it would never close) nor end it. */
 START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
@@ -391,7 +391,7 @@ START_TEST(dead_workers_lease_is_leased_again_first)
 	ring_finish(r, 4, SEARCH_NONE, 0);
 	dies(3);
 	ck_assert_int_eq(lease(4, 30, &again), 0);
-	ck_assert_uint_eq(again.lo, l.lo);       /* requeued range first */
+	ck_assert_uint_eq(again.lo, l.lo);       /* the range given back first */
 	ck_assert_uint_eq(again.hi, l.lo + 29);
 	ring_finish(r, 4, SEARCH_NONE, 0);
 	drain(4, 100, 0, seen);

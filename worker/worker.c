@@ -65,7 +65,7 @@ static int should_stop(const struct worker_start *w, int idle)
  * it in the slot: values, and CPU time, so that the rate it gives leaves
  * out whatever else ran on this CPU meanwhile. Returns the kernel's
  * result, and in *x the answer or the first value not hashed (the ring
- * takes back the rest). */
+ * gives the rest back to the job). */
 static enum search_result hash_lease(const struct worker_start *w,
 				     const struct ring_lease *l, uint64_t *chunk,
 				     uint64_t *x)

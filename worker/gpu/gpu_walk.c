@@ -115,7 +115,7 @@ static void account(struct gpu_launcher *l, const struct gpu_job *j,
 /* Wait for the oldest launch. SEARCH_FOUND (*found), SEARCH_STOPPED (it
  * halted: *found its first value), 2 to go on with *last the last value
  * hashed, or < 0. A false candidate drops the launches after it. */
-static int settle(struct walk *w, uint64_t *last, uint64_t *found)
+static int wait_oldest(struct walk *w, uint64_t *last, uint64_t *found)
 {
 	struct gpu_launcher *l = w->l;
 	struct gpu_job *j = &w->q[w->head];
@@ -164,7 +164,7 @@ static int walk(struct walk *w, uint64_t lo, uint64_t *found, const uint32_t *st
 
 		if (r || w->n == 0)
 			return r ? r : SEARCH_NONE;
-		r = settle(w, &last, found);
+		r = wait_oldest(w, &last, found);
 		if (r != 2)
 			return r;
 		if (last < w->hi && kernel_stopped(stop)) {
