@@ -13,9 +13,9 @@
 #include <sys/random.h>
 
 #define CAL_FIRST 2000000     /* values in the first calibration request */
-#define CAL_ENOUGH_S 0.5      /* a calibration this long is trusted */
 #define CAL_REPEAT 2          /* then timed again; the fastest counts */
-#define CAL_AIM_S 1.0         /* what the next, larger one aims at */
+#define CAL_AIM 2.0           /* the next, larger one aims at this many
+			       * times the length trusted */
 #define CAL_ROUNDS 8
 #define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
 
@@ -40,10 +40,11 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 	return err;
 }
 
-/* Grow the range until one request takes CAL_ENOUGH_S, then time that size
+/* Grow the range until one request takes enough_s, then time that size
  * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
  * sample says more about the neighbours than about the server. */
-int calibrate_rate(struct target *t, double *rate)
+int calibrate_rate(struct target *t, double enough_s, int verbose,
+		   double *rate)
 {
 	uint64_t n = CAL_FIRST;
 	double secs = 0, best;
@@ -53,22 +54,24 @@ int calibrate_rate(struct target *t, double *rate)
 
 		if (err) {
 			errno = -err;
-			fprintf(stderr, "calibration (%" PRIu64
-				" values): %m\n", n);
+			if (verbose)
+				fprintf(stderr, "calibration (%" PRIu64
+					" values): %m\n", n);
 			return err;
 		}
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
-		if (secs >= CAL_ENOUGH_S || round >= CAL_ROUNDS - 1 ||
-		    n >= CAL_MAX)
+		if (verbose)
+			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (secs >= enough_s || round >= CAL_ROUNDS - 1 || n >= CAL_MAX)
 			break;
-		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM_S / secs, 2), 64),
+		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM * enough_s / secs, 2), 64),
 				   CAL_MAX);
 	}
 	best = secs;
 	for (int again = 0; again < CAL_REPEAT; again++) {
 		if (time_full_range(t, n, &secs) == 0 && secs < best)
 			best = secs;
-		printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (verbose)
+			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
 	}
 	*rate = n / best;
 	return 0;

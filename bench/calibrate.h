@@ -5,8 +5,13 @@
 
 #include "bench/client.h"
 
-/* Measure the values per second t hashes on one request, printing each
- * timing. 0 and *rate, or -errno (printed). */
-int calibrate_rate(struct target *t, double *rate);
+#define CALIBRATE_ENOUGH_S 0.5 /* a request this long is trusted */
+
+/* Measure the values per second t hashes on one request: requests grow
+ * until one takes enough_s seconds (at most about twice as long), then
+ * the fastest of that and two more counts. verbose: print each timing and
+ * a failure. 0 and *rate, or -errno (-EPROTO: a wrong answer). */
+int calibrate_rate(struct target *t, double enough_s, int verbose,
+		   double *rate);
 
 #endif
