@@ -37,6 +37,7 @@ static const char usage[] =
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
 	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
@@ -85,7 +86,9 @@ static const char usage[] =
 	"  --plot FILE.png   each server's score per round, side by side (gnuplot)\n"
 	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
-	"  --no-calibrate    no probe, so no efficiency\n";
+	"  --no-calibrate    no probe, so no efficiency\n"
+	"The fifth prints a preset's seven workload words, its delay set from\n"
+	"--rate where it follows one (as the race does from its first probe).\n";
 
 static const char race_usage[] =
 	"usage: revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
@@ -159,9 +162,10 @@ static int parse_shares(const char *arg, struct bench_options *o)
 }
 
 /* What an option belongs to; --priority (PRIO) to the closed loop or
- * --ask, --csv and --no-calibrate (SHARED) to the replay or the race. */
+ * --ask, --csv and --no-calibrate (SHARED) to the replay or the race,
+ * --rate (RATE) to the replay or --preset. */
 enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
-	    SHARED = 64 };
+	    SHARED = 64, RATE = 128, PRESET = 256 };
 
 static int race_bad(const char *what)
 {
@@ -240,7 +244,10 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		return REPLAY;
 	case 'r':
 		return parse_double(arg, 0, HUGE_VAL, &o->rate) ||
-		       o->rate == 0 ? -EINVAL : REPLAY;
+		       o->rate == 0 ? -EINVAL : RATE;
+	case 'W':
+		o->preset = arg;
+		return PRESET;
 	case 'R':
 		return parse_shares(arg, o) ? -EINVAL : REPLAY;
 	case 'C':
@@ -323,6 +330,28 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	return 0;
 }
 
+/* --preset NAME [--rate R]: the preset's seven words, into o->wl. */
+static int parse_preset(int argc, int modes, struct bench_options *o)
+{
+	const struct wl_preset *w = wl_preset_find(o->preset);
+	char names[128];
+
+	if (modes & ~(PRESET | RATE) || argc) {
+		return race_bad("--preset NAME takes no other words or options "
+				"but --rate");
+	}
+	if (!w) {
+		wl_preset_names(names, sizeof names);
+		fprintf(stderr, "revhash-bench: no preset %s (the presets: %s)\n",
+			o->preset, names);
+		return -EINVAL;
+	}
+	if (wl_preset_params(w, o->rate, &o->wl))
+		return race_bad("--preset: this one's delay follows a hash rate: "
+				"give --rate");
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct bench_options *o)
 {
 	static const struct option longs[] = {
@@ -348,6 +377,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "plot", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "probe", required_argument, NULL, 'B' },
+		{ "preset", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -373,10 +403,12 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 	}
 	if (modes & RACE)
 		return parse_race(argc - optind, argv + optind, modes, o);
+	if (modes & PRESET)
+		return parse_preset(argc - optind, modes, o);
 	if (modes & (ASK | SPLIT))
 		return parse_ask(argc - optind, argv + optind, modes, o);
 	if (modes & (CLOSED | PRIO)) {
-		if (modes & (REPLAY | SHARED) || !o->closed.concurrency ||
+		if (modes & (REPLAY | SHARED | RATE) || !o->closed.concurrency ||
 		    !o->closed.duration_ms || argc - optind != 2)
 			return -EINVAL;
 		return parse_target(argv + optind, o);
@@ -393,7 +425,8 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 			fputs(usage, stdout);
 		return 0;
 	}
-	/* A race's mistake is said above: its usage alone follows. */
-	fputs(o->racing ? race_usage : usage, stderr);
+	/* A race's or a preset's mistake is said above: the short way. */
+	fputs(o->racing ? race_usage : o->preset ?
+	      "(revhash-bench --help says more)\n" : usage, stderr);
 	return -EINVAL;
 }

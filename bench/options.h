@@ -23,6 +23,7 @@ struct bench_options {
 	double shares[64];           /* --worker-rates: the workers' rates */
 	struct closed_params closed; /* concurrency 0: the replay */
 	struct ask_params ask;       /* --ask; split 0 when not asking */
+	const char *preset;          /* --preset: print its words */
 	int racing;                  /* --race */
 	struct race_params race;     /* --race's servers, workload, options */
 };

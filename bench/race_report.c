@@ -84,12 +84,10 @@ static void leg_notes(const char *name, const struct race_leg *g,
 		return;
 	printf("  %s: ", name);
 	if (g->wrong)
-		printf("%" PRIu64 "%s wrong", g->wrong, g->missing ? "" : " of");
-	if (g->wrong && g->missing)
-		printf(" and ");
+		printf("%" PRIu64 " wrong%s", g->wrong, g->missing ? " and " : "");
 	if (g->missing)
-		printf("%" PRIu64 " missing of", g->missing);
-	printf(" %" PRIu64 " answers", total);
+		printf("%" PRIu64 " missing", g->missing);
+	printf(" of %" PRIu64 " answers", total);
 	for (unsigned c = 0; c < RACE_CAUSES && g->cause_n[c]; c++) {
 		printf("%s%s: %" PRIu64, c ? ", " : " (", cause_text(g->cause[c]),
 		       g->cause_n[c]);

@@ -301,6 +301,12 @@ int main(int argc, char **argv)
 		return 0;
 	if (opt.racing)
 		return race_run(&opt.race);
+	if (opt.preset) {
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64
+		       " %g\n", opt.wl.seed, opt.wl.total, opt.wl.start,
+		       opt.wl.difficulty, opt.wl.rep, opt.wl.delay_us, opt.wl.lambda);
+		return 0;
+	}
 	if (opt.closed.concurrency || opt.ask.split)
 		return target_main(&opt);
 	reqs = generate(&opt.wl);

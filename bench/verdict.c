@@ -51,12 +51,15 @@ static int usable(double score)
 	return isfinite(score) && score > 0;
 }
 
-/* Does side w beat side l by the margin in every round? */
+/* Does side w beat side l by the margin in every round? A ratio a hair
+ * under the margin through rounding (1.1 * 100 is not 110 in binary)
+ * still counts. */
 static int every_round(const double *w, const double *l, unsigned rounds,
 		       double margin)
 {
 	for (unsigned r = 0; r < rounds; r++)
-		if (!usable(w[r]) || !usable(l[r]) || l[r] < (1 + margin) * w[r])
+		if (!usable(w[r]) || !usable(l[r]) ||
+		    l[r] / w[r] < 1 + margin - 1e-9)
 			return 0;
 	return 1;
 }
