@@ -1,7 +1,9 @@
-/* revhash-bench's command line. The four modes take disjoint options
- * (--priority aside, which the closed loop and --ask share, and --csv and
- * --no-calibrate, which the replay and the race share), and one from two
- * modes is an error rather than a guess at which mode was meant.
+/* revhash-bench's command line. The modes take disjoint options (but
+ * --priority, which the closed loop and --ask share, --csv and
+ * --no-calibrate, which the replay and the race share, and --rate, which
+ * the replay and --preset share), and one from two modes is an error
+ * rather than a guess at which mode was meant. The race's mistakes and
+ * --preset's are each said in a line of their own.
  * Every number goes through master/parse.c: whole, unsigned, in bounds.
  * The replay's policy options describe the server under test with the
  * master's own switches and defaults, so a script can pass the same words
@@ -167,7 +169,8 @@ static int parse_shares(const char *arg, struct bench_options *o)
 enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
 	    SHARED = 64, RATE = 128, PRESET = 256 };
 
-static int race_bad(const char *what)
+/* Say what is wrong with the command line: -EINVAL. */
+static int complain(const char *what)
 {
 	fprintf(stderr, "revhash-bench: %s\n", what);
 	return -EINVAL;
@@ -186,27 +189,27 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 		return RACE;
 	case 'N':
 		if (parse_u64(arg, 1, RACE_MAX_ROUNDS, &rounds))
-			return race_bad("--rounds: a whole number from 1 to 1000");
+			return complain("--rounds: a whole number from 1 to 1000");
 		p->rounds = (unsigned)rounds;
 		return RACE;
 	case 'M':
 		if (parse_double(arg, 0, 1000, &p->margin))
-			return race_bad("--margin: a percentage from 0 to 1000");
+			return complain("--margin: a percentage from 0 to 1000");
 		p->margin /= 100;
 		return RACE;
 	case 'P':
 		if (!*arg || strpbrk(arg, "\"\n\\"))
-			return race_bad("--plot: a file name, with no quote, "
+			return complain("--plot: a file name, with no quote, "
 					"backslash or line break");
 		p->plot = arg;
 		return RACE;
 	case 'T':
 		if (parse_seconds(arg, &p->timeout_ms))
-			return race_bad("--timeout: seconds, 0.001 to 86400");
+			return complain("--timeout: seconds, 0.001 to 86400");
 		return RACE;
 	case 'B':
 		if (parse_duration(arg, 60, 0, &ms))
-			return race_bad("--probe: seconds, 0.001 to 60");
+			return complain("--probe: seconds, 0.001 to 60");
 		p->probe_s = ms / 1000.0;
 		return RACE;
 	}
@@ -298,16 +301,16 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	int k = 0;
 
 	if (!o->racing)
-		return race_bad("--rounds, --margin, --plot, --timeout and --probe "
+		return complain("--rounds, --margin, --plot, --timeout and --probe "
 				"belong to --race");
 	if (modes & ~(RACE | SHARED))
-		return race_bad("--race takes no options but --rounds, --margin, "
+		return complain("--race takes no options but --rounds, --margin, "
 				"--csv, --plot, --timeout, --probe and --no-calibrate");
 	while (k < argc && race_is_server(a[k]))
 		if (race_add_server(a[k++], p))
 			return -EINVAL;
 	if (p->n < 2)
-		return race_bad("--race needs two servers or more, each as "
+		return complain("--race needs two servers or more, each as "
 				"NAME=HOST:PORT, before the workload");
 	wl_preset_names(names, sizeof names);
 	if (argc - k == 1) {
@@ -317,7 +320,7 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 			return -EINVAL;
 		}
 		if (wl_preset_params(p->preset, 0, &p->wl) && !p->calibrate)
-			return race_bad("--race: this preset's delay comes from the "
+			return complain("--race: this preset's delay comes from the "
 					"first probe: it cannot run with --no-calibrate");
 		return 0;
 	}
@@ -337,7 +340,7 @@ static int parse_preset(int argc, int modes, struct bench_options *o)
 	char names[128];
 
 	if (modes & ~(PRESET | RATE) || argc) {
-		return race_bad("--preset NAME takes no other words or options "
+		return complain("--preset NAME takes no other words or options "
 				"but --rate");
 	}
 	if (!w) {
@@ -347,7 +350,7 @@ static int parse_preset(int argc, int modes, struct bench_options *o)
 		return -EINVAL;
 	}
 	if (wl_preset_params(w, o->rate, &o->wl))
-		return race_bad("--preset: this one's delay follows a hash rate: "
+		return complain("--preset: this one's delay follows a hash rate: "
 				"give --rate");
 	return 0;
 }

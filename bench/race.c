@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,14 @@ static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
 	return 0;
 }
 
+/* How long a probe's request must take: --probe, but no more than an
+ * eighth of --timeout, as its requests aim at twice that and the first
+ * of them may overshoot. */
+static double probe_s(const struct race_params *p)
+{
+	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
+}
+
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
  * -EINVAL when the race cannot go on (no delay for its workload). */
 static int run_leg(struct race *r, unsigned round, unsigned i)
@@ -210,7 +219,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	uint64_t n = r->wl.total, t0;
 
 	if (r->p->calibrate &&
-	    (g->probe_err = calibrate_rate(&r->target[i], r->p->probe_s, 0, &g->rate)))
+	    (g->probe_err = calibrate_rate(&r->target[i], probe_s(r->p), 0, &g->rate)))
 		g->rate = 0;
 	if (set_delay(r, g, i))
 		return -EINVAL;
@@ -246,7 +255,7 @@ static int run_round(struct race *r, unsigned round)
 	for (unsigned k = 0; k < p->n; k++)
 		if (run_leg(r, round, order[k]))
 			return -EINVAL;
-	race_report_round(p, round, &r->legs[(round - 1) * p->n]);
+	race_report_round(p, &r->legs[(round - 1) * p->n]);
 	fflush(stdout);
 	return 0;
 }
@@ -276,8 +285,10 @@ static int start(struct race *r)
 	if (p->plot && race_report_plot_check())
 		return -ENOENT;
 	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
+		int err = -errno;
+
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
-		return -errno;
+		return err;
 	}
 	if (r->csv)
 		fprintf(r->csv, "round,server,seed,rate," RUNCSV_COLUMNS "\n");

@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "bench/client.h"
 #include "bench/workload.h"
 
 #define RACE_MAX_SERVERS 8
@@ -14,7 +15,7 @@
 #define RACE_MAX_ROUNDS 1000
 #define RACE_ROUNDS 5         /* by default */
 #define RACE_MARGIN 0.10      /* by default: every round 10% or more */
-#define RACE_TIMEOUT_S 120    /* a request's bound by default */
+#define RACE_TIMEOUT_S CLIENT_TIMEOUT_S /* a request's bound by default */
 
 struct race_server {
 	char name[RACE_NAME_MAX + 1];
@@ -45,8 +46,11 @@ int race_is_server(const char *word);
  * wrong with the word. */
 int race_add_server(const char *word, struct race_params *p);
 /* Run the race and print it. The exit status: 0 when every server
- * answered every request right, 1 when one did not or a file could not be
- * written (the race still runs to its end), 2 when it could not start. */
+ * answered every request right; 1 when one did not, or a file could not
+ * be written (the race still runs to its end), or a preset whose delay
+ * follows the rate found no rate at the race's first probe (the race
+ * ends there); 2 when it could not start (a server's name that does not
+ * resolve, a file that cannot be opened, no gnuplot for --plot). */
 int race_run(const struct race_params *p);
 
 #endif

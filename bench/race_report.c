@@ -98,12 +98,10 @@ static void leg_notes(const char *name, const struct race_leg *g,
 	printf("%s\n", told ? ")" : "");
 }
 
-void race_report_round(const struct race_params *p, unsigned round,
-		       const struct race_leg *legs)
+void race_report_round(const struct race_params *p, const struct race_leg *legs)
 {
 	int w = name_width(p);
 
-	(void)round;
 	printf("  %-*s %10s %10s %10s %11s %10s %10s\n", w, "server",
 	       "rate M/s", "score", "efficiency", "reliability", "p50 ms",
 	       "p99 ms");

@@ -34,10 +34,9 @@ void race_report_progress(const struct race_params *p, unsigned round,
  * that runs k-th). */
 void race_report_round_start(const struct race_params *p, unsigned round,
 			     uint64_t seed, const unsigned *order);
-/* Round round's table, legs[i] being server i's, and a line for each leg
+/* A round's table, legs[i] being server i's, and a line for each leg
  * that lost answers or has no efficiency, saying why. */
-void race_report_round(const struct race_params *p, unsigned round,
-		       const struct race_leg *legs);
+void race_report_round(const struct race_params *p, const struct race_leg *legs);
 /* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
 int race_report_plot_check(void);
 /* The summary and the verdicts over every round (legs[(r - 1) * n + i]),

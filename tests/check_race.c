@@ -7,17 +7,15 @@
  * themselves are tested on numbers in check_verdict.c. */
 #include "lib/digest.h"
 #include "tests/check_run.h"
+#include "tests/fake_server.h"
 #include "tests/helpers.h"
 
 #include <check.h>
 #include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,89 +101,6 @@ static int row(const char *text, const char *name, double *v, int max)
 		n++;
 	}
 	return n;
-}
-
-/* --- fake servers -------------------------------------------------------- */
-
-enum fake_mode { FAKE_RIGHT, FAKE_WRONG, FAKE_CLOSE, FAKE_GARBAGE, FAKE_HANG };
-
-struct fake {
-	enum fake_mode mode;
-	char letter;       /* logged for each connection */
-	unsigned delay_ms; /* before a reply */
-	int lfd;
-	unsigned port;
-};
-
-static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static char conn_log[4096];
-static size_t log_len;
-
-/* The x in [start, end] whose digest is d, by brute force (the tests'
- * ranges are small); 0 when none. */
-static uint64_t search(const uint8_t *d, uint64_t start, uint64_t end)
-{
-	uint8_t h[DIGEST_LEN];
-
-	for (uint64_t x = start; x <= end && end - start < 1000000; x++) {
-		digest_of(x, h);
-		if (memcmp(h, d, DIGEST_LEN) == 0)
-			return x;
-	}
-	return 0;
-}
-
-static void serve_one(const struct fake *f, int fd)
-{
-	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
-	struct proto_request q;
-
-	if (f->mode == FAKE_HANG)
-		return; /* left open: the client must give up by itself */
-	if (recv(fd, req, sizeof req, MSG_WAITALL) == (ssize_t)sizeof req) {
-		proto_decode_request(req, &q);
-		usleep(f->delay_ms * 1000);
-		if (f->mode == FAKE_GARBAGE)
-			send(fd, "\xde\xad\xbe", 3, MSG_NOSIGNAL);
-		if (f->mode == FAKE_RIGHT || f->mode == FAKE_WRONG) {
-			proto_encode_reply(f->mode == FAKE_WRONG ? q.end + 1 :
-					   search(q.digest, q.start, q.end), rep);
-			send(fd, rep, sizeof rep, MSG_NOSIGNAL);
-		}
-	}
-	close(fd);
-}
-
-static void *fake_serve(void *arg)
-{
-	struct fake *f = arg;
-	int fd;
-
-	while ((fd = accept(f->lfd, NULL, NULL)) >= 0) {
-		pthread_mutex_lock(&log_lock);
-		if (log_len < sizeof conn_log - 1)
-			conn_log[log_len++] = f->letter;
-		pthread_mutex_unlock(&log_lock);
-		serve_one(f, fd);
-	}
-	return NULL;
-}
-
-/* Start fake f on a port of its own, served by a thread. */
-static void fake_start(struct fake *f)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET,
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof a;
-	pthread_t tid;
-
-	ck_assert_int_ge(f->lfd = socket(AF_INET, SOCK_STREAM, 0), 0);
-	ck_assert_int_eq(bind(f->lfd, (struct sockaddr *)&a, sizeof a), 0);
-	ck_assert_int_eq(listen(f->lfd, 128), 0);
-	ck_assert_int_eq(getsockname(f->lfd, (struct sockaddr *)&a, &len), 0);
-	f->port = ntohs(a.sin_port);
-	ck_assert_int_eq(pthread_create(&tid, NULL, fake_serve, f), 0);
-	pthread_detach(tid);
 }
 
 /* "NAME=127.0.0.1:PORT" into buf. */
@@ -362,8 +277,7 @@ START_TEST(abba_order_reaches_the_servers)
 		run_bench(args, NULL, &r);
 	}
 	ck_assert_int_eq(r.status, 0);
-	conn_log[log_len] = '\0';
-	ck_assert_str_eq(conn_log, "AAAABBBBCCCC" "CCCCBBBBAAAA" "AAAABBBBCCCC");
+	ck_assert_str_eq(fake_log(), "AAAABBBBCCCC" "CCCCBBBBAAAA" "AAAABBBBCCCC");
 	expect(&r, "round 1 of 3, seed 77: A, B, then C\n");
 	expect(&r, "round 2 of 3, seed 78: C, B, then A\n");
 	expect(&r, "round 3 of 3, seed 79: A, B, then C\n");
@@ -533,6 +447,34 @@ START_TEST(bad_arguments_exit_2)
 }
 END_TEST
 
+/* --preset prints a preset's seven words, which scripts/lib.sh reads: its
+ * delay from --rate where it follows one, which it must then have. */
+START_TEST(preset_prints_its_words)
+{
+	const char *one_m[] = { "--preset", "1M", "--rate", "142.7e6", NULL };
+	const char *final[] = { "--preset", "final", NULL };
+	const char *bad[][5] = { { "--preset", "1M", NULL },
+				 { "--preset", "nope", "--rate", "1e8", NULL },
+				 { "--preset", "final", "extra", NULL },
+				 { "--preset", "final", "--quiet", NULL } };
+	static struct ran r;
+
+	run_bench(one_m, NULL, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3435245 200 0 1000000 20 11212 1.5\n");
+	run_bench(final, NULL, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3435245 500 0 30000000 20 600000 1.5\n");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		run_bench(bad[i], NULL, &r);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_str_eq(r.out, "");
+		ck_assert_ptr_nonnull(strstr(r.err, "revhash-bench: "));
+	}
+	ck_assert_ptr_nonnull(strstr(r.err, "takes no other words or options"));
+}
+END_TEST
+
 static Suite *race_suite(void)
 {
 	Suite *s = suite_create("race");
@@ -548,6 +490,7 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, abba_order_reaches_the_servers);
 	tcase_add_test(fakes, plot_draws_the_scores);
 	tcase_add_test(fakes, bad_arguments_exit_2);
+	tcase_add_test(fakes, preset_prints_its_words);
 	suite_add_tcase(s, fakes);
 	return s;
 }
