@@ -239,11 +239,11 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 			column(p, legs, b, 0, sb);
 			verdict_judge(&side[0], &side[1], p->rounds, all, p->margin, &v);
 			verdict_text(&v, name, p->margin, line, sizeof line);
-			printf("%s%s\n", v.kind <= VERDICT_RELIABILITY ? "verdict: " : "",
-			       line);
+			printf("%s%s\n", v.kind == VERDICT_SCORE ||
+			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
 			if (len < size)
 				len += (size_t)snprintf(text + len, size - len, "%s%s",
-							len ? "\\n" : "", line);
+							len ? "\n" : "", line);
 		}
 }
 
@@ -267,21 +267,49 @@ int race_report_plot_check(void)
 	return -ENOENT;
 }
 
+/* text as a gnuplot string's body: its lines, and any longer than chars,
+ * broken at spaces with gnuplot's "\n". */
+static void put_wrapped(FILE *g, const char *text, size_t chars)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t word = strcspn(text, " \n");
+
+		if (col && col + 1 + word > chars) {
+			fputs("\\n", g);
+			col = 0;
+		} else if (col) {
+			fputc(' ', g);
+			col++;
+		}
+		fwrite(text, 1, word, g);
+		col += word;
+		text += word;
+		if (*text == '\n')
+			col = chars; /* the next word starts a line */
+		if (*text)
+			text++;
+	}
+}
+
 /* gnuplot's script: the scores of each round as clustered bars, a colour
- * per server, the verdicts as its title. */
+ * per server, the verdicts (one a line) as its title. */
 static void plot_script(FILE *g, const struct race_params *p,
 			const struct race_leg *legs, const char *title)
 {
 	unsigned width = 240 + 50 * p->rounds * p->n;
 
-	fprintf(g, "set terminal pngcairo size %u,520 font \",10\" noenhanced\n"
-		"set output \"%s\"\nset title \"%s\"\n"
+	width = width < 720 ? 720 : width > 1800 ? 1800 : width;
+	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\n"
+		"set output \"%s\"\nset title \"", width, p->plot);
+	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
+	fprintf(g, "\"\n"
 		"set style data histograms\nset style histogram clustered gap 1\n"
 		"set style fill solid 0.75 border -1\nset key outside right top\n"
 		"set grid ytics\nset yrange [0:*]\nset xlabel \"round\"\n"
 		"set ylabel \"score (mean of latency_us x priority; lower is better)\"\n"
-		"$race << EOD\nround", width < 720 ? 720 : width > 1800 ? 1800 : width,
-		p->plot, title);
+		"$race << EOD\nround");
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i), all = p->wl.total * p->rounds;
 

@@ -135,6 +135,29 @@ double verdict_percent(uint64_t ok, uint64_t total)
 	return total ? floor(10000.0L * ok / total) / 100 : 0;
 }
 
+/* Rounds that do not all agree by the margin: those that lean both ways,
+ * or all one way but not all by the margin. */
+static void overlap(const struct verdict *v, const char *const name[2],
+		    double margin, char *buf, size_t size)
+{
+	const char *a = name[0], *b = name[1];
+	int n = snprintf(buf, size, "no verdict between %s and %s: ", a, b);
+
+	if (n < 0 || (size_t)n >= size)
+		return;
+	if (v->min_ratio > 1 || v->max_ratio < 1)
+		n += snprintf(buf + n, size - (size_t)n, "%s led every round, but "
+			      "not all by %g%%", v->min_ratio > 1 ? a : b,
+			      margin * 100);
+	else
+		n += snprintf(buf + n, size - (size_t)n, "the rounds overlap");
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (%s's score / %s's, round by "
+			 "round: %.2f to %.2f; a verdict needs every round %g%% or "
+			 "more the same way)", b, a, v->min_ratio, v->max_ratio,
+			 margin * 100);
+}
+
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  double margin, char *buf, size_t size)
 {
@@ -157,11 +180,7 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			 v->rounds == 1 ? " is" : "s are", VERDICT_MIN_ROUNDS);
 		break;
 	case VERDICT_OVERLAP:
-		snprintf(buf, size, "no verdict between %s and %s: the rounds "
-			 "overlap (%s's score / %s's, round by round: %.2f to "
-			 "%.2f; a verdict needs every round %g%% or more the "
-			 "same way)", w, l, l, w, v->min_ratio, v->max_ratio,
-			 margin * 100);
+		overlap(v, name, margin, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "

@@ -26,7 +26,9 @@ enum verdict_kind {
 	VERDICT_SCORE,       /* better by the margin in every round */
 	VERDICT_RELIABILITY, /* more right answers: it wins whatever its score */
 	VERDICT_FEW_ROUNDS,  /* none: fewer than VERDICT_MIN_ROUNDS rounds */
-	VERDICT_OVERLAP,     /* none: the rounds do not all agree by the margin */
+	VERDICT_OVERLAP,     /* none: the rounds do not all agree by the margin
+			      * (they lean both ways, or all one way but
+			      * not all by the margin) */
 	VERDICT_UNRELIABLE,  /* none: both got as many answers wrong or missing */
 };
 

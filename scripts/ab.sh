@@ -21,7 +21,11 @@ need_gnuplot
 OUT=$ROOT/bench-out/ab
 mkdir -p "$OUT"
 PIDS=""
-trap 'for p in $PIDS; do stop_master "$p" 60; done' EXIT
+stop_all() {
+	local p
+	for p in $PIDS; do stop_master "$p" 60; done
+}
+trap stop_all EXIT
 PORT_A=$(free_port)
 MASTER=$A start_master "$PORT_A" "$OUT/a.log" "$@"
 PIDS=$MASTER_PID

@@ -254,7 +254,7 @@ START_TEST(identical_servers_no_verdict)
 	race_masters(&a, "A", &b, "B", w, "6", NULL, &r);
 	ck_assert_int_eq(tm_stop(&a), 0);
 	ck_assert_int_eq(tm_stop(&b), 0);
-	expect(&r, "no verdict between A and B: the rounds overlap");
+	expect(&r, "\nno verdict between A and B: ");
 	ck_assert_ptr_null(strstr(r.out, "verdict: "));
 	ck_assert_int_eq(r.status, 0);
 }

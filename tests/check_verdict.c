@@ -102,9 +102,10 @@ START_TEST(one_round_short_of_the_margin)
 	ck_assert(fabs(v.min_ratio - 100.0 / 110) < 1e-12); /* b over a */
 	ck_assert(fabs(v.max_ratio - 200 / 219.8) < 1e-12);
 	verdict_text(&v, name, 0.10, text, sizeof text);
-	ck_assert_str_eq(text, "no verdict between A and B: the rounds overlap "
-			 "(B's score / A's, round by round: 0.91 to 0.91; a "
-			 "verdict needs every round 10% or more the same way)");
+	ck_assert_str_eq(text, "no verdict between A and B: B led every round, "
+			 "but not all by 10% (B's score / A's, round by round: "
+			 "0.91 to 0.91; a verdict needs every round 10% or more "
+			 "the same way)");
 	/* With no margin, any lead in every round is one. */
 	ck_assert_int_eq(judge(c, b, 3, 0).kind, VERDICT_SCORE);
 }
@@ -114,12 +115,24 @@ START_TEST(rounds_that_disagree_or_are_too_few)
 {
 	const double a[] = { 100, 300, 100, 300 }, b[] = { 200, 100, 200, 100 };
 	const double far[] = { 1000, 1000 }, near[] = { 1, 1 };
+	const char *led = "no verdict between A and B: A led every round, but "
+			  "not all by 10% (B's score / A's, round by round: 1.05 "
+			  "to 1.10;";
 	const char *name[2] = { "A", "B" };
 	char text[256];
 	struct verdict v = judge(a, b, 4, 0.10);
 
 	ck_assert_int_eq(v.kind, VERDICT_OVERLAP);
 	ck_assert(fabs(v.min_ratio - 1.0 / 3) < 1e-12 && v.max_ratio == 2);
+	verdict_text(&v, name, 0.10, text, sizeof text);
+	ck_assert_str_eq(text, "no verdict between A and B: the rounds overlap "
+			 "(B's score / A's, round by round: 0.33 to 2.00; a "
+			 "verdict needs every round 10% or more the same way)");
+	/* A ahead in every round, once by less than the margin. */
+	v = judge(b, (const double[]){ 210, 105, 220, 109 }, 4, 0.10);
+	ck_assert_int_eq(v.kind, VERDICT_OVERLAP);
+	verdict_text(&v, name, 0.10, text, sizeof text);
+	ck_assert(strncmp(text, led, strlen(led)) == 0);
 	/* A thousand times better, but in two rounds: no verdict. */
 	v = judge(far, near, 2, 0.10);
 	ck_assert_int_eq(v.kind, VERDICT_FEW_ROUNDS);
