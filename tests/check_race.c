@@ -7,108 +7,15 @@
  * themselves are tested on numbers in check_verdict.c. */
 #include "lib/digest.h"
 #include "tests/check_run.h"
-#include "tests/fake_server.h"
+#include "tests/race_fixture.h"
 #include "tests/helpers.h"
 
 #include <check.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-/* --- revhash-bench as a child ------------------------------------------ */
-
-struct ran {
-	int status;       /* the exit status, or -1 */
-	char out[65536];  /* stdout, cut short if longer */
-	char err[16384];  /* stderr */
-};
-
-/* What file f holds, into buf; f is closed. */
-static void slurp(FILE *f, char *buf, size_t size)
-{
-	ssize_t n = pread(fileno(f), buf, size - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-	fclose(f);
-}
-
-/* Run revhash-bench with args (NULL-terminated); path, when not NULL,
- * replaces PATH for it. */
-static void run_bench(const char *const *args, const char *path, struct ran *r)
-{
-	const char *argv[64] = { th_bench_path() };
-	FILE *out = tmpfile(), *err = tmpfile();
-	int n = 1, status;
-	pid_t pid;
-
-	ck_assert(out && err);
-	for (; *args && n < 63; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	ck_assert((pid = fork()) >= 0);
-	if (pid == 0) {
-		dup2(fileno(out), 1);
-		dup2(fileno(err), 2);
-		if (path)
-			setenv("PATH", path, 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	slurp(out, r->out, sizeof r->out);
-	slurp(err, r->err, sizeof r->err);
-}
-
-/* Fail, showing what the race printed, unless it printed needle. */
-static const char *expect(const struct ran *r, const char *needle)
-{
-	const char *at = strstr(r->out, needle);
-
-	if (!at)
-		fprintf(stderr, "--- stdout\n%s--- stderr\n%s--- lacks: %s\n",
-			r->out, r->err, needle);
-	ck_assert_ptr_nonnull(at);
-	return at;
-}
-
-/* The columns of server name's row in the last table of text (a round's
- * or the summary's), as numbers: "-" and "n/a" read NAN, a '%' is
- * dropped. How many there were, up to max. */
-static int row(const char *text, const char *name, double *v, int max)
-{
-	char head[64], line[512], *save = NULL, *word;
-	const char *at = NULL;
-	int n = 0;
-
-	snprintf(head, sizeof head, "\n  %s ", name);
-	for (const char *p = text; (p = strstr(p, head)); p++)
-		at = p;
-	ck_assert_ptr_nonnull(at);
-	at += strlen(head);
-	snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
-	for (word = strtok_r(line, " ", &save); word && n < max;
-	     word = strtok_r(NULL, " ", &save)) {
-		char *end;
-
-		v[n] = strtod(word, &end);
-		if (end == word || (*end && strcmp(end, "%") != 0))
-			v[n] = NAN;
-		n++;
-	}
-	return n;
-}
-
-/* "NAME=127.0.0.1:PORT" into buf. */
-static const char *server(char *buf, size_t size, const char *name, unsigned port)
-{
-	snprintf(buf, size, "%s=127.0.0.1:%u", name, port);
-	return buf;
-}
 
 /* --- races of real masters ------------------------------------------------ */
 

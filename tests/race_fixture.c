@@ -1,15 +1,22 @@
-/* Fake servers for the race's tests (see fake_server.h): one thread a
- * server, one connection at a time, so the log of the letters their
- * connections arrive in is the order in which the client reached them. */
-#include "tests/fake_server.h"
+/* What the race's tests run against and read (see race_fixture.h). Fake
+ * servers: one thread a server, one connection at a time, so the log of
+ * the letters their connections arrive in is the order in which the
+ * client reached them. revhash-bench runs as a child whose two outputs
+ * go to files, read back whole once it has exited. */
+#include "tests/race_fixture.h"
+#include "tests/helpers.h"
 #include "lib/digest.h"
 #include "proto/proto.h"
 
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,3 +101,80 @@ void fake_start(struct fake *f)
 	pthread_detach(tid);
 }
 
+/* --- revhash-bench as a child ------------------------------------------ */
+
+/* What file f holds, into buf; f is closed. */
+static void slurp(FILE *f, char *buf, size_t size)
+{
+	ssize_t n = pread(fileno(f), buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	fclose(f);
+}
+
+void run_bench(const char *const *args, const char *path, struct ran *r)
+{
+	const char *argv[64] = { th_bench_path() };
+	FILE *out = tmpfile(), *err = tmpfile();
+	int n = 1, status;
+	pid_t pid;
+
+	ck_assert(out && err);
+	for (; *args && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	ck_assert((pid = fork()) >= 0);
+	if (pid == 0) {
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		if (path)
+			setenv("PATH", path, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	slurp(out, r->out, sizeof r->out);
+	slurp(err, r->err, sizeof r->err);
+}
+
+const char *expect(const struct ran *r, const char *needle)
+{
+	const char *at = strstr(r->out, needle);
+
+	if (!at)
+		fprintf(stderr, "--- stdout\n%s--- stderr\n%s--- lacks: %s\n",
+			r->out, r->err, needle);
+	ck_assert_ptr_nonnull(at);
+	return at;
+}
+
+int row(const char *text, const char *name, double *v, int max)
+{
+	char head[64], line[512], *save = NULL, *word;
+	const char *at = NULL;
+	int n = 0;
+
+	snprintf(head, sizeof head, "\n  %s ", name);
+	for (const char *p = text; (p = strstr(p, head)); p++)
+		at = p;
+	ck_assert_ptr_nonnull(at);
+	at += strlen(head);
+	snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+	for (word = strtok_r(line, " ", &save); word && n < max;
+	     word = strtok_r(NULL, " ", &save)) {
+		char *end;
+
+		v[n] = strtod(word, &end);
+		if (end == word || (*end && strcmp(end, "%") != 0))
+			v[n] = NAN;
+		n++;
+	}
+	return n;
+}
+
+const char *server(char *buf, size_t size, const char *name, unsigned port)
+{
+	snprintf(buf, size, "%s=127.0.0.1:%u", name, port);
+	return buf;
+}
