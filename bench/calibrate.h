@@ -5,8 +5,14 @@
 
 #include "bench/client.h"
 
-/* Measure the values per second t hashes on one request, printing each
- * timing. 0 and *rate, or -errno (printed). */
-int calibrate_rate(struct target *t, double *rate);
+#define CALIBRATE_ENOUGH_S 0.5 /* a request this long is trusted */
+
+/* Measure the values per second t hashes on one request: requests grow,
+ * each aiming at twice enough_s, until one takes enough_s seconds; the
+ * fastest of that and two more of its size counts. verbose: print each
+ * timing and a failure. 0 and *rate, or -errno (-EPROTO: a reply other
+ * than 0, where the range held no answer). */
+int calibrate_rate(struct target *t, double enough_s, int verbose,
+		   double *rate);
 
 #endif

@@ -1,6 +1,9 @@
 /* The bench's side of the wire: resolve the server once, then one request
- * per connection with a timeout on every socket operation, so that a dead
- * or stuck server costs a "missing" in the report, never a hang. */
+ * per connection, each exchange bounded as a whole (connect, send and a
+ * reply that may trickle in byte by byte), so that a dead, stuck or slow
+ * server costs a "missing" in the report, never a hang. The bound rides
+ * on the sockets' own timeouts, re-armed only when an exchange has already
+ * spent some of it: the common exchange pays no system call for it. */
 #include "bench/client.h"
 #include "proto/proto.h"
 
@@ -13,7 +16,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#define TIMEOUT_S 120 /* per socket operation */
+#define REARM_NS 1000000 /* spent before a wait: the wait gets what is left */
 
 int client_resolve(struct target *t, const char *host, const char *port)
 {
@@ -41,9 +44,32 @@ int client_resolve(struct target *t, const char *host, const char *port)
 	return 0;
 }
 
-static int open_socket(const struct addrinfo *a)
+static int64_t timeout_of(const struct target *t)
 {
-	struct timeval tv = { .tv_sec = TIMEOUT_S };
+	return t->timeout_ns > 0 ? t->timeout_ns : CLIENT_TIMEOUT_S * 1000000000LL;
+}
+
+static struct timeval timeval_of(int64_t ns)
+{
+	return (struct timeval){ .tv_sec = ns / 1000000000,
+				 .tv_usec = ns % 1000000000 / 1000 };
+}
+
+/* Let the next receive on fd wait no later than deadline: 0, or
+ * -ETIMEDOUT when it has passed. */
+static int arm(int fd, int64_t deadline)
+{
+	int64_t left = deadline - (int64_t)clock_ns();
+	struct timeval tv = timeval_of(left);
+
+	if (left < 1000) /* a zero timeval would mean no bound at all */
+		return -ETIMEDOUT;
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) ? -errno : 0;
+}
+
+static int open_socket(const struct addrinfo *a, int64_t timeout)
+{
+	struct timeval tv = timeval_of(timeout);
 	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC,
 			a->ai_protocol);
 
@@ -71,7 +97,7 @@ static int target_connect(struct target *t, int64_t *begin)
 	for (size_t k = 0; k < t->n; k++) {
 		size_t i = (first + k) % t->n;
 		const struct addrinfo *a = t->addr[i];
-		int fd = open_socket(a);
+		int fd = open_socket(a, timeout_of(t));
 
 		if (fd < 0)
 			return fd;
@@ -103,9 +129,17 @@ static int send_all(int fd, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-/* Read exactly len bytes; an early EOF is -ENODATA. */
-static int recv_all(int fd, uint8_t *buf, size_t len)
+/* Read exactly len bytes by deadline; an early EOF is -ENODATA. The
+ * socket's timeout is the whole bound, so it is cut to what is left only
+ * once part of the bound is spent (a slow connect, a partial reply). */
+static int recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline,
+		    int64_t timeout)
 {
+	int err;
+
+	if ((int64_t)clock_ns() > deadline - timeout + REARM_NS &&
+	    (err = arm(fd, deadline)) < 0)
+		return err;
 	while (len) {
 		ssize_t n = recv(fd, buf, len, 0);
 
@@ -117,6 +151,8 @@ static int recv_all(int fd, uint8_t *buf, size_t len)
 			return -ENODATA;
 		buf += n;
 		len -= (size_t)n;
+		if (len && (err = arm(fd, deadline)) < 0)
+			return err;
 	}
 	return 0;
 }
@@ -157,13 +193,14 @@ int client_exchange(struct target *t, const struct wl_request *q,
 		    uint64_t *reply, int64_t *begin, int64_t *end)
 {
 	uint8_t rep[PROTO_REPLY_LEN];
+	int64_t timeout = timeout_of(t);
 	int fd = send_request(t, q, begin), err;
 
 	if (fd < 0) {
 		*end = (int64_t)clock_ns();
 		return fd;
 	}
-	err = recv_all(fd, rep, sizeof rep);
+	err = recv_all(fd, rep, sizeof rep, *begin + timeout, timeout);
 	*end = (int64_t)clock_ns();
 	close(fd);
 	if (!err)

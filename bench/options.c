@@ -1,11 +1,15 @@
-/* revhash-bench's command line. The three modes take disjoint options
- * (--priority aside, which the closed loop and --ask share), and one from
- * two modes is an error rather than a guess at which mode was meant.
+/* revhash-bench's command line. The modes take disjoint options (but
+ * --priority, which the closed loop and --ask share, --csv and
+ * --no-calibrate, which the replay and the race share, and --rate, which
+ * the replay and --preset share), and one from two modes is an error
+ * rather than a guess at which mode was meant. The race's mistakes and
+ * --preset's are each said in a line of their own.
  * Every number goes through master/parse.c: whole, unsigned, in bounds.
  * The replay's policy options describe the server under test with the
  * master's own switches and defaults, so a script can pass the same words
  * to both. */
 #include "bench/options.h"
+#include "bench/calibrate.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
@@ -31,6 +35,11 @@ static const char usage[] =
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
 	"       revhash-bench HOST PORT --ask DIGEST_HEX START END [--priority P]\n"
 	"           [--split K]\n"
+	"       revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
+	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
+	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
+	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
@@ -64,7 +73,31 @@ static const char usage[] =
 	"                  fewer values); the first answer that is not 0 wins\n"
 	"                  and the other pieces are reset (cancelled). Through a\n"
 	"                  balancer that hashes the range (scripts/cluster.sh)\n"
-	"                  the pieces spread over its nodes\n";
+	"                  the pieces spread over its nodes\n"
+	"The fourth races servers (2 to 8, any servers, named as they are to be\n"
+	"called) on one workload, or a preset (milestone, final: the course's\n"
+	"runs; 1M, 300k, 100k: small requests at a quarter of the first probe's\n"
+	"rate), in rounds of alternating order (A B, B A, ...); each round has\n"
+	"the next seed. Each server's hash rate is probed before each of its\n"
+	"runs. A table per round, a summary, and a verdict only where every\n"
+	"round has the winner's score lower by the margin; fewer right answers\n"
+	"lose whatever the score. Exit 0 when every answer was right, else 1:\n"
+	"  --rounds N        1 .. 1000 (default 5; a verdict needs 3)\n"
+	"  --margin PERCENT  by how much every round must agree (default 10)\n"
+	"  --csv FILE        every request of every round, a row each\n"
+	"  --plot FILE.png   each server's score per round, side by side (gnuplot)\n"
+	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
+	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
+	"  --no-calibrate    no probe, so no efficiency\n"
+	"The fifth prints a preset's seven workload words, its delay set from\n"
+	"--rate where it follows one (as the race does from its first probe).\n";
+
+static const char race_usage[] =
+	"usage: revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
+	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
+	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
+	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"(revhash-bench --help says more)\n";
 
 unsigned bench_cpus(void)
 {
@@ -82,25 +115,29 @@ static int parse_target(char **a, struct bench_options *o)
 	return parse_u64(a[1], 1, 65535, &port);
 }
 
-static int parse_positional(char **a, struct bench_options *o)
+/* SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA into w. */
+static int parse_workload(char **a, struct wl_params *w)
 {
 	uint64_t rep;
-	struct wl_params *w = &o->wl;
 
-	if (parse_target(a, o) ||
-	    parse_u64(a[2], 0, UINT32_MAX, &w->seed) ||
-	    parse_u64(a[3], 1, UINT64_MAX, &w->total) ||
-	    parse_u64(a[4], 0, UINT64_MAX, &w->start) ||
-	    parse_u64(a[5], 0, UINT64_MAX, &w->difficulty) ||
-	    parse_u64(a[6], 0, 100, &rep) ||
-	    parse_u64(a[7], 0, UINT64_MAX, &w->delay_us) ||
-	    parse_double(a[8], 0, HUGE_VAL, &w->lambda))
+	if (parse_u64(a[0], 0, UINT32_MAX, &w->seed) ||
+	    parse_u64(a[1], 1, UINT64_MAX, &w->total) ||
+	    parse_u64(a[2], 0, UINT64_MAX, &w->start) ||
+	    parse_u64(a[3], 0, UINT64_MAX, &w->difficulty) ||
+	    parse_u64(a[4], 0, 100, &rep) ||
+	    parse_u64(a[5], 0, UINT64_MAX, &w->delay_us) ||
+	    parse_double(a[6], 0, HUGE_VAL, &w->lambda))
 		return -EINVAL;
 	/* Deadlines are int64 nanoseconds from t0: keep them far from wrap. */
 	if (w->delay_us && w->total > (uint64_t)INT64_MAX / 2000 / w->delay_us)
 		return -EINVAL;
 	w->rep = (unsigned)rep;
 	return 0;
+}
+
+static int parse_positional(char **a, struct bench_options *o)
+{
+	return parse_target(a, o) || parse_workload(a + 2, &o->wl) ? -EINVAL : 0;
 }
 
 /* --worker-rates: a comma list of positive rates, one a worker. 0 or
@@ -126,8 +163,58 @@ static int parse_shares(const char *arg, struct bench_options *o)
 	return 0;
 }
 
-/* What an option belongs to; --priority (PRIO) to the closed loop or --ask. */
-enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16 };
+/* What an option belongs to; --priority (PRIO) to the closed loop or
+ * --ask, --csv and --no-calibrate (SHARED) to the replay or the race,
+ * --rate (RATE) to the replay or --preset. */
+enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
+	    SHARED = 64, RATE = 128, PRESET = 256 };
+
+/* Say what is wrong with the command line: -EINVAL. */
+static int complain(const char *what)
+{
+	fprintf(stderr, "revhash-bench: %s\n", what);
+	return -EINVAL;
+}
+
+/* Store --race's option c into o->race: RACE, or -EINVAL (said). */
+static int race_option(int c, const char *arg, struct bench_options *o)
+{
+	struct race_params *p = &o->race;
+	uint64_t rounds;
+	unsigned ms;
+
+	switch (c) {
+	case 'X':
+		o->racing = 1;
+		return RACE;
+	case 'N':
+		if (parse_u64(arg, 1, RACE_MAX_ROUNDS, &rounds))
+			return complain("--rounds: a whole number from 1 to 1000");
+		p->rounds = (unsigned)rounds;
+		return RACE;
+	case 'M':
+		if (parse_double(arg, 0, 1000, &p->margin))
+			return complain("--margin: a percentage from 0 to 1000");
+		p->margin /= 100;
+		return RACE;
+	case 'P':
+		if (!*arg || strpbrk(arg, "\"\n\\"))
+			return complain("--plot: a file name, with no quote, "
+					"backslash or line break");
+		p->plot = arg;
+		return RACE;
+	case 'T':
+		if (parse_seconds(arg, &p->timeout_ms))
+			return complain("--timeout: seconds, 0.001 to 86400");
+		return RACE;
+	case 'B':
+		if (parse_duration(arg, 60, 0, &ms))
+			return complain("--probe: seconds, 0.001 to 60");
+		p->probe_s = ms / 1000.0;
+		return RACE;
+	}
+	return -EINVAL;
+}
 
 /* Store option c into o; the mode it belongs to, or -EINVAL. */
 static int parse_option(int c, const char *arg, struct bench_options *o)
@@ -138,8 +225,8 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 
 	switch (c) {
 	case 'c':
-		o->csv = arg;
-		return REPLAY;
+		o->csv = o->race.csv = arg;
+		return SHARED;
 	case 'q':
 		o->quiet = 1;
 		return REPLAY;
@@ -147,8 +234,8 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		o->rescore = arg;
 		return REPLAY;
 	case 'n':
-		o->calibrate = 0;
-		return REPLAY;
+		o->calibrate = o->race.calibrate = 0;
+		return SHARED;
 	case 'w':
 		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
 			return -EINVAL;
@@ -156,7 +243,10 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		return REPLAY;
 	case 'r':
 		return parse_double(arg, 0, HUGE_VAL, &o->rate) ||
-		       o->rate == 0 ? -EINVAL : REPLAY;
+		       o->rate == 0 ? -EINVAL : RATE;
+	case 'W':
+		o->preset = arg;
+		return PRESET;
 	case 'R':
 		return parse_shares(arg, o) ? -EINVAL : REPLAY;
 	case 'C':
@@ -184,7 +274,13 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		return parse_u64(arg, 1, ASK_MAX_SPLIT, &o->ask.split) ?
 		       -EINVAL : SPLIT;
 	}
-	return policy_option(c, arg, &pol->policy) == 1 ? REPLAY : -EINVAL;
+	switch (policy_option(c, arg, &pol->policy)) {
+	case 1:
+		return REPLAY;
+	case -1:
+		return -EINVAL;
+	}
+	return race_option(c, arg, o);
 }
 
 /* HOST PORT DIGEST_HEX START END, after --ask and nothing but --priority
@@ -196,6 +292,69 @@ static int parse_ask(int argc, char **a, int modes, struct bench_options *o)
 	if (!o->ask.split)
 		o->ask.split = 1;
 	return parse_target(a, o) || ask_parse(a + 2, &o->ask) ? -EINVAL : 0;
+}
+
+/* --race's words: NAME=HOST:PORT twice or more, then the workload's
+ * seven words or a preset's name, each problem said. */
+static int parse_race(int argc, char **a, int modes, struct bench_options *o)
+{
+	struct race_params *p = &o->race;
+	char names[128];
+	int k = 0;
+
+	if (!o->racing)
+		return complain("--rounds, --margin, --plot, --timeout and --probe "
+				"belong to --race");
+	if (modes & ~(RACE | SHARED))
+		return complain("--race takes no options but --rounds, --margin, "
+				"--csv, --plot, --timeout, --probe and --no-calibrate");
+	while (k < argc && race_is_server(a[k]))
+		if (race_add_server(a[k++], p))
+			return -EINVAL;
+	if (p->n < 2)
+		return complain("--race needs two servers or more, each as "
+				"NAME=HOST:PORT, before the workload");
+	wl_preset_names(names, sizeof names);
+	if (argc - k == 1) {
+		if (!(p->preset = wl_preset_find(a[k]))) {
+			fprintf(stderr, "revhash-bench: --race: no preset %s (the "
+				"presets: %s)\n", a[k], names);
+			return -EINVAL;
+		}
+		if (wl_preset_params(p->preset, 0, &p->wl) && !p->calibrate)
+			return complain("--race: this preset's delay comes from the "
+					"first probe: it cannot run with --no-calibrate");
+		return 0;
+	}
+	if (argc - k != 7 || parse_workload(a + k, &p->wl)) {
+		fprintf(stderr, "revhash-bench: --race: after the servers, SEED "
+			"TOTAL START DIFFICULTY REP DELAY_US LAMBDA (whole numbers, "
+			"REP 0 .. 100, SEED below 2^32), or a preset (%s)\n", names);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --preset NAME [--rate R]: the preset's seven words, into o->wl. */
+static int parse_preset(int argc, int modes, struct bench_options *o)
+{
+	const struct wl_preset *w = wl_preset_find(o->preset);
+	char names[128];
+
+	if (modes & ~(PRESET | RATE) || argc) {
+		return complain("--preset NAME takes no other words or options "
+				"but --rate");
+	}
+	if (!w) {
+		wl_preset_names(names, sizeof names);
+		fprintf(stderr, "revhash-bench: no preset %s (the presets: %s)\n",
+			o->preset, names);
+		return -EINVAL;
+	}
+	if (wl_preset_params(w, o->rate, &o->wl))
+		return complain("--preset: this one's delay follows a hash rate: "
+				"give --rate");
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct bench_options *o)
@@ -216,6 +375,13 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "priority", required_argument, NULL, 'p' },
 		{ "ask", no_argument, NULL, 'A' },
 		{ "split", required_argument, NULL, 'K' },
+		{ "race", no_argument, NULL, 'X' },
+		{ "rounds", required_argument, NULL, 'N' },
+		{ "margin", required_argument, NULL, 'M' },
+		{ "plot", required_argument, NULL, 'P' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "probe", required_argument, NULL, 'B' },
+		{ "preset", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 	};
 	struct option longs[sizeof fixed / sizeof fixed[0] + POLICY_OPTIONS_MAX + 1];
@@ -232,6 +398,9 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1 },
+		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN,
+			  .calibrate = 1, .probe_s = CALIBRATE_ENOUGH_S,
+			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
 	};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		if (c == 'h') {
@@ -242,10 +411,14 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 			return -EINVAL;
 		modes |= mode;
 	}
+	if (modes & RACE)
+		return parse_race(argc - optind, argv + optind, modes, o);
+	if (modes & PRESET)
+		return parse_preset(argc - optind, modes, o);
 	if (modes & (ASK | SPLIT))
 		return parse_ask(argc - optind, argv + optind, modes, o);
 	if (modes & (CLOSED | PRIO)) {
-		if (modes & REPLAY || !o->closed.concurrency ||
+		if (modes & (REPLAY | SHARED | RATE) || !o->closed.concurrency ||
 		    !o->closed.duration_ms || argc - optind != 2)
 			return -EINVAL;
 		return parse_target(argv + optind, o);
@@ -262,6 +435,8 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 			fputs(usage, stdout);
 		return 0;
 	}
-	fputs(usage, stderr);
+	/* A race's or a preset's mistake is said above: the short way. */
+	fputs(o->racing ? race_usage : o->preset ?
+	      "(revhash-bench --help says more)\n" : usage, stderr);
 	return -EINVAL;
 }

@@ -1,11 +1,13 @@
 /* revhash-bench's command line: the replay of the public client's workload
  * (its nine positional arguments), with --concurrency and --duration the
- * closed loop, or with --ask one question. */
+ * closed loop, with --ask one question, or with --race a race of servers
+ * on one workload. */
 #ifndef REVHASH_BENCH_OPTIONS_H
 #define REVHASH_BENCH_OPTIONS_H
 
 #include "bench/ask.h"
 #include "bench/closed.h"
+#include "bench/race.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
 
@@ -21,6 +23,9 @@ struct bench_options {
 	double shares[64];           /* --worker-rates: the workers' rates */
 	struct closed_params closed; /* concurrency 0: the replay */
 	struct ask_params ask;       /* --ask; split 0 when not asking */
+	const char *preset;          /* --preset: print its words */
+	int racing;                  /* --race */
+	struct race_params race;     /* --race's servers, workload, options */
 };
 
 /* The CPUs this process may run on (at most 64): what the master's

@@ -1,6 +1,7 @@
 /* revhash-bench: the public client's load, plus the numbers it leaves out.
  * It replays the very workload the client would (bench/workload.c), one
- * request per thread and connection at fixed absolute deadlines, scores it
+ * request per thread and connection at fixed absolute deadlines
+ * (bench/replay.c), scores it
  * the same way, and then asks how good that score is: it measures the
  * server's hash rate first and compares the score with those of ideal
  * servers of the same rate on the same arrivals (bench/simulate.c): one
@@ -9,16 +10,19 @@
  * best of every policy. First-time requests and repeats are reported apart.
  *
  * A failed connection or a short reply is counted, never fatal, and every
- * socket has a timeout, so a run always ends with a report.
+ * exchange has a timeout, so a run always ends with a report.
  *
  * With --concurrency and --duration it is a closed-loop load generator
  * instead (bench/closed.c): the server's throughput, not the client's score.
- * With --ask it puts one question, whole or split (bench/ask.c). */
+ * With --ask it puts one question, whole or split (bench/ask.c). With
+ * --race it plays one workload against several servers (bench/race.c). */
 #include "bench/ask.h"
 #include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/closed.h"
 #include "bench/options.h"
+#include "bench/race.h"
+#include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"
 #include "bench/stats.h"
@@ -27,186 +31,18 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#define FAST_US 5000          /* a repeat answered faster was cached */
-#define STACK_SIZE (256 * 1024)
-#define SPAWN_TRIES 1000      /* 1 ms apart, when threads run out */
-
-static const char *const outcome_name[] = { "ok", "WRONG", "MISSING" };
-
+/* A run to score: its requests and what became of them. */
 struct run {
 	const struct bench_options *opt;
-	struct target *target;
 	const struct wl_request *reqs;
 	struct result *res;
-	int64_t t0;
-	pthread_mutex_t lock;
-	pthread_cond_t all_done;
-	uint64_t finished;
 };
-
-struct task {
-	struct run *run;
-	uint64_t i;
-};
-
-static void sleep_until(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
-
-/* --- the run ---------------------------------------------------------- */
-
-static void print_line(const struct run *r, uint64_t i)
-{
-	const struct result *res = &r->res[i];
-
-	flockfile(stdout);
-	printf("%8" PRIu64 "  prio %2u  %12.3f ms  %s", i, r->reqs[i].priority,
-	       res->latency_ns / 1e6, outcome_name[res->outcome]);
-	errno = -res->err;
-	if (res->err == -ENODATA)
-		printf(" (closed before the full reply)");
-	else if (res->err)
-		printf(" (%m)");
-	putchar('\n');
-	funlockfile(stdout);
-}
-
-static void record(struct run *r, uint64_t i, int err, int64_t begin,
-		   int64_t end, uint64_t reply)
-{
-	struct result *res = &r->res[i];
-
-	res->send_ns = begin - r->t0;
-	res->latency_ns = end - begin;
-	res->reply = reply;
-	res->err = err;
-	res->outcome = err ? OUT_MISSING :
-		       reply == r->reqs[i].answer ? OUT_OK : OUT_WRONG;
-	if (!r->opt->quiet)
-		print_line(r, i);
-	pthread_mutex_lock(&r->lock);
-	if (++r->finished == r->opt->wl.total)
-		pthread_cond_signal(&r->all_done);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static void *request_thread(void *arg)
-{
-	struct task *task = arg;
-	struct run *r = task->run;
-	uint64_t reply = 0;
-	int64_t begin, end;
-	int err = client_exchange(r->target, &r->reqs[task->i], &reply, &begin, &end);
-
-	record(r, task->i, err, begin, end, reply);
-	return NULL;
-}
-
-/* Start request i's thread; when threads run out, retry for a while and
- * then count the request as missing rather than stop the run. */
-static void spawn(struct run *r, struct task *task, pthread_attr_t *attr)
-{
-	pthread_t tid;
-	int rc = 0;
-
-	for (int k = 0; k < SPAWN_TRIES; k++) {
-		rc = pthread_create(&tid, attr, request_thread, task);
-		if (rc != EAGAIN)
-			break;
-		usleep(1000);
-	}
-	if (rc) {
-		int64_t t = (int64_t)clock_ns();
-
-		errno = rc;
-		fprintf(stderr, "pthread_create(request %" PRIu64 "): %m\n",
-			task->i);
-		record(r, task->i, -rc, t, t, 0);
-	}
-}
-
-static int run_all(struct run *r, struct task *tasks)
-{
-	uint64_t total = r->opt->wl.total;
-	int64_t delay = (int64_t)r->opt->wl.delay_us * 1000;
-	pthread_attr_t attr;
-
-	if (pthread_attr_init(&attr) ||
-	    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
-	    pthread_attr_setstacksize(&attr, STACK_SIZE))
-		return -ENOMEM;
-	r->t0 = (int64_t)clock_ns() + 10000000; /* a head start for the first deadline */
-	for (uint64_t i = 0; i < total; i++) {
-		tasks[i] = (struct task){ r, i };
-		sleep_until(r->t0 + (int64_t)i * delay);
-		spawn(r, &tasks[i], &attr);
-	}
-	pthread_attr_destroy(&attr);
-	pthread_mutex_lock(&r->lock);
-	while (r->finished < total)
-		pthread_cond_wait(&r->all_done, &r->lock);
-	pthread_mutex_unlock(&r->lock);
-	return 0;
-}
 
 /* --- the report ------------------------------------------------------- */
-
-/* First-time requests, or repeats (copy_of >= 0): how many, their mean
- * latency, and their share of the score (the two shares add up to it). */
-struct part {
-	uint64_t n;
-	long double latency_ns; /* summed */
-	long double weighted;   /* sum of latency_us * priority */
-};
-
-struct summary {
-	uint64_t ok, repeats, fast_repeats;
-	double score;         /* mean(latency_us * priority), as the client */
-	double p50_ms, p99_ms; /* over every request, failures included */
-	struct part first, repeat;
-};
-
-static int summarize(const struct run *r, struct summary *s)
-{
-	uint64_t n = r->opt->wl.total;
-	int64_t *lat = malloc(n * sizeof *lat);
-
-	if (!lat)
-		return -ENOMEM;
-	*s = (struct summary){ 0 };
-	for (uint64_t i = 0; i < n; i++) {
-		const struct result *res = &r->res[i];
-		int repeat = r->reqs[i].copy_of >= 0;
-		int fast = res->latency_ns < FAST_US * 1000;
-		struct part *part = repeat ? &s->repeat : &s->first;
-
-		lat[i] = res->latency_ns;
-		part->n++;
-		part->latency_ns += res->latency_ns;
-		part->weighted += res->latency_ns / 1e3L * r->reqs[i].priority;
-		s->ok += res->outcome == OUT_OK;
-		s->repeats += repeat;
-		s->fast_repeats += repeat && fast && res->outcome == OUT_OK;
-	}
-	stats_sort(lat, n);
-	s->score = (double)((s->first.weighted + s->repeat.weighted) / n);
-	s->p50_ms = stats_percentile_ms(lat, n, 0.50);
-	s->p99_ms = stats_percentile_ms(lat, n, 0.99);
-	free(lat);
-	return 0;
-}
 
 /* The ideal servers a run is measured against, on its actual send times:
  * one following the server's own policy, and the best of every policy on
@@ -255,7 +91,7 @@ static const char *const no_efficiency[] = {
 };
 
 /* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9" */
-static void print_part(const char *name, const struct part *p, uint64_t total)
+static void print_part(const char *name, const struct replay_part *p, uint64_t total)
 {
 	printf("%s: %" PRIu64 " requests, mean latency ", name, p->n);
 	if (p->n)
@@ -281,7 +117,7 @@ static const char *describe(const struct sim_policy *p, char *buf, size_t size)
 
 /* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)". */
 static void print_ideal(const char *label, const struct sim_policy *p,
-			double ideal, const char *ratio, const struct summary *s,
+			double ideal, const char *ratio, const struct replay_summary *s,
 			uint64_t total)
 {
 	char name[96];
@@ -296,14 +132,14 @@ static void print_ideal(const char *label, const struct sim_policy *p,
 	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
 }
 
-static void report(const struct summary *s, uint64_t total, double rate,
+static void report(const struct replay_summary *s, uint64_t total, double rate,
 		   const struct sim_policy *own, const struct ideal *id)
 {
 	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
 	       (uint64_t)s->score);
 	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
 	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
-	       s->repeats, FAST_US / 1000, s->fast_repeats);
+	       s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
 	print_part("first-time", &s->first, total);
 	print_part("repeated", &s->repeat, total);
 	if (!rate) {
@@ -329,7 +165,7 @@ static int score(struct run *r, FILE *csv)
 	const struct bench_options *opt = r->opt;
 	uint64_t n = opt->wl.total;
 	struct ideal ideal = { 0 }, *id = NULL;
-	struct summary s;
+	struct replay_summary s;
 	int status = 1;
 
 	if (opt->rate) {
@@ -337,7 +173,8 @@ static int score(struct run *r, FILE *csv)
 		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
 		id = &ideal;
 	}
-	if ((id && (!id->own_lat || !id->best_lat)) || summarize(r, &s)) {
+	if ((id && (!id->own_lat || !id->best_lat)) ||
+	    replay_summarize(r->reqs, r->res, n, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
 		goto out;
 	}
@@ -359,19 +196,14 @@ static int bench(const struct bench_options *opt, struct target *t,
 		 struct wl_request *reqs, FILE *csv)
 {
 	uint64_t n = opt->wl.total;
-	struct run r = { .opt = opt, .target = t, .reqs = reqs,
-			 .lock = PTHREAD_MUTEX_INITIALIZER,
-			 .all_done = PTHREAD_COND_INITIALIZER };
-	struct task *tasks = calloc(n, sizeof *tasks);
+	struct run r = { .opt = opt, .reqs = reqs };
 	int status = 1;
 
 	r.res = calloc(n, sizeof *r.res);
-	if (!tasks || !r.res || run_all(&r, tasks))
+	if (!r.res || replay_run(t, reqs, n, opt->wl.delay_us, !opt->quiet, r.res))
 		fprintf(stderr, "revhash-bench: out of memory\n");
 	else
 		status = score(&r, csv);
-	/* The threads are all done with r and tasks: each finished. */
-	free(tasks);
 	free(r.res);
 	return status;
 }
@@ -466,6 +298,14 @@ int main(int argc, char **argv)
 		return 2;
 	if (opt.help)
 		return 0;
+	if (opt.racing)
+		return race_run(&opt.race);
+	if (opt.preset) {
+		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64
+		       " %g\n", opt.wl.seed, opt.wl.total, opt.wl.start,
+		       opt.wl.difficulty, opt.wl.rep, opt.wl.delay_us, opt.wl.lambda);
+		return 0;
+	}
 	if (opt.closed.concurrency || opt.ask.split)
 		return target_main(&opt);
 	reqs = generate(&opt.wl);
@@ -481,7 +321,8 @@ int main(int argc, char **argv)
 	}
 	client_raise_fd_limit();
 	rate_given = opt.rate > 0;
-	if (!rate_given && opt.calibrate && calibrate_rate(&target, &opt.rate))
+	if (!rate_given && opt.calibrate &&
+	    calibrate_rate(&target, CALIBRATE_ENOUGH_S, 1, &opt.rate))
 		opt.rate = 0;
 	if (opt.rate && !rate_given)
 		scale_calibrated(&opt);

@@ -17,16 +17,19 @@
 enum { F_INDEX, F_SEND, F_LATENCY, F_PRIORITY, F_START, F_END, F_ANSWER,
        F_REPLY, F_CORRECT, F_COPY_OF };
 
-static void write_row(FILE *f, uint64_t i, const struct wl_request *q,
-		      const struct result *res, const double *own_lat,
-		      const double *best_lat)
+void runcsv_row(FILE *f, uint64_t i, const struct wl_request *reqs,
+		const struct result *res, const double *own_lat,
+		const double *best_lat)
 {
+	const struct wl_request *q = &reqs[i];
+	const struct result *r = &res[i];
+
 	fprintf(f, "%" PRIu64 ",%.3f,%.3f,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		",", i, res->send_ns / 1e3, res->latency_ns / 1e3, q->priority,
+		",", i, r->send_ns / 1e3, r->latency_ns / 1e3, q->priority,
 		q->start, q->end, q->answer);
-	if (res->outcome != OUT_MISSING)
-		fprintf(f, "%" PRIu64, res->reply);
-	fprintf(f, ",%d,%" PRId64 ",", res->outcome == OUT_OK, q->copy_of);
+	if (r->outcome != OUT_MISSING)
+		fprintf(f, "%" PRIu64, r->reply);
+	fprintf(f, ",%d,%" PRId64 ",", r->outcome == OUT_OK, q->copy_of);
 	if (own_lat && best_lat)
 		fprintf(f, "%.3f,%.3f", own_lat[i], best_lat[i]);
 	else
@@ -38,10 +41,9 @@ int runcsv_write(FILE *f, const char *path, const struct wl_request *reqs,
 		 const struct result *res, uint64_t n, const double *own_lat,
 		 const double *best_lat)
 {
-	fprintf(f, "index,send_us,latency_us,priority,start,end,answer,reply,"
-		   "correct,copy_of,ideal_latency_us,best_ideal_latency_us\n");
+	fprintf(f, RUNCSV_COLUMNS "\n");
 	for (uint64_t i = 0; i < n; i++)
-		write_row(f, i, &reqs[i], &res[i], own_lat, best_lat);
+		runcsv_row(f, i, reqs, res, own_lat, best_lat);
 	if (ferror(f) | fclose(f)) {
 		fprintf(stderr, "writing %s: %m\n", path);
 		return -EIO;

@@ -13,7 +13,60 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define PRESET_SEED 3435245 /* the milestone's */
+
+/* The course's runs, then the benchmark's small rows at a quarter load,
+ * all with 20% repeats and lambda 1.5 at random starts. */
+static const struct wl_preset presets[] = {
+	{ "milestone", PRESET_SEED, 100, 30000000, 600000, 0 },
+	{ "final", PRESET_SEED, 500, 30000000, 600000, 0 },
+	{ "1M", PRESET_SEED, 200, 1000000, 0, 0.25 },
+	{ "300k", PRESET_SEED, 300, 300000, 0, 0.25 },
+	{ "100k", PRESET_SEED, 300, 100000, 0, 0.25 },
+};
+
+#define PRESETS (sizeof presets / sizeof presets[0])
+
+const struct wl_preset *wl_preset_find(const char *name)
+{
+	for (size_t i = 0; i < PRESETS; i++)
+		if (strcmp(presets[i].name, name) == 0)
+			return &presets[i];
+	return NULL;
+}
+
+void wl_preset_names(char *buf, size_t size)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < PRESETS && len < size; i++) {
+		int n = snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				 presets[i].name);
+
+		len += n > 0 ? (size_t)n : 0;
+	}
+}
+
+/* A fresh request hashes half its range on average, and about a fifth of
+ * the requests are repeats, answered without hashing: the delay between
+ * requests that keeps a server of rate busy load of the time. */
+int wl_preset_params(const struct wl_preset *w, double rate,
+		     struct wl_params *p)
+{
+	*p = (struct wl_params){ .seed = w->seed, .total = w->total,
+				 .difficulty = w->difficulty, .rep = 20,
+				 .delay_us = w->delay_us, .lambda = 1.5 };
+	if (w->load == 0)
+		return 0;
+	if (!(rate > 0) || !isfinite(rate))
+		return -EINVAL;
+	p->delay_us = (uint64_t)(0.8 * w->difficulty / 2 / (rate / 1e6) / w->load);
+	return 0;
+}
 
 /* Two rand() calls make a 64-bit start: the first is the high half. They are
  * separate statements because the order of the operands of | is unspecified

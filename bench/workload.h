@@ -4,6 +4,7 @@
 #ifndef REVHASH_WORKLOAD_H
 #define REVHASH_WORKLOAD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The public client's positional parameters (HOST and PORT aside). */
@@ -25,6 +26,26 @@ struct wl_request {
 	uint8_t priority;    /* 1..16 */
 	int64_t copy_of;     /* -1, or the index of the request it repeats */
 };
+
+/* A named workload of the project's benchmarks and races, the one
+ * definition of each (scripts/lib.sh asks revhash-bench --preset for
+ * them). Its delay is fixed, or set from a hash rate so that a server of
+ * that rate is busy load of the time. */
+struct wl_preset {
+	const char *name;
+	uint64_t seed, total, difficulty;
+	uint64_t delay_us;   /* when load is 0 */
+	double load;         /* 0 < load: the delay follows the rate */
+};
+
+/* The preset called name, or NULL. */
+const struct wl_preset *wl_preset_find(const char *name);
+/* The presets' names, "milestone, final, ...", into buf (for messages). */
+void wl_preset_names(char *buf, size_t size);
+/* Fill p with preset w, its delay set from rate (hashes/s) when its load
+ * asks for one. 0, or -EINVAL when it does and rate is not positive. */
+int wl_preset_params(const struct wl_preset *w, double rate,
+		     struct wl_params *p);
 
 /* Fill out[0 .. p->total - 1] with the workload for p. Reseeds and consumes
  * the process-wide rand() state, so it is not thread-safe and disturbs any

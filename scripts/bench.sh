@@ -57,15 +57,17 @@ row_header | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0
-wanted 1M && row 1M 200 1000000 "$(delay_for 1000000 0.25)"
-wanted 300k && row 300k 300 300000 "$(delay_for 300000 0.25)"
-wanted 100k && row 100k 300 100000 "$(delay_for 100000 0.25)"
+# The small rows are revhash-bench's presets (lib.sh's preset).
+for name in 1M 300k 100k; do
+	# shellcheck disable=SC2046 # preset's three words
+	wanted "$name" && row "$name" $(preset "$name")
+done
 # The same small requests with idle CPUs left to sleep (--no-low-latency):
 # where the default may hold them polling (root), what that is worth.
 if [ -w /dev/cpu_dma_latency ]; then
-	for d in 1M:1000000:200 300k:300000:300 100k:100000:300; do
-		IFS=: read -r name diff total <<<"$d"
-		wanted "$name" && row "$name-sleep" "$total" "$diff" "$(delay_for "$diff" 0.25)" --no-low-latency
+	for name in 1M 300k 100k; do
+		# shellcheck disable=SC2046
+		wanted "$name" && row "$name-sleep" $(preset "$name") --no-low-latency
 	done
 fi
 

@@ -172,7 +172,7 @@ stop_master() {
 	return 0
 }
 
-# --- the benchmark's rows (scripts/bench.sh, scripts/ab.sh) ---
+# --- the benchmark's rows (scripts/bench.sh, scripts/scale.sh) ---
 
 # calibrate [MASTER ARGS...]: RATE, the M hashes/s of a master started with
 # these arguments, from revhash-bench's calibration (a request big enough
@@ -185,6 +185,16 @@ calibrate() {
 		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
 	stop_master "$MASTER_PID" 60
 	[ -n "$RATE" ] || fail "calibration failed"
+}
+
+# preset NAME: "TOTAL DIFFICULTY DELAY_US" of revhash-bench's workload
+# preset NAME (milestone, final, 1M, 300k, 100k; bench/workload.c holds
+# the one definition, which the race uses too), its delay at RATE where
+# it follows the rate.
+preset() {
+	local w
+	w=$("$BENCH" --preset "$1" --rate "${RATE:-1}e6") || fail "no preset $1"
+	awk '{ print $2, $4, $6 }' <<<"$w"
 }
 
 # delay_for DIFFICULTY LOAD: the client's delay (us) that keeps a server of

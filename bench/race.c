@@ -1,0 +1,335 @@
+/* The race (see race.h): rounds of legs, a leg being one server's probe
+ * and then its run of the round's workload. Every server of a round gets
+ * the same requests; each round has its own seed (the first round the
+ * one given, each later round the next), because a server that caches
+ * answers, as revhash does, would otherwise answer every later round from
+ * its cache while the first had to search. The order alternates (A B,
+ * B A, ...), and the rate is probed right before each run, so a run is
+ * rated at the speed the shared machine gave that very server then.
+ *
+ * Any server may be raced, so nothing it does stops the race: every
+ * exchange, the probe's too, is bounded by --timeout; a refusal, an early
+ * close, a hang or garbage costs that leg its answers, which its round
+ * reports, and the next leg runs. */
+#include "bench/race.h"
+#include "bench/calibrate.h"
+#include "bench/options.h"
+#include "bench/race_report.h"
+#include "bench/replay.h"
+#include "bench/runcsv.h"
+#include "bench/simulate.h"
+#include "bench/verdict.h"
+#include "lib/parse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- the command line's servers --------------------------------------- */
+
+int race_is_server(const char *word)
+{
+	return strchr(word, '=') != NULL;
+}
+
+static int bad_server(const char *word, const char *why)
+{
+	fprintf(stderr, "revhash-bench: --race: %s: %s\n", word, why);
+	return -EINVAL;
+}
+
+static int good_name(const char *name, size_t len)
+{
+	if (len == 0 || len > RACE_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			    "0123456789._-", name[i]) || !name[i])
+			return 0;
+	return 1;
+}
+
+/* HOST:PORT, the host's brackets taken off, into s. */
+static int split_address(const char *word, const char *spec,
+			 struct race_server *s)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t len = colon ? (size_t)(colon - spec) : 0;
+	uint64_t port;
+
+	if (!colon || parse_u64(colon + 1, 1, 65535, &port))
+		return bad_server(word, "not NAME=HOST:PORT with a port from 1 to 65535");
+	if (len >= 2 && spec[0] == '[' && spec[len - 1] == ']') {
+		spec++;
+		len -= 2;
+	}
+	if (len == 0 || len >= sizeof s->host)
+		return bad_server(word, "no host, or one too long");
+	memcpy(s->host, spec, len);
+	s->host[len] = '\0';
+	snprintf(s->port, sizeof s->port, "%" PRIu64, port);
+	return 0;
+}
+
+int race_add_server(const char *word, struct race_params *p)
+{
+	const char *eq = strchr(word, '=');
+	struct race_server *s = &p->server[p->n];
+
+	if (p->n == RACE_MAX_SERVERS)
+		return bad_server(word, "too many servers (at most 8)");
+	if (!eq || !good_name(word, (size_t)(eq - word)))
+		return bad_server(word, "a NAME is 1 to 16 letters, digits, '.', "
+				  "'_' or '-', then '=HOST:PORT'");
+	*s = (struct race_server){ .spec = eq + 1 };
+	memcpy(s->name, word, (size_t)(eq - word));
+	if (split_address(word, eq + 1, s))
+		return -EINVAL;
+	for (unsigned i = 0; i < p->n; i++) {
+		if (strcmp(p->server[i].name, s->name) == 0)
+			return bad_server(word, "a name given twice");
+		if (strcmp(p->server[i].host, s->host) == 0 &&
+		    strcmp(p->server[i].port, s->port) == 0)
+			return bad_server(word, "the same server as another: "
+					  "its cache would answer the second run "
+					  "of every round");
+	}
+	p->n++;
+	return 0;
+}
+
+/* --- one leg: probe, run, judge ---------------------------------------- */
+
+struct race {
+	const struct race_params *p;
+	struct target target[RACE_MAX_SERVERS];
+	struct wl_params wl;       /* the round's */
+	struct wl_request *reqs;   /* the round's requests */
+	struct result *res;        /* the leg's results */
+	double *arrival, *own_lat, *best_lat;
+	struct race_leg *legs;     /* [(round - 1) * n + server] */
+	FILE *csv;
+	int delay_set;             /* a load preset's delay is known */
+};
+
+/* The ideal servers at the leg's rate on its send times, as the replay
+ * has them: the default policy's (for the CSV) and the best of all; the
+ * efficiency is the best's score over the run's. */
+static void rate_leg(struct race *r, struct race_leg *g)
+{
+	const struct sim_policy own = { policy_default(), bench_cpus(),
+					bench_cpus(), NULL };
+	struct sim_policy best;
+	uint64_t n = r->wl.total;
+	double own_score, best_score;
+
+	if (!g->rate)
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		r->arrival[i] = r->res[i].send_ns / 1e3;
+	if (sim_run(r->reqs, r->arrival, n, g->rate, &own, r->own_lat, &own_score) ||
+	    sim_best(r->reqs, r->arrival, n, g->rate, &own, &best, &best_score))
+		return;
+	if (own_score <= best_score) {
+		best = own;
+		best_score = own_score;
+	}
+	if (sim_run(r->reqs, r->arrival, n, g->rate, &best, r->best_lat, NULL))
+		return;
+	g->rated = 1;
+	g->eff_kind = stats_efficiency(best_score, g->s.score, &g->eff);
+}
+
+/* Count the wrong answers and the missing ones by cause. */
+static void tally(const struct race *r, struct race_leg *g)
+{
+	for (uint64_t i = 0; i < r->wl.total; i++) {
+		const struct result *res = &r->res[i];
+		unsigned c = 0;
+
+		g->wrong += res->outcome == OUT_WRONG;
+		if (res->outcome != OUT_MISSING)
+			continue;
+		g->missing++;
+		while (c < RACE_CAUSES && g->cause_n[c] && g->cause[c] != res->err)
+			c++;
+		if (c < RACE_CAUSES) {
+			g->cause[c] = res->err;
+			g->cause_n[c]++;
+		}
+	}
+}
+
+static void csv_rows(struct race *r, unsigned round, unsigned i,
+		     const struct race_leg *g)
+{
+	int ideal = g->rated;
+
+	for (uint64_t k = 0; k < r->wl.total; k++) {
+		fprintf(r->csv, "%u,%s,%" PRIu64 ",", round, r->p->server[i].name,
+			r->wl.seed);
+		if (g->rate)
+			fprintf(r->csv, "%.0f", g->rate);
+		fputc(',', r->csv);
+		runcsv_row(r->csv, k, r->reqs, r->res, ideal ? r->own_lat : NULL,
+			   ideal ? r->best_lat : NULL);
+	}
+}
+
+/* A preset whose delay follows the rate takes it from the race's first
+ * probe, and keeps it for every leg: one workload for all. */
+static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
+{
+	const struct wl_preset *w = r->p->preset;
+	uint64_t seed = r->wl.seed;
+
+	if (r->delay_set || !w || !w->load)
+		return 0;
+	if (wl_preset_params(w, g->rate, &r->wl)) {
+		errno = -g->probe_err;
+		fprintf(stderr, "revhash-bench: --race: %s sets its delay from "
+			"the first probe, %s's, which failed (%m): no race\n",
+			w->name, r->p->server[i].name);
+		return -EINVAL;
+	}
+	r->wl.seed = seed;
+	r->delay_set = 1;
+	printf("%s: delay %" PRIu64 " us, for a load of %.0f%% at %s's rate "
+	       "(%.3f M hashes/s)\n", w->name, r->wl.delay_us, w->load * 100,
+	       r->p->server[i].name, g->rate / 1e6);
+	return 0;
+}
+
+/* How long a probe's request must take: --probe, but no more than an
+ * eighth of --timeout, as its requests aim at twice that and the first
+ * of them may overshoot. */
+static double probe_s(const struct race_params *p)
+{
+	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
+}
+
+/* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
+ * -EINVAL when the race cannot go on (no delay for its workload). */
+static int run_leg(struct race *r, unsigned round, unsigned i)
+{
+	struct race_leg *g = &r->legs[(round - 1) * r->p->n + i];
+	uint64_t n = r->wl.total, t0;
+
+	if (r->p->calibrate &&
+	    (g->probe_err = calibrate_rate(&r->target[i], probe_s(r->p), 0, &g->rate)))
+		g->rate = 0;
+	if (set_delay(r, g, i))
+		return -EINVAL;
+	t0 = clock_ns();
+	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, 0, r->res);
+	g->seconds = (clock_ns() - t0) / 1e9;
+	if (g->run_err)
+		for (uint64_t k = 0; k < n; k++)
+			r->res[k] = (struct result){ .outcome = OUT_MISSING,
+						     .err = g->run_err };
+	replay_summarize(r->reqs, r->res, n, &g->s);
+	tally(r, g);
+	rate_leg(r, g);
+	if (r->csv)
+		csv_rows(r, round, i, g);
+	race_report_progress(r->p, round, i, g);
+	return 0;
+}
+
+/* --- the race ---------------------------------------------------------- */
+
+static int run_round(struct race *r, unsigned round)
+{
+	const struct race_params *p = r->p;
+	unsigned order[RACE_MAX_SERVERS];
+
+	r->wl.seed = (uint32_t)(p->wl.seed + round - 1); /* srand()'s range */
+	if (wl_generate(&r->wl, r->reqs))
+		return -EINVAL;
+	for (unsigned k = 0; k < p->n; k++)
+		order[k] = verdict_order(round, p->n, k);
+	race_report_round_start(p, round, r->wl.seed, order);
+	for (unsigned k = 0; k < p->n; k++)
+		if (run_leg(r, round, order[k]))
+			return -EINVAL;
+	race_report_round(p, &r->legs[(round - 1) * p->n]);
+	fflush(stdout);
+	return 0;
+}
+
+/* Resolve the servers and open the outputs: 0, or -errno (said). */
+static int start(struct race *r)
+{
+	const struct race_params *p = r->p;
+	uint64_t n = p->wl.total;
+
+	for (unsigned i = 0; i < p->n; i++) {
+		if (client_resolve(&r->target[i], p->server[i].host, p->server[i].port))
+			return -EINVAL;
+		r->target[i].timeout_ns = p->timeout_ms * 1000000LL;
+	}
+	r->reqs = calloc(n, sizeof *r->reqs);
+	r->res = calloc(n, sizeof *r->res);
+	r->arrival = calloc(n, sizeof *r->arrival);
+	r->own_lat = calloc(n, sizeof *r->own_lat);
+	r->best_lat = calloc(n, sizeof *r->best_lat);
+	r->legs = calloc((size_t)p->rounds * p->n, sizeof *r->legs);
+	if (!r->reqs || !r->res || !r->arrival || !r->own_lat || !r->best_lat ||
+	    !r->legs) {
+		fprintf(stderr, "revhash-bench: --race: out of memory\n");
+		return -ENOMEM;
+	}
+	if (p->plot && race_report_plot_check())
+		return -ENOENT;
+	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
+		int err = -errno;
+
+		fprintf(stderr, "fopen(%s): %m\n", p->csv);
+		return err;
+	}
+	if (r->csv)
+		fprintf(r->csv, "round,server,seed,rate," RUNCSV_COLUMNS "\n");
+	return 0;
+}
+
+static void finish(struct race *r)
+{
+	for (unsigned i = 0; i < r->p->n; i++)
+		client_free(&r->target[i]);
+	free(r->reqs);
+	free(r->res);
+	free(r->arrival);
+	free(r->own_lat);
+	free(r->best_lat);
+	free(r->legs);
+}
+
+int race_run(const struct race_params *p)
+{
+	struct race r = { .p = p, .wl = p->wl };
+	int status = 2;
+
+	client_raise_fd_limit();
+	if (start(&r))
+		goto out;
+	if (wl_generate(&r.wl, r.reqs)) {
+		fprintf(stderr, "revhash-bench: DIFFICULTY must be 1 .. 2^64-3 "
+			"and START + DIFFICULTY below 2^64\n");
+		goto out;
+	}
+	status = 1;
+	for (unsigned round = 1; round <= p->rounds; round++)
+		if (run_round(&r, round))
+			goto out;
+	status = race_report_end(p, r.legs);
+out:
+	if (r.csv && (ferror(r.csv) | fclose(r.csv))) {
+		fprintf(stderr, "writing %s: %m\n", p->csv);
+		status = status ? status : 1;
+	}
+	finish(&r);
+	return status;
+}

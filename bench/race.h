@@ -1,0 +1,56 @@
+/* revhash-bench --race: one seeded workload played against two or more
+ * servers, any servers, in rounds of alternating order, each server's hash
+ * rate probed before each of its runs; a table per round, a summary and a
+ * verdict only where every round supports it (bench/verdict.h). */
+#ifndef REVHASH_BENCH_RACE_H
+#define REVHASH_BENCH_RACE_H
+
+#include <stdint.h>
+
+#include "bench/client.h"
+#include "bench/workload.h"
+
+#define RACE_MAX_SERVERS 8
+#define RACE_NAME_MAX 16      /* characters of a server's name */
+#define RACE_MAX_ROUNDS 1000
+#define RACE_ROUNDS 5         /* by default */
+#define RACE_MARGIN 0.10      /* by default: every round 10% or more */
+#define RACE_TIMEOUT_S CLIENT_TIMEOUT_S /* a request's bound by default */
+
+struct race_server {
+	char name[RACE_NAME_MAX + 1];
+	char host[256];   /* an IPv6 address without its brackets */
+	char port[6];
+	const char *spec; /* HOST:PORT as given */
+};
+
+struct race_params {
+	struct race_server server[RACE_MAX_SERVERS];
+	unsigned n;                     /* servers, 2 .. RACE_MAX_SERVERS */
+	struct wl_params wl;            /* round 1's; round r's seed is + r - 1 */
+	const struct wl_preset *preset; /* NULL: the seven words gave wl */
+	unsigned rounds;
+	double margin;                  /* a verdict's least ratio, minus 1 */
+	int calibrate;                  /* probe each server before its run */
+	double probe_s;                 /* a probe request trusted this long */
+	unsigned timeout_ms;            /* one request's bound */
+	const char *csv, *plot;         /* files to write, or NULL */
+};
+
+/* Is word a server's NAME=HOST:PORT rather than a workload's word? */
+int race_is_server(const char *word);
+/* Add the server NAME=HOST:PORT in word to p: a name of 1 to
+ * RACE_NAME_MAX letters, digits, '.', '_' or '-', not given before; a
+ * host (an IPv6 address in brackets or not) and a port 1 .. 65535 not
+ * given before either. 0, or -EINVAL after saying on stderr what is
+ * wrong with the word. */
+int race_add_server(const char *word, struct race_params *p);
+/* Run the race and print it. The exit status: 0 when every server
+ * answered every request right; 1 when one did not, or a file could not
+ * be written (the race still runs to its end), or a preset whose delay
+ * follows the rate found no rate at the race's first probe (the race
+ * ends there); 2 when it could not start (a server's name that does not
+ * resolve, a file that cannot be opened, no gnuplot for --plot). */
+int race_run(const struct race_params *p);
+
+#endif

@@ -1,0 +1,371 @@
+/* The race's report (see race_report.h). Tables are in the order the
+ * servers were listed, whatever order they ran in, so a column reads down
+ * the rounds; the heading of each round says the order. In the summary
+ * and the verdicts, reliability comes first: a server that got an answer
+ * wrong or lost one is said so before any score, and loses whatever its
+ * score (bench/verdict.c). */
+#include "bench/race_report.h"
+#include "bench/verdict.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define TEXT 512 /* a verdict's sentence */
+
+/* What a missing answer's reason reads as. */
+static const char *cause_text(int err)
+{
+	return err == -ENODATA ? "closed before the full reply" :
+	       err == -ETIMEDOUT ? "timed out" : strerror(-err);
+}
+
+/* The width of the name column: the longest name, or "server". */
+static int name_width(const struct race_params *p)
+{
+	size_t w = strlen("server");
+
+	for (unsigned i = 0; i < p->n; i++)
+		if (strlen(p->server[i].name) > w)
+			w = strlen(p->server[i].name);
+	return (int)w;
+}
+
+void race_report_progress(const struct race_params *p, unsigned round,
+			  unsigned i, const struct race_leg *g)
+{
+	fprintf(stderr, "revhash-bench: round %u of %u: %s: ", round, p->rounds,
+		p->server[i].name);
+	if (g->rate)
+		fprintf(stderr, "probed %.3f M hashes/s, ", g->rate / 1e6);
+	fprintf(stderr, "%" PRIu64 " requests in %.1f s\n", p->wl.total,
+		g->seconds);
+}
+
+void race_report_round_start(const struct race_params *p, unsigned round,
+			     uint64_t seed, const unsigned *order)
+{
+	printf("\nround %u of %u, seed %" PRIu64 ": ", round, p->rounds, seed);
+	for (unsigned k = 0; k < p->n; k++)
+		printf("%s%s", p->server[order[k]].name,
+		       k + 2 < p->n ? ", " : k + 1 < p->n ? ", then " : "\n");
+	fflush(stdout);
+}
+
+/* Why a leg has no efficiency, by stats_efficiency()'s verdict. */
+static const char *const no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "nothing to hash",
+	[STATS_EFF_TINY] = "an ideal score under 0.5: these ranges cost an "
+		"ideal server nothing",
+	[STATS_EFF_BEATEN] = "the run beat the ideal server at the probed "
+		"rate: the server ran faster than its probe showed",
+};
+
+/* The lines under a round's table for leg g of server name. */
+static void leg_notes(const char *name, const struct race_leg *g,
+		      uint64_t total)
+{
+	uint64_t told = 0;
+
+	if (g->probe_err)
+		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
+		       g->probe_err == -EPROTO ? "a wrong answer" :
+		       cause_text(g->probe_err));
+	else if (g->rated && g->eff_kind != STATS_EFF_OK)
+		printf("  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
+	if (!g->wrong && !g->missing)
+		return;
+	printf("  %s: ", name);
+	if (g->wrong)
+		printf("%" PRIu64 " wrong%s", g->wrong, g->missing ? " and " : "");
+	if (g->missing)
+		printf("%" PRIu64 " missing", g->missing);
+	printf(" of %" PRIu64 " answers", total);
+	for (unsigned c = 0; c < RACE_CAUSES && g->cause_n[c]; c++) {
+		printf("%s%s: %" PRIu64, c ? ", " : " (", cause_text(g->cause[c]),
+		       g->cause_n[c]);
+		told += g->cause_n[c];
+	}
+	if (told && told < g->missing)
+		printf(", others: %" PRIu64, g->missing - told);
+	printf("%s\n", told ? ")" : "");
+}
+
+void race_report_round(const struct race_params *p, const struct race_leg *legs)
+{
+	int w = name_width(p);
+
+	printf("  %-*s %10s %10s %10s %11s %10s %10s\n", w, "server",
+	       "rate M/s", "score", "efficiency", "reliability", "p50 ms",
+	       "p99 ms");
+	for (unsigned i = 0; i < p->n; i++) {
+		const struct race_leg *g = &legs[i];
+		char rate[24] = "-", eff[16] = "n/a";
+
+		if (g->rate)
+			snprintf(rate, sizeof rate, "%.3f", g->rate / 1e6);
+		if (g->rated && g->eff_kind == STATS_EFF_OK)
+			snprintf(eff, sizeof eff, "%.3f", g->eff);
+		printf("  %-*s %10s %10.0f %10s %10.2f%% %10.3f %10.3f\n", w,
+		       p->server[i].name, rate, g->s.score, eff,
+		       verdict_percent(g->s.ok, p->wl.total), g->s.p50_ms,
+		       g->s.p99_ms);
+	}
+	for (unsigned i = 0; i < p->n; i++)
+		leg_notes(p->server[i].name, &legs[i], p->wl.total);
+}
+
+/* --- the summary and the verdicts --------------------------------------- */
+
+/* Server i's figure of each round into v (scores, or efficiencies where
+ * there is one); how many. */
+static unsigned column(const struct race_params *p, const struct race_leg *legs,
+		       unsigned i, int eff, double *v)
+{
+	unsigned m = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++) {
+		const struct race_leg *g = &legs[r * p->n + i];
+
+		if (!eff)
+			v[m++] = g->s.score;
+		else if (g->rated && g->eff_kind == STATS_EFF_OK)
+			v[m++] = g->eff;
+	}
+	return m;
+}
+
+static uint64_t right_answers(const struct race_params *p,
+			      const struct race_leg *legs, unsigned i)
+{
+	uint64_t ok = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++)
+		ok += legs[r * p->n + i].s.ok;
+	return ok;
+}
+
+/* "1.99 (1.80 - 2.20)": server i's score over the first server's, the
+ * ratio of the medians and the spread of the rounds' ratios. */
+static void versus_first(const struct race_params *p, const struct race_leg *legs,
+			 unsigned i, char *buf, size_t size)
+{
+	double v[RACE_MAX_ROUNDS], q[RACE_MAX_ROUNDS], own[RACE_MAX_ROUNDS];
+	struct verdict_spread first, mine, ratio;
+	unsigned m = 0;
+
+	column(p, legs, 0, 0, v);
+	column(p, legs, i, 0, own);
+	for (unsigned r = 0; r < p->rounds; r++)
+		if (v[r] > 0)
+			q[m++] = own[r] / v[r];
+	verdict_spread(v, p->rounds, &first);
+	verdict_spread(own, p->rounds, &mine);
+	if (i == 0 || !m || !(first.median > 0)) {
+		snprintf(buf, size, i == 0 ? "1" : "n/a");
+		return;
+	}
+	verdict_spread(q, m, &ratio);
+	snprintf(buf, size, "%.2f (%.2f - %.2f)", mine.median / first.median,
+		 ratio.min, ratio.max);
+}
+
+static void summary(const struct race_params *p, const struct race_leg *legs)
+{
+	uint64_t all = p->wl.total * p->rounds;
+	int w = name_width(p);
+
+	printf("\nsummary of %u round%s (score: mean of latency_us x priority, "
+	       "lower is better;\nratio: the score over %s's, of the medians, "
+	       "and in brackets the rounds' least and largest)\n", p->rounds,
+	       p->rounds == 1 ? "" : "s", p->server[0].name);
+	printf("  %-*s %11s %12s %21s %10s   ratio\n", w, "server",
+	       "reliability", "median score", "min - max", "median eff");
+	for (unsigned i = 0; i < p->n; i++) {
+		double v[RACE_MAX_ROUNDS];
+		struct verdict_spread s, e;
+		char range[48], eff[16] = "n/a", vs[48];
+		unsigned m;
+
+		column(p, legs, i, 0, v);
+		verdict_spread(v, p->rounds, &s);
+		snprintf(range, sizeof range, "%.0f - %.0f", s.min, s.max);
+		if ((m = column(p, legs, i, 1, v)) && !verdict_spread(v, m, &e))
+			snprintf(eff, sizeof eff, "%.3f", e.median);
+		versus_first(p, legs, i, vs, sizeof vs);
+		printf("  %-*s %10.2f%% %12.0f %21s %10s   %s\n", w,
+		       p->server[i].name, verdict_percent(right_answers(p, legs, i), all),
+		       s.median, range, eff, vs);
+	}
+}
+
+/* Every pair's verdict, after a line for each server that lost answers;
+ * the lines in text (for the plot's title). */
+static void verdicts(const struct race_params *p, const struct race_leg *legs,
+		     char *text, size_t size)
+{
+	uint64_t all = p->wl.total * p->rounds;
+	size_t len = 0;
+
+	printf("\n");
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t ok = right_answers(p, legs, i);
+
+		if (ok < all)
+			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
+			       "wrong or not at all (%.2f%% right): it loses to "
+			       "every server that answered more\n",
+			       p->server[i].name, all - ok, all,
+			       verdict_percent(ok, all));
+	}
+	for (unsigned a = 0; a < p->n; a++)
+		for (unsigned b = a + 1; b < p->n; b++) {
+			double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
+			struct verdict_side side[2] = {
+				{ sa, right_answers(p, legs, a) },
+				{ sb, right_answers(p, legs, b) } };
+			const char *name[2] = { p->server[a].name, p->server[b].name };
+			struct verdict v;
+			char line[TEXT];
+
+			column(p, legs, a, 0, sa);
+			column(p, legs, b, 0, sb);
+			verdict_judge(&side[0], &side[1], p->rounds, all, p->margin, &v);
+			verdict_text(&v, name, p->margin, line, sizeof line);
+			printf("%s%s\n", v.kind == VERDICT_SCORE ||
+			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
+			if (len < size)
+				len += (size_t)snprintf(text + len, size - len, "%s%s",
+							len ? "\n" : "", line);
+		}
+}
+
+/* --- the plot -------------------------------------------------------------- */
+
+int race_report_plot_check(void)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(file, sizeof file, "%.*s/gnuplot", (int)len, path);
+		if (len && access(file, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	fprintf(stderr, "revhash-bench: --plot needs gnuplot, which is not "
+		"installed (scripts/install-deps.sh --plot)\n");
+	return -ENOENT;
+}
+
+/* text as a gnuplot string's body: its lines, and any longer than chars,
+ * broken at spaces with gnuplot's "\n". */
+static void put_wrapped(FILE *g, const char *text, size_t chars)
+{
+	size_t col = 0;
+
+	while (*text) {
+		size_t word = strcspn(text, " \n");
+
+		if (col && col + 1 + word > chars) {
+			fputs("\\n", g);
+			col = 0;
+		} else if (col) {
+			fputc(' ', g);
+			col++;
+		}
+		fwrite(text, 1, word, g);
+		col += word;
+		text += word;
+		if (*text == '\n')
+			col = chars; /* the next word starts a line */
+		if (*text)
+			text++;
+	}
+}
+
+/* gnuplot's script: the scores of each round as clustered bars, a colour
+ * per server, the verdicts (one a line) as its title. */
+static void plot_script(FILE *g, const struct race_params *p,
+			const struct race_leg *legs, const char *title)
+{
+	unsigned width = 240 + 50 * p->rounds * p->n;
+
+	width = width < 720 ? 720 : width > 1800 ? 1800 : width;
+	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\n"
+		"set output \"%s\"\nset title \"", width, p->plot);
+	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
+	fprintf(g, "\"\n"
+		"set style data histograms\nset style histogram clustered gap 1\n"
+		"set style fill solid 0.75 border -1\nset key outside right top\n"
+		"set grid ytics\nset yrange [0:*]\nset xlabel \"round\"\n"
+		"set ylabel \"score (mean of latency_us x priority; lower is better)\"\n"
+		"$race << EOD\nround");
+	for (unsigned i = 0; i < p->n; i++) {
+		uint64_t ok = right_answers(p, legs, i), all = p->wl.total * p->rounds;
+
+		fprintf(g, " \"%s", p->server[i].name);
+		if (ok < all)
+			fprintf(g, " (%.2f%% right)", verdict_percent(ok, all));
+		fputc('"', g);
+	}
+	for (unsigned r = 0; r < p->rounds; r++) {
+		fprintf(g, "\n%u", r + 1);
+		for (unsigned i = 0; i < p->n; i++)
+			fprintf(g, " %.0f", legs[r * p->n + i].s.score);
+	}
+	fprintf(g, "\nEOD\nplot for [c=2:%u] $race using c:xtic(1) "
+		"title columnheader(c)\n", p->n + 1);
+}
+
+/* Draw the plot; 0, or -errno after saying why there is none. gnuplot's
+ * output goes nowhere: with no file to write, it would write the picture
+ * on ours. A gnuplot that dies early must not kill the race with SIGPIPE. */
+static int plot(const struct race_params *p, const struct race_leg *legs,
+		const char *title)
+{
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	struct stat st;
+	FILE *g;
+	int status;
+
+	unlink(p->plot); /* so an old picture cannot pass for this one */
+	if (!(g = popen("exec gnuplot >/dev/null", "w"))) {
+		fprintf(stderr, "popen(gnuplot): %m\n");
+		signal(SIGPIPE, old);
+		return -errno;
+	}
+	plot_script(g, p, legs, title);
+	status = pclose(g);
+	signal(SIGPIPE, old);
+	if (status != 0 || stat(p->plot, &st) || st.st_size == 0) {
+		fprintf(stderr, "revhash-bench: gnuplot did not draw %s\n", p->plot);
+		return -EIO;
+	}
+	printf("plot: %s\n", p->plot);
+	return 0;
+}
+
+int race_report_end(const struct race_params *p, const struct race_leg *legs)
+{
+	char title[TEXT * 4] = "";
+	int status = 0;
+
+	summary(p, legs);
+	verdicts(p, legs, title, sizeof title);
+	for (unsigned k = 0; k < p->rounds * p->n; k++)
+		status |= legs[k].s.ok < p->wl.total;
+	fflush(stdout);
+	if (p->plot && plot(p, legs, title))
+		status = 1;
+	return status;
+}

@@ -1,0 +1,46 @@
+/* What the race prints: a line on stderr as each leg ends, a table per
+ * round, then the summary and the verdicts, and the plot (gnuplot). It
+ * reads the legs race.c filled; it judges through bench/verdict.h. */
+#ifndef REVHASH_BENCH_RACE_REPORT_H
+#define REVHASH_BENCH_RACE_REPORT_H
+
+#include <stdint.h>
+
+#include "bench/race.h"
+#include "bench/replay.h"
+#include "bench/stats.h"
+
+#define RACE_CAUSES 3 /* reasons of missing answers told apart per leg */
+
+/* One server's probe and run in one round. */
+struct race_leg {
+	double rate;             /* probed, hashes/s; 0: none */
+	int probe_err;           /* why there is no rate, or 0 */
+	int run_err;             /* why the run could not start, or 0 */
+	double seconds;          /* the run's wall time */
+	struct replay_summary s;
+	int rated;               /* the ideal could be computed */
+	enum stats_eff eff_kind; /* when rated */
+	double eff;              /* when eff_kind is STATS_EFF_OK */
+	uint64_t wrong, missing;
+	int cause[RACE_CAUSES];  /* the first reasons of the missing */
+	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */
+};
+
+/* On stderr: leg i of round ended, with its rate and time. */
+void race_report_progress(const struct race_params *p, unsigned round,
+			  unsigned i, const struct race_leg *g);
+/* Round round's heading: its seed and its order (order[k]: the server
+ * that runs k-th). */
+void race_report_round_start(const struct race_params *p, unsigned round,
+			     uint64_t seed, const unsigned *order);
+/* A round's table, legs[i] being server i's, and a line for each leg
+ * that lost answers or has no efficiency, saying why. */
+void race_report_round(const struct race_params *p, const struct race_leg *legs);
+/* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
+int race_report_plot_check(void);
+/* The summary and the verdicts over every round (legs[(r - 1) * n + i]),
+ * then the plot when asked for. The race's exit status (race.h). */
+int race_report_end(const struct race_params *p, const struct race_leg *legs);
+
+#endif

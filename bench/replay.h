@@ -1,0 +1,43 @@
+/* One replay of a workload against one server: every request sent at its
+ * own deadline on its own connection, whatever the server does, and the
+ * figures of the run (the client's score, percentiles, first-time
+ * requests and repeats apart). The plain replay and the race share it. */
+#ifndef REVHASH_BENCH_REPLAY_H
+#define REVHASH_BENCH_REPLAY_H
+
+#include <stdint.h>
+
+#include "bench/client.h"
+#include "bench/result.h"
+#include "bench/workload.h"
+
+#define REPLAY_FAST_US 5000 /* a repeat answered faster was cached */
+
+/* First-time requests, or repeats (copy_of >= 0): how many, their mean
+ * latency, and their share of the score (the two shares add up to it). */
+struct replay_part {
+	uint64_t n;
+	long double latency_ns; /* summed */
+	long double weighted;   /* sum of latency_us * priority */
+};
+
+struct replay_summary {
+	uint64_t ok, repeats, fast_repeats;
+	double score;          /* mean(latency_us * priority), as the client */
+	double p50_ms, p99_ms; /* over every request, failures included */
+	struct replay_part first, repeat;
+};
+
+/* Send reqs[0 .. n - 1] to t, request i delay_us * i after the start, each
+ * from a thread of its own, and wait until every exchange has ended (each
+ * is bounded by t's timeout). res[i] gets what became of request i, its
+ * send time counted from the start; with verbose, a line per request is
+ * printed as it ends. A thread that cannot be had makes its request
+ * missing, not the run fail. 0, or -ENOMEM when the run could not start. */
+int replay_run(struct target *t, const struct wl_request *reqs, uint64_t n,
+	       uint64_t delay_us, int verbose, struct result *res);
+/* The figures of a run of n > 0 requests. 0 or -ENOMEM. */
+int replay_summarize(const struct wl_request *reqs, const struct result *res,
+		     uint64_t n, struct replay_summary *s);
+
+#endif

@@ -1,0 +1,456 @@
+/* End-to-end tests of revhash-bench --race: the real binary against real
+ * masters (one worker against two on a CPU-bound workload gives a
+ * verdict for two; two identical masters give none) and against fake
+ * servers in threads of the test, which log the order connections reach
+ * them (ABBA), answer wrong, close early, send garbage or hang; and its
+ * command line, each mistake exiting 2 with its own message. The rules
+ * themselves are tested on numbers in check_verdict.c. */
+#include "lib/digest.h"
+#include "tests/check_run.h"
+#include "tests/race_fixture.h"
+#include "tests/helpers.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* --- races of real masters ------------------------------------------------ */
+
+/* The values per second master port hashes on one request: a fresh range
+ * of 2^24 whose answer is its last value, the fastest of three timings
+ * (a slow one says more about the neighbours than about the master). */
+static double rate_of(unsigned port)
+{
+	uint64_t n = 1 << 24, best = UINT64_MAX, x;
+	uint8_t d[DIGEST_LEN];
+
+	for (int k = 0; k < 3; k++) {
+		uint64_t start = th_rand64() >> 2, t0 = clock_ns();
+
+		digest_of(start + n - 1, d);
+		ck_assert_int_eq(th_request(port, d, start, start + n - 1, 1, &x), 0);
+		ck_assert_uint_eq(x, start + n - 1);
+		if (clock_ns() - t0 < best)
+			best = clock_ns() - t0;
+	}
+	return n / (best / 1e9);
+}
+
+/* The seven workload words of n requests of difficulty d, sent every
+ * delay_us, from the run's seed: into w (32 bytes a word). */
+static void workload(char w[7][32], uint64_t n, uint64_t d, uint64_t delay_us)
+{
+	snprintf(w[0], 32, "%u", (unsigned)(th_rand64() >> 32));
+	snprintf(w[1], 32, "%llu", (unsigned long long)n);
+	snprintf(w[2], 32, "0");
+	snprintf(w[3], 32, "%llu", (unsigned long long)d);
+	snprintf(w[4], 32, "20");
+	snprintf(w[5], 32, "%llu", (unsigned long long)delay_us);
+	snprintf(w[6], 32, "1.5");
+}
+
+/* Race masters a (named na) and b (nb) on workload w over rounds, with
+ * probe (seconds) or, when NULL, without probes. */
+static void race_masters(const struct tmaster *a, const char *na,
+			 const struct tmaster *b, const char *nb,
+			 char w[7][32], const char *rounds, const char *probe,
+			 struct ran *r)
+{
+	char sa[64], sb[64];
+	const char *args[] = { "--race", server(sa, sizeof sa, na, a->port),
+			       server(sb, sizeof sb, nb, b->port), w[0], w[1],
+			       w[2], w[3], w[4], w[5], w[6], "--rounds", rounds,
+			       probe ? "--probe" : "--no-calibrate", probe, NULL };
+
+	run_bench(args, NULL, r);
+}
+
+/* The least, over the rounds, of two workers' probed rate over one's,
+ * into *worst, and its round into *at. Where neighbours hold a CPU it is
+ * near 1, and no race on this machine can tell the two apart then. */
+static void two_cpus(const struct ran *r, double *worst, int *at)
+{
+	static char text[sizeof r->out];
+	double one[6], two[6];
+
+	*worst = INFINITY;
+	for (int round = 1; round <= 3; round++) {
+		char head[32], *table, *end;
+
+		snprintf(head, sizeof head, "round %d of 3,", round);
+		strcpy(text, r->out);
+		ck_assert_ptr_nonnull(table = strstr(text, head));
+		if ((end = strstr(table, "\n\n")))
+			end[1] = '\0'; /* the round's table alone */
+		ck_assert_int_eq(row(table, "one", one, 6), 6);
+		ck_assert_int_eq(row(table, "two", two, 6), 6);
+		if (!(two[0] / one[0] >= *worst)) { /* a failed probe too */
+			*worst = isnan(two[0] / one[0]) ? 0 : two[0] / one[0];
+			*at = round;
+		}
+	}
+}
+
+/* The masters' workers float (--no-pin): each master pins worker i to
+ * the i-th CPU, as do the masters of anyone else testing on this
+ * machine, and a CPU crowded with pinned workers would decide the race. */
+/* Two workers against one on a CPU-bound workload: 100 requests of 30 ms
+ * of one worker's hashing each, all sent within 0.1 s. Every run is then
+ * as long as its server needs to hash the lot, so the ratio of the scores
+ * is that of the CPU each server gets, about 2 on a quiet machine of two
+ * CPUs, whatever the load estimate. Sizing it on one worker's rate (which
+ * a neighbour on one CPU cannot halve, as it can the rate of two) keeps
+ * each run near 1.2 s. Each server is rated at its own probe, so the
+ * efficiencies say nothing of who wins: the scores do; but the probes
+ * tell what the machine gave: where, in some round, two workers probed at
+ * under 1.3 times one worker's rate (neighbours holding a CPU: seen here
+ * with other masters hashing on both CPUs), no race can tell them apart
+ * and the test says SKIP. A verdict for one worker always fails it. */
+START_TEST(two_workers_beat_one)
+{
+	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
+	const char *w2[] = { "--workers", "2", "--no-pin", NULL };
+	struct tmaster one, two;
+	static struct ran r;
+	char w[7][32];
+	double rate, worst;
+	uint64_t d;
+	int at = 0;
+
+	ck_assert_int_eq(tm_start(&one, NULL, w1), 0);
+	ck_assert_int_eq(tm_start(&two, NULL, w2), 0);
+	rate = rate_of(one.port);
+	d = (uint64_t)(rate * 0.030);
+	workload(w, 100, d, 1000);
+	race_masters(&one, "one", &two, "two", w, "3", "0.1", &r);
+	ck_assert_int_eq(tm_stop(&one), 0);
+	ck_assert_int_eq(tm_stop(&two), 0);
+	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
+	two_cpus(&r, &worst, &at);
+	if (!strstr(r.out, "verdict: two ") && worst < 1.3) {
+		th_skip(__func__, "neighbours held a CPU: in round %d two workers "
+			"probed at %.2f times one worker's rate", at, worst);
+		return;
+	}
+	expect(&r, "verdict: two scores ");
+	expect(&r, " better than one in 3 of 3 rounds\n");
+	ck_assert_int_eq(r.status, 0);
+}
+END_TEST
+
+/* Two masters alike, one worker each, at half load, over six rounds (no
+ * probes: the verdict is on scores): whatever the machine does, the rounds
+ * must not all lean one way by the margin. */
+START_TEST(identical_servers_no_verdict)
+{
+	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
+	struct tmaster a, b;
+	static struct ran r;
+	char w[7][32];
+	double rate;
+	uint64_t d;
+
+	ck_assert_int_eq(tm_start(&a, NULL, w1), 0);
+	ck_assert_int_eq(tm_start(&b, NULL, w1), 0);
+	rate = rate_of(a.port);
+	d = (uint64_t)(rate * 0.010);
+	workload(w, 80, d, (uint64_t)(0.8 * d / 2 / rate / 0.5 * 1e6));
+	race_masters(&a, "A", &b, "B", w, "6", NULL, &r);
+	ck_assert_int_eq(tm_stop(&a), 0);
+	ck_assert_int_eq(tm_stop(&b), 0);
+	expect(&r, "\nno verdict between A and B: ");
+	ck_assert_ptr_null(strstr(r.out, "verdict: "));
+	ck_assert_int_eq(r.status, 0);
+}
+END_TEST
+
+/* --- races of fakes ----------------------------------------------------- */
+
+/* A fast server that answers wrong against a slow one that answers right:
+ * the fast one's score is the better, and it loses, on reliability, which
+ * is said before the verdict. */
+START_TEST(wrong_answers_lose_on_reliability)
+{
+	struct fake wrong = { FAKE_WRONG, 'W', 0, -1, 0 };
+	struct fake right = { FAKE_RIGHT, 'R', 3, -1, 0 };
+	char sw[64], sr[64];
+	static struct ran r;
+	double fw[4], fr[4];
+	const char *said, *verdict;
+
+	fake_start(&wrong);
+	fake_start(&right);
+	{
+		const char *args[] = { "--race", server(sw, sizeof sw, "wrong", wrong.port),
+				       server(sr, sizeof sr, "right", right.port),
+				       "5", "10", "0", "300", "20", "1000", "1.5",
+				       "--rounds", "3", "--no-calibrate", NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	said = expect(&r, "\nwrong answered 30 of 30 requests wrong or not at all "
+		      "(0.00% right)");
+	verdict = expect(&r, "\nverdict: right beats wrong on reliability: 30 of "
+			 "30 answers right, wrong 0 (0.00%)\n");
+	ck_assert(said < verdict);
+	expect(&r, "  wrong: 10 wrong of 10 answers\n");
+	/* summary rows: reliability, median score, min, "-", max */
+	ck_assert_int_eq(row(r.out, "wrong", fw, 4), 4);
+	ck_assert_int_eq(row(r.out, "right", fr, 4), 4);
+	ck_assert(fw[0] == 0 && fr[0] == 100);
+	ck_assert(fw[1] < fr[1]); /* the faster one */
+	ck_assert_int_eq(r.status, 1);
+}
+END_TEST
+
+/* Three servers, three rounds: the connections reach them A B C, C B A,
+ * A B C, a leg at a time; the CSV has every request of every leg. */
+START_TEST(abba_order_reaches_the_servers)
+{
+	struct fake f[3] = { { FAKE_RIGHT, 'A', 0, -1, 0 }, { FAKE_RIGHT, 'B', 0, -1, 0 },
+			     { FAKE_RIGHT, 'C', 0, -1, 0 } };
+	char s[3][64], csv[] = "/tmp/revhash-race-XXXXXX", line[512];
+	unsigned count[4][3] = { { 0 } }, round, rows = 0;
+	static struct ran r;
+	FILE *in;
+	int fd = mkstemp(csv);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		fake_start(&f[i]);
+	{
+		const char *args[] = { "--race", server(s[0], 64, "A", f[0].port),
+				       server(s[1], 64, "B", f[1].port),
+				       server(s[2], 64, "C", f[2].port),
+				       "77", "4", "0", "200", "20", "0", "1.5",
+				       "--rounds", "3", "--no-calibrate", "--csv", csv, NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(fake_log(), "AAAABBBBCCCC" "CCCCBBBBAAAA" "AAAABBBBCCCC");
+	expect(&r, "round 1 of 3, seed 77: A, B, then C\n");
+	expect(&r, "round 2 of 3, seed 78: C, B, then A\n");
+	expect(&r, "round 3 of 3, seed 79: A, B, then C\n");
+	ck_assert_ptr_nonnull(in = fopen(csv, "r"));
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, in));
+	ck_assert(strncmp(line, "round,server,seed,rate,index,", 29) == 0);
+	while (fgets(line, sizeof line, in)) {
+		char name;
+
+		ck_assert_int_eq(sscanf(line, "%u,%c,", &round, &name), 2);
+		ck_assert(round >= 1 && round <= 3 && name >= 'A' && name <= 'C');
+		count[round][name - 'A']++;
+		rows++;
+	}
+	fclose(in);
+	unlink(csv);
+	ck_assert_uint_eq(rows, 36);
+	for (round = 1; round <= 3; round++)
+		for (int i = 0; i < 3; i++)
+			ck_assert_uint_eq(count[round][i], 4);
+}
+END_TEST
+
+/* A master raced against servers that close without a reply, send three
+ * bytes, hang, or refuse: a line for each of them in every round, the
+ * hung requests given up at --timeout, and the race on to its end. */
+START_TEST(hostile_servers_race_goes_on)
+{
+	const char *w1[] = { "--workers", "1", NULL };
+	struct fake closer = { FAKE_CLOSE, 'c', 0, -1, 0 };
+	struct fake garbage = { FAKE_GARBAGE, 'g', 0, -1, 0 };
+	struct fake hang = { FAKE_HANG, 'h', 0, -1, 0 };
+	char s[5][64];
+	struct tmaster rh;
+	static struct ran r;
+	double v[6];
+
+	ck_assert_int_eq(tm_start(&rh, NULL, w1), 0);
+	fake_start(&closer);
+	fake_start(&garbage);
+	fake_start(&hang);
+	{
+		const char *args[] = { "--race", server(s[0], 64, "rh", rh.port),
+				       server(s[1], 64, "closer", closer.port),
+				       server(s[2], 64, "garbage", garbage.port),
+				       server(s[3], 64, "hang", hang.port),
+				       server(s[4], 64, "refused", th_free_port()),
+				       "9", "6", "0", "100000", "20", "2000", "1.5",
+				       "--rounds", "2", "--timeout", "1", "--probe",
+				       "0.05", NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	ck_assert_int_eq(tm_stop(&rh), 0);
+	expect(&r, "round 2 of 2, seed 10: refused, hang, garbage, closer, then rh\n");
+	expect(&r, "  closer: probe failed (closed before the full reply)");
+	expect(&r, "  closer: 6 missing of 6 answers (closed before the full reply: 6)\n");
+	expect(&r, "  garbage: 6 missing of 6 answers (closed before the full reply: 6)\n");
+	expect(&r, "  hang: probe failed (timed out)");
+	expect(&r, "  hang: 6 missing of 6 answers (timed out: 6)\n");
+	expect(&r, "  refused: probe failed (Connection refused)");
+	expect(&r, "  refused: 6 missing of 6 answers (Connection refused: 6)\n");
+	expect(&r, "\nverdict: rh beats hang on reliability");
+	/* Round 2's table (rate, score, efficiency, reliability, p50, p99):
+	 * the master served, the hang cost its timeout. */
+	*strstr(r.out, "\nsummary") = '\0';
+	ck_assert_int_eq(row(r.out, "rh", v, 6), 6);
+	ck_assert(v[0] > 0 && v[3] == 100);
+	ck_assert_int_eq(row(r.out, "hang", v, 6), 6);
+	ck_assert(isnan(v[0]) && isnan(v[2]) && v[3] == 0);
+	ck_assert(v[4] >= 1000 && v[4] < 10000); /* p50, ms */
+	ck_assert_int_eq(r.status, 1);
+}
+END_TEST
+
+/* --plot draws a PNG of the scores; without gnuplot on the PATH, the race
+ * does not start (see bad_arguments_exit_2). */
+START_TEST(plot_draws_the_scores)
+{
+	struct fake a = { FAKE_RIGHT, 'a', 0, -1, 0 }, b = { FAKE_RIGHT, 'b', 0, -1, 0 };
+	char sa[64], sb[64], png[] = "/tmp/revhash-race-XXXXXX.png", magic[8];
+	static struct ran r;
+	FILE *f;
+	int fd;
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		th_skip(__func__, "no gnuplot (scripts/install-deps.sh --plot)");
+		return;
+	}
+	ck_assert_int_ge(fd = mkstemps(png, 4), 0);
+	close(fd);
+	fake_start(&a);
+	fake_start(&b);
+	{
+		const char *args[] = { "--race", server(sa, 64, "a", a.port),
+				       server(sb, 64, "b", b.port), "3", "3", "0",
+				       "100", "20", "0", "1.5", "--rounds", "2",
+				       "--no-calibrate", "--plot", png, NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	ck_assert_int_eq(r.status, 0);
+	expect(&r, "\nplot: ");
+	ck_assert_ptr_nonnull(f = fopen(png, "rb"));
+	ck_assert_uint_eq(fread(magic, 1, 8, f), 8);
+	fclose(f);
+	unlink(png);
+	ck_assert(memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0);
+}
+END_TEST
+
+/* Each mistake exits 2 before anything is sent, saying what is wrong. */
+START_TEST(bad_arguments_exit_2)
+{
+#define A "A=127.0.0.1:1"
+#define B "B=127.0.0.1:2"
+	static const struct {
+		const char *args[16];
+		const char *says;
+	} bad[] = {
+		{ { "--race", A, "milestone" }, "two servers or more" },
+		{ { "--race", A, B, "nope" }, "no preset nope (the presets: milestone," },
+		{ { "--race", A, "A=127.0.0.1:3", "final" }, "a name given twice" },
+		{ { "--race", A, "B=127.0.0.1:1", "final" }, "the same server as another" },
+		{ { "--race", "A=127.0.0.1", B, "final" }, "not NAME=HOST:PORT" },
+		{ { "--race", "A=127.0.0.1:0", B, "final" }, "a port from 1 to 65535" },
+		{ { "--race", "A=[::1]:65536", B, "final" }, "a port from 1 to 65535" },
+		{ { "--race", "=127.0.0.1:1", B, "final" }, "a NAME is 1 to 16" },
+		{ { "--race", "a b=127.0.0.1:1", B, "final" }, "a NAME is 1 to 16" },
+		{ { "--race", "seventeen_chars_x=127.0.0.1:1", B, "final" }, "a NAME is 1 to 16" },
+		{ { "--race", "A=:1", B, "final" }, "no host" },
+		{ { "--race", A, B, "1", "2", "3" }, "after the servers, SEED TOTAL" },
+		{ { "--race", A, B, "1", "9", "0", "99", "101", "0", "1" }, "after the servers" },
+		{ { "--race", A, B, "final", "C=127.0.0.1:3" }, "after the servers" },
+		{ { "--race", A, B, "final", "--rounds", "0" }, "--rounds: a whole number" },
+		{ { "--race", A, B, "final", "--rounds", "x" }, "--rounds: a whole number" },
+		{ { "--race", A, B, "final", "--margin", "-1" }, "--margin: a percentage" },
+		{ { "--race", A, B, "final", "--timeout", "0" }, "--timeout: seconds" },
+		{ { "--race", A, B, "final", "--probe", "61" }, "--probe: seconds" },
+		{ { "--race", A, B, "final", "--plot", "a\"b.png" }, "--plot: a file name" },
+		{ { "--race", A, B, "1M", "--no-calibrate" }, "cannot run with --no-calibrate" },
+		{ { "--race", A, B, "final", "--quiet" }, "--race takes no options but" },
+		{ { "--race", A, B, "final", "--concurrency", "2" }, "--race takes no options" },
+		{ { "127.0.0.1", "1", "1", "1", "0", "9", "0", "0", "1", "--rounds", "3" },
+		  "belong to --race" },
+		{ { "--race", A, B, "C=h:3", "D=h:4", "E=h:5", "F=h:6", "G=h:7", "H=h:8",
+		    "I=h:9", "final" }, "too many servers" },
+	};
+	const char *plot[] = { "--race", A, B, "final", "--plot", "x.png", NULL };
+	static struct ran r;
+
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		run_bench(bad[i].args, NULL, &r);
+		if (r.status != 2 || !strstr(r.err, bad[i].says))
+			fprintf(stderr, "case %zu: exit %d, stderr:\n%s", i, r.status, r.err);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_ptr_nonnull(strstr(r.err, bad[i].says));
+		ck_assert_str_eq(r.out, "");
+	}
+	/* A dependency that is not there: no gnuplot, no race. */
+	run_bench(plot, "/nonexistent", &r);
+	ck_assert_int_eq(r.status, 2);
+	ck_assert_ptr_nonnull(strstr(r.err, "--plot needs gnuplot"));
+	ck_assert_str_eq(r.out, "");
+#undef A
+#undef B
+}
+END_TEST
+
+/* --preset prints a preset's seven words, which scripts/lib.sh reads: its
+ * delay from --rate where it follows one, which it must then have. */
+START_TEST(preset_prints_its_words)
+{
+	const char *one_m[] = { "--preset", "1M", "--rate", "142.7e6", NULL };
+	const char *final[] = { "--preset", "final", NULL };
+	const char *bad[][5] = { { "--preset", "1M", NULL },
+				 { "--preset", "nope", "--rate", "1e8", NULL },
+				 { "--preset", "final", "extra", NULL },
+				 { "--preset", "final", "--quiet", NULL } };
+	static struct ran r;
+
+	run_bench(one_m, NULL, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3435245 200 0 1000000 20 11212 1.5\n");
+	run_bench(final, NULL, &r);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_str_eq(r.out, "3435245 500 0 30000000 20 600000 1.5\n");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		run_bench(bad[i], NULL, &r);
+		ck_assert_int_eq(r.status, 2);
+		ck_assert_str_eq(r.out, "");
+		ck_assert_ptr_nonnull(strstr(r.err, "revhash-bench: "));
+	}
+	ck_assert_ptr_nonnull(strstr(r.err, "takes no other words or options"));
+}
+END_TEST
+
+static Suite *race_suite(void)
+{
+	Suite *s = suite_create("race");
+	TCase *masters = tcase_create("masters"), *fakes = tcase_create("fakes");
+
+	tcase_set_timeout(masters, 120);
+	tcase_add_test(masters, two_workers_beat_one);
+	tcase_add_test(masters, identical_servers_no_verdict);
+	tcase_add_test(masters, hostile_servers_race_goes_on);
+	suite_add_tcase(s, masters);
+	tcase_set_timeout(fakes, 30);
+	tcase_add_test(fakes, wrong_answers_lose_on_reliability);
+	tcase_add_test(fakes, abba_order_reaches_the_servers);
+	tcase_add_test(fakes, plot_draws_the_scores);
+	tcase_add_test(fakes, bad_arguments_exit_2);
+	tcase_add_test(fakes, preset_prints_its_words);
+	suite_add_tcase(s, fakes);
+	return s;
+}
+
+int main(void)
+{
+	return check_run(race_suite());
+}

@@ -1,0 +1,180 @@
+/* What the race's tests run against and read (see race_fixture.h). Fake
+ * servers: one thread a server, one connection at a time, so the log of
+ * the letters their connections arrive in is the order in which the
+ * client reached them. revhash-bench runs as a child whose two outputs
+ * go to files, read back whole once it has exited. */
+#include "tests/race_fixture.h"
+#include "tests/helpers.h"
+#include "lib/digest.h"
+#include "proto/proto.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char conn_log[4096]; /* NUL-terminated: static, and never full */
+static size_t log_len;
+
+const char *fake_log(void)
+{
+	static char copy[sizeof conn_log];
+
+	pthread_mutex_lock(&log_lock);
+	memcpy(copy, conn_log, sizeof copy);
+	pthread_mutex_unlock(&log_lock);
+	return copy;
+}
+
+/* The x in [start, end] whose digest is d, by brute force (the tests'
+ * ranges are small); 0 when none. */
+static uint64_t search(const uint8_t *d, uint64_t start, uint64_t end)
+{
+	uint8_t h[DIGEST_LEN];
+
+	if (start > end || end - start >= 1000000)
+		return 0;
+	for (uint64_t i = 0; i <= end - start; i++) {
+		digest_of(start + i, h);
+		if (memcmp(h, d, DIGEST_LEN) == 0)
+			return start + i;
+	}
+	return 0;
+}
+
+static void serve_one(const struct fake *f, int fd)
+{
+	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
+	struct proto_request q;
+
+	if (f->mode == FAKE_HANG)
+		return; /* left open: the client must give up by itself */
+	if (recv(fd, req, sizeof req, MSG_WAITALL) == (ssize_t)sizeof req) {
+		proto_decode_request(req, &q);
+		usleep(f->delay_ms * 1000);
+		if (f->mode == FAKE_GARBAGE)
+			send(fd, "\xde\xad\xbe", 3, MSG_NOSIGNAL);
+		if (f->mode == FAKE_RIGHT || f->mode == FAKE_WRONG) {
+			proto_encode_reply(f->mode == FAKE_WRONG ? q.end + 1 :
+					   search(q.digest, q.start, q.end), rep);
+			send(fd, rep, sizeof rep, MSG_NOSIGNAL);
+		}
+	}
+	close(fd);
+}
+
+static void *fake_serve(void *arg)
+{
+	struct fake *f = arg;
+	int fd;
+
+	while ((fd = accept(f->lfd, NULL, NULL)) >= 0) {
+		pthread_mutex_lock(&log_lock);
+		if (log_len < sizeof conn_log - 1)
+			conn_log[log_len++] = f->letter;
+		pthread_mutex_unlock(&log_lock);
+		serve_one(f, fd);
+	}
+	return NULL;
+}
+
+void fake_start(struct fake *f)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	pthread_t tid;
+
+	ck_assert_int_ge(f->lfd = socket(AF_INET, SOCK_STREAM, 0), 0);
+	ck_assert_int_eq(bind(f->lfd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(f->lfd, 128), 0);
+	ck_assert_int_eq(getsockname(f->lfd, (struct sockaddr *)&a, &len), 0);
+	f->port = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&tid, NULL, fake_serve, f), 0);
+	pthread_detach(tid);
+}
+
+/* --- revhash-bench as a child ------------------------------------------ */
+
+/* What file f holds, into buf; f is closed. */
+static void slurp(FILE *f, char *buf, size_t size)
+{
+	ssize_t n = pread(fileno(f), buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+	fclose(f);
+}
+
+void run_bench(const char *const *args, const char *path, struct ran *r)
+{
+	const char *argv[64] = { th_bench_path() };
+	FILE *out = tmpfile(), *err = tmpfile();
+	int n = 1, status;
+	pid_t pid;
+
+	ck_assert(out && err);
+	for (; *args && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	ck_assert((pid = fork()) >= 0);
+	if (pid == 0) {
+		dup2(fileno(out), 1);
+		dup2(fileno(err), 2);
+		if (path)
+			setenv("PATH", path, 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	slurp(out, r->out, sizeof r->out);
+	slurp(err, r->err, sizeof r->err);
+}
+
+const char *expect(const struct ran *r, const char *needle)
+{
+	const char *at = strstr(r->out, needle);
+
+	if (!at)
+		fprintf(stderr, "--- stdout\n%s--- stderr\n%s--- lacks: %s\n",
+			r->out, r->err, needle);
+	ck_assert_ptr_nonnull(at);
+	return at;
+}
+
+int row(const char *text, const char *name, double *v, int max)
+{
+	char head[64], line[512], *save = NULL, *word;
+	const char *at = NULL;
+	int n = 0;
+
+	snprintf(head, sizeof head, "\n  %s ", name);
+	for (const char *p = text; (p = strstr(p, head)); p++)
+		at = p;
+	ck_assert_ptr_nonnull(at);
+	at += strlen(head);
+	snprintf(line, sizeof line, "%.*s", (int)strcspn(at, "\n"), at);
+	for (word = strtok_r(line, " ", &save); word && n < max;
+	     word = strtok_r(NULL, " ", &save)) {
+		char *end;
+
+		v[n] = strtod(word, &end);
+		if (end == word || (*end && strcmp(end, "%") != 0))
+			v[n] = NAN;
+		n++;
+	}
+	return n;
+}
+
+const char *server(char *buf, size_t size, const char *name, unsigned port)
+{
+	snprintf(buf, size, "%s=127.0.0.1:%u", name, port);
+	return buf;
+}

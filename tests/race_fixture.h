@@ -1,0 +1,50 @@
+/* What the race's tests run against and read: fake servers in threads
+ * of a test, each answering as its mode says and logging a letter for
+ * each connection; revhash-bench run as a child; its tables read back. */
+#ifndef REVHASH_TESTS_RACE_FIXTURE_H
+#define REVHASH_TESTS_RACE_FIXTURE_H
+
+#include <stddef.h>
+
+enum fake_mode {
+	FAKE_RIGHT,   /* the answer, searched by brute force (small ranges) */
+	FAKE_WRONG,   /* END + 1, at once */
+	FAKE_CLOSE,   /* reads the request, closes without a reply */
+	FAKE_GARBAGE, /* three bytes, then closes */
+	FAKE_HANG,    /* accepts, never reads nor replies nor closes */
+};
+
+struct fake {
+	enum fake_mode mode;
+	char letter;       /* logged for each connection */
+	unsigned delay_ms; /* before a reply */
+	int lfd;           /* set by fake_start */
+	unsigned port;     /* set by fake_start */
+};
+
+/* Start fake f on a loopback port of its own, served by a thread for the
+ * rest of the test (Check's assertions abort it on failure). */
+void fake_start(struct fake *f);
+/* The letters of every fake's connections so far, in their order. */
+const char *fake_log(void);
+/* "NAME=127.0.0.1:PORT" into buf, which it returns. */
+const char *server(char *buf, size_t size, const char *name, unsigned port);
+
+/* What a run of revhash-bench printed, and how it ended. */
+struct ran {
+	int status;       /* the exit status, or -1 */
+	char out[65536];  /* stdout, cut short if longer */
+	char err[16384];  /* stderr */
+};
+
+/* Run revhash-bench ($REVHASH_BENCH) with args (NULL-terminated) into r;
+ * path, when not NULL, replaces PATH for it. */
+void run_bench(const char *const *args, const char *path, struct ran *r);
+/* Where r's stdout holds needle; else show all it printed and fail. */
+const char *expect(const struct ran *r, const char *needle);
+/* The columns of server name's row in the last table of text (a round's
+ * or the summary's), as numbers: "-" and "n/a" read NAN, a '%' is
+ * dropped. How many there were, up to max. */
+int row(const char *text, const char *name, double *v, int max);
+
+#endif
