@@ -26,16 +26,16 @@
 static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 {
 	struct seg_stages *st = &js->stats->stages;
-	uint64_t leased, found, now = clock_ns();
+	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
-	ring_job_times(js->ring, j->entry, &leased, &found);
-	if (!leased || !found || leased < j->submit_ns || found < leased ||
+	ring_job_times(js->ring, j->entry, &submitted, &leased, &found);
+	if (!leased || !found || leased < submitted || found < leased ||
 	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
 	t[STAGE_READ] = j->request_ns - j->accept_ns;
-	t[STAGE_DISPATCH] = j->submit_ns - j->request_ns;
-	t[STAGE_WAKE] = leased - j->submit_ns;
+	t[STAGE_DISPATCH] = submitted - j->request_ns;
+	t[STAGE_WAKE] = leased - submitted;
 	t[STAGE_HASH] = found - leased;
 	t[STAGE_NOTIFY] = heard_ns - found;
 	t[STAGE_REPLY] = now - heard_ns;
@@ -284,10 +284,8 @@ void jobs_balance(struct jobs *js)
 	if (!js->rebalance)
 		return;
 	js->rebalance = 0;
-	while (js->nbacklog && ring_has_room(js->ring) && (j = jobset_admit(js))) {
-		j->submit_ns = clock_ns();
+	while (js->nbacklog && ring_has_room(js->ring) && (j = jobset_admit(js)))
 		js->by_entry[j->entry] = j;
-	}
 	if (js->nbacklog)
 		park_worst(js);
 }

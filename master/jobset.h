@@ -47,7 +47,7 @@ struct job {
 	uint32_t backlog_pos;   /* in js->backlog, while out */
 	struct job_out *out;    /* while out (in the backlog, or on its way) */
 	struct rank rank;       /* its rank in the backlog, while out */
-	uint64_t accept_ns, request_ns, submit_ns; /* its first request's times */
+	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
 /* The key of j, in the ring or out. */

@@ -85,6 +85,7 @@ struct ring_job {
 	/* The master's, written while the entry is FREE (phase last). */
 	struct ring_key key;
 	uint64_t seq;          /* arrival order, for ties and fifo */
+	uint64_t submit_ns;    /* clock_ns() when it was submitted */
 	uint32_t gen;          /* bumped at each use of the entry: a lease
 	                          of an earlier use is void */
 	uint32_t phase;        /* enum ring_phase: ring_move() alone writes it */
@@ -236,9 +237,10 @@ const struct ring_key *ring_key(const struct ring *r, uint32_t job);
 /* The rank of job now (ring_rank_of on a snapshot read without the lock:
  * for the master's decisions, which may lag the workers by a lease). */
 struct rank ring_rank(const struct ring *r, uint32_t job);
-/* When the job was first leased and found (clock_ns(); 0 if not yet). */
-void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
-		    uint64_t *found_ns);
+/* When the job was submitted, first leased and found (clock_ns(); 0 if
+ * not yet). */
+void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
+		    uint64_t *leased_ns, uint64_t *found_ns);
 /* Take the jobs workers flagged since the last call; returns how many
  * were stored in jobs. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);

@@ -44,6 +44,8 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 	j->key = *key;
 	j->seq = seq;
 	j->answer = j->first_lease_ns = j->found_ns = 0;
+	j->submit_ns = clock_ns(); /* before the workers are woken: the wake's
+	                              stage starts here */
 	if (from) {
 		j->p = *from;
 	} else {
@@ -119,9 +121,10 @@ const struct ring_key *ring_key(const struct ring *r, uint32_t job)
 	return &r->jobs[job].key;
 }
 
-void ring_job_times(const struct ring *r, uint32_t job, uint64_t *leased_ns,
-		    uint64_t *found_ns)
+void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
+		    uint64_t *leased_ns, uint64_t *found_ns)
 {
+	*submit_ns = r->jobs[job].submit_ns;
 	*leased_ns = peek(r->jobs[job].first_lease_ns);
 	*found_ns = peek(r->jobs[job].found_ns);
 }
