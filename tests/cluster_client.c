@@ -25,6 +25,7 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "proto/proto.h"
+#include "tests/reply.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -90,30 +91,6 @@ static int send_request(int fd, uint64_t x, uint64_t lo, uint64_t hi, uint8_t pr
 	digest_of(x, q.digest);
 	proto_encode_request(&q, buf);
 	return send(fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf ? 0 : -1;
-}
-
-/* The 8-byte reply within timeout_ms: 0, or -1 when the connection ended
- * (or the time ran out) without one. */
-static int read_reply(int fd, uint64_t *x, int timeout_ms)
-{
-	uint8_t buf[PROTO_REPLY_LEN];
-	size_t got = 0;
-	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
-
-	while (got < sizeof buf) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = (int64_t)(until - clock_ms());
-		ssize_t n;
-
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return -1;
-		n = recv(fd, buf + got, sizeof buf - got, 0);
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	*x = proto_decode_reply(buf);
-	return 0;
 }
 
 static uint64_t splitmix(uint64_t *s)
@@ -212,7 +189,7 @@ static int ask(struct loop *l, uint64_t x, uint64_t *got)
 			l->retries++;
 		if (fd >= 0) {
 			if (send_request(fd, x, lo, hi, 1) == 0)
-				rc = read_reply(fd, got, REPLY_WAIT_MS);
+				rc = reply_within(fd, got, REPLY_WAIT_MS);
 			close(fd);
 		}
 		if (rc == 0)

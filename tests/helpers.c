@@ -1,6 +1,7 @@
 /* Test helpers. The master runs as a real child process; its log goes to a
  * file under the build folder that tm_dump_log prints when a test fails. */
 #include "tests/helpers.h"
+#include "tests/reply.h"
 #include "lib/os.h"
 #include "tests/check_run.h"
 #include "proto/proto.h"
@@ -151,23 +152,7 @@ int th_send_request(int fd, const uint8_t d[32], uint64_t start, uint64_t end,
 
 int th_read_reply(int fd, uint64_t *x, int timeout_ms)
 {
-	uint8_t buf[PROTO_REPLY_LEN];
-	size_t got = 0;
-	uint64_t until = clock_ms() + (uint64_t)timeout_ms;
-
-	while (got < sizeof buf) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int64_t left = (int64_t)(until - clock_ms());
-		ssize_t n;
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return -1;
-		n = recv(fd, buf + got, sizeof buf - got, 0);
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	*x = proto_decode_reply(buf);
-	return 0;
+	return reply_within(fd, x, timeout_ms);
 }
 
 void th_reset(int fd)
