@@ -19,10 +19,12 @@
 #   scripts/chaos.sh --long     long run (about five minutes)
 #   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
 #   scripts/chaos.sh --seed N   the schedule of an earlier run
+#   scripts/chaos.sh --gpu SPEC the master's --gpu (default off: the CPU
+#                               workers alone; auto on a GPU machine)
 set -u
 . "$(dirname "$0")/lib.sh"
 
-REQUESTS=60 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM
+REQUESTS=60 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM GPU=off
 OPTS=() # the options but the seed, for the replay command
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -32,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--difficulty) DIFFICULTY=$2; OPTS+=("$1" "$2"); shift ;;
 	--workers) WORKERS=$2; OPTS+=("$1" "$2"); shift ;;
 	--seed) SEED=$2; shift ;;
+	--gpu) GPU=$2; OPTS+=("$1" "$2"); shift ;;
 	*) fail "unknown option $1" ;;
 	esac
 	shift
@@ -63,8 +66,12 @@ say "port $PORT, $WORKERS workers, $REQUESTS requests of $DIFFICULTY every $DELA
 # as how many it takes depends on which ports are free.
 RANDOM=$SEED
 REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5 \
-	--stop-timeout 5 # garbage requests are searches in flight: do not wait 30 s
-wait_workers "$MASTER_PID" "$WORKERS" 10 || fail "workers did not start"
+	--stop-timeout 5 --gpu "$GPU" # garbage requests are searches in flight: do not wait 30 s
+# The workers: the CPU ones the config asks for, and a GPU worker for each
+# device the master found.
+GPUS=$(status_json "$PORT" | sed -n 's/.*"gpus":\([0-9]*\).*/\1/p')
+ALL=$((WORKERS + ${GPUS:-0}))
+wait_workers "$MASTER_PID" "$ALL" 10 || fail "workers did not start"
 
 "$BENCH" 127.0.0.1 "$PORT" "$SEED" "$REQUESTS" 0 "$DIFFICULTY" 20 "$DELAY_US" 1.5 \
 	--no-calibrate >"$TMP/bench.out" 2>&1 &
@@ -166,7 +173,7 @@ done
 echo "workers = $WORKERS" >"$CFG"
 kill -HUP "$MASTER_PID"
 reloads=$((reloads + 1))
-wait_workers "$MASTER_PID" "$WORKERS" 15 || fail "worker count did not return to $WORKERS"
+wait_workers "$MASTER_PID" "$ALL" 15 || fail "worker count did not return to $ALL"
 kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
 status=$("$MASTER" --status "$PORT")
 

@@ -186,7 +186,7 @@ for part in "${ARGS[@]}"; do
 	small) part_small > >(tee "$OUT/small.txt") 2>&1 ;;
 	serve)
 		"$ROOT/scripts/chaos.sh" --seed "$SEED" --requests 200 --delay-us 100000 \
-			--difficulty 3000000000 --workers 4 | tee "$OUT/chaos.txt"
+			--difficulty 3000000000 --workers 4 --gpu auto | tee "$OUT/chaos.txt"
 		[ "${PIPESTATUS[0]}" -eq 0 ] || broke "serve: chaos.sh: a request lost or botched"
 		gpu_kills > >(tee "$OUT/kills.txt") 2>&1 ;;
 	final) final_on final-gpu --workers 16 "${WITH_GPU[@]}" > >(tee "$OUT/final-gpu.summary") ;;

@@ -212,7 +212,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 {
 	char port[16];
 	const char *argv[32];
-	int n = 0;
+	int n = 0, gpu = 0;
 
 	m->port = port_no;
 	m->conns = 0;
@@ -220,8 +220,14 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 	snprintf(m->log, sizeof m->log, "%s/master-%u.log", log_dir(), m->port);
 	argv[n++] = th_master_path();
 	argv[n++] = port;
-	for (; args && *args && n < 30; args++)
+	for (; args && *args && n < 28; args++) {
+		gpu |= strncmp(*args, "--gpu", 5) == 0;
 		argv[n++] = *args;
+	}
+	if (!gpu) { /* the CPU workers the test counts, on a GPU machine too */
+		argv[n++] = "--gpu";
+		argv[n++] = "off";
+	}
 	argv[n] = NULL;
 	m->pid = fork();
 	if (m->pid < 0)

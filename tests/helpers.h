@@ -33,7 +33,9 @@ const char *th_master_path(void);
 /* The load generator under test: $REVHASH_BENCH, else revhash-bench. */
 const char *th_bench_path(void);
 /* Start $REVHASH_MASTER PORT args... (NULL-terminated, may be NULL) and wait
- * until it accepts connections. env may be NULL or "NAME=value". 0 or -1. */
+ * until it accepts connections. env may be NULL or "NAME=value". Unless
+ * args name a --gpu option, the master runs with --gpu off: the tests
+ * count CPU workers, on a machine with a GPU too. 0 or -1. */
 int tm_start(struct tmaster *m, const char *env, const char *const *args);
 /* The same on a given port. */
 int tm_start_on(struct tmaster *m, unsigned port, const char *env,
