@@ -10,7 +10,7 @@
  *   revhash-gpu --bench S [--device D] [--kernel NAME]
  *                                        the device's rate over S seconds
  *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
- *               --device D [--kernel NAME]   (the master's call)
+ *               --device D --kind KIND [--kernel NAME]   (the master's call)
  *
  * The device's kernel is the variant that searched fastest at start, or
  * the one --kernel names; --kernel auto or a CPU kernel's name (what the
@@ -33,7 +33,7 @@
 #define BENCH_START (UINT64_C(0xbe7c4) << 40) /* a range without the answer */
 
 struct args {
-	const char *serve, *kernel;
+	const char *serve, *kernel, *kind;
 	uint64_t slot, master, notify, device;
 	double bench_s;
 	int probe;
@@ -41,9 +41,10 @@ struct args {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: revhash-gpu --probe | --bench SECONDS [--device D] |\n"
-		"       --serve SEGMENT --slot N --master PID --notify FD --device D "
-		"[--kernel NAME]\n");
+	fprintf(stderr, "usage: revhash-gpu --probe [--kernel NAME] |\n"
+		"       --bench SECONDS [--device D] [--kernel NAME] |\n"
+		"       --serve SEGMENT --slot N --master PID --notify FD --device D\n"
+		"       --kind KIND [--kernel NAME]\n");
 	return 2;
 }
 
@@ -74,6 +75,8 @@ static int parse(int argc, char **argv, struct args *a)
 			a->serve = v;
 		else if (strcmp(o, "--kernel") == 0)
 			a->kernel = v;
+		else if (strcmp(o, "--kind") == 0)
+			a->kind = v;
 		else if (strcmp(o, "--bench") == 0)
 			rc = parse_double(v, 0.01, 3600, &a->bench_s);
 		else if (strcmp(o, "--slot") == 0)
@@ -162,11 +165,13 @@ static int serve(const struct args *a)
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	/* Its kind, as the master wrote it in the slot before the fork: its
-	 * lease length (unless its device asks for others) and its clock. */
-	if (!(w.kind = kind_at(seg.ring->slots[w.slot].kind))) {
-		log_error("GPU worker %llu: slot of no known kind", (unsigned long long)a->slot);
-		return 1;
+	/* Its kind, by the name the master gave, in this program's own table
+	 * (another build's may order it otherwise): its lease length (unless
+	 * its device asks for others) and its clock. */
+	if (!a->kind || !(w.kind = kind_named(a->kind))) {
+		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
+			  a->kind ? a->kind : "");
+		return 2;
 	}
 	w.unit = (unsigned)a->device;
 	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());

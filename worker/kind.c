@@ -58,6 +58,14 @@ unsigned kind_index(const struct worker_kind *k)
 	return (unsigned)(k - kinds);
 }
 
+const struct worker_kind *kind_named(const char *name)
+{
+	for (size_t i = 0; i < NKINDS; i++)
+		if (strcmp(kinds[i].name, name) == 0)
+			return &kinds[i];
+	return NULL;
+}
+
 /* Digits below KIND_UNITS_MAX at the even places, commas between. */
 int kind_spec_valid(const char *spec)
 {

@@ -57,6 +57,8 @@ unsigned kind_count(void);
 const struct worker_kind *kind_at(unsigned i);
 /* The index of kind k in the table. */
 unsigned kind_index(const struct worker_kind *k);
+/* The kind called name, or NULL. */
+const struct worker_kind *kind_named(const char *name);
 /* Is spec a valid --NAME argument of a found kind: auto, off, or a comma
  * list of unit numbers below KIND_UNITS_MAX? */
 int kind_spec_valid(const char *spec);
@@ -69,7 +71,7 @@ int kind_spec_valid(const char *spec);
 int kind_exec_find(const struct worker_kind *k, const char *spec, const char *path,
 		   const char *kernel, struct kind_found *out);
 /* become for such a kind: exec its program with --serve and the worker's
- * segment, slot, master, eventfd, unit and CPU kernel. */
+ * segment, slot, master, eventfd, unit, kind's name and kernel. */
 void kind_exec_become(const struct worker_start *w);
 
 #endif

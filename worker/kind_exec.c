@@ -209,7 +209,7 @@ void kind_exec_become(const struct worker_start *w)
 	snprintf(s[2], sizeof s[2], "%d", w->notify_fd);
 	snprintf(s[3], sizeof s[3], "%u", w->unit);
 	execl(w->path, w->path, "--serve", w->seg->name, "--slot", s[0], "--master", s[1],
-	      "--notify", s[2], "--device", s[3], "--kernel",
+	      "--notify", s[2], "--device", s[3], "--kind", w->kind->name, "--kernel",
 	      w->kernel_name ? w->kernel_name : w->kernel->name, (char *)NULL);
 	log_error("exec %s: %s", w->path, strerror(errno));
 	_exit(127);
