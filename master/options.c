@@ -212,7 +212,8 @@ static int table_option(int c, const char *arg, struct options *o)
 		o->kind_kernel[k] = arg; /* its program checks the name (exit 2) */
 		return 0;
 	}
-	snprintf(what, sizeof what, "--%s (auto, off or unit numbers: 0,1)", kind_at(k)->name);
+	snprintf(what, sizeof what, "--%s (auto, off or unit numbers, each once: 0,1)",
+		 kind_at(k)->name);
 	if (!kind_spec_valid(arg))
 		return bad(what, arg);
 	o->kind_spec[k] = arg;

@@ -266,17 +266,19 @@ END_TEST
 
 /* An explicit --gpu that cannot be had fails the start (exit 1), and so
  * does a --gpu-kernel its devices do not have (the master asks its
- * program's probe); one that is no device list is bad usage (exit 2). */
+ * program's probe); one that is no device list, or names a device twice,
+ * is bad usage (exit 2). */
 START_TEST(explicit_gpu_that_is_not_there_fails_the_start)
 {
-	const char *spec[] = { "1", "0", "x" }, *kernel[] = { "auto", "bogus", "auto" };
-	const int want[] = { 1, 1, 2 };
+	const char *spec[] = { "1", "0", "x", "0,0" };
+	const char *kernel[] = { "auto", "bogus", "auto", "auto" };
+	const int want[] = { 1, 1, 2, 2 };
 	char port[16];
 	pid_t pid;
 	int status;
 
 	snprintf(port, sizeof port, "%u", th_free_port());
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if ((pid = fork()) == 0) {
 			freopen("/dev/null", "w", stderr);
 			execl(th_master_path(), th_master_path(), port, "--gpu", spec[i],

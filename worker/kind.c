@@ -66,15 +66,21 @@ const struct worker_kind *kind_named(const char *name)
 	return NULL;
 }
 
-/* Digits below KIND_UNITS_MAX at the even places, commas between. */
+/* Digits below KIND_UNITS_MAX at the even places, commas between, none
+ * twice (two workers on one device would only share it). */
 int kind_spec_valid(const char *spec)
 {
 	size_t n = strlen(spec);
+	unsigned seen = 0;
 
 	if (strcmp(spec, "auto") == 0 || strcmp(spec, "off") == 0)
 		return 1;
-	for (size_t i = 0; i < n; i++)
-		if (i % 2 ? spec[i] != ',' : spec[i] < '0' || spec[i] >= '0' + KIND_UNITS_MAX)
+	for (size_t i = 0; i < n; i++) {
+		if (i % 2 ? spec[i] != ',' : spec[i] < '0' || spec[i] >= '0' + KIND_UNITS_MAX ||
+					     seen >> (spec[i] - '0') & 1)
 			return 0;
+		if (i % 2 == 0)
+			seen |= 1u << (spec[i] - '0');
+	}
 	return n % 2 == 1;
 }

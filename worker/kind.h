@@ -60,7 +60,7 @@ unsigned kind_index(const struct worker_kind *k);
 /* The kind called name, or NULL. */
 const struct worker_kind *kind_named(const char *name);
 /* Is spec a valid --NAME argument of a found kind: auto, off, or a comma
- * list of unit numbers below KIND_UNITS_MAX? */
+ * list of unit numbers below KIND_UNITS_MAX, none twice? */
 int kind_spec_valid(const char *spec);
 
 /* ---- kind_exec.c: the kinds whose workers are programs of their own ----- */
