@@ -4,7 +4,7 @@
  * the replay and --preset share), and one from two modes is an error
  * rather than a guess at which mode was meant. The race's mistakes and
  * --preset's are each said in a line of their own.
- * Every number goes through master/parse.c: whole, unsigned, in bounds.
+ * Every number goes through lib/parse.c: whole, unsigned, in bounds.
  * The replay's policy options describe the server under test with the
  * master's own switches and defaults, so a script can pass the same words
  * to both. */
@@ -28,7 +28,7 @@
 static const char usage[] =
 	"usage: revhash-bench HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
 	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
-	"           [--schedule ORDER] [--no-preempt] [--no-split] [--workers N]\n"
+	"           [--schedule ORDER] [--no-RULE ...] [--workers N]\n"
 	"           [--worker-rates R1,R2,...]\n"
 	"           [--rescore CSV --rate HASHES_PER_S [--csv FILE]]\n"
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
@@ -40,7 +40,7 @@ static const char usage[] =
 	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
 	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
 	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
-	"       revhash-bench --help\n"
+	"       revhash-bench --help | --policy-switches\n"
 	"\n"
 	"The first form replays the public client's workload at its pace (open\n"
 	"loop) and compares the score with an ideal server's: one following the\n"
@@ -90,7 +90,9 @@ static const char usage[] =
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
 	"  --no-calibrate    no probe, so no efficiency\n"
 	"The fifth prints a preset's seven workload words, its delay set from\n"
-	"--rate where it follows one (as the race does from its first probe).\n";
+	"--rate where it follows one (as the race does from its first probe).\n"
+	"--policy-switches prints the rules' switches, a line each. The policy\n"
+	"options (the master's; --workers N: how many it runs):\n";
 
 static const char race_usage[] =
 	"usage: revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
@@ -277,8 +279,14 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	switch (policy_option(c, arg, &pol->policy)) {
 	case 1:
 		return REPLAY;
-	case -1:
-		return -EINVAL;
+	case -1: {
+		char orders[64], what[128];
+
+		snprintf(what, sizeof what, "--schedule %s: no such order (the orders: %s)",
+			 arg, policy_order_list(orders, sizeof orders));
+		o->said = 1;
+		return complain(what);
+	}
 	}
 	return race_option(c, arg, o);
 }
@@ -383,6 +391,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		{ "probe", required_argument, NULL, 'B' },
 		{ "preset", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "policy-switches", no_argument, NULL, 'Y' },
 	};
 	struct option longs[sizeof fixed / sizeof fixed[0] + POLICY_OPTIONS_MAX + 1];
 	size_t n = sizeof fixed / sizeof fixed[0];
@@ -403,8 +412,8 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
 	};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
-		if (c == 'h') {
-			o->help = 1;
+		if (c == 'h' || c == 'Y') {
+			o->help = c == 'h' ? 1 : 2;
 			return 0;
 		}
 		if ((mode = parse_option(c, optarg, o)) < 0)
@@ -431,12 +440,16 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 int bench_options_parse(int argc, char **argv, struct bench_options *o)
 {
 	if (parse_args(argc, argv, o) == 0) {
-		if (o->help)
+		if (o->help == 1) {
 			fputs(usage, stdout);
+			policy_help(stdout);
+		} else if (o->help) {
+			policy_switches(stdout);
+		}
 		return 0;
 	}
 	/* A race's or a preset's mistake is said above: the short way. */
-	fputs(o->racing ? race_usage : o->preset ?
+	fputs(o->racing ? race_usage : o->preset || o->said ?
 	      "(revhash-bench --help says more)\n" : usage, stderr);
 	return -EINVAL;
 }

@@ -16,7 +16,8 @@ struct bench_options {
 	struct wl_params wl;         /* the replay's workload */
 	const char *csv;             /* the replay's per-request CSV, or NULL */
 	const char *rescore;         /* a past run's CSV to score at rate */
-	int help;                    /* --help: the usage went to stdout */
+	int help;                    /* the usage (1) or the switches (2) went
+	                                to stdout */
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */
 	struct sim_policy policy;    /* the server's, for its ideal */
@@ -25,6 +26,7 @@ struct bench_options {
 	struct ask_params ask;       /* --ask; split 0 when not asking */
 	const char *preset;          /* --preset: print its words */
 	int racing;                  /* --race */
+	int said;                    /* a mistake was said: no usage after it */
 	struct race_params race;     /* --race's servers, workload, options */
 };
 

@@ -8,7 +8,6 @@
 #define REVHASH_DIGEST_H
 
 #include <stdint.h>
-#include <string.h>
 
 #define DIGEST_LEN 32
 
@@ -16,14 +15,5 @@
 void digest_message(uint64_t x, uint8_t msg[8]);
 /* out = SHA-256 of the message of x (OpenSSL). */
 void digest_of(uint64_t x, uint8_t out[DIGEST_LEN]);
-/* The first 8 bytes of a digest as a number: already uniform, a ready hash
- * (in host order: any order is as good as another for a hash). */
-static inline uint64_t digest_hash(const uint8_t digest[DIGEST_LEN])
-{
-	uint64_t h;
-
-	memcpy(&h, digest, sizeof h);
-	return h;
-}
 
 #endif

@@ -53,15 +53,14 @@ static void header(FILE *out, const char *name, const char *help, const char *ty
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* One numeric figure: its HELP (the words --status prints, or its key),
- * TYPE and value. */
+/* One numeric figure: its HELP (the figure's own sentence), TYPE and
+ * value. */
 static void figure(FILE *out, const struct status_figure *f)
 {
 	char name[96];
-	const char *help = f->text ? f->text + (f->text[0] == '\n') : f->key;
 
 	metric_name(f, name, sizeof name);
-	header(out, name, help, f->counter ? "counter" : "gauge");
+	header(out, name, f->help, f->counter ? "counter" : "gauge");
 	if (f->kind == STATUS_NUM)
 		fprintf(out, "%s %llu\n", name, (unsigned long long)f->num);
 	else

@@ -167,6 +167,11 @@ static int parse(int argc, char **argv, struct exporter *e, struct sockaddr_stor
 		return -EINVAL;
 	}
 	e->port = (unsigned)port;
+	if (argc == 2 && port + 200 > 65535) {
+		fprintf(stderr, "revhash-metrics: PORT + 200 (%llu), its default, is past "
+			"65535: give --listen [ADDR:]PORT\n", (unsigned long long)port + 200);
+		return -EINVAL;
+	}
 	snprintf(def, sizeof def, "%llu", (unsigned long long)port + 200);
 	if (parse_listen(argc == 4 ? argv[3] : def, ss) < 0) {
 		fprintf(stderr, "revhash-metrics: invalid --listen '%s' ([ADDR:]PORT)\n",
@@ -182,14 +187,15 @@ static struct MHD_Daemon *serve(struct exporter *e, struct sockaddr_storage *ss)
 
 	if (ss->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	/* The logger first: the library says so of any option before it. */
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, e,
+		MHD_OPTION_EXTERNAL_LOGGER, complain, e,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)5,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)64,
-		MHD_OPTION_EXTERNAL_LOGGER, complain, e,
 		MHD_OPTION_END);
 }
 

@@ -200,8 +200,15 @@ static int table_option(int c, const char *arg, struct options *o)
 	char what[80];
 	int rc;
 
-	if ((rc = policy_option(c, arg, &o->policy)) != 0)
-		return rc < 0 ? bad("--schedule (see master --help)", arg) : 0;
+	if ((rc = policy_option(c, arg, &o->policy)) < 0) {
+		char orders[64];
+
+		snprintf(what, sizeof what, "--schedule (%s)",
+			 policy_order_list(orders, sizeof orders));
+		return bad(what, arg);
+	}
+	if (rc > 0)
+		return 0;
 	if (c < KIND_OPT_BASE || k >= kind_count())
 		return 1;
 	switch ((c - KIND_OPT_BASE) % 3) {

@@ -55,7 +55,7 @@ static void reload(struct server *s)
 
 	s->seg.hdr->stats.reloads++;
 	if (s->opt.config && options_load(&next, s->opt.config) < 0) {
-		log_error("reload: config %s rejected, keeping %u workers",
+		log_error("reload: config %s rejected, keeping %u CPU workers",
 			  s->opt.config, workers_target(&s->workers));
 		return;
 	}
@@ -64,7 +64,7 @@ static void reload(struct server *s)
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
 	s->seg.hdr->cpus = os_cpu_count();
 	workers_set_target(&s->workers, n);
-	log_info("reload: %u workers", n);
+	log_info("reload: %u CPU workers", n);
 }
 
 static void begin_drain(struct server *s)
@@ -226,8 +226,9 @@ static int start(struct server *s, const struct options *o)
 	 * not one still mapping its memory and starting its workers. */
 	if ((rc = net_open(s->listen.fd)) < 0)
 		return listen_failed("listen", o->port, rc);
-	log_info("listening on port %u: %u workers, kernel %s, cache %llu answers, "
-		 "schedule %s", o->port, n, s->kernel->name,
+	log_info("listening on port %u: %u CPU workers (kernel %s), %u of other kinds, "
+		 "cache %llu answers, schedule %s", o->port, n, s->kernel->name,
+		 s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
 	return 0;

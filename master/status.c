@@ -22,25 +22,42 @@
 
 /* The counters of struct seg_stats, in the order they are shown. */
 static const struct counter {
-	const char *key, *text;
+	const char *key, *text, *help;
 	size_t off;
 } counters[] = {
-	{ "requests", "\nrequests", offsetof(struct seg_stats, requests) },
-	{ "answered", "answered", offsetof(struct seg_stats, answered) },
-	{ "cache_hits", "cache hits", offsetof(struct seg_stats, cache_hits) },
-	{ "attached", "attached", offsetof(struct seg_stats, attached) },
-	{ "jobs", "jobs", offsetof(struct seg_stats, jobs) },
-	{ "not_found", "not found", offsetof(struct seg_stats, not_found) },
-	{ "cancelled", "cancelled", offsetof(struct seg_stats, cancelled) },
-	{ "parked", "parked", offsetof(struct seg_stats, parked) },
-	{ "dropped", "dropped", offsetof(struct seg_stats, dropped) },
-	{ "timeouts", "timeouts", offsetof(struct seg_stats, timeouts) },
-	{ "worker_deaths", "\nworker deaths", offsetof(struct seg_stats, worker_deaths) },
-	{ "stalls", "stalled", offsetof(struct seg_stats, stalls) },
-	{ "respawns", "respawns", offsetof(struct seg_stats, respawns) },
-	{ "reloads", "reloads", offsetof(struct seg_stats, reloads) },
-	{ "dead_hashes", NULL, offsetof(struct seg_stats, dead_hashes) },
-	{ "wakeups", "master wake-ups", offsetof(struct seg_stats, wakeups) },
+	{ "requests", "\nrequests", "requests read whole",
+	  offsetof(struct seg_stats, requests) },
+	{ "accepted", "connections", "connections accepted",
+	  offsetof(struct seg_stats, accepted) },
+	{ "answered", "answered", "replies sent in full",
+	  offsetof(struct seg_stats, answered) },
+	{ "cache_hits", "cache hits", "requests answered from the cache",
+	  offsetof(struct seg_stats, cache_hits) },
+	{ "attached", "attached", "requests that joined a search of the same question",
+	  offsetof(struct seg_stats, attached) },
+	{ "jobs", "jobs", "searches started", offsetof(struct seg_stats, jobs) },
+	{ "not_found", "not found", "searches whose range held no answer (replied 0)",
+	  offsetof(struct seg_stats, not_found) },
+	{ "cancelled", "cancelled", "searches dropped because every client asking left",
+	  offsetof(struct seg_stats, cancelled) },
+	{ "parked", "parked", "searches set aside for better ones (job table full)",
+	  offsetof(struct seg_stats, parked) },
+	{ "dropped", "dropped", "connections closed before a reply (timeout, error)",
+	  offsetof(struct seg_stats, dropped) },
+	{ "timeouts", "timeouts", "dropped connections that were too slow to send or read",
+	  offsetof(struct seg_stats, timeouts) },
+	{ "worker_deaths", "\nworker deaths", "workers that died",
+	  offsetof(struct seg_stats, worker_deaths) },
+	{ "stalls", "stalled", "workers killed for making no progress",
+	  offsetof(struct seg_stats, stalls) },
+	{ "respawns", "respawns", "workers started in place of dead ones",
+	  offsetof(struct seg_stats, respawns) },
+	{ "reloads", "reloads", "worker count reloads (SIGHUP)",
+	  offsetof(struct seg_stats, reloads) },
+	{ "dead_hashes", NULL, "hashes done by workers that have exited",
+	  offsetof(struct seg_stats, dead_hashes) },
+	{ "wakeups", "master wake-ups", "times the master's loop woke with events",
+	  offsetof(struct seg_stats, wakeups) },
 };
 
 static const char *const stage_names[STAGE_COUNT] = {
@@ -68,10 +85,18 @@ static const char *low_latency_name(uint32_t state)
 	return state < 3 ? names[state] : "?";
 }
 
+/* A figure past the array's end, or one without its sentence, is a
+ * mistake in this file (the figures are a fixed list, but for one per rule
+ * and two per kind): stop on it rather than print a scoreboard without
+ * it. */
 static void add(struct status_figure *f, size_t *n, struct status_figure one)
 {
-	if (*n < MAX_FIGURES)
-		f[(*n)++] = one;
+	if (*n >= MAX_FIGURES || !one.help) {
+		fprintf(stderr, "status: figure %s: %s\n", one.key, one.help ?
+			"past STATUS_FIGURES_MAX (raise it)" : "no help sentence");
+		abort();
+	}
+	f[(*n)++] = one;
 }
 
 /* What the workers hashed: every live and dead worker's hashes, and the
@@ -129,41 +154,45 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 	size_t n = 0;
 
 	hashing(seg, &hashes, &busy_rate);
-	add(f, &n, (struct status_figure){ "pid", "revhash master pid", NULL, STATUS_NUM, (uint64_t)h->master_pid, 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "port", "port", NULL, STATUS_NUM, h->port, 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, h->kernel, 0 });
+	add(f, &n, (struct status_figure){ "pid", "revhash master pid", NULL, STATUS_NUM, (uint64_t)h->master_pid, 0, NULL, 0, "the master's process id" });
+	add(f, &n, (struct status_figure){ "port", "port", NULL, STATUS_NUM, h->port, 0, NULL, 0, "the TCP port the master serves" });
+	add(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, h->kernel, 0, "the CPU workers' SHA-256 kernel" });
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind->find)
 			continue;
 		add(f, &n, (struct status_figure){ kind->name, kind->name, NULL, STATUS_WORD, 0, 0,
-						   h->kinds[k].note, 0 });
+						   h->kinds[k].note, 0,
+						   "the devices the kind's workers run on" });
 		add(f, &n, (struct status_figure){ kind->count_key, NULL, NULL, STATUS_NUM,
-						   h->kinds[k].n, 0, NULL, 0 });
+						   h->kinds[k].n, 0, NULL, 0,
+						   "workers of the kind the master runs" });
 	}
 	add(f, &n, (struct status_figure){ "schedule", "schedule", NULL, STATUS_WORD, 0, 0,
-					   policy_order_name(p->order), 0 });
+					   policy_order_name(p->order), 0,
+					   "the order jobs get the workers in" });
 	for (unsigned i = 0; i < policy_rules(); i++)
 		add(f, &n, (struct status_figure){ policy_rule_key(i), policy_rule_key(i), NULL,
 						   STATUS_NUM, (uint64_t)policy_rule_on(p, i), 0,
-						   NULL, 0 });
-	add(f, &n, (struct status_figure){ "low_latency", "low latency", NULL, STATUS_WORD, 0, 0, low_latency_name(h->low_latency), 0 });
-	add(f, &n, (struct status_figure){ "low_latency_holds", NULL, NULL, STATUS_NUM, h->low_latency_holds, 0, NULL, 1 });
-	add(f, &n, (struct status_figure){ "uptime_s", "up", " s", STATUS_REAL, 0, uptime_s(h), NULL, 0 });
+						   NULL, 0, "1 when this scheduling rule is in force" });
+	add(f, &n, (struct status_figure){ "low_latency", "low latency", NULL, STATUS_WORD, 0, 0, low_latency_name(h->low_latency), 0, "what the master does with the CPUs' idle states" });
+	add(f, &n, (struct status_figure){ "low_latency_holds", NULL, NULL, STATUS_NUM, h->low_latency_holds, 0, NULL, 1, "times the master held the CPUs out of deep idle states" });
+	add(f, &n, (struct status_figure){ "uptime_s", "up", " s", STATUS_REAL, 0, uptime_s(h), NULL, 0, "seconds since the master started" });
 	*head = n;
-	add(f, &n, (struct status_figure){ "workers_wanted", "workers wanted", NULL, STATUS_NUM, h->workers, 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "jobs_in_table", "jobs in the table", NULL, STATUS_NUM, ring_in_use(seg->ring), 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "jobs_queued", "searched", NULL, STATUS_NUM, ring_queued(seg->ring, counts), 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "cache_count", "cache", NULL, STATUS_NUM, seg->cache->count, 0, NULL, 0 });
-	add(f, &n, (struct status_figure){ "cache_capacity", "of", " answers", STATUS_NUM, seg->cache->capacity, 0, NULL, 0 });
+	add(f, &n, (struct status_figure){ "workers_wanted", "workers wanted", NULL, STATUS_NUM, h->workers, 0, NULL, 0, "CPU workers the master aims for" });
+	add(f, &n, (struct status_figure){ "jobs_in_table", "jobs in the table", NULL, STATUS_NUM, ring_in_use(seg->ring), 0, NULL, 0, "jobs in the shared job table, in any phase" });
+	add(f, &n, (struct status_figure){ "jobs_queued", "searched", NULL, STATUS_NUM, ring_queued(seg->ring, counts), 0, NULL, 0, "jobs being searched or waiting for a worker" });
+	add(f, &n, (struct status_figure){ "cache_count", "cache", NULL, STATUS_NUM, seg->cache->count, 0, NULL, 0, "answers the cache holds" });
+	add(f, &n, (struct status_figure){ "cache_capacity", "of", " answers", STATUS_NUM, seg->cache->capacity, 0, NULL, 0, "answers the cache can hold" });
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
 		add(f, &n, (struct status_figure){ counters[i].key, counters[i].text, NULL, STATUS_NUM,
-			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL, 1 });
-	add(f, &n, (struct status_figure){ "lock_repairs", "lock repairs", NULL, STATUS_NUM, ring_repairs(seg->ring), 0, NULL, 1 });
-	add(f, &n, (struct status_figure){ "hashes_total", "hashes", NULL, STATUS_NUM, hashes, 0, NULL, 1 });
-	add(f, &n, (struct status_figure){ "busy_rate", "busy rate", " hashes/s", STATUS_REAL, 0, busy_rate, NULL, 0 });
-	add(f, &n, (struct status_figure){ "hooks_armed", NULL, NULL, STATUS_NUM, hooks_armed(seg->ring), 0, NULL, 0 });
+			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL, 1,
+			counters[i].help });
+	add(f, &n, (struct status_figure){ "lock_repairs", "lock repairs", NULL, STATUS_NUM, ring_repairs(seg->ring), 0, NULL, 1, "times the job table's lock was taken back from a dead holder" });
+	add(f, &n, (struct status_figure){ "hashes_total", "hashes", NULL, STATUS_NUM, hashes, 0, NULL, 1, "hashes done by all workers, live and exited" });
+	add(f, &n, (struct status_figure){ "busy_rate", "busy rate", " hashes/s", STATUS_REAL, 0, busy_rate, NULL, 0, "hashes per second of the workers' hashing time, summed over live workers (hashes/s)" });
+	add(f, &n, (struct status_figure){ "hooks_armed", NULL, NULL, STATUS_NUM, hooks_armed(seg->ring), 0, NULL, 0, "test fault hooks armed and not yet fired" });
 	return n;
 }
 

@@ -21,9 +21,13 @@ struct status_figure {
 	double real;
 	const char *word;
 	int counter; /* it only ever grows (a count of events) */
+	const char *help; /* what it is, in a sentence of its own (the
+	                     exporter's HELP line) */
 };
 
-#define STATUS_FIGURES_MAX 48
+/* The fixed figures, two per worker kind and one per policy rule, with
+ * room to spare (status.c stops on one past it). */
+#define STATUS_FIGURES_MAX 64
 
 /* Print the status of the master on port (text or JSON) to stdout. 0, or
  * -ENOENT (no master), -ESRCH (its master is gone, the segment left over)

@@ -111,6 +111,12 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 			       &ws->found[k]) < 0)
 			return -EINVAL;
 		ws->fixed += ws->found[k].n;
+		/* Said, not refused: the same command line serves a machine
+		 * with the devices and one without. */
+		if (ws->found[k].n == 0 && (kernel[k] || path[k]))
+			log_warn("--%s-%s %s: ignored, no %s worker runs (%s)", kind->name,
+				 kernel[k] ? "kernel" : "worker", kernel[k] ? kernel[k] : path[k],
+				 kind->name, ws->found[k].note);
 		snprintf(note->note, sizeof note->note, "%s", ws->found[k].note);
 		note->n = ws->found[k].n;
 	}

@@ -165,12 +165,36 @@ node_start() {
 	fail "node $name: its master (pid $pid) does not serve port $port after 6 s"
 }
 
-# metrics_start NAME PORT: node NAME's Prometheus exporter, where built.
+# metrics_port NAME: the port of node NAME's exporter.
+metrics_port() { echo $((PORT + 200 + ${1#n})); }
+
+# metrics_start NAME PORT: node NAME's Prometheus exporter, where built,
+# and wait until it listens. One that does not (its port taken) is said,
+# with its log, and left out: the node serves without it, and `status`
+# shows it down.
 metrics_start() {
-	local mport=$((PORT + 200 + ${1#n}))
+	local mport pid
+	mport=$(metrics_port "$1")
 	[ -x "$METRICS" ] || return 0
 	"$METRICS" "$2" --listen "127.0.0.1:$mport" 2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
-	echo $! >"$RUN/$1-metrics.pid"
+	pid=$!
+	echo "$pid" >"$RUN/$1-metrics.pid"
+	for _ in $(seq 1 100); do
+		pid_listens "$pid" "$mport" && return 0
+		alive "$pid" || break
+		sleep 0.02
+	done
+	say "WARNING: node $1's exporter does not serve 127.0.0.1:$mport: $(tail -n 1 "$RUN/$1-metrics.log" 2>/dev/null)" >&2
+}
+
+# metrics_state NAME: node NAME's exporter: its port when it serves,
+# "down" when it was started and does not, "-" when there is none.
+metrics_state() {
+	local pid mport
+	mport=$(metrics_port "$1")
+	pid=$(cat "$RUN/$1-metrics.pid" 2>/dev/null) || { echo -; return; }
+	pid_is "$pid" revhash-metrics && pid_listens "$pid" "$mport" && { echo ":$mport"; return; }
+	echo down
 }
 
 # stop_node NAME PORT: stop node NAME's master and exporter. A stopped
@@ -285,7 +309,7 @@ prometheus_config() {
 	local targets="" name
 	while read -r name _ _ kind; do
 		[ "$kind" = remote ] && continue
-		targets+="${targets:+, }'127.0.0.1:$((PORT + 200 + ${name#n}))'"
+		targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
 	done
 	cat <<EOF
 # revhash cluster on port $PORT: written by scripts/cluster.sh.
@@ -412,7 +436,7 @@ counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 # status: the balancer and each node; non-zero, with a line on stderr for
 # each, when the balancer or a node is not serving.
 status() {
-	local name addr port kind pid view state picked json bad=() hpid
+	local name addr port kind pid view state picked json bad=() hpid exporter
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
 	hpid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
@@ -420,8 +444,8 @@ status() {
 	view=$(balancer_view) || bad+=("the balancer's statistics do not answer on :$STATS_PORT")
 	say "balancer $BIND:$PORT (pid ${hpid:-?}), stats" \
 		"http://127.0.0.1:$STATS_PORT/stats, run dir $RUN"
-	printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s\n' node address pid balancer \
-		picked requests cache_hits jobs answered
+	printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' node address pid balancer \
+		picked requests cache_hits jobs answered metrics
 	while read -r name addr port kind; do
 		pid=-
 		[ "$kind" = remote ] || pid=$(cat "$RUN/$name.pid" 2>/dev/null)
@@ -430,10 +454,13 @@ status() {
 		read -r _ state picked < <(grep "^$name " <<<"$view")
 		json=""
 		[ "$kind" = remote ] || json=$(status_json "$port")
-		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s\n' "$name" "$addr:$port" \
+		exporter=-
+		[ "$kind" = remote ] || exporter=$(metrics_state "$name")
+		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' "$name" "$addr:$port" \
 			"$pid" "${state:-?}" "${picked:-?}" "$(counter requests)" \
-			"$(counter cache_hits)" "$(counter jobs)" "$(counter answered)"
+			"$(counter cache_hits)" "$(counter jobs)" "$(counter answered)" "$exporter"
 		[ "$pid" = gone ] && bad+=("node $name: its master is not running")
+		[ "$exporter" = down ] && bad+=("node $name: its exporter does not serve :$(metrics_port "$name")")
 		[ -n "$view" ] && [ "$state" != UP ] && bad+=("node $name: ${state:-unknown} to the balancer")
 	done <"$RUN/nodes"
 	[ ${#bad[@]} = 0 ] && return 0

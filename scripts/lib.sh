@@ -316,12 +316,14 @@ workers_asked() {
 
 # bench_policy MASTER_ARGS...: the revhash-bench options that describe a
 # master started with these arguments, so its ideal follows the same policy.
+# Any of the policy's rule switches counts, as revhash-bench lists them.
 bench_policy() {
-	local out=()
+	local out=() switches
+	switches=$("$BENCH" --policy-switches) || fail "$BENCH --policy-switches failed"
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--schedule | --workers) out+=("$1" "$2"); shift ;;
-		--no-preempt | --no-split) out+=("$1") ;;
+		--no-*) grep -qxF -- "$1" <<<"$switches" && out+=("$1") ;;
 		esac
 		shift
 	done

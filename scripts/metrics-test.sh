@@ -69,7 +69,26 @@ promtool check metrics <"$OUT/metrics.txt" || fail "promtool check metrics found
 want=$(json_num "$(status_json "$PORT")" requests)
 grep -qx "revhash_requests_total $want" "$OUT/metrics.txt" ||
 	fail "revhash_requests_total is not $want (--status)"
-say "/metrics: $(wc -l <"$OUT/metrics.txt") lines, promtool clean, requests $want as --status says"
+# Every number --status --json has at its top level is a metric, with a
+# sentence of its own for HELP (not its key again).
+json=$(status_json "$PORT")
+nkeys=0
+# (the top level's numbers all come before its first array)
+for key in $(grep -o '"[a-z_]*":[0-9]' <<<"${json%%\[*}" | cut -d'"' -f2); do
+	stem=${key%_total}
+	case $key in
+	*_s) stem=${key%_s}_seconds ;;
+	*_count) stem=${key%_count}_entries ;;
+	esac
+	help=$(grep -E "^# HELP revhash_${stem}(_total)? " "$OUT/metrics.txt" | head -1)
+	[ -n "$help" ] || fail "--status --json has $key, /metrics has no revhash_$stem"
+	words=${help#\# HELP revhash_* }
+	[ "$words" != "$key" ] && [ "${words#* }" != "$words" ] ||
+		fail "revhash_$stem's HELP is not a sentence: '$words'"
+	nkeys=$((nkeys + 1))
+done
+[ "$nkeys" -ge 30 ] || fail "only $nkeys numbers in --status --json: $json"
+say "/metrics: $(wc -l <"$OUT/metrics.txt") lines, promtool clean, requests $want as --status says, all $nkeys of its numbers there with their own HELP"
 
 # 3. A real Prometheus scrapes it; its query API agrees with --status.
 cat >"$OUT/prometheus.yml" <<EOF

@@ -4,7 +4,8 @@
 # when RUN_LAB is set and the cluster test when RUN_CLUSTER is set, and
 # finish with one summary line, "N passed, S skipped, F failed".
 # Integration tests find the server binary through REVHASH_MASTER, the GPU
-# worker's stand-in through REVHASH_GPU_STANDIN.
+# worker's stand-in through REVHASH_GPU_STANDIN, the exporter through
+# REVHASH_METRICS.
 #
 # A test that cannot run here (a kernel the CPU lacks, no IPv6, not root...)
 # says so with a line "SKIP: test: reason": it is counted as skipped, not as
@@ -18,7 +19,8 @@ REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
 REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
 REVHASH_TEST_LOGS=${REVHASH_TEST_LOGS:-$B/test-logs}
 REVHASH_GPU_STANDIN=${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}
-export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN
+REVHASH_METRICS=${REVHASH_METRICS:-$BIN/master/revhash-metrics}
+export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHASH_METRICS
 mkdir -p "$REVHASH_TEST_LOGS"
 
 passed=0 skipped=0 failed=0 broken="" replay="" tests=""

@@ -32,8 +32,8 @@ size_t cache_bytes(uint64_t capacity);
  * capacity of 0 is a cache that holds nothing. */
 void cache_init(struct cache *c, uint64_t capacity);
 /* 1 and *answer when digest is known, else 0. A hit is confirmed by hashing
- * the answer, so digests crafted to share their first 8 bytes can never
- * return a wrong answer. */
+ * the answer, so two digests of one keyed hash can never return a wrong
+ * answer. */
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer);
 /* Remember digest -> answer, evicting by clock when full. */
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer);

@@ -84,6 +84,17 @@ int policy_order_parse(const char *s, uint32_t *order)
 	return -1;
 }
 
+const char *policy_order_list(char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NORDERS && used < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+					 orders[i].name);
+	return buf;
+}
+
 /* ---- the rules ------------------------------------------------------------ */
 
 static const struct rule {
@@ -293,4 +304,10 @@ void policy_help(FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < NRULES; i++)
 		fprintf(out, "  --%-20s %s\n", rules[i].option, rules[i].help);
+}
+
+void policy_switches(FILE *out)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		fprintf(out, "--%s\n", rules[i].option);
 }

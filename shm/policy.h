@@ -85,6 +85,8 @@ unsigned policy_orders(void);
 const char *policy_order_name(uint32_t order);
 /* The order named s into *order: 0, or -1 for no such name. */
 int policy_order_parse(const char *s, uint32_t *order);
+/* The orders' names, "wsrpt, priority, fifo" (truncated to size). */
+const char *policy_order_list(char *buf, size_t size);
 /* p in words: "wsrpt, preemptive, split" (truncated to size). */
 const char *policy_describe(const struct policy *p, char *buf, size_t size);
 /* Is rule (a POLICY_* bit) in force? */
@@ -115,5 +117,7 @@ size_t policy_getopt(struct option *opts);
 int policy_option(int c, const char *arg, struct policy *p);
 /* Print the options' help lines, indented like the master's --help. */
 void policy_help(FILE *out);
+/* Print each rule's switch ("--no-preempt"), a line each. */
+void policy_switches(FILE *out);
 
 #endif

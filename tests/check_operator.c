@@ -170,7 +170,7 @@ START_TEST(hup_reloads_the_worker_count)
 	/* A bad config is rejected and changes nothing. */
 	write_file(cfg, "workers = 1\nbogus = 3\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 4 workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 4 CPU workers"), 5000));
 	ck_assert_uint_eq(header_now().workers, 4);
 	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
 	write_file(cfg, "workers = 2\n");
@@ -619,11 +619,11 @@ START_TEST(command_line_wins_over_the_config)
 	ck_assert(tm_log_contains(&m, "workers left as --workers gave it"));
 	write_file(cfg, "workers = 3\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: 1 workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: 1 CPU workers"), 5000));
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
 	write_file(cfg, "workers = many\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 1 workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 1 CPU workers"), 5000));
 	stop();
 	unlink(cfg);
 }
@@ -639,7 +639,7 @@ START_TEST(reload_keeps_an_explicit_worker_count)
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
 	kill(m.pid, SIGHUP);
 	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: "), 5000));
-	ck_assert(tm_log_contains(&m, "reload: 1 workers"));
+	ck_assert(tm_log_contains(&m, "reload: 1 CPU workers"));
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
 	stop();
 }
