@@ -161,9 +161,13 @@ static int parse(int argc, char **argv, struct exporter *e, struct sockaddr_stor
 		fputs(usage, stdout);
 		exit(0);
 	}
-	if ((argc != 2 && argc != 4) || parse_u64(argv[1], 1, 65535, &port) < 0 ||
-	    (argc == 4 && strcmp(argv[2], "--listen") != 0)) {
+	if ((argc != 2 && argc != 4) || (argc == 4 && strcmp(argv[2], "--listen") != 0)) {
 		fputs(usage, stderr);
+		return -EINVAL;
+	}
+	if (parse_u64(argv[1], 1, 65535, &port) < 0) {
+		fprintf(stderr, "revhash-metrics: invalid PORT '%s' (1 .. 65535; "
+			"--help says more)\n", argv[1]);
 		return -EINVAL;
 	}
 	e->port = (unsigned)port;
