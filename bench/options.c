@@ -282,7 +282,7 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	case -1: {
 		char orders[64], what[128];
 
-		snprintf(what, sizeof what, "--schedule %s: no such order (the orders: %s)",
+		snprintf(what, sizeof what, "--schedule %.40s: no such order (the orders: %s)",
 			 arg, policy_order_list(orders, sizeof orders));
 		o->said = 1;
 		return complain(what);
@@ -449,7 +449,11 @@ int bench_options_parse(int argc, char **argv, struct bench_options *o)
 		return 0;
 	}
 	/* A race's or a preset's mistake is said above: the short way. */
-	fputs(o->racing ? race_usage : o->preset || o->said ?
-	      "(revhash-bench --help says more)\n" : usage, stderr);
+	if (o->racing || o->preset || o->said) {
+		fputs(o->racing ? race_usage : "(revhash-bench --help says more)\n", stderr);
+	} else {
+		fputs(usage, stderr);
+		policy_help(stderr);
+	}
 	return -EINVAL;
 }

@@ -48,9 +48,24 @@ static void metric_name(const struct status_figure *f, char *buf, size_t size)
 		 f->counter ? "_total" : "");
 }
 
+/* A HELP line's text: backslashes and newlines escaped, as the format wants. */
+static void help_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
 static void header(FILE *out, const char *name, const char *help, const char *type)
 {
-	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	fprintf(out, "# HELP %s ", name);
+	help_text(out, help);
+	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
 /* One numeric figure: its HELP (the figure's own sentence), TYPE and
@@ -161,7 +176,7 @@ void metrics_write(FILE *out, const struct seg *seg)
 void metrics_write_down(FILE *out, unsigned port)
 {
 	up(out, 0);
-	header(out, "revhash_port", "the port the master serves", "gauge");
+	header(out, "revhash_port", "the TCP port the master serves", "gauge");
 	fprintf(out, "revhash_port %u\n", port);
 }
 

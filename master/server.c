@@ -55,7 +55,7 @@ static void reload(struct server *s)
 
 	s->seg.hdr->stats.reloads++;
 	if (s->opt.config && options_load(&next, s->opt.config) < 0) {
-		log_error("reload: config %s rejected, keeping %u CPU workers",
+		log_error("reload: config %s rejected, keeping CPU workers at %u",
 			  s->opt.config, workers_target(&s->workers));
 		return;
 	}
@@ -64,7 +64,7 @@ static void reload(struct server *s)
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
 	s->seg.hdr->cpus = os_cpu_count();
 	workers_set_target(&s->workers, n);
-	log_info("reload: %u CPU workers", n);
+	log_info("reload: CPU workers %u", workers_target(&s->workers));
 }
 
 static void begin_drain(struct server *s)
@@ -226,9 +226,10 @@ static int start(struct server *s, const struct options *o)
 	 * not one still mapping its memory and starting its workers. */
 	if ((rc = net_open(s->listen.fd)) < 0)
 		return listen_failed("listen", o->port, rc);
-	log_info("listening on port %u: %u CPU workers (kernel %s), %u of other kinds, "
-		 "cache %llu answers, schedule %s", o->port, n, s->kernel->name,
-		 s->workers.fixed,
+	/* The count as capped: the slots other kinds take come off it. */
+	log_info("listening on port %u: CPU workers %u (kernel %s), other workers %u, "
+		 "cache %llu answers, schedule %s", o->port, workers_target(&s->workers),
+		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
 	return 0;

@@ -112,11 +112,11 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 			return -EINVAL;
 		ws->fixed += ws->found[k].n;
 		/* Said, not refused: the same command line serves a machine
-		 * with the devices and one without. */
-		if (ws->found[k].n == 0 && (kernel[k] || path[k]))
-			log_warn("--%s-%s %s: ignored, no %s worker runs (%s)", kind->name,
-				 kernel[k] ? "kernel" : "worker", kernel[k] ? kernel[k] : path[k],
-				 kind->name, ws->found[k].note);
+		 * with the devices and one without. (Its program was asked,
+		 * and the log says so: that option did its part.) */
+		if (ws->found[k].n == 0 && kernel[k])
+			log_warn("--%s-kernel %s: ignored, no %s worker runs (%s)", kind->name,
+				 kernel[k], kind->name, ws->found[k].note);
 		snprintf(note->note, sizeof note->note, "%s", ws->found[k].note);
 		note->n = ws->found[k].n;
 	}

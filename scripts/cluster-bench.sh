@@ -19,7 +19,7 @@ opts "--rounds=ROUNDS --workers=WORKERS --seed=SEED" "$@"
 need_built
 need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
 CLUSTER=$ROOT/scripts/cluster.sh
-PORT=$(free_port 1 100)
+PORT=$(free_port 1 100 201)
 NODE=$((PORT + 1))
 OUT=$(mktemp -d /tmp/revhash-cluster-bench.XXXXXX)
 trap '"$CLUSTER" stop --port "$PORT" >/dev/null; rm -rf "$OUT"' EXIT

@@ -7,8 +7,9 @@
 #                            [--bind ADDR] [--per-source C] [--fin-timeout S]
 #                            [--stats-port S] [--netns | --hosts H:P,...]
 #   scripts/cluster.sh status [--port P]     each node as the balancer sees it,
-#                                            and its counters; exit 1 when the
-#                                            balancer or a node is not serving
+#                                            its counters and its exporter; exit
+#                                            1 when the balancer, a node or an
+#                                            exporter is not serving
 #   scripts/cluster.sh node-start I [--port P]  start local node I (1..N)
 #                                            again, on its port
 #   scripts/cluster.sh stop [--port P]       the balancer, then every node at
@@ -427,16 +428,20 @@ start() {
 		say "not every node is up yet (--hosts: are they serving?)"
 	fi
 	touch "$RUN/started"
-	status
+	# The cluster serves: an exporter that does not is said, not a failure.
+	status serving
 }
 
 # counter KEY: KEY in the node's --status --json ($json), or - without it.
 counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 
-# status: the balancer and each node; non-zero, with a line on stderr for
-# each, when the balancer or a node is not serving.
+# status [serving]: the balancer and each node; non-zero, with a line on
+# stderr for each, when the balancer, a node or an exporter is not serving
+# (with `serving`: a down exporter is said, and the status is the
+# serving's alone).
 status() {
 	local name addr port kind pid view state picked json bad=() hpid exporter
+	local said=()
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
 	hpid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
@@ -460,12 +465,11 @@ status() {
 			"$pid" "${state:-?}" "${picked:-?}" "$(counter requests)" \
 			"$(counter cache_hits)" "$(counter jobs)" "$(counter answered)" "$exporter"
 		[ "$pid" = gone ] && bad+=("node $name: its master is not running")
-		[ "$exporter" = down ] && bad+=("node $name: its exporter does not serve :$(metrics_port "$name")")
+		[ "$exporter" = down ] && said+=("node $name: its exporter does not serve :$(metrics_port "$name")")
 		[ -n "$view" ] && [ "$state" != UP ] && bad+=("node $name: ${state:-unknown} to the balancer")
 	done <"$RUN/nodes"
-	[ ${#bad[@]} = 0 ] && return 0
-	for b in "${bad[@]}"; do say "DOWN: $b" >&2; done
-	return 1
+	for b in "${bad[@]}" "${said[@]}"; do say "DOWN: $b" >&2; done
+	[ ${#bad[@]} = 0 ] && { [ ${#said[@]} = 0 ] || [ "${1:-}" = serving ]; }
 }
 
 node_again() {
@@ -477,7 +481,8 @@ node_again() {
 	pid=$(cat "$RUN/$name.pid" 2>/dev/null)
 	pid_is "$pid" master && fail "node-start: $name still runs (pid $pid)"
 	pid=$(cat "$RUN/$name-metrics.pid" 2>/dev/null)
-	pid_is "$pid" revhash-metrics && kill -TERM "$pid"
+	# (gone before its successor binds the same port)
+	pid_is "$pid" revhash-metrics && { kill -TERM "$pid"; gone_within "$pid" 2; }
 	node_start "$name" "$addr" "$port" "$kind"
 	say "$name serves again on $addr:$port (pid $(cat "$RUN/$name.pid"))"
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Prometheus exporter's promises (master/revhash-metrics beside one
-# master): its /metrics passes `promtool check metrics`; a real Prometheus
+# master): its /metrics passes `promtool check metrics`, and has every
+# number of `--status --json` with a HELP sentence of its own; a real Prometheus
 # scrapes it, and its query API returns the master's request counter equal
 # to `master --status`; with 1,000 hostile scrapers held on it at once
 # (silent, slow, garbage) and a scrape loop besides, every small request

@@ -241,12 +241,14 @@ START_TEST(kernel_named_is_forced_and_unknown_is_refused)
 END_TEST
 
 /* With no GPU worker binary, or one that finds no device, --gpu auto (the
- * default) serves with the CPUs alone, and says so once. */
+ * default) serves with the CPUs alone, and says so once; a --gpu-kernel
+ * given for the GPU workers it does not run is said to be ignored. */
 START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
 {
 	const char *missing[] = { "--workers", "2", "--gpu-worker", "/nonexistent/revhash-gpu",
 				  NULL };
-	const char *none[] = { "--workers", "2", "--gpu-worker", standin(), NULL };
+	const char *none[] = { "--workers", "2", "--gpu-worker", standin(), "--gpu-kernel",
+			       "fma", NULL };
 	const char *const *args[] = { missing, none };
 	uint8_t d[32];
 	uint64_t x;
@@ -258,9 +260,26 @@ START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
 		ck_assert_uint_eq(x, 4242);
 		ck_assert(tm_log_contains(&m, i ? "gpu: none (no device); serving without gpu workers" :
 					  "gpu: none (no worker program); serving without gpu workers"));
+		ck_assert(tm_log_contains(&m, "--gpu-kernel fma: ignored, no gpu worker runs") == i);
 		ck_assert_int_eq(gpu_slot().pid, 0);
 		stop();
 	}
+}
+END_TEST
+
+/* The GPU worker takes the top slot, so a CPU worker count of every slot
+ * comes down by one, and the start's log says the count as it is. */
+START_TEST(the_start_log_counts_the_workers_it_runs)
+{
+	const char *args[] = { "--workers", "64", "--gpu", "0", "--gpu-worker", standin(),
+			       NULL };
+
+	ck_assert_int_eq(RING_WORKERS, 64);
+	start(NULL, args);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	ck_assert_msg(tm_log_contains(&m, ": CPU workers 63 (kernel "), "the count is not 63");
+	ck_assert(tm_log_contains(&m, "), other workers 1, "));
+	stop();
 }
 END_TEST
 
@@ -306,6 +325,7 @@ int main(void)
 	tcase_add_test(t, the_gpu_walk_serves_and_stops_in_a_worker);
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);
 	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
+	tcase_add_test(t, the_start_log_counts_the_workers_it_runs);
 	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
 	suite_add_tcase(s, t);
 	return check_run(s);

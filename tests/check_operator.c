@@ -170,7 +170,7 @@ START_TEST(hup_reloads_the_worker_count)
 	/* A bad config is rejected and changes nothing. */
 	write_file(cfg, "workers = 1\nbogus = 3\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 4 CPU workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping CPU workers at 4"), 5000));
 	ck_assert_uint_eq(header_now().workers, 4);
 	ck_assert_int_eq(tm_wait_workers(&m, 4, 100), 0);
 	write_file(cfg, "workers = 2\n");
@@ -195,6 +195,7 @@ START_TEST(command_line_is_checked)
 	const char *const kernel_empty[] = { "5003", "--kernel", "", NULL };
 	const char *const grace[] = { "5003", "--low-latency=-1", NULL };
 	const char *const words[] = { "5003", "--low-latency=soon", NULL };
+	const char *const order[] = { "5003", "--schedule", "lifo", NULL };
 
 	ck_assert_int_eq(run_master(help), 0);
 	ck_assert_int_eq(run_master(grace), 2);
@@ -205,6 +206,7 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(none), 2);
 	ck_assert_int_eq(run_master(kernel), 2);
 	ck_assert_int_eq(run_master(kernel_empty), 2);
+	ck_assert_int_eq(run_master(order), 2);
 }
 END_TEST
 
@@ -227,9 +229,14 @@ START_TEST(bench_command_line_is_checked)
 		{ "127.0.0.1", "5003", "--split", "2", D64, "1", "2", NULL },
 		{ "127.0.0.1", "5003", "--ask", D64, "1", "2", "--cached", NULL },
 	};
+	const char *const lifo[] = { "127.0.0.1", "5003", "1", "1", "1", "1", "0", "1", "0",
+				     "--schedule", "lifo", NULL };
+	const char *const switches[] = { "--policy-switches", NULL };
 	const char *bench = th_bench_path();
 
 	ck_assert_int_eq(run_binary(bench, help), 0);
+	ck_assert_int_eq(run_binary(bench, switches), 0);
+	ck_assert_int_eq(run_binary(bench, lifo), 2);
 	ck_assert_int_eq(run_binary(bench, junk), 2);
 	ck_assert_int_eq(run_binary(bench, few), 2);
 	ck_assert_int_eq(run_binary(bench, mixed), 2);
@@ -619,11 +626,11 @@ START_TEST(command_line_wins_over_the_config)
 	ck_assert(tm_log_contains(&m, "workers left as --workers gave it"));
 	write_file(cfg, "workers = 3\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: 1 CPU workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: CPU workers 1"), 5000));
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
 	write_file(cfg, "workers = many\n");
 	kill(m.pid, SIGHUP);
-	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping 1 CPU workers"), 5000));
+	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "rejected, keeping CPU workers at 1"), 5000));
 	stop();
 	unlink(cfg);
 }
@@ -639,7 +646,7 @@ START_TEST(reload_keeps_an_explicit_worker_count)
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 5000), 0);
 	kill(m.pid, SIGHUP);
 	ck_assert(TH_WAIT_UNTIL(tm_log_contains(&m, "reload: "), 5000));
-	ck_assert(tm_log_contains(&m, "reload: 1 CPU workers"));
+	ck_assert(tm_log_contains(&m, "reload: CPU workers 1"));
 	ck_assert_int_eq(tm_wait_workers(&m, 1, 100), 0);
 	stop();
 }

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct rank rk(uint64_t weight, uint64_t remaining, uint64_t seq, int started)
@@ -204,6 +205,52 @@ START_TEST(the_switches_set_the_policy)
 }
 END_TEST
 
+/* The orders' list names each order of the table once, in its order, and
+ * is cut short safely; the switches are one line a rule, each an option
+ * the getopt table takes. */
+START_TEST(the_lists_name_every_order_and_switch)
+{
+	struct option opts[POLICY_OPTIONS_MAX + 1];
+	size_t n = policy_getopt(opts), len = 0;
+	char list[256], tiny[8], *text = NULL, *line, *save;
+	const char *at = list;
+	FILE *out = open_memstream(&text, &len);
+	unsigned lines = 0;
+
+	policy_order_list(list, sizeof list);
+	for (uint32_t i = 0; i < policy_orders(); i++) {
+		const char *name = policy_order_name(i);
+
+		ck_assert_msg(strncmp(at, name, strlen(name)) == 0, "%s not next in %s", name, list);
+		at += strlen(name);
+		if (i + 1 < policy_orders()) {
+			ck_assert_msg(strncmp(at, ", ", 2) == 0, "no ', ' after %s in %s", name, list);
+			at += 2;
+		} else {
+			ck_assert_str_eq(at, "");
+		}
+	}
+	policy_order_list(tiny, sizeof tiny);
+	ck_assert_uint_eq(strlen(tiny), sizeof tiny - 1);
+	ck_assert(strncmp(tiny, list, sizeof tiny - 1) == 0);
+
+	ck_assert_ptr_nonnull(out);
+	policy_switches(out);
+	fclose(out);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int found = 0;
+
+		ck_assert(strncmp(line, "--no-", 5) == 0);
+		for (size_t i = 0; i < n; i++)
+			found |= strcmp(opts[i].name, line + 2) == 0 && opts[i].has_arg == no_argument;
+		ck_assert_msg(found, "%s is not an option", line);
+		lines++;
+	}
+	ck_assert_uint_eq(lines, policy_rules());
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("policy");
@@ -213,6 +260,7 @@ int main(void)
 	tcase_add_test(t, each_order_ranks_as_worked_out);
 	tcase_add_test(t, a_started_job_keeps_the_workers_only_without_preemption);
 	tcase_add_test(t, only_a_shared_policy_leases_a_job_twice);
+	tcase_add_test(t, the_lists_name_every_order_and_switch);
 	tcase_add_test(t, a_shared_job_goes_out_in_sweep_pieces);
 	tcase_add_test(t, the_tail_is_shared_by_rate_down_to_the_floor);
 	tcase_add_test(t, a_slow_worker_leaves_a_small_job_to_a_fast_one);
