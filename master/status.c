@@ -166,8 +166,7 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 						   h->kinds[k].note, 0,
 						   "the devices the kind's workers run on" });
 		add(f, &n, (struct status_figure){ kind->count_key, NULL, NULL, STATUS_NUM,
-						   h->kinds[k].n, 0, NULL, 0,
-						   "workers of the kind the master runs" });
+						   h->kinds[k].n, 0, NULL, 0, kind->count_help });
 	}
 	add(f, &n, (struct status_figure){ "schedule", "schedule", NULL, STATUS_WORD, 0, 0,
 					   policy_order_name(p->order), 0,
@@ -175,7 +174,7 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 	for (unsigned i = 0; i < policy_rules(); i++)
 		add(f, &n, (struct status_figure){ policy_rule_key(i), policy_rule_key(i), NULL,
 						   STATUS_NUM, (uint64_t)policy_rule_on(p, i), 0,
-						   NULL, 0, "1 when this scheduling rule is in force" });
+						   NULL, 0, policy_rule_state(i) });
 	add(f, &n, (struct status_figure){ "low_latency", "low latency", NULL, STATUS_WORD, 0, 0, low_latency_name(h->low_latency), 0, "what the master does with the CPUs' idle states" });
 	add(f, &n, (struct status_figure){ "low_latency_holds", NULL, NULL, STATUS_NUM, h->low_latency_holds, 0, NULL, 1, "times the master held the CPUs out of deep idle states" });
 	add(f, &n, (struct status_figure){ "uptime_s", "up", " s", STATUS_REAL, 0, uptime_s(h), NULL, 0, "seconds since the master started" });

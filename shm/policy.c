@@ -103,13 +103,16 @@ static const struct rule {
 	const char *on, *off; /* in words */
 	const char *option;  /* the switch that turns it off */
 	const char *help;
+	const char *state;   /* "1 when ...": its key's value in a sentence */
 	int ideal;           /* the ideal server (bench/simulate.c) follows
 	                        it: sim_best tries it on and off */
 } rules[] = {
 	{ POLICY_PREEMPT, "preempt", "preemptive", "run to completion", "no-preempt",
-	  "a started job keeps the workers until it ends", 1 },
+	  "a started job keeps the workers until it ends",
+	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)", 1 },
 	{ POLICY_SPLIT, "split", "split", "no split", "no-split",
-	  "one worker per job (a classic pool)", 1 },
+	  "one worker per job (a classic pool)",
+	  "1 when several workers may hash one job at once (0: --no-split)", 1 },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -136,6 +139,11 @@ unsigned policy_rules(void)
 const char *policy_rule_key(unsigned i)
 {
 	return i < NRULES ? rules[i].key : "?";
+}
+
+const char *policy_rule_state(unsigned i)
+{
+	return i < NRULES ? rules[i].state : "?";
 }
 
 int policy_rule_on(const struct policy *p, unsigned i)

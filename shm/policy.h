@@ -94,6 +94,8 @@ int policy_has(const struct policy *p, uint32_t rule);
 /* The number of rules, and rule i's key in --status ("preempt", ...). */
 unsigned policy_rules(void);
 const char *policy_rule_key(unsigned i);
+/* Rule i's value under that key in a sentence: "1 when ...". */
+const char *policy_rule_state(unsigned i);
 /* Is rule i (as policy_rule_key numbers them) in force in p? */
 int policy_rule_on(const struct policy *p, unsigned i);
 

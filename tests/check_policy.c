@@ -207,7 +207,7 @@ END_TEST
 
 /* The orders' list names each order of the table once, in its order, and
  * is cut short safely; the switches are one line a rule, each an option
- * the getopt table takes. */
+ * the getopt table takes; each rule's state is a sentence. */
 START_TEST(the_lists_name_every_order_and_switch)
 {
 	struct option opts[POLICY_OPTIONS_MAX + 1];
@@ -248,6 +248,10 @@ START_TEST(the_lists_name_every_order_and_switch)
 	}
 	ck_assert_uint_eq(lines, policy_rules());
 	free(text);
+	for (unsigned i = 0; i < policy_rules(); i++)
+		ck_assert_msg(strncmp(policy_rule_state(i), "1 when ", 7) == 0, "rule %s: %s",
+			      policy_rule_key(i), policy_rule_state(i));
+	ck_assert_str_eq(policy_rule_state(policy_rules()), "?");
 }
 END_TEST
 

@@ -28,6 +28,7 @@ static const struct worker_kind kinds[] = {
 	{
 		.name = "gpu",
 		.count_key = "gpus",
+		.count_help = "GPU workers the master runs, one per device found or named",
 		.binary = "revhash-gpu",
 		.help = "a GPU worker on every CUDA device (auto, the default:\n"
 			"none found = CPUs only), none (off), or on the devices\n"

@@ -30,6 +30,8 @@ struct worker_kind {
 	const char *name;       /* its label in --status and the log; for a
 	                           found kind, also its option (--NAME) */
 	const char *count_key;  /* --status's JSON key for its worker count */
+	const char *count_help; /* and that count in a sentence (the
+	                           exporter's HELP line) */
 	const char *binary;     /* a found kind's program, looked for beside
 	                           the master, then in the build's worker/ */
 	const char *help;       /* a found kind's --NAME option, for --help */
