@@ -53,8 +53,10 @@ NO_TRACE void __cyg_profile_func_exit(void *fn, void *site)
 	if (depth < 0)
 		return;
 	note('<', fn);
-	if (--depth == 0) {
-		depth = -1;
+	if (--depth > 0)
+		return;
+	depth = -1;
+	if (out) { /* none without REVHASH_TRIP, or when it would not open */
 		fputs("end\n", out);
 		fflush(out);
 	}

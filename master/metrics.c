@@ -14,11 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A label value with \, " and newlines escaped, as the format wants. */
-static void label_value(FILE *out, const char *s)
+/* s with backslashes and newlines escaped, as the format wants of a HELP
+ * text, and double quotes too where it is a label's value (quoted). */
+static void escaped(FILE *out, const char *s, int quoted)
 {
 	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
+		if (*s == '\\' || (quoted && *s == '"'))
 			fputc('\\', out);
 		if (*s == '\n')
 			fputs("\\n", out);
@@ -48,23 +49,10 @@ static void metric_name(const struct status_figure *f, char *buf, size_t size)
 		 f->counter ? "_total" : "");
 }
 
-/* A HELP line's text: backslashes and newlines escaped, as the format wants. */
-static void help_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", out);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 static void header(FILE *out, const char *name, const char *help, const char *type)
 {
 	fprintf(out, "# HELP %s ", name);
-	help_text(out, help);
+	escaped(out, help, 0);
 	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
@@ -93,7 +81,7 @@ static void info(FILE *out, const struct status_figure *f, size_t n)
 		if (f[i].kind != STATUS_WORD)
 			continue;
 		fprintf(out, "%s%s=\"", sep, f[i].key);
-		label_value(out, f[i].word);
+		escaped(out, f[i].word, 1);
 		fputc('"', out);
 		sep = ",";
 	}
@@ -159,7 +147,9 @@ static void up(FILE *out, int is_up)
 	fprintf(out, "revhash_up %d\n", is_up);
 }
 
-void metrics_write(FILE *out, const struct seg *seg)
+/* The metrics of the master whose segment is seg (mapped, alive),
+ * revhash_up 1 first. */
+static void metrics_write(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[STATUS_FIGURES_MAX];
 	size_t n = status_figures(seg, f);
@@ -173,7 +163,8 @@ void metrics_write(FILE *out, const struct seg *seg)
 	stages(out, &seg->hdr->stats.stages);
 }
 
-void metrics_write_down(FILE *out, unsigned port)
+/* What is known without a master: revhash_up 0. */
+static void metrics_write_down(FILE *out, unsigned port)
 {
 	up(out, 0);
 	header(out, "revhash_port", "the TCP port the master serves", "gauge");

@@ -238,16 +238,11 @@ static const char *slot_state(const struct ring_slot_view *v)
 	return v->state < 4 ? names[v->state] : "?";
 }
 
-static const char *kind_name(const struct ring_slot_view *v)
+const char *status_worker_kind(const struct ring_slot_view *v)
 {
 	const struct worker_kind *k = kind_at(v->kind);
 
 	return k ? k->name : "?";
-}
-
-const char *status_worker_kind(const struct ring_slot_view *v)
-{
-	return kind_name(v);
 }
 
 const char *status_stage_name(int stage)
@@ -279,7 +274,7 @@ static void print_workers_text(FILE *out, const struct ring *r)
 				 (unsigned long long)v.lease_lo,
 				 (unsigned long long)v.lease_hi);
 		}
-		fprintf(out, "%-5u %-4s %-8d %-9s %-6s %-44s %9.2f %8u\n", i, kind_name(&v),
+		fprintf(out, "%-5u %-4s %-8d %-9s %-6s %-44s %9.2f %8u\n", i, status_worker_kind(&v),
 			v.pid, slot_state(&v), job, lease, (double)v.rate / 1e6, v.deaths);
 	}
 }
@@ -328,7 +323,7 @@ static void print_workers_json(FILE *out, const struct ring *r)
 			continue;
 		fprintf(out, "%s{\"slot\":%u,\"kind\":\"%s\",\"pid\":%d,\"state\":\"%s\","
 			"\"hashes\":%llu,\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep,
-			i, kind_name(&v), v.pid, slot_state(&v), (unsigned long long)v.hashes,
+			i, status_worker_kind(&v), v.pid, slot_state(&v), (unsigned long long)v.hashes,
 			(unsigned long long)v.rate, (unsigned long long)v.hash_ns, v.deaths);
 		sep = ",";
 	}

@@ -42,7 +42,8 @@ void status_log(const struct seg *seg);
 /* Every figure of the scoreboard of seg into f (STATUS_FIGURES_MAX at
  * most); returns how many. */
 size_t status_figures(const struct seg *seg, struct status_figure *f);
-/* The kind of worker in a slot, as --status names it: "cpu" or "gpu". */
+/* The kind of worker in a slot, as --status names it: its kind's name in
+ * the table (worker/kind.c), "?" for none. */
 const char *status_worker_kind(const struct ring_slot_view *v);
 /* The name of a stage (enum seg_stage): "read", "dispatch"... */
 const char *status_stage_name(int stage);

@@ -69,7 +69,7 @@ REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 
 	--stop-timeout 5 --gpu "$GPU" # garbage requests are searches in flight: do not wait 30 s
 # The workers: the CPU ones the config asks for, and a GPU worker for each
 # device the master found.
-GPUS=$(status_json "$PORT" | sed -n 's/.*"gpus":\([0-9]*\).*/\1/p')
+GPUS=$(json_num "$(status_json "$PORT")" gpus)
 ALL=$((WORKERS + ${GPUS:-0}))
 wait_workers "$MASTER_PID" "$ALL" 10 || fail "workers did not start"
 

@@ -58,7 +58,7 @@ final_on() {
 	local name=$1
 	shift
 	row_header
-	OWN_RATE=1 REPLAY_SEED=$SEED replay_row "$name" 500 30000000 600000 "$@" ||
+	OWN_RATE=1 REPLAY_SEED=$SEED replay_row "$name" $(preset final) "$@" ||
 		{ broke "$name: the workload was not answered right"; return; }
 	grep -E '^(Results|hash rate|ideal|best policy|latency)' "$OUT/$name.txt"
 }

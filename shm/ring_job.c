@@ -83,12 +83,6 @@ int ring_live(enum ring_phase p)
 	return p == PHASE_RUNNING || p == PHASE_RELEASING || p == PHASE_PARKING;
 }
 
-int ring_ended(enum ring_phase p)
-{
-	return p == PHASE_FOUND || p == PHASE_EXHAUSTED || p == PHASE_PARKED ||
-	       p == PHASE_CLOSED;
-}
-
 enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 {
 	switch (now) {

@@ -36,8 +36,6 @@ static inline void flag(uint64_t *bits, uint32_t job)
 int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to);
 /* Is a job in phase p being worked on (its leases count)? */
 int ring_live(enum ring_phase p);
-/* Is p one of a job's four ends? */
-int ring_ended(enum ring_phase p);
 /* Values j has left to lease. */
 unsigned __int128 job_left(const struct ring_job *j);
 /* Where the next lease of j starts, and how far it may go. */

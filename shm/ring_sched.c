@@ -39,10 +39,10 @@ static void heap_swap(void *set, uint32_t a, uint32_t b)
 
 static const struct heap_ops ring_heap = { heap_before, heap_swap };
 
-/* May a worker lease from j now? */
+/* May a worker lease from j now? (j->rank as place just built it.) */
 static int leasable(const struct ring *r, const struct ring_job *j)
 {
-	return peek(j->phase) == PHASE_RUNNING && job_left(j) > 0 &&
+	return peek(j->phase) == PHASE_RUNNING && j->rank.remaining > 0 &&
 	       policy_leasable(&r->policy, j->nleases);
 }
 
@@ -124,7 +124,8 @@ void sched_rebuild(struct ring *r)
 
 /* ---- picking a job and sizing a lease ------------------------------------ */
 
-/* How much of j the worker of s should lease (0: leave it to others). */
+/* How much of j the worker of s should lease (0: leave it to others). j is
+ * in the heap, so its rank's remaining is its progress's, as of place. */
 static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
 			 const struct ring_job *j, uint64_t chunk,
 			 uint64_t min_chunk, uint64_t now)
@@ -134,7 +135,7 @@ static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
 
 	slot_rates(r, s, &a);
 	a.span = span(j->key.start, j->key.end);
-	a.left = job_left(j);
+	a.left = j->rank.remaining;
 	a.work = a.left + (j->nleases ? slot_work_on(r, idx, j->gen, now) : 0);
 	return policy_lease_size(&r->policy, &a);
 }
@@ -178,8 +179,13 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 
 void ring_preempt(struct ring *r, uint32_t job)
 {
-	struct rank better = ring_rank(r, job);
+	struct rank better;
 
+	/* A policy that keeps a worker on its job preempts nothing: no
+	 * ranks to snapshot. */
+	if (policy_keeps_job(&r->policy))
+		return;
+	better = ring_rank(r, job);
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot *s = &r->slots[i];
 		struct ring_job *on = slot_lease_job(r, s);

@@ -24,6 +24,7 @@
  * assumed; and the seed is printed so that a run can be replayed. */
 #include "lib/clock.h"
 #include "lib/digest.h"
+#include "lib/parse.h"
 #include "proto/proto.h"
 #include "tests/reply.h"
 
@@ -309,37 +310,28 @@ static int usage(void)
 	return 2;
 }
 
-static int number(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return s[0] >= '0' && s[0] <= '9' && !*end && !errno && *v >= lo && *v <= hi ? 0 : -1;
-}
-
 static int parse(int argc, char **argv, struct run *r)
 {
 	uint64_t v;
 
-	if (argc < 5 || number(argv[3], 1, 65535, &v) < 0)
+	if (argc < 5 || parse_u64(argv[3], 1, 65535, &v) < 0)
 		return -1;
 	r->port = (unsigned)v;
 	r->host = argv[2];
-	if (number(argv[4], 1, 1000000, &r->count) < 0)
+	if (parse_u64(argv[4], 1, 1000000, &r->count) < 0)
 		return -1;
 	for (int i = 5; i < argc; i += 2) {
 		if (i + 1 == argc)
 			return -1;
 		if (strcmp(argv[i], "--from") == 0)
 			r->from = argv[i + 1];
-		else if (strcmp(argv[i], "--seed") == 0 && number(argv[i + 1], 0, UINT64_MAX, &v) == 0)
+		else if (strcmp(argv[i], "--seed") == 0 && parse_u64(argv[i + 1], 0, UINT64_MAX, &v) == 0)
 			r->seed = v;
-		else if (strcmp(argv[i], "--every") == 0 && number(argv[i + 1], 1, 60000, &v) == 0)
+		else if (strcmp(argv[i], "--every") == 0 && parse_u64(argv[i + 1], 1, 60000, &v) == 0)
 			r->every_ms = (unsigned)v;
-		else if (strcmp(argv[i], "--range") == 0 && number(argv[i + 1], 1, 1ull << 40, &v) == 0)
+		else if (strcmp(argv[i], "--range") == 0 && parse_u64(argv[i + 1], 1, 1ull << 40, &v) == 0)
 			r->range = v;
-		else if (strcmp(argv[i], "--threads") == 0 && number(argv[i + 1], 1, MAX_THREADS, &v) == 0)
+		else if (strcmp(argv[i], "--threads") == 0 && parse_u64(argv[i + 1], 1, MAX_THREADS, &v) == 0)
 			r->threads = (unsigned)v;
 		else
 			return -1;

@@ -54,11 +54,6 @@ const struct worker_kind *kind_at(unsigned i)
 	return i < NKINDS ? &kinds[i] : NULL;
 }
 
-unsigned kind_index(const struct worker_kind *k)
-{
-	return (unsigned)(k - kinds);
-}
-
 const struct worker_kind *kind_named(const char *name)
 {
 	for (size_t i = 0; i < NKINDS; i++)

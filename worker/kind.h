@@ -57,8 +57,6 @@ struct worker_kind {
 unsigned kind_count(void);
 /* Kind i (as a slot records it), or NULL past the last. */
 const struct worker_kind *kind_at(unsigned i);
-/* The index of kind k in the table. */
-unsigned kind_index(const struct worker_kind *k);
 /* The kind called name, or NULL. */
 const struct worker_kind *kind_named(const char *name);
 /* Is spec a valid --NAME argument of a found kind: auto, off, or a comma

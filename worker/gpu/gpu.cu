@@ -21,12 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "worker/gpu/gpu_kernel.h"
 #include "worker/gpu/gpu_walk.h"
-#include "worker/sha256_ref.h"
+#include "lib/clock.h"
 
 #define DEPTH 2                         /* launches queued at once */
 #define CHUNK_FIRST (UINT64_C(1) << 26) /* ~4 ms at 16 G hashes/s */
@@ -71,14 +70,6 @@ static int check(struct gpu *g, cudaError_t e, const char *call)
 		return 0;
 	snprintf(g->err, sizeof g->err, "%s: %s", call, cudaGetErrorString(e));
 	return -EIO;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* Map the page of stop for the device, once per page; a page that will not
@@ -140,10 +131,10 @@ static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job 
 /* Spin on j's report for a while; 1 when it came. */
 static int spin(const struct gpu_report *rep, uint32_t gen)
 {
-	uint64_t until = now_ns() + SPIN_MAX_NS;
+	uint64_t until = clock_ns() + SPIN_MAX_NS;
 
 	while (*(const volatile uint32_t *)&rep->gen != gen)
-		if (now_ns() > until)
+		if (clock_ns() > until)
 			return 0;
 	__sync_synchronize(); /* read the report after its gen */
 	return 1;

@@ -11,7 +11,7 @@
  * each other and against the 2^32 segments. */
 #include "worker/gpu/gpu_host.h"
 
-#include <time.h>
+#include "lib/clock.h"
 
 #include "worker/gpu/gpu_search.h"
 
@@ -25,14 +25,6 @@ static struct {
 	struct gpu_outcome out[GPU_WALK_DEPTH]; /* by generation */
 } dev = { .word = GPU_WORD_FRESH };
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 static int host_watch(void *ctx, const uint32_t *stop)
 {
 	(void)ctx;
@@ -45,7 +37,7 @@ static int host_launch(void *ctx, const uint8_t digest[32], const struct gpu_job
 	struct gpu_outcome *o = &dev.out[j->gen % GPU_WALK_DEPTH];
 	struct gpu_job job = *j;
 	struct lanes_plan plan;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = clock_ns();
 
 	(void)ctx;
 	job.stop = dev.stop;
@@ -54,7 +46,7 @@ static int host_launch(void *ctx, const uint8_t digest[32], const struct gpu_job
 	for (uint32_t tid = 0; tid < HOST_THREADS; tid++)
 		gpu_scan(&plan, &job, tid, HOST_THREADS, &dev.word);
 	o->word = dev.word;
-	o->ns = now_ns() - t0 + 1;
+	o->ns = clock_ns() - t0 + 1;
 	return 0;
 }
 
