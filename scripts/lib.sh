@@ -59,17 +59,31 @@ free_port() {
 }
 
 # wait_listening HOST PORT PID LOG: until process PID (logging to LOG)
-# accepts connections on HOST:PORT, at most 6 s; fails, with its log, if
-# it exits first.
+# accepts connections on HOST:PORT: at most 6 s once no child of PID
+# probes for GPUs (`revhash-gpu --probe`: CUDA's start can take seconds,
+# and the master kills a probe at its own deadline, worker/kind_exec.c's
+# PROBE_MS, so that bound is the master's); fails, with its log, if it
+# exits first.
 wait_listening() {
-	local name
+	local name left=300
 	name=$(ps -o comm= -p "$3")
-	for _ in $(seq 1 300); do
+	while [ $left -gt 0 ]; do
 		listening "$1" "$2" && return 0
 		kill -0 "$3" 2>/dev/null || { cat "$4" >&2; fail "$name exited at start"; }
+		probing "$3" || left=$((left - 1))
 		sleep 0.02
 	done
 	fail "$name did not start listening on $1:$2"
+}
+
+# probing PID: a child of PID runs with --probe (the master's GPU probe).
+probing() {
+	local c kids
+	read -r -a kids <"/proc/$1/task/$1/children" 2>/dev/null || return 1
+	for c in "${kids[@]}"; do
+		[[ $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null) == *" --probe"* ]] && return 0
+	done
+	return 1
 }
 
 # pid_listens PID PORT: process PID holds a socket listening on TCP PORT

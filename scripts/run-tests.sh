@@ -1,10 +1,11 @@
 #!/bin/sh
 # Run the Check test binaries named on the command line (from $B/tests), the
 # short chaos run when RUN_CHAOS is set, the experiment lab's smoke run
-# when RUN_LAB is set and the cluster test when RUN_CLUSTER is set, and
+# when RUN_LAB is set, the GPU script's dry run when RUN_GPU_PROOF is set
+# and the cluster test when RUN_CLUSTER is set, and
 # finish with one summary line, "N passed, S skipped, F failed".
 # Integration tests find the server binary through REVHASH_MASTER, the GPU
-# worker's stand-in through REVHASH_GPU_STANDIN, the exporter through
+# worker's stand-ins through REVHASH_GPU_STANDIN and REVHASH_GPU_HOSTDEV, the exporter through
 # REVHASH_METRICS.
 #
 # A test that cannot run here (a kernel the CPU lacks, no IPv6, not root...)
@@ -19,8 +20,10 @@ REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
 REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
 REVHASH_TEST_LOGS=${REVHASH_TEST_LOGS:-$B/test-logs}
 REVHASH_GPU_STANDIN=${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}
+REVHASH_GPU_HOSTDEV=${REVHASH_GPU_HOSTDEV:-$BIN/worker/revhash-gpu-hostdev}
 REVHASH_METRICS=${REVHASH_METRICS:-$BIN/master/revhash-metrics}
-export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHASH_METRICS
+export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHASH_GPU_HOSTDEV \
+	REVHASH_METRICS
 mkdir -p "$REVHASH_TEST_LOGS"
 
 passed=0 skipped=0 failed=0 broken="" replay="" tests=""
@@ -89,6 +92,32 @@ if [ -n "${RUN_LAB:-}" ]; then
 	else
 		failed=$((failed + 1))
 		broken="$broken lab-smoke(kept:$lab)"
+	fi
+fi
+# The GPU machine's one script, dry (scripts/gpu-proof.sh --dry-run: the
+# stand-ins, every part): it must pass, say every part in its summary, and
+# leave at most the 8 files a device call brings back, its tarball holding
+# each part's outputs. One more test.
+if [ -n "${RUN_GPU_PROOF:-}" ]; then
+	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
+	ok=1
+	"$(dirname "$0")/gpu-proof.sh" --dry-run --out "$dir" >"$dir.log" 2>&1 || ok=0
+	for part in preflight check memcheck rates stop small kills mix sass; do
+		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
+	done
+	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
+	for f in check/check.txt rates/rates.txt small/small-100k.txt kills/kills-bench.txt \
+		mix/mix-gpu.txt mix/mix-cpu.txt; do
+		tar -tzf "$dir/parts.tar.gz" 2>/dev/null | grep -qx "./$f" || ok=0
+	done
+	if [ $ok = 1 ]; then
+		passed=$((passed + 1))
+		echo "gpu-proof.sh --dry-run: PASS"
+		rm -rf "$dir" "$dir.log"
+	else
+		cat "$dir.log"
+		failed=$((failed + 1))
+		broken="$broken gpu-proof-dry(kept:$dir)"
 	fi
 fi
 # The cluster behind HAProxy and the Prometheus exporter: one more test

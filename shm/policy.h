@@ -51,6 +51,7 @@ struct lease_ask {
 	unsigned workers;        /* live workers */
 	uint64_t mine;           /* the leasing worker's rate (hashes/s) */
 	uint64_t fastest;        /* the fastest live worker's */
+	uint64_t fastest_other;  /* the fastest of the others' (0: none) */
 	unsigned __int128 all;   /* every live worker's, summed */
 	unsigned __int128 span;  /* the job's whole range */
 	unsigned __int128 left;  /* of it, values not yet leased */

@@ -44,12 +44,15 @@ int ring_init(struct ring *r, const struct policy *policy)
 		log_error("pthread_mutex_init: %s", strerror(rc));
 		return -rc;
 	}
-	if (sem_init(&r->work, 1, 0) < 0) {
-		rc = -errno;
-		log_error("sem_init: %s", strerror(-rc));
-		pthread_mutex_destroy(&r->lock);
-		return rc;
-	}
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
+			rc = -errno;
+			log_error("sem_init: %s", strerror(-rc));
+			while (i--)
+				sem_destroy(&r->slots[i].wake);
+			pthread_mutex_destroy(&r->lock);
+			return rc;
+		}
 	r->policy = *policy;
 	for (uint32_t i = 0; i < RING_JOBS; i++) {
 		r->freelist[i] = RING_JOBS - 1 - i;
@@ -61,7 +64,8 @@ int ring_init(struct ring *r, const struct policy *policy)
 
 void ring_free(struct ring *r)
 {
-	sem_destroy(&r->work);
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		sem_destroy(&r->slots[i].wake);
 	pthread_mutex_destroy(&r->lock);
 }
 
@@ -345,7 +349,7 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 	return tell;
 }
 
-void ring_wait(struct ring *r, unsigned timeout_ms)
+void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms)
 {
 	struct timespec ts;
 
@@ -356,6 +360,6 @@ void ring_wait(struct ring *r, unsigned timeout_ms)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	while (sem_clockwait(&r->work, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
+	while (sem_clockwait(&r->slots[slot].wake, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
 		;
 }

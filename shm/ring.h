@@ -126,6 +126,9 @@ struct ring_slot {
 	uint32_t stalls;      /* of which: killed for showing no progress */
 	uint32_t kind;        /* its kind (worker/kind.h), set by the master */
 	uint32_t unit;        /* which one of its kind: a CPU, a device */
+	sem_t wake;           /* posted when work appears: each worker its own,
+	                         so that one the schedule passes over cannot
+	                         take the wake-up meant for another */
 };
 
 struct ring {
@@ -135,7 +138,6 @@ struct ring {
 	uint32_t repairs;     /* locks recovered from a dead holder */
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	uint32_t dead_leases; /* a worker died: its lease is to be given back */
-	sem_t work;           /* posted when work appears */
 	struct policy policy;
 	uint32_t hooks;       /* test hooks allowed */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
@@ -244,7 +246,7 @@ void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
 /* Take the jobs workers flagged since the last call; returns how many
  * were stored in jobs. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
-/* Wake the sleeping workers (as many as there are live ones). */
+/* Wake every worker (each slot's semaphore, posted once at most). */
 void ring_wake(struct ring *r);
 /* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
@@ -312,8 +314,8 @@ void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
 void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state);
 /* The worker's last measured rate (hashes/s), 0 while unknown. */
 uint64_t ring_slot_rate(const struct ring *r, unsigned slot);
-/* Sleep until work may exist or timeout_ms pass. */
-void ring_wait(struct ring *r, unsigned timeout_ms);
+/* The worker in slot sleeps until work may exist or timeout_ms pass. */
+void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms);
 /* Take one arming of a test hook: 1 when the caller should misbehave. */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
 

@@ -147,28 +147,35 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
 	return n;
 }
 
-/* Post the work semaphore up to n (never past: a worker that wakes with
- * nothing to do only sleeps again). */
-static void wake(struct ring *r, unsigned n)
+/* Post each worker's semaphore, once at most (a worker that wakes with
+ * nothing to do only sleeps again). One semaphore for all let a worker
+ * that the schedule passed over (a CPU beside a GPU that takes the small
+ * jobs) wake, find nothing, sleep and take a second post, the GPU
+ * worker's: which then slept its full idle wait, 100 ms. A slot with no
+ * worker is left alone; a worker that starts looks for work before it
+ * first sleeps. */
+static void wake(struct ring *r)
 {
-	int v = 0;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		int v = 1;
 
-	sem_getvalue(&r->work, &v);
-	for (; v < (int)n; v++)
-		sem_post(&r->work);
+		if (!peek(r->slots[i].pid))
+			continue;
+		sem_getvalue(&r->slots[i].wake, &v);
+		if (v <= 0)
+			sem_post(&r->slots[i].wake);
+	}
 }
 
 void ring_wake(struct ring *r)
 {
-	unsigned n = ring_workers(r);
-
-	wake(r, n ? n : 1);
+	wake(r);
 }
 
 void ring_shutdown(struct ring *r)
 {
 	publish(r->shutdown, 1);
-	wake(r, RING_WORKERS);
+	wake(r);
 }
 
 int ring_is_shutdown(const struct ring *r)
@@ -179,7 +186,7 @@ int ring_is_shutdown(const struct ring *r)
 void ring_slot_retire(struct ring *r, unsigned slot)
 {
 	publish(r->slots[slot].retire, 1);
-	wake(r, RING_WORKERS);
+	wake(r);
 }
 
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
@@ -194,7 +201,7 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	s->deaths += how != EXIT_RETIRED;
 	s->stalls += how == EXIT_STALLED;
 	publish(r->dead_leases, 1);
-	wake(r, 1);
+	wake(r);
 }
 
 

@@ -66,8 +66,10 @@ void slot_rates(const struct ring *r, const struct ring_slot *self,
 	uint64_t known = 0, fill;
 	unsigned nknown = 0;
 
+	unsigned unknown_other = 0;
+
 	a->workers = 0;
-	a->fastest = 0;
+	a->fastest = a->fastest_other = 0;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		uint64_t rate = peek(r->slots[i].rate);
 		if (!peek(r->slots[i].pid))
@@ -76,11 +78,17 @@ void slot_rates(const struct ring *r, const struct ring_slot *self,
 		known += rate;
 		nknown += rate != 0;
 		a->fastest = rate > a->fastest ? rate : a->fastest;
+		if (&r->slots[i] != self) {
+			a->fastest_other = rate > a->fastest_other ? rate : a->fastest_other;
+			unknown_other += rate == 0;
+		}
 	}
 	fill = nknown ? known / nknown : 1;
 	a->all = known + (unsigned __int128)fill * (a->workers - nknown);
 	a->mine = peek(self->rate) ? peek(self->rate) : fill;
 	a->fastest = a->fastest > fill ? a->fastest : fill;
+	if (unknown_other && a->fastest_other < fill)
+		a->fastest_other = fill;
 }
 
 /* What the worker in slot s has left of its lease at now, as far as its

@@ -192,9 +192,9 @@ static uint64_t launch(uint64_t answer, uint64_t first, uint64_t count, uint32_t
 	digest_of(answer, digest);
 	lanes_plan_init(&plan, digest, first);
 	if (only >= 0)
-		gpu_scan(&plan, &j, (uint32_t)only, threads, &word);
+		gpu_scan(&plan, &j, (uint32_t)only, threads, &word, NULL);
 	for (uint32_t t = 0; only < 0 && t < threads; t++)
-		gpu_scan(&plan, &j, t, threads, &word);
+		gpu_scan(&plan, &j, t, threads, &word, NULL);
 	return word;
 }
 

@@ -387,6 +387,27 @@ START_TEST(pick_measures_and_takes_the_fastest)
 }
 END_TEST
 
+/* A variant whose stops are slower (a handicap) is chosen only when it
+ * beats the others by more than its handicap: 3% faster loses, 10% wins,
+ * and without the handicap 3% wins. */
+START_TEST(pick_weighs_a_slow_stopper)
+{
+	double faster[] = { 1.03, 1.10, 1.03 };
+	double handicap[] = { DEVICE_SLOW_STOP, DEVICE_SLOW_STOP, 0 };
+	size_t want[] = { 1, 2, 2 };
+
+	for (int t = 0; t < 3; t++) {
+		struct fake f = { .rates = { 3e6, 9e6, 9e6 * faster[t] } };
+		struct device_pick p = three();
+
+		p.handicap[2] = handicap[t];
+		ck_assert_int_eq(device_pick(&p, NULL, fake_run, &f), 0);
+		ck_assert_msg(p.chosen == want[t], "case %d: chose %zu, not %zu", t,
+			      p.chosen, want[t]);
+	}
+}
+END_TEST
+
 /* A variant's name forces it, measuring nothing; an unknown name is
  * refused, and the message names the variants there are. */
 START_TEST(pick_by_name)
@@ -442,6 +463,7 @@ int main(void)
 	tcase_add_test(walk, walk_sizes_launches_by_rate);
 	tcase_add_test(walk, walk_spins_for_short_launches);
 	tcase_add_test(pick, pick_measures_and_takes_the_fastest);
+	tcase_add_test(pick, pick_weighs_a_slow_stopper);
 	tcase_add_test(pick, pick_by_name);
 	tcase_add_test(pick, pick_line_says_what_and_why);
 	suite_add_tcase(s, walk);

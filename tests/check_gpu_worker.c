@@ -33,6 +33,15 @@ static const char *standin(void)
 	return p ? p : "worker/revhash-gpu-standin";
 }
 
+/* revhash-gpu's own device code over the host build: $REVHASH_GPU_HOSTDEV,
+ * else the build's. */
+static const char *hostdev(void)
+{
+	const char *p = getenv("REVHASH_GPU_HOSTDEV");
+
+	return p ? p : "worker/revhash-gpu-hostdev";
+}
+
 /* Start a master with one CPU worker and the stand-in as GPU 0. */
 static void start_with_gpu(void)
 {
@@ -194,6 +203,46 @@ START_TEST(the_gpu_walk_serves_and_stops_in_a_worker)
 }
 END_TEST
 
+/* revhash-gpu's device code (device_cuda.c), over the host build: it
+ * serves, and a search its stop word ends is no failure. The device's
+ * first run found every stopped search taken for a device error
+ * (SEARCH_STOPPED is negative): the worker exited at each cancel or
+ * preemption, and was replaced, over and over. Here five cancels land
+ * while it hashes, and the same process is there after each. */
+START_TEST(the_cuda_device_code_survives_its_stops)
+{
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", hostdev(),
+			       "--gpu-kernel", "base", NULL }; /* measuring all: too slow here */
+	uint64_t x, base = th_rand64() >> 2, want = base + 54321;
+	uint8_t d[32];
+	pid_t pid;
+
+	start(NULL, args);
+	ck_assert_int_gt(pid = gpu_with_lease(0, 10000), 0);
+	ck_assert(runs(pid, hostdev()));
+	digest_of(want, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 99999, 1, &x), 0);
+	ck_assert_uint_eq(x, want);
+	digest_of(1, d);
+	for (int i = 0; i < 5; i++) {
+		int fd = th_connect(m.port);
+		pid_t held;
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(th_send_request(fd, d, (1ull << 60) + ((uint64_t)i << 52),
+						 (1ull << 60) + ((uint64_t)i << 52) + (1ull << 50),
+						 1), 0);
+		ck_assert_int_gt(held = gpu_with_lease(1, 5000), 0);
+		th_reset(fd);
+		ck_assert_int_eq(gpu_with_lease(0, 2000), pid);
+		ck_assert_int_eq(held, pid);
+	}
+	ck_assert_uint_eq(gpu_slot().deaths, 0);
+	ck_assert(tm_log_contains(&m, "the device polls the stop word"));
+	stop();
+}
+END_TEST
+
 /* The master passes its CPU kernel's name: the GPU worker measures its
  * variants and takes the fastest (standin, four times standin-slow's
  * rate), and says so in the log with the rates. */
@@ -321,6 +370,7 @@ int main(void)
 	tcase_add_test(t, stand_in_is_execd_into_the_top_slot_and_serves);
 	tcase_add_test(t, killed_gpu_worker_is_replaced_and_loses_nothing);
 	tcase_add_test(t, gpu_worker_stops_when_its_job_is_cancelled);
+	tcase_add_test(t, the_cuda_device_code_survives_its_stops);
 	tcase_add_test(t, gpu_worker_chooses_its_kernel_by_measurement);
 	tcase_add_test(t, the_gpu_walk_serves_and_stops_in_a_worker);
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);

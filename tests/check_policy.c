@@ -138,13 +138,45 @@ START_TEST(a_slow_worker_leaves_a_small_job_to_a_fast_one)
 
 	ck_assert_uint_eq(policy_lease_size(&p, &cpu), 0);
 	gpu.mine = gpu.fastest;
+	gpu.fastest_other = cpu.mine;
 	ck_assert_uint_gt(policy_lease_size(&p, &gpu), 0);
-	peer.fastest = peer.mine;
+	peer.fastest = peer.fastest_other = peer.mine;
 	peer.all = 2 * peer.mine;
 	ck_assert_uint_gt(policy_lease_size(&p, &peer), 0);
 	/* On a job big enough, the slow worker's piece does not hold it up. */
 	cpu.span = cpu.left = cpu.work = 1ull << 40;
 	ck_assert_uint_gt(policy_lease_size(&p, &cpu), 0);
+}
+END_TEST
+
+/* A worker at least 16 times as fast as each other one (a device of 17 G/s
+ * beside 16 CPUs of 60 M/s) takes a 30M job whole, within its chunk, not
+ * in pieces of a sixteenth: the CPUs leave it; a job bigger than its
+ * chunk, a chunk; exactly 16 times as fast, the same. Beside a second
+ * device, or one 15 times slower, it is held to pieces again. */
+START_TEST(a_worker_far_faster_than_each_other_is_not_held_to_pieces)
+{
+	struct policy p = th_policy(POLICY_WSRPT, 1, 1);
+	struct lease_ask gpu = { .chunk = 68000000, .min_chunk = 8500000, .workers = 17,
+				 .mine = 17000000000ull, .fastest = 17000000000ull,
+				 .fastest_other = 60000000, .all = 17960000000ull,
+				 .span = 30000000, .left = 30000000, .work = 30000000 };
+	struct lease_ask big = gpu, twin = gpu;
+
+	ck_assert_uint_eq(policy_lease_size(&p, &gpu), 30000000);
+	big.span = big.left = big.work = 1ull << 40;
+	ck_assert_uint_eq(policy_lease_size(&p, &big), 68000000);
+	twin.fastest_other = twin.mine;
+	twin.all = 2 * twin.mine + 16 * 60000000ull;
+	ck_assert_uint_lt(policy_lease_size(&p, &twin), 30000000);
+	twin.fastest_other = twin.mine / 15; /* 15x: not far enough */
+	twin.all = twin.mine + twin.fastest_other + 15 * 60000000ull;
+	ck_assert_uint_lt(policy_lease_size(&p, &twin), 30000000);
+	twin.fastest_other = twin.mine / 16; /* 16x: far enough */
+	twin.all = twin.mine + twin.fastest_other + 15 * 60000000ull;
+	ck_assert_uint_eq(policy_lease_size(&p, &twin), 30000000);
+	gpu.left = 0; /* nothing left to lease: nothing */
+	ck_assert_uint_eq(policy_lease_size(&p, &gpu), 0);
 }
 END_TEST
 
@@ -268,6 +300,7 @@ int main(void)
 	tcase_add_test(t, a_shared_job_goes_out_in_sweep_pieces);
 	tcase_add_test(t, the_tail_is_shared_by_rate_down_to_the_floor);
 	tcase_add_test(t, a_slow_worker_leaves_a_small_job_to_a_fast_one);
+	tcase_add_test(t, a_worker_far_faster_than_each_other_is_not_held_to_pieces);
 	tcase_add_test(t, the_variants_are_every_order_and_rule_once);
 	tcase_add_test(t, the_switches_set_the_policy);
 	suite_add_tcase(s, t);

@@ -871,7 +871,9 @@ END_TEST
 /* A worker 16 times slower than another leaves a job it would only hold
  * up (its smallest piece would end after the fast one could hash all of
  * it) and takes the second best job instead; a big job it shares; the
- * fastest worker never leaves a job, and equals never do. */
+ * fastest worker never leaves a job, and, at least 16 times as fast as
+ * the other, takes it whole (within its chunk), not a piece; equals
+ * never leave one. */
 START_TEST(slow_worker_leaves_a_small_job_to_a_fast_one)
 {
 	struct ring_lease l;
@@ -887,12 +889,42 @@ START_TEST(slow_worker_leaves_a_small_job_to_a_fast_one)
 	ck_assert_uint_eq(l.job, big);        /* the second best */
 	ring_finish(r, 1, SEARCH_NONE, 0);
 	ck_assert_int_eq(ring_lease(r, 0, 1000000, 10000, &l), 0);
-	ck_assert_uint_eq(l.job, small);      /* the GPU takes the best */
+	ck_assert_uint_eq(l.job, small);      /* the GPU takes the best, */
+	ck_assert_uint_eq(l.lo, 0);           /* whole */
+	ck_assert_uint_eq(l.hi, 99999);
 	ring_finish(r, 0, SEARCH_NONE, 0);
-	/* Equal workers, however small the job, take it. */
+	/* Equal workers, however small the job, take it, in pieces. */
 	two_workers(1000000, 1000000);
-	ck_assert_int_eq(ring_lease(r, 1, 1000000, 100000, &l), 0);
+	small = submit(200000000, 200099999, 16);
+	ck_assert_int_eq(ring_lease(r, 1, 1000000, 100, &l), 0);
 	ck_assert_uint_eq(l.job, small);
+	ck_assert_uint_lt(l.hi - l.lo + 1, 100000);
+}
+END_TEST
+
+/* New work posts each live worker's own semaphore, once however often it
+ * is woken, and none of an empty slot: a worker the schedule passes over
+ * can no longer take another's wake-up (one semaphore for all let a CPU
+ * worker take the GPU worker's, which then slept its idle wait). */
+START_TEST(each_worker_is_woken_on_its_own_semaphore)
+{
+	int v;
+
+	live_workers(2);
+	for (unsigned i = 0; i < RING_WORKERS; i++) /* the posts so far */
+		while (sem_trywait(&r->slots[i].wake) == 0)
+			;
+	submit(0, 99999, 1); /* wakes them */
+	ring_wake(r);        /* again: still one post each */
+	for (unsigned i = 0; i < 3; i++) {
+		ck_assert_int_eq(sem_getvalue(&r->slots[i].wake, &v), 0);
+		ck_assert_int_eq(v, i < 2 ? 1 : 0);
+	}
+	ring_wait(r, 0, 1000); /* takes its own post, at once */
+	ck_assert_int_eq(sem_getvalue(&r->slots[0].wake, &v), 0);
+	ck_assert_int_eq(v, 0);
+	ck_assert_int_eq(sem_getvalue(&r->slots[1].wake, &v), 0);
+	ck_assert_int_eq(v, 1); /* the other's is still there */
 }
 END_TEST
 
@@ -938,6 +970,7 @@ int main(void)
 	tcase_add_test(t, pieces_are_shared_by_rate);
 	tcase_add_test(t, tail_is_shared_by_finish_time);
 	tcase_add_test(t, slow_worker_leaves_a_small_job_to_a_fast_one);
+	tcase_add_test(t, each_worker_is_woken_on_its_own_semaphore);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

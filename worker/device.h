@@ -16,6 +16,11 @@
 
 #define DEVICE_NAME_LEN 64
 #define DEVICE_VARIANTS_MAX 16
+/* A variant that lets go of a stopped lease later (a GPU's sparse reads of
+ * its word: 0.4 ms against 12 us) is chosen only when it is this much
+ * faster than the best of the others: within the noise of three 10 ms
+ * runs a faster stop is worth more. */
+#define DEVICE_SLOW_STOP 0.05
 
 /* The devices there are; their names into names[0..max). */
 int device_count(char names[][DEVICE_NAME_LEN], int max);
@@ -33,6 +38,10 @@ int device_open(int index, const char *name, const struct kernel **out,
  * ms)". */
 const char *device_choice(void);
 
+/* The chosen kernel's rate as measured when it was chosen, hashes/s; 0
+ * when it was forced by name. */
+uint64_t device_rate(void);
+
 /* How long a lease on it should take, and the least worth one, in ns: 0
  * leaves its kind's (worker/kind.c); a device that needs others (a test's
  * stand-in) sets them. */
@@ -47,6 +56,10 @@ struct device_pick {
 	int rounds;          /* runs after the sizing one */
 	double rates[DEVICE_VARIANTS_MAX]; /* values per second, the best
 					    * run's; 0: not measured */
+	double handicap[DEVICE_VARIANTS_MAX]; /* by how much more a variant
+					       * must be faster to be chosen:
+					       * 0.05 for one whose stops are
+					       * slower (DEVICE_SLOW_STOP) */
 	size_t chosen;
 	int forced;          /* chosen by name */
 	uint64_t ns;         /* the measuring took */
@@ -55,8 +68,8 @@ struct device_pick {
 /* Choose among p's variants: want names one (forced), or, when want is
  * NULL, "auto" or a CPU kernel's name, measure them: rounds in turn, each
  * variant's run(ctx, i, values) the rate of variant i searching that many
- * values without the answer; keep each one's best, choose the fastest (the
- * first of equals). 0, or -EINVAL when want names none of these. */
+ * values without the answer; keep each one's best, choose the fastest once
+ * each rate is divided by 1 + its handicap (the first of equals). 0, or -EINVAL when want names none of these. */
 int device_pick(struct device_pick *p, const char *want,
 		double (*run)(void *ctx, size_t i, uint64_t values), void *ctx);
 

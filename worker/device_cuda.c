@@ -1,4 +1,7 @@
 /* A CUDA device for the GPU worker (see device.h), through worker/gpu/gpu.h.
+ * Linked with gpu.cu it is revhash-gpu; with the host build behind gpu.h
+ * (gpu_standin.c) it is revhash-gpu-hostdev, which the tests run where
+ * there is no device, so that every line here runs on any machine.
  * Its leases are longer than a CPU's: a launch costs microseconds, so a
  * lease of a few ms keeps that under about 1%. Its kernel is the variant
  * that searched fastest here at start (device_pick.c), or the one named. A
@@ -22,15 +25,31 @@
 
 static struct gpu *opened;
 static char name[32], choice[320];
+static int told_watch; /* whether the device polls the stop word: said once */
+static uint64_t chosen_rate;
 
 static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 				 uint64_t *found, const uint32_t *stop)
 {
 	int rc = gpu_search(opened, digest, lo, hi, found, stop);
 
-	if (rc < 0) {
+	/* SEARCH_STOPPED is negative too: a stopped search is no failure (it
+	 * was taken for one, and every stop ended the GPU worker). */
+	if (rc < 0 && rc != SEARCH_STOPPED) {
 		log_error("GPU %s: %s", gpu_name(opened), gpu_error(opened));
 		exit(1);
+	}
+	if (stop && !told_watch) {
+		struct gpu_stats st;
+
+		gpu_stats(opened, &st);
+		told_watch = 1;
+		if (st.watching)
+			log_info("GPU %s: the device polls the stop word (its page mapped)",
+				 gpu_name(opened));
+		else
+			log_info("GPU %s: the stop word is read between launches, not by the "
+				 "device: %s", gpu_name(opened), gpu_watch_error(opened));
 	}
 	return (enum search_result)rc;
 }
@@ -42,6 +61,9 @@ static struct kernel device_kernel = {
 int device_count(char names[][DEVICE_NAME_LEN], int max)
 {
 	int n = gpu_count();
+
+	if (n == 0 && *gpu_count_error())
+		fprintf(stderr, "revhash-gpu: no CUDA device: %s\n", gpu_count_error());
 
 	for (int i = 0; i < n && i < max; i++) {
 		struct gpu *g;
@@ -87,18 +109,26 @@ int device_open(int index, const char *want, const struct kernel **out,
 	p.n = (size_t)gpu_variants();
 	if (p.n > DEVICE_VARIANTS_MAX)
 		p.n = DEVICE_VARIANTS_MAX;
-	for (size_t i = 0; i < p.n; i++)
+	for (size_t i = 0; i < p.n; i++) {
 		p.names[i] = gpu_variant_name((int)i);
+		p.handicap[i] = gpu_variant_halt_every((int)i) > 1 ? DEVICE_SLOW_STOP : 0;
+	}
 	if (device_pick(&p, want, run, NULL) < 0) {
 		device_pick_unknown(&p, want, err, errlen);
 		return -EINVAL;
 	}
 	gpu_use(opened, (int)p.chosen);
+	chosen_rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen];
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
 	device_pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
 	*out = &device_kernel;
 	return 0;
+}
+
+uint64_t device_rate(void)
+{
+	return chosen_rate;
 }
 
 const char *device_choice(void)

@@ -32,6 +32,7 @@
 static const struct kernel *base;
 static struct kernel chosen;
 static char choice[320];
+static uint64_t chosen_rate;
 
 /* The base kernel, then SLOWER times as long idle (or until stopped). */
 static enum search_result slow(const uint8_t digest[32], uint64_t lo, uint64_t hi,
@@ -104,6 +105,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 		device_pick_unknown(&p, want, err, errlen);
 		return -EINVAL;
 	}
+	chosen_rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen];
 	chosen = *base;
 	chosen.name = names[p.chosen];
 	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
@@ -112,6 +114,11 @@ int device_open(int index, const char *want, const struct kernel **out,
 		 base->name, line);
 	*out = &chosen;
 	return 0;
+}
+
+uint64_t device_rate(void)
+{
+	return chosen_rate;
 }
 
 const char *device_choice(void)

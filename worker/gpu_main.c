@@ -176,6 +176,7 @@ static int serve(const struct args *a)
 	w.unit = (unsigned)a->device;
 	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());
 	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
+	w.rate = device_rate();
 	return worker_serve(&w);
 }
 

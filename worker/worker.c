@@ -93,6 +93,11 @@ static int run(const struct worker_start *w)
 
 	if (ring_worker_start(r, w->slot, getpid()))
 		notify(w->notify_fd);
+	/* Known from the start, a GPU's rate lets the CPUs leave it the small
+	 * jobs at once, not only after its first lease (which they would
+	 * then have taken). */
+	if (w->rate)
+		ring_slot_account(r, w->slot, 0, 0, w->rate);
 	for (int idle = 1; !should_stop(w, idle);) {
 		struct ring_lease l;
 		uint64_t x = 0;
@@ -104,7 +109,7 @@ static int run(const struct worker_start *w)
 		idle = rc < 0;
 		if (idle) {
 			ring_slot_set_state(r, w->slot, SLOT_IDLE);
-			ring_wait(r, IDLE_WAIT_MS);
+			ring_wait(r, w->slot, IDLE_WAIT_MS);
 			continue;
 		}
 		ring_slot_set_state(r, w->slot, SLOT_HASHING);

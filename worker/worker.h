@@ -28,6 +28,9 @@ struct worker_start {
 	                             not for one that waits on a device */
 	uint64_t lease_ns;        /* a lease's length; 0: its kind's */
 	uint64_t min_lease_ns;    /* the least worth a lease; 0: its kind's */
+	uint64_t rate;            /* hashes/s measured before serving (a
+	                             device's choice of its kernel), told to
+	                             the ring before the first lease; 0: none */
 };
 
 /* The first thing a worker process does, before it opens anything of its

@@ -8,11 +8,13 @@
  * difference, 2 when it cannot run.
  *
  *   gpu-check [--seed N] [--cases N] [--device N] [--variant NAME|all]
- *             [--bench SECONDS]
+ *             [--bench SECONDS] [--scale full|quick]
  *
  * --bench skips the checks and measures instead (gpu_bench.c): each
  * variant's rate side by side, the cost of small searches, and how soon a
- * search lets go of its stop word. */
+ * search lets go of its stop word. --scale quick makes every case and
+ * measurement small, for compute-sanitizer or the stand-in build
+ * (gpu-check-standin, the host build of the variants behind gpu.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +31,21 @@
 #include "worker/gpu/gpu_check.h"
 #include "worker/kernel.h"
 
-#define EDGE_SPAN (UINT64_C(1) << 28)
 #define MAX_EDGES 128
-#define SMALL_LEN (UINT64_C(1) << 22)  /* most random ranges: up to 4M */
-#define LARGE_LEN (UINT64_C(1) << 28)  /* one in LARGE_EVERY */
 #define LARGE_EVERY 100
-#define STOP_NS 20000000L              /* 20 ms: about 2^28 values */
-#define FALSE_SPAN (UINT64_C(1) << 35) /* about 8 false candidates */
 #define MAX_REPORTS 10
+
+static const struct check_scale scales[] = {
+	/* A device: edges of 2^28, random ranges up to 4M (one in a hundred
+	 * up to 2^28), stops 20 ms in (about 2^28 values), about 8 false
+	 * candidates in 2^35 values; rates over searches of 2^33. */
+	{ "full", UINT64_C(1) << 28, UINT64_C(1) << 22, UINT64_C(1) << 28, 20000000L, 34,
+	  UINT64_C(1) << 35, UINT64_C(1) << 33, 2000, 100 },
+	/* A short run: every case kind, small. */
+	{ "quick", UINT64_C(1) << 14, UINT64_C(1) << 10, UINT64_C(1) << 14, 2000000L, 19,
+	  0, UINT64_C(1) << 20, 100, 10 },
+};
+const struct check_scale *scale = &scales[0];
 
 struct options {
 	uint64_t seed, cases;
@@ -66,7 +75,7 @@ void check_fail(const char *part, const char *why)
 static void check_edges(void)
 {
 	struct search_case cs[MAX_EDGES];
-	size_t n = cases_edges(EDGE_SPAN, cs, MAX_EDGES);
+	size_t n = cases_edges(scale->edge_span, cs, MAX_EDGES);
 	uint64_t t0 = clock_ns();
 	char why[256];
 
@@ -83,7 +92,7 @@ static void check_random(uint64_t seed, uint64_t count)
 	char why[256];
 
 	for (uint64_t i = 0; i < count; i++) {
-		cases_random(&state, i % LARGE_EVERY ? SMALL_LEN : LARGE_LEN, &c);
+		cases_random(&state, i % LARGE_EVERY ? scale->small_len : scale->large_len, &c);
 		values += c.hi - c.lo + 1;
 		if (cases_check(check_search, &c, why, sizeof why))
 			check_fail("random", why);
@@ -100,39 +109,45 @@ static void check_stops(void)
 	uint64_t lo = 0xfeedface00000000 - 12345, t0 = clock_ns();
 	char why[256];
 
-	if (cases_stop_during(check_search, lo, lo - 1, STOP_NS, why, sizeof why))
+	if (cases_stop_during(check_search, lo, lo - 1, scale->stop_ns, why, sizeof why))
 		check_fail("stop", why);
-	for (int bits = 16; bits <= 34; bits += 3) {
+	for (int bits = 16; bits <= scale->stop_bits_max; bits += 3) {
 		uint64_t at = (UINT64_C(0x5eed) << 32) - 7 * (uint64_t)bits;
 
 		if (cases_stop_during(check_search, at, at + (UINT64_C(1) << bits) - 1,
-				      STOP_NS, why, sizeof why))
+				      scale->stop_ns, why, sizeof why))
 			check_fail("stop", why);
 	}
 	printf("  stops: in %.2f s\n", (double)(clock_ns() - t0) / 1e9);
 }
 
-/* The answer at the end of FALSE_SPAN values: the search passes the false
+/* The answer at the end of the scale's false_span values: the search passes the false
  * candidates on the way (counted, as the device met them). */
 static void check_false_candidates(void)
 {
-	uint64_t lo = UINT64_C(0xfa15e) << 36, hi = lo + FALSE_SPAN - 1, found = 0;
+	uint64_t lo = UINT64_C(0xfa15e) << 36, hi = lo + scale->false_span - 1, found = 0;
 	struct gpu_stats before, after;
 	uint8_t digest[32];
 	char why[256];
 	int r;
 
+	if (!scale->false_span) {
+		printf("  false candidates: not at the %s scale\n", scale->name);
+		return;
+	}
 	digest_of(hi, digest);
 	gpu_stats(dev, &before);
 	r = gpu_search(dev, digest, lo, hi, &found, NULL);
 	gpu_stats(dev, &after);
 	if (r != SEARCH_FOUND || found != hi) {
-		snprintf(why, sizeof why, "answer at the end of 2^35 values: "
-			 "got %d, %#llx", r, (unsigned long long)found);
+		snprintf(why, sizeof why, "answer at the end of %.3g values: "
+			 "got %d, %#llx", (double)scale->false_span, r,
+			 (unsigned long long)found);
 		check_fail("false candidates", why);
 	}
 	printf("  false candidates: %llu passed before the answer at the end of "
-	       "2^35 values%s\n", (unsigned long long)(after.rejected - before.rejected),
+	       "%.3g values%s\n", (unsigned long long)(after.rejected - before.rejected),
+	       (double)scale->false_span,
 	       after.rejected > before.rejected ? "" : " (none met: no test of them)");
 }
 
@@ -144,18 +159,29 @@ static void check_variant(const struct options *o)
 	check_edges();
 	check_random(o->seed, o->cases);
 	check_stops();
-	check_false_candidates();
-	gpu_stats(dev, &st);
+	gpu_stats(dev, &st); /* of the last stopped search */
 	printf("  the device %s the stop word%s%s\n",
 	       st.watching ? "polls" : "does not poll",
 	       *gpu_watch_error(dev) ? ": " : "", gpu_watch_error(dev));
+	check_false_candidates();
 }
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gpu-check [--seed N] [--cases N] [--device N] "
-		"[--variant NAME|all] [--bench SECONDS]\n");
+		"[--variant NAME|all] [--bench SECONDS] [--scale full|quick]\n");
 	exit(2);
+}
+
+/* The scale named: 0, or -1. */
+static int pick_scale(const char *name)
+{
+	for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
+		if (strcmp(scales[i].name, name) == 0) {
+			scale = &scales[i];
+			return 0;
+		}
+	return -1;
 }
 
 static void parse(int argc, char **argv, struct options *o)
@@ -178,6 +204,8 @@ static void parse(int argc, char **argv, struct options *o)
 			r = parse_double(v, 0.01, 3600, &o->bench);
 		else if (strcmp(argv[i], "--variant") == 0)
 			o->variant = strcmp(v, "all") == 0 ? NULL : v;
+		else if (strcmp(argv[i], "--scale") == 0)
+			r = pick_scale(v);
 		else
 			r = -1;
 		if (r)
@@ -209,17 +237,17 @@ int main(int argc, char **argv)
 	parse(argc, argv, &o);
 	if (o.variant && (only = find_variant(o.variant)) < 0)
 		return 2;
-	if ((int)o.device >= gpu_count()) {
-		fprintf(stderr, "gpu-check: no CUDA device %d (%d visible)\n",
-			(int)o.device, gpu_count());
+	if ((int)o.device >= (r = gpu_count())) {
+		fprintf(stderr, "gpu-check: no CUDA device %d (%d visible)%s%s\n",
+			(int)o.device, r, *gpu_count_error() ? ": " : "", gpu_count_error());
 		return 2;
 	}
 	if ((r = gpu_open((int)o.device, &dev, err, sizeof err))) {
 		fprintf(stderr, "gpu-check: device %d: %s\n", (int)o.device, err);
 		return 2;
 	}
-	printf("gpu-check: device %d, %s; %d kernel variants\n", (int)o.device,
-	       gpu_name(dev), gpu_variants());
+	printf("gpu-check: device %d, %s; %d kernel variants; %s scale\n", (int)o.device,
+	       gpu_name(dev), gpu_variants(), scale->name);
 	if (o.bench > 0) {
 		bench_all(o.bench, only);
 	} else {

@@ -44,7 +44,12 @@ static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
 #undef X
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 
-static_assert(GPU_REPORTS >= GPU_WALK_DEPTH, "a report slot per live launch");
+/* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
+ * ones that the search before left in flight (it waited for one at least,
+ * and every launch before that one had ended). Each needs its own report
+ * slot and event. */
+static_assert(DEPTH <= GPU_WALK_DEPTH, "the walk keeps DEPTH launches");
+static_assert(GPU_REPORTS >= 2 * DEPTH - 1, "a report slot per live launch");
 
 struct gpu {
 	int device;
@@ -169,30 +174,60 @@ static void dev_halt(void *ctx, uint32_t gen)
 	__atomic_store_n(g->halt, gen, __ATOMIC_SEQ_CST);
 }
 
-/* Everything ended, the word fresh, no halt, no report of any generation. */
+/* Everything ended, the word fresh, no halt, no report of any generation.
+ * The sets go on the search stream, which does not wait for the legacy
+ * one: there a launch could overtake them, read the old word and report a
+ * range searched that it never hashed. */
 static int dev_renew(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
-	int r = check(g, cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
+	int r = check(g, cudaMemsetAsync(g->sh.word, 0xff, sizeof *g->sh.word, g->stream),
+		      "cudaMemsetAsync");
 
 	if (!r)
-		r = check(g, cudaMemset(g->sh.word, 0xff, sizeof *g->sh.word), "cudaMemset");
+		r = check(g, cudaMemsetAsync(g->sh.done, 0, sizeof *g->sh.done, g->stream),
+			  "cudaMemsetAsync");
 	if (!r)
-		r = check(g, cudaMemset(g->sh.done, 0, sizeof *g->sh.done), "cudaMemset");
+		r = check(g, cudaMemsetAsync(g->sh.next, 0, GPU_REPORTS * sizeof *g->sh.next,
+					     g->stream), "cudaMemsetAsync");
+	if (!r)
+		r = check(g, cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
 	*g->halt = 0;
 	memset(g->reports, 0, GPU_REPORTS * sizeof *g->reports);
 	return r;
 }
 
+static char count_err[160];
+
 int gpu_count(void)
 {
 	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
 
-	if (cudaGetDeviceCount(&n) != cudaSuccess) {
+	if (e != cudaSuccess) {
+		int driver = 0, runtime = 0;
+
 		cudaGetLastError();
+		cudaDriverGetVersion(&driver);
+		cudaRuntimeGetVersion(&runtime);
+		snprintf(count_err, sizeof count_err, "cudaGetDeviceCount: %s (%s; driver "
+			 "for CUDA %d.%d, runtime %d.%d)", cudaGetErrorName(e),
+			 cudaGetErrorString(e), driver / 1000, driver % 1000 / 10,
+			 runtime / 1000, runtime % 1000 / 10);
 		return 0;
 	}
+	count_err[0] = '\0';
 	return n;
+}
+
+const char *gpu_count_error(void)
+{
+	return count_err;
+}
+
+unsigned gpu_variant_halt_every(int v)
+{
+	return v >= 0 && v < NKERNELS ? kernels[v]->best_every : 0;
 }
 
 int gpu_variants(void)
@@ -206,7 +241,7 @@ const char *gpu_variant_name(int v)
 }
 
 /* Make device current, blocking (not spinning) in waits on events, with
- * host memory mapped; its name, and every variant's constants. */
+ * host memory mapped; its name and its SMs. */
 static int select_device(struct gpu *g, int *sms)
 {
 	struct cudaDeviceProp prop;
@@ -226,8 +261,16 @@ static int select_device(struct gpu *g, int *sms)
 		return r;
 	snprintf(g->name, sizeof g->name, "%s", prop.name);
 	*sms = prop.multiProcessorCount;
+	return 0;
+}
+
+/* Every variant's constants, on the search stream (dev_renew syncs it). */
+static int constants(struct gpu *g)
+{
+	int r = 0;
+
 	for (int v = 0; v < NKERNELS && !r; v++)
-		r = check(g, kernels[v]->setup(), "cudaMemcpyToSymbol");
+		r = check(g, kernels[v]->setup(g->stream), "cudaMemcpyToSymbolAsync");
 	return r;
 }
 
@@ -257,6 +300,9 @@ static int allocate(struct gpu *g)
 		r = check(g, cudaMalloc(&g->sh.word, sizeof *g->sh.word), "cudaMalloc");
 	if (!r)
 		r = check(g, cudaMalloc(&g->sh.done, sizeof *g->sh.done), "cudaMalloc");
+	if (!r)
+		r = check(g, cudaMalloc(&g->sh.next, GPU_REPORTS * sizeof *g->sh.next),
+			  "cudaMalloc");
 	if (!r)
 		r = mapped(g, GPU_REPORTS * sizeof *g->reports, (void **)&g->reports,
 			   (void **)&g->sh.reports);
@@ -306,6 +352,8 @@ int gpu_open(int device, struct gpu **out, char *err, size_t errlen)
 	if (!r)
 		r = allocate(g);
 	if (!r)
+		r = constants(g);
+	if (!r)
 		r = size_grid(g, sms);
 	if (!r)
 		r = dev_renew(g);
@@ -340,6 +388,7 @@ void gpu_spin_ns(struct gpu *g, uint64_t ns)
 {
 	g->launcher.spin_ns = ns;
 }
+
 
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	       uint64_t hi, uint64_t *found, const uint32_t *stop)
@@ -385,6 +434,7 @@ void gpu_close(struct gpu *g)
 		cudaHostUnregister(g->stop_page);
 	cudaFree(g->sh.word);
 	cudaFree(g->sh.done);
+	cudaFree(g->sh.next);
 	if (g->reports)
 		cudaFreeHost(g->reports);
 	if (g->halt)

@@ -25,8 +25,11 @@ struct gpu_stats {
 			     * device (else the host read it between launches) */
 };
 
-/* CUDA devices visible to this process; 0 on error or without a driver. */
+/* CUDA devices visible to this process; 0 on error or without a driver,
+ * and then gpu_count_error() says why ("cudaGetDeviceCount: ...", with the
+ * driver's and the runtime's CUDA versions; "" after a count). */
 int gpu_count(void);
+const char *gpu_count_error(void);
 
 /* Open device (0..gpu_count()-1), searching with variant 0: *out, 0; or a
  * negative errno with a "call: reason" message in err (errlen bytes). */
@@ -38,6 +41,11 @@ const char *gpu_name(const struct gpu *g);
 /* The kernel variants built in: how many; the name of variant v. */
 int gpu_variants(void);
 const char *gpu_variant_name(int v);
+
+/* Values a thread of variant v hashes between its reads of the candidate
+ * word: 1, or more for a variant that a halt reaches that much later (its
+ * stops are slower); 0 for no such variant. */
+unsigned gpu_variant_halt_every(int v);
 
 /* Search with variant v (0..gpu_variants()-1) from now on: 0, or -EINVAL. */
 int gpu_use(struct gpu *g, int v);

@@ -8,7 +8,7 @@
 
 # The kernel variants, side by side in one binary: bits of GPU_VARIANT
 # (worker/gpu/gpu_variant.h names them), the plain one first.
-GPU_VARIANTS := 0 1 2 4 8 7 15
+GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119
 GPU_VARIANT_LIST := $(foreach v,$(GPU_VARIANTS),X($(v)))
 
 GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o \
@@ -18,6 +18,8 @@ $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DGPU_VARIANT=$* -c -o $@ $<
 $(B)/worker/gpu/gpu_host_all.o: KFLAGS := -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)'
+# The tables of variants follow the list written here.
+$(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk
 
 ifeq ($(origin NVCC),undefined)
 NVCC := $(shell command -v nvcc 2>/dev/null)
@@ -73,14 +75,24 @@ gpu-sass: $(B)/worker/gpu/sass-count
 $(B)/worker/gpu/sass-count: $(call objs,worker/gpu/sass-count.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
-.PHONY: gpu-sass
+# What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the
+# cubins and sass-count, and the libcrypto the binaries link, for a machine
+# that has none.
+gpu-carry: all gpu-sass
+	rm -rf gpu-carry
+	mkdir -p gpu-carry/sass gpu-carry/lib
+	cp $(B)/worker/gpu/gpu_kernel-*.cubin $(B)/worker/gpu/sass-count gpu-carry/sass/
+	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
+	du -sh gpu-carry
+
+.PHONY: gpu-sass gpu-carry
 else
 all: gpu-skipped
 
 gpu-skipped:
 	@echo "$(GPU_SKIPPED): building without the GPU worker"
 
-gpu-sass: gpu-skipped
+gpu-sass gpu-carry: gpu-skipped
 
-.PHONY: gpu-skipped gpu-sass
+.PHONY: gpu-skipped gpu-sass gpu-carry
 endif

@@ -8,8 +8,25 @@
 
 #include "worker/gpu/gpu.h"
 
-/* The device under test. */
+/* How big gpu-check's cases and measurements are: "full" for a device,
+ * "quick" for a short run (under compute-sanitizer, or the stand-in of
+ * gpu-check-standin, which hashes on one core). */
+struct check_scale {
+	const char *name;
+	uint64_t edge_span;   /* the edges' ranges */
+	uint64_t small_len;   /* most random ranges: up to this long, */
+	uint64_t large_len;   /* one in a hundred up to this */
+	long stop_ns;         /* a stop this long into a search */
+	int stop_bits_max;    /* the stopped ranges: 2^16 .. 2^this values */
+	uint64_t false_span;  /* the range passing false candidates; 0: none */
+	uint64_t bench_call;  /* values per timed search of a rate */
+	size_t small_runs;    /* small searches timed, of each kind */
+	size_t stop_runs;     /* stops timed */
+};
+
+/* The device under test, and the scale of its run. */
 extern struct gpu *dev;
+extern const struct check_scale *scale;
 
 /* A kernel_search_fn on dev, with the variant in use. */
 int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,

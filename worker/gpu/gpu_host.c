@@ -16,10 +16,10 @@
 #include "worker/gpu/gpu_search.h"
 
 #define HOST_CHUNK 4099   /* values per launch */
-#define HOST_THREADS 61   /* threads per launch */
 
 static struct {
 	uint64_t word;                 /* the candidate word */
+	uint64_t next;                 /* the grab variants' counter */
 	uint32_t halt;                 /* the halt word */
 	const uint32_t *stop;          /* the stop word launches poll */
 	struct gpu_outcome out[GPU_WALK_DEPTH]; /* by generation */
@@ -43,8 +43,9 @@ static int host_launch(void *ctx, const uint8_t digest[32], const struct gpu_job
 	job.stop = dev.stop;
 	job.halt = &dev.halt;
 	lanes_plan_init(&plan, digest, j->first);
-	for (uint32_t tid = 0; tid < HOST_THREADS; tid++)
-		gpu_scan(&plan, &job, tid, HOST_THREADS, &dev.word);
+	dev.next = 0;
+	for (uint32_t tid = 0; tid < GPU_HOST_THREADS; tid++)
+		gpu_scan(&plan, &job, tid, GPU_HOST_THREADS, &dev.word, &dev.next);
 	o->word = dev.word;
 	o->ns = clock_ns() - t0 + 1;
 	return 0;

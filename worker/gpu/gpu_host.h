@@ -12,6 +12,8 @@
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"
 
+#define GPU_HOST_THREADS 61 /* threads per launch: a prime, see gpu_host.c */
+
 /* One variant's host build. */
 struct gpu_host_variant {
 	const char *name;          /* as the device's variant is named */

@@ -6,7 +6,7 @@
  * strided share in increasing order (gpu_scan), with the segment's plan
  * and the job passed as grid-constant arguments. The last block of each
  * launch to end copies the word to its report slot in mapped pinned host
- * memory, with the device's clock, so the host reads a launch's outcome and
+ * memory (and sets the grab variants' counter of the slot back to 0), with the device's clock, so the host reads a launch's outcome and
  * its run time with no copy, no event timing and no atomics on host
  * memory. */
 #include "worker/gpu/gpu_kernel.h"
@@ -32,13 +32,23 @@ static __device__ void publish(const struct gpu_job *j, const struct gpu_shared 
 	if (atomicInc(sh->done, gridDim.x - 1) != gridDim.x - 1)
 		return;
 	__threadfence();
+	sh->next[j->gen % GPU_REPORTS] = 0; /* every block ended: none takes more */
 	r->word = *(volatile uint64_t *)sh->word;
 	r->t1 = now();
 	__threadfence_system();
 	*(volatile uint32_t *)&r->gen = j->gen;
 }
 
-static __global__ void __launch_bounds__(GPU_BLOCK)
+/* The bounds: the block, and the blocks an SM must hold. An SM of sm_86,
+ * sm_87 and sm_89 holds 1,536 threads: 6 blocks at most. */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+			       __CUDA_ARCH__ == 890)
+#define BOUNDS __launch_bounds__(GPU_BLOCK, 6)
+#else
+#define BOUNDS __launch_bounds__(GPU_BLOCK, GPU_MIN_BLOCKS)
+#endif
+
+static __global__ void BOUNDS
 search(const __grid_constant__ struct lanes_plan plan,
        const __grid_constant__ struct gpu_job job, const struct gpu_shared sh)
 {
@@ -47,18 +57,22 @@ search(const __grid_constant__ struct lanes_plan plan,
 	if (blockIdx.x == 0 && threadIdx.x == 0)
 		r->t0 = now();
 	gpu_scan(&plan, &job, blockIdx.x * GPU_BLOCK + threadIdx.x,
-		 gridDim.x * GPU_BLOCK, sh.word);
+		 gridDim.x * GPU_BLOCK, sh.word, &sh.next[job.gen % GPU_REPORTS]);
 	__syncthreads();
 	if (threadIdx.x == 0)
 		publish(&job, &sh, r);
 }
 
-static cudaError_t setup(void)
+/* On the search stream, which does not wait for the legacy one: the caller
+ * syncs it before the first launch. */
+static cudaError_t setup(cudaStream_t s)
 {
 	static const uint32_t one = 1;
-	cudaError_t e = cudaMemcpyToSymbol(gpu_k, sha256_k, sizeof gpu_k);
+	cudaError_t e = cudaMemcpyToSymbolAsync(gpu_k, sha256_k, sizeof gpu_k, 0,
+						cudaMemcpyHostToDevice, s);
 
-	return e != cudaSuccess ? e : cudaMemcpyToSymbol(gpu_one, &one, sizeof one);
+	return e != cudaSuccess ? e : cudaMemcpyToSymbolAsync(gpu_one, &one, sizeof one, 0,
+							      cudaMemcpyHostToDevice, s);
 }
 
 static cudaError_t occupancy(int *per_sm)
@@ -77,5 +91,5 @@ static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
 }
 
 extern "C" const struct gpu_kernel GPU_VARIANT_SYM(gpu_kernel_) = {
-	GPU_VARIANT_NAME, setup, occupancy, launch,
+	GPU_VARIANT_NAME, GPU_BEST_EVERY, setup, occupancy, launch,
 };

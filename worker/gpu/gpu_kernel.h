@@ -10,7 +10,8 @@
 #include "worker/gpu/gpu_word.h"
 
 #define GPU_BLOCK 256  /* threads per block */
-#define GPU_REPORTS 4  /* report slots, by generation: >= GPU_WALK_DEPTH */
+#define GPU_REPORTS 4  /* report slots, by generation: one per live launch
+			* (gpu.cu asserts it against its depth) */
 
 /* What a launch's last block leaves in mapped host memory: the word after
  * the launch and the device's clock around it, gen last, so that a host
@@ -26,14 +27,20 @@ struct gpu_report {
 struct gpu_shared {
 	uint64_t *word;             /* the candidate word (gpu_word.h) */
 	unsigned *done;             /* blocks of the running launch ended */
+	uint64_t *next;             /* by report slot: the grab variants'
+				     * counter of values taken, 0 between
+				     * launches (the last block resets it) */
 	struct gpu_report *reports; /* device address of the mapped slots */
 };
 
 struct gpu_kernel {
 	const char *name;
-	/* Copy the round constants and the hidden 1 into this variant's
-	 * constant memory (the device current). */
-	cudaError_t (*setup)(void);
+	/* Values a thread hashes between its reads of the word: how late a
+	 * halt reaches it (1, or GPU_SPARSE). */
+	unsigned best_every;
+	/* Queue on s the copies of the round constants and the hidden 1 into
+	 * this variant's constant memory (the device current). */
+	cudaError_t (*setup)(cudaStream_t s);
 	/* Blocks of GPU_BLOCK threads that one SM holds at once. */
 	cudaError_t (*occupancy)(int *per_sm);
 	/* Queue job j for digest on s over blocks blocks. */

@@ -10,9 +10,9 @@
  * GPU unchanged, and only the primitives below differ.
  *
  * Around it, gpu_scan() is one thread's share of a launch, in increasing
- * order, under the candidate word of gpu_word.h: one thread per launch
- * polls the lease's stop word and the host's halt word, both in mapped host
- * memory, and writes the halt key when either says so, so that every
+ * order, under the candidate word of gpu_word.h: one thread (or, with
+ * wpoll, one warp) per launch polls the lease's stop word and the host's
+ * halt word, both in mapped host memory, and writes the halt key when either says so, so that every
  * thread of the launch lets go at its next read of the word. */
 #ifndef REVHASH_GPU_SEARCH_H
 #define REVHASH_GPU_SEARCH_H
@@ -21,6 +21,10 @@
 
 #include "worker/gpu/gpu_variant.h"
 #include "worker/gpu/gpu_word.h"
+
+#if defined(__CUDACC__) && GPU_GRAB
+#include <cooperative_groups.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -128,11 +132,108 @@ GPU_FN int gpu_candidate(const struct lanes_plan *p, uint32_t low)
 	return lanes_candidates(p, low) != 0;
 }
 
-/* Thread tid's share of launch j from value low on (see gpu_scan), the
- * poller's (thread 0's) or another's: two copies of the loop, so that the
- * other threads, all but one, carry no poll in theirs. The poller reads the
- * stop and halt words before hashing a value and acts after, so the reads'
- * long trip over the bus overlaps the hashing. */
+/* One value of launch j, low, by a thread that read the word as seen:
+ * 0 to go on, 1 when the thread is done (the value lies above the word).
+ * A poller reads the stop and halt words before hashing the value and
+ * acts after, so the reads' long trip over the bus overlaps the hashing.
+ * In the plain build thread 0 alone polls, and reads the halt word only
+ * when the stop word is clear; with wpoll the whole first warp polls (no
+ * warp runs both copies of the loop) and issues both reads at once
+ * (neither waits for the other's trip). */
+GPU_FN int gpu_value(const struct lanes_plan *p, const struct gpu_job *j,
+		     uint32_t low, uint64_t seen, uint64_t *word, const int poller)
+{
+#if GPU_WPOLL
+	uint32_t stop = poller && j->stop ? *(const volatile uint32_t *)j->stop : 0;
+	uint32_t halt_at = poller && j->halt ? *(const volatile uint32_t *)j->halt : 0;
+#else
+	int halt = poller && gpu_halted(j);
+#endif
+
+	if (gpu_key(j->gen, low) > seen)
+		return 1;
+	if (gpu_candidate(p, low))
+		gpu_lower(word, gpu_key(j->gen, low));
+#if GPU_WPOLL
+	if (stop || halt_at >= j->gen)
+#else
+	if (halt)
+#endif
+		gpu_lower(word, gpu_halt_key(j->gen));
+	return 0;
+}
+
+#if GPU_GRAB
+#ifdef __CUDA_ARCH__
+/* The lanes of a warp that are here together take their next each values
+ * as one: the lowest adds to the launch's counter for all, and each its
+ * own stride of them. *first: this lane's first offset; *stride: the
+ * lanes. */
+GPU_FN void gpu_grab(uint64_t *next, uint32_t each, uint64_t *first, uint32_t *stride)
+{
+	cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
+	unsigned long long base = 0;
+
+	if (g.thread_rank() == 0)
+		base = atomicAdd((unsigned long long *)next, (unsigned long long)g.size() * each);
+	base = g.shfl(base, 0);
+	*first = base + g.thread_rank();
+	*stride = g.size();
+}
+#else
+/* The host build runs one thread after another: each takes its own. */
+GPU_FN void gpu_grab(uint64_t *next, uint32_t each, uint64_t *first, uint32_t *stride)
+{
+	*first = *next;
+	*next += each;
+	*stride = 1;
+}
+#endif
+
+/* A thread's values of launch j as it takes them, each at a time with its
+ * warp, from the launch's counter next: each thread's in increasing order,
+ * and the counter passes a value only once every value below it was taken
+ * by a thread that hashes it unless it lies above the word, so the word
+ * still ends at the launch's lowest candidate. */
+GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t each,
+		 uint64_t *next, uint64_t *word, const int poller)
+{
+	for (;;) {
+		uint64_t first;
+		uint32_t stride;
+
+		gpu_grab(next, each, &first, &stride);
+		for (uint32_t k = 0; k < each; k++) {
+			uint64_t at = first + (uint64_t)k * stride;
+
+			if (at >= j->count ||
+			    gpu_value(p, j, (uint32_t)(j->first + at), gpu_read(word), word, poller))
+				return;
+		}
+	}
+}
+
+/* Thread tid of launch j takes its values from the counter next (a
+ * grab variant): GPU_GRAB_EACH at a time, or as many as the launch holds
+ * for each of its threads when that is fewer (a small launch is hashed
+ * by as many threads as a strided share would be: 100,000 values over
+ * 200,000 threads took 59 us at 8 each, not 18). The first GPU_POLLERS
+ * threads poll the stop and halt words at each of their values. */
+GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
+		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
+{
+	uint64_t per = j->count / threads;
+	uint32_t each = per >= GPU_GRAB_EACH ? GPU_GRAB_EACH : per ? (uint32_t)per : 1;
+
+	if (tid < GPU_POLLERS)
+		scan(p, j, each, next, word, 1);
+	else
+		scan(p, j, each, next, word, 0);
+}
+#else
+/* Thread tid's share of launch j from value low on (see gpu_scan), a
+ * poller's or another's: two copies of the loop, so that the threads that
+ * do not poll carry no poll in theirs. */
 GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 		 uint32_t low, uint32_t last, uint32_t threads, uint64_t *word,
 		 const int poller)
@@ -141,15 +242,7 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 		uint64_t seen = gpu_read(word);
 
 		for (int k = 0; k < GPU_BEST_EVERY; k++) {
-			int halt = poller && gpu_halted(j);
-
-			if (gpu_key(j->gen, low) > seen)
-				return;
-			if (gpu_candidate(p, low))
-				gpu_lower(word, gpu_key(j->gen, low));
-			if (halt)
-				gpu_lower(word, gpu_halt_key(j->gen));
-			if (last - low < threads)
+			if (gpu_value(p, j, low, seen, word, poller) || last - low < threads)
 				return;
 			low += threads;
 		}
@@ -159,21 +252,24 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 /* Thread tid of threads hashes the values j->first + tid, + threads, ...
  * of launch j, lowering *word to each candidate's key; it reads *word every
  * GPU_BEST_EVERY values and stops at the first value whose key lies above
- * it. Thread 0 polls the stop and halt words at each of its values and
- * writes the halt key when either says so. The loop runs on the low half
- * alone: a launch lies inside one segment. */
+ * it. The first GPU_POLLERS threads poll the stop and halt words at each of
+ * their values and write the halt key when either says so. The loop runs
+ * on the low half alone: a launch lies inside one segment. next: unused
+ * (the grab variants' counter). */
 GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
-		     uint32_t tid, uint32_t threads, uint64_t *word)
+		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
 {
 	uint32_t low = (uint32_t)j->first + tid;
 	uint32_t last = (uint32_t)(j->first + j->count - 1);
 
+	(void)next;
 	if (tid >= j->count)
 		return;
-	if (tid == 0)
+	if (tid < GPU_POLLERS)
 		scan(p, j, low, last, threads, word, 1);
 	else
 		scan(p, j, low, last, threads, word, 0);
 }
+#endif
 
 #endif

@@ -10,6 +10,16 @@
  *              segment's plan, not recomputed for every value
  *   8  sparse  the candidate word read every GPU_SPARSE values, not every
  *              value (a halt then reaches a thread that much later)
+ *  16  wpoll   the whole first warp polls the stop and halt words, both
+ *              read before the value is hashed: no warp runs two copies
+ *              of the loop, and no poll waits for the other's trip
+ *  32  occ     8 blocks an SM (32 registers, a few spilled) instead of 6
+ *              (40): more warps to hide each one's latency
+ *  64  grab    threads take the launch's values as they go, GPU_GRAB_EACH
+ *              each at a time from a counter (a warp's lanes together),
+ *              instead of a fixed strided share: no warp idles at the end
+ *              of a launch while others, scheduled less, finish theirs
+ *              (nor does the polling warp finish first); with wpoll only
  *
  * The build names its variants (GPU_VARIANTS in gpu.mk); which one runs is
  * chosen at start by measurement. Without GPU_VARIANT: 0, the plain one. */
@@ -26,6 +36,18 @@
 #define GPU_KIMM (GPU_VARIANT >> 1 & 1)
 #define GPU_SIGMA0 (GPU_VARIANT >> 2 & 1)
 #define GPU_BEST_EVERY (GPU_VARIANT & 8 ? GPU_SPARSE : 1)
+#define GPU_WPOLL (GPU_VARIANT >> 4 & 1)
+/* Threads of a launch that poll, from thread 0: a warp, or one. */
+#define GPU_POLLERS (GPU_WPOLL ? 32u : 1u)
+/* Blocks an SM must hold (__launch_bounds__): the compiler fits the
+ * registers to it, 40 for 6 (nvcc 13.0 took 40 to 64 when left free, by
+ * small changes of the source), 32 for 8. */
+#define GPU_MIN_BLOCKS (GPU_VARIANT >> 5 & 1 ? 8 : 6)
+#define GPU_GRAB (GPU_VARIANT >> 6 & 1)
+#define GPU_GRAB_EACH 8 /* values a thread takes at a time */
+#if GPU_GRAB && !GPU_WPOLL
+#error "grab: its polling warp takes its values as one, so wpoll too"
+#endif
 
 #if GPU_VARIANT == 0
 #define GPU_VARIANT_NAME "base"
@@ -40,7 +62,21 @@
 #elif GPU_VARIANT == 7
 #define GPU_VARIANT_NAME "fma-kimm-sigma0"
 #elif GPU_VARIANT == 15
-#define GPU_VARIANT_NAME "all"
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-sparse"
+#elif GPU_VARIANT == 16
+#define GPU_VARIANT_NAME "wpoll"
+#elif GPU_VARIANT == 17
+#define GPU_VARIANT_NAME "fma-wpoll"
+#elif GPU_VARIANT == 23
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll"
+#elif GPU_VARIANT == 48
+#define GPU_VARIANT_NAME "wpoll-occ"
+#elif GPU_VARIANT == 55
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-occ"
+#elif GPU_VARIANT == 87
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab"
+#elif GPU_VARIANT == 119
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-occ-grab"
 #else
 #error "GPU_VARIANT: give this combination a name here"
 #endif

@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# What a GPU machine has to show, in one call of at most --budget seconds
+# (default 480): each part in its own time box, the most valuable first; a
+# part the budget no longer covers is skipped and says so.
+#   preflight  the machine: nvidia-smi, clocks, the CPU, the tools, ldd of
+#              every binary (gpu-carry/lib goes first on the library
+#              path: the libcrypto the binaries were built against)
+#   check      gpu-check under every variant: 10,000 seeded random ranges
+#              and the edges, stops, false candidates; zero differences
+#   memcheck   compute-sanitizer memcheck on a quick run of three variants
+#   rates      every variant's G hashes/s side by side (goal 17.5 on an
+#              H100, at least 16), small searches, the worker's own pick,
+#              the CPU kernels beside
+#   stop       the stop latency, stop word to return (goal: 50 us)
+#   small      a server with the GPU: p50 of 100,000-value requests against
+#              a cache hit's (goal: at most 40 us more)
+#   kills      the server under a closed loop while its GPU worker is killed
+#              mid-lease again and again: no answer lost or wrong
+#   mix        GPU + 16 CPU workers against 16 CPU workers alone on 100
+#              requests of 30M (goals: 10x the score; efficiency at the
+#              combined calibrated rate at least 0.9)
+#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
+#              ncu on base and the fastest
+# Into --out DIR (default bench-out/gpu-proof), three files: proof.log
+# (everything), summary.txt (a PASS, FAIL or SKIP line per part, its
+# figures against their goals) and parts.tar.gz (each part's outputs,
+# repacked after each part). Exit 1 when a part failed.
+#
+# --dry-run runs every part here with the stand-ins (gpu-check-standin, the
+# host build of the variants; worker/revhash-gpu-standin, a CPU kernel), at
+# a small scale, in a minute or two: the script's own plumbing, tested by
+# make check. Its figures say nothing of a GPU and its goals are not judged.
+#
+#   make gpu-carry    (here: the binaries, then gpu-carry/: cubins,
+#                      sass-count, libcrypto)
+#   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
+#                        [--parts "PART..."] [--variant NAME]
+# --parts runs only those (in the order above); --variant checks that
+# variant alone (default all).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all
+PARTS="preflight check memcheck rates stop small kills mix sass"
+opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT" "$@"
+[[ $BUDGET =~ ^[0-9]+$ ]] || fail "--budget needs whole seconds"
+for p in $PARTS; do
+	case " preflight check memcheck rates stop small kills mix sass " in
+	*" $p "*) ;;
+	*) fail "unknown part $p (preflight check memcheck rates stop small kills mix sass)" ;;
+	esac
+done
+CARRY=$ROOT/gpu-carry
+[ -d "$CARRY/lib" ] && [[ :${LD_LIBRARY_PATH:-}: != *":$CARRY/lib:"* ]] &&
+	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/lib
+
+if [ $DRY = 1 ]; then
+	GPU_CHECK=$ROOT/gpu-check-standin
+	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
+	SCALE=(--scale quick) CASES=200 BENCH_S=0.05
+	CPUS=2 KILL_N=12 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
+	MIX_N=30 MIX_DIFF=3000000 MIX_DELAY=100000
+else
+	GPU_CHECK=$ROOT/gpu-check
+	GPU_WORKER=$ROOT/worker/revhash-gpu
+	SCALE=(--scale full) CASES=10000 BENCH_S=1.5
+	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
+	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000
+fi
+WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
+
+# --- one part, run by the script itself under its time box -------------
+
+# W: the parts' outputs; each part writes W/NAME.* and its figures, one
+# "figure: ..." line each, to stdout.
+
+# gpu_ready PORT: 0 once the GPU worker shows in its slot (it has
+# measured its variants), 1 when none has in 60 s.
+gpu_ready() {
+	local tries=600
+	while [ $tries -gt 0 ]; do
+		status_json "$1" | grep -q '"kind":"gpu","pid":[1-9]' && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
+}
+
+# gpu_hashing PORT: the GPU worker's pid while it is hashing, else nothing.
+gpu_hashing() {
+	status_json "$1" | grep -o '"kind":"gpu","pid":[0-9]*,"state":"hashing"' |
+		head -n 1 | sed 's/.*"pid":\([0-9]*\).*/\1/'
+}
+
+# goal_missed: 0 in a dry run, whose figures say nothing of a GPU: its
+# goals are computed and printed, not judged; else 1.
+goal_missed() { [ $DRY = 1 ]; }
+
+# p50_us FILE: the p50 of a revhash-bench closed-loop run, in us.
+p50_us() { awk '/^latency: p50/ { printf "%.0f", $3 * 1000 }' "$1"; }
+
+part_preflight() {
+	local b
+	echo "figure: cpu $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+	if command -v nvidia-smi >/dev/null; then
+		nvidia-smi >"$W/nvidia-smi.txt" 2>&1
+		echo "figure: gpu $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu \
+			--format=csv,noheader 2>&1 | head -n 1)"
+	else
+		echo "figure: gpu none (no nvidia-smi)"
+	fi
+	for b in nvcc cuobjdump compute-sanitizer ncu; do
+		echo "figure: tool $b $(command -v "$b" || echo missing)"
+	done
+	for b in "$MASTER" "$BENCH" "$ROOT/kernel-bench" "$GPU_CHECK" "$GPU_WORKER"; do
+		[ -x "$b" ] || { echo "figure: MISSING $b"; return 1; }
+		ldd "$b" >>"$W/ldd.txt" 2>&1
+		if ldd "$b" 2>&1 | grep -q 'not found'; then
+			echo "figure: $b lacks: $(ldd "$b" | awk '/not found/ { print $1 }' | tr '\n' ' ')"
+			return 1
+		fi
+	done
+	echo "figure: every binary's libraries found${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)}"
+}
+
+part_check() {
+	"$GPU_CHECK" --seed "$SEED" --cases "$CASES" "${SCALE[@]}" --variant "$VARIANT" | tee "$W/check.txt"
+	local rc=${PIPESTATUS[0]}
+	grep -E '^(ok|FAILED):' "$W/check.txt" | sed 's/^/figure: /'
+	grep -m1 'the device' "$W/check.txt" | sed 's/^ */figure: /'
+	grep 'false candidates:' "$W/check.txt" | sort | uniq -c | sed 's/^ */figure: /'
+	return "$rc"
+}
+
+part_rates() {
+	local rc
+	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" | tee "$W/rates.txt"
+	rc=${PIPESTATUS[0]}
+	grep -E '^(rate|fastest|small|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
+	awk '/^fastest:/ { r = $3 + 0 } END {
+		printf "figure: goal rate >= 17.5 G hashes/s (16 at least): %s\n", (r >= 17.5 ? "met" : r >= 16 ? "16 met, 17.5 not" : "MISSED")
+		exit r >= 16 ? 0 : 1 }' "$W/rates.txt" || goal_missed || rc=1
+	"$GPU_WORKER" --bench 1 --kernel auto >"$W/worker-bench.txt" 2>&1 || rc=1
+	sed 's/^/figure: worker: /' "$W/worker-bench.txt"
+	timeout --foreground 40 "$ROOT/kernel-bench" --seconds 0.5 >"$W/kernel-bench.txt" 2>&1
+	head -n 12 "$W/kernel-bench.txt" | sed 's/^/figure: cpu: /'
+	return "$rc"
+}
+
+part_stop() {
+	local line p50 p99
+	grep '^stop latency' "$W/../rates/rates.txt" 2>/dev/null | sed 's/^/figure: /'
+	line=$(grep -m1 '^stop latency.*sleeping' "$W/../rates/rates.txt" 2>/dev/null)
+	[ -n "$line" ] || { echo "figure: no stop latency (the rates part did not print one)"; return 1; }
+	p50=$(sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p' <<<"$line")
+	p99=$(sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p' <<<"$line")
+	[ -n "$p50" ] && [ -n "$p99" ] || { echo "figure: no p50 or p99 in: $line"; return 1; }
+	awk -v p="$p50" -v q="$p99" 'BEGIN { printf "figure: goal stop within 50 us (the worker'"'"'s way, sleeping): p50 %s, p99 %s: %s\n", p, q,
+		(p <= 50 ? "met" : "MISSED"); exit p <= 50 ? 0 : 1 }' || goal_missed || return 1
+	grep -q 'the device polls' <<<"$line" || { echo "figure: the device does not poll the stop word"; return 1; }
+}
+
+part_memcheck() {
+	local v rc=0 san=()
+	if [ $DRY = 0 ]; then
+		command -v compute-sanitizer >/dev/null || { echo "figure: no compute-sanitizer"; return 3; }
+		san=(compute-sanitizer --tool memcheck --error-exitcode 9 --print-limit 20)
+	fi
+	for v in base fma-wpoll fma-kimm-sigma0-wpoll-grab; do
+		"${san[@]}" "$GPU_CHECK" --seed "$SEED" --cases 20 --scale quick --variant "$v" \
+			>"$W/memcheck-$v.txt" 2>&1
+		local r=$?
+		echo "figure: $v: exit $r; $(grep -E '^(ok|FAILED):|ERROR SUMMARY' "$W/memcheck-$v.txt" | tr '\n' ' ')"
+		[ $r -eq 0 ] || rc=1
+	done
+	return $rc
+}
+
+part_small() {
+	local port hit miss rc=0
+	port=$(free_port)
+	start_master "$port" "$W/small.log" --workers 4 "${WITH_GPU[@]}"
+	gpu_ready "$port" || { echo "figure: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration 5 --cached >"$W/small-hit.txt" 2>&1 || rc=1
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration 5 --difficulty 100000 >"$W/small-100k.txt" 2>&1 || rc=1
+	status_json "$port" >"$W/small-status.json"
+	stop_master "$MASTER_PID" 30
+	hit=$(p50_us "$W/small-hit.txt") miss=$(p50_us "$W/small-100k.txt")
+	[ -n "$hit" ] && [ -n "$miss" ] || { echo "figure: no latency figures"; return 1; }
+	grep -h -E '^(latency|errors)' "$W/small-hit.txt" "$W/small-100k.txt" | sed 's/^/figure: /'
+	[ $rc = 0 ] || echo 'figure: revhash-bench FAILED: a request went wrong or missing'
+	echo "figure: p50 of a 100,000-value request $miss us, of a cache hit $hit us: $((miss - hit)) us more (goal: at most 40)"
+	[ $((miss - hit)) -le 40 ] || goal_missed || rc=1
+	return $rc
+}
+
+part_kills() {
+	local port bench kills=0 pid rc=0
+	port=$(free_port)
+	# its kernel named: a replacement starts without measuring them all
+	start_master "$port" "$W/kills.log" --workers 4 "${WITH_GPU[@]}" $([ $DRY = 0 ] && echo --gpu-kernel base)
+	gpu_ready "$port" || { echo "figure: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
+	"$BENCH" 127.0.0.1 "$port" "$SEED" "$KILL_N" 0 "$KILL_DIFF" 20 "$KILL_DELAY" 1.5 --no-calibrate \
+		>"$W/kills-bench.txt" 2>&1 &
+	bench=$!
+	# Once a GPU worker hashes, let it hash for 0.1 to 0.3 s (its leases
+	# move the work on), then kill it if it still hashes; again with its
+	# replacement, until the workload is answered.
+	while kill -0 "$bench" 2>/dev/null; do
+		pid=$(gpu_hashing "$port")
+		if [ -n "$pid" ]; then
+			sleep "0.$((1 + RANDOM % 3))"
+			[ "$(gpu_hashing "$port")" = "$pid" ] && kill -KILL "$pid" 2>/dev/null &&
+				kills=$((kills + 1))
+		else
+			sleep 0.05
+		fi
+	done
+	wait "$bench" || rc=1
+	status_json "$port" >"$W/kills-status.json"
+	stop_master "$MASTER_PID" 30
+	grep -E '^(Results|latency)' "$W/kills-bench.txt" | sed 's/^/figure: /'
+	echo "figure: the GPU worker killed $kills times while hashing (at least $KILLS_MIN);" \
+		"revhash-bench $([ $rc = 0 ] && echo 'found every answer right' || echo 'FAILED: answers wrong or lost')"
+	[ "$kills" -ge "$KILLS_MIN" ] || rc=1
+	return $rc
+}
+
+# mix_run NAME MASTER_ARGS...: the mix workload on one master, its rate
+# calibrated by revhash-bench once every worker is there.
+mix_run() {
+	local name=$1 port
+	shift
+	port=$(free_port)
+	start_master "$port" "$W/$name.log" "$@"
+	if [[ " $* " == *" --gpu auto "* ]]; then
+		gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
+	else
+		sleep 1 # the CPU workers measure their kernels
+	fi
+	"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
+		--workers "$CPUS" --csv "$W/$name.csv" >"$W/$name.txt" 2>&1
+	local rc=$?
+	status_json "$port" >"$W/$name-status.json"
+	stop_master "$MASTER_PID" 30
+	grep -E '^(Results|hash rate|ideal|latency)' "$W/$name.txt" | sed "s/^/figure: $name: /"
+	return $rc
+}
+
+part_mix() {
+	local g c e rc=0
+	mix_run mix-gpu --workers "$CPUS" "${WITH_GPU[@]}" || rc=1
+	mix_run mix-cpu --workers "$CPUS" --gpu off || rc=1
+	g=$(awk '/^Results:/ { print $3 }' "$W/mix-gpu.txt" 2>/dev/null)
+	c=$(awk '/^Results:/ { print $3 }' "$W/mix-cpu.txt" 2>/dev/null)
+	e=$(sed -n 's/^ideal (.*efficiency = \([0-9.]*\).*/\1/p' "$W/mix-gpu.txt" | head -n 1)
+	[ -n "$g" ] && [ -n "$c" ] || { echo "figure: no scores"; return 1; }
+	awk -v g="$g" -v c="$c" -v e="${e:-0}" 'BEGIN {
+		printf "figure: score %s with the GPU, %s on the CPU workers alone: %.1fx (goal 10x);" \
+			" efficiency with the GPU at the calibrated rate %s (goal 0.9)\n", g, c, c / g, e
+		exit (c / g >= 10 && e >= 0.9) ? 0 : 1 }' || goal_missed || rc=1
+	return $rc
+}
+
+# sass_loop: from cuobjdump -sass of one kernel on stdin, the opcodes of
+# its per-value loop (the largest backward branch's span with the fewest
+# LDG: the loop of the threads that do not poll), "count OPCODE" a line.
+sass_loop() {
+	awk '
+	/^[ \t]*\.L_x_[0-9]+:/ { label[substr($1, 1, length($1) - 1)] = n; next }
+	match($0, /\/\*[0-9a-f]+\*\/ +/) {
+		s = substr($0, RSTART + RLENGTH); sub(/^@!?U?P[0-9T] +/, "", s)
+		split(s, w, /[ ;]/); op[n] = w[1]; sub(/\..*/, "", op[n])
+		if (op[n] == "BRA" && match(s, /\.L_x_[0-9]+/)) to[n] = substr(s, RSTART, RLENGTH)
+		n++ }
+	END {
+		for (b in to) if ((t = label[to[b]]) != "" && t <= b + 0 && b - t >= 255) {
+			ldg = 0; for (i = t; i <= b; i++) ldg += op[i] == "LDG"
+			if (best == "" || ldg < bl) { best = t; end = b + 0; bl = ldg } }
+		if (best == "") exit 1
+		for (i = best; i <= end; i++) c[op[i]]++
+		for (o in c) print c[o], o
+		print end - best + 1, "per-value-loop" }' | sort -k2
+}
+
+part_sass() {
+	local c found=0 fastest v
+	for c in "$CARRY"/sass/gpu_kernel-*.cubin; do
+		[ -f "$c" ] || continue
+		found=1
+		echo "$(basename "$c"):" >>"$W/sass.txt"
+		"$CARRY/sass/sass-count" "$c" >>"$W/sass.txt" 2>&1
+		echo "figure: $(basename "$c" .cubin): $("$CARRY/sass/sass-count" "$c" 2>&1 | grep -E 'loop of|pipe' |
+			sed 's/^[^:]*: //' | cut -c1-150 | tr '\n' ';')"
+		if command -v cuobjdump >/dev/null; then
+			cuobjdump -sass "$c" >"$W/$(basename "$c" .cubin).sass" 2>&1
+			echo "cuobjdump -sass, the same loop: $(sass_loop <"$W/$(basename "$c" .cubin).sass" |
+				tr '\n' ' ' | grep . || echo 'NOT FOUND: the loop reader did not match this listing')" >>"$W/sass.txt"
+		fi
+	done
+	[ $found = 1 ] || { echo "figure: no cubins in $CARRY/sass (make gpu-carry)"; return 3; }
+	if [ $DRY = 1 ] || ! command -v ncu >/dev/null; then
+		echo "figure: ncu not run ($([ $DRY = 1 ] && echo dry run || echo no ncu))"
+		return 0
+	fi
+	fastest=$(awk '/^fastest:/ { sub(/,$/, "", $2); print $2 }' "$W/../rates/rates.txt" 2>/dev/null)
+	for v in base ${fastest:+$fastest}; do
+		timeout --foreground 60 ncu --clock-control none --launch-skip 12 --launch-count 1 -k regex:search \
+			--section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+			"$GPU_CHECK" --bench 0.2 --variant "$v" >"$W/ncu-$v.txt" 2>&1
+		echo "figure: ncu $v: exit $?; $(grep -E 'Compute \(SM\) Throughput|Executed Ipc Active|Issue Slots Busy|Achieved Occupancy|Registers Per' \
+			"$W/ncu-$v.txt" | tr -s ' ' | tr '\n' ';')"
+		[ "$v" = "$fastest" ] && break
+	done
+	return 0
+}
+
+if [ -n "$PART" ]; then
+	W=$DIR
+	OUT=$W
+	mkdir -p "$W" || exit 1
+	"part_$PART"
+	exit $?
+fi
+
+# --- the run: each part in its own time box -------------------------
+
+mkdir -p "$DIR" || fail "cannot make $DIR"
+rm -f "$DIR/proof.log" "$DIR/summary.txt" "$DIR/parts.tar.gz"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-proof.XXXXXX") || fail "no temporary folder"
+trap 'rm -rf "$WORK"' EXIT
+exec > >(tee -a "$DIR/proof.log") 2>&1
+TEE=$!
+T0=$SECONDS
+FAILED=0
+say "$([ $DRY = 1 ] && echo 'DRY RUN (stand-ins, small scale: no figure here says anything of a GPU); ')budget $BUDGET s, seed $SEED"
+
+# run_part NAME BOX MIN: part NAME in at most BOX seconds of what is left
+# of the budget, skipped when less than MIN is left; its line into the
+# summary, its figures under it, its outputs into the tarball.
+run_part() {
+	local name=$1 box=$2 min=$3 left t rc verdict
+	left=$((BUDGET - (SECONDS - T0)))
+	[ "$box" -le "$left" ] || box=$left
+	if [ "$box" -lt "$min" ]; then
+		printf '%-9s SKIP  budget: %d s left, the part needs %d\n' "$name" "$left" "$min" >>"$DIR/summary.txt"
+		say "$name: SKIP (the budget has $left s, the part needs $min)"
+		return
+	fi
+	say "$name: at most $box s"
+	t=$SECONDS
+	mkdir -p "$WORK/$name"
+	timeout -k 5 "$box" "$0" --part "$name" --out "$WORK/$name" --seed "$SEED" --variant "$VARIANT" \
+		$([ $DRY = 1 ] && echo --dry-run) >"$WORK/$name.out" 2>&1 </dev/null
+	rc=$?
+	cat "$WORK/$name.out"
+	case $rc in
+	0) verdict=PASS ;;
+	3) verdict=SKIP ;;
+	*) verdict=FAIL; FAILED=1 ;; # 124, 137: its time box ran out
+	esac
+	{
+		printf '%-9s %s  %d s%s\n' "$name" "$verdict" $((SECONDS - t)) \
+			"$( [ $rc = 124 ] || [ $rc = 137 ] && echo "  (its time box of $box s ran out)")"
+		sed -n 's/^figure: /    /p' "$WORK/$name.out"
+	} >>"$DIR/summary.txt"
+	say "$name: $verdict in $((SECONDS - t)) s"
+	tar -C "$WORK" -czf "$DIR/parts.tar.gz.new" . 2>/dev/null && mv -f "$DIR/parts.tar.gz.new" "$DIR/parts.tar.gz"
+	rm -f "$DIR/parts.tar.gz.new"
+}
+
+# name, time box, least time worth starting it
+while read -r name box min; do
+	[[ " $PARTS " == *" $name "* ]] && run_part "$name" "$box" "$min"
+done <<'EOF'
+preflight 30 5
+check 180 30
+memcheck 60 20
+rates 90 20
+stop 10 1
+small 60 20
+kills 120 30
+mix 150 40
+sass 70 10
+EOF
+say "summary ($((SECONDS - T0)) s of $BUDGET):"
+cat "$DIR/summary.txt"
+exec >/dev/null 2>&1 # the log's last lines are written before the exit
+wait "$TEE" 2>/dev/null
+[ $FAILED = 0 ] || exit 1
