@@ -12,6 +12,7 @@
  * holds 2^64 values, one more than a uint64_t counts, so sizes are worked
  * out from end - start (the values less one). */
 #include "bench/ask.h"
+#include "lib/digest.h"
 #include "lib/parse.h"
 
 #include <errno.h>
@@ -149,8 +150,19 @@ static int read_reply(struct piece *c)
 /* Wait for the replies: the first that is not 0 into *answer, else 0
  * once every piece replied. -ENODATA when a piece got no reply and no
  * other found the answer. */
+/* x answers p's question: in its range, and hashing to its digest. */
+static int answers(const struct ask_params *p, uint64_t x)
+{
+	uint8_t d[DIGEST_LEN];
+
+	if (x < p->start || x > p->end)
+		return 0;
+	digest_of(x, d);
+	return memcmp(d, p->digest, sizeof d) == 0;
+}
+
 static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
-			uint64_t *answer)
+			const struct ask_params *p, uint64_t *answer)
 {
 	uint64_t left = n, lost = 0;
 
@@ -169,6 +181,14 @@ static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 			left--;
 			lost += rc < 0;
 			*answer = rc > 0 ? proto_decode_reply(pc[i].reply) : 0;
+			if (*answer && !answers(p, *answer)) {
+				fprintf(stderr, "revhash-bench: --ask: piece %" PRIu64 " replied %"
+					PRIu64 ", which is no answer (not in its range, or not "
+					"hashing to the digest)\n", i, *answer);
+				lost++;
+				*answer = 0;
+				continue;
+			}
 			if (*answer)
 				return 0;
 		}
@@ -194,7 +214,7 @@ int ask_run(struct target *t, const struct ask_params *p)
 		fprintf(stderr, "revhash-bench: --ask: out of memory\n");
 	}
 	if (!err)
-		err = first_answer(pc, pf, n, &answer);
+		err = first_answer(pc, pf, n, p, &answer);
 	for (uint64_t i = 0; pc && i < n; i++)
 		if (pc[i].fd >= 0)
 			close(pc[i].fd); /* a reset: see reset_on_close() */

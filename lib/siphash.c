@@ -4,6 +4,8 @@
 #include "lib/siphash.h"
 #include "lib/clock.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -67,10 +69,23 @@ uint64_t siphash(const uint8_t key[SIPHASH_KEY_LEN], const void *data, size_t le
 void siphash_key(uint8_t key[SIPHASH_KEY_LEN])
 {
 	uint64_t t[2];
+	ssize_t n;
+	int fd;
 
-	if (getrandom(key, SIPHASH_KEY_LEN, GRND_NONBLOCK) == SIPHASH_KEY_LEN)
+	/* Waits, only early at boot, for the kernel's pool: a key from the
+	 * time and the pid is one a peer can guess, and then flood one chain
+	 * of the index. */
+	while ((n = getrandom(key, SIPHASH_KEY_LEN, 0)) < 0 && errno == EINTR)
+		;
+	if (n == SIPHASH_KEY_LEN)
 		return;
-	t[0] = clock_ns_of(CLOCK_REALTIME) ^ clock_ns();
+	if ((fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, key, SIPHASH_KEY_LEN);
+		close(fd);
+		if (n == SIPHASH_KEY_LEN)
+			return;
+	}
+	t[0] = clock_ns_of(CLOCK_REALTIME) ^ clock_ns(); /* no kernel randomness at all */
 	t[1] = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull;
 	memcpy(key, t, SIPHASH_KEY_LEN);
 }

@@ -167,6 +167,21 @@ struct conn *clients_ready(struct clients *cl)
 	return c;
 }
 
+/* accept failed with err (ENOBUFS, ENOMEM...): said at most once a second,
+ * with how many failed since, not once for each of a wake-up's tries. */
+static void accept_failed(struct clients *cl, int err)
+{
+	uint64_t now = clock_ms();
+
+	cl->accept_errors++;
+	if (now - cl->accept_error_ms >= 1000) {
+		log_warn("accept: %s (%llu failed since the last such line)", strerror(err),
+			 (unsigned long long)cl->accept_errors);
+		cl->accept_error_ms = now;
+		cl->accept_errors = 0;
+	}
+}
+
 int clients_accept(struct clients *cl, int listen_fd)
 {
 	/* One connection an event: the listener is level-triggered, so epoll
@@ -191,7 +206,7 @@ int clients_accept(struct clients *cl, int listen_fd)
 			return 1;
 		case NET_FAILED:
 			if (err != ECONNABORTED && err != EPROTO)
-				log_warn("accept: %s", strerror(err));
+				accept_failed(cl, err);
 			break; /* that one is gone: try the next */
 		}
 	}

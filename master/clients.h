@@ -29,6 +29,7 @@ struct clients {
 	struct conn_list ready;      /* whole requests read at accept */
 	uint64_t open;               /* connections open */
 	uint64_t emfile_ms, emfile_count; /* out-of-descriptors log throttle */
+	uint64_t accept_error_ms, accept_errors; /* the same for other accept errors */
 };
 
 /* Set up an empty set on the epoll instance epfd. */

@@ -13,6 +13,7 @@
  * entry comes back when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
 #include "lib/clock.h"
+#include "lib/digest.h"
 #include "lib/log.h"
 #include "lib/siphash.h"
 #include "master/jobset.h"
@@ -108,7 +109,7 @@ static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, int drop)
  * entry is freed, and j waits in the backlog. */
 static void come_back(struct jobs *js, struct job *j, uint32_t e)
 {
-	j->out->key = *ring_key(js->ring, e);
+	j->out->key = j->key;
 	free_entry(js, e, &j->out->p);
 	if (jobset_come_back(js, j) == 0)
 		return;
@@ -117,8 +118,54 @@ static void come_back(struct jobs *js, struct job *j, uint32_t e)
 	jobset_free(js, j);
 }
 
+/* x answers k: in its range, and its SHA-256 is k's digest. */
+static int answers(const struct ring_key *k, uint64_t x)
+{
+	uint8_t d[DIGEST_LEN];
+
+	if (x < k->start || x > k->end)
+		return 0;
+	digest_of(x, d);
+	return memcmp(d, k->digest, sizeof d) == 0;
+}
+
+/* j's entry e says FOUND with an answer that is not one (the bytes a
+ * worker wrote: a broken or hostile worker): nobody is told, nothing is
+ * cached, and j is searched again from its start. Said at most once a
+ * second. */
+static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
+{
+	static uint64_t said_ms;
+	uint64_t now = clock_ms();
+	unsigned slot = ring_answer_slot(js->ring, e);
+
+	js->stats->wrong_answers++;
+	if (slot < RING_WORKERS)
+		js->liars |= UINT64_C(1) << slot;
+	if (now - said_ms >= 1000) {
+		said_ms = now;
+		log_error("a worker reported %llu for %llu..%llu, which does not hash to "
+			  "its digest: searching it again (%llu such reports)",
+			  (unsigned long long)x, (unsigned long long)j->key.start,
+			  (unsigned long long)j->key.end,
+			  (unsigned long long)js->stats->wrong_answers);
+	}
+	free_entry(js, e, NULL); /* its progress is the same worker's word */
+	if ((j->out = calloc(1, sizeof *j->out))) {
+		j->out->key = j->key;
+		j->out->p.next = j->key.start;
+		if (jobset_come_back(js, j) == 0)
+			return;
+	}
+	log_error("out of memory: cancelling a search to be done again");
+	tell_waiters(js, j, 0, 1);
+	jobset_free(js, j);
+}
+
 /* What the workers did to the job in entry e, which its phase says: an
- * answer, none, or its leases back after a park or a release. */
+ * answer, none, or its leases back after a park or a release. An answer
+ * is checked against the master's own copy of the key before anyone is
+ * told or the cache keeps it. */
 static void on_end(struct jobs *js, uint32_t e)
 {
 	struct job *j = js->by_entry[e];
@@ -126,7 +173,15 @@ static void on_end(struct jobs *js, uint32_t e)
 
 	switch (ring_phase(js->ring, e)) {
 	case PHASE_FOUND:
-		cache_put(js->cache, ring_key(js->ring, e)->digest, ring_answer(js->ring, e));
+		if (j && !answers(&j->key, ring_answer(js->ring, e))) {
+			wrong_answer(js, j, e, ring_answer(js->ring, e));
+			return;
+		}
+		/* A search nobody waits for: the pair is kept only if it is one
+		 * (the cache confirms its hits too). */
+		if (j || answers(ring_key(js->ring, e), ring_answer(js->ring, e)))
+			cache_put(js->cache, ring_key(js->ring, e)->digest,
+				  ring_answer(js->ring, e));
 		break;
 	case PHASE_EXHAUSTED:
 		js->stats->not_found += j != NULL;
@@ -152,6 +207,14 @@ static void on_end(struct jobs *js, uint32_t e)
 }
 
 /* ---- the interface -------------------------------------------------------- */
+
+uint64_t jobs_take_liars(struct jobs *js)
+{
+	uint64_t l = js->liars;
+
+	js->liars = 0;
+	return l;
+}
 
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,

@@ -42,6 +42,8 @@ struct jobs {
 	uint32_t nbacklog, backlog_cap;
 	int rebalance;                    /* the table or the backlog changed */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
+	uint64_t liars;                   /* bit s: slot s's worker reported a
+	                                     wrong answer (jobs_take_liars) */
 };
 
 /* Set up; 0 or -ENOMEM. */
@@ -56,6 +58,9 @@ void jobs_dispatch(struct jobs *js, struct conn *c);
 void jobs_client_gone(struct jobs *js, struct conn *c);
 /* Act on the jobs the workers flagged: each at one of its ends. */
 void jobs_news(struct jobs *js);
+/* The slots whose workers reported a wrong answer since the last call, a
+ * bit each (the master's own record; the segment only said which slot). */
+uint64_t jobs_take_liars(struct jobs *js);
 /* After each batch of events: give free entries to the backlog's best,
  * and park the worst job of a full table for a better one out. */
 void jobs_balance(struct jobs *js);

@@ -176,7 +176,7 @@ static struct job *new_job(struct jobs *js, const struct ring_key *k, uint64_t h
 
 	if (!j || !(j->out = calloc(1, sizeof *j->out)))
 		goto fail;
-	j->out->key = *k;
+	j->key = j->out->key = *k;
 	j->out->p.next = k->start;
 	j->entry = j->backlog_pos = RING_NONE;
 	j->seq = js->seq++;

@@ -41,6 +41,9 @@ struct job {
 	uint64_t weight;        /* its peers' shares, each capped: jobset_share
 	                           keeps it, and publishes it where j ranks */
 	uint64_t seq;           /* arrival order */
+	struct ring_key key;    /* its digest and range: the master's own copy,
+	                           never read back from the segment, which
+	                           workers can write */
 	uint64_t hash;          /* of the key, for the index */
 	struct job *hnext;      /* index chain */
 	uint32_t entry;         /* its ring entry, or RING_NONE while out */
@@ -50,10 +53,11 @@ struct job {
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
-/* The key of j, in the ring or out. */
+/* The key of j, in the ring or out: the master's copy. */
 static inline const struct ring_key *job_key(const struct jobs *js, const struct job *j)
 {
-	return j->entry != RING_NONE ? ring_key(js->ring, j->entry) : &j->out->key;
+	(void)js;
+	return &j->key;
 }
 
 /* The job the complete request of c waits on: the one in flight for the

@@ -38,6 +38,19 @@ static int add_source(struct server *s, struct source *src, uint32_t events)
 	return 0;
 }
 
+/* The workers that reported wrong answers are killed; their slots start
+ * again after a back-off, so that one which lies at each start cannot
+ * keep a search from ever ending. */
+static void punish_liars(struct server *s)
+{
+	uint64_t liars = jobs_take_liars(&s->jobs);
+
+	while (liars) {
+		workers_punish(&s->workers, (unsigned)__builtin_ctzll(liars));
+		liars &= liars - 1;
+	}
+}
+
 /* Workers flag the jobs they brought to an end. */
 static void on_notify(struct server *s)
 {
@@ -46,6 +59,7 @@ static void on_notify(struct server *s)
 	if (read(s->notify.fd, &n, sizeof n) < 0 && errno != EAGAIN)
 		log_warn("read(eventfd): %s", strerror(errno));
 	jobs_news(&s->jobs);
+	punish_liars(s);
 }
 
 static void reload(struct server *s)
@@ -91,6 +105,7 @@ static int on_signal(struct server *s, const struct signalfd_siginfo *si)
 	case SIG_REAP:
 		workers_reap(&s->workers);
 		jobs_news(&s->jobs); /* a worker may have died flagging */
+		punish_liars(s);
 		break;
 	case SIG_RELOAD:
 		reload(s);

@@ -58,6 +58,8 @@ static const struct counter {
 	  offsetof(struct seg_stats, dead_hashes) },
 	{ "wakeups", "master wake-ups", "times the master's loop woke with events",
 	  offsetof(struct seg_stats, wakeups) },
+	{ "wrong_answers", "wrong answers", "answers a worker reported that did not hash to "
+	  "the digest (searched again)", offsetof(struct seg_stats, wrong_answers) },
 };
 
 static const char *const stage_names[STAGE_COUNT] = {

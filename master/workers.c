@@ -176,7 +176,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	w->started_ms = w->beat_ms = now;
 	w->shown_ms = 0;
 	w->respawn_at_ms = 0;
-	w->died = w->killed = 0;
+	w->died = w->killed = w->lied = 0;
 	return 0;
 }
 
@@ -244,7 +244,7 @@ static void plan_respawn(struct workers *ws, unsigned slot, uint64_t now,
 	struct wslot *w = &ws->w[slot];
 	uint64_t delay = 0;
 
-	if (!progressed && (!w->shown_ms || now - w->shown_ms < QUICK_DEATH_MS)) {
+	if (w->lied || (!progressed && (!w->shown_ms || now - w->shown_ms < QUICK_DEATH_MS))) {
 		w->quick_deaths++;
 		if (w->quick_deaths > 1) {
 			unsigned shift = w->quick_deaths - 2;
@@ -346,6 +346,17 @@ static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
 	ws->seg->hdr->stats.stalls++;
 	w->killed = 1;
 	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
+}
+
+void workers_punish(struct workers *ws, unsigned slot)
+{
+	struct wslot *w;
+
+	if (slot >= RING_WORKERS || !(w = &ws->w[slot])->pid || w->lied)
+		return;
+	log_warn("worker %u (pid %d) reported a wrong answer: killing it", slot, (int)w->pid);
+	w->lied = 1;
+	kill(w->pid, SIGKILL); /* its pid is the master's own record, not the segment's */
 }
 
 /* Kill workers that show no sign of life. */

@@ -28,6 +28,8 @@ struct wslot {
 	unsigned quick_deaths;   /* deaths soon after start, for back-off */
 	int died;                /* the last worker here died (not retired) */
 	int killed;              /* the watchdog killed it */
+	int lied;                /* killed for a wrong answer: its slot backs
+	                            off as after a quick death */
 	uint64_t beat;           /* its last sign of life ... */
 	uint64_t beat_ms;        /* ... and when the master saw it change */
 	int kind;                /* the plan: the kind it is for (-1: none) */
@@ -78,5 +80,8 @@ uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
 void workers_shutdown(struct workers *ws, unsigned wait_ms);
 /* Live workers. */
 unsigned workers_alive(const struct workers *ws);
+/* Kill the worker in slot (it reported a wrong answer): it is replaced
+ * after a back-off that grows with each such death in a row. */
+void workers_punish(struct workers *ws, unsigned slot);
 
 #endif

@@ -333,6 +333,7 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 	struct ring_job *j = slot_lease_job(r, s);
 
 	if (j && result == SEARCH_FOUND) {
+		j->found_slot = slot;
 		tell |= found(r, j, x);
 		j = NULL; /* it ended: the entry is the master's, maybe reused */
 	} else if (j && result == SEARCH_STOPPED && peek(j->phase) != PHASE_RELEASING &&

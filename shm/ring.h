@@ -92,6 +92,8 @@ struct ring_job {
 	uint64_t weight;       /* what the master ranks it by: any time */
 	/* The workers', under the lock, while they own the phase. */
 	uint64_t answer;       /* in FOUND */
+	uint32_t found_slot;   /* in FOUND: the slot whose worker said so */
+	uint32_t pad[3];
 	uint64_t first_lease_ns, found_ns; /* clock_ns(), for the stage times */
 	struct ring_progress p;
 	/* Derived, kept by ring_sched.c alone; rebuilt when a lock holder
@@ -231,6 +233,9 @@ int ring_release(struct ring *r, uint32_t job);
 int ring_park(struct ring *r, uint32_t job);
 /* The answer of a FOUND job. */
 uint64_t ring_answer(const struct ring *r, uint32_t job);
+/* The slot whose worker reported job's answer: below RING_WORKERS, or
+ * RING_WORKERS when what the segment says is out of the table. */
+unsigned ring_answer_slot(const struct ring *r, uint32_t job);
 /* Free the entry of a job at one of its ends; its progress goes to *p
  * (may be NULL). */
 void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p);

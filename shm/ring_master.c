@@ -106,6 +106,13 @@ uint64_t ring_answer(const struct ring *r, uint32_t job)
 	return r->jobs[job].answer;
 }
 
+unsigned ring_answer_slot(const struct ring *r, uint32_t job)
+{
+	uint32_t slot = peek(r->jobs[job].found_slot);
+
+	return slot < RING_WORKERS ? slot : RING_WORKERS;
+}
+
 void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p)
 {
 	struct ring_job *j = &r->jobs[job];

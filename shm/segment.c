@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,17 +43,41 @@ static size_t align_up(size_t n)
 #define SEG_PREFIX "revhash-%u-"
 
 /* Is name (as in SHM_DIR, no slash) a segment of port, or of any port
- * when port is 0? */
+ * when port is 0? "revhash-PORT-PID", or "revhash-PORT-PID.N" where the
+ * first name was taken (seg_create). */
 static int of_port(const char *name, unsigned port)
 {
 	unsigned p, pid;
 	int n = 0;
 
 	if (strlen(name) >= 40 || sscanf(name, "revhash-%u-%u%n", &p, &pid, &n) != 2 ||
-	    name[n] != '\0' || strncmp(name, "revhash-", 8) != 0 || name[8] < '0' ||
-	    name[8] > '9')
+	    strncmp(name, "revhash-", 8) != 0 || name[8] < '0' || name[8] > '9')
+		return 0;
+	if (name[n] == '.' && name[n + 1] >= '0' && name[n + 1] <= '9')
+		n += (int)strspn(name + n + 1, "0123456789") + 1;
+	if (name[n] != '\0')
 		return 0;
 	return port == 0 || p == port;
+}
+
+/* Open segment name as flags say, only if it is what a master of ours
+ * makes: a regular file (never a FIFO or a device: O_NONBLOCK, so that
+ * opening one cannot block), owned by this user, with no group or other
+ * bits. Anyone may create a name in /dev/shm. The descriptor, or -errno
+ * (-EPERM for a file that is not ours). */
+static int open_ours(const char *name, int flags)
+{
+	struct stat st;
+	int fd = shm_open(name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
 }
 
 /* The next segment of port (0: any) in d: its name for shm_open in name;
@@ -119,7 +144,7 @@ static void remove_stale(unsigned port)
 	while (next_of_port(d, 0, name)) {
 		int fd, mine = of_port(name + 1, port);
 
-		if ((fd = shm_open(name, O_RDWR, 0)) < 0)
+		if ((fd = open_ours(name, O_RDWR)) < 0)
 			continue;
 		if (held(fd) || owner_alive(name)) {
 			if (mine)
@@ -193,6 +218,38 @@ static int make_memory(const struct seg *seg, size_t size, void **p)
 	return rc;
 }
 
+/* Create this master's segment name: /revhash-PORT-PID, or, where another
+ * user holds that name (anyone may create one in /dev/shm, and the sweep
+ * cannot remove another's), the same with a random suffix, which nobody
+ * can take ahead. Its descriptor into seg; 0 or -errno. */
+static int create_name(unsigned port, struct seg *seg)
+{
+	int err = EEXIST;
+
+	for (int i = 0; i < 8; i++) {
+		uint32_t r = 0;
+
+		if (i == 0)
+			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port,
+				 (int)getpid());
+		else if (getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
+			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d.%u", port,
+				 (int)getpid(), (unsigned)(r % 1000000000u));
+		else
+			break;
+		seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				   0600);
+		if (seg->fd >= 0)
+			return 0;
+		if ((err = errno) != EEXIST)
+			break;
+		log_warn("shared segment name %s is taken (not by a master of ours): "
+			 "trying another", seg->name);
+	}
+	log_error("shm_open(%s): %s", seg->name, strerror(err));
+	return -err;
+}
+
 int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
 	       struct seg *seg)
 {
@@ -205,13 +262,8 @@ int seg_create(unsigned port, uint64_t cache_entries, const struct policy *polic
 	memset(seg, 0, sizeof *seg);
 	seg->fd = -1;
 	remove_stale(port);
-	snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port, (int)getpid());
-	seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (seg->fd < 0) {
-		rc = -errno;
-		log_error("shm_open(%s): %s", seg->name, strerror(-rc));
+	if ((rc = create_name(port, seg)) < 0)
 		return rc;
-	}
 	seg->owner = 1;
 	if ((rc = make_memory(seg, size, &p)) == 0)
 		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
@@ -256,9 +308,9 @@ static int map(const char *name, int rw, struct seg *seg)
 
 	memset(seg, 0, sizeof *seg);
 	snprintf(seg->name, sizeof seg->name, "%s", name);
-	seg->fd = shm_open(name, (rw ? O_RDWR : O_RDONLY) | O_CLOEXEC, 0);
+	seg->fd = open_ours(name, rw ? O_RDWR : O_RDONLY);
 	if (seg->fd < 0)
-		return -errno;
+		return seg->fd;
 	if (fstat(seg->fd, &st) < 0 || st.st_size < (off_t)sizeof(struct seg_header)) {
 		rc = -EPROTO;
 		goto fail;

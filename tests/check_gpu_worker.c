@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -243,6 +244,36 @@ START_TEST(the_cuda_device_code_survives_its_stops)
 }
 END_TEST
 
+/* A worker that reports wrong answers (the stand-in's "liar": the range's
+ * first value, every other search) is caught: the master checks each
+ * answer against its own copy of the question before it replies or
+ * caches, counts and logs the lie, kills the liar (whose slot backs off,
+ * so a liar at each start cannot keep a search from ending) and searches
+ * the job again. Every client gets its right answer. */
+START_TEST(a_wrong_answer_from_a_worker_is_searched_again)
+{
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", standin(),
+			       NULL };
+	uint64_t x, base = th_rand64() >> 2;
+	uint8_t d[32];
+
+	start("REVHASH_STANDIN_KERNEL=liar", args);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	for (int i = 0; i < 8; i++) {
+		uint64_t lo = base + (uint64_t)i * 4000000, want = lo + 1000000 + th_rand64() % 2000000;
+
+		digest_of(want, d);
+		ck_assert_int_eq(th_request(m.port, d, lo, lo + 3999999, 1, &x), 0);
+		ck_assert_uint_eq(x, want);
+	}
+	ck_assert_uint_ge(stats_now().wrong_answers, 1);
+	ck_assert_uint_ge(gpu_slot().deaths, 1);
+	ck_assert(tm_log_contains(&m, "which does not hash to its digest"));
+	ck_assert(tm_log_contains(&m, "reported a wrong answer: killing it"));
+	stop();
+}
+END_TEST
+
 /* The master passes its CPU kernel's name: the GPU worker measures its
  * variants and takes the fastest (standin, four times standin-slow's
  * rate), and says so in the log with the rates. */
@@ -316,6 +347,34 @@ START_TEST(gpu_auto_without_a_gpu_serves_with_the_cpus)
 }
 END_TEST
 
+/* A GPU program whose probe fills the master's buffer and then neither
+ * ends nor writes (here 5,000 bytes, then a sleep) is killed, and counts
+ * as no answer: the master starts at once and serves with its CPUs. (It
+ * stopped reading there, and waited for the program's exit for ever.) */
+START_TEST(a_probe_that_fills_the_buffer_does_not_hang_the_start)
+{
+	char path[] = "/tmp/revhash-probe-XXXXXX";
+	const char *args[] = { "--workers", "1", "--gpu", "auto", "--gpu-worker", path, NULL };
+	const char script[] = "#!/bin/sh\nhead -c 5000 /dev/zero | tr '\\0' x\nexec sleep 600\n";
+	uint64_t t0 = clock_ms(), x;
+	uint8_t d[32];
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, script, sizeof script - 1), (ssize_t)sizeof script - 1);
+	ck_assert_int_eq(fchmod(fd, 0700), 0);
+	close(fd);
+	start(NULL, args);
+	unlink(path);
+	ck_assert_uint_lt(clock_ms() - t0, 5000);
+	digest_of(4242, d);
+	ck_assert_int_eq(th_request(m.port, d, 4000, 5000, 1, &x), 0);
+	ck_assert_uint_eq(x, 4242);
+	ck_assert_int_eq(gpu_slot().pid, 0);
+	stop();
+}
+END_TEST
+
 /* The GPU worker takes the top slot, so a CPU worker count of every slot
  * comes down by one, and the start's log says the count as it is. */
 START_TEST(the_start_log_counts_the_workers_it_runs)
@@ -371,6 +430,8 @@ int main(void)
 	tcase_add_test(t, killed_gpu_worker_is_replaced_and_loses_nothing);
 	tcase_add_test(t, gpu_worker_stops_when_its_job_is_cancelled);
 	tcase_add_test(t, the_cuda_device_code_survives_its_stops);
+	tcase_add_test(t, a_wrong_answer_from_a_worker_is_searched_again);
+	tcase_add_test(t, a_probe_that_fills_the_buffer_does_not_hang_the_start);
 	tcase_add_test(t, gpu_worker_chooses_its_kernel_by_measurement);
 	tcase_add_test(t, the_gpu_walk_serves_and_stops_in_a_worker);
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -923,6 +924,90 @@ START_TEST(status_of_a_lying_segment)
 }
 END_TEST
 
+/* Names in /dev/shm are anyone's. A FIFO named like a segment of the
+ * port, and a file with the right header but group and other bits, are no
+ * segments of ours: --status neither blocks opening the FIFO (it did, for
+ * ever) nor reads the file, and says within 3 s that no master serves. */
+START_TEST(status_ignores_what_is_not_a_segment_of_ours)
+{
+	struct seg_header h = { .magic = SEG_MAGIC, .version = SEG_VERSION };
+	unsigned port = th_free_port();
+	char fifo[64], loose[64], p[16];
+	const char *status[] = { "--status", p, NULL };
+	int fd, st = 0;
+	pid_t pid;
+
+	snprintf(fifo, sizeof fifo, "/dev/shm/revhash-%u-1", port);
+	snprintf(loose, sizeof loose, "/dev/shm/revhash-%u-2", port);
+	snprintf(p, sizeof p, "%u", port);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	fd = open(loose, O_RDWR | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fchmod(fd, 0644), 0);
+	ck_assert_int_eq(pwrite(fd, &h, sizeof h, 0), (ssize_t)sizeof h);
+	close(fd);
+	pid = spawn_quiet(th_master_path(), NULL, status);
+	if (!TH_WAIT_UNTIL(waitpid(pid, &st, WNOHANG) == pid, 3000)) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		unlink(fifo);
+		unlink(loose);
+		ck_abort_msg("--status blocked on a FIFO named like a segment");
+	}
+	unlink(fifo);
+	unlink(loose);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+}
+END_TEST
+
+/* Anyone may create names in /dev/shm. With the names of the next 300
+ * pids on the port taken by files the sweep may not remove (held, as a
+ * live master's are; another user's are not removable either), the
+ * master takes its name with a random suffix, serves, and --status finds
+ * it. (It failed to start.) */
+START_TEST(a_squatted_segment_name_costs_the_master_nothing)
+{
+	enum { SQUATS = 300 };
+	unsigned port = th_free_port();
+	int fds[SQUATS], last = 0;
+	char name[64], p[16];
+	const char *status[] = { "--status", p, NULL };
+	const char *args[] = { "--workers", "1", NULL };
+	uint8_t d[32];
+	uint64_t x;
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
+
+	if (!f || fscanf(f, "%d", &last) != 1) {
+		if (f)
+			fclose(f);
+		printf("SKIP: a_squatted_segment_name_costs_the_master_nothing: no ns_last_pid\n");
+		return;
+	}
+	fclose(f);
+	for (int i = 0; i < SQUATS; i++) {
+		snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", port, last + 1 + i);
+		fds[i] = open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+		ck_assert_int_ge(fds[i], 0);
+		ck_assert_int_eq(flock(fds[i], LOCK_EX), 0);
+	}
+	ck_assert_int_eq(tm_start_on(&m, port, NULL, args), 0);
+	ck_assert_int_gt(m.pid, last);
+	ck_assert_int_le(m.pid, last + SQUATS); /* its first name was taken */
+	ck_assert(tm_log_contains(&m, "is taken (not by a master of ours): trying another"));
+	digest_of(4242, d);
+	ck_assert_int_eq(th_request(m.port, d, 4000, 5000, 1, &x), 0);
+	ck_assert_uint_eq(x, 4242);
+	snprintf(p, sizeof p, "%u", port);
+	ck_assert_int_eq(run_master(status), 0);
+	for (int i = 0; i < SQUATS; i++) {
+		snprintf(name, sizeof name, "/dev/shm/revhash-%u-%d", port, last + 1 + i);
+		unlink(name);
+		close(fds[i]);
+	}
+	stop();
+}
+END_TEST
+
 /* Has process pid path open? (Not if it is gone.) */
 static int has_open(pid_t pid, const char *path)
 {
@@ -1111,6 +1196,8 @@ int main(void)
 	tcase_add_test(t, unlocked_segment_of_a_live_owner_is_left_alone);
 	tcase_add_test(t, busy_rate_counts_only_the_cpus_there_are);
 	tcase_add_test(t, status_of_a_lying_segment);
+	tcase_add_test(t, status_ignores_what_is_not_a_segment_of_ours);
+	tcase_add_test(t, a_squatted_segment_name_costs_the_master_nothing);
 	tcase_add_test(t, low_latency_holds_the_cpus_only_while_busy);
 	tcase_add_test(t, low_latency_is_on_by_default_and_can_be_turned_off);
 	suite_add_tcase(s, t);

@@ -219,6 +219,42 @@ START_TEST(wrong_answers_lose_on_reliability)
 }
 END_TEST
 
+/* --ask checks what a server replies: a reply out of the range (a fake
+ * that answers END + 1) is said to be no answer and the exit is 1; the
+ * right one is printed, exit 0. It printed whatever came. */
+START_TEST(ask_checks_the_reply)
+{
+	struct fake wrong = { FAKE_WRONG, 'W', 0, -1, 0 };
+	struct fake right = { FAKE_RIGHT, 'R', 0, -1, 0 };
+	char pw[16], pr[16], hex[65];
+	static struct ran r;
+	uint8_t d[32];
+
+	digest_of(1234, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	fake_start(&wrong);
+	fake_start(&right);
+	snprintf(pw, sizeof pw, "%u", wrong.port);
+	snprintf(pr, sizeof pr, "%u", right.port);
+	{
+		const char *args[] = { "127.0.0.1", pw, "--ask", hex, "1000", "2000", NULL };
+
+		run_bench(args, NULL, &r);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_msg(strstr(r.err, "replied 2001, which is no answer"), "stderr: %s",
+			      r.err);
+	}
+	{
+		const char *args[] = { "127.0.0.1", pr, "--ask", hex, "1000", "2000", NULL };
+
+		run_bench(args, NULL, &r);
+		ck_assert_int_eq(r.status, 0);
+		expect(&r, "1234\n");
+	}
+}
+END_TEST
+
 /* Three servers, three rounds: the connections reach them A B C, C B A,
  * A B C, a leg at a time; the CSV has every request of every leg. */
 START_TEST(abba_order_reaches_the_servers)
@@ -458,6 +494,7 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, abba_order_reaches_the_servers);
 	tcase_add_test(fakes, plot_draws_the_scores);
 	tcase_add_test(fakes, bad_arguments_exit_2);
+	tcase_add_test(fakes, ask_checks_the_reply);
 	tcase_add_test(fakes, preset_prints_its_words);
 	suite_add_tcase(s, fakes);
 	return s;

@@ -11,7 +11,8 @@
  * (worker/gpu/gpu_host.h): the device's walk, generations, halts and stop
  * word under a worker, with leases of 10 s: many launches each, as a GPU's
  * lease is against its launches, so that a cancel is seen through the stop
- * word, not at the lease's end. REVHASH_STANDIN_KERNEL, when set, names the
+ * word, not at the lease's end; and "liar", by name only, which reports
+ * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set, names the
  * variant instead of the master's --kernel. */
 #include "worker/device.h"
 
@@ -54,8 +55,23 @@ static enum search_result gpu_host(const uint8_t digest[32], uint64_t lo, uint64
 	return (enum search_result)gpu_host_search(digest, lo, hi, found, stop);
 }
 
-static const kernel_search_fn searches[] = { NULL, slow, gpu_host };
-static const char *const names[] = { "standin", "standin-slow", "gpu-host" };
+/* Every other search, the range's first value reported as the answer,
+ * whatever the digest: a broken or hostile worker, for the master's check
+ * of what workers report. The others, the base kernel's. */
+static enum search_result liar(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+			       uint64_t *found, const uint32_t *stop)
+{
+	static unsigned calls;
+
+	if (calls++ % 2 == 0) {
+		*found = lo;
+		return SEARCH_FOUND;
+	}
+	return base->search(digest, lo, hi, found, stop);
+}
+
+static const kernel_search_fn searches[] = { NULL, slow, gpu_host, liar };
+static const char *const names[] = { "standin", "standin-slow", "gpu-host", "liar" };
 
 int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 {
@@ -85,7 +101,7 @@ static double run(void *ctx, size_t i, uint64_t values)
 int device_open(int index, const char *want, const struct kernel **out,
 		char *err, size_t errlen)
 {
-	struct device_pick p = { .n = 2, .names = { names[0], names[1], names[2] },
+	struct device_pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
 				 .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
 	const char *env = getenv("REVHASH_STANDIN_KERNEL");
 	char line[256];
@@ -99,8 +115,8 @@ int device_open(int index, const char *want, const struct kernel **out,
 		base = kernel_find("portable");
 	if (env && *env)
 		want = env;
-	if (want && strcmp(want, names[2]) == 0)
-		p.n = 3; /* measuring leaves it out */
+	if (want && (strcmp(want, names[2]) == 0 || strcmp(want, names[3]) == 0))
+		p.n = 4; /* by name only: measuring leaves them out */
 	if (device_pick(&p, want, run, NULL) < 0) {
 		device_pick_unknown(&p, want, err, errlen);
 		return -EINVAL;

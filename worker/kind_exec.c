@@ -91,8 +91,13 @@ static int probe(const char *path, const char *kernel, char *out, size_t len)
 	close(fds[1]);
 	got = read_until(fds[0], out, len, clock_ms() + PROBE_MS);
 	close(fds[0]);
-	if (got < 0)
+	/* Late, or still writing when the buffer is full (it would block on
+	 * the pipe, and waitpid with it, for ever): killed, and no answer. */
+	if (got < 0 || (size_t)got >= len - 1) {
 		kill(pid, SIGKILL);
+		if (got >= 0)
+			got = -EMSGSIZE;
+	}
 	waitpid(pid, &status, 0);
 	if (got < 0)
 		return (int)got;
