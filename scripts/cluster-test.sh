@@ -155,7 +155,7 @@ out=$("$CLUSTER" start --nodes 2 --port "$P2" --workers 1 2>&1) &&
 	{ "$CLUSTER" stop --port "$P2" >/dev/null; fail "start succeeded beside a stranger on $((P2 + 2))"; }
 grep -q "node n2.*port $((P2 + 2))" <<<"$out" || fail "start did not say which node failed: $out"
 [ -z "$(status_json $((P2 + 1)))" ] || fail "the failed start left node n1 running"
-[ -e "${XDG_RUNTIME_DIR:-/tmp}/revhash-cluster-$P2" ] && fail "the failed start left its run dir"
+[ -e "$(run_base)/revhash-cluster-$P2" ] && fail "the failed start left its run dir"
 pgrep -f "revhash-cluster-$P2/haproxy.cfg" >/dev/null && fail "the failed start left haproxy"
 alive "$MASTER_PID" || fail "the failed start stopped the stranger"
 stop_master "$MASTER_PID" 20
@@ -309,7 +309,7 @@ awk -v b="$WAIT_MS" '{ for (i = 1; i <= NF; i++) if ($i == "max") exit !($(i + 1
 # it says.
 pids=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $3 }')
 "$CLIENT" flood 127.0.0.1 "$PORT" 20 >/dev/null
-hap=$(cat "${XDG_RUNTIME_DIR:-/tmp}/revhash-cluster-$PORT/haproxy.pid")
+hap=$(cat "$(run_base)/revhash-cluster-$PORT/haproxy.pid")
 kill -KILL "$hap"
 "$CLUSTER" status --port "$PORT" >/dev/null 2>"$LOGS/cluster-status.err" &&
 	fail "status exits 0 with the balancer dead"

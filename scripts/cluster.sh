@@ -28,8 +28,10 @@
 # would be (root and `ip netns` only; otherwise said, and nodes run on
 # 127.0.0.1). --hosts starts no node: the balancer goes to the masters
 # already serving at H:P, ... (other machines). The config, pid files and
-# logs live in $XDG_RUNTIME_DIR/revhash-cluster-P (else /tmp/...); stop
-# moves them aside to revhash-cluster-P.stopped-TIME and says so.
+# logs live in a folder of this user's own (lib.sh's run_base:
+# $XDG_RUNTIME_DIR, /run/revhash for root, else /tmp/revhash-UID), in
+# revhash-cluster-P; stop moves them aside to revhash-cluster-P.stopped-TIME,
+# keeps the three newest, and says so.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -63,7 +65,7 @@ uint "$FIN_TIMEOUT" 1 86400 || fail "--fin-timeout: 1 .. 86400 seconds, not '$FI
 [[ $BIND =~ ^[0-9A-Fa-f.:]+$ ]] || fail "--bind: an IPv4 or IPv6 address, not '$BIND'"
 STATS_PORT=${STATS_PORT:-$((PORT + 100))}
 uint "$STATS_PORT" 1 65535 || fail "--stats-port: 1 .. 65535, not '$STATS_PORT'"
-RUN=${XDG_RUNTIME_DIR:-/tmp}/revhash-cluster-$PORT
+RUN=$(run_base)/revhash-cluster-$PORT || exit 1
 
 # --- the nodes --------------------------------------------------------
 
@@ -394,7 +396,14 @@ stop_all() {
 	kept=$RUN.stopped-$(date +%Y%m%dT%H%M%S)
 	rm -f "$RUN"/*.pid "$RUN/started"
 	mv "$RUN" "$kept" && say "logs kept in $kept"
-	ls -d "$RUN".stopped-* 2>/dev/null | sort | head -n -3 | xargs -r rm -rf
+	# the three newest kept: the names sort as their times
+	local old=() d i
+	for d in "$RUN".stopped-*; do
+		[ -d "$d" ] && [ ! -L "$d" ] && old+=("$d")
+	done
+	for ((i = 0; i < ${#old[@]} - 3; i++)); do
+		rm -rf -- "${old[i]}"
+	done
 	return $rc
 }
 

@@ -58,6 +58,28 @@ free_port() {
 	fail "no free port found"
 }
 
+# run_base: a folder of this user's own for pid files, configs and logs
+# that scripts trust: $XDG_RUNTIME_DIR, else /run/revhash for root, else
+# /tmp/revhash-UID, made 0700. One that is a symbolic link, not a folder,
+# another user's, or writable by group or others fails the script: anyone
+# may create names in /tmp, and a planted pid file or link there would
+# have a stop kill or delete what it names.
+run_base() {
+	local d uid
+	uid=$(id -u)
+	if [ -n "${XDG_RUNTIME_DIR:-}" ]; then
+		d=$XDG_RUNTIME_DIR
+	elif [ "$uid" = 0 ]; then
+		d=/run/revhash
+	else
+		d=/tmp/revhash-$uid
+	fi
+	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 700 "$d" 2>/dev/null
+	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /022 2>/dev/null)" ] ||
+		fail "$d: not a folder of this user's own that only it may write (a link, another's, or group/other-writable)"
+	echo "$d"
+}
+
 # wait_listening HOST PORT PID LOG: until process PID (logging to LOG)
 # accepts connections on HOST:PORT: at most 6 s once no child of PID
 # probes for GPUs (`revhash-gpu --probe`: CUDA's start can take seconds,
