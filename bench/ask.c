@@ -150,17 +150,6 @@ static int read_reply(struct piece *c)
 /* Wait for the replies: the first that is not 0 into *answer, else 0
  * once every piece replied. -ENODATA when a piece got no reply and no
  * other found the answer. */
-/* x answers p's question: in its range, and hashing to its digest. */
-static int answers(const struct ask_params *p, uint64_t x)
-{
-	uint8_t d[DIGEST_LEN];
-
-	if (x < p->start || x > p->end)
-		return 0;
-	digest_of(x, d);
-	return memcmp(d, p->digest, sizeof d) == 0;
-}
-
 static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 			const struct ask_params *p, uint64_t *answer)
 {
@@ -181,7 +170,7 @@ static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 			left--;
 			lost += rc < 0;
 			*answer = rc > 0 ? proto_decode_reply(pc[i].reply) : 0;
-			if (*answer && !answers(p, *answer)) {
+			if (*answer && !digest_answers(*answer, p->digest, p->start, p->end)) {
 				fprintf(stderr, "revhash-bench: --ask: piece %" PRIu64 " replied %"
 					PRIu64 ", which is no answer (not in its range, or not "
 					"hashing to the digest)\n", i, *answer);

@@ -15,5 +15,10 @@
 void digest_message(uint64_t x, uint8_t msg[8]);
 /* out = SHA-256 of the message of x (OpenSSL). */
 void digest_of(uint64_t x, uint8_t out[DIGEST_LEN]);
+/* Does x answer the question (digest, [start, end]): in the range, and
+ * hashing to the digest? How a reply that someone else computed (a
+ * worker, a server) is checked before it is believed. */
+int digest_answers(uint64_t x, const uint8_t digest[DIGEST_LEN], uint64_t start,
+		   uint64_t end);
 
 #endif

@@ -121,12 +121,7 @@ static void come_back(struct jobs *js, struct job *j, uint32_t e)
 /* x answers k: in its range, and its SHA-256 is k's digest. */
 static int answers(const struct ring_key *k, uint64_t x)
 {
-	uint8_t d[DIGEST_LEN];
-
-	if (x < k->start || x > k->end)
-		return 0;
-	digest_of(x, d);
-	return memcmp(d, k->digest, sizeof d) == 0;
+	return digest_answers(x, k->digest, k->start, k->end);
 }
 
 /* j's entry e says FOUND with an answer that is not one (the bytes a
