@@ -1,6 +1,7 @@
 /* Timestamped log lines. Each line is built in one buffer and written with a
  * single write(2), so lines from the master and its workers never interleave. */
 #include "lib/log.h"
+#include "lib/clock.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,4 +47,17 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	if (write(STDERR_FILENO, line, (size_t)n) < 0) {
 		/* Nowhere left to report it. */
 	}
+}
+
+uint64_t log_every_due(struct log_every *e)
+{
+	uint64_t now = clock_ms(), n;
+
+	e->count++;
+	if (now - e->ms < 1000)
+		return 0;
+	n = e->count;
+	e->ms = now;
+	e->count = 0;
+	return n;
 }

@@ -105,16 +105,12 @@ void clients_drop(struct clients *cl, struct conn *c)
 /* Out of descriptors: say so at most once a second, with a count. */
 static void turned_away(struct clients *cl)
 {
-	uint64_t now = clock_ms();
+	uint64_t n = log_every_due(&cl->emfile);
 
-	cl->emfile_count++;
 	cl->stats->dropped++;
-	if (now - cl->emfile_ms >= 1000) {
+	if (n)
 		log_warn("out of file descriptors: turned %llu connection(s) away",
-			 (unsigned long long)cl->emfile_count);
-		cl->emfile_ms = now;
-		cl->emfile_count = 0;
-	}
+			 (unsigned long long)n);
 }
 
 /* c's whole request is in: off the deadline list, and counted. */
@@ -171,15 +167,11 @@ struct conn *clients_ready(struct clients *cl)
  * with how many failed since, not once for each of a wake-up's tries. */
 static void accept_failed(struct clients *cl, int err)
 {
-	uint64_t now = clock_ms();
+	uint64_t n = log_every_due(&cl->accept_error);
 
-	cl->accept_errors++;
-	if (now - cl->accept_error_ms >= 1000) {
+	if (n)
 		log_warn("accept: %s (%llu failed since the last such line)", strerror(err),
-			 (unsigned long long)cl->accept_errors);
-		cl->accept_error_ms = now;
-		cl->accept_errors = 0;
-	}
+			 (unsigned long long)n);
 }
 
 int clients_accept(struct clients *cl, int listen_fd)

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "lib/log.h"
 #include "shm/segment.h"
 #include "master/conn.h"
 
@@ -28,8 +29,8 @@ struct clients {
 	struct conn_list graveyard;  /* closed in this batch */
 	struct conn_list ready;      /* whole requests read at accept */
 	uint64_t open;               /* connections open */
-	uint64_t emfile_ms, emfile_count; /* out-of-descriptors log throttle */
-	uint64_t accept_error_ms, accept_errors; /* the same for other accept errors */
+	struct log_every emfile;       /* out of descriptors: its log lines */
+	struct log_every accept_error; /* other accept errors: theirs */
 };
 
 /* Set up an empty set on the epoll instance epfd. */

@@ -44,8 +44,8 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 		st->ns[i] += t[i];
 	st->timed++;
 	log_debug("request %llu..%llu: read %.1f, dispatch %.1f, wake %.1f, hash %.1f, "
-		  "notify %.1f, reply %.1f us", (unsigned long long)job_key(js, j)->start,
-		  (unsigned long long)job_key(js, j)->end, t[0] / 1e3, t[1] / 1e3,
+		  "notify %.1f, reply %.1f us", (unsigned long long)j->key.start,
+		  (unsigned long long)j->key.end, t[0] / 1e3, t[1] / 1e3,
 		  t[2] / 1e3, t[3] / 1e3, t[4] / 1e3, t[5] / 1e3);
 }
 
@@ -105,17 +105,24 @@ static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, int drop)
 	}
 }
 
-/* j's entry e is PARKED: j's key and progress come to the master, the
- * entry is freed, and j waits in the backlog. */
-static void come_back(struct jobs *js, struct job *j, uint32_t e)
+/* j, its entry freed and j->out its progress (NULL: no memory for it),
+ * waits in the backlog again; out of memory, its clients are dropped and
+ * it is forgotten (what: which search, for the log). */
+static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 {
-	j->out->key = j->key;
-	free_entry(js, e, &j->out->p);
-	if (jobset_come_back(js, j) == 0)
+	if (j->out && jobset_come_back(js, j) == 0)
 		return;
-	log_error("out of memory: cancelling a parked search");
+	log_error("out of memory: cancelling %s", what);
 	tell_waiters(js, j, 0, 1);
 	jobset_free(js, j);
+}
+
+/* j's entry e is PARKED: j's progress comes to the master, the entry is
+ * freed, and j waits in the backlog. */
+static void come_back(struct jobs *js, struct job *j, uint32_t e)
+{
+	free_entry(js, e, &j->out->p);
+	back_to_backlog(js, j, "a parked search");
 }
 
 /* x answers k: in its range, and its SHA-256 is k's digest. */
@@ -130,31 +137,21 @@ static int answers(const struct ring_key *k, uint64_t x)
  * second. */
 static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
 {
-	static uint64_t said_ms;
-	uint64_t now = clock_ms();
 	unsigned slot = ring_answer_slot(js->ring, e);
 
 	js->stats->wrong_answers++;
 	if (slot < RING_WORKERS)
 		js->liars |= UINT64_C(1) << slot;
-	if (now - said_ms >= 1000) {
-		said_ms = now;
+	if (log_every_due(&js->lies_said))
 		log_error("a worker reported %llu for %llu..%llu, which does not hash to "
 			  "its digest: searching it again (%llu such reports)",
 			  (unsigned long long)x, (unsigned long long)j->key.start,
 			  (unsigned long long)j->key.end,
 			  (unsigned long long)js->stats->wrong_answers);
-	}
 	free_entry(js, e, NULL); /* its progress is the same worker's word */
-	if ((j->out = calloc(1, sizeof *j->out))) {
-		j->out->key = j->key;
+	if ((j->out = calloc(1, sizeof *j->out)))
 		j->out->p.next = j->key.start;
-		if (jobset_come_back(js, j) == 0)
-			return;
-	}
-	log_error("out of memory: cancelling a search to be done again");
-	tell_waiters(js, j, 0, 1);
-	jobset_free(js, j);
+	back_to_backlog(js, j, "a search to be done again");
 }
 
 /* What the workers did to the job in entry e, which its phase says: an
@@ -164,19 +161,24 @@ static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
 static void on_end(struct jobs *js, uint32_t e)
 {
 	struct job *j = js->by_entry[e];
-	uint64_t heard = clock_ns();
+	uint64_t heard = clock_ns(), x = 0;
+	/* The phase and the answer are read once: what is checked is what is
+	 * told (a worker can write both at any time). */
+	enum ring_phase phase = ring_phase(js->ring, e);
+	struct ring_key k;
 
-	switch (ring_phase(js->ring, e)) {
+	switch (phase) {
 	case PHASE_FOUND:
-		if (j && !answers(&j->key, ring_answer(js->ring, e))) {
-			wrong_answer(js, j, e, ring_answer(js->ring, e));
+		x = ring_answer(js->ring, e);
+		if (j && !answers(&j->key, x)) {
+			wrong_answer(js, j, e, x);
 			return;
 		}
 		/* A search nobody waits for: the pair is kept only if it is one
 		 * (the cache confirms its hits too). */
-		if (j || answers(ring_key(js->ring, e), ring_answer(js->ring, e)))
-			cache_put(js->cache, ring_key(js->ring, e)->digest,
-				  ring_answer(js->ring, e));
+		k = j ? j->key : *ring_key(js->ring, e);
+		if (j || answers(&k, x))
+			cache_put(js->cache, k.digest, x);
 		break;
 	case PHASE_EXHAUSTED:
 		js->stats->not_found += j != NULL;
@@ -193,8 +195,7 @@ static void on_end(struct jobs *js, uint32_t e)
 		return; /* still the workers' */
 	}
 	if (j) {
-		tell_waiters(js, j, ring_phase(js->ring, e) == PHASE_FOUND ?
-				    ring_answer(js->ring, e) : 0, 0);
+		tell_waiters(js, j, x, 0);
 		time_stages(js, j, heard);
 		jobset_free(js, j);
 	}

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/log.h"
 #include "shm/cache.h"
 #include "shm/policy.h"
 #include "shm/ring.h"
@@ -44,6 +45,7 @@ struct jobs {
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
 	uint64_t liars;                   /* bit s: slot s's worker reported a
 	                                     wrong answer (jobs_take_liars) */
+	struct log_every lies_said;       /* their log lines */
 };
 
 /* Set up; 0 or -ENOMEM. */

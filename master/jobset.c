@@ -42,7 +42,7 @@ static struct job **bucket(const struct jobs *js, uint64_t hash)
 static struct job *find(const struct jobs *js, const struct ring_key *k, uint64_t hash)
 {
 	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
-		if (j->hash == hash && same_key(job_key(js, j), k))
+		if (j->hash == hash && same_key(&j->key, k))
 			return j;
 	return NULL;
 }
@@ -112,7 +112,7 @@ static const struct heap_ops backlog_heap = { backlog_before, backlog_swap };
 /* j (out, in the backlog) ranks afresh: put it in its place. */
 static void rerank(struct jobs *js, struct job *j)
 {
-	j->rank = ring_rank_of(j->weight, j->seq, &j->out->key, &j->out->p);
+	j->rank = ring_rank_of(j->weight, j->seq, &j->key, &j->out->p);
 	heap_fix(&backlog_heap, js, js->nbacklog, j->backlog_pos);
 	js->rebalance = 1;
 }
@@ -150,7 +150,7 @@ struct job *jobset_admit(struct jobs *js)
 	struct job *j = jobset_best(js);
 	uint32_t e;
 
-	if (!j || ring_submit(js->ring, &j->out->key, &j->out->p, j->weight, j->seq, &e) < 0)
+	if (!j || ring_submit(js->ring, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
 		return NULL;
 	backlog_remove(js, j);
 	j->backlog_pos = RING_NONE;
@@ -176,7 +176,7 @@ static struct job *new_job(struct jobs *js, const struct ring_key *k, uint64_t h
 
 	if (!j || !(j->out = calloc(1, sizeof *j->out)))
 		goto fail;
-	j->key = j->out->key = *k;
+	j->key = *k;
 	j->out->p.next = k->start;
 	j->entry = j->backlog_pos = RING_NONE;
 	j->seq = js->seq++;

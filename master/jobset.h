@@ -28,9 +28,8 @@ struct job_share {
 	uint64_t sum; /* their priorities, of which at most the cap counts */
 };
 
-/* A job's key and progress while it has no entry in the ring. */
+/* A job's progress while it has no entry in the ring (its key is the job's). */
 struct job_out {
-	struct ring_key key;
 	struct ring_progress p;
 };
 
@@ -52,13 +51,6 @@ struct job {
 	struct rank rank;       /* its rank in the backlog, while out */
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
-
-/* The key of j, in the ring or out: the master's copy. */
-static inline const struct ring_key *job_key(const struct jobs *js, const struct job *j)
-{
-	(void)js;
-	return &j->key;
-}
 
 /* The job the complete request of c waits on: the one in flight for the
  * same digest and range (when repeats attach), or else a new one, in the
