@@ -161,7 +161,7 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
  * worker's: which then slept its full idle wait, 100 ms. A slot with no
  * worker is left alone; a worker that starts looks for work before it
  * first sleeps. */
-static void wake(struct ring *r)
+void ring_wake(struct ring *r)
 {
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		int v = 1;
@@ -174,15 +174,10 @@ static void wake(struct ring *r)
 	}
 }
 
-void ring_wake(struct ring *r)
-{
-	wake(r);
-}
-
 void ring_shutdown(struct ring *r)
 {
 	publish(r->shutdown, 1);
-	wake(r);
+	ring_wake(r);
 }
 
 int ring_is_shutdown(const struct ring *r)
@@ -193,7 +188,7 @@ int ring_is_shutdown(const struct ring *r)
 void ring_slot_retire(struct ring *r, unsigned slot)
 {
 	publish(r->slots[slot].retire, 1);
-	wake(r);
+	ring_wake(r);
 }
 
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
@@ -208,7 +203,7 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	s->deaths += how != EXIT_RETIRED;
 	s->stalls += how == EXIT_STALLED;
 	publish(r->dead_leases, 1);
-	wake(r);
+	ring_wake(r);
 }
 
 

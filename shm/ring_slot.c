@@ -64,9 +64,7 @@ void slot_rates(const struct ring *r, const struct ring_slot *self,
 		struct lease_ask *a)
 {
 	uint64_t known = 0, fill;
-	unsigned nknown = 0;
-
-	unsigned unknown_other = 0;
+	unsigned nknown = 0, unknown_other = 0;
 
 	a->workers = 0;
 	a->fastest = a->fastest_other = 0;

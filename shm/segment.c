@@ -63,17 +63,16 @@ static int of_port(const char *name, unsigned port)
 /* Open segment name as flags say, only if it is what a master of ours
  * makes: a regular file (never a FIFO or a device: O_NONBLOCK, so that
  * opening one cannot block), owned by this user, with no group or other
- * bits. Anyone may create a name in /dev/shm. The descriptor, or -errno
- * (-EPERM for a file that is not ours). */
-static int open_ours(const char *name, int flags)
+ * bits. Anyone may create a name in /dev/shm. The descriptor and its
+ * status in *st, or -errno (-EPERM for a file that is not ours). */
+static int open_ours(const char *name, int flags, struct stat *st)
 {
-	struct stat st;
 	int fd = shm_open(name, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    (st->st_mode & 077)) {
 		close(fd);
 		return -EPERM;
 	}
@@ -114,16 +113,16 @@ static int owner_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* Has the leftover segment open at fd been one for SEG_STALE_S? Its
- * master marked itself alive in it at every turn of its loop; a segment
- * of another version (or a damaged one) says nothing, and counts as old. */
-static int long_dead(int fd)
+/* Has the leftover segment open at fd (st its status) been one for
+ * SEG_STALE_S? Its master marked itself alive in it at every turn of its
+ * loop; a segment of another version (or a damaged one) says nothing,
+ * and counts as old. */
+static int long_dead(int fd, const struct stat *st)
 {
 	const struct seg_header *h;
 	uint64_t alive, now = clock_ns();
-	struct stat st;
 
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof *h ||
+	if (st->st_size < (off_t)sizeof *h ||
 	    (h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
 		return 1;
 	alive = h->magic == SEG_MAGIC && h->version == SEG_VERSION ? h->alive_ns : 0;
@@ -143,14 +142,15 @@ static void remove_stale(unsigned port)
 		return;
 	while (next_of_port(d, 0, name)) {
 		int fd, mine = of_port(name + 1, port);
+		struct stat st;
 
-		if ((fd = open_ours(name, O_RDWR)) < 0)
+		if ((fd = open_ours(name, O_RDWR, &st)) < 0)
 			continue;
 		if (held(fd) || owner_alive(name)) {
 			if (mine)
 				log_info("shared segment %s: its master still runs "
 					 "(draining or starting), left alone", name);
-		} else if ((mine || long_dead(fd)) && shm_unlink(name) == 0) {
+		} else if ((mine || long_dead(fd, &st)) && shm_unlink(name) == 0) {
 			log_info("removed stale shared segment %s", name);
 		}
 		close(fd);
@@ -308,10 +308,10 @@ static int map(const char *name, int rw, struct seg *seg)
 
 	memset(seg, 0, sizeof *seg);
 	snprintf(seg->name, sizeof seg->name, "%s", name);
-	seg->fd = open_ours(name, rw ? O_RDWR : O_RDONLY);
+	seg->fd = open_ours(name, rw ? O_RDWR : O_RDONLY, &st);
 	if (seg->fd < 0)
 		return seg->fd;
-	if (fstat(seg->fd, &st) < 0 || st.st_size < (off_t)sizeof(struct seg_header)) {
+	if (st.st_size < (off_t)sizeof(struct seg_header)) {
 		rc = -EPROTO;
 		goto fail;
 	}

@@ -22,6 +22,20 @@
  * runs a faster stop is worth more. */
 #define DEVICE_SLOW_STOP 0.05
 
+/* The handicap of a variant whose threads hash halt_every values between
+ * their reads of the candidate word (gpu_variant_halt_every). */
+static inline double device_stop_handicap(unsigned halt_every)
+{
+	return halt_every > 1 ? DEVICE_SLOW_STOP : 0;
+}
+
+/* A measured rate as the choice weighs it: what a variant of that
+ * handicap must beat. */
+static inline double device_weighed(double rate, double handicap)
+{
+	return rate / (1 + handicap);
+}
+
 /* The devices there are; their names into names[0..max). */
 int device_count(char names[][DEVICE_NAME_LEN], int max);
 
@@ -69,7 +83,8 @@ struct device_pick {
  * NULL, "auto" or a CPU kernel's name, measure them: rounds in turn, each
  * variant's run(ctx, i, values) the rate of variant i searching that many
  * values without the answer; keep each one's best, choose the fastest once
- * each rate is divided by 1 + its handicap (the first of equals). 0, or -EINVAL when want names none of these. */
+ * each is weighed by its handicap (device_weighed; the first of equals).
+ * 0, or -EINVAL when want names none of these. */
 int device_pick(struct device_pick *p, const char *want,
 		double (*run)(void *ctx, size_t i, uint64_t values), void *ctx);
 

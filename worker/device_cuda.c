@@ -111,7 +111,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 		p.n = DEVICE_VARIANTS_MAX;
 	for (size_t i = 0; i < p.n; i++) {
 		p.names[i] = gpu_variant_name((int)i);
-		p.handicap[i] = gpu_variant_halt_every((int)i) > 1 ? DEVICE_SLOW_STOP : 0;
+		p.handicap[i] = device_stop_handicap(gpu_variant_halt_every((int)i));
 	}
 	if (device_pick(&p, want, run, NULL) < 0) {
 		device_pick_unknown(&p, want, err, errlen);

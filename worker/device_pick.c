@@ -61,8 +61,8 @@ int device_pick(struct device_pick *p, const char *want,
 	}
 	measure(p, run, ctx);
 	for (size_t i = 1; i < p->n; i++)
-		if (p->rates[i] / (1 + p->handicap[i]) >
-		    p->rates[p->chosen] / (1 + p->handicap[p->chosen]))
+		if (device_weighed(p->rates[i], p->handicap[i]) >
+		    device_weighed(p->rates[p->chosen], p->handicap[p->chosen]))
 			p->chosen = i;
 	p->ns = clock_ns() - t0;
 	return 0;

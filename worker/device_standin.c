@@ -12,8 +12,8 @@
  * word under a worker, with leases of 10 s: many launches each, as a GPU's
  * lease is against its launches, so that a cancel is seen through the stop
  * word, not at the lease's end; and "liar", by name only, which reports
- * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set, names the
- * variant instead of the master's --kernel. */
+ * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set,
+ * names the variant instead of the master's --kernel. */
 #include "worker/device.h"
 
 #include <errno.h>

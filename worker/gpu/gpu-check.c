@@ -121,8 +121,9 @@ static void check_stops(void)
 	printf("  stops: in %.2f s\n", (double)(clock_ns() - t0) / 1e9);
 }
 
-/* The answer at the end of the scale's false_span values: the search passes the false
- * candidates on the way (counted, as the device met them). */
+/* The answer at the end of the scale's false_span values: the search
+ * passes the false candidates on the way (counted, as the device met
+ * them). */
 static void check_false_candidates(void)
 {
 	uint64_t lo = UINT64_C(0xfa15e) << 36, hi = lo + scale->false_span - 1, found = 0;

@@ -167,7 +167,7 @@ void bench_all(double seconds, int only)
 
 	digest_of(BENCH_START - 1, digest);
 	/* The fastest as the worker chooses (device_pick): a variant whose
-	 * stops are slower must be DEVICE_SLOW_STOP faster. */
+	 * stops are slower must beat the rest by its handicap. */
 	for (int v = 0; v < gpu_variants(); v++) {
 		double r, s;
 
@@ -175,7 +175,7 @@ void bench_all(double seconds, int only)
 			continue;
 		gpu_use(dev, v);
 		r = rate(seconds);
-		s = r / (1 + (gpu_variant_halt_every(v) > 1 ? DEVICE_SLOW_STOP : 0));
+		s = device_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));
 		if (s > best) {
 			best = s;
 			best_rate = r;

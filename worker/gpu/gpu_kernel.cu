@@ -6,7 +6,8 @@
  * strided share in increasing order (gpu_scan), with the segment's plan
  * and the job passed as grid-constant arguments. The last block of each
  * launch to end copies the word to its report slot in mapped pinned host
- * memory (and sets the grab variants' counter of the slot back to 0), with the device's clock, so the host reads a launch's outcome and
+ * memory (and sets the grab variants' counter of the slot back to 0),
+ * with the device's clock, so the host reads a launch's outcome and
  * its run time with no copy, no event timing and no atomics on host
  * memory. */
 #include "worker/gpu/gpu_kernel.h"

@@ -12,8 +12,10 @@
  * Around it, gpu_scan() is one thread's share of a launch, in increasing
  * order, under the candidate word of gpu_word.h: one thread (or, with
  * wpoll, one warp) per launch polls the lease's stop word and the host's
- * halt word, both in mapped host memory, and writes the halt key when either says so, so that every
- * thread of the launch lets go at its next read of the word. */
+ * halt word, both in mapped host memory, and writes the halt key when
+ * either says so, so that every thread of the launch lets go at its next
+ * read of the word. With grab, threads take their values from a counter
+ * as they go instead of a fixed strided share. */
 #ifndef REVHASH_GPU_SEARCH_H
 #define REVHASH_GPU_SEARCH_H
 
