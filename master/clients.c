@@ -56,12 +56,20 @@ static void list_remove(struct conn *c)
 }
 
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
-		  unsigned timeout_ms)
+		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns)
 {
 	memset(cl, 0, sizeof *cl);
 	cl->epfd = epfd;
 	cl->stats = stats;
 	cl->timeout_ms = timeout_ms;
+	cl->max_conns = max_conns;
+	cl->peer_conns = peer_conns;
+	peers_init(&cl->peers);
+}
+
+void clients_free(struct clients *cl)
+{
+	peers_free(&cl->peers);
 }
 
 /* Have epoll report events on c (none but errors and hang-ups when 0). A
@@ -85,6 +93,8 @@ static int arm(struct clients *cl, struct conn *c, uint32_t events)
  * connection that is freed after this batch. */
 static void close_conn(struct clients *cl, struct conn *c)
 {
+	struct peer *pe;
+
 	if (c->src.fd < 0)
 		return;
 	list_remove(c);
@@ -93,6 +103,10 @@ static void close_conn(struct clients *cl, struct conn *c)
 	close(c->src.fd);
 	c->src.fd = -1;
 	cl->open--;
+	if ((pe = peers_find(&cl->peers, c->peer))) {
+		pe->conns--;
+		peers_put(&cl->peers, pe);
+	}
 	list_push(&cl->graveyard, c);
 }
 
@@ -121,13 +135,71 @@ static void request_read(struct clients *cl, struct conn *c)
 	cl->stats->requests++;
 }
 
+/* A connection over a cap (why: which, for the log; counter: its count):
+ * what it sent with its connection is read and thrown away first, so that
+ * it gets a clean end of stream, not a reset, and nobody else notices. */
+static void refuse(struct clients *cl, int fd, const char *why, uint64_t *counter)
+{
+	uint8_t junk[512];
+	uint64_t n = log_every_due(&cl->refused);
+
+	(void)!read(fd, junk, sizeof junk);
+	close(fd);
+	(*counter)++;
+	if (n)
+		log_warn("refused %llu connection(s) since the last such line: the last %s",
+			 (unsigned long long)n, why);
+}
+
+/* The peer of fd (its address: addr) may open one more connection: counted
+ * in its record, 0; or fd is refused, -1. */
+static int admit(struct clients *cl, int fd, const uint8_t addr[16])
+{
+	struct peer *pe;
+
+	if (cl->open >= cl->max_conns) {
+		refuse(cl, fd, "over the master's connection cap", &cl->stats->refused_full);
+		return -1;
+	}
+	if (!(pe = peers_get(&cl->peers, addr))) {
+		close(fd);
+		log_error("out of memory: turned a connection away");
+		return -1;
+	}
+	if (pe->conns >= cl->peer_conns) {
+		refuse(cl, fd, "over its peer's connection cap", &cl->stats->refused_peer_conns);
+		return -1;
+	}
+	pe->conns++;
+	return 0;
+}
+
+void clients_refuse(struct clients *cl, struct conn *c)
+{
+	uint64_t n = log_every_due(&cl->refused);
+
+	cl->stats->refused_peer_searches++;
+	close_conn(cl, c);
+	if (n)
+		log_warn("refused %llu connection(s) since the last such line: the last "
+			 "over its peer's search cap", (unsigned long long)n);
+}
+
 /* A new connection: read its request right away (it often came with the
  * connection), else wait for it. */
 static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 {
-	struct conn *c = calloc(1, sizeof *c);
+	uint8_t addr[16];
+	struct conn *c;
 
-	if (!c) {
+	conn_peer_of(addr, peer);
+	if (admit(cl, fd, addr) < 0)
+		return;
+	if (!(c = calloc(1, sizeof *c))) {
+		struct peer *pe = peers_find(&cl->peers, addr);
+
+		pe->conns--;
+		peers_put(&cl->peers, pe);
 		close(fd);
 		log_error("out of memory: turned a connection away");
 		return;
@@ -136,7 +208,7 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	c->src.kind = SRC_CONN;
 	c->accept_ns = clock_ns();
 	c->since_ms = c->accept_ns / 1000000u;
-	conn_peer(c, peer);
+	memcpy(c->peer, addr, sizeof addr);
 	cl->open++;
 	cl->stats->accepted++;
 	list_push(&cl->timed, c);

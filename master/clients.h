@@ -12,6 +12,7 @@
 #include "lib/log.h"
 #include "shm/segment.h"
 #include "master/conn.h"
+#include "master/peers.h"
 
 /* What a connection's event means for the layers above. */
 enum client_news {
@@ -29,13 +30,21 @@ struct clients {
 	struct conn_list graveyard;  /* closed in this batch */
 	struct conn_list ready;      /* whole requests read at accept */
 	uint64_t open;               /* connections open */
+	struct peers peers;          /* each peer's connections (and jobset.c's
+	                                searches and weight) */
+	uint64_t max_conns;          /* open at most; more are turned away */
+	uint32_t peer_conns;         /* open at most from one peer */
+	struct log_every refused;    /* connections over a cap: their log lines */
 	struct log_every emfile;       /* out of descriptors: its log lines */
 	struct log_every accept_error; /* other accept errors: theirs */
 };
 
-/* Set up an empty set on the epoll instance epfd. */
+/* Set up an empty set on the epoll instance epfd: at most max_conns
+ * connections open, peer_conns of them from one peer. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
-		  unsigned timeout_ms);
+		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns);
+/* Free what the set holds itself (at exit, after clients_close_all). */
+void clients_free(struct clients *cl);
 /* Accept a connection the listener has, reading its request at once: if
  * it is whole, clients_ready hands it over. 1 when descriptors ran out and
  * a waiting connection could not even be turned away: the caller should
@@ -55,6 +64,9 @@ void clients_reply(struct clients *cl, struct conn *c, uint64_t answer);
 /* Close c without an answer (leaving whatever list it waits in), counted
  * as dropped. */
 void clients_drop(struct clients *cl, struct conn *c);
+/* Close c, whose request is read, without an answer: its peer has as many
+ * searches as it may (counted as refused_peer_searches). */
+void clients_refuse(struct clients *cl, struct conn *c);
 /* Close what is past its deadline; returns the next deadline (clock_ms()),
  * or UINT64_MAX when none. */
 uint64_t clients_expire(struct clients *cl, uint64_t now_ms);

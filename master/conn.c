@@ -13,18 +13,18 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-void conn_peer(struct conn *c, const struct sockaddr *sa)
+void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
 {
-	memset(c->peer, 0, sizeof c->peer);
+	memset(out, 0, 16);
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
-		c->peer[10] = c->peer[11] = 0xff;
-		memcpy(c->peer + 12, &a->sin_addr, 4);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &a->sin_addr, 4);
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
-		memcpy(c->peer, &a->sin6_addr, 16);
+		memcpy(out, &a->sin6_addr, 16);
 		if (!IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
-			memset(c->peer + 8, 0, 8);
+			memset(out + 8, 0, 8);
 	}
 }
 

@@ -58,10 +58,10 @@ struct conn_list {
 	size_t n;
 };
 
-/* Fill c->peer from the client's address sa: an IPv4 address (as
+/* The peer of the client's address sa, in out: an IPv4 address (as
  * IPv4-mapped IPv6), or the /64 prefix of an IPv6 one, the part one host
  * usually controls. */
-void conn_peer(struct conn *c, const struct sockaddr *sa);
+void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
 /* Copy request bytes from data into c; returns the number used (never past
  * the 49th byte). When c->got reaches 49, c->req holds the decoded request. */
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len);

@@ -214,7 +214,8 @@ uint64_t jobs_take_liars(struct jobs *js)
 
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct policy *policy, int attach_repeats)
+	      const struct policy *policy, int attach_repeats,
+	      uint64_t peer_searches, uint64_t peer_weight)
 {
 	memset(js, 0, sizeof *js);
 	js->ring = ring;
@@ -223,6 +224,8 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->stats = stats;
 	js->policy = *policy;
 	js->attach_repeats = attach_repeats;
+	js->peer_searches = peer_searches;
+	js->peer_weight = peer_weight;
 	js->index_size = 1024;
 	siphash_key(js->hash_key);
 	js->index = calloc(js->index_size, sizeof *js->index);
@@ -246,7 +249,7 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	const struct proto_request *q = &c->req;
 	struct job *j;
 	uint64_t x;
-	int fresh;
+	int fresh, rc;
 
 	if (q->start > q->end) {
 		note(c, "empty range");
@@ -260,7 +263,11 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		time_hit(js, c);
 		return;
 	}
-	if (!(j = jobset_job_for(js, c, &fresh))) {
+	if ((rc = jobset_job_for(js, c, &j, &fresh)) < 0) {
+		if (rc == -EBUSY) {
+			clients_refuse(js->clients, c);
+			return;
+		}
 		log_error("out of memory: dropping a request");
 		clients_drop(js->clients, c);
 		return;

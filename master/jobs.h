@@ -33,6 +33,8 @@ struct jobs {
 	struct seg_stats *stats;
 	struct policy policy;
 	int attach_repeats;               /* repeats attach to the search in flight */
+	uint64_t peer_searches;           /* one peer's searches at most */
+	uint64_t peer_weight;             /* one peer's fair share of weight */
 	uint64_t seq;                     /* jobs created, for arrival order */
 	unsigned njobs;                   /* jobs alive: in the table or out */
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
@@ -48,10 +50,12 @@ struct jobs {
 	struct log_every lies_said;       /* their log lines */
 };
 
-/* Set up; 0 or -ENOMEM. */
+/* Set up, with one peer's searches and its weight over them capped at
+ * peer_searches and peer_weight (jobset.c); 0 or -ENOMEM. */
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
-	      const struct policy *policy, int attach_repeats);
+	      const struct policy *policy, int attach_repeats,
+	      uint64_t peer_searches, uint64_t peer_weight);
 /* Free every job (at exit, after jobs_drop_all). */
 void jobs_free(struct jobs *js);
 /* c's request is complete: answer it, attach it, or start a job. */

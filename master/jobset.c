@@ -193,23 +193,27 @@ fail:
 	return NULL;
 }
 
+static void release_shares(struct jobs *js, struct job *j);
+
 void jobset_free(struct jobs *js, struct job *j)
 {
 	if (j->backlog_pos != RING_NONE)
 		backlog_remove(js, j);
 	index_remove(js, j);
 	js->njobs--;
+	release_shares(js, j);
 	free(j->shares);
 	free(j->out);
 	free(j);
 }
 
-struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh)
+int jobset_job_for(struct jobs *js, const struct conn *c, struct job **out, int *fresh)
 {
 	const struct proto_request *q = &c->req;
 	struct ring_key k;
 	struct job *j;
 	uint64_t hash;
+	int rc;
 
 	memcpy(k.digest, q->digest, sizeof k.digest);
 	k.start = q->start;
@@ -217,19 +221,114 @@ struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh)
 	hash = hash_of(js, &k);
 	*fresh = !js->attach_repeats || !(j = find(js, &k, hash));
 	if (*fresh && !(j = new_job(js, &k, hash)))
-		return NULL;
-	if (jobset_share(js, j, c->peer, c->prio) == 0)
-		return j;
+		return -ENOMEM;
+	if ((rc = jobset_share(js, j, c->peer, c->prio)) == 0) {
+		*out = j;
+		return 0;
+	}
 	if (*fresh)
 		jobset_free(js, j);
-	return NULL;
+	return rc;
 }
 
-/* ---- weight --------------------------------------------------------------- */
+/* ---- weight: each peer's part of a job, and its fair share ------------------
+ *
+ * What one peer's connections give one job is capped (capped()): stacking
+ * connections on one search buys nothing. What a peer gives all its jobs
+ * is its weight (struct peer); past js->peer_weight, each of its jobs
+ * counts 1/2^shift of its part, the least shift that brings the peer's
+ * total under the budget: a peer that asks for much shares the workers
+ * with the others instead of ranking ahead of them by number. Within one
+ * peer the order stays as it was (all its jobs scale alike). The shift is
+ * a power of two with hysteresis, so that a change of shift, which
+ * reweighs every job, comes at most once per doubling or halving of a
+ * peer's weight, not at every request. */
+
+#define FAIR_SHIFT_MAX JOBSET_UNIT_SHIFT
 
 static uint64_t capped(uint64_t sum)
 {
 	return sum < POLICY_PEER_WEIGHT_MAX ? sum : POLICY_PEER_WEIGHT_MAX;
+}
+
+/* What a part of a peer under shift weighs. */
+static uint64_t scaled(uint64_t part, uint32_t shift)
+{
+	return (part << JOBSET_UNIT_SHIFT) >> shift;
+}
+
+/* The shift pe's weight asks for now, moving from the one it has: up while
+ * it exceeds the budget, down only while it would fit twice over. */
+static uint32_t shift_for(const struct jobs *js, const struct peer *pe)
+{
+	uint32_t k = pe->shift;
+	uint64_t budget = js->peer_weight;
+
+	while (k < FAIR_SHIFT_MAX && pe->weight > budget << k)
+		k++;
+	while (k > 0 && pe->weight <= (budget << k) / 4)
+		k--;
+	return k;
+}
+
+/* j's weight changed: publish it where j ranks (its entry, when it still
+ * owns one, or its backlog place). */
+static void publish(struct jobs *js, struct job *j)
+{
+	if (j->entry != RING_NONE) {
+		if (js->by_entry[j->entry] == j)
+			ring_set_weight(js->ring, j->entry, j->weight);
+		js->rebalance = 1;
+	} else if (j->backlog_pos != RING_NONE) {
+		rerank(js, j);
+	}
+}
+
+/* Add up j's weight afresh from its shares and their peers' shifts. */
+static void reweigh(struct jobs *js, struct job *j)
+{
+	const struct peers *ps = &js->clients->peers;
+	uint64_t w = 0;
+
+	for (uint32_t i = 0; i < j->nshares; i++) {
+		const struct peer *pe = peers_find(ps, j->shares[i].peer);
+
+		w += scaled(capped(j->shares[i].sum), pe ? pe->shift : 0);
+	}
+	j->weight = w;
+	publish(js, j);
+}
+
+/* A peer's shift changed: every job may hold a part of it. */
+static void reweigh_all(struct jobs *js)
+{
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js->by_entry[e])
+			reweigh(js, js->by_entry[e]);
+	for (uint32_t i = 0; i < js->nbacklog; i++)
+		reweigh(js, js->backlog[i]);
+}
+
+/* pe's weight changed by its part in j going from was to now (capped):
+ * j's weight follows (j NULL: a job being freed), or every job's when pe's
+ * shift moved. pe may be forgotten on return. */
+static void peer_part(struct jobs *js, struct peer *pe, struct job *j, uint64_t was,
+		      uint64_t now)
+{
+	uint32_t shift;
+
+	pe->weight = pe->weight - was + now;
+	shift = shift_for(js, pe);
+	if (shift == pe->shift) {
+		if (j) {
+			j->weight = j->weight - scaled(was, shift) + scaled(now, shift);
+			publish(js, j);
+		}
+	} else {
+		pe->shift = shift;
+		reweigh_all(js);
+	}
+	peers_put(&js->clients->peers, pe);
 }
 
 /* The share of peer in j, a new one (of 0) if it has none; NULL when
@@ -257,20 +356,48 @@ static struct job_share *share_of(struct job *j, const uint8_t peer[16])
 
 int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t delta)
 {
-	struct job_share *s = share_of(j, peer);
+	struct peer *pe = peers_get(&js->clients->peers, peer);
+	struct job_share *s;
+	uint64_t was;
 
-	if (!s)
+	if (!pe)
 		return -ENOMEM;
-	j->weight -= capped(s->sum);
+	if (!(s = share_of(j, peer)))
+		return peers_put(&js->clients->peers, pe), -ENOMEM;
+	if (s->sum == 0) { /* a new search of pe's */
+		if (pe->searches >= js->peer_searches) {
+			*s = j->shares[--j->nshares];
+			peers_put(&js->clients->peers, pe);
+			return -EBUSY;
+		}
+		pe->searches++;
+	}
+	was = capped(s->sum);
 	s->sum += (uint64_t)delta;
-	j->weight += capped(s->sum);
-	if (s->sum == 0)
+	if (s->sum == 0) {
 		*s = j->shares[--j->nshares];
-	if (j->entry != RING_NONE) {
-		ring_set_weight(js->ring, j->entry, j->weight);
-		js->rebalance = 1;
+		pe->searches--;
+		peer_part(js, pe, j, was, 0);
 	} else {
-		rerank(js, j);
+		peer_part(js, pe, j, was, capped(s->sum));
 	}
 	return 0;
+}
+
+/* j is being freed: its peers' parts in it go. It is out of the backlog
+ * already, and out of the table or about to be: no reweighing must publish
+ * it, so it keeps no shares while the others are reweighed. */
+static void release_shares(struct jobs *js, struct job *j)
+{
+	struct peers *ps = &js->clients->peers;
+
+	while (j->nshares) {
+		struct job_share s = j->shares[--j->nshares];
+		struct peer *pe = peers_find(ps, s.peer);
+
+		if (!pe)
+			continue;
+		pe->searches--;
+		peer_part(js, pe, NULL, capped(s.sum), 0);
+	}
 }

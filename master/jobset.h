@@ -22,6 +22,11 @@
 #include "master/conn.h"
 #include "master/jobs.h"
 
+/* A job's weight counts in 1/2^JOBSET_UNIT_SHIFT of a priority: room for
+ * a peer's fair share to scale it down (jobset.c). */
+#define JOBSET_UNIT_SHIFT 16
+#define JOBSET_UNIT (1ull << JOBSET_UNIT_SHIFT)
+
 /* What connections from one peer address give a job. */
 struct job_share {
 	uint8_t peer[16];
@@ -37,8 +42,10 @@ struct job {
 	struct conn_list waiters;
 	struct job_share *shares;
 	uint32_t nshares, shares_cap;
-	uint64_t weight;        /* its peers' shares, each capped: jobset_share
-	                           keeps it, and publishes it where j ranks */
+	uint64_t weight;        /* its peers' shares, each capped and scaled by
+	                           its peer's fair share (in 1/2^16):
+	                           jobset_share keeps it, and publishes it
+	                           where j ranks */
 	uint64_t seq;           /* arrival order */
 	struct ring_key key;    /* its digest and range: the master's own copy,
 	                           never read back from the segment, which
@@ -52,17 +59,20 @@ struct job {
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
-/* The job the complete request of c waits on: the one in flight for the
- * same digest and range (when repeats attach), or else a new one, in the
- * index and in the backlog with fresh progress (*fresh says which); c's
- * priority counts in its weight. NULL when memory ran out (nothing
- * changed). */
-struct job *jobset_job_for(struct jobs *js, const struct conn *c, int *fresh);
+/* The job the complete request of c waits on, in *out: the one in flight
+ * for the same digest and range (when repeats attach), or else a new one,
+ * in the index and in the backlog with fresh progress (*fresh says
+ * which); c's priority counts in its weight. 0; or, nothing changed,
+ * -ENOMEM when memory ran out, -EBUSY when c's peer has as many searches
+ * as it may. */
+int jobset_job_for(struct jobs *js, const struct conn *c, struct job **out, int *fresh);
 /* j is over: out of the index (and the backlog), its memory freed. */
 void jobset_free(struct jobs *js, struct job *j);
-/* Add delta (negative: take away) to what peer gives j, keep j's weight,
- * and publish it where j ranks (its entry, or its backlog place). 0, or
- * -ENOMEM (nothing changed). */
+/* Add delta (negative: take away) to what peer gives j, keep j's weight
+ * (and, when the peer's fair share moved, every job's), and publish it
+ * where j ranks (its entry, or its backlog place). 0, or nothing changed:
+ * -ENOMEM, or -EBUSY when the peer has no part in j yet and as many
+ * searches as it may. */
 int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t delta);
 /* j's parked entry came home: its key and progress (in j->out) rank it in
  * the backlog again. 0 or -ENOMEM. */

@@ -4,6 +4,7 @@
  * spins. With it we accept, close, and keep serving the clients we have. */
 #include "master/net.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -44,35 +45,29 @@ static void defer_accept(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof secs);
 }
 
-static int bind_on(int family, unsigned port, int *out)
+/* A listening socket's options, set before bind: accepted sockets inherit
+ * them. */
+static void listener_options(int fd, int family)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int one = 1, zero = 0, rc;
-	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1, zero = 0;
+
+	if (family == AF_INET6) /* any IPv6 address: IPv4 too */
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	defer_accept(fd);
+	keepalive(fd);
+}
+
+/* Bind a new socket to the address a (len bytes). 0 and *out, or -errno. */
+static int bind_to(const struct sockaddr_storage *a, socklen_t len, int *out)
+{
+	int rc, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	memset(&ss, 0, sizeof ss);
-	if (family == AF_INET6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_port = htons((uint16_t)port);
-		a->sin6_addr = in6addr_any;
-		len = sizeof *a;
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_port = htons((uint16_t)port);
-		a->sin_addr.s_addr = htonl(INADDR_ANY);
-		len = sizeof *a;
-	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* inherited */
-	defer_accept(fd);
-	keepalive(fd);
-	if (bind(fd, (struct sockaddr *)&ss, len) < 0) {
+	listener_options(fd, a->ss_family);
+	if (bind(fd, (const struct sockaddr *)a, len) < 0) {
 		rc = -errno;
 		close(fd);
 		return rc;
@@ -81,12 +76,43 @@ static int bind_on(int family, unsigned port, int *out)
 	return 0;
 }
 
-int net_bind(unsigned port, int *fd)
+/* addr (numeric IPv4 or IPv6; NULL: every address of family) and port
+ * into *a; its length, or 0 when addr is no address. */
+static socklen_t address(const char *addr, int family, unsigned port,
+			 struct sockaddr_storage *a)
 {
-	int rc = bind_on(AF_INET6, port, fd);
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
 
-	if (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL)
-		rc = bind_on(AF_INET, port, fd);
+	memset(a, 0, sizeof *a);
+	if ((addr && inet_pton(AF_INET, addr, &a4->sin_addr) == 1) ||
+	    (!addr && family == AF_INET)) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		if (!addr)
+			a4->sin_addr.s_addr = htonl(INADDR_ANY);
+		return sizeof *a4;
+	}
+	if (addr && inet_pton(AF_INET6, addr, &a6->sin6_addr) != 1)
+		return 0;
+	a6->sin6_family = AF_INET6;
+	a6->sin6_port = htons((uint16_t)port);
+	if (!addr)
+		a6->sin6_addr = in6addr_any;
+	return sizeof *a6;
+}
+
+int net_bind(const char *addr, unsigned port, int *fd)
+{
+	struct sockaddr_storage a;
+	socklen_t len = address(addr, AF_INET6, port, &a);
+	int rc;
+
+	if (!len)
+		return -EINVAL;
+	rc = bind_to(&a, len, fd);
+	if (!addr && (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL))
+		rc = bind_to(&a, address(NULL, AF_INET, port, &a), fd);
 	return rc;
 }
 
@@ -97,7 +123,7 @@ int net_open(int fd)
 
 int net_listen(unsigned port, int *fd)
 {
-	int rc = net_bind(port, fd);
+	int rc = net_bind(NULL, port, fd);
 
 	if (rc == 0 && (rc = net_open(*fd)) < 0) {
 		close(*fd);

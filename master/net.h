@@ -5,11 +5,13 @@
 
 #include <sys/socket.h>
 
-/* Bind a listener to port on every address, IPv6 and IPv4 alike where the
- * host allows (falls back to IPv4 only), not yet listening: a port another
+/* Bind a listener to port on the numeric IPv4 or IPv6 address addr, or
+ * with addr NULL on every address, IPv6 and IPv4 alike where the host
+ * allows (falls back to IPv4 only); not yet listening: a port another
  * master listens on is found before anything else is set up (two starting
- * at once both bind; the second fails at net_open). 0 and *fd, or -errno. */
-int net_bind(unsigned port, int *fd);
+ * at once both bind; the second fails at net_open). 0 and *fd, or -errno
+ * (-EINVAL: addr is no address). */
+int net_bind(const char *addr, unsigned port, int *fd);
 /* Start listening on a bound fd: from now on connections are accepted
  * into its queue. 0 or -errno. */
 int net_open(int fd);

@@ -13,6 +13,7 @@
 #include "master/config.h"
 #include "master/power.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -38,6 +39,17 @@ static const char usage_head[] =
 static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
+	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
+	"                         given up to 8 times (default: every address)\n"
+	"  --max-conns N          connections open at once, at most (default: the\n"
+	"                         descriptor limit less 1/16 and 64); more are\n"
+	"                         closed at once\n"
+	"  --peer-conns N         connections from one peer (an IPv4 address or an\n"
+	"                         IPv6 /64) at once (default: half of --max-conns)\n"
+	"  --peer-searches N      searches one peer has in flight at once (default:\n"
+	"                         --peer-conns); a request past it is closed\n"
+	"  --peer-weight N        the priority one peer's searches share: past it,\n"
+	"                         each of them counts for less (default 64)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of attaching to it\n"
 	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
@@ -165,6 +177,44 @@ static void set_defaults(struct options *o)
 	o->pin = 1;
 	o->low_latency = POWER_AUTO;
 	o->low_latency_ms = 1000;
+	o->peer_weight = 4 * POLICY_PEER_WEIGHT_MAX;
+}
+
+/* --listen ADDR: a numeric IPv4 or IPv6 address. */
+static int add_listen(struct options *o, const char *addr)
+{
+	struct in6_addr a;
+
+	if (o->nlisten >= OPT_LISTEN_MAX)
+		return bad("--listen (given more than 8 times)", addr);
+	if (inet_pton(AF_INET, addr, &a) != 1 && inet_pton(AF_INET6, addr, &a) != 1)
+		return bad("--listen (a numeric IPv4 or IPv6 address)", addr);
+	o->listen[o->nlisten++] = addr;
+	return 0;
+}
+
+/* The options of the connection caps and addresses (their getopt values
+ * from OPT_CAPS); 1 when c is none of them, else 0 or -EINVAL. */
+#define OPT_CAPS 0x3000 /* above POLICY_OPT_BASE's, below KIND_OPT_BASE */
+static int caps_option(int c, const char *arg, struct options *o)
+{
+	switch (c) {
+	case OPT_CAPS:
+		return add_listen(o, arg);
+	case OPT_CAPS + 1:
+		return parse_u64(arg, 1, 1ull << 30, &o->max_conns) < 0 ?
+			bad("--max-conns (1..2^30)", arg) : 0;
+	case OPT_CAPS + 2:
+		return parse_u64(arg, 1, 1ull << 30, &o->peer_conns) < 0 ?
+			bad("--peer-conns (1..2^30)", arg) : 0;
+	case OPT_CAPS + 3:
+		return parse_u64(arg, 1, 1ull << 30, &o->peer_searches) < 0 ?
+			bad("--peer-searches (1..2^30)", arg) : 0;
+	case OPT_CAPS + 4:
+		return parse_u64(arg, 1, 1ull << 20, &o->peer_weight) < 0 ?
+			bad("--peer-weight (1..2^20)", arg) : 0;
+	}
+	return 1;
 }
 
 /* A found kind's options, each its getopt value KIND_OPT_BASE + 3k + i:
@@ -257,6 +307,11 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "cache-entries", required_argument, NULL, 'C' },
 		{ "no-attach", no_argument, &o->attach_repeats, 0 },
+		{ "listen", required_argument, NULL, OPT_CAPS },
+		{ "max-conns", required_argument, NULL, OPT_CAPS + 1 },
+		{ "peer-conns", required_argument, NULL, OPT_CAPS + 2 },
+		{ "peer-searches", required_argument, NULL, OPT_CAPS + 3 },
+		{ "peer-weight", required_argument, NULL, OPT_CAPS + 4 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },
@@ -329,6 +384,11 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->help = 1;
 			return 0;
 		default:
+			if ((rc = caps_option(c, optarg, o)) <= 0) {
+				if (rc < 0)
+					return rc;
+				break;
+			}
 			if ((rc = table_option(c, optarg, o)) > 0)
 				return bad("option", argv[optind - 1]);
 			if (rc < 0)
@@ -385,4 +445,16 @@ unsigned options_workers(const struct options *o)
 	unsigned n = o->workers ? o->workers : os_cpu_count();
 
 	return n > RING_WORKERS ? RING_WORKERS : n;
+}
+
+void options_caps(struct options *o, long nofile)
+{
+	uint64_t room = nofile > 0 ? (uint64_t)nofile : 1024;
+
+	if (!o->max_conns)
+		o->max_conns = room > 128 + room / 16 ? room - 64 - room / 16 : 64;
+	if (!o->peer_conns)
+		o->peer_conns = o->max_conns / 2 ? o->max_conns / 2 : 1;
+	if (!o->peer_searches)
+		o->peer_searches = o->peer_conns;
 }

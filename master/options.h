@@ -7,6 +7,8 @@
 #include "shm/policy.h"
 #include "worker/kind.h"
 
+#define OPT_LISTEN_MAX 8 /* --listen given at most this often */
+
 struct options {
 	unsigned port;
 	unsigned workers;          /* 0 = auto: one per CPU the master may use */
@@ -19,6 +21,13 @@ struct options {
 	const char *kind_kernel[KINDS_MAX]; /* its --NAME-kernel; NULL: its
 	                              program measures its own at start */
 	uint64_t cache_entries;    /* answers the cache holds */
+	const char *listen[OPT_LISTEN_MAX]; /* --listen: addresses to listen
+	                              on; none: every address */
+	unsigned nlisten;
+	uint64_t max_conns;        /* connections open at most; 0: auto */
+	uint64_t peer_conns;       /* of them from one peer; 0: auto */
+	uint64_t peer_searches;    /* searches one peer gives weight to; 0: auto */
+	uint64_t peer_weight;      /* the weight one peer's searches share */
 	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
 	                              also to read the reply */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
@@ -50,5 +59,9 @@ int options_parse(int argc, char **argv, struct options *o);
 int options_load(struct options *o, const char *path);
 /* The worker count o asks for, resolving 0 (auto) to os_cpu_count(), capped. */
 unsigned options_workers(const struct options *o);
+/* Resolve o's automatic caps for a process that may hold nofile
+ * descriptors: connections below it with room for what else the master
+ * opens, half of them for one peer, as many searches as connections. */
+void options_caps(struct options *o, long nofile);
 
 #endif

@@ -87,10 +87,12 @@ static void begin_drain(struct server *s)
 		return;
 	s->draining = 1;
 	s->drain_deadline_ms = clock_ms() + s->opt.stop_timeout_ms;
-	if (s->listen.fd >= 0) {
-		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen.fd, NULL);
-		close(s->listen.fd);
-		s->listen.fd = -1; /* later events of this batch */
+	for (unsigned i = 0; i < s->nlisten; i++) {
+		if (s->listen[i].fd < 0)
+			continue;
+		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen[i].fd, NULL);
+		close(s->listen[i].fd);
+		s->listen[i].fd = -1; /* later events of this batch */
 	}
 	clients_close_unsent(&s->clients);
 	log_info("stopping: %llu requests in flight",
@@ -177,8 +179,10 @@ static int open_event_fds(struct server *s)
 		return failed("signalfd");
 	if ((s->notify.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
 		return failed("eventfd");
-	if ((rc = add_source(s, &s->listen, EPOLLIN)) < 0 ||
-	    (rc = add_source(s, &s->signals, EPOLLIN)) < 0 ||
+	for (unsigned i = 0; i < s->nlisten; i++)
+		if ((rc = add_source(s, &s->listen[i], EPOLLIN)) < 0)
+			return rc;
+	if ((rc = add_source(s, &s->signals, EPOLLIN)) < 0 ||
 	    (rc = add_source(s, &s->notify, EPOLLIN)) < 0)
 		return rc;
 	return 0;
@@ -195,7 +199,9 @@ static void close_fd(int *fd)
 static void teardown(struct server *s)
 {
 	jobs_free(&s->jobs);
-	close_fd(&s->listen.fd);
+	clients_free(&s->clients);
+	for (unsigned i = 0; i < s->nlisten; i++)
+		close_fd(&s->listen[i].fd);
 	close_fd(&s->signals.fd);
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
@@ -203,13 +209,41 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
-/* call (socket and bind, or listen) on port failed with rc: say so, and
- * the likely cause of a port in use. Returns rc. */
-static int listen_failed(const char *call, unsigned port, int rc)
+/* call (socket and bind, or listen) on addr (NULL: every address) and
+ * port failed with rc: say so, and the likely cause of a port in use.
+ * Returns rc. */
+static int listen_failed(const char *call, const char *addr, unsigned port, int rc)
 {
-	log_error("%s(port %u): %s%s", call, port, strerror(-rc),
-		  rc == -EADDRINUSE ? " (is another master running?)" : "");
+	log_error("%s(%s port %u): %s%s", call, addr ? addr : "every address", port,
+		  strerror(-rc), rc == -EADDRINUSE ? " (is another master running?)" : "");
 	return rc;
+}
+
+/* Bind a listener for each --listen address, or one for every address. */
+static int bind_all(struct server *s, const struct options *o)
+{
+	unsigned n = o->nlisten ? o->nlisten : 1;
+	int rc;
+
+	for (s->nlisten = 0; s->nlisten < n; s->nlisten++) {
+		const char *addr = o->nlisten ? o->listen[s->nlisten] : NULL;
+
+		if ((rc = net_bind(addr, o->port, &s->listen[s->nlisten].fd)) < 0)
+			return listen_failed("bind", addr, o->port, rc);
+	}
+	return 0;
+}
+
+/* From now on connections are accepted into the listeners' queues. */
+static int open_all(struct server *s, const struct options *o)
+{
+	int rc;
+
+	for (unsigned i = 0; i < s->nlisten; i++)
+		if ((rc = net_open(s->listen[i].fd)) < 0)
+			return listen_failed("listen", o->nlisten ? o->listen[i] : NULL,
+					     o->port, rc);
+	return 0;
 }
 
 static int start(struct server *s, const struct options *o)
@@ -218,8 +252,8 @@ static int start(struct server *s, const struct options *o)
 	char policy[64];
 	int rc;
 
-	if ((rc = net_bind(o->port, &s->listen.fd)) < 0)
-		return listen_failed("bind", o->port, rc);
+	if ((rc = bind_all(s, o)) < 0)
+		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
@@ -229,9 +263,11 @@ static int start(struct server *s, const struct options *o)
 	s->seg.hdr->cpus = os_cpu_count();
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
-	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);
+	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
+		     o->max_conns, (uint32_t)o->peer_conns);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
-			    &s->seg.hdr->stats, &o->policy, o->attach_repeats)) < 0)
+			    &s->seg.hdr->stats, &o->policy, o->attach_repeats,
+			    o->peer_searches, o->peer_weight)) < 0)
 		return rc;
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
 	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0 ||
@@ -239,14 +275,18 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */
-	if ((rc = net_open(s->listen.fd)) < 0)
-		return listen_failed("listen", o->port, rc);
+	if ((rc = open_all(s, o)) < 0)
+		return rc;
 	/* The count as capped: the slots other kinds take come off it. */
 	log_info("listening on port %u: CPU workers %u (kernel %s), other workers %u, "
 		 "cache %llu answers, schedule %s", o->port, workers_target(&s->workers),
 		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
+	log_info("caps: %llu connections, %llu a peer; %llu searches a peer, fair share "
+		 "past weight %llu", (unsigned long long)o->max_conns,
+		 (unsigned long long)o->peer_conns, (unsigned long long)o->peer_searches,
+		 (unsigned long long)o->peer_weight);
 	return 0;
 }
 
@@ -262,9 +302,10 @@ int server_init(struct server *s, const struct options *o)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
-	s->epfd = s->signals.fd = s->notify.fd = s->listen.fd = s->seg.fd = -1;
+	s->epfd = s->signals.fd = s->notify.fd = s->seg.fd = -1;
 	s->power.fd = -1;
-	s->listen.kind = SRC_LISTEN;
+	for (unsigned i = 0; i < OPT_LISTEN_MAX; i++)
+		s->listen[i] = (struct source){ .fd = -1, .kind = SRC_LISTEN };
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
 	s->kernel = kernel_find(o->kernel);
@@ -279,9 +320,9 @@ int server_init(struct server *s, const struct options *o)
 		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
 		log_info("kernel auto: %s", line);
 	}
-	net_raise_nofile();
+	options_caps(&s->opt, net_raise_nofile());
 	net_reserve_init();
-	if ((rc = start(s, o)) < 0) {
+	if ((rc = start(s, &s->opt)) < 0) {
 		if (s->workers.ring)
 			workers_shutdown(&s->workers, 0);
 		teardown(s);
@@ -289,26 +330,32 @@ int server_init(struct server *s, const struct options *o)
 	return rc;
 }
 
-/* Out of descriptors with no reserve: stop watching the listener for a
- * moment rather than spin on it; resume_accepting re-arms it. */
+/* Watch the listeners for connections (events EPOLLIN), or not (0). */
+static void watch_listeners(struct server *s, uint32_t events)
+{
+	for (unsigned i = 0; i < s->nlisten; i++) {
+		struct epoll_event ev = { .events = events, .data.ptr = &s->listen[i] };
+
+		if (s->listen[i].fd >= 0)
+			epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen[i].fd, &ev);
+	}
+}
+
+/* Out of descriptors with no reserve: stop watching the listeners for a
+ * moment rather than spin on them; resume_accepting re-arms them. */
 static void pause_accepting(struct server *s)
 {
-	struct epoll_event ev = { .events = 0, .data.ptr = &s->listen };
-
-	epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen.fd, &ev);
+	watch_listeners(s, 0);
 	s->accept_again_ms = clock_ms() + ACCEPT_PAUSE_MS;
 }
 
 static uint64_t resume_accepting(struct server *s, uint64_t now)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->listen };
-
 	if (!s->accept_again_ms)
 		return UINT64_MAX;
 	if (now < s->accept_again_ms)
 		return s->accept_again_ms;
-	if (s->listen.fd >= 0)
-		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->listen.fd, &ev);
+	watch_listeners(s, EPOLLIN);
 	s->accept_again_ms = 0;
 	return UINT64_MAX;
 }

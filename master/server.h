@@ -6,6 +6,7 @@
  *     |     +-- jobset.c    the index, the backlog, the weights
  *     |     +-- clients.c   the connection set: accept, deadlines, replies
  *     |           +-- conn.c, net.c   one connection's bytes; sockets
+ *     |           +-- peers.c   what each peer holds (the caps)
  *     +-- workers.c   find, fork, reap, respawn, watchdog (worker/kind.h)
  *     +-- status.c    the scoreboard
  * and everything shared with the workers goes through shm/. */
@@ -28,11 +29,13 @@ struct server {
 	struct seg seg;
 	const struct kernel *kernel;
 	int epfd;
-	struct source listen, signals, notify;
+	struct source listen[OPT_LISTEN_MAX]; /* one per --listen, or one */
+	unsigned nlisten;
+	struct source signals, notify;
 	struct clients clients;
 	struct jobs jobs;
 	struct workers workers;
-	uint64_t accept_again_ms; /* listener paused (out of descriptors) */
+	uint64_t accept_again_ms; /* listeners paused (out of descriptors) */
 	struct power power;       /* CPUs held polling while busy */
 	int draining;             /* a graceful stop: no new connections */
 	uint64_t drain_deadline_ms;

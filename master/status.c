@@ -60,6 +60,12 @@ static const struct counter {
 	  offsetof(struct seg_stats, wakeups) },
 	{ "wrong_answers", "wrong answers", "answers a worker reported that did not hash to "
 	  "the digest (searched again)", offsetof(struct seg_stats, wrong_answers) },
+	{ "refused_full", "\nrefused: master full", "connections closed at once: the master "
+	  "held --max-conns", offsetof(struct seg_stats, refused_full) },
+	{ "refused_peer_conns", "peer's connections", "connections closed at once: their "
+	  "peer held --peer-conns", offsetof(struct seg_stats, refused_peer_conns) },
+	{ "refused_peer_searches", "peer's searches", "requests closed unanswered: their "
+	  "peer had --peer-searches searches", offsetof(struct seg_stats, refused_peer_searches) },
 };
 
 static const char *const stage_names[STAGE_COUNT] = {

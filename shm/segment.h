@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 9
+#define SEG_VERSION 10
 #define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
 #define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
@@ -54,6 +54,9 @@ struct seg_stats {
 	uint64_t dead_chunks;
 	uint64_t wakeups;      /* times the master's loop woke with events */
 	uint64_t wrong_answers; /* answers a worker reported that were none */
+	uint64_t refused_full;  /* connections over the master's cap */
+	uint64_t refused_peer_conns;    /* over their peer's connection cap */
+	uint64_t refused_peer_searches; /* requests over their peer's search cap */
 	struct seg_stages stages;
 };
 

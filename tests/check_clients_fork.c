@@ -41,7 +41,7 @@ static void setup(void)
 	ck_assert_int_eq(net_listen(port, &lfd), 0);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ck_assert_int_ge(epfd, 0);
-	clients_init(&cl, epfd, &stats, 5000);
+	clients_init(&cl, epfd, &stats, 5000, 1u << 20, 1u << 20);
 }
 
 static void teardown(void)

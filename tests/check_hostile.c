@@ -416,6 +416,76 @@ START_TEST(one_peer_cannot_stack_weight)
 }
 END_TEST
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Nearest rank p of n latencies (sorts them). */
+static uint64_t percentile(uint64_t *v, int n, int p)
+{
+	int k = (p * n + 99) / 100;
+
+	qsort(v, (size_t)n, sizeof *v, cmp_u64);
+	return v[k > 0 ? k - 1 : 0];
+}
+
+/* One peer holds more connections than the master has descriptors, each
+ * with a search that never ends; another peer's small requests are all
+ * answered, fast. Without the caps the first peer took every descriptor
+ * and the second got resets. */
+START_TEST(one_peer_cannot_take_the_master)
+{
+	enum { HELD = 1200, SMALL = 50 };
+	static int fds[HELD];
+	uint64_t lat[SMALL], x, t0;
+	struct seg_stats st;
+	uint8_t d[32];
+	int held = 0;
+
+	th_master_nofile = 1024; /* caps: 896 connections, 448 a peer */
+	start(NULL, two);
+	for (int i = 0; i < HELD; i++) {
+		uint64_t base = (th_rand64() >> 2) | (1ull << 61);
+
+		if ((fds[i] = th_connect(m.port)) < 0)
+			break;
+		digest_of(base - 1, d); /* not in its range: searched for ever */
+		if (th_send_request(fds[i], d, base, base + (1ull << 40), 16) < 0)
+			break;
+		held++;
+	}
+	ck_assert_int_eq(held, HELD);
+	/* Each of them read, refused or turned away. */
+	ck_assert(TH_WAIT_UNTIL((st = stats_now(), st.requests + st.refused_peer_conns +
+				 st.refused_full + st.dropped >= HELD), 10000));
+	for (int i = 0; i < SMALL; i++) {
+		uint64_t base = th_rand64() >> 2, want = base + th_rand64() % 10000;
+		int fd = th_connect_from("127.0.0.2", m.port);
+
+		ck_assert_int_ge(fd, 0);
+		digest_of(want, d);
+		t0 = clock_ns();
+		ck_assert_int_eq(th_send_request(fd, d, base, base + 10000, 1), 0);
+		ck_assert_int_eq(th_read_reply(fd, &x, 10000), 0);
+		lat[i] = clock_ns() - t0;
+		ck_assert_uint_eq(x, want);
+		close(fd);
+	}
+	fprintf(stderr, "one_peer_cannot_take_the_master: %llu refused; another peer's %d "
+		"requests: p50 %.2f ms, p99 %.2f ms\n",
+		(unsigned long long)stats_now().refused_peer_conns, SMALL,
+		percentile(lat, SMALL, 50) / 1e6, percentile(lat, SMALL, 99) / 1e6);
+	ck_assert_uint_lt(percentile(lat, SMALL, 99), 50000000);
+	ck_assert_uint_ge(stats_now().refused_peer_conns, HELD - 448);
+	for (int i = 0; i < held; i++)
+		th_reset(fds[i]);
+	stop();
+}
+END_TEST
+
 START_TEST(resets_and_garbage)
 {
 	uint8_t junk[49];
@@ -457,6 +527,7 @@ int main(void)
 	tcase_add_test(t, resets_and_garbage);
 	tcase_add_test(t, trailing_bytes_cost_the_master_nothing);
 	tcase_add_test(t, one_peer_cannot_stack_weight);
+	tcase_add_test(t, one_peer_cannot_take_the_master);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

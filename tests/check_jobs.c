@@ -30,6 +30,7 @@ static struct clients cl;
 static struct jobs js;
 static int epfd, lfd;
 static unsigned port;
+static uint64_t peer_searches = 1u << 20; /* the caps setup gives jobs.c */
 
 static void setup_attach(struct policy p, int attach)
 {
@@ -43,8 +44,8 @@ static void setup_attach(struct policy p, int attach)
 	port = th_free_port();
 	ck_assert_int_eq(net_listen(port, &lfd), 0);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
-	clients_init(&cl, epfd, &stats, 60000);
-	ck_assert_int_eq(jobs_init(&js, r, cache, &cl, &stats, &p, attach), 0);
+	clients_init(&cl, epfd, &stats, 60000, 1u << 20, 1u << 20);
+	ck_assert_int_eq(jobs_init(&js, r, cache, &cl, &stats, &p, attach, peer_searches, 64), 0);
 }
 
 static void setup_with(struct policy p)
@@ -247,11 +248,11 @@ START_TEST(repeats_attach_and_each_peer_weighs_at_most_16)
 	fd[1] = request(1, 1ull << 40, 1ull << 41, 7);
 	ck_assert_uint_eq(ring_in_use(r), 1);
 	ck_assert_uint_eq(stats.attached, 1);
-	ck_assert_uint_eq(r->jobs[the_entry()].weight, 12);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 12 * JOBSET_UNIT);
 	fd[2] = request(1, 1ull << 40, 1ull << 41, 9);
-	ck_assert_uint_eq(r->jobs[the_entry()].weight, 16);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 16 * JOBSET_UNIT);
 	fd[3] = request_from("127.0.0.2", 1, 1ull << 40, 1ull << 41, 3);
-	ck_assert_uint_eq(r->jobs[the_entry()].weight, 19);
+	ck_assert_uint_eq(r->jobs[the_entry()].weight, 19 * JOBSET_UNIT);
 	fd[4] = request(1, 1ull << 40, (1ull << 41) + 1, 1); /* another range */
 	ck_assert_uint_eq(ring_in_use(r), 2);
 	for (int i = 0; i < 5; i++)
@@ -280,10 +281,10 @@ START_TEST(a_gone_client_takes_its_weight_and_the_last_cancels)
 	a = request(1, 1ull << 40, 1ull << 41, 4);
 	b = request_from("127.0.0.2", 1, 1ull << 40, 1ull << 41, 6);
 	e = the_entry();
-	ck_assert_uint_eq(r->jobs[e].weight, 10);
+	ck_assert_uint_eq(r->jobs[e].weight, 10 * JOBSET_UNIT);
 	th_reset(a);
 	connection_events(1000);
-	ck_assert_uint_eq(r->jobs[e].weight, 6);
+	ck_assert_uint_eq(r->jobs[e].weight, 6 * JOBSET_UNIT);
 	ck_assert_uint_eq(stats.cancelled, 0);
 	ck_assert_int_eq(ring_phase(r, e), PHASE_NEW);
 	th_reset(b);
@@ -358,7 +359,7 @@ START_TEST(the_backlog_is_admitted_best_first)
 		ck_assert_uint_eq(js.nbacklog, 2 - (uint32_t)i);
 		e = filler[i];
 		ck_assert_ptr_nonnull(js.by_entry[e]);
-		ck_assert_uint_eq(r->jobs[e].weight, want[i]);
+		ck_assert_uint_eq(r->jobs[e].weight, want[i] * JOBSET_UNIT);
 	}
 	for (int i = 0; i < 3; i++)
 		close(fd[i]);
@@ -411,13 +412,14 @@ START_TEST(crafted_keys_do_not_chain_in_one_bucket)
 	setup_with(policy_default());
 	for (int i = 0; i < 300; i++) {
 		struct conn c = { .prio = 1 };
+		struct job *j;
 		int fresh;
 
 		c.req.digest[30] = (uint8_t)(i >> 8);
 		c.req.digest[31] = (uint8_t)i;
 		c.req.start = 1;
 		c.req.end = 1ull << 40;
-		ck_assert_ptr_nonnull(jobset_job_for(&js, &c, &fresh));
+		ck_assert_int_eq(jobset_job_for(&js, &c, &j, &fresh), 0);
 		ck_assert(fresh);
 	}
 	for (size_t b = 0; b < js.index_size; b++) {
@@ -429,6 +431,122 @@ START_TEST(crafted_keys_do_not_chain_in_one_bucket)
 	}
 	ck_assert_uint_le(longest, 12);
 	teardown();
+}
+END_TEST
+
+/* The job searching start.. in the master's record, and its entry's
+ * weight, which must be the record's. */
+static uint64_t weight_at(uint64_t start)
+{
+	for (uint32_t e = 0; e < RING_JOBS; e++) {
+		struct job *j = js.by_entry[e];
+
+		if (j && j->key.start == start) {
+			ck_assert_uint_eq(r->jobs[e].weight, j->weight);
+			return j->weight;
+		}
+	}
+	ck_abort_msg("no job at %llu", (unsigned long long)start);
+	return 0;
+}
+
+/* One peer's many urgent searches share its budget (64 here): each counts
+ * for less than another peer's one, until the peer asks for less again.
+ * Without the fair share, its eight would rank ahead of the other's. */
+START_TEST(a_peer_of_many_searches_shares_its_weight)
+{
+	int a[8], b;
+
+	setup_with(policy_default());
+	for (int i = 0; i < 8; i++)
+		a[i] = request(1, (uint64_t)(i + 1) << 40, ((uint64_t)(i + 1) << 40) + 1000, 16);
+	b = request_from("127.0.0.2", 1, 1ull << 50, (1ull << 50) + 1000, 16);
+	/* 8 x 16 = 128 over a budget of 64: each of the first peer's counts
+	 * half; the second peer's one counts whole. */
+	for (int i = 0; i < 8; i++)
+		ck_assert_uint_eq(weight_at((uint64_t)(i + 1) << 40), 8 * JOBSET_UNIT);
+	ck_assert_uint_eq(weight_at(1ull << 50), 16 * JOBSET_UNIT);
+	/* Down to two searches (32, a quarter of 128): whole again. */
+	for (int i = 0; i < 6; i++)
+		th_reset(a[i]);
+	for (int i = 0; i < 10 && jobs_in_flight(&js) > 3; i++)
+		connection_events(100);
+	ck_assert_uint_eq(jobs_in_flight(&js), 3);
+	ck_assert_uint_eq(weight_at(7ull << 40), 16 * JOBSET_UNIT);
+	ck_assert_uint_eq(weight_at(8ull << 40), 16 * JOBSET_UNIT);
+	close(a[6]);
+	close(a[7]);
+	close(b);
+	teardown();
+}
+END_TEST
+
+/* A peer with as many searches as it may: a request for another is closed
+ * unanswered and counted; a repeat of one of its own attaches; another
+ * peer is served. */
+START_TEST(a_peer_past_its_search_cap_is_refused_alone)
+{
+	int fd[5];
+	uint8_t got[8];
+
+	peer_searches = 2;
+	setup_with(policy_default());
+	fd[0] = request(1, 1ull << 40, 1ull << 41, 1);
+	fd[1] = request(1, 1ull << 42, 1ull << 43, 1);
+	fd[2] = request(1, 1ull << 44, 1ull << 45, 1);
+	ck_assert_uint_eq(stats.refused_peer_searches, 1);
+	ck_assert_int_eq(recv(fd[2], got, sizeof got, 0), 0); /* a clean end */
+	fd[3] = request(1, 1ull << 40, 1ull << 41, 1);
+	ck_assert_uint_eq(stats.attached, 1);
+	fd[4] = request_from("127.0.0.2", 1, 1ull << 44, 1ull << 45, 1);
+	ck_assert_uint_eq(stats.refused_peer_searches, 1);
+	ck_assert_uint_eq(jobs_in_flight(&js), 3);
+	for (int i = 0; i < 5; i++)
+		close(fd[i]);
+	teardown();
+}
+END_TEST
+
+/* The peers' table against a plain array, over a seeded mix of adds and
+ * removals that wraps probes around and moves records back. */
+START_TEST(the_peers_table_keeps_every_peer)
+{
+	enum { N = 300, OPS = 20000 };
+	static uint8_t addr[N][16];
+	static uint32_t count[N];
+	struct peers ps;
+	uint32_t live = 0;
+
+	peers_init(&ps);
+	for (int i = 0; i < N; i++)
+		for (int b = 0; b < 16; b++)
+			addr[i][b] = (uint8_t)th_rand64();
+	for (int op = 0; op < OPS; op++) {
+		int i = (int)(th_rand64() % N);
+		struct peer *pe;
+
+		if (th_rand64() % 2 || !count[i]) {
+			ck_assert_ptr_nonnull(pe = peers_get(&ps, addr[i]));
+			live += !count[i];
+			pe->conns = ++count[i];
+		} else {
+			pe = peers_find(&ps, addr[i]);
+			ck_assert_ptr_nonnull(pe);
+			pe->conns = --count[i];
+			live -= !count[i];
+			peers_put(&ps, pe);
+		}
+		ck_assert_uint_eq(ps.n, live);
+	}
+	for (int i = 0; i < N; i++) {
+		struct peer *pe = peers_find(&ps, addr[i]);
+
+		if (count[i])
+			ck_assert(pe && pe->conns == count[i]);
+		else
+			ck_assert_ptr_null(pe);
+	}
+	peers_free(&ps);
 }
 END_TEST
 
@@ -446,6 +564,9 @@ int main(void)
 	tcase_add_test(t, a_parked_job_comes_back_where_it_was);
 	tcase_add_test(t, job_hashed_to_its_end_while_parking_is_answered);
 	tcase_add_test(t, crafted_keys_do_not_chain_in_one_bucket);
+	tcase_add_test(t, a_peer_of_many_searches_shares_its_weight);
+	tcase_add_test(t, a_peer_past_its_search_cap_is_refused_alone);
+	tcase_add_test(t, the_peers_table_keeps_every_peer);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

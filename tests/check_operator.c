@@ -8,6 +8,7 @@
 #include "tests/fixture.h"
 #include "lib/digest.h"
 
+#include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -197,6 +198,8 @@ START_TEST(command_line_is_checked)
 	const char *const grace[] = { "5003", "--low-latency=-1", NULL };
 	const char *const words[] = { "5003", "--low-latency=soon", NULL };
 	const char *const order[] = { "5003", "--schedule", "lifo", NULL };
+	const char *const listen[] = { "5003", "--listen", "localhost", NULL };
+	const char *const conns[] = { "5003", "--peer-conns", "0", NULL };
 
 	ck_assert_int_eq(run_master(help), 0);
 	ck_assert_int_eq(run_master(grace), 2);
@@ -208,6 +211,33 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(kernel), 2);
 	ck_assert_int_eq(run_master(kernel_empty), 2);
 	ck_assert_int_eq(run_master(order), 2);
+	ck_assert_int_eq(run_master(listen), 2);
+	ck_assert_int_eq(run_master(conns), 2);
+}
+END_TEST
+
+/* --listen 127.0.0.1: another address of the host (127.0.0.2 is one too)
+ * finds no listener; the one named is served. A port that is free on the
+ * named address only is no obstacle either. */
+START_TEST(listen_takes_only_the_addresses_named)
+{
+	const char *const args[] = { "--workers", "1", "--listen", "127.0.0.1", NULL };
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	uint8_t d[32];
+	uint64_t x;
+	int fd;
+
+	start(NULL, args);
+	digest_of(77, d);
+	ck_assert_int_eq(th_request(m.port, d, 0, 100, 1, &x), 0);
+	ck_assert_uint_eq(x, 77);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_port = htons((uint16_t)m.port);
+	inet_pton(AF_INET, "127.0.0.2", &a.sin_addr);
+	ck_assert_int_ne(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(errno, ECONNREFUSED);
+	close(fd);
+	stop();
 }
 END_TEST
 
@@ -1178,6 +1208,7 @@ int main(void)
 	tcase_add_test(t, stop_sent_to_the_whole_group_still_answers);
 	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, command_line_is_checked);
+	tcase_add_test(t, listen_takes_only_the_addresses_named);
 	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);

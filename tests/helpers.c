@@ -7,6 +7,7 @@
 #include "proto/proto.h"
 
 #include <dirent.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -207,6 +209,28 @@ int tm_start(struct tmaster *m, const char *env, const char *const *args)
 	return tm_start_on(m, th_free_port(), env, args);
 }
 
+unsigned long th_master_nofile;
+
+int th_connect_from(const char *from, unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	inet_pton(AF_INET, from, &a.sin_addr);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		goto fail;
+	a.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
 int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 		const char *const *args)
 {
@@ -241,6 +265,10 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 		setpgid(0, 0); /* its own group, as a service manager starts it */
 		/* A failed test exits without stopping it: then stop by itself. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (th_master_nofile) {
+			struct rlimit rl = { th_master_nofile, th_master_nofile };
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

@@ -37,6 +37,9 @@ const char *th_bench_path(void);
  * args name a --gpu option, the master runs with --gpu off: the tests
  * count CPU workers, on a machine with a GPU too. 0 or -1. */
 int tm_start(struct tmaster *m, const char *env, const char *const *args);
+/* When not 0: the descriptor limit (soft and hard) tm_start gives the
+ * master, as an operator's ulimit -n would. */
+extern unsigned long th_master_nofile;
 /* The same on a given port. */
 int tm_start_on(struct tmaster *m, unsigned port, const char *env,
 		const char *const *args);
@@ -85,6 +88,9 @@ static inline struct policy th_policy(uint32_t order, int preempt, int split)
 
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);
+/* Connect to 127.0.0.1:port from the address from (another 127.0.0.x is
+ * another peer to the master; blocking). fd or -1. */
+int th_connect_from(const char *from, unsigned port);
 /* Connect to localhost:port (blocking). fd or -1. */
 int th_connect(unsigned port);
 /* Send a request on fd. 0 or -1. */
