@@ -7,6 +7,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "master/net.h"
+#include "proto/proxy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -67,6 +68,12 @@ void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 	peers_init(&cl->peers);
 }
 
+void clients_trust_proxies(struct clients *cl, const uint8_t (*addrs)[16], unsigned n)
+{
+	cl->nproxies = n < CLIENTS_PROXIES_MAX ? n : CLIENTS_PROXIES_MAX;
+	memcpy(cl->proxies, addrs, cl->nproxies * sizeof cl->proxies[0]);
+}
+
 void clients_free(struct clients *cl)
 {
 	peers_free(&cl->peers);
@@ -103,10 +110,11 @@ static void close_conn(struct clients *cl, struct conn *c)
 	close(c->src.fd);
 	c->src.fd = -1;
 	cl->open--;
-	if ((pe = peers_find(&cl->peers, c->peer))) {
+	if (c->counted && (pe = peers_find(&cl->peers, c->peer))) {
 		pe->conns--;
 		peers_put(&cl->peers, pe);
 	}
+	c->counted = 0;
 	list_push(&cl->graveyard, c);
 }
 
@@ -135,15 +143,23 @@ static void request_read(struct clients *cl, struct conn *c)
 	cl->stats->requests++;
 }
 
+/* Read and throw away what fd's client sent so far: closed over unread
+ * bytes, its connection would be reset instead of ended. */
+static void drain(int fd)
+{
+	uint8_t junk[512];
+
+	(void)!read(fd, junk, sizeof junk);
+}
+
 /* A connection over a cap (why: which, for the log; counter: its count):
  * what it sent with its connection is read and thrown away first, so that
  * it gets a clean end of stream, not a reset, and nobody else notices. */
 static void refuse(struct clients *cl, int fd, const char *why, uint64_t *counter)
 {
-	uint8_t junk[512];
 	uint64_t n = log_every_due(&cl->refused);
 
-	(void)!read(fd, junk, sizeof junk);
+	drain(fd);
 	close(fd);
 	(*counter)++;
 	if (n)
@@ -151,27 +167,78 @@ static void refuse(struct clients *cl, int fd, const char *why, uint64_t *counte
 			 (unsigned long long)n, why);
 }
 
-/* The peer of fd (its address: addr) may open one more connection: counted
- * in its record, 0; or fd is refused, -1. */
-static int admit(struct clients *cl, int fd, const uint8_t addr[16])
+/* Room for one more connection in all? Else fd is refused: -1. */
+static int admit(struct clients *cl, int fd)
 {
-	struct peer *pe;
+	if (cl->open < cl->max_conns)
+		return 0;
+	refuse(cl, fd, "over the master's connection cap", &cl->stats->refused_full);
+	return -1;
+}
 
-	if (cl->open >= cl->max_conns) {
-		refuse(cl, fd, "over the master's connection cap", &cl->stats->refused_full);
-		return -1;
-	}
-	if (!(pe = peers_get(&cl->peers, addr))) {
-		close(fd);
+/* c's peer may hold one more connection: counted in its record, 0; or -1,
+ * c closed (refused, or out of memory). */
+static int count_peer(struct clients *cl, struct conn *c)
+{
+	struct peer *pe = peers_get(&cl->peers, c->peer);
+
+	if (!pe) {
 		log_error("out of memory: turned a connection away");
+		close_conn(cl, c);
 		return -1;
 	}
 	if (pe->conns >= cl->peer_conns) {
-		refuse(cl, fd, "over its peer's connection cap", &cl->stats->refused_peer_conns);
+		uint64_t n = log_every_due(&cl->refused);
+
+		cl->stats->refused_peer_conns++;
+		peers_put(&cl->peers, pe);
+		drain(c->src.fd);
+		close_conn(cl, c);
+		if (n)
+			log_warn("refused %llu connection(s) since the last such line: the "
+				 "last over its peer's connection cap", (unsigned long long)n);
 		return -1;
 	}
 	pe->conns++;
+	c->counted = 1;
 	return 0;
+}
+
+/* Is the whole address addr one of the balancers'? */
+static int from_proxy(const struct clients *cl, const uint8_t addr[16])
+{
+	for (unsigned i = 0; i < cl->nproxies; i++)
+		if (memcmp(cl->proxies[i], addr, 16) == 0)
+			return 1;
+	return 0;
+}
+
+/* A whole request that opens with the PROXY signature came from a source
+ * not trusted to send one: refused (1), so that nobody can pass for a
+ * balancer; else 0. */
+static int bad_proxy(struct clients *cl, struct conn *c)
+{
+	uint64_t n;
+
+	if (memcmp(c->in, proxy_sig, PROXY_SIG_LEN) != 0)
+		return 0;
+	if ((n = log_every_due(&cl->bad_proxy)))
+		log_warn("refused %llu PROXY header(s) from sources not named by "
+			 "--proxy-from", (unsigned long long)n);
+	clients_drop(cl, c);
+	return 1;
+}
+
+/* Read what c sent: its balancer's PROXY header first, then its peer is
+ * counted, then the request. What conn_read says, but that the header is
+ * handled here (CONN_ERROR, c closed, when its peer is refused). */
+static enum conn_io take(struct clients *cl, struct conn *c)
+{
+	enum conn_io io = conn_read(c);
+
+	if (io == CONN_PROXIED)
+		io = count_peer(cl, c) < 0 ? CONN_ERROR : conn_read(c);
+	return io;
 }
 
 void clients_refuse(struct clients *cl, struct conn *c)
@@ -189,17 +256,11 @@ void clients_refuse(struct clients *cl, struct conn *c)
  * connection), else wait for it. */
 static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 {
-	uint8_t addr[16];
 	struct conn *c;
 
-	conn_peer_of(addr, peer);
-	if (admit(cl, fd, addr) < 0)
+	if (admit(cl, fd) < 0)
 		return;
 	if (!(c = calloc(1, sizeof *c))) {
-		struct peer *pe = peers_find(&cl->peers, addr);
-
-		pe->conns--;
-		peers_put(&cl->peers, pe);
 		close(fd);
 		log_error("out of memory: turned a connection away");
 		return;
@@ -208,12 +269,21 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	c->src.kind = SRC_CONN;
 	c->accept_ns = clock_ns();
 	c->since_ms = c->accept_ns / 1000000u;
-	memcpy(c->peer, addr, sizeof addr);
+	conn_addr_of(c->peer, peer);
 	cl->open++;
 	cl->stats->accepted++;
 	list_push(&cl->timed, c);
-	switch (conn_read(c)) {
+	if (from_proxy(cl, c->peer) && !(c->pp = malloc(PROXY_MAX))) {
+		clients_drop(cl, c);
+		return;
+	}
+	conn_peer_mask(c->peer);
+	if (!c->pp && count_peer(cl, c) < 0)
+		return;
+	switch (take(cl, c)) {
 	case CONN_DONE:
+		if (bad_proxy(cl, c))
+			break;
 		request_read(cl, c);
 		list_push(&cl->ready, c);
 		break;
@@ -222,7 +292,8 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 			clients_drop(cl, c);
 		break;
 	default:
-		clients_drop(cl, c);
+		if (c->src.fd >= 0) /* else refused, and closed */
+			clients_drop(cl, c);
 	}
 }
 
@@ -326,14 +397,17 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
 {
 	switch (c->state) {
 	case CONN_READING:
-		switch (conn_read(c)) {
+		switch (take(cl, c)) {
 		case CONN_DONE:
+			if (bad_proxy(cl, c))
+				break;
 			request_read(cl, c);
 			return CLIENT_REQUEST;
 		case CONN_MORE:
 			break;
 		default:
-			clients_drop(cl, c);
+			if (c->src.fd >= 0) /* else refused, and closed */
+				clients_drop(cl, c);
 		}
 		break;
 	case CONN_WAITING:
@@ -406,6 +480,7 @@ void clients_bury(struct clients *cl)
 
 	while ((c = cl->graveyard.head)) {
 		list_remove(c);
+		free(c->pp);
 		free(c);
 	}
 }

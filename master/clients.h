@@ -14,6 +14,8 @@
 #include "master/conn.h"
 #include "master/peers.h"
 
+#define CLIENTS_PROXIES_MAX 8
+
 /* What a connection's event means for the layers above. */
 enum client_news {
 	CLIENT_NOTHING = 0, /* handled here */
@@ -35,6 +37,10 @@ struct clients {
 	uint64_t max_conns;          /* open at most; more are turned away */
 	uint32_t peer_conns;         /* open at most from one peer */
 	struct log_every refused;    /* connections over a cap: their log lines */
+	uint8_t proxies[CLIENTS_PROXIES_MAX][16]; /* sources that send a PROXY
+	                                header first (whole addresses) */
+	unsigned nproxies;
+	struct log_every bad_proxy;  /* PROXY headers refused: their log lines */
 	struct log_every emfile;       /* out of descriptors: its log lines */
 	struct log_every accept_error; /* other accept errors: theirs */
 };
@@ -43,6 +49,11 @@ struct clients {
  * connections open, peer_conns of them from one peer. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns);
+/* Connections from the n addresses at addrs (whole, IPv4 as IPv4-mapped,
+ * at most CLIENTS_PROXIES_MAX) are a balancer's: each must open with a
+ * PROXY version 2 header, and counts as the client it names. A header
+ * from any other source is refused. */
+void clients_trust_proxies(struct clients *cl, const uint8_t (*addrs)[16], unsigned n);
 /* Free what the set holds itself (at exit, after clients_close_all). */
 void clients_free(struct clients *cl);
 /* Accept a connection the listener has, reading its request at once: if

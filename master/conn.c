@@ -4,6 +4,7 @@
  * process anything beyond its request, except the bounded drain after the
  * reply that keeps the reply from being destroyed by a reset. */
 #include "master/conn.h"
+#include "proto/proxy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
+void conn_addr_of(uint8_t out[16], const struct sockaddr *sa)
 {
 	memset(out, 0, 16);
 	if (sa->sa_family == AF_INET) {
@@ -21,11 +22,20 @@ void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
 		out[10] = out[11] = 0xff;
 		memcpy(out + 12, &a->sin_addr, 4);
 	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)sa;
-		memcpy(out, &a->sin6_addr, 16);
-		if (!IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
-			memset(out + 8, 0, 8);
+		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
 	}
+}
+
+void conn_peer_mask(uint8_t addr[16])
+{
+	if (!IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr))
+		memset(addr + 8, 0, 8);
+}
+
+void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
+{
+	conn_addr_of(out, sa);
+	conn_peer_mask(out);
 }
 
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len)
@@ -61,8 +71,35 @@ static size_t receive(int fd, uint8_t *buf, size_t len, enum conn_io *why)
 	}
 }
 
+/* The PROXY header of a balancer's connection: no byte past it is read. */
+static enum conn_io read_proxy(struct conn *c)
+{
+	struct proxy_header h;
+	long need;
+
+	while ((need = proxy_parse(c->pp, c->pp_got, &h)) > 0) {
+		enum conn_io why;
+		size_t n = receive(c->src.fd, c->pp + c->pp_got, (size_t)need, &why);
+
+		if (!n)
+			return why;
+		c->pp_got += (unsigned)n;
+	}
+	if (need < 0)
+		return CONN_ERROR;
+	if (!h.local) {
+		memcpy(c->peer, h.addr, sizeof c->peer);
+		conn_peer_mask(c->peer);
+	}
+	free(c->pp);
+	c->pp = NULL;
+	return CONN_PROXIED;
+}
+
 enum conn_io conn_read(struct conn *c)
 {
+	if (c->pp)
+		return read_proxy(c);
 	while (c->got < PROTO_REQUEST_LEN) {
 		uint8_t buf[PROTO_REQUEST_LEN];
 		enum conn_io why;

@@ -28,6 +28,8 @@ enum conn_io {
 	                  request: half-closed, drain it before closing */
 	CONN_EOF,      /* the client closed its side */
 	CONN_ERROR,    /* the connection failed */
+	CONN_PROXIED,  /* the balancer's PROXY header is read: c->peer is now
+	                  the client it forwards (read on for the request) */
 };
 
 struct job; /* what a waiting connection waits on (master/jobs.c) */
@@ -41,7 +43,11 @@ struct conn {
 	uint8_t in[PROTO_REQUEST_LEN];
 	uint8_t out[PROTO_REPLY_LEN];
 	struct proto_request req;
-	uint8_t peer[16];           /* the client's address (see conn_peer) */
+	uint8_t peer[16];           /* the client's peer (see conn_peer_of) */
+	uint8_t *pp;                /* a PROXY header, while one is read first
+	                               (PROXY_MAX bytes; NULL: none expected) */
+	unsigned pp_got;            /* its bytes read */
+	int counted;                /* in its peer's record (clients.c) */
 	struct job *job;            /* while waiting */
 	uint64_t since_ms;          /* the state's deadline counts from here */
 	uint64_t accept_ns, request_ns; /* for the stage times */
@@ -62,11 +68,17 @@ struct conn_list {
  * IPv4-mapped IPv6), or the /64 prefix of an IPv6 one, the part one host
  * usually controls. */
 void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
+/* The whole address of sa in out, IPv4 as IPv4-mapped IPv6. */
+void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
+/* Reduce a whole address to its peer, in place. */
+void conn_peer_mask(uint8_t addr[16]);
 /* Copy request bytes from data into c; returns the number used (never past
  * the 49th byte). When c->got reaches 49, c->req holds the decoded request. */
 size_t conn_take(struct conn *c, const uint8_t *data, size_t len);
 /* Read what the socket has into the request. CONN_DONE once complete,
- * CONN_MORE when more is needed, CONN_EOF/CONN_ERROR when the peer is gone. */
+ * CONN_MORE when more is needed, CONN_EOF/CONN_ERROR when the peer is gone.
+ * With c->pp set, a PROXY header is read first: CONN_PROXIED once it is
+ * (c->pp freed), CONN_ERROR when the bytes are none. */
 enum conn_io conn_read(struct conn *c);
 /* Set the 8-byte reply, enter the writing state and write it: as
  * conn_write. */

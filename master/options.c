@@ -41,6 +41,10 @@ static const char usage_tail[] =
 	"                         cache, every request is searched)\n"
 	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
 	"                         given up to 8 times (default: every address)\n"
+	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
+	"                         with a PROXY protocol v2 header naming the\n"
+	"                         client; up to 8 times. From anyone else such a\n"
+	"                         header is refused\n"
 	"  --max-conns N          connections open at once, at most (default: the\n"
 	"                         descriptor limit less 1/16 and 64); more are\n"
 	"                         closed at once\n"
@@ -193,6 +197,23 @@ static int add_listen(struct options *o, const char *addr)
 	return 0;
 }
 
+/* --proxy-from ADDR: a numeric IPv4 or IPv6 address, kept whole. */
+static int add_proxy(struct options *o, const char *addr)
+{
+	uint8_t *a;
+
+	if (o->nproxy >= OPT_LISTEN_MAX)
+		return bad("--proxy-from (given more than 8 times)", addr);
+	a = o->proxy_from[o->nproxy];
+	memset(a, 0, 16);
+	if (inet_pton(AF_INET, addr, a + 12) == 1)
+		a[10] = a[11] = 0xff;
+	else if (inet_pton(AF_INET6, addr, a) != 1)
+		return bad("--proxy-from (a numeric IPv4 or IPv6 address)", addr);
+	o->nproxy++;
+	return 0;
+}
+
 /* The options of the connection caps and addresses (their getopt values
  * from OPT_CAPS); 1 when c is none of them, else 0 or -EINVAL. */
 #define OPT_CAPS 0x3000 /* above POLICY_OPT_BASE's, below KIND_OPT_BASE */
@@ -213,6 +234,8 @@ static int caps_option(int c, const char *arg, struct options *o)
 	case OPT_CAPS + 4:
 		return parse_u64(arg, 1, 1ull << 20, &o->peer_weight) < 0 ?
 			bad("--peer-weight (1..2^20)", arg) : 0;
+	case OPT_CAPS + 5:
+		return add_proxy(o, arg);
 	}
 	return 1;
 }
@@ -312,6 +335,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "peer-conns", required_argument, NULL, OPT_CAPS + 2 },
 		{ "peer-searches", required_argument, NULL, OPT_CAPS + 3 },
 		{ "peer-weight", required_argument, NULL, OPT_CAPS + 4 },
+		{ "proxy-from", required_argument, NULL, OPT_CAPS + 5 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },

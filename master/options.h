@@ -24,6 +24,10 @@ struct options {
 	const char *listen[OPT_LISTEN_MAX]; /* --listen: addresses to listen
 	                              on; none: every address */
 	unsigned nlisten;
+	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* --proxy-from: balancers
+	                              that send a PROXY header first (whole
+	                              addresses, IPv4 as IPv4-mapped) */
+	unsigned nproxy;
 	uint64_t max_conns;        /* connections open at most; 0: auto */
 	uint64_t peer_conns;       /* of them from one peer; 0: auto */
 	uint64_t peer_searches;    /* searches one peer gives weight to; 0: auto */

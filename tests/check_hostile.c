@@ -6,7 +6,9 @@
 #include "tests/helpers.h"
 #include "tests/fixture.h"
 #include "lib/digest.h"
+#include "proto/proxy.h"
 
+#include <arpa/inet.h>
 #include <check.h>
 #include <poll.h>
 #include <signal.h>
@@ -486,6 +488,84 @@ START_TEST(one_peer_cannot_take_the_master)
 }
 END_TEST
 
+/* A connection from the balancer's address (127.0.0.1 here) that names
+ * client (an IPv4 address) in its PROXY v2 header, then sends a request
+ * for want in [base, base + span]. The socket. */
+static int via_proxy(const char *client, uint64_t want, uint64_t base, uint64_t span)
+{
+	uint8_t buf[16 + 12 + PROTO_REQUEST_LEN];
+	struct proto_request q = { .start = base, .end = base + span, .priority = 1 };
+	int fd = th_connect_from("127.0.0.1", m.port);
+
+	ck_assert_int_ge(fd, 0);
+	memcpy(buf, proxy_sig, PROXY_SIG_LEN);
+	buf[12] = 0x21;
+	buf[13] = 0x11;
+	buf[14] = 0;
+	buf[15] = 12;
+	memset(buf + 16, 0, 12);
+	ck_assert_int_eq(inet_pton(AF_INET, client, buf + 16), 1);
+	digest_of(want, q.digest);
+	proto_encode_request(&q, buf + 28);
+	ck_assert_int_eq(send(fd, buf, sizeof buf, MSG_NOSIGNAL), (ssize_t)sizeof buf);
+	return fd;
+}
+
+/* Behind a balancer named by --proxy-from, the per-peer caps see the
+ * clients it names, not the balancer; from anyone else a PROXY header is
+ * refused, and the balancer must send one. */
+START_TEST(proxy_from_names_the_real_clients)
+{
+	static const char *const args[] = { "--workers", "2", "--proxy-from", "127.0.0.1",
+					    "--peer-conns", "2", NULL };
+	uint64_t base = th_rand64() >> 2, x;
+	uint8_t d[32];
+	int held[2], fd;
+
+	start(NULL, args);
+	/* Two searches that never end, for client 10.0.0.1: its cap. */
+	for (int i = 0; i < 2; i++) {
+		held[i] = via_proxy("10.0.0.1", 0, base + 1 + (uint64_t)i * (1ull << 40),
+				    1ull << 40);
+		ck_assert(TH_WAIT_UNTIL(stats_now().requests == (uint64_t)i + 1, 5000));
+	}
+	/* Its third is refused; client 10.0.0.2, behind the same balancer,
+	 * is served. */
+	fd = via_proxy("10.0.0.1", base - 5, base - 10, 100);
+	ck_assert_int_eq(th_read_reply(fd, &x, 5000), -1);
+	close(fd);
+	ck_assert_uint_eq(stats_now().refused_peer_conns, 1);
+	fd = via_proxy("10.0.0.2", base - 5, base - 10, 100);
+	ck_assert_int_eq(th_read_reply(fd, &x, 5000), 0);
+	ck_assert_uint_eq(x, base - 5);
+	close(fd);
+	/* A header from 127.0.0.2, which is no balancer: refused. */
+	fd = th_connect_from("127.0.0.2", m.port);
+	digest_of(base - 5, d);
+	{
+		uint8_t buf[PROTO_REQUEST_LEN];
+		struct proto_request q = { .start = 0, .end = 1, .priority = 1 };
+
+		memcpy(q.digest, proxy_sig, PROXY_SIG_LEN);
+		memcpy(q.digest + PROXY_SIG_LEN, d, sizeof d - PROXY_SIG_LEN);
+		proto_encode_request(&q, buf);
+		ck_assert_int_eq(send(fd, buf, sizeof buf, MSG_NOSIGNAL), (ssize_t)sizeof buf);
+	}
+	ck_assert_int_eq(th_read_reply(fd, &x, 5000), -1);
+	close(fd);
+	ck_assert(tm_log_contains(&m, "PROXY header(s) from sources not named"));
+	/* The balancer without its header: no request is taken from it. */
+	digest_of(base - 5, d);
+	fd = th_connect_from("127.0.0.1", m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base - 10, base + 90, 1), 0);
+	ck_assert_int_eq(th_read_reply(fd, &x, 5000), -1);
+	close(fd);
+	for (int i = 0; i < 2; i++)
+		th_reset(held[i]);
+	stop();
+}
+END_TEST
+
 START_TEST(resets_and_garbage)
 {
 	uint8_t junk[49];
@@ -528,6 +608,7 @@ int main(void)
 	tcase_add_test(t, trailing_bytes_cost_the_master_nothing);
 	tcase_add_test(t, one_peer_cannot_stack_weight);
 	tcase_add_test(t, one_peer_cannot_take_the_master);
+	tcase_add_test(t, proxy_from_names_the_real_clients);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
