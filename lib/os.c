@@ -2,9 +2,12 @@
  * later), else the descriptors /proc lists, never every number up to a
  * limit that may be a million. */
 #include "lib/os.h"
+#include "lib/log.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -93,4 +96,34 @@ void os_close_inherited(int keep)
 			close(fd);
 	}
 	closedir(d);
+}
+
+int os_become(const char *name)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	if (!(pw = getpwnam(name))) {
+		log_error("--user %s: %s", name, errno ? strerror(errno) : "no such user");
+		return errno ? -errno : -ENOENT;
+	}
+	if (geteuid() != 0) {
+		if (geteuid() == pw->pw_uid)
+			return 0;
+		log_error("--user %s: only root can become another user", name);
+		return -EPERM;
+	}
+	if (initgroups(name, pw->pw_gid) < 0 || setgid(pw->pw_gid) < 0 ||
+	    setuid(pw->pw_uid) < 0) {
+		int err = errno;
+		log_error("--user %s: %s", name, strerror(err));
+		return -err;
+	}
+	if (pw->pw_uid != 0 && (setuid(0) == 0 || geteuid() == 0)) {
+		log_error("--user %s: root could be taken back", name);
+		return -EPERM;
+	}
+	log_info("running as %s (uid %u, gid %u)", name, (unsigned)pw->pw_uid,
+		 (unsigned)pw->pw_gid);
+	return 0;
 }

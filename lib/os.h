@@ -1,6 +1,7 @@
 /* The few operating-system calls the processes share, in one small file:
  * the CPUs this process may use and pinning to one of them, a process's
- * state and CPU time from /proc, and closing inherited descriptors. */
+ * state and CPU time from /proc, dropping root, and closing inherited
+ * descriptors. */
 #ifndef REVHASH_OS_H
 #define REVHASH_OS_H
 
@@ -18,6 +19,11 @@ int os_pin(pid_t pid, unsigned n);
 int os_proc_stat(pid_t pid, char *state, uint64_t *ticks);
 /* Is pid stopped or traced (state T or t)? */
 int os_proc_stopped(pid_t pid);
+/* Become user name for good (its uid, gid and groups): for a process
+ * started as root, once what needs root is done. Not root: 0 when it is
+ * that user already. 0, or -errno (-ENOENT: no such user; -EPERM: the
+ * change could not be made, or could be undone), logged. */
+int os_become(const char *name);
 /* Close every descriptor above 2 except keep (-1 for none). */
 void os_close_inherited(int keep);
 

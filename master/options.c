@@ -41,6 +41,8 @@ static const char usage_tail[] =
 	"                         cache, every request is searched)\n"
 	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
 	"                         given up to 8 times (default: every address)\n"
+	"  --user NAME            started as root: bind the port, open what needs\n"
+	"                         root, then run as NAME, workers and all\n"
 	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
 	"                         with a PROXY protocol v2 header naming the\n"
 	"                         client; up to 8 times. From anyone else such a\n"
@@ -236,6 +238,11 @@ static int caps_option(int c, const char *arg, struct options *o)
 			bad("--peer-weight (1..2^20)", arg) : 0;
 	case OPT_CAPS + 5:
 		return add_proxy(o, arg);
+	case OPT_CAPS + 6:
+		if (!*arg)
+			return bad("--user (a user name)", arg);
+		o->user = arg;
+		return 0;
 	}
 	return 1;
 }
@@ -336,6 +343,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "peer-searches", required_argument, NULL, OPT_CAPS + 3 },
 		{ "peer-weight", required_argument, NULL, OPT_CAPS + 4 },
 		{ "proxy-from", required_argument, NULL, OPT_CAPS + 5 },
+		{ "user", required_argument, NULL, OPT_CAPS + 6 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },

@@ -28,6 +28,8 @@ struct options {
 	                              that send a PROXY header first (whole
 	                              addresses, IPv4 as IPv4-mapped) */
 	unsigned nproxy;
+	const char *user;          /* --user: run as this user once the port
+	                              is bound (started as root) */
 	uint64_t max_conns;        /* connections open at most; 0: auto */
 	uint64_t peer_conns;       /* of them from one peer; 0: auto */
 	uint64_t peer_searches;    /* searches one peer gives weight to; 0: auto */

@@ -254,10 +254,13 @@ static int start(struct server *s, const struct options *o)
 
 	if ((rc = bind_all(s, o)) < 0)
 		return rc;
+	/* What needs root comes first: the port, the CPUs' latency device. */
+	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
+	if (o->user && (rc = os_become(o->user)) < 0)
+		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
-	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	s->seg.hdr->low_latency = power_state(&s->power);
 	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
 	s->seg.hdr->cpus = os_cpu_count();

@@ -375,6 +375,53 @@ START_TEST(a_probe_that_fills_the_buffer_does_not_hang_the_start)
 }
 END_TEST
 
+/* A GPU program that others may write, or that another user owns, is
+ * never run: an explicit --gpu fails the start (exit 1) and says why; the
+ * same file made private is run. */
+START_TEST(a_gpu_program_others_can_write_is_refused)
+{
+	char path[] = "/tmp/revhash-gpu-XXXXXX", port[16], cmd[256];
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", path, NULL };
+	int fd = mkstemp(path), status;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "cp %s %s", standin(), path);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(path, 0777), 0);
+	snprintf(port, sizeof port, "%u", th_free_port());
+	if ((pid = fork()) == 0) {
+		freopen("/dev/null", "w", stderr);
+		execl(th_master_path(), th_master_path(), port, "--gpu", "0", "--gpu-worker",
+		      path, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	if (geteuid() == 0) { /* another user's file: root can make one */
+		ck_assert_int_eq(chmod(path, 0755), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		if ((pid = fork()) == 0) {
+			freopen("/dev/null", "w", stderr);
+			execl(th_master_path(), th_master_path(), port, "--gpu", "0",
+			      "--gpu-worker", path, (char *)NULL);
+			_exit(127);
+		}
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 1);
+		ck_assert_int_eq(chown(path, 0, 0), 0);
+	}
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	start(NULL, args);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	stop();
+	unlink(path);
+}
+END_TEST
+
 /* The GPU worker takes the top slot, so a CPU worker count of every slot
  * comes down by one, and the start's log says the count as it is. */
 START_TEST(the_start_log_counts_the_workers_it_runs)
@@ -437,6 +484,7 @@ int main(void)
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);
 	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
 	tcase_add_test(t, the_start_log_counts_the_workers_it_runs);
+	tcase_add_test(t, a_gpu_program_others_can_write_is_refused);
 	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
 	suite_add_tcase(s, t);
 	return check_run(s);

@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <pwd.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -213,6 +214,87 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(order), 2);
 	ck_assert_int_eq(run_master(listen), 2);
 	ck_assert_int_eq(run_master(conns), 2);
+}
+END_TEST
+
+/* The uid in /proc/pid/status (its real one), or -1. */
+static long uid_of(pid_t pid)
+{
+	char path[64], line[256];
+	long uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
+/* Up to max children of pid into out; how many. */
+static int children_of(pid_t pid, pid_t *out, int max)
+{
+	char path[64];
+	long child;
+	int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (n < max && fscanf(f, "%ld", &child) == 1)
+		out[n++] = (pid_t)child;
+	fclose(f);
+	return n;
+}
+
+/* --user: a master started as root binds its port (a privileged one too),
+ * then it and its workers run as that user and serve; its segment is that
+ * user's. Not root: refused unless it names the user it is. */
+START_TEST(user_drops_root_after_the_bind)
+{
+	struct passwd *pw = getpwnam("nobody");
+	const char *const other[] = { "5003", "--user", "nobody", NULL };
+	char port[16], seg[64];
+	pid_t pid, workers[2];
+	uint8_t d[32];
+	uint64_t x;
+	struct stat st;
+	int status;
+
+	if (!pw) {
+		printf("SKIP: user_drops_root_after_the_bind: no user nobody\n");
+		return;
+	}
+	if (geteuid() != 0) {
+		ck_assert_int_eq(run_master(other), 1);
+		printf("SKIP: user_drops_root_after_the_bind: not root\n");
+		return;
+	}
+	m.port = th_free_port();
+	snprintf(port, sizeof port, "%u", m.port);
+	if ((pid = fork()) == 0) {
+		freopen("/dev/null", "w", stderr);
+		execl(th_master_path(), th_master_path(), port, "--workers", "2", "--gpu", "off",
+		      "--user", "nobody", (char *)NULL);
+		_exit(127);
+	}
+	digest_of(31337, d);
+	ck_assert(TH_WAIT_UNTIL(th_request(m.port, d, 31000, 32000, 1, &x) == 0, 10000));
+	ck_assert_uint_eq(x, 31337);
+	ck_assert_int_eq(uid_of(pid), (long)pw->pw_uid);
+	snprintf(seg, sizeof seg, "/dev/shm/revhash-%u-%d", m.port, (int)pid);
+	ck_assert_int_eq(stat(seg, &st), 0);
+	ck_assert_uint_eq(st.st_uid, pw->pw_uid);
+	ck_assert_int_eq(children_of(pid, workers, 2), 2);
+	ck_assert_int_eq(uid_of(workers[0]), (long)pw->pw_uid);
+	ck_assert_int_eq(uid_of(workers[1]), (long)pw->pw_uid);
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 END_TEST
 
@@ -1209,6 +1291,7 @@ int main(void)
 	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, command_line_is_checked);
 	tcase_add_test(t, listen_takes_only_the_addresses_named);
+	tcase_add_test(t, user_drops_root_after_the_bind);
 	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);
 	tcase_add_test(t, killed_master_takes_its_workers_and_leaves_a_removable_segment);

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,28 @@ static void default_path(const struct worker_kind *k, char *path, size_t len)
 	snprintf(path, len, "%s/%s", self, k->binary);
 	if (access(path, X_OK) != 0)
 		snprintf(path, len, "%s/../worker/%s", self, k->binary);
+}
+
+/* May the master exec the program at path? Only a regular file that no one
+ * but its owner can write, owned by root or by the master's own user:
+ * anyone else who could change it would run code as the master, with the
+ * segment in hand. 0, or -ENOENT (none) / -EPERM (refused, logged). */
+static int trusted_program(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+		return -ENOENT;
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		log_error("%s: writable by its group or by anyone: refused", path);
+		return -EPERM;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		log_error("%s: owned by uid %u, neither root nor this master's user: refused",
+			  path, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* Read what fd gives until its end or the deadline into buf. */
@@ -168,9 +191,9 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 		snprintf(f->path, sizeof f->path, "%s", path);
 	else
 		default_path(k, f->path, sizeof f->path);
-	if (!f->path[0] || access(f->path, X_OK) != 0)
+	if (!f->path[0])
 		rc = -ENOENT;
-	else
+	else if ((rc = trusted_program(f->path)) == 0)
 		rc = probe(f->path, kernel, said, sizeof said);
 	if (rc == -EINVAL) {
 		log_error("--%s-kernel %s: no such kernel on its units (%s said why)", k->name,
@@ -179,7 +202,8 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 	}
 	if (rc < 0 || (there = units(said, f)) == 0) {
 		snprintf(f->note, sizeof f->note, "none (%s)",
-			 rc == -ENOENT ? "no worker program" : rc < 0 ? strerror(-rc) :
+			 rc == -ENOENT ? "no worker program" :
+			 rc == -EPERM ? "its program is writable by others" : rc < 0 ? strerror(-rc) :
 			 "no device");
 		if (!automatic) {
 			log_error("--%s %s: %s, program %s", k->name, spec, f->note, f->path);
