@@ -230,7 +230,8 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms);
-	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
+	cache_init(&s->cache, s->seg.cache, o->cache_entries);
+	if ((rc = jobs_init(&s->jobs, s->seg.ring, &s->cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats)) < 0)
 		return rc;
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);

@@ -26,6 +26,7 @@
 struct server {
 	struct options opt;
 	struct seg seg;
+	struct cache cache;       /* the master's, over the segment's table */
 	const struct kernel *kernel;
 	int epfd;
 	struct source listen, signals, notify;
