@@ -74,7 +74,7 @@ static void note(const struct conn *c, const char *how)
 static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 {
 	js->by_entry[e] = NULL;
-	ring_free_entry(js->ring, e, p);
+	ring_free_entry(&js->table, e, p);
 	js->rebalance = 1;
 }
 
@@ -117,12 +117,49 @@ static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 	jobset_free(js, j);
 }
 
+/* Entry e is freed, and its job j (if anyone waits on it) searched again
+ * from its start: what the workers said of it is not to be trusted. */
+static void search_again(struct jobs *js, struct job *j, uint32_t e)
+{
+	free_entry(js, e, NULL);
+	if (!j)
+		return;
+	if ((j->out = calloc(1, sizeof *j->out)))
+		j->out->p.next = j->key.start;
+	back_to_backlog(js, j, "a search to be done again");
+}
+
 /* j's entry e is PARKED: j's progress comes to the master, the entry is
- * freed, and j waits in the backlog. */
+ * freed, and j waits in the backlog. Progress that cannot be (the bytes a
+ * worker wrote) is not kept: j starts again. */
 static void come_back(struct jobs *js, struct job *j, uint32_t e)
 {
 	free_entry(js, e, &j->out->p);
+	if (ring_progress_check(&j->key, &j->out->p) < 0) {
+		if (log_every_due(&js->broken_said))
+			log_error("a parked search of %llu..%llu came back with progress out of "
+				  "its range: searching it again", (unsigned long long)j->key.start,
+				  (unsigned long long)j->key.end);
+		memset(&j->out->p, 0, sizeof j->out->p);
+		j->out->p.next = j->key.start;
+	}
 	back_to_backlog(js, j, "a parked search");
+}
+
+/* Entry e, the master's, says phase, which is out of the table (or FREE,
+ * which only the master writes): bytes a worker wrote. The workers on it
+ * are taken for dead (killed, their leases given back), and its job
+ * searched again. Said at most once a second; never an abort. */
+static void broken_entry(struct jobs *js, uint32_t e, uint32_t phase)
+{
+	uint64_t n;
+
+	js->liars |= ring_holders(&js->table, e);
+	if ((n = log_every_due(&js->broken_said)))
+		log_error("job entry %u says phase %u, which cannot be: its workers are "
+			  "killed and its search done again (%llu such entries)", (unsigned)e,
+			  (unsigned)phase, (unsigned long long)n);
+	search_again(js, js->by_entry[e], e);
 }
 
 /* x answers k: in its range, and its SHA-256 is k's digest. */
@@ -148,10 +185,7 @@ static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
 			  (unsigned long long)x, (unsigned long long)j->key.start,
 			  (unsigned long long)j->key.end,
 			  (unsigned long long)js->stats->wrong_answers);
-	free_entry(js, e, NULL); /* its progress is the same worker's word */
-	if ((j->out = calloc(1, sizeof *j->out)))
-		j->out->p.next = j->key.start;
-	back_to_backlog(js, j, "a search to be done again");
+	search_again(js, j, e); /* its progress is the same worker's word */
 }
 
 /* What the workers did to the job in entry e, which its phase says: an
@@ -167,6 +201,8 @@ static void on_end(struct jobs *js, uint32_t e)
 	enum ring_phase phase = ring_phase(js->ring, e);
 	struct ring_key k;
 
+	if (!ring_taken(&js->table, e))
+		return; /* free: a late flag (a repair flags every entry) */
 	switch (phase) {
 	case PHASE_FOUND:
 		x = ring_answer(js->ring, e);
@@ -191,8 +227,14 @@ static void on_end(struct jobs *js, uint32_t e)
 		break;
 	case PHASE_CLOSED:
 		break;
-	default:
+	case PHASE_NEW:
+	case PHASE_RUNNING:
+	case PHASE_RELEASING:
+	case PHASE_PARKING:
 		return; /* still the workers' */
+	default:
+		broken_entry(js, e, phase);
+		return;
 	}
 	if (j) {
 		tell_waiters(js, j, x, 0);
@@ -227,6 +269,7 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->peer_searches = peer_searches;
 	js->peer_weight = peer_weight;
 	js->index_size = 1024;
+	ring_master_init(&js->table, ring);
 	siphash_key(js->hash_key);
 	js->index = calloc(js->index_size, sizeof *js->index);
 	return js->index ? 0 : -ENOMEM;
@@ -306,8 +349,16 @@ void jobs_news(struct jobs *js)
 		on_end(js, js->changed[i]);
 }
 
+/* May an entry the master has taken be in phase? */
+static int in_table(enum ring_phase phase)
+{
+	return phase > PHASE_FREE && phase < PHASE_COUNT;
+}
+
 /* The table is full: park its worst running job if the backlog's best
- * outranks it. One at a time: none while another is being parked. */
+ * outranks it. One at a time: none while another is being parked. An
+ * entry whose phase a worker made out of the table is taken back on the
+ * way, flagged or not: so no worker can keep the table full. */
 static void park_worst(struct jobs *js)
 {
 	struct rank best = jobset_best(js)->rank, worst = { 0 }, k;
@@ -315,11 +366,13 @@ static void park_worst(struct jobs *js)
 	struct job *j;
 
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		enum ring_phase now;
+		enum ring_phase now = ring_phase(js->ring, e);
 
+		if (!in_table(now) && ring_taken(&js->table, e))
+			broken_entry(js, e, now);
 		if (!js->by_entry[e])
 			continue;
-		if ((now = ring_phase(js->ring, e)) == PHASE_PARKING)
+		if (now == PHASE_PARKING)
 			return;
 		if (now != PHASE_RUNNING)
 			continue;
@@ -350,10 +403,12 @@ void jobs_balance(struct jobs *js)
 	if (!js->rebalance)
 		return;
 	js->rebalance = 0;
-	while (js->nbacklog && ring_has_room(js->ring) && (j = jobset_admit(js)))
+	while (js->nbacklog && ring_has_room(&js->table) && (j = jobset_admit(js)))
 		js->by_entry[j->entry] = j;
 	if (js->nbacklog)
 		park_worst(js);
+	if (js->rebalance)
+		jobs_balance(js); /* park_worst took broken entries back */
 }
 
 void jobs_drop_all(struct jobs *js)

@@ -28,6 +28,8 @@ struct job;
 
 struct jobs {
 	struct ring *ring;
+	struct ring_master table;         /* the master's record of the ring's
+	                                     table: which entries are its own */
 	struct cache *cache;
 	struct clients *clients;
 	struct seg_stats *stats;
@@ -45,9 +47,11 @@ struct jobs {
 	uint32_t nbacklog, backlog_cap;
 	int rebalance;                    /* the table or the backlog changed */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
-	uint64_t liars;                   /* bit s: slot s's worker reported a
-	                                     wrong answer (jobs_take_liars) */
+	uint64_t liars;                   /* bit s: slot s's worker wrote what
+	                                     cannot be: a wrong answer, a phase
+	                                     out of the table (jobs_take_liars) */
 	struct log_every lies_said;       /* their log lines */
+	struct log_every broken_said;
 };
 
 /* Set up, with one peer's searches and its weight over them capped at
@@ -64,8 +68,9 @@ void jobs_dispatch(struct jobs *js, struct conn *c);
 void jobs_client_gone(struct jobs *js, struct conn *c);
 /* Act on the jobs the workers flagged: each at one of its ends. */
 void jobs_news(struct jobs *js);
-/* The slots whose workers reported a wrong answer since the last call, a
- * bit each (the master's own record; the segment only said which slot). */
+/* The slots whose workers reported a wrong answer, or held a lease on an
+ * entry whose phase is out of the table, since the last call, a bit each
+ * (the master's own record; the segment only said which slot). */
 uint64_t jobs_take_liars(struct jobs *js);
 /* After each batch of events: give free entries to the backlog's best,
  * and park the worst job of a full table for a better one out. */

@@ -150,7 +150,7 @@ struct job *jobset_admit(struct jobs *js)
 	struct job *j = jobset_best(js);
 	uint32_t e;
 
-	if (!j || ring_submit(js->ring, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
+	if (!j || ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
 		return NULL;
 	backlog_remove(js, j);
 	j->backlog_pos = RING_NONE;

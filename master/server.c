@@ -269,7 +269,8 @@ static int start(struct server *s, const struct options *o)
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
 		     o->max_conns, (uint32_t)o->peer_conns);
 	clients_trust_proxies(&s->clients, o->proxy_from, o->nproxy);
-	if ((rc = jobs_init(&s->jobs, s->seg.ring, s->seg.cache, &s->clients,
+	cache_init(&s->cache, s->seg.cache, o->cache_entries);
+	if ((rc = jobs_init(&s->jobs, s->seg.ring, &s->cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats,
 			    o->peer_searches, o->peer_weight)) < 0)
 		return rc;

@@ -27,6 +27,7 @@
 struct server {
 	struct options opt;
 	struct seg seg;
+	struct cache cache;       /* the master's, over the segment's table */
 	const struct kernel *kernel;
 	int epfd;
 	struct source listen[OPT_LISTEN_MAX]; /* one per --listen, or one */

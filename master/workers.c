@@ -44,6 +44,8 @@
 #define WATCH_EVERY_MS 50
 #define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
 #define STALL_FACTOR 20       /* ... or this many times the lease's time */
+#define STALL_MAX_MS 60000    /* ... but never more: the lease and the rate
+                                 are the worker's word */
 #define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
 #define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
 #define LATE_MS 150           /* the master's own rounds this late: it was held up */
@@ -126,7 +128,7 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 
 unsigned workers_target(const struct workers *ws)
 {
-	return __atomic_load_n(&ws->seg->hdr->workers, __ATOMIC_RELAXED);
+	return ws->target;
 }
 
 /* Should slot have a worker? */
@@ -176,7 +178,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	w->started_ms = w->beat_ms = now;
 	w->shown_ms = 0;
 	w->respawn_at_ms = 0;
-	w->died = w->killed = w->lied = 0;
+	w->died = w->killed = w->lied = w->retiring = 0;
 	return 0;
 }
 
@@ -206,6 +208,7 @@ void workers_set_target(struct workers *ws, unsigned n)
 {
 	if (n > RING_WORKERS - ws->fixed)
 		n = RING_WORKERS - ws->fixed;
+	ws->target = n;
 	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
 	plan(ws);
 }
@@ -267,7 +270,7 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	struct seg_stats *st = &ws->seg->hdr->stats;
 	struct wslot *w = &ws->w[slot];
 	enum ring_exit exit = w->killed ? EXIT_STALLED :
-			      ring_slot_retiring(ws->ring, slot) && WIFEXITED(status) &&
+			      (w->retiring || ws->shutdown) && WIFEXITED(status) &&
 			      WEXITSTATUS(status) == 0 ? EXIT_RETIRED : EXIT_DIED;
 	uint64_t hashes, chunks;
 	char how[96];
@@ -286,7 +289,7 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	log_warn("worker %u (pid %d) %s; its lease is given back", slot, (int)pid, how);
 	/* Also while a graceful stop waits for answers: those need workers.
 	 * Only the final shutdown lets them go. */
-	if (!ring_is_shutdown(ws->ring) && wanted(ws, slot))
+	if (!ws->shutdown && wanted(ws, slot))
 		plan_respawn(ws, slot, clock_ms(), chunks > 0);
 }
 
@@ -308,16 +311,15 @@ void workers_reap(struct workers *ws)
  * stopped; any other gets SLOW_FACTOR times as long (see stalled()). */
 static uint64_t stall_bound(const struct ring_slot_view *v)
 {
-	uint64_t expect_ms, bound;
+	unsigned __int128 expect_ms;
 
 	if (!v->has_lease)
-		bound = IDLE_STALL_MS;
-	else if ((expect_ms = v->rate ? v->lease_values * 1000 / v->rate : 0) >
-		 STALL_MIN_MS / STALL_FACTOR)
-		bound = expect_ms * STALL_FACTOR;
-	else
-		bound = STALL_MIN_MS;
-	return bound;
+		return IDLE_STALL_MS;
+	expect_ms = v->rate ? (unsigned __int128)v->lease_values * 1000 / v->rate : 0;
+	if (expect_ms <= STALL_MIN_MS / STALL_FACTOR)
+		return STALL_MIN_MS;
+	return expect_ms < STALL_MAX_MS / STALL_FACTOR ? (uint64_t)expect_ms * STALL_FACTOR
+						       : STALL_MAX_MS;
 }
 
 /* Has a worker silent for silent ms, with that bound, stalled? /proc is
@@ -354,7 +356,8 @@ void workers_punish(struct workers *ws, unsigned slot)
 
 	if (slot >= RING_WORKERS || !(w = &ws->w[slot])->pid || w->lied)
 		return;
-	log_warn("worker %u (pid %d) reported a wrong answer: killing it", slot, (int)w->pid);
+	log_warn("worker %u (pid %d) wrote what cannot be (a wrong answer, or a value "
+		 "out of its table): killing it", slot, (int)w->pid);
 	w->lied = 1;
 	kill(w->pid, SIGKILL); /* its pid is the master's own record, not the segment's */
 }
@@ -409,13 +412,15 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
 
-	if (ring_is_shutdown(ws->ring))
+	if (ws->shutdown)
 		return next;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &ws->w[i];
 		if (!wanted(ws, i)) {
-			if (w->pid && !ring_slot_retiring(ws->ring, i))
+			if (w->pid && !w->retiring) {
+				w->retiring = 1;
 				ring_slot_retire(ws->ring, i);
+			}
 			w->respawn_at_ms = 0;
 			w->died = 0; /* a later grow starts a worker, not a replacement */
 			continue;
@@ -442,6 +447,7 @@ void workers_shutdown(struct workers *ws, unsigned wait_ms)
 	uint64_t until = clock_ms() + wait_ms;
 	struct timespec pause = { 0, 10 * 1000000L };
 
+	ws->shutdown = 1;
 	ring_shutdown(ws->ring);
 	while (workers_alive(ws) && clock_ms() < until) {
 		nanosleep(&pause, NULL);

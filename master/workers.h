@@ -6,8 +6,9 @@
  * here asks which kind a worker is: a plan says which kind and unit each
  * slot is for, and the kind's entry does the rest. Beside the job
  * bookkeeping, below the loop; it reaches the workers only through the
- * ring. The CPU worker count it aims for is the segment header's
- * `workers`, its one record. */
+ * ring. What it asked of the workers (the count it aims for, retire, shut
+ * down) it keeps in its own memory and shows in the segment, never reading
+ * it back: a worker could have written it. */
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
@@ -28,8 +29,10 @@ struct wslot {
 	unsigned quick_deaths;   /* deaths soon after start, for back-off */
 	int died;                /* the last worker here died (not retired) */
 	int killed;              /* the watchdog killed it */
-	int lied;                /* killed for a wrong answer: its slot backs
+	int lied;                /* killed for what it wrote (a wrong answer,
+	                            a phase out of the table): its slot backs
 	                            off as after a quick death */
+	int retiring;            /* asked to exit after its lease */
 	uint64_t beat;           /* its last sign of life ... */
 	uint64_t beat_ms;        /* ... and when the master saw it change */
 	int kind;                /* the plan: the kind it is for (-1: none) */
@@ -48,6 +51,9 @@ struct workers {
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
 	uint64_t watch_ms;       /* next watchdog round */
+	unsigned target;         /* the CPU workers aimed at (shown in the
+	                            segment's header, never read back) */
+	int shutdown;            /* every worker told to exit */
 	struct wslot w[RING_WORKERS];
 };
 
@@ -80,8 +86,9 @@ uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
 void workers_shutdown(struct workers *ws, unsigned wait_ms);
 /* Live workers. */
 unsigned workers_alive(const struct workers *ws);
-/* Kill the worker in slot (it reported a wrong answer): it is replaced
- * after a back-off that grows with each such death in a row. */
+/* Kill the worker in slot (it wrote what cannot be: a wrong answer, a
+ * phase out of the table): it is replaced after a back-off that grows with
+ * each such death in a row. */
 void workers_punish(struct workers *ws, unsigned slot);
 
 #endif

@@ -54,11 +54,8 @@ int ring_init(struct ring *r, const struct policy *policy)
 			return rc;
 		}
 	r->policy = *policy;
-	for (uint32_t i = 0; i < RING_JOBS; i++) {
-		r->freelist[i] = RING_JOBS - 1 - i;
+	for (uint32_t i = 0; i < RING_JOBS; i++)
 		r->jobs[i].heap_pos = RING_NONE;
-	}
-	r->nfree = RING_JOBS;
 	return 0;
 }
 
@@ -314,6 +311,8 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 		ring_unlock(r);
 		return -EAGAIN;
 	}
+	if (ring_progress_check(&j->key, &j->p) < 0)
+		sched_restart(r, j); /* written over: its counts index the entry */
 	job_next_range(j, &lo, &limit);
 	slot_record(r, s, j, lo, limit - lo < size ? limit : lo + size - 1, now);
 	misbehave_here(r);

@@ -143,12 +143,11 @@ struct ring {
 	struct policy policy;
 	uint32_t hooks;       /* test hooks allowed */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
-	uint32_t nfree;       /* the master's: entries of freelist[] in use */
 	uint32_t nheap;       /* entries of heap[] in use */
+	uint32_t pad;
 	uint64_t pending_any; /* bit w: pending[w] has bits */
 	uint64_t pending[RING_JOBS / 64]; /* jobs the master changed */
 	uint64_t changed[RING_JOBS / 64]; /* jobs that reached an end */
-	uint32_t freelist[RING_JOBS];
 	uint32_t heap[RING_JOBS]; /* leasable jobs, best first */
 	struct ring_job jobs[RING_JOBS];
 	struct ring_slot slots[RING_WORKERS];
@@ -159,6 +158,18 @@ _Static_assert(sizeof(struct ring_progress) == 16 + 16 * RING_RETURNED + 8, "pro
 _Static_assert(sizeof(struct ring_job) % 16 == 0, "job entries stay aligned");
 _Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
 _Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
+
+/* The master's own record of the table, in its private memory: which
+ * entries it has taken, the free ones, and the generation of each. A
+ * worker can write anything in the segment, so nothing the master
+ * addresses memory with is read back from there. */
+struct ring_master {
+	struct ring *ring;
+	uint32_t nfree;               /* entries of freelist[] in use */
+	uint32_t freelist[RING_JOBS];
+	uint32_t gen[RING_JOBS];      /* each entry's, as the master gave it */
+	uint8_t taken[RING_JOBS];     /* submitted and not yet freed */
+};
 
 /* A leased range, as the worker sees it. */
 struct ring_lease {
@@ -208,16 +219,21 @@ struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k
 
 /* ---- the master (one thread; never blocks) ---------------------------- */
 
+/* The master's record of ring r: every entry free. */
+void ring_master_init(struct ring_master *m, struct ring *r);
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
  * with weight and arrival order seq; *job receives its entry (NEW). The
  * sleeping workers are woken to take it in, and the leases it preempts
  * stop (ring_preempt). 0, or -ENOSPC when every entry is taken. */
-int ring_submit(struct ring *r, const struct ring_key *key,
+int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		uint32_t *job);
 /* Is an entry free for ring_submit? */
-int ring_has_room(const struct ring *r);
-/* Entries taken (submitted and not yet freed). */
+int ring_has_room(const struct ring_master *m);
+/* Is job an entry the master has taken (submitted, not yet freed)? */
+int ring_taken(const struct ring_master *m, uint32_t job);
+/* Entries in use, as the segment shows them (not FREE): for --status and
+ * the tests; the master counts its own. */
 unsigned ring_in_use(const struct ring *r);
 /* job just came into the table: workers hashing a job it should preempt
  * (the policy says which) stop their lease and come for it. */
@@ -236,9 +252,18 @@ uint64_t ring_answer(const struct ring *r, uint32_t job);
 /* The slot whose worker reported job's answer: below RING_WORKERS, or
  * RING_WORKERS when what the segment says is out of the table. */
 unsigned ring_answer_slot(const struct ring *r, uint32_t job);
-/* Free the entry of a job at one of its ends; its progress goes to *p
- * (may be NULL). */
-void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p);
+/* Take back the entry of a job the master has taken, at one of its ends
+ * or with a phase out of the table (what a worker wrote there since is
+ * overruled: an end is the master's); its progress goes to *p (may be
+ * NULL), to be checked with ring_progress_check. 0, or -ENOENT when the
+ * master had not taken it. */
+int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
+/* Is p a progress of a job with key k (every count within its table,
+ * every range within the key's)? 0, or -EINVAL when a worker wrote what
+ * cannot be. */
+int ring_progress_check(const struct ring_key *k, const struct ring_progress *p);
+/* The slots holding a lease on job (as the master gave it), a bit each. */
+uint64_t ring_holders(const struct ring_master *m, uint32_t job);
 /* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
 /* The rank of job now (ring_rank_of on a snapshot read without the lock:
@@ -255,15 +280,12 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
 void ring_wake(struct ring *r);
 /* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
-/* Workers are told to exit. */
-int ring_is_shutdown(const struct ring *r);
 /* Before forking worker unit of kind for slot: fresh counters, not
- * retiring. */
+ * retiring, and the workers not told to exit (the master forks none while
+ * it shuts them down, so it says so again whatever a worker wrote). */
 void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
-/* Was the worker in slot asked to exit (retire or shutdown)? */
-int ring_slot_retiring(const struct ring *r, unsigned slot);
 /* The worker in slot is gone (how: enum ring_exit): its lease goes back
  * to its job (a worker does it at its next ring call). *hashes and *chunks
  * get what it did. */
@@ -296,6 +318,8 @@ unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
  * aborts. */
 void ring_lock(struct ring *r, pid_t self);
 void ring_unlock(struct ring *r);
+/* Was the worker in slot asked to exit (retire or shutdown)? */
+int ring_slot_retiring(const struct ring *r, unsigned slot);
 /* A new worker in slot (pid self) comes in and shows in the slot: a lease
  * left there by a dead predecessor goes back. 1 when the master should be
  * told. */

@@ -35,6 +35,7 @@
 #include "lib/log.h"
 #include "shm/ring_private.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 /* The diagram above: the phases each phase may move to. */
@@ -66,6 +67,16 @@ int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to)
 					    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return moved;
+}
+
+void ring_own_move(struct ring_job *j, enum ring_phase to)
+{
+	if (to != PHASE_FREE && to != PHASE_NEW) { /* the master's own call: a bug */
+		log_error("ring: the master cannot move a job to %s", ring_phase_name(to));
+		abort();
+	}
+	__atomic_store_n(&j->phase, (uint32_t)to, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 const char *ring_phase_name(enum ring_phase phase)
@@ -108,6 +119,18 @@ unsigned __int128 ring_remaining(const struct ring_key *k,
 		if (p->returned[i].lo <= p->returned[i].hi)
 			n += span(p->returned[i].lo, p->returned[i].hi);
 	return n;
+}
+
+int ring_progress_check(const struct ring_key *k, const struct ring_progress *p)
+{
+	if (p->nreturned > RING_RETURNED || p->cursor_done > 1 || p->started > 1 ||
+	    (!p->cursor_done && (p->next < k->start || p->next > k->end)))
+		return -EINVAL;
+	for (uint32_t i = 0; i < p->nreturned; i++)
+		if (p->returned[i].lo > p->returned[i].hi || p->returned[i].lo < k->start ||
+		    p->returned[i].hi > k->end)
+			return -EINVAL;
+	return 0;
 }
 
 unsigned __int128 job_left(const struct ring_job *j)

@@ -2,8 +2,11 @@
  * what --status reads. Every function here returns at once: the master
  * fills free entries in, moves a phase with a compare-and-swap, marks what
  * it changed pending, reads what the workers flagged in changed[], and
- * never takes the lock. The master is one thread, so the free list needs
- * no lock either. */
+ * never takes the lock. Which entries it has taken, the free list and
+ * each entry's generation are its own (struct ring_master, in its private
+ * memory): a worker can write anything in the segment, and the master
+ * addresses memory with none of it. The master is one thread, so its
+ * record needs no lock either. */
 #include "lib/clock.h"
 #include "shm/ring.h"
 #include "shm/ring_private.h"
@@ -30,17 +33,28 @@ static uint64_t clamp_weight(uint64_t w)
 	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;
 }
 
-int ring_submit(struct ring *r, const struct ring_key *key,
+void ring_master_init(struct ring_master *m, struct ring *r)
+{
+	memset(m, 0, sizeof *m);
+	m->ring = r;
+	for (uint32_t i = 0; i < RING_JOBS; i++)
+		m->freelist[i] = RING_JOBS - 1 - i;
+	m->nfree = RING_JOBS;
+}
+
+int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		uint32_t *job)
 {
+	struct ring *r = m->ring;
 	struct ring_job *j;
 
-	if (r->nfree == 0)
+	if (m->nfree == 0)
 		return -ENOSPC;
-	*job = r->freelist[--r->nfree];
+	*job = m->freelist[--m->nfree];
+	m->taken[*job] = 1;
 	j = &r->jobs[*job];
-	publish(j->gen, j->gen + 1); /* first: leases of its last use are void */
+	publish(j->gen, ++m->gen[*job]); /* first: leases of its last use are void */
 	j->key = *key;
 	j->seq = seq;
 	j->answer = j->first_lease_ns = j->found_ns = 0;
@@ -53,21 +67,30 @@ int ring_submit(struct ring *r, const struct ring_key *key,
 		j->p.next = key->start;
 	}
 	publish(j->weight, clamp_weight(weight));
-	ring_move(j, PHASE_FREE, PHASE_NEW);
+	ring_own_move(j, PHASE_NEW);
 	mark_pending(r, *job);
 	ring_wake(r);
 	ring_preempt(r, *job);
 	return 0;
 }
 
-int ring_has_room(const struct ring *r)
+int ring_has_room(const struct ring_master *m)
 {
-	return r->nfree > 0;
+	return m->nfree > 0;
+}
+
+int ring_taken(const struct ring_master *m, uint32_t job)
+{
+	return job < RING_JOBS && m->taken[job];
 }
 
 unsigned ring_in_use(const struct ring *r)
 {
-	return RING_JOBS - peek(r->nfree);
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < RING_JOBS; i++)
+		n += peek(r->jobs[i].phase) != PHASE_FREE;
+	return n;
 }
 
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
@@ -113,14 +136,29 @@ unsigned ring_answer_slot(const struct ring *r, uint32_t job)
 	return slot < RING_WORKERS ? slot : RING_WORKERS;
 }
 
-void ring_free_entry(struct ring *r, uint32_t job, struct ring_progress *p)
+int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p)
 {
-	struct ring_job *j = &r->jobs[job];
+	struct ring_job *j;
 
+	if (!ring_taken(m, job))
+		return -ENOENT;
+	j = &m->ring->jobs[job];
 	if (p)
 		*p = j->p;
-	ring_move(j, (enum ring_phase)peek(j->phase), PHASE_FREE);
-	r->freelist[r->nfree++] = job;
+	ring_own_move(j, PHASE_FREE);
+	m->taken[job] = 0;
+	m->freelist[m->nfree++] = job;
+	return 0;
+}
+
+uint64_t ring_holders(const struct ring_master *m, uint32_t job)
+{
+	uint64_t bits = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (slot_holds(&m->ring->slots[i], job, m->gen[job]))
+			bits |= UINT64_C(1) << i;
+	return bits;
 }
 
 const struct ring_key *ring_key(const struct ring *r, uint32_t job)
@@ -178,11 +216,6 @@ void ring_shutdown(struct ring *r)
 {
 	publish(r->shutdown, 1);
 	ring_wake(r);
-}
-
-int ring_is_shutdown(const struct ring *r)
-{
-	return peek(r->shutdown) != 0;
 }
 
 void ring_slot_retire(struct ring *r, unsigned slot)

@@ -34,6 +34,11 @@ static inline void flag(uint64_t *bits, uint32_t job)
  * when j was no longer in `from` (the other side moved it first). A move
  * the table of ring_job.c does not have is a bug, and aborts. */
 int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to);
+/* The master sets the phase of an entry that is its own (FREE, or at an
+ * end) to `to` (FREE, or NEW from FREE): a store, not a compare-and-swap,
+ * since no worker may move it from there; what one wrote there anyway is
+ * overruled. */
+void ring_own_move(struct ring_job *j, enum ring_phase to);
 /* Is a job in phase p being worked on (its leases count)? */
 int ring_live(enum ring_phase p);
 /* Values j has left to lease. */
@@ -87,6 +92,9 @@ void sched_leased(struct ring *r, struct ring_job *j, uint64_t hi, uint64_t now)
 void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t hi);
 /* One lease of j is back (hashed, stopped, or its worker gone). */
 void sched_lease_back(struct ring *r, struct ring_job *j);
+/* j's progress is none of its key's (a worker wrote over it): j starts
+ * again from its start; values are hashed twice, none is skipped. */
+void sched_restart(struct ring *r, struct ring_job *j);
 /* j reached an end: its leases no longer count, it leaves the heap. */
 void sched_ended(struct ring *r, struct ring_job *j);
 /* Rebuild every derived field from the authoritative ones (a lock holder

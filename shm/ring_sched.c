@@ -15,6 +15,7 @@
 #include "shm/ring_private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
 
@@ -96,6 +97,15 @@ void sched_lease_back(struct ring *r, struct ring_job *j)
 		abort();
 	}
 	j->nleases--;
+	place(r, j);
+}
+
+void sched_restart(struct ring *r, struct ring_job *j)
+{
+	log_error("ring: job %u's progress is out of its range: searching it again",
+		  (unsigned)(j - r->jobs));
+	memset(&j->p, 0, sizeof j->p);
+	j->p.next = j->key.start;
 	place(r, j);
 }
 

@@ -156,6 +156,7 @@ void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned un
 	publish(s->unit, unit);
 	s->started_ns = clock_ns();
 	publish(s->retire, 0);
+	publish(r->shutdown, 0);
 	publish(s->state, SLOT_IDLE);
 }
 

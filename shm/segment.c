@@ -162,7 +162,7 @@ static void point(struct seg *seg, void *p, size_t size)
 {
 	seg->hdr = p;
 	seg->ring = (struct ring *)((char *)p + seg->hdr->ring_off);
-	seg->cache = (struct cache *)((char *)p + seg->hdr->cache_off);
+	seg->cache = (struct cache_shm *)((char *)p + seg->hdr->cache_off);
 	seg->size = size;
 }
 
@@ -179,7 +179,7 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	point(seg, p, size);
 	if ((rc = ring_init(seg->ring, policy)) < 0)
 		return rc;
-	cache_init(seg->cache, cache_entries);
+	cache_lay_out(seg->cache, cache_entries);
 	h->size = size;
 	h->master_pid = getpid();
 	h->port = port;
@@ -282,7 +282,7 @@ int seg_create(unsigned port, uint64_t cache_entries, const struct policy *polic
 static int sane(const void *p, size_t size)
 {
 	const struct seg_header *h = p;
-	const struct cache *c;
+	const struct cache_shm *c;
 
 	if (size < sizeof *h || h->magic != SEG_MAGIC || h->version != SEG_VERSION ||
 	    h->size != size)
@@ -290,10 +290,10 @@ static int sane(const void *p, size_t size)
 	if (h->ring_off < sizeof *h || h->ring_off > size ||
 	    size - h->ring_off < sizeof(struct ring) ||
 	    h->cache_off < h->ring_off + sizeof(struct ring) || h->cache_off > size ||
-	    size - h->cache_off < sizeof(struct cache) ||
+	    size - h->cache_off < sizeof(struct cache_shm) ||
 	    h->ring_off % 64 || h->cache_off % 64)
 		return 0;
-	c = (const struct cache *)((const char *)p + h->cache_off);
+	c = (const struct cache_shm *)((const char *)p + h->cache_off);
 	return c->nslots >= 16 && (c->nslots & (c->nslots - 1)) == 0 &&
 	       c->nslots <= (size - h->cache_off - sizeof *c) / sizeof(struct cache_entry) &&
 	       c->capacity < c->nslots && c->count <= c->capacity;

@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 10
+#define SEG_VERSION 11
 #define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
 #define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
@@ -74,8 +74,8 @@ struct seg_header {
 	uint64_t size;         /* bytes of the whole segment */
 	int32_t master_pid;
 	uint32_t port;
-	uint32_t workers;      /* the CPU worker count the master aims for:
-	                          the one record of it (master/workers.c) */
+	uint32_t workers;      /* the CPU worker count the master aims for,
+	                          shown (its own record: master/workers.c) */
 	uint32_t cpus;         /* CPUs the master may run on */
 	uint64_t ring_off;
 	uint64_t cache_off;
@@ -101,7 +101,7 @@ _Static_assert(sizeof(struct seg_header) <= 4096, "header in its first page");
 struct seg {
 	struct seg_header *hdr;
 	struct ring *ring;
-	struct cache *cache;
+	struct cache_shm *cache;
 	size_t size;
 	char name[64];  /* /revhash-PORT-PID */
 	int fd;         /* kept open: the owner's lock lives on it */

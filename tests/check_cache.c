@@ -10,14 +10,24 @@
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* A cache of capacity answers over a table of its own (drop frees both). */
 static struct cache *make(uint64_t capacity)
 {
-	struct cache *c = calloc(1, cache_bytes(capacity));
+	struct cache *c = calloc(1, sizeof *c);
+	struct cache_shm *table = calloc(1, cache_bytes(capacity));
 
 	ck_assert_ptr_nonnull(c);
-	cache_init(c, capacity);
+	ck_assert_ptr_nonnull(table);
+	cache_init(c, table, capacity);
 	return c;
+}
+
+static void drop(struct cache *c)
+{
+	free(c->shown);
+	free(c);
 }
 
 /* The first value from *x on whose digest lands in slot home. */
@@ -49,7 +59,7 @@ START_TEST(insert_and_lookup)
 	}
 	digest_of(1, d); /* never inserted */
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
-	free(c);
+	drop(c);
 }
 END_TEST
 
@@ -66,7 +76,7 @@ START_TEST(wrong_answer_is_never_returned)
 	ck_assert_uint_eq(c->count, 1);
 	ck_assert_int_eq(cache_get(c, d, &x), 1);
 	ck_assert_uint_eq(x, 42);
-	free(c);
+	drop(c);
 }
 END_TEST
 
@@ -93,7 +103,7 @@ START_TEST(full_table_evicts_and_keeps_hot_entries)
 	ck_assert_int_eq(cache_get(c, d, &x), 1);
 	digest_of(0, d);
 	ck_assert_int_eq(cache_get(c, d, &x), 0);
-	free(c);
+	drop(c);
 }
 END_TEST
 
@@ -127,7 +137,7 @@ START_TEST(probing_wraps_around_the_end)
 	ck_assert_int_eq(cache_get(c, de, &x), 1);
 	ck_assert_uint_eq(x, e);
 	ck_assert_int_eq(cache_get(c, dn, &x), 1);
-	free(c);
+	drop(c);
 }
 END_TEST
 
@@ -137,7 +147,7 @@ START_TEST(capacity_leaves_empty_slots)
 		struct cache *c = make(cap);
 		ck_assert_uint_gt(c->nslots - c->nslots / 4, cap);
 		ck_assert_uint_eq(c->nslots & (c->nslots - 1), 0);
-		free(c);
+		drop(c);
 	}
 }
 END_TEST
@@ -175,8 +185,64 @@ START_TEST(crafted_digests_do_not_crowd_one_run)
 	}
 	ck_assert_uint_ge(apart, 60);
 	ck_assert_uint_ge(differ, 60);
-	free(c);
-	free(other);
+	drop(c);
+	drop(other);
+}
+END_TEST
+
+/* What a worker can write over the table: every slot "used" with hashes of
+ * nothing (no probe may loop: a lookup misses, an insert gives up), the
+ * figures shown for --status (the master never reads them back), and an
+ * answer replaced by another (never returned). */
+START_TEST(a_table_written_over_costs_no_loop_and_no_lie)
+{
+	struct cache *c = make(100);
+	uint8_t d[32], e[32];
+	uint64_t x;
+
+	digest_of(7, d);
+	cache_put(c, d, 7);
+	c->shown->nslots = c->shown->capacity = c->shown->count = UINT64_MAX;
+	ck_assert_int_eq(cache_get(c, d, &x), 1);
+	ck_assert_uint_eq(x, 7);
+	for (uint64_t i = 0; i < c->nslots; i++)
+		if (c->slots[i].answer != 7)
+			c->slots[i] = (struct cache_entry){ .hash = i * 77 + 1, .used = 1, .ref = 1 };
+	digest_of(8, e);
+	ck_assert_int_eq(cache_get(c, e, &x), 0);
+	cache_put(c, e, 8); /* evicts one by clock, then finds room */
+	ck_assert_int_eq(cache_get(c, e, &x), 1);
+	ck_assert_uint_eq(x, 8);
+	for (uint64_t i = 0; i < c->nslots; i++)
+		c->slots[i].answer = 9;
+	ck_assert_int_eq(cache_get(c, d, &x), 0);
+	ck_assert_int_eq(cache_get(c, e, &x), 0);
+	ck_assert_uint_eq(c->shown->nslots, UINT64_MAX);
+	drop(c);
+}
+END_TEST
+
+/* The table emptied behind the master's back: its count says full, the
+ * clock finds nothing to evict (and does not spin), the count is taken
+ * again from the table, and the insert finds its room. */
+START_TEST(a_table_emptied_behind_the_count_stops_the_clock)
+{
+	struct cache *c = make(3);
+	uint8_t d[32];
+	uint64_t x;
+
+	for (uint64_t v = 1; v <= 3; v++) {
+		digest_of(v, d);
+		cache_put(c, d, v);
+	}
+	ck_assert_uint_eq(c->count, 3);
+	memset(c->slots, 0, c->nslots * sizeof c->slots[0]);
+	digest_of(4, d);
+	cache_put(c, d, 4);
+	ck_assert_uint_eq(c->count, 1);
+	ck_assert_int_eq(cache_get(c, d, &x), 1);
+	ck_assert_uint_eq(x, 4);
+	drop(c);
 }
 END_TEST
 
@@ -193,6 +259,8 @@ int main(void)
 	tcase_add_test(t, capacity_leaves_empty_slots);
 	tcase_add_test(t, siphash_matches_its_vectors);
 	tcase_add_test(t, crafted_digests_do_not_crowd_one_run);
+	tcase_add_test(t, a_table_written_over_costs_no_loop_and_no_lie);
+	tcase_add_test(t, a_table_emptied_behind_the_count_stops_the_clock);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -1,7 +1,8 @@
 /* Hostile clients against the real master: short requests, early closes,
  * trailing bytes, slow senders, connection floods, descriptor exhaustion,
- * huge ranges, resets and garbage. After each, the master must still answer
- * a normal request correctly. */
+ * huge ranges, resets and garbage; and a worker's writes over the shared
+ * segment. After each, the master must still answer a normal request
+ * correctly. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
@@ -11,6 +12,9 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <poll.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -588,6 +592,95 @@ START_TEST(resets_and_garbage)
 }
 END_TEST
 
+/* ---- a worker's writes ----------------------------------------------------- */
+
+/* Is [off, off + 8) of the segment clear of the lock and the slots'
+ * semaphores? A worker that breaks those stops the searching, and the
+ * master cannot mend them (docs/security.md); everything else a worker
+ * can write is fair game. */
+static int scribble_ok(const struct seg *seg, size_t off)
+{
+	size_t ring = (size_t)((char *)seg->ring - (char *)seg->hdr);
+	size_t lock = ring + offsetof(struct ring, lock);
+
+	if (off + 8 > lock && off < lock + sizeof(pthread_mutex_t))
+		return 0;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		size_t sem = ring + offsetof(struct ring, slots) + i * sizeof(struct ring_slot) +
+			     offsetof(struct ring_slot, wake);
+		if (off + 8 > sem && off < sem + sizeof(sem_t))
+			return 0;
+	}
+	return 1;
+}
+
+/* One random 8-byte store past the header page, as a worker could make. */
+static void scribble(const struct seg *seg)
+{
+	size_t off;
+	uint64_t v = th_rand64();
+
+	do
+		off = 4096 + (th_rand64() % ((seg->size - 4096) / 8)) * 8;
+	while (!scribble_ok(seg, off));
+	memcpy((char *)seg->hdr + off, &v, sizeof v);
+}
+
+/* A reply x to the request for d over lo..hi: 0, or a true answer. */
+static void no_lie(uint64_t x, const uint8_t d[32], uint64_t lo, uint64_t hi)
+{
+	ck_assert_msg(x == 0 || digest_answers(x, d, lo, hi),
+		      "the master replied %llu, which is no answer", (unsigned long long)x);
+}
+
+START_TEST(random_writes_over_the_segment_leave_the_master_serving)
+{
+	static const char *const args[] = { "--workers", "2", "--cache-entries", "1000", NULL };
+	enum { REQUESTS = 200, WRITES = 10, SPAN = 2000 };
+	static uint8_t d[REQUESTS][32];
+	uint64_t lo[REQUESTS], x, until;
+	int fd[REQUESTS], answered = 0;
+	struct seg seg;
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	for (int i = 0; i < REQUESTS; i++) {
+		lo[i] = th_rand64() >> 1;
+		digest_of(lo[i] + th_rand64() % SPAN, d[i]);
+		ck_assert_int_ge(fd[i] = th_connect(m.port), 0);
+		ck_assert_int_eq(th_send_request(fd[i], d[i], lo[i], lo[i] + SPAN, 1), 0);
+		for (int w = 0; w < WRITES; w++)
+			scribble(&seg);
+	}
+	seg_close(&seg);
+	/* A search whose entry was written over may never be answered; an
+	 * answer that comes must be true. */
+	until = clock_ms() + 3000;
+	for (int i = 0; i < REQUESTS; i++) {
+		int left = until > clock_ms() ? (int)(until - clock_ms()) : 1;
+		if (th_read_reply(fd[i], &x, left) == 0) {
+			no_lie(x, d[i], lo[i], lo[i] + SPAN);
+			answered++;
+		}
+		close(fd[i]);
+	}
+	ck_assert_msg(kill(m.pid, 0) == 0 && th_proc_state(m.pid) != 'Z', "the master died");
+	{
+		uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN;
+		int one = th_connect(m.port);
+
+		digest_of(want, d[0]);
+		ck_assert_int_ge(one, 0);
+		ck_assert_int_eq(th_send_request(one, d[0], base, base + SPAN, 1), 0);
+		ck_assert_msg(th_read_reply(one, &x, 10000) == 0, "no answer within 10 s");
+		ck_assert_uint_eq(x, want);
+		close(one);
+	}
+	printf("%d of %d requests answered under the writes\n", answered, REQUESTS);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -609,6 +702,10 @@ int main(void)
 	tcase_add_test(t, one_peer_cannot_stack_weight);
 	tcase_add_test(t, one_peer_cannot_take_the_master);
 	tcase_add_test(t, proxy_from_names_the_real_clients);
+	suite_add_tcase(s, t);
+	t = tcase_create("worker writes");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, random_writes_over_the_segment_leave_the_master_serving);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -24,7 +24,8 @@
 #include <unistd.h>
 
 static struct ring *r;
-static struct cache *cache;
+static struct cache_shm *table;
+static struct cache cache;
 static struct seg_stats stats;
 static struct clients cl;
 static struct jobs js;
@@ -39,13 +40,13 @@ static void setup_attach(struct policy p, int attach)
 	ck_assert_ptr_ne(r, MAP_FAILED);
 	ck_assert_int_eq(ring_init(r, &p), 0);
 	ring_worker_start(r, 0, 100000);
-	cache = calloc(1, cache_bytes(64));
-	cache_init(cache, 64);
+	table = calloc(1, cache_bytes(64));
+	cache_init(&cache, table, 64);
 	port = th_free_port();
 	ck_assert_int_eq(net_listen(port, &lfd), 0);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	clients_init(&cl, epfd, &stats, 60000, 1u << 20, 1u << 20);
-	ck_assert_int_eq(jobs_init(&js, r, cache, &cl, &stats, &p, attach, peer_searches, 64), 0);
+	ck_assert_int_eq(jobs_init(&js, r, &cache, &cl, &stats, &p, attach, peer_searches, 64), 0);
 }
 
 static void setup_with(struct policy p)
@@ -61,7 +62,7 @@ static void teardown(void)
 	jobs_free(&js);
 	close(epfd);
 	close(lfd);
-	free(cache);
+	free(table);
 	ring_free(r);
 	munmap(r, sizeof *r);
 }
@@ -168,7 +169,7 @@ static void fill_table_but(unsigned n)
 	uint32_t e;
 
 	while (ring_in_use(r) < RING_JOBS - n)
-		ck_assert_int_eq(ring_submit(r, &k, NULL, 100, 1000000, &e), 0);
+		ck_assert_int_eq(ring_submit(&js.table, &k, NULL, 100, 1000000, &e), 0);
 	memset(r->pending, 0, sizeof r->pending);
 	r->pending_any = 0;
 }
@@ -222,7 +223,7 @@ START_TEST(empty_range_and_cache_hit_are_answered_without_a_job)
 	setup_with(policy_default());
 	ck_assert_uint_eq(reply_of(request(5, 10, 9, 1)), 0);
 	digest_of(777, d);
-	cache_put(cache, d, 777);
+	cache_put(&cache, d, 777);
 	ck_assert_uint_eq(reply_of(request(777, 700, 800, 1)), 777);
 	ck_assert_uint_eq(stats.cache_hits, 1);
 	ck_assert_uint_eq(ring_in_use(r), 0);
@@ -320,7 +321,7 @@ START_TEST(a_job_ends_with_one_notification)
 	ck_assert_uint_eq(reply_of(a), 4321);
 	ck_assert_uint_eq(reply_of(b), 4321);
 	digest_of(4321, d);
-	ck_assert(cache_get(cache, d, &x) && x == 4321);
+	ck_assert(cache_get(&cache, d, &x) && x == 4321);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert_uint_eq(jobs_in_flight(&js), 0);
 
@@ -481,6 +482,43 @@ START_TEST(a_peer_of_many_searches_shares_its_weight)
 }
 END_TEST
 
+/* ---- what a worker can write ----------------------------------------------- */
+
+/* A worker writes into entry e: its phase, and the flag that the master
+ * should look. */
+static void scrawl_phase(uint32_t e, uint32_t phase)
+{
+	r->jobs[e].phase = phase;
+	r->changed[e / 64] |= UINT64_C(1) << (e % 64);
+}
+
+/* A phase out of the table is no abort: the worker holding a lease on the
+ * entry is taken for a liar, the entry comes back, and the job is searched
+ * again from its start, its client answered in the end. */
+START_TEST(a_phase_out_of_the_table_is_searched_again)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 4999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	ck_assert_uint_eq(l.lo, 4000);
+	scrawl_phase(the_entry(), 77);
+	loop_turn();
+	ck_assert_uint_eq(jobs_take_liars(&js), 1); /* slot 0's worker */
+	no_reply(fd);
+	ring_worker_start(r, 0, 100001); /* its successor */
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_uint_eq(l.lo, 4000);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+	teardown();
+}
+END_TEST
+
 /* A peer with as many searches as it may: a request for another is closed
  * unanswered and counted; a repeat of one of its own attaches; another
  * peer is served. */
@@ -503,6 +541,27 @@ START_TEST(a_peer_past_its_search_cap_is_refused_alone)
 	ck_assert_uint_eq(jobs_in_flight(&js), 3);
 	for (int i = 0; i < 5; i++)
 		close(fd[i]);
+	teardown();
+}
+END_TEST
+
+/* An entry the master has not taken, flagged with an end by a worker, is
+ * not freed a second time: the master's free list stays its own. */
+START_TEST(an_end_written_into_a_free_entry_is_ignored)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	scrawl_phase(7, PHASE_FOUND);
+	loop_turn();
+	ck_assert_uint_eq(js.table.nfree, RING_JOBS);
+	fd = request(55, 50, 60, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(fd), 55);
+	ck_assert_uint_eq(js.table.nfree, RING_JOBS);
 	teardown();
 }
 END_TEST
@@ -550,6 +609,33 @@ START_TEST(the_peers_table_keeps_every_peer)
 }
 END_TEST
 
+/* A parked job whose progress a worker wrote out of its range starts
+ * again from its start, instead of handing the workers a range it never
+ * had. */
+START_TEST(a_parked_progress_out_of_range_is_not_kept)
+{
+	struct ring_lease l;
+	int light, heavy;
+	uint32_t e;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
+	fill_table_but(1);
+	light = request(123456789, 0, 99999, 1);
+	e = the_entry();
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+	heavy = request(55, 50, 60, 16);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	r->jobs[e].p.nreturned = 1000;
+	loop_turn();
+	ck_assert_uint_eq(js.nbacklog, 1);
+	ck_assert_uint_eq(js.backlog[0]->out->p.next, 0);
+	ck_assert_uint_eq(js.backlog[0]->out->p.nreturned, 0);
+	close(light);
+	close(heavy);
+	teardown();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobs");
@@ -567,6 +653,9 @@ int main(void)
 	tcase_add_test(t, a_peer_of_many_searches_shares_its_weight);
 	tcase_add_test(t, a_peer_past_its_search_cap_is_refused_alone);
 	tcase_add_test(t, the_peers_table_keeps_every_peer);
+	tcase_add_test(t, a_phase_out_of_the_table_is_searched_again);
+	tcase_add_test(t, an_end_written_into_a_free_entry_is_ignored);
+	tcase_add_test(t, a_parked_progress_out_of_range_is_not_kept);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 static struct ring *r;
+static struct ring_master own; /* the master's record of r */
 static uint64_t seq;
 
 static void setup_with(struct policy p)
@@ -24,6 +25,7 @@ static void setup_with(struct policy p)
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
 	ck_assert_int_eq(ring_init(r, &p), 0);
+	ring_master_init(&own, r);
 	seq = 0;
 	for (unsigned s = 0; s < RING_WORKERS; s++)
 		ring_worker_start(r, s, (pid_t)(100000 + s));
@@ -46,7 +48,7 @@ static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 	uint32_t job;
 
 	digest_of(start ^ end ^ weight, k.digest);
-	ck_assert_int_eq(ring_submit(r, &k, NULL, weight, seq++, &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, weight, seq++, &job), 0);
 	return job;
 }
 
@@ -171,7 +173,7 @@ START_TEST(found_answer_is_reported_and_kept)
 	ck_assert_int_eq(lease(0, 1000, &l), -EAGAIN);
 	/* The master may reuse the entry before the void lease is back. */
 	ck_assert_int_eq(lease(0, 1000, &other), -EAGAIN);
-	ring_free_entry(r, job, NULL);
+	ring_free_entry(&own, job, NULL);
 	phase_is(job, PHASE_FREE, 0);
 }
 END_TEST
@@ -188,14 +190,14 @@ START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
 	ck_assert_int_eq(lease(0, 1000, &a), 0);
 	ck_assert_int_eq(lease(1, 1000, &b), 0);
 	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo + 3), 1);
-	ring_free_entry(r, job, NULL);
+	ring_free_entry(&own, job, NULL);
 	next = submit(5000000, 5999999, 2);
 	ck_assert_uint_eq(next, job); /* the same entry, reused */
 	ck_assert_int_eq(ring_release(r, next), 1);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1); /* takes the release in */
 	phase_is(next, PHASE_CLOSED, 0);
 	ck_assert_uint_eq(r->jobs[next].nleases, 0);
-	ring_free_entry(r, next, NULL);
+	ring_free_entry(&own, next, NULL);
 	/* The same with an answer: the void lease's does not go to the job
 	 * now in its entry. */
 	ck_assert_int_eq(lease(0, 1000, &a), -EAGAIN);
@@ -203,7 +205,7 @@ START_TEST(void_lease_leaves_the_entry_s_next_job_alone)
 	ck_assert_int_eq(lease(0, 1000, &a), 0);
 	ck_assert_int_eq(lease(1, 1000, &b), 0);
 	ck_assert_int_eq(ring_finish(r, 1, SEARCH_FOUND, b.lo), 1);
-	ring_free_entry(r, job, NULL);
+	ring_free_entry(&own, job, NULL);
 	next = submit(7000000, 7999999, 2);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, a.lo), 0);
 	ck_assert_int_eq(lease(2, 1000, &a), 0);
@@ -336,7 +338,7 @@ START_TEST(release_waits_for_leases_to_drain)
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_STOPPED, 5), 1); /* master must hear */
 	phase_is(job, PHASE_CLOSED, 0);
 	ck_assert_uint_eq(ring_in_use(r), 1);
-	ring_free_entry(r, job, NULL);
+	ring_free_entry(&own, job, NULL);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert_int_eq(ring_release(r, submit(0, 9, 1)), 1);
 	ck_assert_int_eq(ring_release(r, job), 0); /* it was free, and is new */
@@ -548,11 +550,11 @@ START_TEST(parked_job_keeps_its_progress)
 	ck_assert_int_eq(ring_finish(r, 2, SEARCH_NONE, 0), 1);
 	phase_is(job, PHASE_PARKED, 0);
 	k = *ring_key(r, job);
-	ring_free_entry(r, job, &p);
+	ring_free_entry(&own, job, &p);
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert(ring_remaining(&k, &p) == 850); /* 50..99 and 200..999 */
 	/* It comes back where it was: only the unhashed values are left. */
-	ck_assert_int_eq(ring_submit(r, &k, &p, 1, 0, &again), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, 0, &again), 0);
 	drain(3, 100, 0, seen);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_eq(seen[i], (i >= 50 && i < 100) || i >= 200);
@@ -799,14 +801,14 @@ START_TEST(full_table_says_so)
 	uint32_t job;
 
 	for (int i = 0; i < RING_JOBS; i++)
-		ck_assert_int_eq(ring_submit(r, &k, NULL, 1, (uint64_t)i, &job), 0);
-	ck_assert(!ring_has_room(r));
-	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), -ENOSPC);
+		ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)i, &job), 0);
+	ck_assert(!ring_has_room(&own));
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, &job), -ENOSPC);
 	ring_release(r, 5);
 	lease(0, 1, &l); /* a worker takes it in */
 	phase_is(5, PHASE_CLOSED, 0);
-	ring_free_entry(r, 5, NULL);
-	ck_assert_int_eq(ring_submit(r, &k, NULL, 1, 0, &job), 0);
+	ring_free_entry(&own, 5, NULL);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, &job), 0);
 	ck_assert_uint_eq(job, 5);
 }
 END_TEST
@@ -928,6 +930,37 @@ START_TEST(each_worker_is_woken_on_its_own_semaphore)
 }
 END_TEST
 
+/* What the master takes back from a parked job is checked: counts within
+ * their table, ranges within the key's. */
+START_TEST(progress_out_of_its_key_is_refused)
+{
+	struct ring_key k = { .start = 100, .end = 999 };
+	struct ring_progress p = { .next = 100 }, q;
+
+	ck_assert_int_eq(ring_progress_check(&k, &p), 0);
+	p.nreturned = 1;
+	p.returned[0] = (struct ring_range){ 200, 300 };
+	p.started = 1;
+	ck_assert_int_eq(ring_progress_check(&k, &p), 0);
+	q = p;
+	q.nreturned = RING_RETURNED + 1;
+	ck_assert_int_eq(ring_progress_check(&k, &q), -EINVAL);
+	q = p;
+	q.returned[0].hi = 1000;
+	ck_assert_int_eq(ring_progress_check(&k, &q), -EINVAL);
+	q = p;
+	q.returned[0] = (struct ring_range){ 300, 200 };
+	ck_assert_int_eq(ring_progress_check(&k, &q), -EINVAL);
+	q = p;
+	q.next = 99;
+	ck_assert_int_eq(ring_progress_check(&k, &q), -EINVAL);
+	q.cursor_done = 1; /* the cursor no longer counts */
+	ck_assert_int_eq(ring_progress_check(&k, &q), 0);
+	q.cursor_done = 2;
+	ck_assert_int_eq(ring_progress_check(&k, &q), -EINVAL);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ring");
@@ -942,6 +975,7 @@ int main(void)
 	tcase_add_test(t, range_ending_at_the_top_terminates);
 	tcase_add_test(t, whole_64bit_range_is_leasable);
 	tcase_add_test(t, ranking_is_weight_over_remaining);
+	tcase_add_test(t, progress_out_of_its_key_is_refused);
 	tcase_add_test(t, ties_go_to_the_older_job);
 	tcase_add_test(t, new_urgent_job_takes_over_at_the_next_lease);
 	tcase_add_test(t, new_job_is_ranked_against_all_when_the_best_ran_out);
