@@ -10,6 +10,10 @@
  *     N connections at once to an HTTP server, held open a tenth of them
  *     silent, most sending a request's first bytes one every MS ms (a
  *     slow scraper), the rest garbage; until all are closed or 10 s pass.
+ *   cluster-client keep HOST PORT N [--from ADDR] [--seed S]
+ *     N connections at once, each a search of a range that holds no
+ *     answer at priority 16, kept open until the client is killed: one
+ *     peer that takes all it can (scripts/attack.sh).
  *   cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]
  *                  [--every MS] [--range R] [--threads T]
  *     T loops, each asking every MS ms (or at once when late) for a value
@@ -34,6 +38,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +125,55 @@ static int flood(const struct run *r)
 	printf("flood: %llu connections in %.2f s, %llu refused or reset at once\n",
 	       (unsigned long long)r->count, (double)(clock_ns() - t0) / 1e9,
 	       (unsigned long long)refused);
+	return 0;
+}
+
+/* ---- keep ----------------------------------------------------------------- */
+
+static volatile sig_atomic_t keep_ends;
+
+static void keep_end(int sig)
+{
+	(void)sig;
+	keep_ends = 1;
+}
+
+/* Close fd with a reset: its search is cancelled at once, as when a
+ * client's host dies, instead of answered to nobody. */
+static void reset(int fd)
+{
+	struct linger l = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+	close(fd);
+}
+
+static int keep(const struct run *r)
+{
+	int *fds = calloc(r->count, sizeof *fds);
+	uint64_t s = r->seed, kept = 0;
+
+	if (!fds)
+		return 1;
+	signal(SIGTERM, keep_end);
+	signal(SIGINT, keep_end);
+	for (uint64_t i = 0; i < r->count; i++) {
+		uint64_t base = (splitmix(&s) >> 2) | (1ull << 61);
+
+		fds[i] = dial(r->host, r->port, r->from);
+		/* the digest of a value below its range: never found */
+		if (fds[i] >= 0 && send_request(fds[i], base - 1, base, base + (1ull << 40), 16) == 0)
+			kept++;
+	}
+	printf("keep: %llu connections, %llu with a search sent\n",
+	       (unsigned long long)r->count, (unsigned long long)kept);
+	fflush(stdout);
+	while (!keep_ends)
+		pause();
+	for (uint64_t i = 0; i < r->count; i++)
+		if (fds[i] >= 0)
+			reset(fds[i]);
+	free(fds);
 	return 0;
 }
 
@@ -304,6 +358,7 @@ static int steady(const struct run *r)
 static int usage(void)
 {
 	fputs("usage: cluster-client flood HOST PORT N [--from ADDR] [--seed S]\n"
+	      "       cluster-client keep HOST PORT N [--from ADDR] [--seed S]\n"
 	      "       cluster-client hold HOST PORT N [--seed S] [--every MS]\n"
 	      "       cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]\n"
 	      "                      [--every MS] [--range R] [--threads T]\n", stderr);
@@ -353,6 +408,8 @@ int main(int argc, char **argv)
 		return flood(&r);
 	if (strcmp(argv[1], "steady") == 0)
 		return steady(&r);
+	if (strcmp(argv[1], "keep") == 0)
+		return keep(&r);
 	if (strcmp(argv[1], "hold") == 0)
 		return hold(&r);
 	return usage();

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The attack suite: what a hostile peer, a careless or hostile local user
+# and a broken worker would try, each against a fresh master (or cluster),
+# each asserting that the service holds. docs/security.md lists every
+# defence and the test that would fail without it; this script runs the
+# attacks as a user would, with the project's own clients and curl.
+#   scripts/attack.sh            every attack (about a minute)
+#   scripts/attack.sh --quick    the quick ones (make check)
+#   scripts/attack.sh NAME...    those named (see ATTACKS below)
+# Each prints "attack NAME: PASS (what was measured)" or fails the script;
+# the last line is "attack.sh: PASS". An attack this machine cannot run
+# (not root, no haproxy) says "SKIP: attack NAME: why".
+set -u
+. "$(dirname "$0")/lib.sh"
+
+CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
+B=${B:-build}
+QUICK="flood fifo squat segment"
+ATTACKS="flood fifo squat segment scrapers cluster"
+LOGS=$(mktemp -d)
+KEEP_PID=""
+trap 'cleanup' EXIT
+
+cleanup() {
+	[ -n "$KEEP_PID" ] && kill "$KEEP_PID" 2>/dev/null
+	[ -n "${MASTER_PID:-}" ] && alive "$MASTER_PID" && kill -KILL "$MASTER_PID" 2>/dev/null
+	rm -rf "$LOGS"
+}
+
+pass() { say "attack $1: PASS ($2)"; }
+skip() { echo "SKIP: attack $1: $2"; }
+
+# flood: one peer holds more connections than the master has descriptors,
+# each a search that never ends; another peer's requests are all answered
+# right, p99 under 50 ms.
+attack_flood() {
+	local port log=$LOGS/flood.log out p99 refused
+	port=$(free_port)
+	(ulimit -n 1024 && exec "$MASTER" "$port" --workers 2 --gpu off) 2>"$log" &
+	MASTER_PID=$!
+	wait_listening 127.0.0.1 "$port" "$MASTER_PID" "$log"
+	"$CLIENT" keep 127.0.0.1 "$port" 1200 >"$LOGS/keep.out" &
+	KEEP_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q '^keep: ' "$LOGS/keep.out" && break
+		sleep 0.1
+	done
+	out=$("$CLIENT" steady 127.0.0.1 "$port" 3 --from 127.0.0.2 --every 50 --range 10000) ||
+		fail "attack flood: another peer got wrong or no answers: $out"
+	p99=$(sed -n 's/.* p99 \([0-9.]*\) ms.*/\1/p' <<<"$out")
+	refused=$(grep -c "over its peer's connection cap" "$log")
+	kill "$KEEP_PID"
+	wait "$KEEP_PID" 2>/dev/null
+	KEEP_PID=""
+	[ -n "$p99" ] || fail "attack flood: no p99 in: $out"
+	awk -v p="$p99" 'BEGIN { exit !(p < 50) }' ||
+		fail "attack flood: another peer's p99 $p99 ms (at most 50)"
+	[ "$refused" -gt 0 ] || fail "attack flood: the master logged no refusal"
+	stop_master "$MASTER_PID" 10
+	pass flood "1,200 connections held against 1,024 descriptors; another peer's p99 $p99 ms"
+}
+
+# fifo: a FIFO named like a segment must not hang --status.
+attack_fifo() {
+	local port t0 t1 name
+	port=$(free_port)
+	name=/dev/shm/revhash-$port-1
+	mkfifo "$name" || fail "attack fifo: mkfifo $name"
+	t0=$(now_s)
+	timeout 10 "$MASTER" --status "$port" >/dev/null 2>&1
+	t1=$(now_s)
+	rm -f "$name"
+	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 3) }' ||
+		fail "attack fifo: --status took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	pass fifo "--status returned at once"
+}
+
+# squat: another user takes the segment names of the next 300 pids; the
+# master starts and serves.
+attack_squat() {
+	local port last i name log=$LOGS/squat.log x
+	[ "$(id -u)" = 0 ] || { skip squat "needs root to make another user's files"; return; }
+	id nobody >/dev/null 2>&1 || { skip squat "no user nobody"; return; }
+	port=$(free_port)
+	last=$(cat /proc/sys/kernel/ns_last_pid)
+	for i in $(seq 1 300); do
+		name=/dev/shm/revhash-$port-$((last + i))
+		install -o nobody -m 600 /dev/null "$name"
+	done
+	start_master "$port" "$log" --workers 1 --gpu off
+	x=$("$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 1234)" 1000 2000 2>/dev/null)
+	rm -f /dev/shm/revhash-"$port"-*
+	[ "$x" = 1234 ] || fail "attack squat: the master answered '$x'"
+	stop_master "$MASTER_PID" 10
+	pass squat "300 names taken; the master started and answered"
+}
+
+# digest_of X: the SHA-256 (hex) of the 8 little-endian bytes of X.
+digest_of() {
+	local x=$1 i bytes=""
+	for i in 0 1 2 3 4 5 6 7; do
+		bytes+=$(printf '\\x%02x' $(((x >> (8 * i)) & 255)))
+	done
+	printf "$bytes" | sha256sum | cut -d' ' -f1
+}
+
+# segment: random writes over the segment while the master serves (a
+# broken or hostile worker): run by its Check test, which knows the
+# layout and checks every reply with SHA-256.
+attack_segment() {
+	local out
+	out=$(CK_RUN_CASE="worker writes" "$ROOT/$B/tests/check_hostile" 2>&1) ||
+		fail "attack segment: $out"
+	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack segment: no check ran: $out"
+	pass segment "2,000 random writes while serving; every reply right"
+}
+
+opts "--quick:SET=quick --rest" "$@"
+if [ "${#ARGS[@]}" -gt 0 ]; then
+	RUN="${ARGS[*]}"
+elif [ "${SET:-}" = quick ]; then
+	RUN=$QUICK
+else
+	RUN=$ATTACKS
+fi
+need_built
+[ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
+for a in $RUN; do
+	case " $ATTACKS " in *" $a "*) ;; *) fail "no attack $a (there are: $ATTACKS)" ;; esac
+	"attack_$a"
+done
+say PASS
