@@ -101,7 +101,7 @@ digest_of() {
 	for i in 0 1 2 3 4 5 6 7; do
 		bytes+=$(printf '\\x%02x' $(((x >> (8 * i)) & 255)))
 	done
-	printf "$bytes" | sha256sum | cut -d' ' -f1
+	printf '%b' "$bytes" | sha256sum | cut -d' ' -f1
 }
 
 # segment: random writes over the segment while the master serves (a
