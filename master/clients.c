@@ -87,8 +87,10 @@ static int arm(struct clients *cl, struct conn *c, uint32_t events)
 	int op = c->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (epoll_ctl(cl->epfd, op, c->src.fd, &ev) < 0) {
-		log_error("epoll_ctl(%d): %s", c->src.fd, strerror(errno));
-		return -errno;
+		int err = errno; /* before the log line's calls can change it */
+
+		log_error("epoll_ctl(%d): %s", c->src.fd, strerror(err));
+		return -err;
 	}
 	c->watched = 1;
 	return 0;
