@@ -15,8 +15,6 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
-#include "lib/siphash.h"
-#include "master/jobset.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -69,13 +67,40 @@ static void note(const struct conn *c, const char *how)
 
 /* ---- life and death of a job --------------------------------------------- */
 
+/* j moves into entry e of the table: the one place the mapping from
+ * entries to jobs and back is made. */
+static void enter_table(struct jobs *js, struct job *j, uint32_t e)
+{
+	js->by_entry[e] = j;
+	j->entry = e;
+}
+
+/* Entry e's job (if any) is no longer in it: the one place the mapping
+ * is undone. */
+static void leave_table(struct jobs *js, uint32_t e)
+{
+	struct job *j = js->by_entry[e];
+
+	if (j)
+		j->entry = RING_NONE;
+	js->by_entry[e] = NULL;
+}
+
+/* A job's weight changed while it is in the table (jobset_publish_fn). */
+static void publish_weight(void *ctx, const struct job *j)
+{
+	struct jobs *js = ctx;
+
+	ring_set_weight(js->ring, j->entry, j->weight);
+}
+
 /* Entry e is done with: free again, its job (if any) no longer in it. The
  * one place an entry is freed. */
 static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 {
-	js->by_entry[e] = NULL;
+	leave_table(js, e);
 	ring_free_entry(&js->table, e, p);
-	js->rebalance = 1;
+	js->set.rebalance = 1;
 }
 
 /* Nobody waits on j any more: forget it. Its entry, if it has one, comes
@@ -85,9 +110,9 @@ static void cancel(struct jobs *js, struct job *j)
 	js->stats->cancelled++;
 	if (j->entry != RING_NONE) {
 		ring_release(js->ring, j->entry);
-		js->by_entry[j->entry] = NULL;
+		leave_table(js, j->entry);
 	}
-	jobset_free(js, j);
+	jobset_free(&js->set, j);
 }
 
 /* Reply x to every connection waiting on j, or, when drop, close them
@@ -110,11 +135,11 @@ static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, int drop)
  * it is forgotten (what: which search, for the log). */
 static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 {
-	if (j->out && jobset_come_back(js, j) == 0)
+	if (j->out && jobset_come_back(&js->set, j) == 0)
 		return;
 	log_error("out of memory: cancelling %s", what);
 	tell_waiters(js, j, 0, 1);
-	jobset_free(js, j);
+	jobset_free(&js->set, j);
 }
 
 /* Entry e is freed, and its job j (if anyone waits on it) searched again
@@ -239,9 +264,10 @@ static void on_end(struct jobs *js, uint32_t e)
 	if (j) {
 		tell_waiters(js, j, x, 0);
 		time_stages(js, j, heard);
-		jobset_free(js, j);
 	}
 	free_entry(js, e, NULL);
+	if (j)
+		jobset_free(&js->set, j);
 }
 
 /* ---- the interface -------------------------------------------------------- */
@@ -264,26 +290,16 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	js->cache = cache;
 	js->clients = clients;
 	js->stats = stats;
-	js->policy = *policy;
-	js->attach_repeats = attach_repeats;
-	js->peer_searches = peer_searches;
-	js->peer_weight = peer_weight;
-	js->index_size = 1024;
 	ring_master_init(&js->table, ring);
-	siphash_key(js->hash_key);
-	js->index = calloc(js->index_size, sizeof *js->index);
-	return js->index ? 0 : -ENOMEM;
+	return jobset_init(&js->set, policy, attach_repeats, &clients->peers, peer_searches,
+			   peer_weight, publish_weight, js);
 }
 
 void jobs_free(struct jobs *js)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js->by_entry[e])
-			jobset_free(js, js->by_entry[e]);
-	while (js->nbacklog)
-		jobset_free(js, js->backlog[js->nbacklog - 1]);
-	free(js->backlog);
-	free(js->index);
+		leave_table(js, e);
+	jobset_destroy(&js->set);
 	memset(js, 0, sizeof *js);
 }
 
@@ -306,7 +322,7 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		time_hit(js, c);
 		return;
 	}
-	if ((rc = jobset_job_for(js, c, &j, &fresh)) < 0) {
+	if ((rc = jobset_job_for(&js->set, c, &j, &fresh)) < 0) {
 		if (rc == -EBUSY) {
 			clients_refuse(js->clients, c);
 			return;
@@ -338,7 +354,7 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 	if (j->waiters.n == 0)
 		cancel(js, j);
 	else
-		jobset_share(js, j, c->peer, -(int64_t)c->prio);
+		jobset_share(&js->set, j, c->peer, -(int64_t)c->prio);
 }
 
 void jobs_news(struct jobs *js)
@@ -361,7 +377,7 @@ static int in_table(enum ring_phase phase)
  * way, flagged or not: so no worker can keep the table full. */
 static void park_worst(struct jobs *js)
 {
-	struct rank best = jobset_best(js)->rank, worst = { 0 }, k;
+	struct rank best = jobset_best(&js->set)->rank, worst = { 0 }, k;
 	uint32_t victim = RING_NONE;
 	struct job *j;
 
@@ -377,12 +393,12 @@ static void park_worst(struct jobs *js)
 		if (now != PHASE_RUNNING)
 			continue;
 		k = ring_rank(js->ring, e);
-		if (victim == RING_NONE || policy_outranks(&js->policy, &worst, &k)) {
+		if (victim == RING_NONE || policy_outranks(&js->set.policy, &worst, &k)) {
 			victim = e;
 			worst = k;
 		}
 	}
-	if (victim == RING_NONE || !policy_outranks(&js->policy, &best, &worst))
+	if (victim == RING_NONE || !policy_outranks(&js->set.policy, &best, &worst))
 		return;
 	j = js->by_entry[victim];
 	if (!(j->out = calloc(1, sizeof *j->out)))
@@ -396,18 +412,31 @@ static void park_worst(struct jobs *js)
 	ring_wake(js->ring); /* a worker brings its leases back (rare: a full table) */
 }
 
+/* The backlog's best job into a free entry of the table: 1, or 0 when
+ * the backlog is empty or the table full. The one way into the table. */
+static int admit(struct jobs *js)
+{
+	struct job *j = jobset_best(&js->set);
+	uint32_t e;
+
+	if (!j || !ring_has_room(&js->table) ||
+	    ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
+		return 0;
+	jobset_admitted(&js->set, j);
+	enter_table(js, j, e);
+	return 1;
+}
+
 void jobs_balance(struct jobs *js)
 {
-	struct job *j;
-
-	if (!js->rebalance)
+	if (!js->set.rebalance)
 		return;
-	js->rebalance = 0;
-	while (js->nbacklog && ring_has_room(&js->table) && (j = jobset_admit(js)))
-		js->by_entry[j->entry] = j;
-	if (js->nbacklog)
+	js->set.rebalance = 0;
+	while (admit(js))
+		;
+	if (js->set.nbacklog)
 		park_worst(js);
-	if (js->rebalance)
+	if (js->set.rebalance)
 		jobs_balance(js); /* park_worst took broken entries back */
 }
 
@@ -416,11 +445,11 @@ void jobs_drop_all(struct jobs *js)
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
 			tell_waiters(js, js->by_entry[e], 0, 1);
-	for (uint32_t i = 0; i < js->nbacklog; i++)
-		tell_waiters(js, js->backlog[i], 0, 1);
+	for (uint32_t i = 0; i < js->set.nbacklog; i++)
+		tell_waiters(js, js->set.backlog[i], 0, 1);
 }
 
 unsigned jobs_in_flight(const struct jobs *js)
 {
-	return js->njobs;
+	return js->set.njobs;
 }

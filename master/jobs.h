@@ -23,8 +23,7 @@
 #include "shm/policy.h"
 #include "shm/ring.h"
 #include "master/clients.h"
-
-struct job;
+#include "master/jobset.h"
 
 struct jobs {
 	struct ring *ring;
@@ -33,19 +32,10 @@ struct jobs {
 	struct cache *cache;
 	struct clients *clients;
 	struct seg_stats *stats;
-	struct policy policy;
-	int attach_repeats;               /* repeats attach to the search in flight */
-	uint64_t peer_searches;           /* one peer's searches at most */
-	uint64_t peer_weight;             /* one peer's fair share of weight */
-	uint64_t seq;                     /* jobs created, for arrival order */
-	unsigned njobs;                   /* jobs alive: in the table or out */
-	struct job *by_entry[RING_JOBS];  /* the job in each ring entry */
-	struct job **index;               /* by digest and range (chained) */
-	uint8_t hash_key[16];             /* the index's SipHash key */
-	size_t index_size, indexed;
-	struct job **backlog;             /* jobs out: a heap, best first */
-	uint32_t nbacklog, backlog_cap;
-	int rebalance;                    /* the table or the backlog changed */
+	struct jobset set;                /* the index, the backlog, the weights */
+	struct job *by_entry[RING_JOBS];  /* the job in each ring entry (with
+	                                     j->entry, set by enter_table and
+	                                     leave_table alone) */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
 	uint64_t liars;                   /* bit s: slot s's worker wrote what
 	                                     cannot be: a wrong answer, a phase

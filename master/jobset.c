@@ -4,7 +4,7 @@
  * entry, ranked by the policy on the rank ring_rank_of gives them; and the
  * weight each peer address gives a job.
  *
- * Whatever changes a set or a weight here says so (js->rebalance), so that
+ * Whatever changes a set or a weight here says so (set->rebalance), so that
  * jobs_balance looks again at what the table holds. */
 #include "master/jobset.h"
 #include "lib/siphash.h"
@@ -18,14 +18,14 @@
 
 /* The key's SipHash under the index's own key: every byte of it is the
  * peer's to choose, and must not let the peer choose one bucket for all. */
-static uint64_t hash_of(const struct jobs *js, const struct ring_key *k)
+static uint64_t hash_of(const struct jobset *set, const struct ring_key *k)
 {
 	uint8_t bytes[sizeof k->digest + 16];
 
 	memcpy(bytes, k->digest, sizeof k->digest);
 	memcpy(bytes + sizeof k->digest, &k->start, 8);
 	memcpy(bytes + sizeof k->digest + 8, &k->end, 8);
-	return siphash(js->hash_key, bytes, sizeof bytes);
+	return siphash(set->hash_key, bytes, sizeof bytes);
 }
 
 static int same_key(const struct ring_key *a, const struct ring_key *b)
@@ -34,54 +34,54 @@ static int same_key(const struct ring_key *a, const struct ring_key *b)
 	       memcmp(a->digest, b->digest, sizeof a->digest) == 0;
 }
 
-static struct job **bucket(const struct jobs *js, uint64_t hash)
+static struct job **bucket(const struct jobset *set, uint64_t hash)
 {
-	return &js->index[hash & (js->index_size - 1)];
+	return &set->index[hash & (set->index_size - 1)];
 }
 
-static struct job *find(const struct jobs *js, const struct ring_key *k, uint64_t hash)
+static struct job *find(const struct jobset *set, const struct ring_key *k, uint64_t hash)
 {
-	for (struct job *j = *bucket(js, hash); j; j = j->hnext)
+	for (struct job *j = *bucket(set, hash); j; j = j->hnext)
 		if (j->hash == hash && same_key(&j->key, k))
 			return j;
 	return NULL;
 }
 
 /* Double the buckets when they average more than one job. */
-static void grow(struct jobs *js)
+static void grow(struct jobset *set)
 {
-	size_t old = js->index_size;
-	struct job **prev = js->index, **grown = calloc(2 * old, sizeof *grown);
+	size_t old = set->index_size;
+	struct job **prev = set->index, **grown = calloc(2 * old, sizeof *grown);
 
 	if (!grown)
 		return; /* longer chains, still correct */
-	js->index = grown;
-	js->index_size = 2 * old;
+	set->index = grown;
+	set->index_size = 2 * old;
 	for (size_t i = 0; i < old; i++) {
 		for (struct job *j = prev[i], *next; j; j = next) {
 			next = j->hnext;
-			j->hnext = *bucket(js, j->hash);
-			*bucket(js, j->hash) = j;
+			j->hnext = *bucket(set, j->hash);
+			*bucket(set, j->hash) = j;
 		}
 	}
 	free(prev);
 }
 
-static void index_add(struct jobs *js, struct job *j)
+static void index_add(struct jobset *set, struct job *j)
 {
-	if (js->indexed >= js->index_size)
-		grow(js);
-	j->hnext = *bucket(js, j->hash);
-	*bucket(js, j->hash) = j;
-	js->indexed++;
+	if (set->indexed >= set->index_size)
+		grow(set);
+	j->hnext = *bucket(set, j->hash);
+	*bucket(set, j->hash) = j;
+	set->indexed++;
 }
 
-static void index_remove(struct jobs *js, struct job *j)
+static void index_remove(struct jobset *set, struct job *j)
 {
-	for (struct job **p = bucket(js, j->hash); *p; p = &(*p)->hnext) {
+	for (struct job **p = bucket(set, j->hash); *p; p = &(*p)->hnext) {
 		if (*p == j) {
 			*p = j->hnext;
-			js->indexed--;
+			set->indexed--;
 			return;
 		}
 	}
@@ -89,88 +89,80 @@ static void index_remove(struct jobs *js, struct job *j)
 
 /* ---- the backlog: a heap, best-ranked first ---------------------------- */
 
-static int backlog_before(const void *set, uint32_t a, uint32_t b)
+static int backlog_before(const void *sets, uint32_t a, uint32_t b)
 {
-	const struct jobs *js = set;
+	const struct jobset *set = sets;
 
-	return policy_outranks(&js->policy, &js->backlog[a]->rank, &js->backlog[b]->rank);
+	return policy_outranks(&set->policy, &set->backlog[a]->rank, &set->backlog[b]->rank);
 }
 
-static void backlog_swap(void *set, uint32_t a, uint32_t b)
+static void backlog_swap(void *sets, uint32_t a, uint32_t b)
 {
-	struct jobs *js = set;
-	struct job *t = js->backlog[a];
+	struct jobset *set = sets;
+	struct job *t = set->backlog[a];
 
-	js->backlog[a] = js->backlog[b];
-	js->backlog[b] = t;
-	js->backlog[a]->backlog_pos = a;
-	js->backlog[b]->backlog_pos = b;
+	set->backlog[a] = set->backlog[b];
+	set->backlog[b] = t;
+	set->backlog[a]->backlog_pos = a;
+	set->backlog[b]->backlog_pos = b;
 }
 
 static const struct heap_ops backlog_heap = { backlog_before, backlog_swap };
 
 /* j (out, in the backlog) ranks afresh: put it in its place. */
-static void rerank(struct jobs *js, struct job *j)
+static void rerank(struct jobset *set, struct job *j)
 {
 	j->rank = ring_rank_of(j->weight, j->seq, &j->key, &j->out->p);
-	heap_fix(&backlog_heap, js, js->nbacklog, j->backlog_pos);
-	js->rebalance = 1;
+	heap_fix(&backlog_heap, set, set->nbacklog, j->backlog_pos);
+	set->rebalance = 1;
 }
 
 /* j (with j->out) joins the backlog. 0 or -ENOMEM. */
-static int backlog_add(struct jobs *js, struct job *j)
+static int backlog_add(struct jobset *set, struct job *j)
 {
-	if (js->nbacklog == js->backlog_cap) {
-		uint32_t cap = js->backlog_cap ? 2 * js->backlog_cap : 64;
-		struct job **grown = realloc(js->backlog, cap * sizeof *grown);
+	if (set->nbacklog == set->backlog_cap) {
+		uint32_t cap = set->backlog_cap ? 2 * set->backlog_cap : 64;
+		struct job **grown = realloc(set->backlog, cap * sizeof *grown);
 		if (!grown)
 			return -ENOMEM;
-		js->backlog = grown;
-		js->backlog_cap = cap;
+		set->backlog = grown;
+		set->backlog_cap = cap;
 	}
-	j->backlog_pos = js->nbacklog;
-	js->backlog[js->nbacklog++] = j;
-	rerank(js, j);
+	j->backlog_pos = set->nbacklog;
+	set->backlog[set->nbacklog++] = j;
+	rerank(set, j);
 	return 0;
 }
 
-static void backlog_remove(struct jobs *js, struct job *j)
+static void backlog_remove(struct jobset *set, struct job *j)
 {
-	heap_remove(&backlog_heap, js, js->nbacklog, j->backlog_pos);
-	js->nbacklog--;
+	heap_remove(&backlog_heap, set, set->nbacklog, j->backlog_pos);
+	set->nbacklog--;
 }
 
-struct job *jobset_best(const struct jobs *js)
+struct job *jobset_best(const struct jobset *set)
 {
-	return js->nbacklog ? js->backlog[0] : NULL;
+	return set->nbacklog ? set->backlog[0] : NULL;
 }
 
-struct job *jobset_admit(struct jobs *js)
+void jobset_admitted(struct jobset *set, struct job *j)
 {
-	struct job *j = jobset_best(js);
-	uint32_t e;
-
-	if (!j || ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
-		return NULL;
-	backlog_remove(js, j);
+	backlog_remove(set, j);
 	j->backlog_pos = RING_NONE;
 	free(j->out);
 	j->out = NULL;
-	j->entry = e;
-	return j;
 }
 
-int jobset_come_back(struct jobs *js, struct job *j)
+int jobset_come_back(struct jobset *set, struct job *j)
 {
-	j->entry = RING_NONE;
-	return backlog_add(js, j);
+	return backlog_add(set, j);
 }
 
 /* ---- a job's life in the sets ------------------------------------------ */
 
 /* A new job for key k (of hash): in the index, and in the backlog with
  * fresh progress and no weight yet; NULL when memory ran out. */
-static struct job *new_job(struct jobs *js, const struct ring_key *k, uint64_t hash)
+static struct job *new_job(struct jobset *set, const struct ring_key *k, uint64_t hash)
 {
 	struct job *j = calloc(1, sizeof *j);
 
@@ -179,12 +171,12 @@ static struct job *new_job(struct jobs *js, const struct ring_key *k, uint64_t h
 	j->key = *k;
 	j->out->p.next = k->start;
 	j->entry = j->backlog_pos = RING_NONE;
-	j->seq = js->seq++;
+	j->seq = set->seq++;
 	j->hash = hash;
-	if (backlog_add(js, j) < 0)
+	if (backlog_add(set, j) < 0)
 		goto fail;
-	index_add(js, j);
-	js->njobs++;
+	index_add(set, j);
+	set->njobs++;
 	return j;
 fail:
 	if (j)
@@ -193,21 +185,21 @@ fail:
 	return NULL;
 }
 
-static void release_shares(struct jobs *js, struct job *j);
+static void release_shares(struct jobset *set, struct job *j);
 
-void jobset_free(struct jobs *js, struct job *j)
+void jobset_free(struct jobset *set, struct job *j)
 {
 	if (j->backlog_pos != RING_NONE)
-		backlog_remove(js, j);
-	index_remove(js, j);
-	js->njobs--;
-	release_shares(js, j);
+		backlog_remove(set, j);
+	index_remove(set, j);
+	set->njobs--;
+	release_shares(set, j);
 	free(j->shares);
 	free(j->out);
 	free(j);
 }
 
-int jobset_job_for(struct jobs *js, const struct conn *c, struct job **out, int *fresh)
+int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, int *fresh)
 {
 	const struct proto_request *q = &c->req;
 	struct ring_key k;
@@ -218,16 +210,16 @@ int jobset_job_for(struct jobs *js, const struct conn *c, struct job **out, int 
 	memcpy(k.digest, q->digest, sizeof k.digest);
 	k.start = q->start;
 	k.end = q->end;
-	hash = hash_of(js, &k);
-	*fresh = !js->attach_repeats || !(j = find(js, &k, hash));
-	if (*fresh && !(j = new_job(js, &k, hash)))
+	hash = hash_of(set, &k);
+	*fresh = !set->attach_repeats || !(j = find(set, &k, hash));
+	if (*fresh && !(j = new_job(set, &k, hash)))
 		return -ENOMEM;
-	if ((rc = jobset_share(js, j, c->peer, c->prio)) == 0) {
+	if ((rc = jobset_share(set, j, c->peer, c->prio)) == 0) {
 		*out = j;
 		return 0;
 	}
 	if (*fresh)
-		jobset_free(js, j);
+		jobset_free(set, j);
 	return rc;
 }
 
@@ -235,7 +227,7 @@ int jobset_job_for(struct jobs *js, const struct conn *c, struct job **out, int 
  *
  * What one peer's connections give one job is capped (capped()): stacking
  * connections on one search buys nothing. What a peer gives all its jobs
- * is its weight (struct peer); past js->peer_weight, each of its jobs
+ * is its weight (struct peer); past set->peer_weight, each of its jobs
  * counts 1/2^shift of its part, the least shift that brings the peer's
  * total under the budget: a peer that asks for much shares the workers
  * with the others instead of ranking ahead of them by number. Within one
@@ -259,10 +251,10 @@ static uint64_t scaled(uint64_t part, uint32_t shift)
 
 /* The shift pe's weight asks for now, moving from the one it has: up while
  * it exceeds the budget, down only while it would fit twice over. */
-static uint32_t shift_for(const struct jobs *js, const struct peer *pe)
+static uint32_t shift_for(const struct jobset *set, const struct peer *pe)
 {
 	uint32_t k = pe->shift;
-	uint64_t budget = js->peer_weight;
+	uint64_t budget = set->peer_weight;
 
 	while (k < FAIR_SHIFT_MAX && pe->weight > budget << k)
 		k++;
@@ -271,23 +263,22 @@ static uint32_t shift_for(const struct jobs *js, const struct peer *pe)
 	return k;
 }
 
-/* j's weight changed: publish it where j ranks (its entry, when it still
- * owns one, or its backlog place). */
-static void publish(struct jobs *js, struct job *j)
+/* j's weight changed: publish it where j ranks (its entry in the table,
+ * through the callback, or its backlog place). */
+static void publish(struct jobset *set, struct job *j)
 {
 	if (j->entry != RING_NONE) {
-		if (js->by_entry[j->entry] == j)
-			ring_set_weight(js->ring, j->entry, j->weight);
-		js->rebalance = 1;
+		set->publish(set->ctx, j);
+		set->rebalance = 1;
 	} else if (j->backlog_pos != RING_NONE) {
-		rerank(js, j);
+		rerank(set, j);
 	}
 }
 
 /* Add up j's weight afresh from its shares and their peers' shifts. */
-static void reweigh(struct jobs *js, struct job *j)
+static void reweigh(struct jobset *set, struct job *j)
 {
-	const struct peers *ps = &js->clients->peers;
+	const struct peers *ps = set->peers;
 	uint64_t w = 0;
 
 	for (uint32_t i = 0; i < j->nshares; i++) {
@@ -296,39 +287,38 @@ static void reweigh(struct jobs *js, struct job *j)
 		w += scaled(capped(j->shares[i].sum), pe ? pe->shift : 0);
 	}
 	j->weight = w;
-	publish(js, j);
+	publish(set, j);
 }
 
-/* A peer's shift changed: every job may hold a part of it. */
-static void reweigh_all(struct jobs *js)
+/* A peer's shift changed: every job may hold a part of it (every job
+ * alive is in the index; one being freed has left it). */
+static void reweigh_all(struct jobset *set)
 {
-	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js->by_entry[e])
-			reweigh(js, js->by_entry[e]);
-	for (uint32_t i = 0; i < js->nbacklog; i++)
-		reweigh(js, js->backlog[i]);
+	for (size_t b = 0; b < set->index_size; b++)
+		for (struct job *j = set->index[b]; j; j = j->hnext)
+			reweigh(set, j);
 }
 
 /* pe's weight changed by its part in j going from was to now (capped):
  * j's weight follows (j NULL: a job being freed), or every job's when pe's
  * shift moved. pe may be forgotten on return. */
-static void peer_part(struct jobs *js, struct peer *pe, struct job *j, uint64_t was,
+static void peer_part(struct jobset *set, struct peer *pe, struct job *j, uint64_t was,
 		      uint64_t now)
 {
 	uint32_t shift;
 
 	pe->weight = pe->weight - was + now;
-	shift = shift_for(js, pe);
+	shift = shift_for(set, pe);
 	if (shift == pe->shift) {
 		if (j) {
 			j->weight = j->weight - scaled(was, shift) + scaled(now, shift);
-			publish(js, j);
+			publish(set, j);
 		}
 	} else {
 		pe->shift = shift;
-		reweigh_all(js);
+		reweigh_all(set);
 	}
-	peers_put(&js->clients->peers, pe);
+	peers_put(set->peers, pe);
 }
 
 /* The share of peer in j, a new one (of 0) if it has none; NULL when
@@ -354,20 +344,20 @@ static struct job_share *share_of(struct job *j, const uint8_t peer[16])
 	return s;
 }
 
-int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t delta)
+int jobset_share(struct jobset *set, struct job *j, const uint8_t peer[16], int64_t delta)
 {
-	struct peer *pe = peers_get(&js->clients->peers, peer);
+	struct peer *pe = peers_get(set->peers, peer);
 	struct job_share *s;
 	uint64_t was;
 
 	if (!pe)
 		return -ENOMEM;
 	if (!(s = share_of(j, peer)))
-		return peers_put(&js->clients->peers, pe), -ENOMEM;
+		return peers_put(set->peers, pe), -ENOMEM;
 	if (s->sum == 0) { /* a new search of pe's */
-		if (pe->searches >= js->peer_searches) {
+		if (pe->searches >= set->peer_searches) {
 			*s = j->shares[--j->nshares];
-			peers_put(&js->clients->peers, pe);
+			peers_put(set->peers, pe);
 			return -EBUSY;
 		}
 		pe->searches++;
@@ -377,9 +367,9 @@ int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t
 	if (s->sum == 0) {
 		*s = j->shares[--j->nshares];
 		pe->searches--;
-		peer_part(js, pe, j, was, 0);
+		peer_part(set, pe, j, was, 0);
 	} else {
-		peer_part(js, pe, j, was, capped(s->sum));
+		peer_part(set, pe, j, was, capped(s->sum));
 	}
 	return 0;
 }
@@ -387,9 +377,9 @@ int jobset_share(struct jobs *js, struct job *j, const uint8_t peer[16], int64_t
 /* j is being freed: its peers' parts in it go. It is out of the backlog
  * already, and out of the table or about to be: no reweighing must publish
  * it, so it keeps no shares while the others are reweighed. */
-static void release_shares(struct jobs *js, struct job *j)
+static void release_shares(struct jobset *set, struct job *j)
 {
-	struct peers *ps = &js->clients->peers;
+	struct peers *ps = set->peers;
 
 	while (j->nshares) {
 		struct job_share s = j->shares[--j->nshares];
@@ -398,6 +388,38 @@ static void release_shares(struct jobs *js, struct job *j)
 		if (!pe)
 			continue;
 		pe->searches--;
-		peer_part(js, pe, NULL, capped(s.sum), 0);
+		peer_part(set, pe, NULL, capped(s.sum), 0);
 	}
+}
+
+int jobset_init(struct jobset *set, const struct policy *policy, int attach_repeats,
+		struct peers *peers, uint64_t peer_searches, uint64_t peer_weight,
+		jobset_publish_fn *publish, void *ctx)
+{
+	memset(set, 0, sizeof *set);
+	set->policy = *policy;
+	set->attach_repeats = attach_repeats;
+	set->peers = peers;
+	set->peer_searches = peer_searches;
+	set->peer_weight = peer_weight;
+	set->publish = publish;
+	set->ctx = ctx;
+	set->index_size = 1024;
+	siphash_key(set->hash_key);
+	set->index = calloc(set->index_size, sizeof *set->index);
+	return set->index ? 0 : -ENOMEM;
+}
+
+void jobset_destroy(struct jobset *set)
+{
+	for (size_t b = 0; b < set->index_size; b++)
+		while (set->index[b]) {
+			struct job *j = set->index[b];
+
+			j->entry = RING_NONE; /* the table is gone with the master */
+			jobset_free(set, j);
+		}
+	free(set->backlog);
+	free(set->index);
+	memset(set, 0, sizeof *set);
 }

@@ -349,7 +349,7 @@ START_TEST(the_backlog_is_admitted_best_first)
 	fill_table_but(0);
 	for (int i = 0; i < 3; i++)
 		fd[i] = request(100 + (uint64_t)i, 1ull << 40, 1ull << 41, prio[i]);
-	ck_assert_uint_eq(js.nbacklog, 3);
+	ck_assert_uint_eq(js.set.nbacklog, 3);
 	for (uint32_t i = 0, n = 0; n < 3; i++)
 		if (ring_phase(r, i) == PHASE_NEW && !js.by_entry[i])
 			filler[n++] = i;
@@ -357,7 +357,7 @@ START_TEST(the_backlog_is_admitted_best_first)
 		ck_assert_int_eq(ring_release(r, filler[i]), 1);
 		ring_lease(r, 0, 1, 1, &(struct ring_lease){ 0 }); /* workers take it in */
 		loop_turn();
-		ck_assert_uint_eq(js.nbacklog, 2 - (uint32_t)i);
+		ck_assert_uint_eq(js.set.nbacklog, 2 - (uint32_t)i);
 		e = filler[i];
 		ck_assert_ptr_nonnull(js.by_entry[e]);
 		ck_assert_uint_eq(r->jobs[e].weight, want[i] * JOBSET_UNIT);
@@ -387,14 +387,14 @@ START_TEST(a_parked_job_comes_back_where_it_was)
 	ck_assert_int_eq(ring_phase(r, e), PHASE_PARKING);
 	ring_finish(r, 0, SEARCH_NONE, 0); /* its lease comes back: parked */
 	loop_turn();
-	ck_assert_uint_eq(js.nbacklog, 1); /* light waits; heavy has the entry */
-	ck_assert_uint_eq(js.backlog[0]->out->p.next, 1000);
+	ck_assert_uint_eq(js.set.nbacklog, 1); /* light waits; heavy has the entry */
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
 	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0); /* heavy's */
 	ck_assert_uint_eq(l.lo, 50);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
 	loop_turn();
 	ck_assert_uint_eq(reply_of(heavy), 55);
-	ck_assert_uint_eq(js.nbacklog, 0);
+	ck_assert_uint_eq(js.set.nbacklog, 0);
 	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0); /* light's, again */
 	ck_assert_uint_eq(l.lo, 1000);
 	close(light);
@@ -420,13 +420,13 @@ START_TEST(crafted_keys_do_not_chain_in_one_bucket)
 		c.req.digest[31] = (uint8_t)i;
 		c.req.start = 1;
 		c.req.end = 1ull << 40;
-		ck_assert_int_eq(jobset_job_for(&js, &c, &j, &fresh), 0);
+		ck_assert_int_eq(jobset_job_for(&js.set, &c, &j, &fresh), 0);
 		ck_assert(fresh);
 	}
-	for (size_t b = 0; b < js.index_size; b++) {
+	for (size_t b = 0; b < js.set.index_size; b++) {
 		size_t n = 0;
 
-		for (struct job *j = js.index[b]; j; j = j->hnext)
+		for (struct job *j = js.set.index[b]; j; j = j->hnext)
 			n++;
 		longest = n > longest ? n : longest;
 	}
@@ -627,9 +627,9 @@ START_TEST(a_parked_progress_out_of_range_is_not_kept)
 	ring_finish(r, 0, SEARCH_NONE, 0);
 	r->jobs[e].p.nreturned = 1000;
 	loop_turn();
-	ck_assert_uint_eq(js.nbacklog, 1);
-	ck_assert_uint_eq(js.backlog[0]->out->p.next, 0);
-	ck_assert_uint_eq(js.backlog[0]->out->p.nreturned, 0);
+	ck_assert_uint_eq(js.set.nbacklog, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 0);
 	close(light);
 	close(heavy);
 	teardown();
