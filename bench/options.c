@@ -171,6 +171,17 @@ static int parse_shares(const char *arg, struct bench_options *o)
 enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
 	    SHARED = 64, RATE = 128, PRESET = 256 };
 
+/* Whether s holds a control character: a file name that gnuplot is given
+ * (--plot) cannot, for a line break would end its command (race_report.c
+ * quotes the rest). */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 /* Say what is wrong with the command line: -EINVAL. */
 static int complain(const char *what)
 {
@@ -200,9 +211,9 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 		p->margin /= 100;
 		return RACE;
 	case 'P':
-		if (!*arg || strpbrk(arg, "\"\n\\"))
-			return complain("--plot: a file name, with no quote, "
-					"backslash or line break");
+		if (!*arg || has_control(arg))
+			return complain("--plot: a file name, with no line break or other "
+					"control character");
 		p->plot = arg;
 		return RACE;
 	case 'T':

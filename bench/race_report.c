@@ -293,6 +293,21 @@ static void put_wrapped(FILE *g, const char *text, size_t chars)
 	}
 }
 
+/* s as a gnuplot string in single quotes: a quote doubled and nothing else
+ * read into it, neither a backslash nor a `command` (which gnuplot runs
+ * within double quotes), so a file name is only a name. It holds no line
+ * break (options.c refuses one): that would end the command. */
+static void put_quoted(FILE *g, const char *s)
+{
+	fputc('\'', g);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputc('\'', g);
+		fputc(*s, g);
+	}
+	fputc('\'', g);
+}
+
 /* gnuplot's script: the scores of each round as clustered bars, a colour
  * per server, the verdicts (one a line) as its title. */
 static void plot_script(FILE *g, const struct race_params *p,
@@ -301,8 +316,9 @@ static void plot_script(FILE *g, const struct race_params *p,
 	unsigned width = 240 + 50 * p->rounds * p->n;
 
 	width = width < 720 ? 720 : width > 1800 ? 1800 : width;
-	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\n"
-		"set output \"%s\"\nset title \"", width, p->plot);
+	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\nset output ", width);
+	put_quoted(g, p->plot);
+	fputs("\nset title \"", g);
 	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
 	fprintf(g, "\"\n"
 		"set style data histograms\nset style histogram clustered gap 1\n"

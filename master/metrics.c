@@ -6,6 +6,7 @@
  * a master that restarts (a new segment) is followed without a restart of
  * the exporter, and the master never waits on a scrape. */
 #include "master/metrics.h"
+#include "lib/utf8.h"
 #include "worker/kind.h"
 #include "master/status.h"
 #include "shm/ring.h"
@@ -15,16 +16,24 @@
 #include <string.h>
 
 /* s with backslashes and newlines escaped, as the format wants of a HELP
- * text, and double quotes too where it is a label's value (quoted). */
+ * text, and double quotes too where it is a label's value (quoted). The
+ * format is UTF-8 text and s may be a word of the segment's: a byte that
+ * is no part of a UTF-8 character, or another control character, is '?'. */
 static void escaped(FILE *out, const char *s, int quoted)
 {
-	for (; *s; s++) {
-		if (*s == '\\' || (quoted && *s == '"'))
-			fputc('\\', out);
-		if (*s == '\n')
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_char(s);
+
+		if (c == '\\' || (quoted && c == '"'))
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
 			fputs("\\n", out);
+		else if (c < 0x20 || c == 0x7f || !n)
+			fputc('?', out);
 		else
-			fputc(*s, out);
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
 	}
 }
 
@@ -152,7 +161,8 @@ static void up(FILE *out, int is_up)
 static void metrics_write(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[STATUS_FIGURES_MAX];
-	size_t n = status_figures(seg, f);
+	struct status_words words;
+	size_t n = status_figures(seg, f, &words);
 
 	up(out, 1);
 	info(out, f, n);

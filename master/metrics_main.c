@@ -5,10 +5,18 @@
  * A process of its own, so that a scrape never runs in the master's loop:
  * it maps the master's segment read-only per rendering, as --status does.
  * HTTP is libmicrohttpd's, one internal thread, bounded on every side a
- * scraper could push: connections at once (32, 8 per address), a 5 s
- * timeout, 16 KiB of memory a connection, a short listen queue; a body is
- * rendered at most every 200 ms, however many ask; and the process runs
- * at nice 10, so that under load the master and its workers go first.
+ * scraper could push: connections at once (32, 8 per address), 16 KiB of
+ * memory a connection, a short listen queue; a body is rendered at most
+ * every 200 ms, however many ask; and the process runs at nice 10, so that
+ * under load the master and its workers go first.
+ *
+ * The library's timeout counts from a connection's last byte, so a client
+ * that sends one byte every few seconds would keep its place for ever, and
+ * eight of them shut out every other scraper of their address. So each
+ * connection also has 5 s in all from its accept: the main thread keeps
+ * the open ones (the library says when each opens and closes) and shuts
+ * the socket of any past its time; the library's thread then sees the end
+ * of the stream and closes the connection as one of its own.
  * Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve (the
  * address taken), 2 for bad usage. */
 #include "lib/clock.h"
@@ -20,14 +28,28 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #define CACHE_MS 200
+#define CONNS_MAX 32       /* connections at once */
+#define CONNS_PER_ADDR 8   /* of them from one address */
+#define LIFE_MS 5000       /* a connection's whole life, from its accept */
+#define SWEEP_MS 1000      /* the longest the sweep sleeps: below LIFE_MS */
+
+/* An open connection: its socket and when it was accepted. */
+struct conn {
+	struct MHD_Connection *c;
+	int fd;
+	int shut;            /* past its time: its socket is shut */
+	uint64_t since_ms;
+};
 
 struct exporter {
 	unsigned port;       /* the master's */
@@ -35,6 +57,12 @@ struct exporter {
 	size_t len;
 	uint64_t made_ms;
 	uint64_t logged_ms;  /* libmicrohttpd's complaints: one a second */
+	pthread_mutex_t lock; /* the library's thread adds and drops conns,
+	                         the main thread sweeps them */
+	struct conn conns[CONNS_MAX];
+	unsigned nconns;
+	uint64_t swept;      /* connections shut for their time, not yet logged */
+	uint64_t swept_logged_ms;
 };
 
 static const char usage[] =
@@ -121,6 +149,78 @@ static void complain(void *cls, const char *fmt, va_list ap)
 	log_warn("http: %s (more of the kind are not logged for a second)", line);
 }
 
+/* The library's word that a connection opened or closed: the open ones,
+ * with the time each was accepted, are kept for sweep(). It closes a
+ * socket only after saying so, so a socket in the list is still that
+ * connection's. */
+static void noted(void *cls, struct MHD_Connection *c, void **context,
+		  enum MHD_ConnectionNotificationCode code)
+{
+	struct exporter *e = cls;
+	const union MHD_ConnectionInfo *info;
+
+	(void)context;
+	pthread_mutex_lock(&e->lock);
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (info && e->nconns < CONNS_MAX)
+			e->conns[e->nconns++] = (struct conn){ c, info->connect_fd, 0, clock_ms() };
+	} else {
+		for (unsigned i = 0; i < e->nconns; i++)
+			if (e->conns[i].c == c) {
+				e->conns[i] = e->conns[--e->nconns];
+				break;
+			}
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* Shut the socket of every connection open for LIFE_MS; the milliseconds
+ * until the next one's time comes (SWEEP_MS at most). */
+static uint64_t sweep(struct exporter *e)
+{
+	uint64_t now = clock_ms(), next = now + SWEEP_MS;
+
+	pthread_mutex_lock(&e->lock);
+	for (unsigned i = 0; i < e->nconns; i++) {
+		struct conn *k = &e->conns[i];
+
+		if (k->shut)
+			continue;
+		if (now - k->since_ms >= LIFE_MS) {
+			shutdown(k->fd, SHUT_RDWR);
+			k->shut = 1;
+			e->swept++;
+		} else if (k->since_ms + LIFE_MS < next) {
+			next = k->since_ms + LIFE_MS;
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	if (e->swept && now - e->swept_logged_ms >= 1000) {
+		log_warn("closed %llu connection(s) still open %d s after their accept",
+			 (unsigned long long)e->swept, LIFE_MS / 1000);
+		e->swept = 0;
+		e->swept_logged_ms = now;
+	}
+	return next - now;
+}
+
+/* Sweep until SIGTERM or SIGINT comes (blocked in every thread); the
+ * signal's number. */
+static int sweep_until_stopped(struct exporter *e, const sigset_t *stop)
+{
+	uint64_t ms = SWEEP_MS;
+	int sig;
+
+	for (;;) {
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+		if ((sig = sigtimedwait(stop, NULL, &ts)) > 0)
+			return sig;
+		ms = sweep(e);
+	}
+}
+
 /* --listen [ADDR:]MPORT, IPv4 or [IPv6], into ss. 0 or -EINVAL. */
 static int parse_listen(const char *s, struct sockaddr_storage *ss)
 {
@@ -194,10 +294,11 @@ static struct MHD_Daemon *serve(struct exporter *e, struct sockaddr_storage *ss)
 	/* The logger first: the library says so of any option before it. */
 	return MHD_start_daemon(flags, 0, NULL, NULL, handle, e,
 		MHD_OPTION_EXTERNAL_LOGGER, complain, e,
+		MHD_OPTION_NOTIFY_CONNECTION, noted, e,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)32,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)5,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNS_MAX,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)CONNS_PER_ADDR,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(LIFE_MS / 1000),
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
 		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)64,
 		MHD_OPTION_END);
@@ -205,7 +306,7 @@ static struct MHD_Daemon *serve(struct exporter *e, struct sockaddr_storage *ss)
 
 int main(int argc, char **argv)
 {
-	struct exporter e = { 0 };
+	struct exporter e = { .lock = PTHREAD_MUTEX_INITIALIZER };
 	struct sockaddr_storage ss;
 	struct MHD_Daemon *d;
 	sigset_t stop;
@@ -228,7 +329,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	log_info("serving the metrics of the master on port %u", e.port);
-	sigwait(&stop, &sig);
+	sig = sweep_until_stopped(&e, &stop);
 	MHD_stop_daemon(d);
 	free(e.body);
 	log_info("stopped by signal %d", sig);

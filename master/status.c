@@ -6,9 +6,16 @@
  * name it in the text, and its value; the text and the JSON are both
  * printed from that list, and the Prometheus exporter (master/metrics.c)
  * reads it through status_figures(). The workers and the stages are lists
- * of their own, printed as a table (text) or an array (JSON). */
+ * of their own, printed as a table (text) or an array (JSON).
+ *
+ * The words the segment holds (the kernel's name, each kind's note, which
+ * a GPU program of another build wrote) are whatever bytes its writers
+ * left: each is copied once, within its field, and printed from the copy,
+ * as JSON's escapes where JSON is printed, with '?' for what a terminal
+ * should not be sent. */
 #include "master/status.h"
 #include "lib/log.h"
+#include "lib/utf8.h"
 #include "worker/kind.h"
 
 #include <errno.h>
@@ -19,6 +26,9 @@
 #include <time.h>
 
 #define MAX_FIGURES STATUS_FIGURES_MAX
+
+_Static_assert(sizeof(((struct seg_header *)0)->kernel) <= STATUS_WORD_MAX &&
+	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX, "a word of the segment fits");
 
 /* The counters of struct seg_stats, in the order they are shown. */
 static const struct counter {
@@ -107,6 +117,20 @@ static void add(struct status_figure *f, size_t *n, struct status_figure one)
 	f[(*n)++] = one;
 }
 
+/* A figure whose word is a field of the segment's, size bytes: read once
+ * into a word of words, it ends at the field's last byte at the latest,
+ * whatever a writer of the segment left there. */
+static void add_copied(struct status_figure *f, size_t *n, struct status_figure one,
+		       struct status_words *words, const char *field, size_t size)
+{
+	char *copy = words->word[words->n++];
+
+	memcpy(copy, field, size - 1);
+	copy[size - 1] = '\0';
+	one.word = copy;
+	add(f, n, one);
+}
+
 /* What the workers hashed: every live and dead worker's hashes, and the
  * busy rate: the live workers' hashes per second of time spent hashing,
  * summed (the server's own rate over its life, without the time anything
@@ -152,7 +176,8 @@ static uint64_t hooks_armed(const struct ring *r)
 
 /* Every figure of the scoreboard into f; returns how many, and in *head
  * how many of them make the master's own first line. */
-static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head)
+static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head,
+		     struct status_words *words)
 {
 	const struct seg_header *h = seg->hdr;
 	const struct policy *p = &seg->ring->policy;
@@ -161,18 +186,22 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 	double busy_rate;
 	size_t n = 0;
 
+	words->n = 0;
 	hashing(seg, &hashes, &busy_rate);
 	add(f, &n, (struct status_figure){ "pid", "revhash master pid", NULL, STATUS_NUM, (uint64_t)h->master_pid, 0, NULL, 0, "the master's process id" });
 	add(f, &n, (struct status_figure){ "port", "port", NULL, STATUS_NUM, h->port, 0, NULL, 0, "the TCP port the master serves" });
-	add(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, h->kernel, 0, "the CPU workers' SHA-256 kernel" });
+	add_copied(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, NULL, 0,
+						  "the CPU workers' SHA-256 kernel" },
+		   words, h->kernel, sizeof h->kernel);
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind->find)
 			continue;
-		add(f, &n, (struct status_figure){ kind->name, kind->name, NULL, STATUS_WORD, 0, 0,
-						   h->kinds[k].note, 0,
-						   "the devices the kind's workers run on" });
+		add_copied(f, &n, (struct status_figure){ kind->name, kind->name, NULL, STATUS_WORD,
+							  0, 0, NULL, 0,
+							  "the devices the kind's workers run on" },
+			   words, h->kinds[k].note, sizeof h->kinds[k].note);
 		add(f, &n, (struct status_figure){ kind->count_key, NULL, NULL, STATUS_NUM,
 						   h->kinds[k].n, 0, NULL, 0, kind->count_help });
 	}
@@ -205,6 +234,44 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 
 /* ---- text ---------------------------------------------------------------- */
 
+/* s as a JSON string: quotes and backslashes escaped, control characters
+ * as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
+static void print_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_char(s);
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else if (n)
+			fwrite(s, 1, n, out);
+		else
+			fputc('?', out);
+		s += n ? n : 1;
+	}
+	fputc('"', out);
+}
+
+/* s for a terminal or a log: a control character, or a byte that is no
+ * part of a UTF-8 character, as '?'. */
+static void print_text_word(FILE *out, const char *s)
+{
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_char(s);
+
+		if (c < 0x20 || c == 0x7f || !n)
+			fputc('?', out);
+		else
+			fwrite(s, 1, n, out);
+		s += n ? n : 1;
+	}
+}
+
 static void print_value(FILE *out, const struct status_figure *f, int json)
 {
 	if (f->kind == STATUS_NUM)
@@ -212,7 +279,7 @@ static void print_value(FILE *out, const struct status_figure *f, int json)
 	else if (f->kind == STATUS_REAL)
 		fprintf(out, json ? "%.3f" : "%.1f", f->real);
 	else
-		fprintf(out, json ? "\"%s\"" : "%s", f->word);
+		(json ? print_json_string : print_text_word)(out, f->word);
 }
 
 static void print_figures_text(FILE *out, const struct status_figure *f, size_t n)
@@ -258,11 +325,11 @@ const char *status_stage_name(int stage)
 	return stage >= 0 && stage < STAGE_COUNT ? stage_names[stage] : "?";
 }
 
-size_t status_figures(const struct seg *seg, struct status_figure *f)
+size_t status_figures(const struct seg *seg, struct status_figure *f, struct status_words *words)
 {
 	size_t head;
 
-	return gather(seg, f, &head);
+	return gather(seg, f, &head, words);
 }
 
 static void print_workers_text(FILE *out, const struct ring *r)
@@ -308,7 +375,8 @@ static void print_stages_text(FILE *out, const struct seg_header *h)
 static void print_text(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[MAX_FIGURES];
-	size_t head, n = gather(seg, f, &head);
+	struct status_words words;
+	size_t head, n = gather(seg, f, &head, &words);
 
 	print_figures_text(out, f, head); /* the master, then the workers */
 	print_workers_text(out, seg->ring);
@@ -351,7 +419,8 @@ static void print_stages_json(FILE *out, const struct seg_stages *s)
 static void print_json(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[MAX_FIGURES];
-	size_t head, n = gather(seg, f, &head);
+	struct status_words words;
+	size_t head, n = gather(seg, f, &head, &words);
 	unsigned counts[18];
 
 	ring_queued(seg->ring, counts);

@@ -19,10 +19,19 @@ struct status_figure {
 	enum status_kind kind;
 	uint64_t num;
 	double real;
-	const char *word;
+	const char *word; /* one of the segment's points into struct
+	                     status_words: NUL-terminated, any other byte */
 	int counter; /* it only ever grows (a count of events) */
 	const char *help; /* what it is, in a sentence of its own (the
 	                     exporter's HELP line) */
+};
+
+/* The words of the segment's the figures show, copied out of it: the
+ * kernel's name and each kind's note, NUL included. */
+#define STATUS_WORD_MAX 96
+struct status_words {
+	char word[1 + SEG_KINDS][STATUS_WORD_MAX];
+	unsigned n;
 };
 
 /* The fixed figures, two per worker kind and one per policy rule, with
@@ -40,8 +49,9 @@ int status_arm_hook(unsigned port, int hook);
 /* Log this master's status. */
 void status_log(const struct seg *seg);
 /* Every figure of the scoreboard of seg into f (STATUS_FIGURES_MAX at
- * most); returns how many. */
-size_t status_figures(const struct seg *seg, struct status_figure *f);
+ * most); returns how many. The words of the segment's are copied into
+ * words, which the figures point into. */
+size_t status_figures(const struct seg *seg, struct status_figure *f, struct status_words *words);
 /* The kind of worker in a slot, as --status names it: its kind's name in
  * the table (worker/kind.c), "?" for none. */
 const char *status_worker_kind(const struct ring_slot_view *v);

@@ -3,7 +3,9 @@
 # master): its /metrics passes `promtool check metrics`, and has every
 # number of `--status --json` with a HELP sentence of its own; a real Prometheus
 # scrapes it, and its query API returns the master's request counter equal
-# to `master --status`; with 1,000 hostile scrapers held on it at once
+# to `master --status`, though eight slow connections from its address,
+# a byte every 4 s, were there first, and a scrape 8 s into their drip
+# answers within 2 s; with 1,000 hostile scrapers held on it at once
 # (silent, slow, garbage) and a scrape loop besides, every small request
 # of a closed loop is answered right, the exporter still serves a full
 # scrape afterwards, and the master's latency is printed side by side with
@@ -27,9 +29,10 @@ fi
 PORT=$(free_port 200 300)
 MPORT=$((PORT + 200)) PROM=$((PORT + 300))
 OUT=$(mktemp -d /tmp/revhash-metrics-test.XXXXXX)
-EXPORTER="" PROMETHEUS=""
+EXPORTER="" PROMETHEUS="" BACKGROUND=""
 cleanup() {
 	[ -n "$PROMETHEUS" ] && kill "$PROMETHEUS" 2>/dev/null && wait "$PROMETHEUS" 2>/dev/null
+	[ -n "$BACKGROUND" ] && kill $BACKGROUND 2>/dev/null
 	[ -n "$EXPORTER" ] && kill "$EXPORTER" 2>/dev/null
 	[ -n "${MASTER_PID:-}" ] && alive "$MASTER_PID" && (stop_master "$MASTER_PID" 20)
 	rm -rf "$OUT"
@@ -38,6 +41,31 @@ trap cleanup EXIT
 
 # scrape: the exporter's /metrics, or fail.
 scrape() { http_get 127.0.0.1 "$MPORT" /metrics || fail "the exporter did not answer /metrics"; }
+
+# drip N: N connections to the exporter in the background, each sending a
+# request's first bytes one every 4 s (a slow scraper) until the exporter
+# closes it; their pids in BACKGROUND.
+drip() {
+	local req='GET /metrics HTTP/1.1' i
+	for i in $(seq 1 "$1"); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$MPORT" || exit 1
+		 for ((k = 0; k < ${#req}; k++)); do
+			printf %s "${req:k:1}" >&3 || exit 0
+			read -r -t 4 -u 3 _
+			[ $? -gt 128 ] || exit 0 # (not the timeout: closed)
+		 done) 2>/dev/null &
+		BACKGROUND="$BACKGROUND $!"
+	done
+}
+
+# timed_scrape FILE: a scrape's time in microseconds, then its status
+# (0 for a whole body), into FILE.
+timed_scrape() {
+	local t0=${EPOCHREALTIME/./} rc=0
+	scrape_once >/dev/null || rc=1
+	echo "$((${EPOCHREALTIME/./} - t0)) $rc" >"$1"
+}
+scrape_once() { http_get 127.0.0.1 "$MPORT" /metrics | grep -qx 'revhash_up [01]'; }
 
 # closed LABEL: a closed loop of small requests for 3 s; its latency line.
 closed() {
@@ -91,7 +119,14 @@ done
 [ "$nkeys" -ge 30 ] || fail "only $nkeys numbers in --status --json: $json"
 say "/metrics: $(wc -l <"$OUT/metrics.txt") lines, promtool clean, requests $want as --status says, all $nkeys of its numbers there with their own HELP"
 
-# 3. A real Prometheus scrapes it; its query API agrees with --status.
+# 3. Eight slow connections from 127.0.0.1 take every place its address
+# has; each is closed 5 s after its accept, however it drips, so a real
+# Prometheus started beside them scrapes it, its query API agrees with
+# --status, and a scrape 8 s into the drip answers within 2 s.
+drip 8
+(sleep 8; timed_scrape "$OUT/timed.txt") &
+timed=$!
+BACKGROUND="$BACKGROUND $timed"
 cat >"$OUT/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -112,7 +147,12 @@ for _ in $(seq 1 60); do
 	sleep 0.5
 done
 [ "$got" = "$want" ] || fail "prometheus says revhash_requests_total '$got', --status $want"
-say "prometheus scraped it: revhash_requests_total $got, as --status says"
+say "prometheus scraped it past the drip: revhash_requests_total $got, as --status says"
+wait "$timed"
+read -r us rc <"$OUT/timed.txt"
+[ "$rc" = 0 ] || fail "a scrape 8 s into the drip of 8 slow connections got no metrics"
+[ "$us" -lt 2000000 ] || fail "a scrape 8 s into the drip took $us us (2 s at most)"
+say "a scrape 8 s into the drip of 8 slow connections: answered in $((us / 1000)) ms"
 
 # 4. Hostile scrapers: 1,000 connections held at once (silent, slow,
 # garbage) and a loop of full scrapes, while small requests run. The

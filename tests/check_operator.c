@@ -1072,6 +1072,99 @@ START_TEST(status_ignores_what_is_not_a_segment_of_ours)
 }
 END_TEST
 
+/* The output of the shell command cmd into buf (NUL-terminated, cut at
+ * size); its exit status. */
+static int output_of(const char *cmd, char *buf, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	ck_assert_ptr_nonnull(p);
+	n = fread(buf, 1, size - 1, p);
+	buf[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The words in the segment (the kernel's name, each kind's note, which a
+ * GPU program of another build writes) are whatever bytes its writers
+ * left. Start a master and leave in its segment a kernel's name that
+ * fills its field without a NUL, before notes of quotes, backslashes,
+ * control characters and bytes that are no UTF-8, none ended. */
+static const char hostile[] = "\"},\"pid\":0,\\\x01\x1b[2J\xff(\xc3 \xe2\x82\xac";
+
+static void start_with_hostile_words(void)
+{
+	struct seg seg;
+
+	start(NULL, NULL);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	memset(seg.hdr->kernel, 'k', sizeof seg.hdr->kernel);
+	memcpy(seg.hdr->kernel + 1, "\"\\\x02", 3);
+	for (unsigned k = 0; k < SEG_KINDS; k++) {
+		memset(seg.hdr->kinds[k].note, 'n', sizeof seg.hdr->kinds[k].note);
+		memcpy(seg.hdr->kinds[k].note, hostile, sizeof hostile - 1);
+	}
+	seg_close(&seg);
+}
+
+/* --status --json is still JSON (jq reads it), each word escaped and cut
+ * at its field's end; the text sends no control character to a terminal.
+ * (Printed with %s, one word ran into the next and broke the JSON.) */
+START_TEST(status_escapes_the_words_of_the_segment)
+{
+	static const char note_json[] = "\\\"},\\\"pid\\\":0,\\\\\\u0001\\u001b[2J?(? \\u20ac";
+	char cmd[512], out[8192], want[512], *c;
+
+	if (system("command -v jq >/dev/null 2>&1") != 0) {
+		th_skip(__func__, "no jq");
+		return;
+	}
+	start_with_hostile_words();
+	snprintf(cmd, sizeof cmd, "'%s' --status %u --json | jq -a -c '[.kernel, .gpu]'",
+		 th_master_path(), m.port);
+	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
+	c = want + snprintf(want, sizeof want, "[\"k\\\"\\\\\\u0002%s\",\"%s", "kkkkkkkkkkk", note_json);
+	memset(c, 'n', 95 - (sizeof hostile - 1));
+	strcpy(c + 95 - (sizeof hostile - 1), "\"]\n");
+	ck_assert_str_eq(out, want);
+	snprintf(cmd, sizeof cmd, "'%s' --status %u", th_master_path(), m.port);
+	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "kernel k\"\\?kkkkkkkkkkk, "));
+	for (c = out; *c; c++)
+		ck_assert_msg(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f),
+			      "--status printed the control character 0x%02x", (unsigned char)*c);
+	stop();
+}
+END_TEST
+
+/* The exporter's page of the same words is still Prometheus's format,
+ * which is UTF-8 (promtool checks it): a scrape of it is not refused. */
+START_TEST(metrics_escape_the_words_of_the_segment)
+{
+	const char *exporter = getenv("REVHASH_METRICS");
+	char cmd[1024], out[8192];
+	unsigned mport = th_free_port();
+
+	if (system("command -v promtool >/dev/null 2>&1") != 0) {
+		th_skip(__func__, "no promtool (scripts/install-deps.sh --prometheus)");
+		return;
+	}
+	start_with_hostile_words();
+	snprintf(cmd, sizeof cmd, "f=$(mktemp) || exit 9; '%s' %u --listen 127.0.0.1:%u 2>/dev/null &"
+		 " e=$!; for i in $(seq 1 50); do curl -sf http://127.0.0.1:%u/metrics >\"$f\" && break;"
+		 " sleep 0.1; done; kill $e; promtool check metrics <\"$f\" >/dev/null 2>&1 &&"
+		 " grep '^revhash_info' \"$f\"; r=$?; rm -f \"$f\"; exit $r",
+		 exporter ? exporter : "master/revhash-metrics", m.port, mport, mport);
+	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
+	ck_assert_ptr_nonnull(strstr(out, "kernel=\"k\\\"\\\\?kkkkkkkkkkk\""));
+	ck_assert_ptr_nonnull(strstr(out, "gpu=\"\\\"},\\\"pid\\\":0,\\\\??[2J?(? \xe2\x82\xacnnn"));
+	stop();
+}
+END_TEST
+
+
 /* Anyone may create names in /dev/shm. With the names of the next 300
  * pids on the port taken by files the sweep may not remove (held, as a
  * live master's are; another user's are not removable either), the
@@ -1311,6 +1404,8 @@ int main(void)
 	tcase_add_test(t, busy_rate_counts_only_the_cpus_there_are);
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, status_ignores_what_is_not_a_segment_of_ours);
+	tcase_add_test(t, status_escapes_the_words_of_the_segment);
+	tcase_add_test(t, metrics_escape_the_words_of_the_segment);
 	tcase_add_test(t, a_squatted_segment_name_costs_the_master_nothing);
 	tcase_add_test(t, low_latency_holds_the_cpus_only_while_busy);
 	tcase_add_test(t, low_latency_is_on_by_default_and_can_be_turned_off);

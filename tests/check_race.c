@@ -11,6 +11,7 @@
 #include "tests/helpers.h"
 
 #include <check.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,22 +358,13 @@ START_TEST(hostile_servers_race_goes_on)
 }
 END_TEST
 
-/* --plot draws a PNG of the scores; without gnuplot on the PATH, the race
- * does not start (see bad_arguments_exit_2). */
-START_TEST(plot_draws_the_scores)
+/* Race two fake servers for two rounds with --plot png; r says how it
+ * ran. */
+static void race_plotted(const char *png, struct ran *r)
 {
 	struct fake a = { FAKE_RIGHT, 'a', 0, -1, 0 }, b = { FAKE_RIGHT, 'b', 0, -1, 0 };
-	char sa[64], sb[64], png[] = "/tmp/revhash-race-XXXXXX.png", magic[8];
-	static struct ran r;
-	FILE *f;
-	int fd;
+	char sa[64], sb[64];
 
-	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-		th_skip(__func__, "no gnuplot (scripts/install-deps.sh --plot)");
-		return;
-	}
-	ck_assert_int_ge(fd = mkstemps(png, 4), 0);
-	close(fd);
 	fake_start(&a);
 	fake_start(&b);
 	{
@@ -381,15 +373,75 @@ START_TEST(plot_draws_the_scores)
 				       "100", "20", "0", "1.5", "--rounds", "2",
 				       "--no-calibrate", "--plot", png, NULL };
 
-		run_bench(args, NULL, &r);
+		run_bench(args, NULL, r);
 	}
+}
+
+/* Whether the file at path starts as a PNG does. */
+static int is_png(const char *path)
+{
+	unsigned char magic[8];
+	FILE *f = fopen(path, "rb");
+	int yes = f && fread(magic, 1, 8, f) == 8 && memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0;
+
+	if (f)
+		fclose(f);
+	return yes;
+}
+
+/* --plot draws a PNG of the scores; without gnuplot on the PATH, the race
+ * does not start (see bad_arguments_exit_2). */
+START_TEST(plot_draws_the_scores)
+{
+	char png[] = "/tmp/revhash-race-XXXXXX.png";
+	static struct ran r;
+	int fd;
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		th_skip(__func__, "no gnuplot (scripts/install-deps.sh --plot)");
+		return;
+	}
+	ck_assert_int_ge(fd = mkstemps(png, 4), 0);
+	close(fd);
+	race_plotted(png, &r);
 	ck_assert_int_eq(r.status, 0);
 	expect(&r, "\nplot: ");
-	ck_assert_ptr_nonnull(f = fopen(png, "rb"));
-	ck_assert_uint_eq(fread(magic, 1, 8, f), 8);
-	fclose(f);
+	ck_assert(is_png(png));
 	unlink(png);
-	ck_assert(memcmp(magic, "\x89PNG\r\n\x1a\n", 8) == 0);
+}
+END_TEST
+
+/* The --plot file's name goes into gnuplot's script: whatever it holds
+ * (quotes, a backslash, a `command` that gnuplot would run within double
+ * quotes, a system() call, a macro), it names the file and nothing runs.
+ * The race runs in a folder of its own, where a command would leave its
+ * mark. (A backquoted command in the name ran; quotes were refused.) */
+START_TEST(plot_file_name_is_only_a_name)
+{
+	static const char *const names[] = {
+		"a`touch ran`b.png",
+		"a'b\"c\\d system(\"touch ran\") @x.png",
+	};
+	char dir[] = "/tmp/revhash-plot-XXXXXX", bench[PATH_MAX];
+	static struct ran r;
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		th_skip(__func__, "no gnuplot (scripts/install-deps.sh --plot)");
+		return;
+	}
+	ck_assert_ptr_nonnull(realpath(th_bench_path(), bench));
+	setenv("REVHASH_BENCH", bench, 1);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chdir(dir), 0);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		race_plotted(names[i], &r);
+		ck_assert_msg(access("ran", F_OK) != 0, "--plot '%s' ran a command", names[i]);
+		ck_assert_msg(r.status == 0, "--plot '%s': exit %d", names[i], r.status);
+		ck_assert(is_png(names[i]));
+		unlink(names[i]);
+	}
+	ck_assert_int_eq(chdir("/"), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -421,7 +473,7 @@ START_TEST(bad_arguments_exit_2)
 		{ { "--race", A, B, "final", "--margin", "-1" }, "--margin: a percentage" },
 		{ { "--race", A, B, "final", "--timeout", "0" }, "--timeout: seconds" },
 		{ { "--race", A, B, "final", "--probe", "61" }, "--probe: seconds" },
-		{ { "--race", A, B, "final", "--plot", "a\"b.png" }, "--plot: a file name" },
+		{ { "--race", A, B, "final", "--plot", "a\nb.png" }, "--plot: a file name" },
 		{ { "--race", A, B, "1M", "--no-calibrate" }, "cannot run with --no-calibrate" },
 		{ { "--race", A, B, "final", "--quiet" }, "--race takes no options but" },
 		{ { "--race", A, B, "final", "--concurrency", "2" }, "--race takes no options" },
@@ -493,6 +545,7 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, wrong_answers_lose_on_reliability);
 	tcase_add_test(fakes, abba_order_reaches_the_servers);
 	tcase_add_test(fakes, plot_draws_the_scores);
+	tcase_add_test(fakes, plot_file_name_is_only_a_name);
 	tcase_add_test(fakes, bad_arguments_exit_2);
 	tcase_add_test(fakes, ask_checks_the_reply);
 	tcase_add_test(fakes, preset_prints_its_words);
