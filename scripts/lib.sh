@@ -111,12 +111,16 @@ probing() {
 # pid_listens PID PORT: process PID holds a socket listening on TCP PORT
 # (in its own network namespace), found without connecting to it: the
 # port's listening sockets in /proc/PID/net/tcp and tcp6 (state 0A, the
-# inode in field 10), and one of them among PID's descriptors.
+# inode in field 10), and one of them among PID's descriptors. The kernel
+# lists every listening socket before any connection, so each table is
+# read up to its first connection: on a machine busy with tests the
+# whole tables held 34,000 lines, and reading them took up to 0.9 s.
 pid_listens() {
 	local hex ino fds
 	hex=$(printf '%04X' "$2")
 	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
-	for ino in $(awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
+	for ino in $(awk -v p=":$hex" 'FNR > 1 && $4 != "0A" { nextfile }
+		$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
 		"/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null); do
 		[[ $fds == *"socket:[$ino]"* ]] && return 0
 	done
