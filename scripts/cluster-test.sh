@@ -16,8 +16,9 @@
 # waits more than 3 s and no answer is wrong; status exits 1 when the
 # balancer is dead; stop, with a node stopped and searches in flight,
 # takes under 10 s, leaves no process, segment, run dir or namespace, and
-# keeps the logs where it says. Prints "SKIP: ..." and exits 77 where
-# haproxy cannot be had.
+# keeps the logs where it says; then scripts/cluster-trust-test.sh (IPv6
+# sources counted by /64). Prints "SKIP: ..." and exits 77 where haproxy
+# cannot be had.
 #   scripts/cluster-test.sh [--netns]    (--netns: each node in a namespace)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -327,4 +328,7 @@ kept=$(sed -n 's/.*logs kept in //p' <<<"$out")
 ip netns list 2>/dev/null | grep -q "revhash-$PORT-" && fail "a namespace outlived stop"
 rm -rf "$kept"
 say "stop took $took s with node $hung stopped, left nothing; logs were kept in $kept"
+
+# 9. What cluster.sh trusts: IPv6 sources by /64.
+"$ROOT/scripts/cluster-trust-test.sh" || fail "scripts/cluster-trust-test.sh failed"
 say "PASS"

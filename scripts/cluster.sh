@@ -260,7 +260,7 @@ defaults
 frontend revhash
 	bind $(bind_address):$PORT
 	stick-table type ipv6 size 100k expire 60s store conn_cur
-	tcp-request connection track-sc0 src
+	tcp-request connection track-sc0 src,ipmask(32,64)
 	tcp-request connection reject if { sc0_conn_cur gt $PER_SOURCE }
 	tcp-request inspect-delay 5s
 	tcp-request content set-var(txn.key) req.payload(0,48) if { req.len ge 49 }
