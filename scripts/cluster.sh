@@ -300,10 +300,15 @@ drop_segments() {
 		-regex "/dev/shm/revhash-$1-$2(\.[0-9]+)?" -type f -user "$uid" ! -perm /077 -print0)
 }
 
-# gone_within PID SECONDS: until PID has exited; non-zero if it has not.
+# gone_within PID SECONDS: until PID has exited, SECONDS by the clock
+# (not a count of polls: each asks ps, which took 50 ms on a busy
+# machine); non-zero if it has not.
 gone_within() {
-	for _ in $(seq 1 $(($2 * 50))); do alive "$1" || return 0; sleep 0.02; done
-	! alive "$1"
+	local end=$((${EPOCHREALTIME/./} + $2 * 1000000))
+	while alive "$1"; do
+		[ "${EPOCHREALTIME/./}" -lt $end ] || return 1
+		sleep 0.02
+	done
 }
 
 # --- the balancer -----------------------------------------------------
