@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# What cluster.sh trusts, tested (called by scripts/cluster-test.sh; runs
-# alone too): the balancer counts an IPv6 /64 as one source and an IPv4
-# address as one (its config passes `haproxy -c`; behind `unshare -n`,
-# where addresses can be made, a second connection from the /64 of a
-# held one is refused, one from another /64 or IPv4 address is not);
-# node-start writes its pid record and its log through no link; a pid
-# that has come to name another process (a program named `master` or
-# `haproxy`, or a real master of another port) is neither signalled by
-# stop nor taken for the node by status; and stop removes the segment
-# of a node SIGKILLed before it, but no name that is a link, another
-# user's, group- or other-readable or locked by a live process, and not
-# another master's. Prints "SKIP: ..." for a part this machine cannot
-# run (root for the other user's file and the namespace).
+# What cluster.sh trusts, tested (called by scripts/cluster-test.sh;
+# runs alone too): the balancer counts an IPv6 /64 as one source and an
+# IPv4 address as one (its config passes `haproxy -c`; behind
+# `unshare -n`, where addresses can be made, a second connection from
+# the /64 of a held one is refused, one from another /64 or IPv4 address
+# is not); node-start writes its pid record and its log through no link,
+# and removes the segment of the master it replaces; a pid that has come
+# to name another process (a program named `master` or `haproxy`, or a
+# real master of another port) is neither signalled by stop nor taken
+# for the node by status; and stop removes the segment of a node
+# SIGKILLed before it, but no name that is a link, another user's,
+# group- or other-readable or locked by a live process, and not another
+# master's. Prints "SKIP: ..." for a part this machine cannot run (root
+# for the other user's file and the namespace).
 #   scripts/cluster-trust-test.sh
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -104,7 +105,9 @@ kill_node() {
 }
 
 # 2. node-start writes through no link: not its log (it refuses), not
-# its pid record (it replaces the link).
+# its pid record (it replaces the link); and the segment of the master
+# it replaces is gone.
+pid1=$(node_pid 1)
 kill_node 1
 echo precious >"$TMP/victim"
 ln -sf "$TMP/victim" "$RUN/n1.log"
@@ -116,7 +119,10 @@ ln -sf "$TMP/victim" "$RUN/n1.pid"
 "$CLUSTER" node-start 1 --port "$PORT" >/dev/null || fail "node 1 did not start again"
 [ "$(cat "$TMP/victim")" = precious ] || fail "node-start wrote its pid through the link of n1.pid"
 { [ -f "$RUN/n1.pid" ] && [ ! -L "$RUN/n1.pid" ]; } || fail "n1.pid is not a file of its own"
-say "node-start refused a linked log, and replaced a linked pid file, writing through neither"
+seg1=(/dev/shm/revhash-$((PORT + 1))-"$pid1"*)
+[ -e "${seg1[0]}" ] && { LEFT+=("${seg1[@]}"); fail "node 1's old segment ${seg1[0]} outlived node-start"; }
+say "node-start refused a linked log, and replaced a linked pid file, writing through neither;" \
+	"the old master's segment is gone"
 
 # 3. Node 2 dies (SIGKILL): its segment stays behind. Beside it, names
 # like its segment's that stop must leave: a link (to a file of ours), a

@@ -579,6 +579,10 @@ node_again() {
 	[ "$kind" = remote ] && fail "node-start: $name is on another host"
 	rec=$(recorded "$name")
 	proc_is "$rec" && fail "node-start: $name still runs (pid ${rec%% *})"
+	# The dead master's segment: its successor's start sweeps it only if
+	# nothing of it is left at that moment (a worker still exiting, an
+	# unreaped pid).
+	[ -n "$rec" ] && drop_segments "$port" "${rec%% *}"
 	rec=$(recorded "$name-metrics")
 	# (gone before its successor binds the same port)
 	proc_is "$rec" && { signal_procs TERM < <(procs "${rec%% *}"); gone_within "${rec%% *}" 2; }
