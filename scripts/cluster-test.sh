@@ -16,8 +16,11 @@
 # waits more than 3 s and no answer is wrong; status exits 1 when the
 # balancer is dead; stop, with a node stopped and searches in flight,
 # takes under 10 s, leaves no process, segment, run dir or namespace, and
-# keeps the logs where it says. Prints "SKIP: ..." and exits 77 where
-# haproxy cannot be had.
+# keeps the logs where it says; then scripts/cluster-trust-test.sh (IPv6
+# sources counted by /64; no write through a link; a pid that came to
+# name another process left alone; a node SIGKILLed before stop has its
+# segment removed by it, and only its). Prints "SKIP: ..." and exits 77
+# where haproxy cannot be had.
 #   scripts/cluster-test.sh [--netns]    (--netns: each node in a namespace)
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -309,7 +312,7 @@ awk -v b="$WAIT_MS" '{ for (i = 1; i <= NF; i++) if ($i == "max") exit !($(i + 1
 # it says.
 pids=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $3 }')
 "$CLIENT" flood 127.0.0.1 "$PORT" 20 >/dev/null
-hap=$(cat "$(run_base)/revhash-cluster-$PORT/haproxy.pid")
+read -r hap _ <"$(run_base)/revhash-cluster-$PORT/haproxy.pid" # PID START PORT EXE
 kill -KILL "$hap"
 "$CLUSTER" status --port "$PORT" >/dev/null 2>"$LOGS/cluster-status.err" &&
 	fail "status exits 0 with the balancer dead"
@@ -327,4 +330,8 @@ kept=$(sed -n 's/.*logs kept in //p' <<<"$out")
 ip netns list 2>/dev/null | grep -q "revhash-$PORT-" && fail "a namespace outlived stop"
 rm -rf "$kept"
 say "stop took $took s with node $hung stopped, left nothing; logs were kept in $kept"
+
+# 9. What cluster.sh trusts: IPv6 sources by /64, no write through a
+# link, no pid taken on its word, a dead node's segment removed by stop.
+"$ROOT/scripts/cluster-trust-test.sh" || fail "scripts/cluster-trust-test.sh failed"
 say "PASS"

@@ -31,7 +31,9 @@
 # logs live in a folder of this user's own (lib.sh's run_base:
 # $XDG_RUNTIME_DIR, /run/revhash for root, else /tmp/revhash-UID), in
 # revhash-cluster-P; stop moves them aside to revhash-cluster-P.stopped-TIME,
-# keeps the three newest, and says so.
+# keeps the three newest, and says so. A process start made is recorded
+# by its pid, start time, port and program (lib.sh's proc_record) and is
+# signalled, or said to run, only while all four hold.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -66,6 +68,41 @@ uint "$FIN_TIMEOUT" 1 86400 || fail "--fin-timeout: 1 .. 86400 seconds, not '$FI
 STATS_PORT=${STATS_PORT:-$((PORT + 100))}
 uint "$STATS_PORT" 1 65535 || fail "--stats-port: 1 .. 65535, not '$STATS_PORT'"
 RUN=$(run_base)/revhash-cluster-$PORT || exit 1
+
+# --- the run dir ------------------------------------------------------
+
+# put NAME TEXT: TEXT (and a newline) into $RUN/NAME, written to a new
+# file beside it and renamed over it: never through whatever stands at
+# NAME (a link to another file).
+put() {
+	local tmp
+	tmp=$(mktemp "$RUN/.put.XXXXXX") || fail "cannot write in $RUN"
+	if ! { printf '%s\n' "$2" >"$tmp" && mv -f -T -- "$tmp" "$RUN/$1"; }; then
+		rm -f -- "$tmp"
+		fail "cannot write $RUN/$1"
+	fi
+}
+
+# appendable PATH: PATH, a log, is absent or a regular file of this user
+# (not a link), so appending to it writes nowhere else; fails otherwise.
+appendable() {
+	{ [ ! -e "$1" ] && [ ! -L "$1" ]; } ||
+		[ -n "$(find "$1" -maxdepth 0 -type f -user "$(id -u)")" ] ||
+		fail "$1: not a regular file of this user's (a link?): not written"
+}
+
+# record NAME PID PORT EXE: process PID, just started to run EXE and serve
+# PORT, into $RUN/NAME.pid (proc_record's line), before it is waited for:
+# a start that fails then stops it by its record. Nothing is recorded for
+# a process already gone.
+record() {
+	local rec
+	rec=$(proc_record "$2" "$3" "$4") && put "$1.pid" "$rec"
+	return 0
+}
+
+# recorded NAME: $RUN/NAME.pid's line (empty without one).
+recorded() { cat "$RUN/$1.pid" 2>/dev/null; }
 
 # --- the nodes --------------------------------------------------------
 
@@ -144,19 +181,21 @@ node_ready() {
 }
 
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
-# namespaced node, its pid into $RUN/NAME.pid, and wait until it serves;
-# fails, with the end of its log, if it does not. Co-located nodes share
-# the CPUs, so the scheduler places their workers (--no-pin): pinned,
-# every node's first worker would sit on the first CPU. They would share a
-# GPU too, each running a worker on device 0: they run none (--gpu off).
+# namespaced node, recorded as $RUN/NAME.pid, and wait until it serves;
+# fails, with the end of its log, if it does not (one that runs but does
+# not serve is stopped: its record would not vouch for it). Co-located
+# nodes share the CPUs, so the scheduler places their workers (--no-pin):
+# pinned, every node's first worker would sit on the first CPU. They would
+# share a GPU too, each running a worker on device 0: they run none
+# (--gpu off).
 node_start() {
 	local name=$1 port=$3 kind=$4 log=$RUN/$1.log pid
-	local wrap=()
+	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off)
 	[ "$kind" = netns ] && wrap=(ip netns exec "$(ns_name "${name#n}")")
-	"${wrap[@]}" "$MASTER" "$port" --workers "$WORKERS" --no-pin --gpu off \
-		2>>"$log" >/dev/null </dev/null &
+	appendable "$log"
+	"${wrap[@]}" "$MASTER" "$port" "${args[@]}" 2>>"$log" >/dev/null </dev/null &
 	pid=$!
-	echo "$pid" >"$RUN/$name.pid"
+	record "$name" "$pid" "$port" "$MASTER"
 	for _ in $(seq 1 300); do
 		node_ready "$pid" "$port" && { metrics_start "$name" "$port"; return 0; }
 		alive "$pid" || break
@@ -165,7 +204,18 @@ node_start() {
 	tail -n 3 "$log" >&2
 	alive "$pid" || fail "node $name: its master exited at start (port $port taken?" \
 		"its log: $log)"
+	stop_unready "$(recorded "$name")"
 	fail "node $name: its master (pid $pid) does not serve port $port after 6 s"
+}
+
+# stop_unready RECORD: the process just started and recorded, which does
+# not serve (so proc_is does not vouch for it): SIGTERM, SIGKILL 3 s on.
+stop_unready() {
+	local pid start exe
+	read -r pid start _ exe <<<"$1"
+	proc_same "$pid" "$start" "$exe" || return 0
+	kill -TERM "$pid"
+	gone_within "$pid" 3 || signal_procs KILL <<<"$pid $start $exe"
 }
 
 # metrics_port NAME: the port of node NAME's exporter.
@@ -179,9 +229,10 @@ metrics_start() {
 	local mport pid
 	mport=$(metrics_port "$1")
 	[ -x "$METRICS" ] || return 0
+	appendable "$RUN/$1-metrics.log"
 	"$METRICS" "$2" --listen "127.0.0.1:$mport" 2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
 	pid=$!
-	echo "$pid" >"$RUN/$1-metrics.pid"
+	record "$1-metrics" "$pid" "$mport" "$METRICS"
 	for _ in $(seq 1 100); do
 		pid_listens "$pid" "$mport" && return 0
 		alive "$pid" || break
@@ -193,40 +244,71 @@ metrics_start() {
 # metrics_state NAME: node NAME's exporter: its port when it serves,
 # "down" when it was started and does not, "-" when there is none.
 metrics_state() {
-	local pid mport
-	mport=$(metrics_port "$1")
-	pid=$(cat "$RUN/$1-metrics.pid" 2>/dev/null) || { echo -; return; }
-	pid_is "$pid" revhash-metrics && pid_listens "$pid" "$mport" && { echo ":$mport"; return; }
+	local rec
+	rec=$(recorded "$1-metrics") || { echo -; return; }
+	proc_is "$rec" && { echo ":$(metrics_port "$1")"; return; }
 	echo down
 }
 
-# stop_node NAME PORT: stop node NAME's master and exporter. A stopped
-# (SIGSTOP) master is continued first; one still there after 3 s of
-# SIGTERM gets SIGQUIT (kill the workers at once), then SIGKILL, and its
-# segment is removed. Non-zero when it had to be killed.
+# stop_node NAME PORT: stop node NAME's master and exporter, each only if
+# its record still vouches for it (proc_is): a pid that has come to name
+# another process is left alone. A stopped (SIGSTOP) master is continued
+# first; one still there after 3 s of SIGTERM gets SIGQUIT (kill the
+# workers at once), then SIGKILL. Then the segment of a master that did
+# not remove its own (killed, now or before stop) goes. Non-zero when it
+# had to be killed.
 stop_node() {
-	local pid mpid rc=0 kids=()
-	mpid=$(cat "$RUN/$1-metrics.pid" 2>/dev/null)
-	pid_is "$mpid" revhash-metrics && kill -TERM "$mpid"
-	pid=$(cat "$RUN/$1.pid" 2>/dev/null)
-	pid_is "$pid" master || return 0
-	mapfile -t kids < <(workers_of "$pid")
-	kill -CONT "$pid" "${kids[@]}" 2>/dev/null
-	kill -TERM "$pid"
-	gone_within "$pid" 3 || { kill -QUIT "$pid"; gone_within "$pid" 2; } || {
-		kill -KILL "$pid" "${kids[@]}" 2>/dev/null
-		gone_within "$pid" 2
-		say "node $1: master $pid killed"
-		rc=1
-	}
-	rm -f "/dev/shm/revhash-$2-$pid"
+	local rec pid list rc=0
+	rec=$(recorded "$1-metrics")
+	proc_is "$rec" && signal_procs TERM < <(procs "${rec%% *}")
+	rec=$(recorded "$1") || return 0
+	pid=${rec%% *}
+	if proc_is "$rec"; then
+		# shellcheck disable=SC2046 # workers_of's words are pids
+		list=$(procs "$pid" $(workers_of "$pid"))
+		signal_procs CONT <<<"$list"
+		signal_procs TERM <<<"${list%%$'\n'*}"
+		gone_within "$pid" 3 || { signal_procs QUIT <<<"${list%%$'\n'*}"; gone_within "$pid" 2; } || {
+			signal_procs KILL <<<"$list"
+			gone_within "$pid" 2
+			say "node $1: master $pid killed"
+			rc=1
+		}
+	fi
+	drop_segments "$2" "$pid"
 	return $rc
 }
 
-# gone_within PID SECONDS: until PID has exited; non-zero if it has not.
+# drop_segments PORT PID: the segments master PID of PORT left in
+# /dev/shm when it died (revhash-PORT-PID, or revhash-PORT-PID.N where
+# that name was taken: shm/segment.c), each only if it is a regular file
+# of this user's with no group or other bits (find never follows a link),
+# and only once nobody holds its lock: a live master holds its own for as
+# long as it runs, so another master's is never taken, whatever its name.
+# The lock is waited for 1 s (a killed master's workers may still be
+# exiting); the file is opened without O_CREAT (flock FILE would create
+# it, were it gone), and looked at again under the lock.
+drop_segments() {
+	local f uid
+	uid=$(id -u)
+	while IFS= read -r -d '' f; do
+		# shellcheck disable=SC2016 # the inner shell expands them
+		timeout 3 bash -c 'exec 9<"$1" && flock -x -w 1 9 &&
+			find "$1" -maxdepth 0 -type f -user "$2" ! -perm /077 -delete' _ "$f" "$uid" ||
+			say "$f: in use: left"
+	done < <(find /dev/shm -maxdepth 1 -regextype posix-extended \
+		-regex "/dev/shm/revhash-$1-$2(\.[0-9]+)?" -type f -user "$uid" ! -perm /077 -print0)
+}
+
+# gone_within PID SECONDS: until PID has exited, SECONDS by the clock
+# (not a count of polls: each asks ps, which took 50 ms on a busy
+# machine); non-zero if it has not.
 gone_within() {
-	for _ in $(seq 1 $(($2 * 50))); do alive "$1" || return 0; sleep 0.02; done
-	! alive "$1"
+	local end=$((${EPOCHREALTIME/./} + $2 * 1000000))
+	while alive "$1"; do
+		[ "${EPOCHREALTIME/./}" -lt $end ] || return 1
+		sleep 0.02
+	done
 }
 
 # --- the balancer -----------------------------------------------------
@@ -260,7 +342,7 @@ defaults
 frontend revhash
 	bind $(bind_address):$PORT
 	stick-table type ipv6 size 100k expire 60s store conn_cur
-	tcp-request connection track-sc0 src
+	tcp-request connection track-sc0 src,ipmask(32,64)
 	tcp-request connection reject if { sc0_conn_cur gt $PER_SOURCE }
 	tcp-request inspect-delay 5s
 	tcp-request content set-var(txn.key) req.payload(0,48) if { req.len ge 49 }
@@ -354,15 +436,17 @@ wait_up() {
 	return 1
 }
 
-# balancer_start: HAProxy on $RUN/haproxy.cfg, ready once its statistics
-# answer (it binds every listener before it serves any): a probe on the
-# balancer's own port would be a connection it hands a node.
+# balancer_start: HAProxy on $RUN/haproxy.cfg, recorded as
+# $RUN/haproxy.pid, ready once its statistics answer (it binds every
+# listener before it serves any): a probe on the balancer's own port
+# would be a connection it hands a node.
 balancer_start() {
 	local pid
 	haproxy -c -q -f "$RUN/haproxy.cfg" || fail "haproxy refused $RUN/haproxy.cfg"
+	appendable "$RUN/haproxy.log"
 	haproxy -db -f "$RUN/haproxy.cfg" >>"$RUN/haproxy.log" 2>&1 </dev/null &
 	pid=$!
-	echo $pid >"$RUN/haproxy.pid"
+	record haproxy "$pid" "$PORT" "$(command -v haproxy)"
 	for _ in $(seq 1 300); do
 		alive "$pid" || { tail -n 5 "$RUN/haproxy.log" >&2; fail "haproxy exited at start" \
 			"(port $PORT or $STATS_PORT taken?)"; }
@@ -379,12 +463,14 @@ balancer_start() {
 # with its logs, and the newest three of those kept. Goes on past a
 # process that would not stop, and says so in its status.
 stop_all() {
-	local rc=0 pid name port kind kept
-	pid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
-	if pid_is "$pid" haproxy; then
-		kill -CONT "$pid"
-		kill -USR1 "$pid"
-		gone_within "$pid" 4 || { kill -KILL "$pid"; say "haproxy $pid killed"; rc=1; }
+	local rc=0 rec list pid name port kind kept
+	rec=$(recorded haproxy)
+	if proc_is "$rec"; then
+		pid=${rec%% *}
+		list=$(procs "$pid")
+		signal_procs CONT <<<"$list"
+		signal_procs USR1 <<<"$list"
+		gone_within "$pid" 4 || { signal_procs KILL <<<"$list"; say "haproxy $pid killed"; rc=1; }
 	fi
 	while read -r name _ port kind; do
 		[ "$kind" = remote ] || stop_node "$name" "$port" &
@@ -423,20 +509,20 @@ start() {
 	mkdir -m 700 "$RUN" || fail "cannot create $RUN"
 	trap 'stop_all; exit 1' INT TERM
 	trap '[ -e "$RUN/started" ] || stop_all' EXIT # undo a start that failed
-	node_table >"$RUN/nodes"
-	echo "$STATS_PORT" >"$RUN/stats-port"
+	put nodes "$(node_table)"
+	put stats-port "$STATS_PORT"
 	while read -r name addr port kind; do
 		[ "$kind" = netns ] && netns_up "${name#n}"
 		[ "$kind" = remote ] || node_start "$name" "$addr" "$port" "$kind"
 	done <"$RUN/nodes"
-	config <"$RUN/nodes" >"$RUN/haproxy.cfg"
-	prometheus_config <"$RUN/nodes" >"$RUN/prometheus.yml"
+	put haproxy.cfg "$(config <"$RUN/nodes")"
+	put prometheus.yml "$(prometheus_config <"$RUN/nodes")"
 	balancer_start
 	if ! wait_up 5; then
 		[ -n "$HOSTS" ] || { status; fail "not every node came up within 5 s"; }
 		say "not every node is up yet (--hosts: are they serving?)"
 	fi
-	touch "$RUN/started"
+	put started ""
 	# The cluster serves: an exporter that does not is said, not a failure.
 	status serving
 }
@@ -449,12 +535,13 @@ counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 # (with `serving`: a down exporter is said, and the status is the
 # serving's alone).
 status() {
-	local name addr port kind pid view state picked json bad=() hpid exporter
+	local name addr port kind pid view state picked json bad=() hpid exporter rec
 	local said=()
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
-	hpid=$(cat "$RUN/haproxy.pid" 2>/dev/null)
-	pid_is "$hpid" haproxy || bad+=("the balancer (pid ${hpid:-?}) is not running")
+	rec=$(recorded haproxy)
+	hpid=${rec%% *}
+	proc_is "$rec" || bad+=("the balancer (pid ${hpid:-?}) is not running")
 	view=$(balancer_view) || bad+=("the balancer's statistics do not answer on :$STATS_PORT")
 	say "balancer $BIND:$PORT (pid ${hpid:-?}), stats" \
 		"http://127.0.0.1:$STATS_PORT/stats, run dir $RUN"
@@ -462,8 +549,11 @@ status() {
 		picked requests cache_hits jobs answered metrics
 	while read -r name addr port kind; do
 		pid=-
-		[ "$kind" = remote ] || pid=$(cat "$RUN/$name.pid" 2>/dev/null)
-		[ "$pid" = - ] || pid_is "$pid" master || pid=gone
+		if [ "$kind" != remote ]; then
+			rec=$(recorded "$name")
+			pid=${rec%% *}
+			proc_is "$rec" || pid=gone
+		fi
 		state="" picked=""
 		read -r _ state picked < <(grep "^$name " <<<"$view")
 		json=""
@@ -482,18 +572,23 @@ status() {
 }
 
 node_again() {
-	local name addr port kind pid
+	local name addr port kind rec
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	read -r name addr port kind < <(grep "^n${NODE:-0} " "$RUN/nodes") ||
 		fail "node-start: no node '${NODE:-}' (1 .. $(wc -l <"$RUN/nodes"))"
 	[ "$kind" = remote ] && fail "node-start: $name is on another host"
-	pid=$(cat "$RUN/$name.pid" 2>/dev/null)
-	pid_is "$pid" master && fail "node-start: $name still runs (pid $pid)"
-	pid=$(cat "$RUN/$name-metrics.pid" 2>/dev/null)
+	rec=$(recorded "$name")
+	proc_is "$rec" && fail "node-start: $name still runs (pid ${rec%% *})"
+	# The dead master's segment: its successor's start sweeps it only if
+	# nothing of it is left at that moment (a worker still exiting, an
+	# unreaped pid).
+	[ -n "$rec" ] && drop_segments "$port" "${rec%% *}"
+	rec=$(recorded "$name-metrics")
 	# (gone before its successor binds the same port)
-	pid_is "$pid" revhash-metrics && { kill -TERM "$pid"; gone_within "$pid" 2; }
+	proc_is "$rec" && { signal_procs TERM < <(procs "${rec%% *}"); gone_within "${rec%% *}" 2; }
 	node_start "$name" "$addr" "$port" "$kind"
-	say "$name serves again on $addr:$port (pid $(cat "$RUN/$name.pid"))"
+	rec=$(recorded "$name")
+	say "$name serves again on $addr:$port (pid ${rec%% *})"
 }
 
 case $CMD in

@@ -111,12 +111,16 @@ probing() {
 # pid_listens PID PORT: process PID holds a socket listening on TCP PORT
 # (in its own network namespace), found without connecting to it: the
 # port's listening sockets in /proc/PID/net/tcp and tcp6 (state 0A, the
-# inode in field 10), and one of them among PID's descriptors.
+# inode in field 10), and one of them among PID's descriptors. The kernel
+# lists every listening socket before any connection, so each table is
+# read up to its first connection: on a machine busy with tests the
+# whole tables held 34,000 lines, and reading them took up to 0.9 s.
 pid_listens() {
 	local hex ino fds
 	hex=$(printf '%04X' "$2")
 	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
-	for ino in $(awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
+	for ino in $(awk -v p=":$hex" 'FNR > 1 && $4 != "0A" { nextfile }
+		$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
 		"/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null); do
 		[[ $fds == *"socket:[$ino]"* ]] && return 0
 	done
@@ -184,9 +188,72 @@ wait_workers() {
 # parent that is not this shell, does not).
 alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
 
-# pid_is PID NAME: process PID runs, and runs the command NAME (not a
-# recycled pid).
-pid_is() { [ -n "$1" ] && alive "$1" && [ "$(ps -o comm= -p "$1")" = "$2" ]; }
+# --- processes known by more than their pid ---
+# A pid is reused once its process is gone, and a name (comm) is anyone's:
+# a Postfix `master` or the system's HAProxy may come to hold a pid a node
+# had. So what a script starts is recorded as "PID START PORT EXE"
+# (proc_record), and it is signalled or vouched for only while all four
+# still hold (proc_is).
+
+# proc_start PID: when process PID started, in clock ticks since boot:
+# field 22 of /proc/PID/stat, counted after the name (which may hold
+# spaces and parentheses). Non-zero when PID does not run.
+proc_start() {
+	local f
+	f=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	read -r -a f <<<"${f##*) }"
+	[ -n "${f[19]:-}" ] && echo "${f[19]}"
+}
+
+# proc_exe PID: the program process PID runs, as /proc/PID/exe names it
+# (without " (deleted)": a binary rebuilt while it runs); non-zero when
+# that cannot be read (gone, a zombie, another user's).
+proc_exe() {
+	local e
+	e=$(readlink "/proc/$1/exe" 2>/dev/null) && [ -n "$e" ] && echo "${e% (deleted)}"
+}
+
+# proc_record PID PORT EXE: the record of process PID, just started to
+# run EXE (any path to it) and serve TCP PORT: "PID START PORT EXE", the
+# program's real path. Non-zero when PID is already gone.
+proc_record() {
+	local start exe
+	start=$(proc_start "$1") && exe=$(realpath -e -- "$3") && echo "$1 $start $2 $exe"
+}
+
+# proc_same PID START EXE: process PID is the one that started at START
+# running EXE (no reused pid), whatever it does now.
+proc_same() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$(proc_start "$1")" = "$2" ] && [ "$(proc_exe "$1")" = "$3" ]
+}
+
+# proc_is RECORD: the process RECORD names runs, is the one recorded
+# (proc_same) and holds a socket listening on its port (pid_listens).
+proc_is() {
+	local pid start port exe
+	read -r pid start port exe <<<"$1"
+	proc_same "$pid" "$start" "$exe" && pid_listens "$pid" "$port"
+}
+
+# procs PID...: "PID START EXE" of each of these processes that runs: who
+# they are now, to signal them later (signal_procs) and reach no other.
+procs() {
+	local p s e
+	for p in "$@"; do
+		s=$(proc_start "$p") && e=$(proc_exe "$p") && echo "$p $s $e"
+	done
+	return 0
+}
+
+# signal_procs SIGNAL < PROCS: SIGNAL to each process procs listed that is
+# still the one listed.
+signal_procs() {
+	local p s e
+	while read -r p s e; do
+		proc_same "$p" "$s" "$e" && kill "-$1" "$p" 2>/dev/null
+	done
+	return 0
+}
 
 # stop_master PID SECONDS: SIGTERM, and make sure it and its workers are gone.
 stop_master() {
