@@ -2,7 +2,9 @@
 # The cluster's promises, end to end (scripts/cluster.sh, 3 nodes of one
 # worker): a start whose node port is taken fails, says which, and leaves
 # nothing of its own behind; a start probes without a connection any node
-# counts; the balancer listens on 127.0.0.1 alone; exact repeats reach one
+# counts; the balancer listens on 127.0.0.1 alone, and so do the nodes,
+# which take no request from that address without the balancer's PROXY
+# header; exact repeats reach one
 # node and are answered from its cache; pieces of one search (same digest,
 # other ranges) spread; a node killed with SIGKILL (the one holding the
 # cached answer) is marked down within 5 s, status says so and exits 1, a
@@ -175,6 +177,21 @@ picked=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ { s += $5 } EN
 awk -v p="$(printf ':%04X' "$PORT")" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
 	/proc/net/tcp /proc/net/tcp6 | grep -qv '^0100007F:' &&
 	fail "the balancer listens on an address other than 127.0.0.1"
+# Each node listens on its own address alone (a namespaced node's socket
+# is in its namespace), and takes no request from the balancer's address
+# without the balancer's PROXY header: nobody skips the balancer's bounds
+# by going around it, nor passes for it.
+if [ ${#NETNS[@]} = 0 ]; then
+	for i in $(seq 1 $NODES); do
+		awk -v p="$(printf ':%04X' $((PORT + i)))" \
+			'$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
+			/proc/net/tcp /proc/net/tcp6 | grep -qv '^0100007F:' &&
+			fail "node $i listens on an address other than 127.0.0.1"
+	done
+	timeout 5 "$BENCH" 127.0.0.1 $((PORT + 1)) --ask "$(digest 5)" 0 10 >/dev/null 2>&1 &&
+		fail "node 1 answered a request that came around the balancer without its header"
+	say "the nodes listen on 127.0.0.1 alone, and want the balancer's header from it"
+fi
 # Each node's first health check is searched, the next ones are cache
 # hits: from then on every job a node counts is ours.
 for i in $(seq 1 $NODES); do

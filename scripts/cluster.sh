@@ -180,17 +180,28 @@ node_ready() {
 	pid_listens "$1" "$2" && [ "$(status_json "$2" | sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')" = "$1" ]
 }
 
+# balancer_side NAME ADDRESS KIND: the address node NAME's connections
+# from the balancer come from: this side of its veth pair for a
+# namespaced node, else the loopback.
+balancer_side() {
+	if [ "$3" = netns ]; then echo "$(subnet).$((4 * ${1#n} + 1))"; else echo 127.0.0.1; fi
+}
+
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
 # namespaced node, recorded as $RUN/NAME.pid, and wait until it serves;
 # fails, with the end of its log, if it does not (one that runs but does
-# not serve is stopped: its record would not vouch for it). Co-located
-# nodes share the CPUs, so the scheduler places their workers (--no-pin):
-# pinned, every node's first worker would sit on the first CPU. They would
-# share a GPU too, each running a worker on device 0: they run none
-# (--gpu off).
+# not serve is stopped: its record would not vouch for it). It listens on
+# its own address alone (the loopback, or its namespace's), so that no
+# one skips the balancer's bounds, and takes the balancer's PROXY header
+# from the balancer alone, so that its per-peer caps see the clients.
+# Co-located nodes share the CPUs, so the scheduler places their workers
+# (--no-pin): pinned, every node's first worker would sit on the first
+# CPU. They would share a GPU too, each running a worker on device 0: they
+# run none (--gpu off).
 node_start() {
-	local name=$1 port=$3 kind=$4 log=$RUN/$1.log pid
-	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off)
+	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid
+	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off --listen "$addr"
+		--proxy-from "$(balancer_side "$name" "$addr" "$kind")")
 	[ "$kind" = netns ] && wrap=(ip netns exec "$(ns_name "${name#n}")")
 	appendable "$log"
 	"${wrap[@]}" "$MASTER" "$port" "${args[@]}" 2>>"$log" >/dev/null </dev/null &
@@ -313,6 +324,19 @@ gone_within() {
 
 # --- the balancer -----------------------------------------------------
 
+# unprivileged: as root, the lines that make HAProxy give root up once its
+# ports are bound: Debian's haproxy user and its empty chroot where the
+# package made them, else nobody in an empty root-owned dir of the run's.
+unprivileged() {
+	[ "$(id -u)" = 0 ] || return 0
+	if id haproxy >/dev/null 2>&1 && [ -d /var/lib/haproxy ]; then
+		printf '\tuser haproxy\n\tgroup haproxy\n\tchroot /var/lib/haproxy\n'
+	else
+		mkdir -p "$RUN/empty" && chmod 0555 "$RUN/empty"
+		printf '\tuser nobody\n\tgroup %s\n\tchroot %s\n' "$(id -gn nobody)" "$RUN/empty"
+	fi
+}
+
 # config < NODE_TABLE: the HAProxy configuration.
 config() {
 	cat <<EOF
@@ -322,7 +346,7 @@ global
 	log stderr format short local0 notice
 	maxconn $(max_connections)
 	hard-stop-after 3s
-
+$(unprivileged)
 defaults
 	mode tcp
 	log global
@@ -357,8 +381,14 @@ backend nodes
 	tcp-check expect binary $CHECK_REPLY
 	default-server check inter 250ms fastinter 250ms downinter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
 EOF
-	while read -r name addr port _; do
-		printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
+	while read -r name addr port kind; do
+		# Nodes this script starts read the client's address from a
+		# PROXY header (their --proxy-from), checks included.
+		if [ "$kind" = remote ]; then
+			printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
+		else
+			printf '\tserver %s %s:%s send-proxy-v2 check-send-proxy\n' "$name" "$addr" "$port"
+		fi
 	done
 	cat <<EOF
 
