@@ -14,6 +14,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
+METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 B=${B:-build}
 QUICK="flood fifo squat segment"
 ATTACKS="flood fifo squat segment scrapers cluster"
@@ -113,6 +114,67 @@ attack_segment() {
 		fail "attack segment: $out"
 	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack segment: no check ran: $out"
 	pass segment "2,000 random writes while serving; every reply right"
+}
+
+# scrapers: eight slow connections from one address, each sending a byte
+# every 4 s, must not keep a scrape from the same address out: one 8 s
+# into the drip answers within 2 s.
+attack_scrapers() {
+	local port mport log=$LOGS/scrapers.log mpid code t
+	[ -x "$METRICS" ] || { skip scrapers "master/revhash-metrics not built"; return; }
+	port=$(free_port)
+	mport=$(free_port)
+	start_master "$port" "$log" --workers 1 --gpu off
+	"$METRICS" "$port" --listen "127.0.0.1:$mport" 2>"$LOGS/metrics.log" &
+	mpid=$!
+	for _ in $(seq 1 100); do
+		curl -s -m 1 -o /dev/null "http://127.0.0.1:$mport/metrics" && break
+		sleep 0.05
+	done
+	"$CLIENT" drip 127.0.0.1 "$mport" 8 --every 4000 >"$LOGS/hold.out" 2>&1 &
+	sleep 8
+	read -r code t < <(curl -s -m 2 -o /dev/null -w '%{http_code} %{time_total}\n' \
+		"http://127.0.0.1:$mport/metrics")
+	kill "$mpid" 2>/dev/null
+	wait "$mpid" 2>/dev/null
+	stop_master "$MASTER_PID" 10
+	[ "$code" = 200 ] || fail "attack scrapers: a scrape 8 s into the drip got '$code'"
+	pass scrapers "a scrape 8 s into the drip of 8 slow connections answered in ${t} s"
+}
+
+# cluster: the nodes listen on the loopback alone and take no request
+# from the balancer's address without its header; and cluster.sh stop,
+# with no XDG_RUNTIME_DIR (sudo, cron), deletes nothing another user laid
+# out for it, such as a directory named "revhash-cluster-P.stopped-0
+# victim" meant for an unquoted rm.
+attack_cluster() {
+	local port here victim rc=0 i listeners
+	command -v haproxy >/dev/null || { skip cluster "haproxy is not installed"; return; }
+	port=$(free_port 1 2 100 201 202)
+	here=$(mktemp -d)
+	victim="$here/victim"
+	mkdir "$victim"
+	for i in 0 91 92 93; do mkdir -p "/tmp/revhash-cluster-$port.stopped-$i victim"; done
+	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster.sh" start --nodes 2 \
+		--port "$port" --workers 1 >"$LOGS/cluster.log" 2>&1) || rc=1
+	if [ $rc = 0 ]; then
+		listeners=$(awk -v a="$(printf ':%04X' $((port + 1)))" -v b="$(printf ':%04X' $((port + 2)))" \
+			'$4 == "0A" && (substr($2, length($2) - 4) == a || substr($2, length($2) - 4) == b) \
+			{ print $2 }' /proc/net/tcp /proc/net/tcp6)
+		timeout 5 "$BENCH" 127.0.0.1 $((port + 1)) --ask "$(digest_of 5)" 0 10 \
+			>/dev/null 2>&1 && rc=2
+	fi
+	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster.sh" stop --port "$port" \
+		>>"$LOGS/cluster.log" 2>&1)
+	rm -rf "/tmp/revhash-cluster-$port.stopped-"*
+	[ -d "$victim" ] || fail "attack cluster: stop deleted $victim"
+	rm -rf "$here"
+	[ $rc = 1 ] && fail "attack cluster: the cluster did not start: $(tail -n 3 "$LOGS/cluster.log")"
+	[ $rc = 2 ] && fail "attack cluster: a node answered around the balancer without its header"
+	grep -qv '^0100007F:' <<<"$listeners" &&
+		fail "attack cluster: a node listens beyond the loopback: $listeners"
+	[ -n "$listeners" ] || fail "attack cluster: no node listener found"
+	pass cluster "nodes on 127.0.0.1 alone, no request around the balancer; the operator's dir survived stop"
 }
 
 opts "--quick:SET=quick --rest" "$@"

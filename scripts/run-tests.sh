@@ -1,8 +1,9 @@
 #!/bin/sh
 # Run the Check test binaries named on the command line (from $B/tests), the
 # short chaos run when RUN_CHAOS is set, the experiment lab's smoke run
-# when RUN_LAB is set, the GPU script's dry run when RUN_GPU_PROOF is set
-# and the cluster test when RUN_CLUSTER is set, and
+# when RUN_LAB is set, the GPU script's dry run when RUN_GPU_PROOF is set,
+# the quick attacks when RUN_ATTACK is set and the cluster test when
+# RUN_CLUSTER is set, and
 # finish with one summary line, "N passed, S skipped, F failed".
 # Integration tests find the server binary through REVHASH_MASTER, the GPU
 # worker's stand-ins through REVHASH_GPU_STANDIN and REVHASH_GPU_HOSTDEV, the exporter through
@@ -119,6 +120,19 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 		failed=$((failed + 1))
 		broken="$broken gpu-proof-dry(kept:$dir)"
 	fi
+fi
+# The quick attacks (scripts/attack.sh --quick): one more test, its
+# attacks that cannot run here as skips beside it.
+if [ -n "${RUN_ATTACK:-}" ]; then
+	B=$B REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client "$(dirname "$0")/attack.sh" --quick \
+		2>&1 | tee "$out"
+	if grep -qx 'attack.sh: PASS' "$out"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		broken="$broken attack.sh"
+	fi
+	skipped=$((skipped + $(skips)))
 fi
 # The cluster behind HAProxy and the Prometheus exporter: one more test
 # each, skipped (exit 77, "SKIP: ...") where haproxy or prometheus cannot

@@ -14,6 +14,8 @@
  *     N connections at once, each a search of a range that holds no
  *     answer at priority 16, kept open until the client is killed: one
  *     peer that takes all it can (scripts/attack.sh).
+ *   cluster-client drip HOST PORT N [--every MS]
+ *     as hold, but every connection a slow scraper (scripts/attack.sh).
  *   cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]
  *                  [--every MS] [--range R] [--threads T]
  *     T loops, each asking every MS ms (or at once when late) for a value
@@ -53,6 +55,7 @@ struct run {
 	const char *host, *from;
 	unsigned port, threads, every_ms;
 	uint64_t seed, range, count; /* count: flood's N, or steady's seconds */
+	int slow_only;               /* drip: every connection of hold slow */
 };
 
 /* One steady loop's record. */
@@ -181,10 +184,12 @@ static int keep(const struct run *r)
 
 /* What connection i sends, a byte at a time: nothing (every tenth), a
  * request that never ends (slow), or bytes that are no HTTP (garbage). */
-static const char *hold_script(uint64_t i, uint64_t *s)
+static const char *hold_script(uint64_t i, uint64_t *s, int slow_only)
 {
 	static char garbage[64];
 
+	if (slow_only)
+		return "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: 11111111111111111111111";
 	if (i % 10 == 0)
 		return "";
 	if (i % 3 == 0) {
@@ -207,7 +212,7 @@ static int hold(const struct run *r)
 			open_n++;
 	for (size_t step = 0; clock_ms() < until && closed < open_n; step++) {
 		for (uint64_t i = 0; i < r->count; i++) {
-			const char *script = hold_script(i, &s);
+			const char *script = hold_script(i, &s, r->slow_only);
 			if (fds[i] < 0 || step >= strlen(script))
 				continue;
 			if (send(fds[i], script + step, 1, MSG_NOSIGNAL) != 1) {
@@ -359,6 +364,7 @@ static int usage(void)
 {
 	fputs("usage: cluster-client flood HOST PORT N [--from ADDR] [--seed S]\n"
 	      "       cluster-client keep HOST PORT N [--from ADDR] [--seed S]\n"
+	      "       cluster-client drip HOST PORT N [--every MS]\n"
 	      "       cluster-client hold HOST PORT N [--seed S] [--every MS]\n"
 	      "       cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]\n"
 	      "                      [--every MS] [--range R] [--threads T]\n", stderr);
@@ -410,6 +416,10 @@ int main(int argc, char **argv)
 		return steady(&r);
 	if (strcmp(argv[1], "keep") == 0)
 		return keep(&r);
+	if (strcmp(argv[1], "drip") == 0) {
+		r.slow_only = 1;
+		return hold(&r);
+	}
 	if (strcmp(argv[1], "hold") == 0)
 		return hold(&r);
 	return usage();
