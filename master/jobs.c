@@ -270,6 +270,54 @@ static void on_end(struct jobs *js, uint32_t e)
 		jobset_free(&js->set, j);
 }
 
+/* ---- the audit --------------------------------------------------------------- */
+
+#define AUDIT_MS 250
+
+/* What a weight looks like once published (ring_set_weight clamps it). */
+static uint64_t published(uint64_t w)
+{
+	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;
+}
+
+/* Entry e, job j's, as the master left it? Its key must be j's own (the
+ * workers search what the entry says), its phase one the table has (an
+ * end that nobody flagged is taken now), its weight the one published. */
+static void audit_entry(struct jobs *js, uint32_t e, struct job *j)
+{
+	uint64_t n;
+
+	if (memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) != 0) {
+		js->liars |= ring_holders(&js->table, e);
+		if ((n = log_every_due(&js->broken_said)))
+			log_error("job entry %u holds another key than its job's: its workers are "
+				  "killed and its search done again (%llu such entries)", (unsigned)e,
+				  (unsigned long long)n);
+		search_again(js, j, e);
+		return;
+	}
+	if (ring_rank(js->ring, e).weight != published(j->weight))
+		ring_set_weight(js->ring, e, j->weight);
+	on_end(js, e); /* an end, or a phase out of the table, that came unflagged */
+}
+
+uint64_t jobs_audit(struct jobs *js, uint64_t now_ms)
+{
+	if (js->set.njobs == 0) { /* nothing to look at: no wake-up for it */
+		js->audit_ms = 0;
+		return UINT64_MAX;
+	}
+	if (!js->audit_ms)
+		js->audit_ms = now_ms + AUDIT_MS; /* the first look a period on */
+	if (now_ms < js->audit_ms)
+		return js->audit_ms;
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js->by_entry[e])
+			audit_entry(js, e, js->by_entry[e]);
+	js->audit_ms = now_ms + AUDIT_MS;
+	return js->audit_ms;
+}
+
 /* ---- the interface -------------------------------------------------------- */
 
 uint64_t jobs_take_liars(struct jobs *js)

@@ -41,6 +41,7 @@ struct jobs {
 	                                     cannot be: a wrong answer, a phase
 	                                     out of the table (jobs_take_liars) */
 	struct log_every lies_said;       /* their log lines */
+	uint64_t audit_ms;                /* when jobs_audit looks again */
 	struct log_every broken_said;
 };
 
@@ -62,6 +63,12 @@ void jobs_news(struct jobs *js);
  * entry whose phase is out of the table, since the last call, a bit each
  * (the master's own record; the segment only said which slot). */
 uint64_t jobs_take_liars(struct jobs *js);
+/* Every 250 ms while jobs are in flight (now_ms: clock_ms()): look at each entry of the master's
+ * as a worker may have written it, unflagged: a key that is not its job's
+ * (searched again, its workers killed), a phase at an end or out of the
+ * table (taken as news), a weight that is not the one published (published
+ * again). When to call again: UINT64_MAX when no job is in flight. */
+uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
 /* After each batch of events: give free entries to the backlog's best,
  * and park the worst job of a full table for a better one out. */
 void jobs_balance(struct jobs *js);

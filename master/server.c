@@ -407,8 +407,11 @@ void server_run(struct server *s)
 		uint64_t w = workers_tick(&s->workers, now);
 		uint64_t a = resume_accepting(s, now);
 		uint64_t p = keep_awake(s, now);
+		uint64_t j = jobs_audit(&s->jobs, now);
 		int n;
 
+		punish_liars(s); /* the audit may have found some */
+		next = j < next ? j : next;
 		next = w < next ? w : next;
 		next = a < next ? a : next;
 		next = p < next ? p : next;

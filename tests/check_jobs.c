@@ -636,6 +636,56 @@ START_TEST(a_parked_progress_out_of_range_is_not_kept)
 }
 END_TEST
 
+/* Run the audit once, as the loop does a period after the first job. */
+static void audit_now(void)
+{
+	static uint64_t later; /* each call a period past the last */
+	uint64_t now = clock_ms() + (later += 10000);
+
+	jobs_audit(&js, now);
+	jobs_audit(&js, now + 1000);
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+/* What a worker writes without flagging it is found by the audit: a key
+ * that is not the job's (its holder taken for a liar, the job searched
+ * again from its start and answered right), a weight not the published
+ * one (published again), an end (taken as news). */
+START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
+{
+	struct ring_lease l;
+	uint32_t e;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 4999, 3);
+	e = the_entry();
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	r->jobs[e].key.end = UINT64_MAX; /* the workers would search for ever */
+	r->jobs[e].weight = 1u << 30;    /* and rank it first */
+	audit_now();
+	ck_assert_uint_eq(jobs_take_liars(&js), 1);
+	no_reply(fd);
+	e = the_entry();
+	ck_assert_uint_eq(r->jobs[e].key.end, 4999);
+	ck_assert_uint_eq(r->jobs[e].weight, 3 * JOBSET_UNIT);
+	r->jobs[e].weight = 1u << 30; /* alone, it is published again */
+	audit_now();
+	ck_assert_uint_eq(r->jobs[e].weight, 3 * JOBSET_UNIT);
+	ck_assert_uint_eq(jobs_take_liars(&js), 0);
+	ring_worker_start(r, 0, 100001);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_uint_eq(l.lo, 4000);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	r->changed[e / 64] = 0; /* the flag lost */
+	audit_now();
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+	teardown();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobs");
@@ -656,6 +706,7 @@ int main(void)
 	tcase_add_test(t, a_phase_out_of_the_table_is_searched_again);
 	tcase_add_test(t, an_end_written_into_a_free_entry_is_ignored);
 	tcase_add_test(t, a_parked_progress_out_of_range_is_not_kept);
+	tcase_add_test(t, the_audit_finds_what_a_worker_wrote_unflagged);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
