@@ -10,7 +10,7 @@
 #include "proto/proto.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
-#include "tests/search_cases.h"
+#include "worker/search_cases.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 
