@@ -150,15 +150,6 @@ static void stop_latency(struct check_run *run, const char *how)
 	free(s);
 }
 
-/* The rate that kernel_calibrate() measured for the CPU kernel it picked. */
-static double cpu_rate(const struct kernel_calibration *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->rates[i].kernel == c->best)
-			return c->rates[i].hashes_per_s;
-	return 0;
-}
-
 void bench_all(struct check_run *run, double seconds, int only)
 {
 	const struct kernel_calibration *cpu = kernel_calibrate();
@@ -175,7 +166,7 @@ void bench_all(struct check_run *run, double seconds, int only)
 			continue;
 		gpu_use(run->dev, v);
 		r = rate(run, seconds);
-		s = device_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));
+		s = pick_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));
 		if (s > best) {
 			best = s;
 			best_rate = r;
@@ -201,5 +192,5 @@ void bench_all(struct check_run *run, double seconds, int only)
 	gpu_spin_ns(run->dev, GPU_SPIN_NS);
 	gpu_use(run->dev, fastest);
 	printf("cpu %s: %.1f M hashes/s on one core\n", cpu->best->name,
-	       cpu_rate(cpu) / 1e6);
+	       cpu->pick.rates[cpu->pick.chosen] / 1e6);
 }
