@@ -9,7 +9,7 @@
 #include "lib/digest.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"
 

@@ -53,7 +53,7 @@ $(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT=$* -c -o $@ $<
 
-$(BIN)/worker/revhash-gpu: $(call objs,worker/device_cuda.o $(GPU_OBJS) $(GPU_WORKER_OBJS))
+$(BIN)/worker/revhash-gpu: $(call objs,worker/gpu/device_cuda.o $(GPU_OBJS) $(GPU_WORKER_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 

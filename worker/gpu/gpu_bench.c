@@ -15,7 +15,7 @@
 #include "lib/digest.h"
 #include "proto/proto.h"
 #include "worker/gpu/gpu_check.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"
 

@@ -14,7 +14,7 @@
  * word, not at the lease's end; and "liar", by name only, which reports
  * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set,
  * names the variant instead of the master's --kernel. */
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 
 #include <errno.h>
 #include <stdio.h>

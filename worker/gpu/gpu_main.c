@@ -21,7 +21,7 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "shm/segment.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "worker/kind.h"
 #include "worker/worker.h"
 

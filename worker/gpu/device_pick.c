@@ -2,7 +2,7 @@
  * the CPU kernels): what wins on an H100 need not win on an RTX 4090 or an
  * A100. The master passes its CPU kernel's name, which a device takes as
  * "measure", as it takes auto; any other name must be a variant's. */
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * that searched fastest here at start (device_pick.c), or the one named. A
  * device that fails ends the worker: the master replaces it (with
  * back-off) and its lease goes back, as for any worker that dies. */
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "worker/gpu/gpu.h"

@@ -1,4 +1,4 @@
-/* What the GPU worker (worker/gpu_main.c) searches with: a CUDA device
+/* What the GPU worker (gpu_main.c) searches with: a CUDA device
  * (device_cuda.c, linked where nvcc built the GPU search), or, where there
  * is none, the stand-in (device_standin.c): a CPU kernel behind the same
  * door, so that the path of an exec'd worker (lease, stop word, kill,
