@@ -61,4 +61,8 @@ static inline int kernel_stopped(const uint32_t *stop)
  * last); *n receives the count. */
 const struct kernel *const *kernel_all(size_t *n);
 
+/* Their names for a person, from the same table: "hybrid, avx512, shani,
+ * avx2, portable or openssl" (truncated to len). */
+void kernel_names(char *buf, size_t len);
+
 #endif

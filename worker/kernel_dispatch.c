@@ -18,6 +18,7 @@
 #include "kernel.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/clock.h"
@@ -59,6 +60,16 @@ const struct kernel *const *kernel_all(size_t *n)
 {
 	*n = sizeof all / sizeof all[0];
 	return all;
+}
+
+void kernel_names(char *buf, size_t len)
+{
+	size_t n = sizeof all / sizeof all[0], at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       !i ? "" : i + 1 < n ? ", " : " or ", all[i]->name);
 }
 
 /* Hashes per second of the i-th supported kernel searching values values
