@@ -4,7 +4,8 @@
  *
  * The machine may be shared and noisy, so the kernels run side by side in
  * rounds (openssl first, then the others), each round timing every kernel
- * once, and the table keeps each kernel's best round.
+ * once, and the table keeps each kernel's best round: lib/pick.c's
+ * measurement, the calibration's own, with longer rounds.
  *
  * Last, what --kernel auto measures at start and picks (kernel_calibrate),
  * and a GPU's rate beside them where the GPU worker binary finds a device
@@ -16,53 +17,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 
-#define ROUNDS 3
+#define ROUNDS 3      /* after the sizing one */
+#define PROBE (1 << 20) /* values of the sizing search: 10-60 ms */
 #define RANGE_START (UINT64_C(0x5eed) << 40) /* any range without answer */
-#define MAX_KERNELS 16
 
-struct entry {
-	const struct kernel *k;
-	uint64_t values;    /* values per timed search */
-	double best;        /* hashes per second, best round */
+/* The kernels measured (ctx of run). */
+struct bench {
+	const struct kernel *k[PICK_MAX];
+	uint8_t digest[32];
 };
 
-static double now(void)
+/* Hashes per second of kernel i searching values values, which do not
+ * hold the answer. */
+static double run(void *ctx, size_t i, uint64_t values)
 {
-	return clock_ns() / 1e9;
-}
+	const struct bench *b = ctx;
+	const struct kernel *k = b->k[i];
+	uint64_t found, t = clock_ns();
 
-/* Hashes per second of one search of n values that finds nothing. */
-static double measure(const struct kernel *k, uint64_t n)
-{
-	uint8_t digest[32];
-	uint64_t found;
-	double t;
-
-	sha256_le64(RANGE_START - 1, digest);
-	t = now();
-	if (k->search(digest, RANGE_START, RANGE_START + n - 1, &found,
-		      NULL))
+	if (k->search(b->digest, RANGE_START, RANGE_START + values - 1, &found, NULL))
 		fprintf(stderr, "kernel %s: false match %#llx\n", k->name,
 			(unsigned long long)found);
-	return n / (now() - t);
-}
-
-/* Size each kernel's search to take about seconds / ROUNDS. */
-static uint64_t calibrate(const struct kernel *k, double seconds)
-{
-	uint64_t n = 1 << 14;
-	double rate;
-
-	while ((rate = measure(k, n)) * 0.05 > n)
-		n *= 4; /* until one search takes at least 50 ms */
-	return (uint64_t)(rate * seconds / ROUNDS) + 1;
+	t = clock_ns() - t;
+	return values * 1e9 / (t ? t : 1);
 }
 
 static void usage(void)
@@ -114,14 +97,15 @@ static void gpu_row(const char *path, double seconds, double openssl)
 }
 
 /* openssl first, then the one kernel asked for or every supported one. */
-static size_t pick(const char *only, struct entry *e)
+static void pick(const char *only, struct bench *b, struct pick *p)
 {
-	size_t n, count = 0;
+	size_t n;
 	const struct kernel *const *all = kernel_all(&n);
 	const struct kernel *base = kernel_find("openssl");
 
-	e[count++].k = base;
-	for (size_t i = 0; i < n && count < MAX_KERNELS; i++) {
+	b->k[p->n] = base;
+	p->names[p->n++] = base->name;
+	for (size_t i = 0; i < n && p->n < PICK_MAX; i++) {
 		if (all[i] == base || (only && strcmp(only, all[i]->name)))
 			continue;
 		if (!all[i]->supported()) {
@@ -129,18 +113,19 @@ static size_t pick(const char *only, struct entry *e)
 			       all[i]->name);
 			continue;
 		}
-		e[count++].k = all[i];
+		b->k[p->n] = all[i];
+		p->names[p->n++] = all[i]->name;
 	}
-	if (only && count == 1 && strcmp(only, "openssl"))
+	if (only && p->n == 1 && strcmp(only, "openssl"))
 		fprintf(stderr, "kernel-bench: no kernel %s here\n", only);
-	return count;
 }
 
 int main(int argc, char **argv)
 {
 	double seconds = 1;
 	const char *only = NULL, *gpu = "worker/revhash-gpu";
-	struct entry e[MAX_KERNELS] = { 0 };
+	struct bench b = { 0 };
+	struct pick p = { .probe = PROBE, .rounds = ROUNDS };
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
@@ -154,27 +139,19 @@ int main(int argc, char **argv)
 	}
 	if (!(seconds > 0))
 		usage();
-	size_t n = pick(only, e);
-
-	for (size_t i = 0; i < n; i++)
-		e[i].values = calibrate(e[i].k, seconds);
-	for (int r = 0; r < ROUNDS; r++) {
-		for (size_t i = 0; i < n; i++) {
-			double rate = measure(e[i].k, e[i].values);
-
-			if (rate > e[i].best)
-				e[i].best = rate;
-		}
-	}
+	pick(only, &b, &p);
+	sha256_le64(RANGE_START - 1, b.digest);
+	p.sample_ns = (uint64_t)(seconds / ROUNDS * 1e9);
+	pick_measure(&p, run, &b);
 	printf("%-9s %5s %12s %10s\n", "kernel", "lanes", "M hashes/s", "x openssl");
-	for (size_t i = 0; i < n; i++)
-		printf("%-9s %5u %12.2f %10.2f\n", e[i].k->name, e[i].k->lanes,
-		       e[i].best / 1e6, e[i].best / e[0].best);
+	for (size_t i = 0; i < p.n; i++)
+		printf("%-9s %5u %12.2f %10.2f\n", b.k[i]->name, b.k[i]->lanes,
+		       p.rates[i] / 1e6, p.rates[i] / p.rates[0]);
 	if (!only) {
 		char line[256];
 
-		gpu_row(gpu, seconds, e[0].best);
-		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
+		gpu_row(gpu, seconds, p.rates[0]);
+		pick_line(&kernel_calibrate()->pick, line, sizeof line);
 		printf("kernel auto: %s\n", line);
 	}
 	return 0;

@@ -1,11 +1,13 @@
 /* Number parsing on top of strtoull/strtod, which alone would accept
- * " 12", "-1" (as a huge unsigned value), "12abc" and "inf". */
+ * " 12", "-1" (as a huge unsigned value), "12abc", "inf" and, from strtod,
+ * hexadecimal ("0x10" as 16). */
 #include "lib/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -27,7 +29,8 @@ int parse_double(const char *s, double min, double max, double *out)
 	char *end;
 	double v;
 
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.') ||
+	    s[strspn(s, "0123456789.eE+-")] != '\0')
 		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);

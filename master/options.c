@@ -20,21 +20,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage_head[] =
-	"usage: master PORT [options]\n"
-	"       master --status [PORT] [--json]\n"
-	"       master --hook NAME [PORT]\n"
-	"\n"
-	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n"
-	"\n"
-	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n"
-	"                         this process may run on; at most 64)\n"
-	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n"
-	"                         from FILE at start and on SIGHUP; an option\n"
-	"                         given on the command line wins over the file\n"
-	"  --kernel NAME          search kernel: auto (default: the fastest here,\n"
-	"                         measured at start), hybrid, avx512, shani, avx2,\n"
-	"                         portable or openssl\n";
+/* A format: the worker slots, and the kernels (from their tables). */
+#define USAGE_HEAD \
+	"usage: master PORT [options]\n" \
+	"       master --status [PORT] [--json]\n" \
+	"       master --hook NAME [PORT]\n" \
+	"\n" \
+	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n" \
+	"\n" \
+	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n" \
+	"                         this process may run on; at most %d)\n" \
+	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n" \
+	"                         from FILE at start and on SIGHUP; an option\n" \
+	"                         given on the command line wins over the file\n" \
+	"  --kernel NAME          search kernel: auto (default: the fastest here,\n" \
+	"                         measured at start), or one of\n" \
+	"                         %s\n"
 
 static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
@@ -97,7 +98,10 @@ static void print_indented(FILE *out, const char *text)
  * policy's, from their tables. */
 static void print_usage(FILE *out)
 {
-	fputs(usage_head, out);
+	char kernels[128];
+
+	kernel_names(kernels, sizeof kernels);
+	fprintf(out, USAGE_HEAD, RING_WORKERS, kernels);
 	for (unsigned k = 0; k < kind_count(); k++) {
 		const struct worker_kind *kind = kind_at(k);
 
@@ -167,6 +171,24 @@ static int bad(const char *what, const char *value)
 	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
 		value ? value : "");
 	return -EINVAL;
+}
+
+/* The two whose ranges come from tables: the worker slots, the kernels. */
+static int bad_workers(const char *value)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "--workers (1..%d or auto)", RING_WORKERS);
+	return bad(what, value);
+}
+
+static int bad_kernel(const char *value)
+{
+	char what[160], kernels[128];
+
+	kernel_names(kernels, sizeof kernels);
+	snprintf(what, sizeof what, "--kernel (auto, %s)", kernels);
+	return bad(what, value);
 }
 
 static void set_defaults(struct options *o)
@@ -373,7 +395,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		switch (c) {
 		case 'w':
 			if (parse_workers(optarg, &o->workers) < 0)
-				return bad("--workers (1..64 or auto)", optarg);
+				return bad_workers(optarg);
 			o->given |= OPT_GIVEN_WORKERS;
 			break;
 		case 'c':
@@ -381,8 +403,7 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'k':
 			if (!valid_kernel(optarg))
-				return bad("--kernel (auto, hybrid, avx512, shani, avx2, "
-					   "portable or openssl)", optarg);
+				return bad_kernel(optarg);
 			o->kernel = optarg;
 			break;
 		case 'C':

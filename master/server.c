@@ -322,7 +322,7 @@ int server_init(struct server *s, const struct options *o)
 	if (strcmp(o->kernel, "auto") == 0) {
 		char line[256];
 
-		kernel_calibration_line(kernel_calibrate(), line, sizeof line);
+		pick_line(&kernel_calibrate()->pick, line, sizeof line);
 		log_info("kernel auto: %s", line);
 	}
 	options_caps(&s->opt, net_raise_nofile());

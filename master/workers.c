@@ -142,14 +142,14 @@ static void child(const struct workers *ws, unsigned slot)
 {
 	const struct wslot *p = &ws->w[slot];
 	const struct worker_kind *kind = kind_at((unsigned)p->kind);
-	struct worker_start w = { .kind = kind, .unit = p->unit, .seg = ws->seg,
+	struct worker_start w = { .unit = p->unit, .seg = ws->seg,
 				  .slot = slot, .kernel = ws->kernel,
 				  .path = ws->found[p->kind].path,
 				  .kernel_name = ws->kind_kernel[p->kind], .master = ws->master,
 				  .notify_fd = ws->notify_fd, .pin = ws->pin,
 				  .batch = !kind->wall_clock };
 
-	kind->become(&w);
+	kind->become(kind, &w);
 	_exit(127); /* not reached */
 }
 

@@ -13,7 +13,7 @@
 #include "lib/digest.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
-#include "tests/search_cases.h"
+#include "worker/search_cases.h"
 #include "worker/gpu/gpu_host.h"
 #include "worker/gpu/gpu_search.h"
 #include "worker/kernel.h"

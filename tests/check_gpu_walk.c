@@ -9,7 +9,7 @@
 #include "lib/digest.h"
 #include "proto/proto.h"
 #include "tests/check_run.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"
 
@@ -357,9 +357,9 @@ static double fake_run(void *ctx, size_t i, uint64_t values)
 	return i == 1 && call < 32 && f->slow >> call & 1 ? f->rates[i] / 10 : f->rates[i];
 }
 
-static struct device_pick three(void)
+static struct pick three(void)
 {
-	return (struct device_pick){ .n = 3, .names = { "a", "b", "c" }, .probe = 100,
+	return (struct pick){ .n = 3, .names = { "a", "b", "c" }, .probe = 100,
 				     .sample_ns = 1000000, .rounds = 3 };
 }
 
@@ -373,7 +373,7 @@ START_TEST(pick_measures_and_takes_the_fastest)
 
 	for (int w = 0; w < 3; w++) {
 		struct fake f = { .rates = { 3e6, 9e6, 5e6 }, .slow = slow[w] };
-		struct device_pick p = three();
+		struct pick p = three();
 
 		ck_assert_int_eq(device_pick(&p, wants[w], fake_run, &f), 0);
 		ck_assert_uint_eq(p.chosen, 1);
@@ -398,7 +398,7 @@ START_TEST(pick_weighs_a_slow_stopper)
 
 	for (int t = 0; t < 3; t++) {
 		struct fake f = { .rates = { 3e6, 9e6, 9e6 * faster[t] } };
-		struct device_pick p = three();
+		struct pick p = three();
 
 		p.handicap[2] = handicap[t];
 		ck_assert_int_eq(device_pick(&p, NULL, fake_run, &f), 0);
@@ -413,14 +413,14 @@ END_TEST
 START_TEST(pick_by_name)
 {
 	struct fake f = { .rates = { 3e6, 9e6, 5e6 } };
-	struct device_pick p = three();
+	struct pick p = three();
 	char err[128], line[128];
 
 	ck_assert_int_eq(device_pick(&p, "c", fake_run, &f), 0);
 	ck_assert_uint_eq(p.chosen, 2);
 	ck_assert_int_eq(p.forced, 1);
 	ck_assert_uint_eq(f.calls[0] + f.calls[1] + f.calls[2], 0);
-	device_pick_line(&p, line, sizeof line);
+	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "c (forced by name)");
 	ck_assert_int_eq(device_pick(&p, "zzz", fake_run, &f), -EINVAL);
 	device_pick_unknown(&p, "zzz", err, sizeof err);
@@ -431,16 +431,16 @@ END_TEST
 START_TEST(pick_line_says_what_and_why)
 {
 	struct fake f = { .rates = { 3e6, 9e6, 5e6 } }, g = { .rates = { 16.2e9, 19.5e9, 1e9 } };
-	struct device_pick p = three();
+	struct pick p = three();
 	char line[160];
 
 	device_pick(&p, NULL, fake_run, &f);
 	p.ns = 42000000;
-	device_pick_line(&p, line, sizeof line);
+	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "b (a 3.00, b 9.00, c 5.00 M hashes/s, measured in 42 ms)");
 	device_pick(&p, NULL, fake_run, &g);
 	p.ns = 7000000;
-	device_pick_line(&p, line, sizeof line);
+	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "b (a 16.20, b 19.50, c 1.00 G hashes/s, measured in 7 ms)");
 }
 END_TEST

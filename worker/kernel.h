@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "lib/pick.h"
 #include "lib/search.h"
 
 /* Search [lo, hi] (inclusive, any values, hi may be 2^64-1) for digest.
@@ -34,29 +35,18 @@ const struct kernel *kernel_find(const char *name);
 
 #define KERNEL_MAX 8 /* compiled-in kernels, at most */
 
-/* One kernel's speed on this CPU. */
-struct kernel_rate {
-	const struct kernel *kernel;
-	double hashes_per_s;   /* on one core, the best of the rounds */
-};
-
 /* What the calibration measured. */
 struct kernel_calibration {
-	struct kernel_rate rates[KERNEL_MAX]; /* the supported kernels, in
-					       * kernel_all() order */
-	size_t n;
-	const struct kernel *best;  /* the highest rate */
-	uint64_t ns;                /* how long the calibration took */
+	struct pick pick;  /* the supported kernels by name, in kernel_all()
+			    * order, their rates on one core and the choice */
+	const struct kernel *kernels[KERNEL_MAX]; /* those kernels */
+	const struct kernel *best;                /* the one chosen */
 };
 
 /* Time every supported kernel (about 30 ms, once per process: later calls,
- * from any thread, return the same result). */
+ * from any thread, return the same result). pick_line() says what it
+ * measured and chose. */
 const struct kernel_calibration *kernel_calibrate(void);
-
-/* Write c into buf as "avx512 89.1, ..., openssl 17.9 M hashes/s, measured
- * in 31 ms: avx512" (truncated to size). */
-void kernel_calibration_line(const struct kernel_calibration *c, char *buf,
-			     size_t size);
 
 /* A supported() for kernels that run on any CPU. */
 int kernel_always(void);
@@ -70,5 +60,9 @@ static inline int kernel_stopped(const uint32_t *stop)
 /* Every compiled-in kernel, supported or not, in a fixed order (openssl
  * last); *n receives the count. */
 const struct kernel *const *kernel_all(size_t *n);
+
+/* Their names for a person, from the same table: "hybrid, avx512, shani,
+ * avx2, portable or openssl" (truncated to len). */
+void kernel_names(char *buf, size_t len);
 
 #endif

@@ -10,11 +10,11 @@
  * under them may well rank shani first, and built with clang 14 the avx512
  * kernel beats the hybrid here (107 against 91): not fixed, measured.
  *
- * The calibration interleaves rounds, each timing every kernel once for
- * about a millisecond, and keeps each kernel's best round, as
- * bench/kernel-bench.c does: a noisy neighbour slows some samples, never
- * speeds one up. About 30 ms here for the six kernels (up to 55 ms of wall
- * time while other processes shared the two cores). */
+ * The calibration is lib/pick.c's interleaved rounds, each timing every
+ * kernel once for about a millisecond, each kernel keeping its best round,
+ * as bench/kernel-bench.c and a device's choice do. About 30 ms here for
+ * the six kernels (up to 55 ms of wall time while other processes shared
+ * the two cores). */
 #include "kernel.h"
 
 #include <pthread.h>
@@ -46,6 +46,7 @@ static const struct kernel *const all[] = {
 };
 
 _Static_assert(sizeof all / sizeof all[0] <= KERNEL_MAX, "KERNEL_MAX too small");
+_Static_assert(KERNEL_MAX <= PICK_MAX, "the calibration picks among every kernel");
 
 static struct kernel_calibration cal;
 static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
@@ -61,75 +62,49 @@ const struct kernel *const *kernel_all(size_t *n)
 	return all;
 }
 
-/* Hashes per second of k searching n values that do not hold the answer. */
-static double timed_search(const struct kernel *k, const uint8_t digest[32],
-			   uint64_t n)
+void kernel_names(char *buf, size_t len)
+{
+	size_t n = sizeof all / sizeof all[0], at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       !i ? "" : i + 1 < n ? ", " : " or ", all[i]->name);
+}
+
+/* Hashes per second of the i-th supported kernel searching values values
+ * that do not hold the answer (ctx: their digest). */
+static double timed_search(void *ctx, size_t i, uint64_t values)
 {
 	uint64_t found, ns = clock_ns();
 
-	k->search(digest, CAL_START, CAL_START + n - 1, &found, NULL);
+	cal.kernels[i]->search(ctx, CAL_START, CAL_START + values - 1, &found, NULL);
 	ns = clock_ns() - ns;
-	return n * 1e9 / (ns ? ns : 1);
-}
-
-/* The kernel with the highest rate (the first of equals). */
-static const struct kernel *fastest(const struct kernel_calibration *c)
-{
-	size_t best = 0;
-
-	for (size_t i = 1; i < c->n; i++)
-		if (c->rates[i].hashes_per_s > c->rates[best].hashes_per_s)
-			best = i;
-	return c->rates[best].kernel;
+	return values * 1e9 / (ns ? ns : 1);
 }
 
 /* Time each supported kernel: a short search to size its samples, then
  * CAL_ROUNDS rounds of one CAL_SAMPLE_NS sample each; keep the best. */
 static void calibrate(void)
 {
-	uint64_t t0 = clock_ns();
 	uint8_t digest[32];
 
 	sha256_le64(CAL_START - 1, digest);
+	cal.pick = (struct pick){ .probe = CAL_PROBE, .sample_ns = CAL_SAMPLE_NS,
+				  .rounds = CAL_ROUNDS };
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-		if (all[i]->supported())
-			cal.rates[cal.n++].kernel = all[i];
-	for (int round = 0; round <= CAL_ROUNDS; round++) {
-		for (size_t i = 0; i < cal.n; i++) {
-			struct kernel_rate *r = &cal.rates[i];
-			uint64_t n = round ? (uint64_t)(r->hashes_per_s / 1e9 *
-							CAL_SAMPLE_NS) + 1
-					   : CAL_PROBE;
-			double rate = timed_search(r->kernel, digest, n);
-
-			if (rate > r->hashes_per_s)
-				r->hashes_per_s = rate;
+		if (all[i]->supported()) {
+			cal.kernels[cal.pick.n] = all[i];
+			cal.pick.names[cal.pick.n++] = all[i]->name;
 		}
-	}
-	cal.best = fastest(&cal);
-	cal.ns = clock_ns() - t0;
+	pick_measure(&cal.pick, timed_search, digest);
+	cal.best = cal.kernels[cal.pick.chosen];
 }
 
 const struct kernel_calibration *kernel_calibrate(void)
 {
 	pthread_once(&cal_once, calibrate);
 	return &cal;
-}
-
-void kernel_calibration_line(const struct kernel_calibration *c, char *buf,
-			     size_t size)
-{
-	size_t len = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < c->n && len < size; i++)
-		len += (size_t)snprintf(buf + len, size - len, "%s%s %.1f",
-					i ? ", " : "", c->rates[i].kernel->name,
-					c->rates[i].hashes_per_s / 1e6);
-	if (len < size)
-		snprintf(buf + len, size - len, " M hashes/s, measured in %llu ms: %s",
-			 (unsigned long long)(c->ns / 1000000),
-			 c->best ? c->best->name : "none");
 }
 
 const struct kernel *kernel_find(const char *name)

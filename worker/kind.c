@@ -13,9 +13,12 @@
 #include <unistd.h>
 #include <string.h>
 
-static void become_cpu(const struct worker_start *w)
+static void become_cpu(const struct worker_kind *k, const struct worker_start *start)
 {
-	_exit(worker_main(w));
+	struct worker_start w = *start;
+
+	kind_fill(k, &w);
+	_exit(worker_main(&w));
 }
 
 static const struct worker_kind kinds[] = {
@@ -60,6 +63,15 @@ const struct worker_kind *kind_named(const char *name)
 		if (strcmp(kinds[i].name, name) == 0)
 			return &kinds[i];
 	return NULL;
+}
+
+void kind_fill(const struct worker_kind *k, struct worker_start *w)
+{
+	w->wall_clock = k->wall_clock;
+	if (!w->lease_ns)
+		w->lease_ns = k->lease_ns;
+	if (!w->min_lease_ns)
+		w->min_lease_ns = k->min_lease_ns;
 }
 
 /* Digits below KIND_UNITS_MAX at the even places, commas between, none

@@ -5,7 +5,11 @@
  * supervision (master/workers.c), the slots and --status read a kind's
  * entry and never ask which kind it is. A new kind is a new entry: its
  * name, how its workers are found and how one becomes a worker, its lease
- * length and its clock (docs/changing.md). */
+ * length and its clock (docs/changing.md).
+ *
+ * The kinds sit above the worker loop (worker.h): a kind starts a worker
+ * and gives it its lease lengths and clock (kind_fill); the loop knows no
+ * kind. */
 #ifndef REVHASH_KIND_H
 #define REVHASH_KIND_H
 
@@ -48,9 +52,9 @@ struct worker_kind {
 	 * logged. */
 	int (*find)(const struct worker_kind *k, const char *spec, const char *path,
 		    const char *kernel, struct kind_found *out);
-	/* In the child of the master's fork: become the worker w; never
-	 * returns. */
-	void (*become)(const struct worker_start *w);
+	/* In the child of the master's fork: become the worker w, of kind
+	 * k; never returns. */
+	void (*become)(const struct worker_kind *k, const struct worker_start *w);
 };
 
 /* The number of kinds. */
@@ -62,6 +66,9 @@ const struct worker_kind *kind_named(const char *name);
 /* Is spec a valid --NAME argument of a found kind: auto, off, or a comma
  * list of unit numbers below KIND_UNITS_MAX, none twice? */
 int kind_spec_valid(const char *spec);
+/* Make w a worker of kind k: its clock, and its lease length and least
+ * lease where w leaves them 0. */
+void kind_fill(const struct worker_kind *k, struct worker_start *w);
 
 /* ---- kind_exec.c: the kinds whose workers are programs of their own ----- */
 
@@ -72,6 +79,6 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 		   const char *kernel, struct kind_found *out);
 /* become for such a kind: exec its program with --serve and the worker's
  * segment, slot, master, eventfd, unit, kind's name and kernel. */
-void kind_exec_become(const struct worker_start *w);
+void kind_exec_become(const struct worker_kind *k, const struct worker_start *w);
 
 #endif

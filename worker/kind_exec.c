@@ -225,7 +225,7 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 /* The eventfd crosses the exec; everything else of the master's is
  * close-on-exec. The signal mask the master blocks its signals with stays
  * blocked until the worker has ignored them. */
-void kind_exec_become(const struct worker_start *w)
+void kind_exec_become(const struct worker_kind *k, const struct worker_start *w)
 {
 	char s[5][24];
 
@@ -238,7 +238,7 @@ void kind_exec_become(const struct worker_start *w)
 	snprintf(s[2], sizeof s[2], "%d", w->notify_fd);
 	snprintf(s[3], sizeof s[3], "%u", w->unit);
 	execl(w->path, w->path, "--serve", w->seg->name, "--slot", s[0], "--master", s[1],
-	      "--notify", s[2], "--device", s[3], "--kind", w->kind->name, "--kernel",
+	      "--notify", s[2], "--device", s[3], "--kind", k->name, "--kernel",
 	      w->kernel_name ? w->kernel_name : w->kernel->name, (char *)NULL);
 	log_error("exec %s: %s", w->path, strerror(errno));
 	_exit(127);

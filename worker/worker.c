@@ -1,8 +1,10 @@
 /* The worker process, of any kind. Its start-up makes it a quiet child of
  * the master (see worker_setup); its loop leases pieces sized from its own
- * measured rate so that one takes its kind's lease length (worker/kind.c:
- * 2 ms of a CPU), and a job that several workers share goes out in smaller
- * pieces (ring_lease), down to its kind's least worth a lease. */
+ * measured rate so that one takes the lease length it is given (its
+ * kind's: 2 ms of a CPU), and a job that several workers share goes out in
+ * smaller pieces (ring_lease), down to the least worth a lease. It knows
+ * no kind: the kind above it (worker/kind.c) fills in its lease lengths
+ * and its clock. */
 #include "worker/worker.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -70,7 +72,7 @@ static enum search_result hash_lease(const struct worker_start *w,
 				     const struct ring_lease *l, uint64_t *chunk,
 				     uint64_t *x)
 {
-	clockid_t busy = w->kind->wall_clock ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
+	clockid_t busy = w->wall_clock ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID;
 	uint64_t busy0 = clock_ns_of(busy), t0 = clock_ns();
 	enum search_result rc = w->kernel->search(l->digest, l->lo, l->hi, x, l->stop);
 	uint64_t ns = clock_ns() - t0, rate = 0;
@@ -168,17 +170,11 @@ int worker_setup(const struct worker_start *w)
 	return 0;
 }
 
-int worker_serve(const struct worker_start *start)
+int worker_serve(const struct worker_start *w)
 {
-	struct worker_start w = *start;
-
-	if (!w.lease_ns)
-		w.lease_ns = w.kind->lease_ns;
-	if (!w.min_lease_ns)
-		w.min_lease_ns = w.kind->min_lease_ns;
-	if (ring_hook_fire(w.seg->ring, HOOK_DIE_AT_START))
+	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
 		raise(SIGKILL); /* test hook: a worker that cannot start */
-	return run(&w);
+	return run(w);
 }
 
 int worker_main(const struct worker_start *w)

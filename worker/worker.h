@@ -8,11 +8,10 @@
 
 #include "shm/segment.h"
 #include "worker/kernel.h"
-#include "worker/kind.h"
 
-/* How a worker process starts. */
+/* How a worker process starts: what the master (or the program it execs)
+ * tells it, and what its kind gives it (lease lengths, clock). */
 struct worker_start {
-	const struct worker_kind *kind; /* its kind: lease length, clock */
 	unsigned unit;            /* which one of its kind: a CPU, a device */
 	struct seg *seg;          /* the master's segment, mapped */
 	unsigned slot;            /* its slot in the ring */
@@ -26,8 +25,10 @@ struct worker_start {
 	int pin;                  /* pin itself to the unit-th CPU */
 	int batch;                /* a batch task (a CPU worker's hashing);
 	                             not for one that waits on a device */
-	uint64_t lease_ns;        /* a lease's length; 0: its kind's */
-	uint64_t min_lease_ns;    /* the least worth a lease; 0: its kind's */
+	int wall_clock;           /* its hashing time is the wall clock's (it
+	                             waits on a device), not its CPU time */
+	uint64_t lease_ns;        /* a lease's length */
+	uint64_t min_lease_ns;    /* the least worth a lease */
 	uint64_t rate;            /* hashes/s measured before serving (a
 	                             device's choice of its kernel), told to
 	                             the ring before the first lease; 0: none */
@@ -40,9 +41,9 @@ struct worker_start {
  * already gone (exit at once). Needs only w's master, notify_fd, unit,
  * pin and batch. */
 int worker_setup(const struct worker_start *w);
-/* Show in the slot, then lease and hash (leases as long as w's kind
- * says, timed on its clock) until told to retire or the master is gone.
- * Returns the exit status. */
+/* Show in the slot, then lease and hash (leases as long as w says, timed
+ * on its clock) until told to retire or the master is gone. Returns the
+ * exit status. */
 int worker_serve(const struct worker_start *w);
 /* A forked CPU worker: worker_setup, then worker_serve. */
 int worker_main(const struct worker_start *w);

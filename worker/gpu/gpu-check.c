@@ -1,6 +1,6 @@
 /* gpu-check: the GPU search on a real device against the reference, and
  * its speed, for every kernel variant the build holds (or the one named).
- * It runs the cases of tests/search_cases.c that check_gpu_logic runs on
+ * It runs the cases of worker/search_cases.c that check_gpu_logic runs on
  * the host build, scaled up (edges of 2^28 values, thousands of seeded
  * random ranges), then what only a device has the time for: stops during
  * searches of 2^40 values, and a range long enough to hold false
@@ -26,26 +26,13 @@
 #include "lib/digest.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
-#include "tests/search_cases.h"
+#include "worker/search_cases.h"
 #include "worker/gpu/gpu.h"
 #include "worker/gpu/gpu_check.h"
 #include "worker/kernel.h"
 
 #define MAX_EDGES 128
 #define LARGE_EVERY 100
-#define MAX_REPORTS 10
-
-static const struct check_scale scales[] = {
-	/* A device: edges of 2^28, random ranges up to 4M (one in a hundred
-	 * up to 2^28), stops 20 ms in (about 2^28 values), about 8 false
-	 * candidates in 2^35 values; rates over searches of 2^33. */
-	{ "full", UINT64_C(1) << 28, UINT64_C(1) << 22, UINT64_C(1) << 28, 20000000L, 34,
-	  UINT64_C(1) << 35, UINT64_C(1) << 33, 2000, 100 },
-	/* A short run: every case kind, small. */
-	{ "quick", UINT64_C(1) << 14, UINT64_C(1) << 10, UINT64_C(1) << 14, 2000000L, 19,
-	  0, UINT64_C(1) << 20, 100, 10 },
-};
-const struct check_scale *scale = &scales[0];
 
 struct options {
 	uint64_t seed, cases;
@@ -54,34 +41,26 @@ struct options {
 	double bench;        /* seconds; 0: check instead */
 };
 
-struct gpu *dev;
-static int failures;
+/* The run: main's, set before any check; check_search reaches it here,
+ * as the cases call a search with no context. */
+static struct check_run run;
 
-int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		 uint64_t *found, const uint32_t *stop)
+static int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+			uint64_t *found, const uint32_t *stop)
 {
-	return gpu_search(dev, digest, lo, hi, found, stop);
-}
-
-void check_fail(const char *part, const char *why)
-{
-	if (failures++ >= MAX_REPORTS)
-		return;
-	printf("FAIL %s (%s): %s\n", part, gpu_variant_name(gpu_variant(dev)), why);
-	if (*gpu_error(dev))
-		printf("  device: %s\n", gpu_error(dev));
+	return gpu_search(run.dev, digest, lo, hi, found, stop);
 }
 
 static void check_edges(void)
 {
 	struct search_case cs[MAX_EDGES];
-	size_t n = cases_edges(scale->edge_span, cs, MAX_EDGES);
+	size_t n = cases_edges(run.scale->edge_span, cs, MAX_EDGES);
 	uint64_t t0 = clock_ns();
 	char why[256];
 
 	for (size_t i = 0; i < n; i++)
 		if (cases_check(check_search, &cs[i], why, sizeof why))
-			check_fail("edge", why);
+			check_fail(&run, "edge", why);
 	printf("  edges: %zu cases in %.2f s\n", n, (double)(clock_ns() - t0) / 1e9);
 }
 
@@ -92,10 +71,10 @@ static void check_random(uint64_t seed, uint64_t count)
 	char why[256];
 
 	for (uint64_t i = 0; i < count; i++) {
-		cases_random(&state, i % LARGE_EVERY ? scale->small_len : scale->large_len, &c);
+		cases_random(&state, i % LARGE_EVERY ? run.scale->small_len : run.scale->large_len, &c);
 		values += c.hi - c.lo + 1;
 		if (cases_check(check_search, &c, why, sizeof why))
-			check_fail("random", why);
+			check_fail(&run, "random", why);
 	}
 	printf("  random: %llu cases, %.3g values, seed %llu, in %.2f s\n",
 	       (unsigned long long)count, (double)values, (unsigned long long)seed,
@@ -109,14 +88,14 @@ static void check_stops(void)
 	uint64_t lo = 0xfeedface00000000 - 12345, t0 = clock_ns();
 	char why[256];
 
-	if (cases_stop_during(check_search, lo, lo - 1, scale->stop_ns, why, sizeof why))
-		check_fail("stop", why);
-	for (int bits = 16; bits <= scale->stop_bits_max; bits += 3) {
+	if (cases_stop_during(check_search, lo, lo - 1, run.scale->stop_ns, why, sizeof why))
+		check_fail(&run, "stop", why);
+	for (int bits = 16; bits <= run.scale->stop_bits_max; bits += 3) {
 		uint64_t at = (UINT64_C(0x5eed) << 32) - 7 * (uint64_t)bits;
 
 		if (cases_stop_during(check_search, at, at + (UINT64_C(1) << bits) - 1,
-				      scale->stop_ns, why, sizeof why))
-			check_fail("stop", why);
+				      run.scale->stop_ns, why, sizeof why))
+			check_fail(&run, "stop", why);
 	}
 	printf("  stops: in %.2f s\n", (double)(clock_ns() - t0) / 1e9);
 }
@@ -126,29 +105,29 @@ static void check_stops(void)
  * them). */
 static void check_false_candidates(void)
 {
-	uint64_t lo = UINT64_C(0xfa15e) << 36, hi = lo + scale->false_span - 1, found = 0;
+	uint64_t lo = UINT64_C(0xfa15e) << 36, hi = lo + run.scale->false_span - 1, found = 0;
 	struct gpu_stats before, after;
 	uint8_t digest[32];
 	char why[256];
 	int r;
 
-	if (!scale->false_span) {
-		printf("  false candidates: not at the %s scale\n", scale->name);
+	if (!run.scale->false_span) {
+		printf("  false candidates: not at the %s scale\n", run.scale->name);
 		return;
 	}
 	digest_of(hi, digest);
-	gpu_stats(dev, &before);
-	r = gpu_search(dev, digest, lo, hi, &found, NULL);
-	gpu_stats(dev, &after);
+	gpu_stats(run.dev, &before);
+	r = gpu_search(run.dev, digest, lo, hi, &found, NULL);
+	gpu_stats(run.dev, &after);
 	if (r != SEARCH_FOUND || found != hi) {
 		snprintf(why, sizeof why, "answer at the end of %.3g values: "
-			 "got %d, %#llx", (double)scale->false_span, r,
+			 "got %d, %#llx", (double)run.scale->false_span, r,
 			 (unsigned long long)found);
-		check_fail("false candidates", why);
+		check_fail(&run, "false candidates", why);
 	}
 	printf("  false candidates: %llu passed before the answer at the end of "
 	       "%.3g values%s\n", (unsigned long long)(after.rejected - before.rejected),
-	       (double)scale->false_span,
+	       (double)run.scale->false_span,
 	       after.rejected > before.rejected ? "" : " (none met: no test of them)");
 }
 
@@ -156,14 +135,14 @@ static void check_variant(const struct options *o)
 {
 	struct gpu_stats st;
 
-	printf("variant %s:\n", gpu_variant_name(gpu_variant(dev)));
+	printf("variant %s:\n", gpu_variant_name(gpu_variant(run.dev)));
 	check_edges();
 	check_random(o->seed, o->cases);
 	check_stops();
-	gpu_stats(dev, &st); /* of the last stopped search */
+	gpu_stats(run.dev, &st); /* of the last stopped search */
 	printf("  the device %s the stop word%s%s\n",
 	       st.watching ? "polls" : "does not poll",
-	       *gpu_watch_error(dev) ? ": " : "", gpu_watch_error(dev));
+	       *gpu_watch_error(run.dev) ? ": " : "", gpu_watch_error(run.dev));
 	check_false_candidates();
 }
 
@@ -172,17 +151,6 @@ static void usage(void)
 	fprintf(stderr, "usage: gpu-check [--seed N] [--cases N] [--device N] "
 		"[--variant NAME|all] [--bench SECONDS] [--scale full|quick]\n");
 	exit(2);
-}
-
-/* The scale named: 0, or -1. */
-static int pick_scale(const char *name)
-{
-	for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
-		if (strcmp(scales[i].name, name) == 0) {
-			scale = &scales[i];
-			return 0;
-		}
-	return -1;
 }
 
 static void parse(int argc, char **argv, struct options *o)
@@ -206,7 +174,7 @@ static void parse(int argc, char **argv, struct options *o)
 		else if (strcmp(argv[i], "--variant") == 0)
 			o->variant = strcmp(v, "all") == 0 ? NULL : v;
 		else if (strcmp(argv[i], "--scale") == 0)
-			r = pick_scale(v);
+			r = (run.scale = check_scale_named(v)) ? 0 : -1;
 		else
 			r = -1;
 		if (r)
@@ -235,6 +203,7 @@ int main(int argc, char **argv)
 	char err[200];
 	int only = -1, r;
 
+	run.scale = check_scale_named("full");
 	parse(argc, argv, &o);
 	if (o.variant && (only = find_variant(o.variant)) < 0)
 		return 2;
@@ -243,23 +212,23 @@ int main(int argc, char **argv)
 			(int)o.device, r, *gpu_count_error() ? ": " : "", gpu_count_error());
 		return 2;
 	}
-	if ((r = gpu_open((int)o.device, &dev, err, sizeof err))) {
+	if ((r = gpu_open((int)o.device, &run.dev, err, sizeof err))) {
 		fprintf(stderr, "gpu-check: device %d: %s\n", (int)o.device, err);
 		return 2;
 	}
 	printf("gpu-check: device %d, %s; %d kernel variants; %s scale\n", (int)o.device,
-	       gpu_name(dev), gpu_variants(), scale->name);
+	       gpu_name(run.dev), gpu_variants(), run.scale->name);
 	if (o.bench > 0) {
-		bench_all(o.bench, only);
+		bench_all(&run, o.bench, only);
 	} else {
 		for (int v = 0; v < gpu_variants(); v++)
 			if (only < 0 || v == only) {
-				gpu_use(dev, v);
+				gpu_use(run.dev, v);
 				check_variant(&o);
 			}
 	}
-	gpu_close(dev);
-	printf("%s: %d difference%s\n", failures ? "FAILED" : "ok", failures,
-	       failures == 1 ? "" : "s");
-	return failures ? 1 : 0;
+	gpu_close(run.dev);
+	printf("%s: %d difference%s\n", run.failures ? "FAILED" : "ok", run.failures,
+	       run.failures == 1 ? "" : "s");
+	return run.failures ? 1 : 0;
 }

@@ -53,12 +53,12 @@ $(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT=$* -c -o $@ $<
 
-$(BIN)/worker/revhash-gpu: $(call objs,worker/device_cuda.o $(GPU_OBJS) $(GPU_WORKER_OBJS))
+$(BIN)/worker/revhash-gpu: $(call objs,worker/gpu/device_cuda.o $(GPU_OBJS) $(GPU_WORKER_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 
-$(BIN)/gpu-check: $(call objs,worker/gpu/gpu-check.o worker/gpu/gpu_bench.o \
-	tests/search_cases.o $(GPU_OBJS) \
+$(BIN)/gpu-check: $(call objs,worker/gpu/gpu-check.o worker/gpu/gpu_bench.o worker/gpu/gpu_check.o \
+	worker/search_cases.o $(GPU_OBJS) \
 	$(KERNEL_OBJS) $(PROTO_OBJS) $(LIB_OBJS))
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 

@@ -15,7 +15,7 @@
 #include "lib/digest.h"
 #include "proto/proto.h"
 #include "worker/gpu/gpu_check.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"
 
@@ -43,47 +43,47 @@ static void percentiles(uint64_t *ns, size_t n, char *out, size_t len)
 }
 
 /* The variant in use, searching for seconds: its rate, printed. */
-static double rate(double seconds)
+static double rate(struct check_run *run, double seconds)
 {
 	uint64_t found, values = 0, t0, launches;
 	struct gpu_stats before, after;
 	double wall, busy;
 
-	check_search(digest, at, at + scale->bench_call / 8 - 1, &found, NULL); /* warm */
-	at += scale->bench_call / 8;
-	gpu_stats(dev, &before);
+	gpu_search(run->dev, digest, at, at + run->scale->bench_call / 8 - 1, &found, NULL); /* warm */
+	at += run->scale->bench_call / 8;
+	gpu_stats(run->dev, &before);
 	t0 = clock_ns();
 	while ((double)(clock_ns() - t0) / 1e9 < seconds) {
-		if (check_search(digest, at, at + scale->bench_call - 1, &found, NULL)) {
-			check_fail("bench", "a range without the answer: not SEARCH_NONE");
+		if (gpu_search(run->dev, digest, at, at + run->scale->bench_call - 1, &found, NULL)) {
+			check_fail(run, "bench", "a range without the answer: not SEARCH_NONE");
 			return 0;
 		}
-		values += scale->bench_call;
-		at += scale->bench_call;
+		values += run->scale->bench_call;
+		at += run->scale->bench_call;
 	}
 	wall = (double)(clock_ns() - t0);
-	gpu_stats(dev, &after);
+	gpu_stats(run->dev, &after);
 	busy = (double)(after.busy_ns - before.busy_ns);
 	launches = after.launches - before.launches;
 	printf("rate %-16s %6.2f G hashes/s over %.1f s; %llu launches of %.2f ms, "
-	       "%u threads; device busy %.1f%%\n", gpu_variant_name(gpu_variant(dev)),
+	       "%u threads; device busy %.1f%%\n", gpu_variant_name(gpu_variant(run->dev)),
 	       values / wall, wall / 1e9, (unsigned long long)launches,
 	       launches ? busy / 1e6 / (double)launches : 0, after.threads, 100 * busy / wall);
 	return values / wall;
 }
 
 /* The scale's small_runs searches of values each, as the host sees them. */
-static void small(uint64_t values, const char *how)
+static void small(struct check_run *run, uint64_t values, const char *how)
 {
 	static uint64_t ns[SMALL_RUNS];
-	size_t runs = scale->small_runs < SMALL_RUNS ? scale->small_runs : SMALL_RUNS;
+	size_t runs = run->scale->small_runs < SMALL_RUNS ? run->scale->small_runs : SMALL_RUNS;
 	uint64_t found;
 	char line[128];
 
 	for (size_t i = 0; i < runs; i++) {
 		uint64_t t0 = clock_ns();
 
-		check_search(digest, at, at + values - 1, &found, NULL);
+		gpu_search(run->dev, digest, at, at + values - 1, &found, NULL);
 		ns[i] = clock_ns() - t0;
 		at += values;
 	}
@@ -112,10 +112,10 @@ static void *stop_later(void *arg)
 /* From the stop word's store to the search's return, the scale's
  * stop_runs times at random moments 2 to 12 ms into a search that would
  * take minutes. */
-static void stop_latency(const char *how)
+static void stop_latency(struct check_run *run, const char *how)
 {
 	static uint64_t ns[STOP_RUNS];
-	size_t runs = scale->stop_runs < STOP_RUNS ? scale->stop_runs : STOP_RUNS;
+	size_t runs = run->scale->stop_runs < STOP_RUNS ? run->scale->stop_runs : STOP_RUNS;
 	struct stopper *s = calloc(1, sizeof *s); /* one page, registered once */
 	struct gpu_stats st;
 	char line[128];
@@ -130,36 +130,27 @@ static void stop_latency(const char *how)
 		s->delay_ns = 2000000 + rand() % 10000000;
 		if (pthread_create(&t, NULL, stop_later, s))
 			break;
-		r = check_search(digest, at, at + STOP_SPAN - 1, &found, &s->word);
+		r = gpu_search(run->dev, digest, at, at + STOP_SPAN - 1, &found, &s->word);
 		done = clock_ns();
 		pthread_join(t, NULL);
 		if (r != SEARCH_STOPPED || found < at || found > at + STOP_SPAN - 1) {
-			check_fail("stop latency", "a stopped search did not stop in its range");
+			check_fail(run, "stop latency", "a stopped search did not stop in its range");
 			continue;
 		}
 		ns[n++] = done - s->set_ns;
 		at += STOP_SPAN;
 	}
-	gpu_stats(dev, &st);
+	gpu_stats(run->dev, &st);
 	if (n) {
 		percentiles(ns, n, line, sizeof line);
 		printf("stop latency %s, %s (stop word to return): %s over %zu stops; the "
-		       "device %s the stop word\n", gpu_variant_name(gpu_variant(dev)), how,
+		       "device %s the stop word\n", gpu_variant_name(gpu_variant(run->dev)), how,
 		       line, n, st.watching ? "polls" : "does not poll");
 	}
 	free(s);
 }
 
-/* The rate that kernel_calibrate() measured for the CPU kernel it picked. */
-static double cpu_rate(const struct kernel_calibration *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (c->rates[i].kernel == c->best)
-			return c->rates[i].hashes_per_s;
-	return 0;
-}
-
-void bench_all(double seconds, int only)
+void bench_all(struct check_run *run, double seconds, int only)
 {
 	const struct kernel_calibration *cpu = kernel_calibrate();
 	double best = -1, best_rate = 0;
@@ -173,33 +164,33 @@ void bench_all(double seconds, int only)
 
 		if (only >= 0 && v != only)
 			continue;
-		gpu_use(dev, v);
-		r = rate(seconds);
-		s = device_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));
+		gpu_use(run->dev, v);
+		r = rate(run, seconds);
+		s = pick_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));
 		if (s > best) {
 			best = s;
 			best_rate = r;
 			fastest = v;
 		}
 	}
-	gpu_use(dev, fastest);
+	gpu_use(run->dev, fastest);
 	printf("fastest: %s, %.2f G hashes/s\n", gpu_variant_name(fastest), best_rate); /* per ns */
-	small(100000, "spinning");
-	small(1, "spinning");
-	gpu_spin_ns(dev, 0);
-	small(100000, "sleeping");
-	small(1, "sleeping");
-	gpu_spin_ns(dev, GPU_SPIN_NS);
+	small(run, 100000, "spinning");
+	small(run, 1, "spinning");
+	gpu_spin_ns(run->dev, 0);
+	small(run, 100000, "sleeping");
+	small(run, 1, "sleeping");
+	gpu_spin_ns(run->dev, GPU_SPIN_NS);
 	/* Where the time of a stop goes: sleeping on the launch's event, as
 	 * the worker waits, and spinning (the host sees the launch end at
 	 * once: what is left is the device's); then the plain poller's. */
-	stop_latency("sleeping");
-	gpu_spin_ns(dev, UINT64_MAX);
-	stop_latency("spinning");
-	gpu_use(dev, 0);
-	stop_latency("spinning");
-	gpu_spin_ns(dev, GPU_SPIN_NS);
-	gpu_use(dev, fastest);
+	stop_latency(run, "sleeping");
+	gpu_spin_ns(run->dev, UINT64_MAX);
+	stop_latency(run, "spinning");
+	gpu_use(run->dev, 0);
+	stop_latency(run, "spinning");
+	gpu_spin_ns(run->dev, GPU_SPIN_NS);
+	gpu_use(run->dev, fastest);
 	printf("cpu %s: %.1f M hashes/s on one core\n", cpu->best->name,
-	       cpu_rate(cpu) / 1e6);
+	       cpu->pick.rates[cpu->pick.chosen] / 1e6);
 }

@@ -1,6 +1,8 @@
-/* gpu-check's parts, shared by its checks (gpu-check.c) and its
- * measurements (gpu_bench.c): the device it opened and how a difference is
- * counted. */
+/* gpu-check's run, which its checks (gpu-check.c) and its measurements
+ * (gpu_bench.c) share: the device under test, the scale of the run, and
+ * the differences met. gpu-check.c's main owns the one run and hands it
+ * down, to the measurements and to what both use (gpu_check.c: the
+ * scales, and the counting of differences); no global holds it. */
 #ifndef REVHASH_GPU_CHECK_H
 #define REVHASH_GPU_CHECK_H
 
@@ -24,20 +26,23 @@ struct check_scale {
 	size_t stop_runs;     /* stops timed */
 };
 
-/* The device under test, and the scale of its run. */
-extern struct gpu *dev;
-extern const struct check_scale *scale;
+/* One run of gpu-check. */
+struct check_run {
+	struct gpu *dev;                 /* the device under test */
+	const struct check_scale *scale; /* the scale of its run */
+	int failures;                    /* differences met so far */
+};
 
-/* A kernel_search_fn on dev, with the variant in use. */
-int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		 uint64_t *found, const uint32_t *stop);
+/* The scale called name, or NULL. */
+const struct check_scale *check_scale_named(const char *name);
 
-/* Count a difference in part, and print the first few. */
-void check_fail(const char *part, const char *why);
+/* Count a difference of run's in part, and print the first few. */
+void check_fail(struct check_run *run, const char *part, const char *why);
 
-/* Measure for about seconds per variant (only: that variant, or -1 for
- * all): the rates side by side, then with the fastest the cost of small
- * searches, spinning and sleeping, and the stop latency. */
-void bench_all(double seconds, int only);
+/* Measure run's device for about seconds per variant (only: that variant,
+ * or -1 for all): the rates side by side, then with the fastest the cost
+ * of small searches, spinning and sleeping, and the stop latency
+ * (gpu_bench.c). */
+void bench_all(struct check_run *run, double seconds, int only);
 
 #endif

@@ -14,7 +14,7 @@
  * word, not at the lease's end; and "liar", by name only, which reports
  * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set,
  * names the variant instead of the master's --kernel. */
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@
 #include "worker/gpu/gpu_host.h"
 #include "worker/sha256_ref.h"
 
-#define PICK_START (UINT64_C(0x5d1ce) << 40) /* ranges without the answer */
+#define MEASURE_START (UINT64_C(0x5d1ce) << 40) /* ranges without the answer */
 #define SLOWER 3      /* standin-slow idles this many times its hashing */
 #define IDLE_STEP_NS 200000L /* and looks at the stop word this often */
 
@@ -86,13 +86,13 @@ int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 /* Variant i's rate over values values without the answer (wall clock). */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = PICK_START;
+	static uint64_t at = MEASURE_START;
 	kernel_search_fn search = searches[i] ? searches[i] : base->search;
 	uint64_t found, t0 = clock_ns();
 	uint8_t digest[32];
 
 	(void)ctx;
-	sha256_le64(PICK_START - 1, digest);
+	sha256_le64(MEASURE_START - 1, digest);
 	search(digest, at, at + values - 1, &found, NULL);
 	at += values;
 	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
@@ -101,8 +101,8 @@ static double run(void *ctx, size_t i, uint64_t values)
 int device_open(int index, const char *want, const struct kernel **out,
 		char *err, size_t errlen)
 {
-	struct device_pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
-				 .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
+	struct pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
+			  .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
 	const char *env = getenv("REVHASH_STANDIN_KERNEL");
 	char line[256];
 
@@ -125,7 +125,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 	chosen = *base;
 	chosen.name = names[p.chosen];
 	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
-	device_pick_line(&p, line, sizeof line);
+	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "stand-in %d (a CPU kernel, %s): %s", index,
 		 base->name, line);
 	*out = &chosen;

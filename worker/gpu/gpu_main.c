@@ -21,7 +21,8 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "shm/segment.h"
-#include "worker/device.h"
+#include "worker/gpu/device.h"
+#include "worker/kind.h"
 #include "worker/worker.h"
 
 #include <errno.h>
@@ -148,6 +149,7 @@ static int bench(const struct args *a)
  * it waits on its device and should launch again at once. */
 static int serve(const struct args *a)
 {
+	const struct worker_kind *kind;
 	struct seg seg;
 	char err[256];
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
@@ -168,7 +170,7 @@ static int serve(const struct args *a)
 	/* Its kind, by the name the master gave, in this program's own table
 	 * (another build's may order it otherwise): its lease length (unless
 	 * its device asks for others) and its clock. */
-	if (!a->kind || !(w.kind = kind_named(a->kind))) {
+	if (!a->kind || !(kind = kind_named(a->kind))) {
 		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
 			  a->kind ? a->kind : "");
 		return 2;
@@ -176,6 +178,7 @@ static int serve(const struct args *a)
 	w.unit = (unsigned)a->device;
 	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());
 	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
+	kind_fill(kind, &w);
 	w.rate = device_rate();
 	return worker_serve(&w);
 }

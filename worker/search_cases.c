@@ -4,7 +4,7 @@
  * host build of the GPU search and the device itself run the same list:
  * thousands of values for the one, hundreds of millions for the other. */
 #include "lib/digest.h"
-#include "tests/search_cases.h"
+#include "worker/search_cases.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * that searched fastest here at start (device_pick.c), or the one named. A
  * device that fails ends the worker: the master replaces it (with
  * back-off) and its lease goes back, as for any worker that dies. */
-#include "worker/device.h"
+#include "worker/gpu/device.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "worker/gpu/gpu.h"
@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PICK_START (UINT64_C(0xd1ce) << 40) /* ranges without the answer */
-#define PICK_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
-#define PICK_SAMPLE_NS 10000000             /* then 10 ms a run */
-#define PICK_ROUNDS 3
+#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* ranges without the answer */
+#define MEASURE_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
+#define MEASURE_SAMPLE_NS 10000000             /* then 10 ms a run */
+#define MEASURE_ROUNDS 3
 
 static struct gpu *opened;
 static char name[32], choice[320];
@@ -82,12 +82,12 @@ int device_count(char names[][DEVICE_NAME_LEN], int max)
 /* Variant i's rate over values values without the answer; 0 if it failed. */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = PICK_START;
+	static uint64_t at = MEASURE_START;
 	uint64_t found, t0;
 	uint8_t digest[32];
 
 	(void)ctx;
-	sha256_le64(PICK_START - 1, digest);
+	sha256_le64(MEASURE_START - 1, digest);
 	gpu_use(opened, (int)i);
 	t0 = clock_ns();
 	if (gpu_search(opened, digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
@@ -99,16 +99,16 @@ static double run(void *ctx, size_t i, uint64_t values)
 int device_open(int index, const char *want, const struct kernel **out,
 		char *err, size_t errlen)
 {
-	struct device_pick p = { .probe = PICK_PROBE, .sample_ns = PICK_SAMPLE_NS,
-				 .rounds = PICK_ROUNDS };
+	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
+			  .rounds = MEASURE_ROUNDS };
 	char line[256];
 	int r = gpu_open(index, &opened, err, errlen);
 
 	if (r)
 		return r;
 	p.n = (size_t)gpu_variants();
-	if (p.n > DEVICE_VARIANTS_MAX)
-		p.n = DEVICE_VARIANTS_MAX;
+	if (p.n > PICK_MAX)
+		p.n = PICK_MAX;
 	for (size_t i = 0; i < p.n; i++) {
 		p.names[i] = gpu_variant_name((int)i);
 		p.handicap[i] = device_stop_handicap(gpu_variant_halt_every((int)i));
@@ -120,7 +120,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 	gpu_use(opened, (int)p.chosen);
 	chosen_rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen];
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
-	device_pick_line(&p, line, sizeof line);
+	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
 	*out = &device_kernel;
 	return 0;

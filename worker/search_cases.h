@@ -1,7 +1,8 @@
 /* Searches with known outcomes, for checking a kernel_search_fn against the
  * reference: seeded random ranges, the edges where a range walk goes wrong,
  * a digest that fools the early compare, and stops. Shared by the Check
- * tests and by gpu-check, which runs the same cases on a device. */
+ * tests and by gpu-check, which runs the same cases on a device: a part of
+ * a shipped tool, so it lives beside the kernels, not among the tests. */
 #ifndef REVHASH_SEARCH_CASES_H
 #define REVHASH_SEARCH_CASES_H
 

@@ -1,21 +1,20 @@
-/* What the GPU worker (worker/gpu_main.c) searches with: a CUDA device
+/* What the GPU worker (gpu_main.c) searches with: a CUDA device
  * (device_cuda.c, linked where nvcc built the GPU search), or, where there
  * is none, the stand-in (device_standin.c): a CPU kernel behind the same
  * door, so that the path of an exec'd worker (lease, stop word, kill,
  * respawn, the choice of a kernel) is tested on any machine.
  *
  * A device offers kernel variants; device_pick.c chooses one at start, by
- * measurement as the CPU kernels are chosen (kernel_dispatch.c), or by
- * name. */
+ * measurement as the CPU kernels are chosen (lib/pick.c), or by name. */
 #ifndef REVHASH_DEVICE_H
 #define REVHASH_DEVICE_H
 
 #include <stddef.h>
 
+#include "lib/pick.h"
 #include "worker/kernel.h"
 
 #define DEVICE_NAME_LEN 64
-#define DEVICE_VARIANTS_MAX 16
 /* A variant that lets go of a stopped lease later (a GPU's sparse reads of
  * its word: 0.4 ms against 12 us) is chosen only when it is this much
  * faster than the best of the others: within the noise of three 10 ms
@@ -27,13 +26,6 @@
 static inline double device_stop_handicap(unsigned halt_every)
 {
 	return halt_every > 1 ? DEVICE_SLOW_STOP : 0;
-}
-
-/* A measured rate as the choice weighs it: what a variant of that
- * handicap must beat. */
-static inline double device_weighed(double rate, double handicap)
-{
-	return rate / (1 + handicap);
 }
 
 /* The devices there are; their names into names[0..max). */
@@ -61,40 +53,16 @@ uint64_t device_rate(void);
  * stand-in) sets them. */
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns);
 
-/* A device's variants, and the choice among them (device_pick.c). */
-struct device_pick {
-	size_t n;                                /* variants offered */
-	const char *names[DEVICE_VARIANTS_MAX];
-	uint64_t probe;      /* values of each variant's first, sizing run */
-	uint64_t sample_ns;  /* what each later run should take */
-	int rounds;          /* runs after the sizing one */
-	double rates[DEVICE_VARIANTS_MAX]; /* values per second, the best
-					    * run's; 0: not measured */
-	double handicap[DEVICE_VARIANTS_MAX]; /* by how much more a variant
-					       * must be faster to be chosen:
-					       * 0.05 for one whose stops are
-					       * slower (DEVICE_SLOW_STOP) */
-	size_t chosen;
-	int forced;          /* chosen by name */
-	uint64_t ns;         /* the measuring took */
-};
-
-/* Choose among p's variants: want names one (forced), or, when want is
- * NULL, "auto" or a CPU kernel's name, measure them: rounds in turn, each
- * variant's run(ctx, i, values) the rate of variant i searching that many
- * values without the answer; keep each one's best, choose the fastest once
- * each is weighed by its handicap (device_weighed; the first of equals).
- * 0, or -EINVAL when want names none of these. */
-int device_pick(struct device_pick *p, const char *want,
-		double (*run)(void *ctx, size_t i, uint64_t values), void *ctx);
+/* Choose among p's variants (their names, probe, sample_ns, rounds and
+ * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):
+ * want names one (forced), or, when want is NULL, "auto" or a CPU kernel's
+ * name, measure them (pick_measure: run(ctx, i, values) is the rate of
+ * variant i searching that many values without the answer). 0, or -EINVAL
+ * when want names none of these. */
+int device_pick(struct pick *p, const char *want, pick_run_fn run, void *ctx);
 
 /* Why want is not a kernel of p's, into err: "unknown kernel X (this
  * device's: base, fma, ...; or auto)". */
-void device_pick_unknown(const struct device_pick *p, const char *want,
-			 char *err, size_t len);
-
-/* p's choice as text: "fma (base 16.10, fma 19.30 G hashes/s, measured in
- * 180 ms)", "fma (forced by name)"; M hashes/s below 1 G. */
-void device_pick_line(const struct device_pick *p, char *buf, size_t len);
+void device_pick_unknown(const struct pick *p, const char *want, char *err, size_t len);
 
 #endif

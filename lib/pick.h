@@ -1,0 +1,53 @@
+/* Choosing the fastest of a few ways of doing one thing, by measurement:
+ * the CPU's search kernels (worker/kernel_dispatch.c, bench/kernel-bench.c)
+ * and a device's kernel variants (worker/gpu/device_pick.c). Measured, not
+ * ranked in advance, because the order depends on the machine. */
+#ifndef REVHASH_PICK_H
+#define REVHASH_PICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PICK_MAX 16 /* candidates, at most */
+
+/* The candidates, how to measure them, and the choice. */
+struct pick {
+	size_t n;                    /* candidates */
+	const char *names[PICK_MAX];
+	uint64_t probe;      /* values of each one's first, sizing run */
+	uint64_t sample_ns;  /* what each later run should take */
+	int rounds;          /* runs after the sizing one */
+	double rates[PICK_MAX];    /* values per second, the best run's; 0:
+				    * not measured */
+	double handicap[PICK_MAX]; /* by how much more a candidate must be
+				    * faster to be chosen (0: none) */
+	size_t chosen;
+	int forced;          /* chosen by name */
+	uint64_t ns;         /* the measuring took */
+};
+
+/* The rate of candidate i searching values values (ctx: the caller's). */
+typedef double (*pick_run_fn)(void *ctx, size_t i, uint64_t values);
+
+/* A measured rate as the choice weighs it: what a candidate of that
+ * handicap must beat. */
+static inline double pick_weighed(double rate, double handicap)
+{
+	return rate / (1 + handicap);
+}
+
+/* Measure p's candidates in interleaved rounds (each one's sizing run of
+ * p->probe values, then p->rounds runs of about p->sample_ns each, sized
+ * by its best rate so far), keep each one's best run, and choose the
+ * fastest once each is weighed by its handicap (the first of equals). */
+void pick_measure(struct pick *p, pick_run_fn run, void *ctx);
+
+/* Choose the candidate called name, measuring nothing (forced). 0, or
+ * -EINVAL when p has none of that name. */
+int pick_named(struct pick *p, const char *name);
+
+/* p's choice as text: "fma (base 16.10, fma 19.30 G hashes/s, measured in
+ * 180 ms)", "fma (forced by name)"; M hashes/s below 1 G. */
+void pick_line(const struct pick *p, char *buf, size_t len);
+
+#endif

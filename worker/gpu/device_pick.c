@@ -1,0 +1,39 @@
+/* Choosing a device's kernel variant (lib/pick.c measures, as it does for
+ * the CPU kernels): what wins on an H100 need not win on an RTX 4090 or an
+ * A100. The master passes its CPU kernel's name, which a device takes as
+ * "measure", as it takes auto; any other name must be a variant's. */
+#include "worker/gpu/device.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Is name one of the CPU kernels compiled in? */
+static int cpu_kernel(const char *name)
+{
+	size_t n;
+	const struct kernel *const *all = kernel_all(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+int device_pick(struct pick *p, const char *want, pick_run_fn run, void *ctx)
+{
+	if (want && strcmp(want, "auto") != 0 && !cpu_kernel(want))
+		return pick_named(p, want);
+	pick_measure(p, run, ctx);
+	return 0;
+}
+
+void device_pick_unknown(const struct pick *p, const char *want, char *err, size_t len)
+{
+	size_t at = (size_t)snprintf(err, len, "unknown kernel %s (this device's:", want);
+
+	for (size_t i = 0; i < p->n && at < len; i++)
+		at += (size_t)snprintf(err + at, len - at, "%s %s", i ? "," : "",
+				       p->names[i]);
+	if (at < len)
+		snprintf(err + at, len - at, "; or auto)");
+}
