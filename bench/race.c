@@ -307,8 +307,27 @@ static void finish(struct race *r)
 	free(r->legs);
 }
 
-int race_run(const struct race_params *p)
+/* Play the rounds, up to p->rounds, or until every pair is decided after
+ * a pair of rounds with until_decided. How many were played, or 0 when
+ * the race could not go on. */
+static unsigned play(struct race *r)
 {
+	const struct race_params *p = r->p;
+	unsigned played = 0;
+
+	while (played < p->rounds) {
+		if (run_round(r, ++played))
+			return 0;
+		if (p->until_decided && played % 2 == 0 &&
+		    race_report_decided(p, r->legs, played))
+			break;
+	}
+	return played;
+}
+
+int race_run(const struct race_params *params)
+{
+	struct race_params q = *params, *p = &q;
 	struct race r = { .p = p, .wl = p->wl };
 	int status = 2;
 
@@ -321,9 +340,11 @@ int race_run(const struct race_params *p)
 		goto out;
 	}
 	status = 1;
-	for (unsigned round = 1; round <= p->rounds; round++)
-		if (run_round(&r, round))
-			goto out;
+	/* Each look of --until-decided at a share of the level. */
+	q.alpha = q.until_decided ? verdict_look_alpha(q.rounds, VERDICT_ALPHA) :
+		  VERDICT_ALPHA;
+	if (!(q.rounds = play(&r)))
+		goto out;
 	status = race_report_end(p, r.legs);
 out:
 	if (r.csv && (ferror(r.csv) | fclose(r.csv))) {

@@ -206,15 +206,46 @@ static void summary(const struct race_params *p, const struct race_leg *legs)
 	}
 }
 
-/* Every pair's verdict, after a line for each server that lost answers;
- * the lines in text (for the plot's title). */
-static void verdicts(const struct race_params *p, const struct race_leg *legs,
-		     char *text, size_t size)
+/* The verdict between servers a and b (a listed first: it ran first in
+ * the odd rounds). */
+static void judge_pair(const struct race_params *p, const struct race_leg *legs,
+		       unsigned a, unsigned b, struct verdict *v)
+{
+	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
+	const struct verdict_side side[2] = {
+		{ sa, right_answers(p, legs, a) },
+		{ sb, right_answers(p, legs, b) } };
+	const struct verdict_rule rule = { p->margin, p->alpha };
+
+	column(p, legs, a, 0, sa);
+	column(p, legs, b, 0, sb);
+	verdict_judge(&side[0], &side[1], p->rounds, p->wl.total * p->rounds,
+		      &rule, v);
+}
+
+int race_report_decided(const struct race_params *p, const struct race_leg *legs,
+			unsigned rounds)
+{
+	struct race_params q = *p;
+	struct verdict v;
+
+	q.rounds = rounds;
+	for (unsigned a = 0; a < p->n; a++)
+		for (unsigned b = a + 1; b < p->n; b++) {
+			judge_pair(&q, legs, a, b, &v);
+			if (v.kind == VERDICT_INCONCLUSIVE ||
+			    v.kind == VERDICT_FEW_ROUNDS)
+				return 0;
+		}
+	return 1;
+}
+
+/* A line for each server that lost answers: it loses, and the reader
+ * should know why before reading the verdicts. */
+static void warnings(const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
-	size_t len = 0;
 
-	printf("\n");
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
 
@@ -225,21 +256,28 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
 	}
+}
+
+/* Every pair's verdict, after the warnings; the lines in text (for the
+ * plot's title). */
+static void verdicts(const struct race_params *p, const struct race_leg *legs,
+		     char *text, size_t size)
+{
+	const struct verdict_rule rule = { p->margin, p->alpha };
+	size_t len = 0;
+
+	printf("\n");
+	warnings(p, legs);
 	for (unsigned a = 0; a < p->n; a++)
 		for (unsigned b = a + 1; b < p->n; b++) {
-			double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
-			struct verdict_side side[2] = {
-				{ sa, right_answers(p, legs, a) },
-				{ sb, right_answers(p, legs, b) } };
 			const char *name[2] = { p->server[a].name, p->server[b].name };
 			struct verdict v;
 			char line[TEXT];
 
-			column(p, legs, a, 0, sa);
-			column(p, legs, b, 0, sb);
-			verdict_judge(&side[0], &side[1], p->rounds, all, p->margin, &v);
-			verdict_text(&v, name, p->margin, line, sizeof line);
-			printf("%s%s\n", v.kind == VERDICT_SCORE ||
+			judge_pair(p, legs, a, b, &v);
+			verdict_text(&v, name, &rule, line, sizeof line);
+			printf("%s%s\n", v.kind == VERDICT_FASTER ||
+			       v.kind == VERDICT_EQUIVALENT ||
 			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
 			if (len < size)
 				len += (size_t)snprintf(text + len, size - len, "%s%s",

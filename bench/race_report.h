@@ -9,6 +9,7 @@
 #include "bench/race.h"
 #include "bench/replay.h"
 #include "bench/stats.h"
+#include "bench/verdict.h"
 
 #define RACE_CAUSES 3 /* reasons of missing answers told apart per leg */
 
@@ -39,6 +40,10 @@ void race_report_round_start(const struct race_params *p, unsigned round,
 void race_report_round(const struct race_params *p, const struct race_leg *legs);
 /* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
 int race_report_plot_check(void);
+/* After rounds rounds: has every pair a verdict, or one that more
+ * rounds cannot change (--until-decided stops there)? */
+int race_report_decided(const struct race_params *p, const struct race_leg *legs,
+			unsigned rounds);
 /* The summary and the verdicts over every round (legs[(r - 1) * n + i]),
  * then the plot when asked for. The race's exit status (race.h). */
 int race_report_end(const struct race_params *p, const struct race_leg *legs);

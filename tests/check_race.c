@@ -1,6 +1,7 @@
 /* End-to-end tests of revhash-bench --race: the real binary against real
  * masters (one worker against two on a CPU-bound workload gives a
- * verdict for two; two identical masters give none) and against fake
+ * verdict for two; two identical masters never give a winner) and
+ * against fake
  * servers in threads of the test, which log the order connections reach
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
@@ -82,16 +83,16 @@ static double ran_at(double efficiency)
 	return isnan(efficiency) || efficiency > 1 ? 1 : efficiency;
 }
 
-static void two_cpus(const struct ran *r, double *worst, int *at)
+static void two_cpus(const struct ran *r, int rounds, double *worst, int *at)
 {
 	static char text[sizeof r->out];
 	double one[6], two[6];
 
 	*worst = INFINITY;
-	for (int round = 1; round <= 3; round++) {
+	for (int round = 1; round <= rounds; round++) {
 		char head[32], *table, *end;
 
-		snprintf(head, sizeof head, "round %d of 3,", round);
+		snprintf(head, sizeof head, "round %d of %d,", round, rounds);
 		strcpy(text, r->out);
 		ck_assert_ptr_nonnull(table = strstr(text, head));
 		if ((end = strstr(table, "\n\n")))
@@ -110,8 +111,9 @@ static void two_cpus(const struct ran *r, double *worst, int *at)
 /* The masters' workers float (--no-pin): each master pins worker i to
  * the i-th CPU, as do the masters of anyone else testing on this
  * machine, and a CPU crowded with pinned workers would decide the race. */
-/* Two workers against one on a CPU-bound workload: 100 requests of 30 ms
- * of one worker's hashing each, all sent within 0.1 s. Every run is then
+/* Two workers against one on a CPU-bound workload: 40 requests of 30 ms
+ * of one worker's hashing each, all sent within 0.04 s, 8 rounds (the
+ * fewest a 95% interval can come from). Every run is then
  * as long as its server needs to hash the lot, so the ratio of the scores
  * is that of the CPU each server gets, about 2 on a quiet machine of two
  * CPUs, whatever the load estimate. Sizing it on one worker's rate (which
@@ -137,26 +139,28 @@ START_TEST(two_workers_beat_one)
 	ck_assert_int_eq(tm_start(&two, NULL, w2), 0);
 	rate = rate_of(one.port);
 	d = (uint64_t)(rate * 0.030);
-	workload(w, 100, d, 1000);
-	race_masters(&one, "one", &two, "two", w, "3", "0.1", &r);
+	workload(w, 40, d, 1000);
+	race_masters(&one, "one", &two, "two", w, "8", "0.1", &r);
 	ck_assert_int_eq(tm_stop(&one), 0);
 	ck_assert_int_eq(tm_stop(&two), 0);
 	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
-	two_cpus(&r, &worst, &at);
+	two_cpus(&r, 8, &worst, &at);
 	if (!strstr(r.out, "verdict: two ") && worst < 1.3) {
 		th_skip(__func__, "neighbours held a CPU: in round %d two workers "
 			"ran at %.2f times one worker's rate", at, worst);
 		return;
 	}
-	expect(&r, "verdict: two scores ");
-	expect(&r, " better than one in 3 of 3 rounds\n");
+	expect(&r, "verdict: two is faster than one by ");
+	expect(&r, " interval, 8 rounds)\n");
 	ck_assert_int_eq(r.status, 0);
 }
 END_TEST
 
-/* Two masters alike, one worker each, at half load, over six rounds (no
- * probes: the verdict is on scores): whatever the machine does, the rounds
- * must not all lean one way by the margin. */
+/* Two masters alike, one worker each, at half load, over eight rounds (no
+ * probes: the verdict is on scores): equivalent, or inconclusive, never a
+ * winner. Under steady noise a winner comes in under 3% of such races
+ * (check_verdict); neighbours that slow one server round after round can
+ * make it more. */
 START_TEST(identical_servers_no_verdict)
 {
 	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
@@ -171,11 +175,12 @@ START_TEST(identical_servers_no_verdict)
 	rate = rate_of(a.port);
 	d = (uint64_t)(rate * 0.010);
 	workload(w, 80, d, (uint64_t)(0.8 * d / 2 / rate / 0.5 * 1e6));
-	race_masters(&a, "A", &b, "B", w, "6", NULL, &r);
+	race_masters(&a, "A", &b, "B", w, "8", NULL, &r);
 	ck_assert_int_eq(tm_stop(&a), 0);
 	ck_assert_int_eq(tm_stop(&b), 0);
-	expect(&r, "\nno verdict between A and B: ");
-	ck_assert_ptr_null(strstr(r.out, "verdict: "));
+	ck_assert(strstr(r.out, "\nno verdict between A and B: inconclusive: ") ||
+		  strstr(r.out, "\nverdict: A and B are equivalent within "));
+	ck_assert_ptr_null(strstr(r.out, " is faster than "));
 	ck_assert_int_eq(r.status, 0);
 }
 END_TEST
