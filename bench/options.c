@@ -37,8 +37,9 @@ static const char usage[] =
 	"           [--split K]\n"
 	"       revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
-	"           [--rounds N] [--until-decided] [--margin PERCENT] [--csv FILE]\n"
-	"           [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
+	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
+	"           [--no-calibrate]\n"
 	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help | --policy-switches\n"
 	"\n"
@@ -82,12 +83,14 @@ static const char usage[] =
 	"runs. A table per round, a summary, and for each pair the ratio of\n"
 	"their scores with a 95% interval: a winner when it excludes 1,\n"
 	"equivalence when it lies within the margin, else how many more rounds\n"
-	"would likely decide; fewer right answers lose whatever the score. Exit 0\n"
-	"when every answer was right, else 1:\n"
+	"would likely decide; fewer right answers lose whatever the score, and a\n"
+	"run faster than hashing allows (a cache) gives no verdict. Exit 0 when\n"
+	"every answer was right, else 1:\n"
 	"  --rounds N        1 .. 1000 (default 10; an interval needs 8)\n"
 	"  --until-decided   stop after a pair of rounds once every pair is\n"
 	"                    decided (each look at a share of the 5%)\n"
 	"  --margin PERCENT  of equivalence, either way (default 10)\n"
+	"  --seed S          round 1's seed, instead of the workload's\n"
 	"  --csv FILE        every request of every round, a row each\n"
 	"  --plot FILE.png   each server's score per round, side by side (gnuplot)\n"
 	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
@@ -101,8 +104,9 @@ static const char usage[] =
 static const char race_usage[] =
 	"usage: revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
-	"           [--rounds N] [--until-decided] [--margin PERCENT] [--csv FILE]\n"
-	"           [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
+	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
+	"           [--no-calibrate]\n"
 	"(revhash-bench --help says more)\n";
 
 unsigned bench_cpus(void)
@@ -186,7 +190,7 @@ static int complain(const char *what)
 static int race_option(int c, const char *arg, struct bench_options *o)
 {
 	struct race_params *p = &o->race;
-	uint64_t rounds;
+	uint64_t rounds, seed;
 	unsigned ms;
 
 	switch (c) {
@@ -200,6 +204,11 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 		return RACE;
 	case 'U':
 		p->until_decided = 1;
+		return RACE;
+	case 'e':
+		if (parse_u64(arg, 0, UINT32_MAX, &seed))
+			return complain("--seed: a whole number below 2^32");
+		p->seed = (int64_t)seed;
 		return RACE;
 	case 'M':
 		if (parse_double(arg, 0, 1000, &p->margin))
@@ -318,11 +327,11 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	int k = 0;
 
 	if (!o->racing)
-		return complain("--rounds, --until-decided, --margin, --plot, "
-				"--timeout and --probe belong to --race");
+		return complain("--rounds, --until-decided, --margin, --seed, "
+				"--plot, --timeout and --probe belong to --race");
 	if (modes & ~(RACE | SHARED))
 		return complain("--race takes no options but --rounds, "
-				"--until-decided, --margin, --csv, --plot, "
+				"--until-decided, --margin, --seed, --csv, --plot, "
 				"--timeout, --probe and --no-calibrate");
 	while (k < argc && race_is_server(a[k]))
 		if (race_add_server(a[k++], p))
@@ -346,6 +355,8 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 			"REP 0 .. 100, SEED below 2^32), or a preset (%s)\n", names);
 		return -EINVAL;
 	}
+	if (p->seed >= 0)
+		p->wl.seed = (uint64_t)p->seed;
 	return 0;
 }
 
@@ -391,6 +402,7 @@ static const struct option fixed[] = {
 	{ "race", no_argument, NULL, 'X' },
 	{ "rounds", required_argument, NULL, 'N' },
 	{ "until-decided", no_argument, NULL, 'U' },
+	{ "seed", required_argument, NULL, 'e' },
 	{ "margin", required_argument, NULL, 'M' },
 	{ "plot", required_argument, NULL, 'P' },
 	{ "timeout", required_argument, NULL, 'T' },
@@ -416,7 +428,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1 },
-		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN,
+		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1,
 			  .calibrate = 1, .probe_s = CALIBRATE_ENOUGH_S,
 			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
 	};

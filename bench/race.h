@@ -34,6 +34,7 @@ struct race_params {
 	int until_decided;              /* stop once every pair is decided */
 	double margin;                  /* of equivalence: 0.10 is 10% */
 	double alpha;                   /* the intervals' level (race_run's) */
+	int64_t seed;                   /* --seed's, for round 1; -1: none */
 	int calibrate;                  /* probe each server before its run */
 	double probe_s;                 /* a probe request trusted this long */
 	unsigned timeout_ms;            /* one request's bound */

@@ -68,6 +68,28 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
+/* Why a leg was faster than hashing allows, by verdict_too_fast(). */
+static const char *const too_fast[] = {
+	[VERDICT_FAST_EFFICIENCY] = "its efficiency",
+	[VERDICT_FAST_LATENCY] = "its fresh requests' latencies, summed, "
+		"against their hashing",
+};
+
+/* The line for a leg faster than hashing allows: what gave it away, and
+ * what to do. */
+static void fast_note(const char *name, const struct race_leg *g)
+{
+	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, the "
+	       "fastest it showed (", name, too_fast[g->fast], g->fast_rate / 1e6);
+	if (g->fast == VERDICT_FAST_EFFICIENCY)
+		printf("%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
+	else
+		printf("%.3f s against %.3f s", g->fresh_s, g->hashing_s);
+	printf("): it knew answers before, from a cache of an earlier race with "
+	       "these seeds (restart it, or race with --seed), or it hashes faster "
+	       "than any probe showed; no verdict from its rounds\n");
+}
+
 /* The lines under a round's table for leg g of server name. */
 static void leg_notes(const char *name, const struct race_leg *g,
 		      uint64_t total)
@@ -78,6 +100,11 @@ static void leg_notes(const char *name, const struct race_leg *g,
 		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
 		       g->probe_err == -EPROTO ? "a wrong answer" :
 		       cause_text(g->probe_err));
+	if (g->reprobed)
+		printf("  %s: the run beat its probe (%.3f M hashes/s): rated at a "
+		       "second probe, after the run\n", name, g->reprobed / 1e6);
+	if (g->fast != VERDICT_FAST_NO)
+		fast_note(name, g);
 	else if (g->rated && g->eff_kind != STATS_EFF_OK)
 		printf("  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
 	if (!g->wrong && !g->missing)
@@ -206,6 +233,16 @@ static void summary(const struct race_params *p, const struct race_leg *legs)
 	}
 }
 
+static unsigned flagged_runs(const struct race_params *p,
+			     const struct race_leg *legs, unsigned i)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++)
+		n += legs[r * p->n + i].fast != VERDICT_FAST_NO;
+	return n;
+}
+
 /* The verdict between servers a and b (a listed first: it ran first in
  * the odd rounds). */
 static void judge_pair(const struct race_params *p, const struct race_leg *legs,
@@ -213,8 +250,8 @@ static void judge_pair(const struct race_params *p, const struct race_leg *legs,
 {
 	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
 	const struct verdict_side side[2] = {
-		{ sa, right_answers(p, legs, a) },
-		{ sb, right_answers(p, legs, b) } };
+		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a) },
+		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b) } };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
 	column(p, legs, a, 0, sa);
@@ -240,14 +277,16 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 	return 1;
 }
 
-/* A line for each server that lost answers: it loses, and the reader
- * should know why before reading the verdicts. */
+/* A line for each server that lost answers or ran faster than hashing
+ * allows: it loses, or gives no verdict, and the reader should know why
+ * before reading the verdicts. */
 static void warnings(const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
 
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
+		unsigned fast = flagged_runs(p, legs, i);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -255,6 +294,12 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
+		if (fast)
+			printf("%s ran faster than hashing allows in %u of %u "
+			       "rounds: it knew answers before, from a cache of an "
+			       "earlier race with these seeds: restart it, or race "
+			       "with --seed and a seed it has not played; no verdict "
+			       "involves it\n", p->server[i].name, fast, p->rounds);
 	}
 }
 

@@ -16,6 +16,8 @@
 /* One server's probe and run in one round. */
 struct race_leg {
 	double rate;             /* probed, hashes/s; 0: none */
+	double reprobed;         /* the probe before, where the run beat it
+				  * and a probe after was faster; else 0 */
 	int probe_err;           /* why there is no rate, or 0 */
 	int run_err;             /* why the run could not start, or 0 */
 	double seconds;          /* the run's wall time */
@@ -23,6 +25,14 @@ struct race_leg {
 	int rated;               /* the ideal could be computed */
 	enum stats_eff eff_kind; /* when rated */
 	double eff;              /* when eff_kind is STATS_EFF_OK */
+	double speed;            /* the ideal's score over the run's, even
+				  * above 1; 0 when there is none */
+	double fast_rate;        /* the fastest the server showed: the rate
+				  * the leg is checked at for a cache */
+	double fast_eff;         /* the efficiency at it, at most */
+	double hashing_s;        /* the fresh requests' work at it */
+	double fresh_s;          /* and their latencies, summed */
+	enum verdict_fast fast;  /* faster than hashing allows */
 	uint64_t wrong, missing;
 	int cause[RACE_CAUSES];  /* the first reasons of the missing */
 	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */

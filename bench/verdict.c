@@ -7,7 +7,9 @@
  * interval excludes 1, two servers are called equivalent only when it
  * lies within the margin, and otherwise the race says how many more rounds
  * would likely decide. A wrong or missing answer outweighs any speed: a
- * server that answers quickly and wrongly must never win. */
+ * server that answers quickly and wrongly must never win; and a run
+ * faster than hashing allows (answers from a cache, of an earlier race
+ * with the same seeds) gives no verdict at all. */
 #include "bench/verdict.h"
 #include "bench/crossover.h"
 
@@ -49,6 +51,16 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	s->max = w[n - 1];
 	s->median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 	return 0;
+}
+
+enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
+				   double latency_s)
+{
+	if (efficiency > VERDICT_FAST_EFF)
+		return VERDICT_FAST_EFFICIENCY;
+	if (hashing_s > 0 && latency_s < VERDICT_FAST_WORK * hashing_s)
+		return VERDICT_FAST_LATENCY;
+	return VERDICT_FAST_NO;
 }
 
 unsigned verdict_min_rounds(double alpha)
@@ -146,11 +158,14 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 	    !(rule->alpha > 0 && rule->alpha < 1))
 		return -EINVAL;
 	*v = (struct verdict){ .rounds = rounds, .requests = requests,
-			       .ok = { a->ok, b->ok } };
+			       .ok = { a->ok, b->ok },
+			       .flagged = { a->flagged, b->flagged } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
 		settle(v, VERDICT_UNRELIABLE, 0);
+	else if (a->flagged || b->flagged)
+		settle(v, VERDICT_FLAGGED, 0);
 	else
 		judge_scores(a, b, rounds, rule, v);
 	return 0;
@@ -212,6 +227,23 @@ static void undecided(const struct verdict *v, const char *const name[2],
 			 "interval clear of 1, or within \u00b1%g%%", margin * 100);
 }
 
+static void flagged(const struct verdict *v, const char *const name[2],
+		    char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
+			 name[1]);
+
+	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
+		if (v->flagged[s])
+			n += snprintf(buf + n, size - (size_t)n, "%s%s ran faster "
+				      "than hashing allows in %u round%s",
+				      s && v->flagged[0] ? ", " : "", name[s],
+				      v->flagged[s], v->flagged[s] == 1 ? "" : "s");
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (answers it knew before: "
+			 "restart it, or race with --seed)");
+}
+
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  const struct verdict_rule *rule, char *buf, size_t size)
 {
@@ -236,6 +268,9 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			 "too few (a %g%% interval needs %u, of both orders)", w, l,
 			 v->rounds, v->rounds == 1 ? " is" : "s are",
 			 (1 - rule->alpha) * 100, v->need);
+		break;
+	case VERDICT_FLAGGED:
+		flagged(v, name, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "

@@ -1,6 +1,7 @@
 /* The race's judgement, as pure functions of the figures its runs gave:
  * the order the servers run in each round, a spread of figures (median,
- * min, max), and what two servers' rounds say: a ratio of their scores with its interval
+ * min, max), whether a run was faster than hashing allows, and what two
+ * servers' rounds say: a ratio of their scores with its interval
  * (bench/crossover.h), and from it one of three outcomes. Nothing here
  * sends, prints or allocates, so the rules are tested on numbers. */
 #ifndef REVHASH_BENCH_VERDICT_H
@@ -10,17 +11,27 @@
 #include <stdint.h>
 
 #define VERDICT_ALPHA 0.05  /* a 95% interval */
+/* A run was not all hashed when its efficiency at the fastest rate its
+ * server showed is above VERDICT_FAST_EFF, or its fresh requests took
+ * under VERDICT_FAST_WORK of their hashing time at that rate. Answers
+ * from a cache run a hundred times faster (measured: 200); fresh servers
+ * beat a probe that a neighbour slowed by 1.17 to 1.38 on this shared
+ * machine, so 1.05 would flag them. */
+#define VERDICT_FAST_EFF 4.0
+#define VERDICT_FAST_WORK 0.25
 
 /* A median with the least and the largest of the figures it is taken of. */
 struct verdict_spread {
 	double median, min, max;
 };
 
-/* One server's side of a pair: its score in each round (lower is better)
- * and the right answers it gave over every round. */
+/* One server's side of a pair: its score in each round (lower is better),
+ * the right answers it gave over every round, and how many of its runs
+ * were flagged as faster than hashing allows (verdict_too_fast). */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
+	unsigned flagged;
 };
 
 /* How the pair is judged: the margin of equivalence (0.10: scores within
@@ -36,7 +47,15 @@ enum verdict_kind {
 	VERDICT_INCONCLUSIVE, /* none: the interval holds 1 and a margin's end */
 	VERDICT_RELIABILITY,  /* more right answers: it wins whatever its score */
 	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
+	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
 	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
+};
+
+/* Why a run is flagged. */
+enum verdict_fast {
+	VERDICT_FAST_NO,
+	VERDICT_FAST_EFFICIENCY, /* it beat the ideal at its own probe's rate */
+	VERDICT_FAST_LATENCY,    /* it answered sooner than hashing takes */
 };
 
 /* The judgement of a pair a (0) and b (1). */
@@ -49,6 +68,7 @@ struct verdict {
 	double conf;             /* the interval's confidence */
 	unsigned more;           /* VERDICT_INCONCLUSIVE: about this many more
 				  * rounds would decide (UINT32_MAX: no number) */
+	unsigned flagged[2];
 	uint64_t ok[2];          /* the sides' right answers */
 	uint64_t requests;       /* each side's, over every round */
 };
@@ -61,6 +81,12 @@ unsigned verdict_order(unsigned round, unsigned n, unsigned k);
 /* The median (of the middle two when n is even), least and largest of
  * v[0 .. n - 1], n > 0; v itself is left alone. 0, or -EINVAL for n 0. */
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s);
+/* Was a run faster than hashing allows? efficiency: the ideal server's
+ * score at the run's probed rate over the run's (0: none); hashing_s: the
+ * seconds its fresh requests' work takes at that rate, latency_s: the
+ * seconds they took, summed (0 and 0: unknown). */
+enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
+				   double latency_s);
 /* The fewest rounds that can give an interval at level alpha. */
 unsigned verdict_min_rounds(double alpha);
 /* The level of each look when --until-decided may look after every pair
@@ -70,7 +96,8 @@ double verdict_look_alpha(unsigned rounds, double alpha);
 /* Judge a against b over rounds rounds (round r + 1's scores a->score[r],
  * b->score[r]; odd rounds ran a first) of requests requests each. First
  * reliability: the side with more right answers wins, whatever the
- * scores; as many but not all right is no verdict. Then the ratio of b's scores to a's, with its
+ * scores; as many but not all right is no verdict. Then a flagged run on
+ * either side: no verdict. Then the ratio of b's scores to a's, with its
  * interval (rounds whose scores are not positive and finite left out):
  * a winner when it excludes 1, equivalence when it lies within the margin,
  * else inconclusive. 0, or -EINVAL for no rounds or a bad rule. */

@@ -1,7 +1,7 @@
 /* End-to-end tests of revhash-bench --race: the real binary against real
  * masters (one worker against two on a CPU-bound workload gives a
- * verdict for two; two identical masters never give a winner) and
- * against fake
+ * verdict for two; two identical masters never give a winner; a master
+ * that played the race's seeds before is flagged) and against fake
  * servers in threads of the test, which log the order connections reach
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
@@ -182,6 +182,55 @@ START_TEST(identical_servers_no_verdict)
 		  strstr(r.out, "\nverdict: A and B are equivalent within "));
 	ck_assert_ptr_null(strstr(r.out, " is faster than "));
 	ck_assert_int_eq(r.status, 0);
+}
+END_TEST
+
+/* A master that served the race's seeds before answers from its cache:
+ * its run is flagged, with why and what to do, and no verdict involves
+ * it; raced again with --seed (seeds it has not played) it is not. */
+START_TEST(cached_answers_are_flagged)
+{
+	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
+	struct tmaster warm, fresh;
+	static struct ran r;
+	char w[7][32], port[16], sw[64], sf[64], other[24];
+
+	ck_assert_int_eq(tm_start(&warm, NULL, w1), 0);
+	ck_assert_int_eq(tm_start(&fresh, NULL, w1), 0);
+	workload(w, 20, (uint64_t)(rate_of(warm.port) * 0.020), 40000);
+	snprintf(port, sizeof port, "%u", warm.port);
+	{
+		const char *prime[] = { "127.0.0.1", port, w[0], w[1], w[2], w[3],
+					w[4], w[5], w[6], "--no-calibrate", "--quiet",
+					NULL };
+
+		run_bench(prime, NULL, &r);
+		ck_assert_int_eq(r.status, 0);
+	}
+	snprintf(other, sizeof other, "%lu", strtoul(w[0], NULL, 10) ^ 0x5a5a5a);
+	{
+		const char *args[] = { "--race", server(sw, 64, "warm", warm.port),
+				       server(sf, 64, "fresh", fresh.port), w[0], w[1],
+				       w[2], w[3], w[4], w[5], w[6], "--rounds", "1",
+				       "--probe", "0.05", NULL, NULL, NULL };
+
+		run_bench(args, NULL, &r);
+		expect(&r, "  warm: faster than hashing allows, by its efficiency at ");
+		expect(&r, "restart it, or race with --seed), or it hashes faster "
+		       "than any probe showed; no verdict from its rounds\n");
+		expect(&r, "\nwarm ran faster than hashing allows in 1 of 1 rounds: ");
+		expect(&r, "\nno verdict between warm and fresh: warm ran faster than "
+		       "hashing allows in 1 round");
+		ck_assert_int_eq(r.status, 0);
+		args[14] = "--seed";
+		args[15] = other;
+		run_bench(args, NULL, &r);
+		ck_assert_ptr_null(strstr(r.out, "warm: faster than hashing"));
+		ck_assert_ptr_null(strstr(r.out, "warm ran faster"));
+		ck_assert_int_eq(r.status, 0);
+	}
+	ck_assert_int_eq(tm_stop(&warm), 0);
+	ck_assert_int_eq(tm_stop(&fresh), 0);
 }
 END_TEST
 
@@ -492,6 +541,7 @@ static Suite *race_suite(void)
 	tcase_set_timeout(masters, 120);
 	tcase_add_test(masters, two_workers_beat_one);
 	tcase_add_test(masters, identical_servers_no_verdict);
+	tcase_add_test(masters, cached_answers_are_flagged);
 	tcase_add_test(masters, hostile_servers_race_goes_on);
 	suite_add_tcase(s, masters);
 	tcase_set_timeout(fakes, 30);

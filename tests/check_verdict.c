@@ -1,7 +1,7 @@
 /* Tests for the race's rules (bench/verdict.c, bench/crossover.c), fed
  * numbers: the order of each round, the spread of a column, the crossover
  * interval against its tables and a brute force, the verdict (reliability
- * first, then the interval's three outcomes) and its
+ * first, then flagged runs, then the interval's three outcomes) and its
  * sentence; then the rules on simulated races, seeded from the run's seed
  * (TH_SEED replays it): how often equal servers get a winner, how often a
  * real difference is found. And the workload presets the race and the
@@ -165,7 +165,7 @@ static void rounds_of(const double *q, unsigned n, double *a, double *b)
 static struct verdict judge(const double *a, const double *b, unsigned rounds,
 			    double margin)
 {
-	struct verdict_side sa = { a, 100 }, sb = { b, 100 };
+	struct verdict_side sa = { a, 100, 0 }, sb = { b, 100, 0 };
 	struct verdict_rule rule = { margin, VERDICT_ALPHA };
 	struct verdict v;
 
@@ -242,12 +242,12 @@ START_TEST(three_outcomes_and_their_sentences)
 }
 END_TEST
 
-START_TEST(reliability_first)
+START_TEST(reliability_then_flagged_runs)
 {
 	/* a is ten times faster in every round, but lost one answer. */
 	const double a[] = { 10, 10, 10, 10, 10, 10, 10, 10 };
 	const double b[] = { 100, 100, 100, 100, 100, 100, 100, 100 };
-	struct verdict_side sa = { a, 799 }, sb = { b, 800 };
+	struct verdict_side sa = { a, 799, 0 }, sb = { b, 800, 0 };
 	struct verdict_rule rule = { 0.10, VERDICT_ALPHA };
 	const char *name[2] = { "fast", "right" };
 	char text[512];
@@ -259,11 +259,23 @@ START_TEST(reliability_first)
 	verdict_text(&v, name, &rule, text, sizeof text);
 	ck_assert_str_eq(text, "right beats fast on reliability: 800 of 800 "
 			 "answers right, fast 799 (99.87%)");
-	/* Even in one round. */
+	/* Even when flagged, and even in one round. */
+	sb.flagged = 1;
 	ck_assert_int_eq(verdict_judge(&sa, &sb, 1, 800, &rule, &v), 0);
 	ck_assert_int_eq(v.kind, VERDICT_RELIABILITY);
+	/* All right on both sides, but a ran faster than hashing allows. */
+	sa.ok = 800;
+	sb.flagged = 0;
+	sa.flagged = 3;
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_FLAGGED);
+	verdict_text(&v, name, &rule, text, sizeof text);
+	ck_assert_str_eq(text, "no verdict between fast and right: fast ran faster "
+			 "than hashing allows in 3 rounds (answers it knew before: "
+			 "restart it, or race with --seed)");
 	/* As many wrong on both sides: no verdict on their scores. */
 	sa.ok = sb.ok = 700;
+	sa.flagged = 0;
 	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
 	ck_assert_int_eq(v.kind, VERDICT_UNRELIABLE);
 	rule.alpha = 0;
@@ -271,6 +283,17 @@ START_TEST(reliability_first)
 	rule = (struct verdict_rule){ -0.01, VERDICT_ALPHA };
 	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), -EINVAL);
 	ck_assert_int_eq(verdict_judge(&sa, &sb, 0, 800, &rule, &v), -EINVAL);
+}
+END_TEST
+
+START_TEST(too_fast_runs)
+{
+	ck_assert_int_eq(verdict_too_fast(0.97, 2.0, 3.0), VERDICT_FAST_NO);
+	ck_assert_int_eq(verdict_too_fast(1.38, 2.0, 0.6), VERDICT_FAST_NO);
+	ck_assert_int_eq(verdict_too_fast(4.1, 2.0, 3.0), VERDICT_FAST_EFFICIENCY);
+	ck_assert_int_eq(verdict_too_fast(465, 2.0, 0.001), VERDICT_FAST_EFFICIENCY);
+	ck_assert_int_eq(verdict_too_fast(0, 2.0, 0.4), VERDICT_FAST_LATENCY);
+	ck_assert_int_eq(verdict_too_fast(0, 0, 0), VERDICT_FAST_NO);
 }
 END_TEST
 
@@ -285,7 +308,7 @@ static struct verdict simulate(unsigned rounds, double effect, double noise,
 			       int until)
 {
 	double a[64], b[64], sd = noise / sqrt(2), t = 0;
-	struct verdict_side sa = { a, 1 }, sb = { b, 1 };
+	struct verdict_side sa = { a, 1, 0 }, sb = { b, 1, 0 };
 	struct verdict_rule rule = { 0.10, until ? verdict_look_alpha(rounds, VERDICT_ALPHA) :
 				     VERDICT_ALPHA };
 	struct verdict v;
@@ -409,7 +432,8 @@ static Suite *verdict_suite(void)
 	tcase_add_test(t, interval_is_the_sums_order_statistics);
 	tcase_add_test(t, steady_drift_cancels);
 	tcase_add_test(t, three_outcomes_and_their_sentences);
-	tcase_add_test(t, reliability_first);
+	tcase_add_test(t, reliability_then_flagged_runs);
+	tcase_add_test(t, too_fast_runs);
 	tcase_add_test(t, equal_servers_seldom_get_a_winner);
 	tcase_add_test(t, a_real_difference_is_found);
 	tcase_add_test(t, percent_rounds_down);
