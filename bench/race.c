@@ -14,6 +14,7 @@
 #include "bench/race.h"
 #include "bench/calibrate.h"
 #include "bench/options.h"
+#include "bench/race_plot.h"
 #include "bench/race_report.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
@@ -344,7 +345,7 @@ static int start(struct race *r)
 		fprintf(stderr, "revhash-bench: --race: out of memory\n");
 		return -ENOMEM;
 	}
-	if (p->plot && race_report_plot_check())
+	if (p->plot && race_plot_check())
 		return -ENOENT;
 	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
 		int err = -errno;

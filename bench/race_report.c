@@ -5,18 +5,14 @@
  * wrong or lost one is said so before any score, and loses whatever its
  * score (bench/verdict.c). */
 #include "bench/race_report.h"
+#include "bench/race_plot.h"
 #include "bench/verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #define TEXT 512 /* a verdict's sentence */
 
@@ -330,112 +326,19 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 		}
 }
 
-/* --- the plot -------------------------------------------------------------- */
-
-int race_report_plot_check(void)
-{
-	const char *path = getenv("PATH");
-	char file[4096];
-
-	while (path && *path) {
-		size_t len = strcspn(path, ":");
-
-		snprintf(file, sizeof file, "%.*s/gnuplot", (int)len, path);
-		if (len && access(file, X_OK) == 0)
-			return 0;
-		path += len + (path[len] == ':');
-	}
-	fprintf(stderr, "revhash-bench: --plot needs gnuplot, which is not "
-		"installed (scripts/install-deps.sh --plot)\n");
-	return -ENOENT;
-}
-
-/* text as a gnuplot string's body: its lines, and any longer than chars,
- * broken at spaces with gnuplot's "\n". */
-static void put_wrapped(FILE *g, const char *text, size_t chars)
-{
-	size_t col = 0;
-
-	while (*text) {
-		size_t word = strcspn(text, " \n");
-
-		if (col && col + 1 + word > chars) {
-			fputs("\\n", g);
-			col = 0;
-		} else if (col) {
-			fputc(' ', g);
-			col++;
-		}
-		fwrite(text, 1, word, g);
-		col += word;
-		text += word;
-		if (*text == '\n')
-			col = chars; /* the next word starts a line */
-		if (*text)
-			text++;
-	}
-}
-
-/* gnuplot's script: the scores of each round as clustered bars, a colour
- * per server, the verdicts (one a line) as its title. */
-static void plot_script(FILE *g, const struct race_params *p,
-			const struct race_leg *legs, const char *title)
-{
-	unsigned width = 240 + 50 * p->rounds * p->n;
-
-	width = width < 720 ? 720 : width > 1800 ? 1800 : width;
-	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\n"
-		"set output \"%s\"\nset title \"", width, p->plot);
-	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
-	fprintf(g, "\"\n"
-		"set style data histograms\nset style histogram clustered gap 1\n"
-		"set style fill solid 0.75 border -1\nset key outside right top\n"
-		"set grid ytics\nset yrange [0:*]\nset xlabel \"round\"\n"
-		"set ylabel \"score (mean of latency_us x priority; lower is better)\"\n"
-		"$race << EOD\nround");
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t ok = right_answers(p, legs, i), all = p->wl.total * p->rounds;
-
-		fprintf(g, " \"%s", p->server[i].name);
-		if (ok < all)
-			fprintf(g, " (%.2f%% right)", verdict_percent(ok, all));
-		fputc('"', g);
-	}
-	for (unsigned r = 0; r < p->rounds; r++) {
-		fprintf(g, "\n%u", r + 1);
-		for (unsigned i = 0; i < p->n; i++)
-			fprintf(g, " %.0f", legs[r * p->n + i].s.score);
-	}
-	fprintf(g, "\nEOD\nplot for [c=2:%u] $race using c:xtic(1) "
-		"title columnheader(c)\n", p->n + 1);
-}
-
-/* Draw the plot; 0, or -errno after saying why there is none. gnuplot's
- * output goes nowhere: with no file to write, it would write the picture
- * on ours. A gnuplot that dies early must not kill the race with SIGPIPE. */
+/* The plot, with what it needs judged here: 0, or -errno (said). */
 static int plot(const struct race_params *p, const struct race_leg *legs,
 		const char *title)
 {
-	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-	struct stat st;
-	FILE *g;
-	int status;
+	uint64_t ok[RACE_MAX_SERVERS];
+	struct verdict vs[RACE_MAX_SERVERS];
 
-	unlink(p->plot); /* so an old picture cannot pass for this one */
-	if (!(g = popen("exec gnuplot >/dev/null", "w"))) {
-		fprintf(stderr, "popen(gnuplot): %m\n");
-		signal(SIGPIPE, old);
-		return -errno;
+	for (unsigned i = 0; i < p->n; i++) {
+		ok[i] = right_answers(p, legs, i);
+		if (i)
+			judge_pair(p, legs, 0, i, &vs[i]);
 	}
-	plot_script(g, p, legs, title);
-	status = pclose(g);
-	signal(SIGPIPE, old);
-	if (status != 0 || stat(p->plot, &st) || st.st_size == 0) {
-		fprintf(stderr, "revhash-bench: gnuplot did not draw %s\n", p->plot);
-		return -EIO;
-	}
-	printf("plot: %s\n", p->plot);
-	return 0;
+	return race_plot_draw(p, legs, ok, vs, title);
 }
 
 int race_report_end(const struct race_params *p, const struct race_leg *legs)

@@ -1,5 +1,5 @@
 /* What the race prints: a line on stderr as each leg ends, a table per
- * round, then the summary and the verdicts, and the plot (gnuplot). It
+ * round, then the summary and the verdicts, and the plot (race_plot.h). It
  * reads the legs race.c filled; it judges through bench/verdict.h. */
 #ifndef REVHASH_BENCH_RACE_REPORT_H
 #define REVHASH_BENCH_RACE_REPORT_H
@@ -48,8 +48,6 @@ void race_report_round_start(const struct race_params *p, unsigned round,
 /* A round's table, legs[i] being server i's, and a line for each leg
  * that lost answers or has no efficiency, saying why. */
 void race_report_round(const struct race_params *p, const struct race_leg *legs);
-/* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
-int race_report_plot_check(void);
 /* After rounds rounds: has every pair a verdict, or one that more
  * rounds cannot change (--until-decided stops there)? */
 int race_report_decided(const struct race_params *p, const struct race_leg *legs,
