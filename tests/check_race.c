@@ -111,14 +111,14 @@ static void two_cpus(const struct ran *r, int rounds, double *worst, int *at)
 /* The masters' workers float (--no-pin): each master pins worker i to
  * the i-th CPU, as do the masters of anyone else testing on this
  * machine, and a CPU crowded with pinned workers would decide the race. */
-/* Two workers against one on a CPU-bound workload: 40 requests of 30 ms
- * of one worker's hashing each, all sent within 0.04 s, 8 rounds (the
+/* Two workers against one on a CPU-bound workload: 24 requests of 25 ms
+ * of one worker's hashing each, all sent within 0.024 s, 8 rounds (the
  * fewest a 95% interval can come from). Every run is then
  * as long as its server needs to hash the lot, so the ratio of the scores
  * is that of the CPU each server gets, about 2 on a quiet machine of two
  * CPUs, whatever the load estimate. Sizing it on one worker's rate (which
  * a neighbour on one CPU cannot halve, as it can the rate of two) keeps
- * each run near 1.2 s. Each server is rated at its own probe, so the
+ * each run near 0.6 s. Each server is rated at its own probe, so the
  * efficiencies say nothing of who wins: the scores do; but the probes
  * tell what the machine gave: where, in some round, two workers probed at
  * under 1.3 times one worker's rate (neighbours holding a CPU: seen here
@@ -138,9 +138,9 @@ START_TEST(two_workers_beat_one)
 	ck_assert_int_eq(tm_start(&one, NULL, w1), 0);
 	ck_assert_int_eq(tm_start(&two, NULL, w2), 0);
 	rate = rate_of(one.port);
-	d = (uint64_t)(rate * 0.030);
-	workload(w, 40, d, 1000);
-	race_masters(&one, "one", &two, "two", w, "8", "0.1", &r);
+	d = (uint64_t)(rate * 0.025);
+	workload(w, 24, d, 1000);
+	race_masters(&one, "one", &two, "two", w, "8", "0.05", &r);
 	ck_assert_int_eq(tm_stop(&one), 0);
 	ck_assert_int_eq(tm_stop(&two), 0);
 	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
@@ -174,7 +174,7 @@ START_TEST(identical_servers_no_verdict)
 	ck_assert_int_eq(tm_start(&b, NULL, w1), 0);
 	rate = rate_of(a.port);
 	d = (uint64_t)(rate * 0.010);
-	workload(w, 80, d, (uint64_t)(0.8 * d / 2 / rate / 0.5 * 1e6));
+	workload(w, 40, d, (uint64_t)(0.8 * d / 2 / rate / 0.5 * 1e6));
 	race_masters(&a, "A", &b, "B", w, "8", NULL, &r);
 	ck_assert_int_eq(tm_stop(&a), 0);
 	ck_assert_int_eq(tm_stop(&b), 0);
@@ -197,7 +197,7 @@ START_TEST(cached_answers_are_flagged)
 
 	ck_assert_int_eq(tm_start(&warm, NULL, w1), 0);
 	ck_assert_int_eq(tm_start(&fresh, NULL, w1), 0);
-	workload(w, 20, (uint64_t)(rate_of(warm.port) * 0.020), 40000);
+	workload(w, 16, 1000000, 25000); /* 10-30 ms of hashing each */
 	snprintf(port, sizeof port, "%u", warm.port);
 	{
 		const char *prime[] = { "127.0.0.1", port, w[0], w[1], w[2], w[3],
