@@ -37,8 +37,9 @@ static const char usage[] =
 	"           [--split K]\n"
 	"       revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
-	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
-	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
+	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
+	"           [--no-calibrate]\n"
 	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help | --policy-switches\n"
 	"\n"
@@ -79,13 +80,20 @@ static const char usage[] =
 	"runs; 1M, 300k, 100k: small requests at a quarter of the first probe's\n"
 	"rate), in rounds of alternating order (A B, B A, ...); each round has\n"
 	"the next seed. Each server's hash rate is probed before each of its\n"
-	"runs. A table per round, a summary, and a verdict only where every\n"
-	"round has the winner's score lower by the margin; fewer right answers\n"
-	"lose whatever the score. Exit 0 when every answer was right, else 1:\n"
-	"  --rounds N        1 .. 1000 (default 5; a verdict needs 3)\n"
-	"  --margin PERCENT  by how much every round must agree (default 10)\n"
+	"runs. A table per round, a summary, and for each pair the ratio of\n"
+	"their scores with a 95% interval: a winner when it excludes 1,\n"
+	"equivalence when it lies within the margin, else how many more rounds\n"
+	"would likely decide; fewer right answers lose whatever the score, and a\n"
+	"run faster than hashing allows (a cache) gives no verdict. Exit 0 when\n"
+	"every answer was right, else 1:\n"
+	"  --rounds N        1 .. 1000 (default 10; an interval needs 8)\n"
+	"  --until-decided   stop after a pair of rounds once every pair is\n"
+	"                    decided (each look at a share of the 5%)\n"
+	"  --margin PERCENT  of equivalence, either way (default 10)\n"
+	"  --seed S          round 1's seed, instead of the workload's\n"
 	"  --csv FILE        every request of every round, a row each\n"
-	"  --plot FILE.png   each server's score per round, side by side (gnuplot)\n"
+	"  --plot FILE.png   the ratio per pair of rounds with its interval, and\n"
+	"                    each server's score per round; log axes (gnuplot)\n"
 	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
 	"  --no-calibrate    no probe, so no efficiency\n"
@@ -97,8 +105,9 @@ static const char usage[] =
 static const char race_usage[] =
 	"usage: revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
-	"           [--rounds N] [--margin PERCENT] [--csv FILE] [--plot FILE.png]\n"
-	"           [--timeout SECONDS] [--probe SECONDS] [--no-calibrate]\n"
+	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
+	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
+	"           [--no-calibrate]\n"
 	"(revhash-bench --help says more)\n";
 
 unsigned bench_cpus(void)
@@ -172,7 +181,7 @@ enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
 	    SHARED = 64, RATE = 128, PRESET = 256 };
 
 /* Whether s holds a control character: a file name that gnuplot is given
- * (--plot) cannot, for a line break would end its command (race_report.c
+ * (--plot) cannot, for a line break would end its command (race_plot.c
  * quotes the rest). */
 static int has_control(const char *s)
 {
@@ -193,7 +202,7 @@ static int complain(const char *what)
 static int race_option(int c, const char *arg, struct bench_options *o)
 {
 	struct race_params *p = &o->race;
-	uint64_t rounds;
+	uint64_t rounds, seed;
 	unsigned ms;
 
 	switch (c) {
@@ -204,6 +213,14 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 		if (parse_u64(arg, 1, RACE_MAX_ROUNDS, &rounds))
 			return complain("--rounds: a whole number from 1 to 1000");
 		p->rounds = (unsigned)rounds;
+		return RACE;
+	case 'U':
+		p->until_decided = 1;
+		return RACE;
+	case 'e':
+		if (parse_u64(arg, 0, UINT32_MAX, &seed))
+			return complain("--seed: a whole number below 2^32");
+		p->seed = (int64_t)seed;
 		return RACE;
 	case 'M':
 		if (parse_double(arg, 0, 1000, &p->margin))
@@ -322,11 +339,12 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	int k = 0;
 
 	if (!o->racing)
-		return complain("--rounds, --margin, --plot, --timeout and --probe "
-				"belong to --race");
+		return complain("--rounds, --until-decided, --margin, --seed, "
+				"--plot, --timeout and --probe belong to --race");
 	if (modes & ~(RACE | SHARED))
-		return complain("--race takes no options but --rounds, --margin, "
-				"--csv, --plot, --timeout, --probe and --no-calibrate");
+		return complain("--race takes no options but --rounds, "
+				"--until-decided, --margin, --seed, --csv, --plot, "
+				"--timeout, --probe and --no-calibrate");
 	while (k < argc && race_is_server(a[k]))
 		if (race_add_server(a[k++], p))
 			return -EINVAL;
@@ -343,14 +361,14 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 		if (wl_preset_params(p->preset, 0, &p->wl) && !p->calibrate)
 			return complain("--race: this preset's delay comes from the "
 					"first probe: it cannot run with --no-calibrate");
-		return 0;
-	}
-	if (argc - k != 7 || parse_workload(a + k, &p->wl)) {
+	} else if (argc - k != 7 || parse_workload(a + k, &p->wl)) {
 		fprintf(stderr, "revhash-bench: --race: after the servers, SEED "
 			"TOTAL START DIFFICULTY REP DELAY_US LAMBDA (whole numbers, "
 			"REP 0 .. 100, SEED below 2^32), or a preset (%s)\n", names);
 		return -EINVAL;
 	}
+	if (p->seed >= 0)
+		p->wl.seed = (uint64_t)p->seed;
 	return 0;
 }
 
@@ -376,34 +394,38 @@ static int parse_preset(int argc, int modes, struct bench_options *o)
 	return 0;
 }
 
+/* The long options; the policy's switches follow them (policy_getopt). */
+static const struct option fixed[] = {
+	{ "csv", required_argument, NULL, 'c' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "rescore", required_argument, NULL, 'S' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "no-calibrate", no_argument, NULL, 'n' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "worker-rates", required_argument, NULL, 'R' },
+	{ "concurrency", required_argument, NULL, 'C' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "difficulty", required_argument, NULL, 'D' },
+	{ "cached", no_argument, NULL, 'k' },
+	{ "hold", required_argument, NULL, 'H' },
+	{ "priority", required_argument, NULL, 'p' },
+	{ "ask", no_argument, NULL, 'A' },
+	{ "split", required_argument, NULL, 'K' },
+	{ "race", no_argument, NULL, 'X' },
+	{ "rounds", required_argument, NULL, 'N' },
+	{ "until-decided", no_argument, NULL, 'U' },
+	{ "seed", required_argument, NULL, 'e' },
+	{ "margin", required_argument, NULL, 'M' },
+	{ "plot", required_argument, NULL, 'P' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "probe", required_argument, NULL, 'B' },
+	{ "preset", required_argument, NULL, 'W' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "policy-switches", no_argument, NULL, 'Y' },
+};
+
 static int parse_args(int argc, char **argv, struct bench_options *o)
 {
-	static const struct option fixed[] = {
-		{ "csv", required_argument, NULL, 'c' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "rescore", required_argument, NULL, 'S' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "no-calibrate", no_argument, NULL, 'n' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "worker-rates", required_argument, NULL, 'R' },
-		{ "concurrency", required_argument, NULL, 'C' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "difficulty", required_argument, NULL, 'D' },
-		{ "cached", no_argument, NULL, 'k' },
-		{ "hold", required_argument, NULL, 'H' },
-		{ "priority", required_argument, NULL, 'p' },
-		{ "ask", no_argument, NULL, 'A' },
-		{ "split", required_argument, NULL, 'K' },
-		{ "race", no_argument, NULL, 'X' },
-		{ "rounds", required_argument, NULL, 'N' },
-		{ "margin", required_argument, NULL, 'M' },
-		{ "plot", required_argument, NULL, 'P' },
-		{ "timeout", required_argument, NULL, 'T' },
-		{ "probe", required_argument, NULL, 'B' },
-		{ "preset", required_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "policy-switches", no_argument, NULL, 'Y' },
-	};
 	struct option longs[sizeof fixed / sizeof fixed[0] + POLICY_OPTIONS_MAX + 1];
 	size_t n = sizeof fixed / sizeof fixed[0];
 	int c, mode, modes = 0;
@@ -418,7 +440,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1 },
-		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN,
+		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1,
 			  .calibrate = 1, .probe_s = CALIBRATE_ENOUGH_S,
 			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
 	};

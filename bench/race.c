@@ -14,6 +14,7 @@
 #include "bench/race.h"
 #include "bench/calibrate.h"
 #include "bench/options.h"
+#include "bench/race_plot.h"
 #include "bench/race_report.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
@@ -141,6 +142,75 @@ static void rate_leg(struct race *r, struct race_leg *g)
 		return;
 	g->rated = 1;
 	g->eff_kind = stats_efficiency(best_score, g->s.score, &g->eff);
+	if (best_score >= 0.5 && g->s.score > 0)
+		g->speed = best_score / g->s.score;
+}
+
+/* How long a probe's request must take: --probe, but no more than an
+ * eighth of --timeout, as its requests aim at twice that and the first
+ * of them may overshoot. */
+static double probe_s(const struct race_params *p)
+{
+	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
+}
+
+/* The fastest rate server i was probed at in the rounds before round. */
+static double fastest_probe(const struct race *r, unsigned round, unsigned i)
+{
+	double best = 0;
+
+	for (unsigned k = 1; k < round; k++)
+		best = fmax(best, r->legs[(k - 1) * r->p->n + i].rate);
+	return best;
+}
+
+/* Was the leg faster than hashing allows? Its efficiency, and its fresh
+ * requests' latencies against the time their work takes (the hashes up
+ * to the answer, which a search in any order needs as many of on
+ * average; repeats within the run left out, a cache may answer those),
+ * both at the fastest rate the server showed: its probe, or its fastest
+ * probe of the race so far. An ideal server at a rate k times faster
+ * scores at least k times better, so the efficiency at the faster rate
+ * is at most the leg's over k. */
+static void judge_speed(const struct race *r, unsigned round, unsigned i,
+			struct race_leg *g)
+{
+	g->fast_rate = fmax(g->rate, fastest_probe(r, round, i));
+	g->fast_eff = g->speed * g->rate / g->fast_rate;
+	g->hashing_s = g->fresh_s = 0;
+	for (uint64_t k = 0; k < r->wl.total; k++) {
+		const struct wl_request *q = &r->reqs[k];
+
+		if (q->copy_of >= 0 || r->res[k].outcome != OUT_OK)
+			continue;
+		g->hashing_s += (double)(q->answer - q->start + 1) / g->fast_rate;
+		g->fresh_s += r->res[k].latency_ns / 1e9;
+	}
+	g->fast = verdict_too_fast(g->fast_eff, g->hashing_s, g->fresh_s);
+}
+
+/* Judge the leg's speed; where it was too fast, probe again, and judge
+ * it at the second probe when that one is faster: a neighbour can slow
+ * one probe several times over (measured here: 18 M hashes/s before a
+ * run, 67 in another round), where a cache answers a hundred times
+ * faster than any probe. */
+static void check_speed(struct race *r, unsigned round, unsigned i,
+			struct race_leg *g)
+{
+	double again;
+
+	if (!g->rate)
+		return;
+	judge_speed(r, round, i, g);
+	if (g->fast == VERDICT_FAST_NO ||
+	    calibrate_rate(&r->target[i], probe_s(r->p), 0, &again) ||
+	    again <= g->rate)
+		return;
+	g->reprobed = g->rate;
+	g->rate = again;
+	g->speed = 0;
+	rate_leg(r, g);
+	judge_speed(r, round, i, g);
 }
 
 /* Count the wrong answers and the missing ones by cause. */
@@ -203,14 +273,6 @@ static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
 	return 0;
 }
 
-/* How long a probe's request must take: --probe, but no more than an
- * eighth of --timeout, as its requests aim at twice that and the first
- * of them may overshoot. */
-static double probe_s(const struct race_params *p)
-{
-	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
-}
-
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
  * -EINVAL when the race cannot go on (no delay for its workload). */
 static int run_leg(struct race *r, unsigned round, unsigned i)
@@ -233,6 +295,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	replay_summarize(r->reqs, r->res, n, &g->s);
 	tally(r, g);
 	rate_leg(r, g);
+	check_speed(r, round, i, g);
 	if (r->csv)
 		csv_rows(r, round, i, g);
 	race_report_progress(r->p, round, i, g);
@@ -282,7 +345,7 @@ static int start(struct race *r)
 		fprintf(stderr, "revhash-bench: --race: out of memory\n");
 		return -ENOMEM;
 	}
-	if (p->plot && race_report_plot_check())
+	if (p->plot && race_plot_check())
 		return -ENOENT;
 	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
 		int err = -errno;
@@ -307,8 +370,27 @@ static void finish(struct race *r)
 	free(r->legs);
 }
 
-int race_run(const struct race_params *p)
+/* Play the rounds, up to p->rounds, or until every pair is decided after
+ * a pair of rounds with until_decided. How many were played, or 0 when
+ * the race could not go on. */
+static unsigned play(struct race *r)
 {
+	const struct race_params *p = r->p;
+	unsigned played = 0;
+
+	while (played < p->rounds) {
+		if (run_round(r, ++played))
+			return 0;
+		if (p->until_decided && played % 2 == 0 &&
+		    race_report_decided(p, r->legs, played))
+			break;
+	}
+	return played;
+}
+
+int race_run(const struct race_params *params)
+{
+	struct race_params q = *params, *p = &q;
 	struct race r = { .p = p, .wl = p->wl };
 	int status = 2;
 
@@ -321,9 +403,11 @@ int race_run(const struct race_params *p)
 		goto out;
 	}
 	status = 1;
-	for (unsigned round = 1; round <= p->rounds; round++)
-		if (run_round(&r, round))
-			goto out;
+	/* Each look of --until-decided at a share of the level. */
+	q.alpha = q.until_decided ? verdict_look_alpha(q.rounds, VERDICT_ALPHA) :
+		  VERDICT_ALPHA;
+	if (!(q.rounds = play(&r)))
+		goto out;
 	status = race_report_end(p, r.legs);
 out:
 	if (r.csv && (ferror(r.csv) | fclose(r.csv))) {

@@ -1,7 +1,8 @@
 /* revhash-bench --race: one seeded workload played against two or more
  * servers, any servers, in rounds of alternating order, each server's hash
- * rate probed before each of its runs; a table per round, a summary and a
- * verdict only where every round supports it (bench/verdict.h). */
+ * rate probed before each of its runs; a table per round, a summary, and
+ * for each pair the ratio of their scores with its interval and a verdict
+ * where the interval gives one (bench/verdict.h). */
 #ifndef REVHASH_BENCH_RACE_H
 #define REVHASH_BENCH_RACE_H
 
@@ -13,8 +14,8 @@
 #define RACE_MAX_SERVERS 8
 #define RACE_NAME_MAX 16      /* characters of a server's name */
 #define RACE_MAX_ROUNDS 1000
-#define RACE_ROUNDS 5         /* by default */
-#define RACE_MARGIN 0.10      /* by default: every round 10% or more */
+#define RACE_ROUNDS 10        /* by default: a 95% interval needs 8 */
+#define RACE_MARGIN 0.10      /* by default: equivalent within 10% */
 #define RACE_TIMEOUT_S CLIENT_TIMEOUT_S /* a request's bound by default */
 
 struct race_server {
@@ -29,8 +30,11 @@ struct race_params {
 	unsigned n;                     /* servers, 2 .. RACE_MAX_SERVERS */
 	struct wl_params wl;            /* round 1's; round r's seed is + r - 1 */
 	const struct wl_preset *preset; /* NULL: the seven words gave wl */
-	unsigned rounds;
-	double margin;                  /* a verdict's least ratio, minus 1 */
+	unsigned rounds;                /* at most, with until_decided */
+	int until_decided;              /* stop once every pair is decided */
+	double margin;                  /* of equivalence: 0.10 is 10% */
+	double alpha;                   /* the intervals' level (race_run's) */
+	int64_t seed;                   /* --seed's, for round 1; -1: none */
 	int calibrate;                  /* probe each server before its run */
 	double probe_s;                 /* a probe request trusted this long */
 	unsigned timeout_ms;            /* one request's bound */

@@ -5,18 +5,14 @@
  * wrong or lost one is said so before any score, and loses whatever its
  * score (bench/verdict.c). */
 #include "bench/race_report.h"
+#include "bench/race_plot.h"
 #include "bench/verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 
 #define TEXT 512 /* a verdict's sentence */
 
@@ -68,6 +64,28 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
+/* Why a leg was faster than hashing allows, by verdict_too_fast(). */
+static const char *const too_fast[] = {
+	[VERDICT_FAST_EFFICIENCY] = "its efficiency",
+	[VERDICT_FAST_LATENCY] = "its fresh requests' latencies, summed, "
+		"against their hashing",
+};
+
+/* The line for a leg faster than hashing allows: what gave it away, and
+ * what to do. */
+static void fast_note(const char *name, const struct race_leg *g)
+{
+	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, the "
+	       "fastest it showed (", name, too_fast[g->fast], g->fast_rate / 1e6);
+	if (g->fast == VERDICT_FAST_EFFICIENCY)
+		printf("%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
+	else
+		printf("%.3f s against %.3f s", g->fresh_s, g->hashing_s);
+	printf("): it knew answers before, from a cache of an earlier race with "
+	       "these seeds (restart it, or race with --seed), or it hashes faster "
+	       "than any probe showed; no verdict from its rounds\n");
+}
+
 /* The lines under a round's table for leg g of server name. */
 static void leg_notes(const char *name, const struct race_leg *g,
 		      uint64_t total)
@@ -78,6 +96,11 @@ static void leg_notes(const char *name, const struct race_leg *g,
 		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
 		       g->probe_err == -EPROTO ? "a wrong answer" :
 		       cause_text(g->probe_err));
+	if (g->reprobed)
+		printf("  %s: the run beat its probe (%.3f M hashes/s): rated at a "
+		       "second probe, after the run\n", name, g->reprobed / 1e6);
+	if (g->fast != VERDICT_FAST_NO)
+		fast_note(name, g);
 	else if (g->rated && g->eff_kind != STATS_EFF_OK)
 		printf("  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
 	if (!g->wrong && !g->missing)
@@ -206,17 +229,60 @@ static void summary(const struct race_params *p, const struct race_leg *legs)
 	}
 }
 
-/* Every pair's verdict, after a line for each server that lost answers;
- * the lines in text (for the plot's title). */
-static void verdicts(const struct race_params *p, const struct race_leg *legs,
-		     char *text, size_t size)
+static unsigned flagged_runs(const struct race_params *p,
+			     const struct race_leg *legs, unsigned i)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++)
+		n += legs[r * p->n + i].fast != VERDICT_FAST_NO;
+	return n;
+}
+
+/* The verdict between servers a and b (a listed first: it ran first in
+ * the odd rounds). */
+static void judge_pair(const struct race_params *p, const struct race_leg *legs,
+		       unsigned a, unsigned b, struct verdict *v)
+{
+	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
+	const struct verdict_side side[2] = {
+		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a) },
+		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b) } };
+	const struct verdict_rule rule = { p->margin, p->alpha };
+
+	column(p, legs, a, 0, sa);
+	column(p, legs, b, 0, sb);
+	verdict_judge(&side[0], &side[1], p->rounds, p->wl.total * p->rounds,
+		      &rule, v);
+}
+
+int race_report_decided(const struct race_params *p, const struct race_leg *legs,
+			unsigned rounds)
+{
+	struct race_params q = *p;
+	struct verdict v;
+
+	q.rounds = rounds;
+	for (unsigned a = 0; a < p->n; a++)
+		for (unsigned b = a + 1; b < p->n; b++) {
+			judge_pair(&q, legs, a, b, &v);
+			if (v.kind == VERDICT_INCONCLUSIVE ||
+			    v.kind == VERDICT_FEW_ROUNDS)
+				return 0;
+		}
+	return 1;
+}
+
+/* A line for each server that lost answers or ran faster than hashing
+ * allows: it loses, or gives no verdict, and the reader should know why
+ * before reading the verdicts. */
+static void warnings(const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
-	size_t len = 0;
 
-	printf("\n");
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
+		unsigned fast = flagged_runs(p, legs, i);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -224,22 +290,35 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
+		if (fast)
+			printf("%s ran faster than hashing allows in %u of %u "
+			       "rounds: it knew answers before, from a cache of an "
+			       "earlier race with these seeds: restart it, or race "
+			       "with --seed and a seed it has not played; no verdict "
+			       "involves it\n", p->server[i].name, fast, p->rounds);
 	}
+}
+
+/* Every pair's verdict, after the warnings; the lines in text (for the
+ * plot's title). */
+static void verdicts(const struct race_params *p, const struct race_leg *legs,
+		     char *text, size_t size)
+{
+	const struct verdict_rule rule = { p->margin, p->alpha };
+	size_t len = 0;
+
+	printf("\n");
+	warnings(p, legs);
 	for (unsigned a = 0; a < p->n; a++)
 		for (unsigned b = a + 1; b < p->n; b++) {
-			double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
-			struct verdict_side side[2] = {
-				{ sa, right_answers(p, legs, a) },
-				{ sb, right_answers(p, legs, b) } };
 			const char *name[2] = { p->server[a].name, p->server[b].name };
 			struct verdict v;
 			char line[TEXT];
 
-			column(p, legs, a, 0, sa);
-			column(p, legs, b, 0, sb);
-			verdict_judge(&side[0], &side[1], p->rounds, all, p->margin, &v);
-			verdict_text(&v, name, p->margin, line, sizeof line);
-			printf("%s%s\n", v.kind == VERDICT_SCORE ||
+			judge_pair(p, legs, a, b, &v);
+			verdict_text(&v, name, &rule, line, sizeof line);
+			printf("%s%s\n", v.kind == VERDICT_FASTER ||
+			       v.kind == VERDICT_EQUIVALENT ||
 			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
 			if (len < size)
 				len += (size_t)snprintf(text + len, size - len, "%s%s",
@@ -247,128 +326,19 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 		}
 }
 
-/* --- the plot -------------------------------------------------------------- */
-
-int race_report_plot_check(void)
-{
-	const char *path = getenv("PATH");
-	char file[4096];
-
-	while (path && *path) {
-		size_t len = strcspn(path, ":");
-
-		snprintf(file, sizeof file, "%.*s/gnuplot", (int)len, path);
-		if (len && access(file, X_OK) == 0)
-			return 0;
-		path += len + (path[len] == ':');
-	}
-	fprintf(stderr, "revhash-bench: --plot needs gnuplot, which is not "
-		"installed (scripts/install-deps.sh --plot)\n");
-	return -ENOENT;
-}
-
-/* text as a gnuplot string's body: its lines, and any longer than chars,
- * broken at spaces with gnuplot's "\n". */
-static void put_wrapped(FILE *g, const char *text, size_t chars)
-{
-	size_t col = 0;
-
-	while (*text) {
-		size_t word = strcspn(text, " \n");
-
-		if (col && col + 1 + word > chars) {
-			fputs("\\n", g);
-			col = 0;
-		} else if (col) {
-			fputc(' ', g);
-			col++;
-		}
-		fwrite(text, 1, word, g);
-		col += word;
-		text += word;
-		if (*text == '\n')
-			col = chars; /* the next word starts a line */
-		if (*text)
-			text++;
-	}
-}
-
-/* s as a gnuplot string in single quotes: a quote doubled and nothing else
- * read into it, neither a backslash nor a `command` (which gnuplot runs
- * within double quotes), so a file name is only a name. It holds no line
- * break (options.c refuses one): that would end the command. */
-static void put_quoted(FILE *g, const char *s)
-{
-	fputc('\'', g);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', g);
-		fputc(*s, g);
-	}
-	fputc('\'', g);
-}
-
-/* gnuplot's script: the scores of each round as clustered bars, a colour
- * per server, the verdicts (one a line) as its title. */
-static void plot_script(FILE *g, const struct race_params *p,
-			const struct race_leg *legs, const char *title)
-{
-	unsigned width = 240 + 50 * p->rounds * p->n;
-
-	width = width < 720 ? 720 : width > 1800 ? 1800 : width;
-	fprintf(g, "set terminal pngcairo size %u,560 font \",10\" noenhanced\nset output ", width);
-	put_quoted(g, p->plot);
-	fputs("\nset title \"", g);
-	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
-	fprintf(g, "\"\n"
-		"set style data histograms\nset style histogram clustered gap 1\n"
-		"set style fill solid 0.75 border -1\nset key outside right top\n"
-		"set grid ytics\nset yrange [0:*]\nset xlabel \"round\"\n"
-		"set ylabel \"score (mean of latency_us x priority; lower is better)\"\n"
-		"$race << EOD\nround");
-	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t ok = right_answers(p, legs, i), all = p->wl.total * p->rounds;
-
-		fprintf(g, " \"%s", p->server[i].name);
-		if (ok < all)
-			fprintf(g, " (%.2f%% right)", verdict_percent(ok, all));
-		fputc('"', g);
-	}
-	for (unsigned r = 0; r < p->rounds; r++) {
-		fprintf(g, "\n%u", r + 1);
-		for (unsigned i = 0; i < p->n; i++)
-			fprintf(g, " %.0f", legs[r * p->n + i].s.score);
-	}
-	fprintf(g, "\nEOD\nplot for [c=2:%u] $race using c:xtic(1) "
-		"title columnheader(c)\n", p->n + 1);
-}
-
-/* Draw the plot; 0, or -errno after saying why there is none. gnuplot's
- * output goes nowhere: with no file to write, it would write the picture
- * on ours. A gnuplot that dies early must not kill the race with SIGPIPE. */
+/* The plot, with what it needs judged here: 0, or -errno (said). */
 static int plot(const struct race_params *p, const struct race_leg *legs,
 		const char *title)
 {
-	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-	struct stat st;
-	FILE *g;
-	int status;
+	uint64_t ok[RACE_MAX_SERVERS];
+	struct verdict vs[RACE_MAX_SERVERS];
 
-	unlink(p->plot); /* so an old picture cannot pass for this one */
-	if (!(g = popen("exec gnuplot >/dev/null", "w"))) {
-		fprintf(stderr, "popen(gnuplot): %m\n");
-		signal(SIGPIPE, old);
-		return -errno;
+	for (unsigned i = 0; i < p->n; i++) {
+		ok[i] = right_answers(p, legs, i);
+		if (i)
+			judge_pair(p, legs, 0, i, &vs[i]);
 	}
-	plot_script(g, p, legs, title);
-	status = pclose(g);
-	signal(SIGPIPE, old);
-	if (status != 0 || stat(p->plot, &st) || st.st_size == 0) {
-		fprintf(stderr, "revhash-bench: gnuplot did not draw %s\n", p->plot);
-		return -EIO;
-	}
-	printf("plot: %s\n", p->plot);
-	return 0;
+	return race_plot_draw(p, legs, ok, vs, title);
 }
 
 int race_report_end(const struct race_params *p, const struct race_leg *legs)

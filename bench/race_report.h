@@ -1,5 +1,5 @@
 /* What the race prints: a line on stderr as each leg ends, a table per
- * round, then the summary and the verdicts, and the plot (gnuplot). It
+ * round, then the summary and the verdicts, and the plot (race_plot.h). It
  * reads the legs race.c filled; it judges through bench/verdict.h. */
 #ifndef REVHASH_BENCH_RACE_REPORT_H
 #define REVHASH_BENCH_RACE_REPORT_H
@@ -9,12 +9,15 @@
 #include "bench/race.h"
 #include "bench/replay.h"
 #include "bench/stats.h"
+#include "bench/verdict.h"
 
 #define RACE_CAUSES 3 /* reasons of missing answers told apart per leg */
 
 /* One server's probe and run in one round. */
 struct race_leg {
 	double rate;             /* probed, hashes/s; 0: none */
+	double reprobed;         /* the probe before, where the run beat it
+				  * and a probe after was faster; else 0 */
 	int probe_err;           /* why there is no rate, or 0 */
 	int run_err;             /* why the run could not start, or 0 */
 	double seconds;          /* the run's wall time */
@@ -22,6 +25,14 @@ struct race_leg {
 	int rated;               /* the ideal could be computed */
 	enum stats_eff eff_kind; /* when rated */
 	double eff;              /* when eff_kind is STATS_EFF_OK */
+	double speed;            /* the ideal's score over the run's, even
+				  * above 1; 0 when there is none */
+	double fast_rate;        /* the fastest the server showed: the rate
+				  * the leg is checked at for a cache */
+	double fast_eff;         /* the efficiency at it, at most */
+	double hashing_s;        /* the fresh requests' work at it */
+	double fresh_s;          /* and their latencies, summed */
+	enum verdict_fast fast;  /* faster than hashing allows */
 	uint64_t wrong, missing;
 	int cause[RACE_CAUSES];  /* the first reasons of the missing */
 	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */
@@ -37,8 +48,10 @@ void race_report_round_start(const struct race_params *p, unsigned round,
 /* A round's table, legs[i] being server i's, and a line for each leg
  * that lost answers or has no efficiency, saying why. */
 void race_report_round(const struct race_params *p, const struct race_leg *legs);
-/* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
-int race_report_plot_check(void);
+/* After rounds rounds: has every pair a verdict, or one that more
+ * rounds cannot change (--until-decided stops there)? */
+int race_report_decided(const struct race_params *p, const struct race_leg *legs,
+			unsigned rounds);
 /* The summary and the verdicts over every round (legs[(r - 1) * n + i]),
  * then the plot when asked for. The race's exit status (race.h). */
 int race_report_end(const struct race_params *p, const struct race_leg *legs);

@@ -1,18 +1,25 @@
-/* The race's rules (see verdict.h). A verdict on scores needs every round
- * to agree, by a margin: on a shared machine one run against another can
- * differ by a fifth or more with no change in the code, and a rule of
- * medians alone would crown the luckier server. Alternating the order
- * (A B, B A, ...) turns a drift of the machine's speed into rounds that
- * disagree, hence no verdict, rather than into a steady false lead. And a
- * wrong or missing answer outweighs any speed: a server that answers
- * quickly and wrongly must never win. */
+/* The race's rules (see verdict.h). Two servers' scores are compared by
+ * their ratio, with a 95% interval (bench/crossover.c: the median of every
+ * AB round's log ratio averaged with every BA round's, so that a steady
+ * drift of the machine's speed cancels, and the rank-sum interval around
+ * it). On a shared machine one run against another can differ by a fifth
+ * or more with no change in the code: a winner is named only when the
+ * interval excludes 1, two servers are called equivalent only when it
+ * lies within the margin, and otherwise the race says how many more rounds
+ * would likely decide. A wrong or missing answer outweighs any speed: a
+ * server that answers quickly and wrongly must never win; and a run
+ * faster than hashing allows (answers from a cache, of an earlier race
+ * with the same seeds) gives no verdict at all. */
 #include "bench/verdict.h"
+#include "bench/crossover.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#define MAX_ROUNDS 1000 /* as the race's */
 
 unsigned verdict_order(unsigned round, unsigned n, unsigned k)
 {
@@ -46,52 +53,42 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	return 0;
 }
 
+enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
+				   double latency_s)
+{
+	if (efficiency > VERDICT_FAST_EFF)
+		return VERDICT_FAST_EFFICIENCY;
+	if (hashing_s > 0 && latency_s < VERDICT_FAST_WORK * hashing_s)
+		return VERDICT_FAST_LATENCY;
+	return VERDICT_FAST_NO;
+}
+
+unsigned verdict_min_rounds(double alpha)
+{
+	for (unsigned r = 2; r <= MAX_ROUNDS; r++) {
+		unsigned k;
+		double conf;
+
+		if (crossover_critical((r + 1) / 2, r / 2, alpha, &k, &conf))
+			return 0;
+		if (k)
+			return r;
+	}
+	return 0;
+}
+
+double verdict_look_alpha(unsigned rounds, double alpha)
+{
+	unsigned first = verdict_min_rounds(alpha), looks = 0;
+
+	for (unsigned r = first ? first : rounds; r <= rounds; r++)
+		looks += r % 2 == 0 || r == rounds;
+	return looks > 1 ? alpha / looks : alpha;
+}
+
 static int usable(double score)
 {
 	return isfinite(score) && score > 0;
-}
-
-/* Does side w beat side l by the margin in every round? A ratio a hair
- * under the margin through rounding (1.1 * 100 is not 110 in binary)
- * still counts. */
-static int every_round(const double *w, const double *l, unsigned rounds,
-		       double margin)
-{
-	for (unsigned r = 0; r < rounds; r++)
-		if (!usable(w[r]) || !usable(l[r]) ||
-		    l[r] / w[r] < 1 + margin - 1e-9)
-			return 0;
-	return 1;
-}
-
-/* The spread of num[r] / den[r] over the rounds where both are usable;
- * zeros when there is none. */
-static void ratios(const double *num, const double *den, unsigned rounds,
-		   double *min, double *max)
-{
-	unsigned n = 0;
-
-	*min = *max = 0;
-	for (unsigned r = 0; r < rounds; r++) {
-		double q;
-
-		if (!usable(num[r]) || !usable(den[r]))
-			continue;
-		q = num[r] / den[r];
-		*min = n && *min < q ? *min : q;
-		*max = n && *max > q ? *max : q;
-		n++;
-	}
-}
-
-/* The ratio of the sides' median scores, loser's over winner's. */
-static double median_ratio(const double *l, const double *w, unsigned rounds)
-{
-	struct verdict_spread sl, sw;
-
-	verdict_spread(l, rounds, &sl);
-	verdict_spread(w, rounds, &sw);
-	return sw.median > 0 ? sl.median / sw.median : 0;
 }
 
 static void settle(struct verdict *v, enum verdict_kind kind, unsigned winner)
@@ -101,32 +98,76 @@ static void settle(struct verdict *v, enum verdict_kind kind, unsigned winner)
 	v->loser = !winner;
 }
 
-int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
-		  unsigned rounds, uint64_t requests, double margin,
-		  struct verdict *v)
+/* About how many more rounds would decide: the interval's half width
+ * shrinks as one over the root of the rounds, until it clears 1 or fits
+ * within the margin, whichever comes first. An even count: pairs. */
+static unsigned more_rounds(const struct verdict *v, double margin)
 {
-	const struct verdict_side *side[2] = { a, b };
+	double est = fabs(log(v->ratio)), half = (log(v->hi) - log(v->lo)) / 2;
+	double target = fmax(est, log1p(margin) - est), need, more;
 
-	if (rounds == 0 || !(margin >= 0))
+	if (!(target > 0) || !(half > 0))
+		return UINT32_MAX;
+	need = v->rounds * (half / target) * (half / target);
+	more = 2 * ceil((need - v->rounds) / 2);
+	return more > 1e6 ? UINT32_MAX : more < 2 ? 2 : (unsigned)more;
+}
+
+/* The ratio of b's scores to a's over the usable rounds, and what it says. */
+static void judge_scores(const struct verdict_side *a, const struct verdict_side *b,
+			 unsigned rounds, const struct verdict_rule *rule,
+			 struct verdict *v)
+{
+	double x[rounds], y[rounds], edge = log1p(rule->margin);
+	unsigned m = 0, n = 0;
+	struct crossover c;
+
+	for (unsigned r = 0; r < rounds; r++) {
+		if (!usable(a->score[r]) || !usable(b->score[r]))
+			continue;
+		if (r % 2 == 0) /* round r + 1 is odd: a ran first */
+			x[m++] = log(b->score[r] / a->score[r]);
+		else
+			y[n++] = log(b->score[r] / a->score[r]);
+	}
+	v->rounds = m + n;
+	if (crossover_interval(x, m, y, n, rule->alpha, &c)) {
+		settle(v, VERDICT_FEW_ROUNDS, 0);
+		v->need = verdict_min_rounds(rule->alpha);
+		return;
+	}
+	v->ratio = exp(c.estimate);
+	v->lo = exp(c.lo);
+	v->hi = exp(c.hi);
+	v->conf = c.conf;
+	if (c.lo > 0 || c.hi < 0)
+		settle(v, VERDICT_FASTER, c.hi < 0);
+	else if (c.lo >= -edge && c.hi <= edge)
+		settle(v, VERDICT_EQUIVALENT, 0);
+	else
+		settle(v, VERDICT_INCONCLUSIVE, 0);
+	if (v->kind == VERDICT_INCONCLUSIVE)
+		v->more = more_rounds(v, rule->margin);
+}
+
+int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
+		  unsigned rounds, uint64_t requests,
+		  const struct verdict_rule *rule, struct verdict *v)
+{
+	if (rounds == 0 || !(rule->margin >= 0) ||
+	    !(rule->alpha > 0 && rule->alpha < 1))
 		return -EINVAL;
 	*v = (struct verdict){ .rounds = rounds, .requests = requests,
-			       .ok = { a->ok, b->ok } };
+			       .ok = { a->ok, b->ok },
+			       .flagged = { a->flagged, b->flagged } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
 		settle(v, VERDICT_UNRELIABLE, 0);
-	else if (rounds < VERDICT_MIN_ROUNDS)
-		settle(v, VERDICT_FEW_ROUNDS, 0);
-	else if (every_round(a->score, b->score, rounds, margin))
-		settle(v, VERDICT_SCORE, 0);
-	else if (every_round(b->score, a->score, rounds, margin))
-		settle(v, VERDICT_SCORE, 1);
+	else if (a->flagged || b->flagged)
+		settle(v, VERDICT_FLAGGED, 0);
 	else
-		settle(v, VERDICT_OVERLAP, 0);
-	v->ratio = median_ratio(side[v->loser]->score, side[v->winner]->score,
-				rounds);
-	ratios(side[v->loser]->score, side[v->winner]->score, rounds,
-	       &v->min_ratio, &v->max_ratio);
+		judge_scores(a, b, rounds, rule, v);
 	return 0;
 }
 
@@ -135,38 +176,86 @@ double verdict_percent(uint64_t ok, uint64_t total)
 	return total ? floor(10000.0L * ok / total) / 100 : 0;
 }
 
-/* Rounds that do not all agree by the margin: those that lean both ways,
- * or all one way but not all by the margin. */
-static void overlap(const struct verdict *v, const char *const name[2],
-		    double margin, char *buf, size_t size)
+/* "B's score / A's 0.799 [0.730, 0.877] (96.8% interval, 10 rounds)",
+ * the winner's over the loser's where there is one, else b's over a's. */
+static int ratio_text(const struct verdict *v, const char *const name[2],
+		      char *buf, size_t size)
 {
-	const char *a = name[0], *b = name[1];
-	int n = snprintf(buf, size, "no verdict between %s and %s: ", a, b);
+	int flip = v->kind == VERDICT_FASTER && v->winner == 0;
 
-	if (n < 0 || (size_t)n >= size)
-		return;
-	if (v->min_ratio > 1 || v->max_ratio < 1)
-		n += snprintf(buf + n, size - (size_t)n, "%s led every round, but "
-			      "not all by %g%%", v->min_ratio > 1 ? a : b,
-			      margin * 100);
-	else
-		n += snprintf(buf + n, size - (size_t)n, "the rounds overlap");
+	return snprintf(buf, size, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% "
+			"interval, %u rounds)", name[!flip], name[flip],
+			flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
+			flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10,
+			v->rounds);
+}
+
+static void faster(const struct verdict *v, const char *const name[2],
+		   char *buf, size_t size)
+{
+	int n;
+	double r = v->winner ? v->ratio : 1 / v->ratio;
+	double lo = v->winner ? v->lo : 1 / v->hi, hi = v->winner ? v->hi : 1 / v->lo;
+
+	n = snprintf(buf, size, "%s is faster than %s by %.1f%% [%.1f%%, %.1f%%]: ",
+		     name[v->winner], name[v->loser], (1 - r) * 100, (1 - hi) * 100,
+		     (1 - lo) * 100);
 	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " (%s's score / %s's, round by "
-			 "round: %.2f to %.2f; a verdict needs every round %g%% or "
-			 "more the same way)", b, a, v->min_ratio, v->max_ratio,
-			 margin * 100);
+		ratio_text(v, name, buf + n, size - (size_t)n);
+}
+
+static void undecided(const struct verdict *v, const char *const name[2],
+		      double margin, char *buf, size_t size)
+{
+	int n;
+
+	if (v->kind == VERDICT_EQUIVALENT)
+		n = snprintf(buf, size, "%s and %s are equivalent within "
+			     "\u00b1%g%%: ", name[0], name[1], margin * 100);
+	else if (v->more == UINT32_MAX)
+		n = snprintf(buf, size, "no verdict between %s and %s: "
+			     "inconclusive, and no number of rounds would "
+			     "decide at this spread: ", name[0], name[1]);
+	else
+		n = snprintf(buf, size, "no verdict between %s and %s: "
+			     "inconclusive: about %u more rounds would decide: ",
+			     name[0], name[1], v->more);
+	if (n > 0 && (size_t)n < size)
+		n += ratio_text(v, name, buf + n, size - (size_t)n);
+	if (v->kind == VERDICT_INCONCLUSIVE && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "; a verdict needs the "
+			 "interval clear of 1, or within \u00b1%g%%", margin * 100);
+}
+
+static void flagged(const struct verdict *v, const char *const name[2],
+		    char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
+			 name[1]);
+
+	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
+		if (v->flagged[s])
+			n += snprintf(buf + n, size - (size_t)n, "%s%s ran faster "
+				      "than hashing allows in %u round%s",
+				      s && v->flagged[0] ? ", " : "", name[s],
+				      v->flagged[s], v->flagged[s] == 1 ? "" : "s");
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (answers it knew before: "
+			 "restart it, or race with --seed)");
 }
 
 void verdict_text(const struct verdict *v, const char *const name[2],
-		  double margin, char *buf, size_t size)
+		  const struct verdict_rule *rule, char *buf, size_t size)
 {
 	const char *w = name[v->winner], *l = name[v->loser];
 
 	switch (v->kind) {
-	case VERDICT_SCORE:
-		snprintf(buf, size, "%s scores %.2fx better than %s in %u of %u "
-			 "rounds", w, v->ratio, l, v->rounds, v->rounds);
+	case VERDICT_FASTER:
+		faster(v, name, buf, size);
+		break;
+	case VERDICT_EQUIVALENT:
+	case VERDICT_INCONCLUSIVE:
+		undecided(v, name, rule->margin, buf, size);
 		break;
 	case VERDICT_RELIABILITY:
 		snprintf(buf, size, "%s beats %s on reliability: %" PRIu64 " of "
@@ -176,11 +265,12 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		break;
 	case VERDICT_FEW_ROUNDS:
 		snprintf(buf, size, "no verdict between %s and %s: %u round%s "
-			 "too few (a verdict needs %d)", w, l, v->rounds,
-			 v->rounds == 1 ? " is" : "s are", VERDICT_MIN_ROUNDS);
+			 "too few (a %g%% interval needs %u, of both orders)", w, l,
+			 v->rounds, v->rounds == 1 ? " is" : "s are",
+			 (1 - rule->alpha) * 100, v->need);
 		break;
-	case VERDICT_OVERLAP:
-		overlap(v, name, margin, buf, size);
+	case VERDICT_FLAGGED:
+		flagged(v, name, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "

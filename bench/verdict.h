@@ -1,45 +1,74 @@
 /* The race's judgement, as pure functions of the figures its runs gave:
  * the order the servers run in each round, a spread of figures (median,
- * min, max), and whether two servers' rounds support a verdict. Nothing
- * here sends, prints or allocates, so the rules are tested on numbers. */
+ * min, max), whether a run was faster than hashing allows, and what two
+ * servers' rounds say: a ratio of their scores with its interval
+ * (bench/crossover.h), and from it one of three outcomes. Nothing here
+ * sends, prints or allocates, so the rules are tested on numbers. */
 #ifndef REVHASH_BENCH_VERDICT_H
 #define REVHASH_BENCH_VERDICT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define VERDICT_MIN_ROUNDS 3 /* fewer never support a verdict on scores */
+#define VERDICT_ALPHA 0.05  /* a 95% interval */
+/* A run was not all hashed when its efficiency at the fastest rate its
+ * server showed is above VERDICT_FAST_EFF, or its fresh requests took
+ * under VERDICT_FAST_WORK of their hashing time at that rate. Answers
+ * from a cache run a hundred times faster (measured: 200); fresh servers
+ * beat a probe that a neighbour slowed by 1.17 to 1.38 on this shared
+ * machine, so 1.05 would flag them. */
+#define VERDICT_FAST_EFF 4.0
+#define VERDICT_FAST_WORK 0.25
 
 /* A median with the least and the largest of the figures it is taken of. */
 struct verdict_spread {
 	double median, min, max;
 };
 
-/* One server's side of a pair: its score in each round (lower is better)
- * and the right answers it gave over every round. */
+/* One server's side of a pair: its score in each round (lower is better),
+ * the right answers it gave over every round, and how many of its runs
+ * were flagged as faster than hashing allows (verdict_too_fast). */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
+	unsigned flagged;
+};
+
+/* How the pair is judged: the margin of equivalence (0.10: scores within
+ * 10% of each other either way) and the interval's level. */
+struct verdict_rule {
+	double margin;
+	double alpha;
 };
 
 enum verdict_kind {
-	VERDICT_SCORE,       /* better by the margin in every round */
-	VERDICT_RELIABILITY, /* more right answers: it wins whatever its score */
-	VERDICT_FEW_ROUNDS,  /* none: fewer than VERDICT_MIN_ROUNDS rounds */
-	VERDICT_OVERLAP,     /* none: the rounds do not all agree by the margin
-			      * (they lean both ways, or all one way but
-			      * not all by the margin) */
-	VERDICT_UNRELIABLE,  /* none: both got as many answers wrong or missing */
+	VERDICT_FASTER,       /* the interval excludes 1: a winner */
+	VERDICT_EQUIVALENT,   /* the interval lies within the margin */
+	VERDICT_INCONCLUSIVE, /* none: the interval holds 1 and a margin's end */
+	VERDICT_RELIABILITY,  /* more right answers: it wins whatever its score */
+	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
+	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
+	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
+};
+
+/* Why a run is flagged. */
+enum verdict_fast {
+	VERDICT_FAST_NO,
+	VERDICT_FAST_EFFICIENCY, /* it beat the ideal at its own probe's rate */
+	VERDICT_FAST_LATENCY,    /* it answered sooner than hashing takes */
 };
 
 /* The judgement of a pair a (0) and b (1). */
 struct verdict {
 	enum verdict_kind kind;
-	unsigned winner, loser;  /* 0 or 1; with no verdict, 0 and 1 */
-	unsigned rounds;
-	double ratio;            /* the loser's median score / the winner's */
-	double min_ratio, max_ratio; /* the same, round by round (no verdict:
-				      * b's score / a's); 0 when none is defined */
+	unsigned winner, loser;  /* 0 or 1; with no winner, 0 and 1 */
+	unsigned rounds;         /* with both scores usable */
+	unsigned need;           /* VERDICT_FEW_ROUNDS: rounds an interval needs */
+	double ratio, lo, hi;    /* b's score / a's: the estimate, its interval */
+	double conf;             /* the interval's confidence */
+	unsigned more;           /* VERDICT_INCONCLUSIVE: about this many more
+				  * rounds would decide (UINT32_MAX: no number) */
+	unsigned flagged[2];
 	uint64_t ok[2];          /* the sides' right answers */
 	uint64_t requests;       /* each side's, over every round */
 };
@@ -52,22 +81,35 @@ unsigned verdict_order(unsigned round, unsigned n, unsigned k);
 /* The median (of the middle two when n is even), least and largest of
  * v[0 .. n - 1], n > 0; v itself is left alone. 0, or -EINVAL for n 0. */
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s);
-/* Judge a against b over rounds rounds of requests requests each. First
+/* Was a run faster than hashing allows? efficiency: the ideal server's
+ * score at the run's probed rate over the run's (0: none); hashing_s: the
+ * seconds its fresh requests' work takes at that rate, latency_s: the
+ * seconds they took, summed (0 and 0: unknown). */
+enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
+				   double latency_s);
+/* The fewest rounds that can give an interval at level alpha. */
+unsigned verdict_min_rounds(double alpha);
+/* The level of each look when --until-decided may look after every pair
+ * of rounds up to rounds: alpha shared among the looks (Bonferroni), so
+ * that looking again and again does not make a false verdict likelier. */
+double verdict_look_alpha(unsigned rounds, double alpha);
+/* Judge a against b over rounds rounds (round r + 1's scores a->score[r],
+ * b->score[r]; odd rounds ran a first) of requests requests each. First
  * reliability: the side with more right answers wins, whatever the
- * scores; as many but not all right is no verdict. Then the scores: a
- * side wins when, in every round, the other's score is at least
- * (1 + margin) times its own, over at least VERDICT_MIN_ROUNDS rounds; a
- * score that is not positive and finite agrees with neither side. 0, or
- * -EINVAL for no rounds or a negative margin. */
+ * scores; as many but not all right is no verdict. Then a flagged run on
+ * either side: no verdict. Then the ratio of b's scores to a's, with its
+ * interval (rounds whose scores are not positive and finite left out):
+ * a winner when it excludes 1, equivalence when it lies within the margin,
+ * else inconclusive. 0, or -EINVAL for no rounds or a bad rule. */
 int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
-		  unsigned rounds, uint64_t requests, double margin,
-		  struct verdict *v);
+		  unsigned rounds, uint64_t requests,
+		  const struct verdict_rule *rule, struct verdict *v);
 /* ok of total as a percentage rounded down, so that one answer wrong in
  * a million never reads 100.00 (two decimals). */
 double verdict_percent(uint64_t ok, uint64_t total);
 /* The verdict as one sentence, naming the sides name[0] and name[1]
- * ("B scores 2.10x better than A in 5 of 5 rounds"), into buf. */
+ * ("B is faster than A by 20.1% [12.3%, 27.0%]: ..."), into buf. */
 void verdict_text(const struct verdict *v, const char *const name[2],
-		  double margin, char *buf, size_t size);
+		  const struct verdict_rule *rule, char *buf, size_t size);
 
 #endif

@@ -2,9 +2,12 @@
 # Two master binaries raced: both serve side by side, and for each row (a
 # workload preset) revhash-bench --race plays it on A and B in rounds of
 # alternating order (A B, B A, ...), each run rated at a probe of its own
-# taken right before it, and says whether one is faster in every round.
-# The machine is shared and its speed drifts within minutes: that is what
-# the alternation and the per-run probe are for. Outputs, CSVs and plots
+# taken right before it, and gives B's score over A's with a 95% interval:
+# "B is faster than A by ...", "A and B are equivalent within ±10%", or
+# how many more rounds would decide. The machine is shared and its speed
+# drifts within minutes: that is what the alternation and the per-run
+# probe are for. --rounds is the most (default 20): each row stops after a
+# pair of rounds once decided (--until-decided). Outputs, CSVs and plots
 # go to bench-out/ab/; exit 1 when a master got an answer wrong or lost one.
 #   scripts/ab.sh --b PATH [--a PATH] [--rounds N] [--only ROWS] [ARGS...]
 #   ROWS: a comma list of milestone,final,1M,300k,100k (default 1M,300k,100k)
@@ -12,7 +15,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-A=$MASTER B="" ROUNDS=5 ONLY=1M,300k,100k
+A=$MASTER B="" ROUNDS=20 ONLY=1M,300k,100k
 opts "--a=A --b=B --rounds=ROUNDS --only=ONLY --rest" "$@"
 set -- "${ARGS[@]}"
 [ -x "$A" ] && [ -x "$B" ] || fail "--a and --b must be master binaries (--b is required)"
@@ -32,12 +35,12 @@ PIDS=$MASTER_PID
 PORT_B=$(free_port)
 MASTER=$B start_master "$PORT_B" "$OUT/b.log" "$@"
 PIDS="$PIDS $MASTER_PID"
-say "A = $A, B = $B${*:+, both with $*}, $ROUNDS rounds a row"
+say "A = $A, B = $B${*:+, both with $*}, up to $ROUNDS rounds a row"
 status=0
 for row in ${ONLY//,/ }; do
 	say "$row"
 	"$BENCH" --race "A=127.0.0.1:$PORT_A" "B=127.0.0.1:$PORT_B" "$row" \
-		--rounds "$ROUNDS" --csv "$OUT/$row.csv" --plot "$OUT/$row.png" |
+		--rounds "$ROUNDS" --until-decided --csv "$OUT/$row.csv" --plot "$OUT/$row.png" |
 		tee "$OUT/$row.txt"
 	case ${PIPESTATUS[0]} in
 	0) ;;
