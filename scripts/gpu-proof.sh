@@ -65,13 +65,13 @@ CARRY=$ROOT/gpu-carry
 if [ $DRY = 1 ]; then
 	GPU_CHECK=$ROOT/gpu-check-standin
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
-	SCALE=(--scale quick) CASES=200 BENCH_S=0.05
+	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=1
 	CPUS=2 KILL_N=12 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	MIX_N=30 MIX_DIFF=3000000 MIX_DELAY=100000
+	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
-	SCALE=(--scale full) CASES=10000 BENCH_S=1.5
+	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000
 fi
@@ -148,9 +148,9 @@ part_rates() {
 	awk '/^fastest:/ { r = $3 + 0 } END {
 		printf "figure: goal rate >= 17.5 G hashes/s (16 at least): %s\n", (r >= 17.5 ? "met" : r >= 16 ? "16 met, 17.5 not" : "MISSED")
 		exit r >= 16 ? 0 : 1 }' "$W/rates.txt" || goal_missed || rc=1
-	"$GPU_WORKER" --bench 1 --kernel auto >"$W/worker-bench.txt" 2>&1 || rc=1
+	"$GPU_WORKER" --bench "$WORKER_S" --kernel auto >"$W/worker-bench.txt" 2>&1 || rc=1
 	sed 's/^/figure: worker: /' "$W/worker-bench.txt"
-	timeout --foreground 40 "$ROOT/kernel-bench" --seconds 0.5 >"$W/kernel-bench.txt" 2>&1
+	timeout --foreground 40 "$ROOT/kernel-bench" --seconds "$KBENCH_S" >"$W/kernel-bench.txt" 2>&1
 	head -n 12 "$W/kernel-bench.txt" | sed 's/^/figure: cpu: /'
 	return "$rc"
 }
@@ -189,8 +189,10 @@ part_small() {
 	port=$(free_port)
 	start_master "$port" "$W/small.log" --workers 4 "${WITH_GPU[@]}"
 	gpu_ready "$port" || { echo "figure: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration 5 --cached >"$W/small-hit.txt" 2>&1 || rc=1
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration 5 --difficulty 100000 >"$W/small-100k.txt" 2>&1 || rc=1
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached >"$W/small-hit.txt" 2>&1 ||
+		rc=1
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --difficulty 100000 \
+		>"$W/small-100k.txt" 2>&1 || rc=1
 	status_json "$port" >"$W/small-status.json"
 	stop_master "$MASTER_PID" 30
 	hit=$(p50_us "$W/small-hit.txt") miss=$(p50_us "$W/small-100k.txt")
