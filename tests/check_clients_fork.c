@@ -48,6 +48,7 @@ static void teardown(void)
 {
 	clients_close_all(&cl);
 	clients_bury(&cl);
+	clients_free(&cl);
 	close(epfd);
 	close(lfd);
 }

@@ -60,6 +60,7 @@ static void teardown(void)
 	clients_close_all(&cl);
 	clients_bury(&cl);
 	jobs_free(&js);
+	clients_free(&cl);
 	close(epfd);
 	close(lfd);
 	free(table);
