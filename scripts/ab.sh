@@ -8,7 +8,9 @@
 # drifts within minutes: that is what the alternation and the per-run
 # probe are for. --rounds is the most (default 20): each row stops after a
 # pair of rounds once decided (--until-decided). Outputs, CSVs and plots
-# go to bench-out/ab/; exit 1 when a master got an answer wrong or lost one.
+# go to bench-out/ab/; last, each master's CPU per search and wake-ups per
+# request over every row; exit 1 when a master got an answer wrong or
+# lost one.
 #   scripts/ab.sh --b PATH [--a PATH] [--rounds N] [--only ROWS] [ARGS...]
 #   ROWS: a comma list of milestone,final,1M,300k,100k (default 1M,300k,100k)
 #   ARGS: given to both masters (e.g. --workers 2)
@@ -47,5 +49,17 @@ for row in ${ONLY//,/ }; do
 	1) status=1 ;;
 	*) fail "$row: the race did not start" ;;
 	esac
+done
+# What each master cost over every row: its CPU per search (its own
+# process, the workers apart) and its wake-ups per request.
+for side in A B; do
+	if [ $side = A ]; then bin=$A port=$PORT_A pid=${PIDS%% *}; else bin=$B port=$PORT_B pid=${PIDS##* }; fi
+	json=$(MASTER=$bin status_json "$port")
+	jobs=$(json_num "$json" jobs) requests=$(json_num "$json" requests)
+	wakeups=$(json_num "$json" wakeups) ticks=$(proc_ticks "$pid")
+	awk -v s=$side -v j="${jobs:-0}" -v r="${requests:-0}" -v w="${wakeups:-0}" -v t="${ticks:-0}" \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%s: master CPU %.1f us a search (%d searches), " \
+		"%.2f wake-ups a request (%d requests)\n", s, j ? t / hz * 1e6 / j : 0, j,
+		r ? w / r : 0, r }' | tee -a "$OUT/masters.txt"
 done
 exit $status
