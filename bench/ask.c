@@ -12,11 +12,14 @@
  * holds 2^64 values, one more than a uint64_t counts, so sizes are worked
  * out from end - start (the values less one). */
 #include "bench/ask.h"
+#include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/parse.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +114,19 @@ static void reset_on_close(int fd)
 
 /* Connect and send every piece; fds left -1 for pieces not sent. 0, or
  * -errno after saying which piece failed. */
+/* Probe the server's host while waiting (after 10 s of silence, every
+ * 5 s, 3 probes), so that a host that vanished ends the wait long before
+ * the timeout. A live server that is searching answers the probes. */
+static void keepalive(int fd)
+{
+	int on = 1, idle = 10, intvl = 5, cnt = 3;
+
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+}
+
 static int send_pieces(struct target *t, const struct ask_params *p,
 		       struct piece *pc, uint64_t n)
 {
@@ -128,6 +144,7 @@ static int send_pieces(struct target *t, const struct ask_params *p,
 			return pc[i].fd;
 		}
 		reset_on_close(pc[i].fd);
+		keepalive(pc[i].fd);
 	}
 	return 0;
 }
@@ -153,13 +170,21 @@ static int read_reply(struct piece *c)
 static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 			const struct ask_params *p, uint64_t *answer)
 {
-	uint64_t left = n, lost = 0;
+	uint64_t left = n, lost = 0, until = clock_ms() + p->timeout_ms;
 
 	for (uint64_t i = 0; i < n; i++)
 		pf[i] = (struct pollfd){ .fd = pc[i].fd, .events = POLLIN };
 	*answer = 0;
 	while (left) {
-		if (poll(pf, n, -1) < 0 && errno != EINTR)
+		uint64_t now = clock_ms();
+
+		if (now >= until) {
+			fprintf(stderr, "revhash-bench: --ask: no answer within %.3g s (--timeout)\n",
+				p->timeout_ms / 1e3);
+			return -ETIMEDOUT;
+		}
+		if (poll(pf, n, (int)(until - now > INT32_MAX ? INT32_MAX : until - now)) < 0 &&
+		    errno != EINTR)
 			return -errno;
 		for (uint64_t i = 0; i < n; i++) {
 			int rc = pf[i].revents ? read_reply(&pc[i]) : 0;

@@ -10,12 +10,14 @@
 #include "proto/proto.h"
 
 #define ASK_MAX_SPLIT 1024 /* pieces, a connection each */
+#define ASK_TIMEOUT_S 3600 /* the wait for an answer (--timeout) */
 
 struct ask_params {
 	uint8_t digest[PROTO_DIGEST_LEN];
 	uint64_t start, end; /* inclusive, as on the wire */
 	uint8_t priority;    /* of every piece, 1..16 */
 	uint64_t split;      /* pieces asked for; 0: not asking */
+	unsigned timeout_ms; /* from the send, the longest wait for the answer */
 };
 
 /* Read 64 hex digits (either case, nothing else) into digest. 0 or -EINVAL. */
@@ -34,8 +36,10 @@ void ask_piece(uint64_t start, uint64_t end, uint64_t n, uint64_t i,
 	       uint64_t *lo, uint64_t *hi);
 /* Send p's pieces to t at once and print the first answer that is not 0,
  * or 0 when every piece replied 0; every connection still open is then
- * reset, which cancels its search. The exit status: 0 on an answer, 1
- * when a piece could not be sent or got no reply, 2 when out of memory. */
+ * reset, which cancels its search. A server that goes silent is given up
+ * on at p->timeout_ms, one whose host vanished sooner (TCP keepalive).
+ * The exit status: 0 on an answer, 1 when a piece could not be sent or
+ * got no reply in time, 2 when out of memory. */
 int ask_run(struct target *t, const struct ask_params *p);
 
 #endif

@@ -34,7 +34,7 @@ static const char usage[] =
 	"       revhash-bench HOST PORT --concurrency N --duration SECONDS\n"
 	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n"
 	"       revhash-bench HOST PORT --ask DIGEST_HEX START END [--priority P]\n"
-	"           [--split K]\n"
+	"           [--split K] [--timeout SECONDS]\n"
 	"       revhash-bench --race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
@@ -66,8 +66,9 @@ static const char usage[] =
 	"The third asks one question and prints the answer: the x in [START, END]\n"
 	"whose SHA-256 (of its 8 bytes, little-endian) is DIGEST_HEX (64 hex\n"
 	"digits), or 0 when there is none. Exit 0 on a reply, 1 when none came.\n"
-	"It waits as long as the search takes; a connection it drops is reset,\n"
-	"so an interrupted question cancels its search:\n"
+	"It waits as long as the search takes, up to --timeout (default 3600 s;\n"
+	"a server whose host vanished is noticed in about 25 s); a connection it\n"
+	"drops is reset, so an interrupted question cancels its search:\n"
 	"  --priority P    of the request, 1 .. 16 (default 1)\n"
 	"  --split K       send K requests at once (1 .. 1024, default 1), for K\n"
 	"                  contiguous pieces of the range (fewer when it holds\n"
@@ -94,7 +95,8 @@ static const char usage[] =
 	"  --csv FILE        every request of every round, a row each\n"
 	"  --plot FILE.png   the ratio per pair of rounds with its interval, and\n"
 	"                    each server's score per round; log axes (gnuplot)\n"
-	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
+	"  --timeout SECONDS a request's bound, connect to reply (default 120;\n"
+	"                    with --ask: the wait for the answer, default 3600)\n"
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
 	"  --no-calibrate    no probe, so no efficiency\n"
 	"The fifth prints a preset's seven workload words, its delay set from\n"
@@ -176,9 +178,10 @@ static int parse_shares(const char *arg, struct bench_options *o)
 
 /* What an option belongs to; --priority (PRIO) to the closed loop or
  * --ask, --csv and --no-calibrate (SHARED) to the replay or the race,
- * --rate (RATE) to the replay or --preset. */
+ * --rate (RATE) to the replay or --preset, --timeout (TIMEOUT) to the
+ * race or --ask. */
 enum mode { REPLAY = 1, CLOSED = 2, PRIO = 4, ASK = 8, SPLIT = 16, RACE = 32,
-	    SHARED = 64, RATE = 128, PRESET = 256 };
+	    SHARED = 64, RATE = 128, PRESET = 256, TIMEOUT = 512 };
 
 /* Whether s holds a control character: a file name that gnuplot is given
  * (--plot) cannot, for a line break would end its command (race_plot.c
@@ -236,7 +239,8 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 	case 'T':
 		if (parse_seconds(arg, &p->timeout_ms))
 			return complain("--timeout: seconds, 0.001 to 86400");
-		return RACE;
+		o->ask.timeout_ms = p->timeout_ms;
+		return TIMEOUT;
 	case 'B':
 		if (parse_duration(arg, 60, 0, &ms))
 			return complain("--probe: seconds, 0.001 to 60");
@@ -319,11 +323,11 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 	return race_option(c, arg, o);
 }
 
-/* HOST PORT DIGEST_HEX START END, after --ask and nothing but --priority
- * and --split. */
+/* HOST PORT DIGEST_HEX START END, after --ask and nothing but --priority,
+ * --split and --timeout. */
 static int parse_ask(int argc, char **a, int modes, struct bench_options *o)
 {
-	if (!(modes & ASK) || modes & ~(ASK | SPLIT | PRIO) || argc != 5)
+	if (!(modes & ASK) || modes & ~(ASK | SPLIT | PRIO | TIMEOUT) || argc != 5)
 		return -EINVAL;
 	if (!o->ask.split)
 		o->ask.split = 1;
@@ -341,7 +345,7 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	if (!o->racing)
 		return complain("--rounds, --until-decided, --margin, --seed, "
 				"--plot, --timeout and --probe belong to --race");
-	if (modes & ~(RACE | SHARED))
+	if (modes & ~(RACE | SHARED | TIMEOUT))
 		return complain("--race takes no options but --rounds, "
 				"--until-decided, --margin, --seed, --csv, --plot, "
 				"--timeout, --probe and --no-calibrate");
@@ -439,7 +443,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.calibrate = 1,
 		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
-		.ask = { .priority = 1 },
+		.ask = { .priority = 1, .timeout_ms = ASK_TIMEOUT_S * 1000 },
 		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1,
 			  .calibrate = 1, .probe_s = CALIBRATE_ENOUGH_S,
 			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
@@ -459,6 +463,8 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		return parse_preset(argc - optind, modes, o);
 	if (modes & (ASK | SPLIT))
 		return parse_ask(argc - optind, argv + optind, modes, o);
+	if (modes & TIMEOUT)
+		return complain("--timeout belongs to --race and --ask");
 	if (modes & (CLOSED | PRIO)) {
 		if (modes & (REPLAY | SHARED | RATE) || !o->closed.concurrency ||
 		    !o->closed.duration_ms || argc - optind != 2)

@@ -160,13 +160,14 @@ END_TEST
 /* Two masters alike, one worker each, at half load, over eight rounds (no
  * probes: the verdict is on scores): equivalent, or inconclusive, never a
  * winner. Under steady noise a winner comes in under 3% of such races
- * (check_verdict); neighbours that slow one server round after round can
- * make it more. */
-START_TEST(identical_servers_no_verdict)
+ * (check_verdict), more when neighbours slow one server round after
+ * round: a race that names one is run once more, with fresh masters, and
+ * the test fails when both do (about 1 in 1,000 by chance; every time for
+ * a rule that finds winners where there are none). */
+static int alike_race_says_no_winner(struct ran *r)
 {
 	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
 	struct tmaster a, b;
-	static struct ran r;
 	char w[7][32];
 	double rate;
 	uint64_t d;
@@ -176,13 +177,27 @@ START_TEST(identical_servers_no_verdict)
 	rate = rate_of(a.port);
 	d = (uint64_t)(rate * 0.010);
 	workload(w, 40, d, (uint64_t)(0.8 * d / 2 / rate / 0.5 * 1e6));
-	race_masters(&a, "A", &b, "B", w, "8", NULL, &r);
+	race_masters(&a, "A", &b, "B", w, "8", NULL, r);
 	ck_assert_int_eq(tm_stop(&a), 0);
 	ck_assert_int_eq(tm_stop(&b), 0);
-	ck_assert(strstr(r.out, "\nno verdict between A and B: inconclusive: ") ||
-		  strstr(r.out, "\nverdict: A and B are equivalent within "));
-	ck_assert_ptr_null(strstr(r.out, " is faster than "));
-	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(r->status, 0);
+	if (strstr(r->out, " is faster than "))
+		return 0;
+	ck_assert(strstr(r->out, "\nno verdict between A and B: inconclusive: ") ||
+		  strstr(r->out, "\nverdict: A and B are equivalent within "));
+	return 1;
+}
+
+START_TEST(identical_servers_no_verdict)
+{
+	static struct ran r;
+
+	if (alike_race_says_no_winner(&r))
+		return;
+	fprintf(stderr, "identical_servers_no_verdict: a winner between alike servers "
+		"(chance, or neighbours): racing once more\n");
+	ck_assert_msg(alike_race_says_no_winner(&r), "a winner twice between alike servers:\n%s",
+		      r.out);
 }
 END_TEST
 
@@ -306,6 +321,34 @@ START_TEST(ask_checks_the_reply)
 		run_bench(args, NULL, &r);
 		ck_assert_int_eq(r.status, 0);
 		expect(&r, "1234\n");
+	}
+}
+END_TEST
+
+/* A server that never replies holds --ask no longer than its --timeout
+ * (it waited for ever). */
+START_TEST(ask_gives_up_on_a_silent_server)
+{
+	struct fake hang = { FAKE_HANG, 'H', 0, -1, 0 };
+	char port[16], hex[65];
+	static struct ran r;
+	uint64_t t0;
+	uint8_t d[32];
+
+	digest_of(1234, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	fake_start(&hang);
+	snprintf(port, sizeof port, "%u", hang.port);
+	{
+		const char *args[] = { "127.0.0.1", port, "--ask", hex, "1000", "2000",
+				       "--timeout", "0.5", NULL };
+
+		t0 = clock_ms();
+		run_bench(args, NULL, &r);
+		ck_assert_uint_lt(clock_ms() - t0, 5000);
+		ck_assert_int_eq(r.status, 1);
+		ck_assert_msg(strstr(r.err, "no answer within 0.5 s"), "stderr: %s", r.err);
 	}
 }
 END_TEST
@@ -605,6 +648,7 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, plot_file_name_is_only_a_name);
 	tcase_add_test(fakes, bad_arguments_exit_2);
 	tcase_add_test(fakes, ask_checks_the_reply);
+	tcase_add_test(fakes, ask_gives_up_on_a_silent_server);
 	tcase_add_test(fakes, preset_prints_its_words);
 	suite_add_tcase(s, fakes);
 	return s;
