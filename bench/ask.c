@@ -14,12 +14,11 @@
 #include "bench/ask.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
+#include "lib/os.h"
 #include "lib/parse.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,19 +113,6 @@ static void reset_on_close(int fd)
 
 /* Connect and send every piece; fds left -1 for pieces not sent. 0, or
  * -errno after saying which piece failed. */
-/* Probe the server's host while waiting (after 10 s of silence, every
- * 5 s, 3 probes), so that a host that vanished ends the wait long before
- * the timeout. A live server that is searching answers the probes. */
-static void keepalive(int fd)
-{
-	int on = 1, idle = 10, intvl = 5, cnt = 3;
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-}
-
 static int send_pieces(struct target *t, const struct ask_params *p,
 		       struct piece *pc, uint64_t n)
 {
@@ -144,7 +130,7 @@ static int send_pieces(struct target *t, const struct ask_params *p,
 			return pc[i].fd;
 		}
 		reset_on_close(pc[i].fd);
-		keepalive(pc[i].fd);
+		os_keepalive(pc[i].fd); /* a vanished host ends the wait sooner */
 	}
 	return 0;
 }

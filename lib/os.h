@@ -24,6 +24,10 @@ int os_proc_stopped(pid_t pid);
  * that user already. 0, or -errno (-ENOENT: no such user; -EPERM: the
  * change could not be made, or could be undone), logged. */
 int os_become(const char *name);
+/* Have the kernel probe the peer of TCP socket fd once it has been idle
+ * 10 s, every 5 s, 3 probes: a host that vanished is noticed in about
+ * 25 s, where a socket that only waits would wait for ever. */
+void os_keepalive(int fd);
 /* Close every descriptor above 2 except keep (-1 for none). */
 void os_close_inherited(int keep);
 

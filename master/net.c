@@ -3,6 +3,7 @@
  * the queue, epoll reports the listener readable again at once, and the loop
  * spins. With it we accept, close, and keep serving the clients we have. */
 #include "master/net.h"
+#include "lib/os.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,20 +16,6 @@
 #include <unistd.h>
 
 static int reserve_fd = -1;
-
-/* Probe idle peers; accepted sockets inherit it. A client waiting for its
- * answer is never read from, so this is how the master learns that its
- * host is gone, or that it closed for good rather than half-closed: its
- * orphaned socket dies (tcp_fin_timeout) and the next probe is reset. */
-static void keepalive(int fd)
-{
-	int on = 1, idle = 10, intvl = 5, cnt = 3;
-
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof on);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
-}
 
 /* Hand the master a connection only once its first bytes are in. A client
  * connects and then sends; without this the master woke for the
@@ -56,7 +43,12 @@ static void listener_options(int fd, int family)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	defer_accept(fd);
-	keepalive(fd);
+	/* Probe idle peers; accepted sockets inherit it. A client waiting
+	 * for its answer is never read from, so this is how the master learns
+	 * that its host is gone, or that it closed for good rather than
+	 * half-closed: its orphaned socket dies (tcp_fin_timeout) and the next
+	 * probe is reset. */
+	os_keepalive(fd);
 }
 
 /* Bind a new socket to the address a (len bytes). 0 and *out, or -errno. */
