@@ -156,7 +156,8 @@ static int read_reply(struct piece *c)
 static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 			const struct ask_params *p, uint64_t *answer)
 {
-	uint64_t left = n, lost = 0, until = clock_ms() + p->timeout_ms;
+	uint64_t left = n, lost = 0;
+	uint64_t until = clock_ms() + (p->timeout_ms ? p->timeout_ms : ASK_TIMEOUT_S * 1000ull);
 
 	for (uint64_t i = 0; i < n; i++)
 		pf[i] = (struct pollfd){ .fd = pc[i].fd, .events = POLLIN };

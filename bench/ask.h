@@ -17,7 +17,8 @@ struct ask_params {
 	uint64_t start, end; /* inclusive, as on the wire */
 	uint8_t priority;    /* of every piece, 1..16 */
 	uint64_t split;      /* pieces asked for; 0: not asking */
-	unsigned timeout_ms; /* from the send, the longest wait for the answer */
+	unsigned timeout_ms; /* from the send, the longest wait for the answer
+	                        (0: ASK_TIMEOUT_S) */
 };
 
 /* Read 64 hex digits (either case, nothing else) into digest. 0 or -EINVAL. */
