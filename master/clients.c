@@ -8,6 +8,7 @@
 #include "lib/log.h"
 #include "master/net.h"
 #include "proto/proxy.h"
+#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -350,16 +351,24 @@ int clients_accept(struct clients *cl, int listen_fd)
 	return 0;
 }
 
+/* c's reply is out, its last byte handed to the kernel: counted, and its
+ * time since its accept into the latency of its outcome. */
+static void answered(struct clients *cl, struct conn *c)
+{
+	cl->stats->answered++;
+	hist_reply(&cl->stats->latency, c->outcome, c->prio, clock_ns() - c->accept_ns);
+}
+
 /* Go on with c's reply after conn_reply or conn_write said io. */
 static void replying(struct clients *cl, struct conn *c, enum conn_io io)
 {
 	switch (io) {
 	case CONN_DONE:
-		cl->stats->answered++;
+		answered(cl, c);
 		close_conn(cl, c);
 		break;
 	case CONN_LINGER:
-		cl->stats->answered++;
+		answered(cl, c);
 		if (arm(cl, c, EPOLLIN) < 0) {
 			close_conn(cl, c);
 			break;
@@ -381,8 +390,9 @@ static void replying(struct clients *cl, struct conn *c, enum conn_io io)
 	}
 }
 
-void clients_reply(struct clients *cl, struct conn *c, uint64_t answer)
+void clients_reply(struct clients *cl, struct conn *c, uint64_t answer, unsigned outcome)
 {
+	c->outcome = outcome;
 	replying(cl, c, conn_reply(c, answer));
 }
 

@@ -70,8 +70,8 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
  * watched only for a reset or an error. */
 void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters);
 /* Send answer to c (leaving whatever list it waits in); closed once
- * written. */
-void clients_reply(struct clients *cl, struct conn *c, uint64_t answer);
+ * written, and its latency then counted under outcome (enum seg_outcome). */
+void clients_reply(struct clients *cl, struct conn *c, uint64_t answer, unsigned outcome);
 /* Close c without an answer (leaving whatever list it waits in), counted
  * as dropped. */
 void clients_drop(struct clients *cl, struct conn *c);

@@ -40,6 +40,7 @@ struct conn {
 	unsigned got;               /* request bytes read */
 	unsigned sent;              /* reply bytes written */
 	unsigned prio;              /* priority used for ranking (1..16) */
+	unsigned outcome;           /* what its reply says (enum seg_outcome) */
 	uint8_t in[PROTO_REQUEST_LEN];
 	uint8_t out[PROTO_REPLY_LEN];
 	struct proto_request req;

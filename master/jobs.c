@@ -15,16 +15,19 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
+#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The stages of j's first request, answered now; heard_ns: when the master
- * heard of the answer (see enum seg_stage). */
+ * heard of the answer (see enum seg_stage). Summed, and each into its
+ * histogram. */
 static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 {
 	struct seg_stages *st = &js->stats->stages;
+	struct seg_hist *hist = js->stats->latency.stage;
 	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
@@ -38,8 +41,10 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	t[STAGE_HASH] = found - leased;
 	t[STAGE_NOTIFY] = heard_ns - found;
 	t[STAGE_REPLY] = now - heard_ns;
-	for (int i = 0; i < STAGE_COUNT; i++)
+	for (int i = 0; i < STAGE_COUNT; i++) {
 		st->ns[i] += t[i];
+		hist_add(&hist[i], t[i]);
+	}
 	st->timed++;
 	log_debug("request %llu..%llu: read %.1f, dispatch %.1f, wake %.1f, hash %.1f, "
 		  "notify %.1f, reply %.1f us", (unsigned long long)j->key.start,
@@ -115,18 +120,26 @@ static void cancel(struct jobs *js, struct job *j)
 	jobset_free(&js->set, j);
 }
 
-/* Reply x to every connection waiting on j, or, when drop, close them
- * without an answer. */
-static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, int drop)
+/* Reply x to every connection waiting on j, which the search's outcome
+ * (enum seg_outcome) gave. */
+static void tell_waiters(struct jobs *js, struct job *j, uint64_t x, unsigned outcome)
 {
 	struct conn *c;
 
 	while ((c = j->waiters.head)) {
 		c->job = NULL;
-		if (drop)
-			clients_drop(js->clients, c);
-		else
-			clients_reply(js->clients, c, x);
+		clients_reply(js->clients, c, x, outcome);
+	}
+}
+
+/* Close every connection waiting on j without an answer. */
+static void drop_waiters(struct jobs *js, struct job *j)
+{
+	struct conn *c;
+
+	while ((c = j->waiters.head)) {
+		c->job = NULL;
+		clients_drop(js->clients, c);
 	}
 }
 
@@ -138,7 +151,7 @@ static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 	if (j->out && jobset_come_back(&js->set, j) == 0)
 		return;
 	log_error("out of memory: cancelling %s", what);
-	tell_waiters(js, j, 0, 1);
+	drop_waiters(js, j);
 	jobset_free(&js->set, j);
 }
 
@@ -262,7 +275,7 @@ static void on_end(struct jobs *js, uint32_t e)
 		return;
 	}
 	if (j) {
-		tell_waiters(js, j, x, 0);
+		tell_waiters(js, j, x, phase == PHASE_FOUND ? OUTCOME_FOUND : OUTCOME_NOT_FOUND);
 		time_stages(js, j, heard);
 	}
 	free_entry(js, e, NULL);
@@ -360,13 +373,13 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 
 	if (q->start > q->end) {
 		note(c, "empty range");
-		clients_reply(js->clients, c, 0);
+		clients_reply(js->clients, c, 0, OUTCOME_NOT_FOUND);
 		return;
 	}
 	if (cache_get(js->cache, q->digest, &x) && x >= q->start && x <= q->end) {
 		note(c, "cache hit");
 		js->stats->cache_hits++;
-		clients_reply(js->clients, c, x);
+		clients_reply(js->clients, c, x, OUTCOME_CACHE_HIT);
 		time_hit(js, c);
 		return;
 	}
@@ -492,9 +505,9 @@ void jobs_drop_all(struct jobs *js)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
 		if (js->by_entry[e])
-			tell_waiters(js, js->by_entry[e], 0, 1);
+			drop_waiters(js, js->by_entry[e]);
 	for (uint32_t i = 0; i < js->set.nbacklog; i++)
-		tell_waiters(js, js->set.backlog[i], 0, 1);
+		drop_waiters(js, js->set.backlog[i]);
 }
 
 unsigned jobs_in_flight(const struct jobs *js)

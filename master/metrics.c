@@ -2,13 +2,16 @@
  * a list of counters: the figures come from master/status.c's one table
  * (status_figures), each written as a counter when the table marks it one
  * and as a gauge otherwise, its words as labels of revhash_info. The
- * segment is mapped read-only for one rendering and unmapped at once, so
+ * latency histograms are the segment's own buckets, made cumulative here
+ * from one copy, so that +Inf is _count whatever the master adds meanwhile.
+ * The segment is mapped read-only for one rendering and unmapped at once, so
  * a master that restarts (a new segment) is followed without a restart of
  * the exporter, and the master never waits on a scrape. */
 #include "master/metrics.h"
 #include "lib/utf8.h"
 #include "worker/kind.h"
 #include "master/status.h"
+#include "shm/hist.h"
 #include "shm/ring.h"
 
 #include <errno.h>
@@ -130,16 +133,64 @@ static void workers(FILE *out, const struct ring *r)
 				v[i].deaths);
 }
 
-/* Where a searched request's time goes, and a cache hit's: summaries of
- * sum and count (the segment keeps no quantiles). */
-static void stages(FILE *out, const struct seg_stages *s)
+/* ns as seconds in decimal, exact, without trailing zeros: a bucket's le. */
+static void seconds(FILE *out, uint64_t ns)
 {
-	header(out, "revhash_stage_seconds", "a searched request's time, by stage", "summary");
+	char frac[16];
+	int n = snprintf(frac, sizeof frac, "%09llu", (unsigned long long)(ns % 1000000000u));
+
+	while (n > 0 && frac[n - 1] == '0')
+		frac[--n] = '\0';
+	fprintf(out, "%llu%s%s", (unsigned long long)(ns / 1000000000u), n ? "." : "", frac);
+}
+
+/* One histogram's series, labelled label="value": its buckets, counted
+ * up to each bound, +Inf, the sum and the count. */
+static void histogram(FILE *out, const char *name, const char *label, const char *value,
+		      const struct seg_hist *h)
+{
+	uint64_t seen = 0;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->n[i];
+		fprintf(out, "%s_bucket{%s=\"%s\",le=\"", name, label, value);
+		if (i < HIST_BOUNDS)
+			seconds(out, hist_bound_ns(i));
+		else
+			fputs("+Inf", out);
+		fprintf(out, "\"} %llu\n", (unsigned long long)seen);
+	}
+	fprintf(out, "%s_sum{%s=\"%s\"} %.9f\n%s_count{%s=\"%s\"} %llu\n", name, label, value,
+		(double)h->sum_ns / 1e9, name, label, value, (unsigned long long)seen);
+}
+
+/* The master's latency, from one copy of the segment's histograms: each
+ * reply by outcome, each stage of a searched request, and the score's
+ * sum and count, whose rates divide into the course's score. */
+static void latency(FILE *out, const struct seg_latency *live)
+{
+	struct seg_latency l = *live;
+	uint64_t replies = 0;
+
+	header(out, "revhash_request_duration_seconds", "a request's time in the master, from its "
+	       "accept to its reply's last byte written, by what the reply said", "histogram");
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		histogram(out, "revhash_request_duration_seconds", "outcome", status_outcome_name(i),
+			  &l.reply[i]);
+		replies += hist_count(&l.reply[i]);
+	}
+	header(out, "revhash_stage_seconds", "a searched request's time, by stage", "histogram");
 	for (int i = 0; i < STAGE_COUNT; i++)
-		fprintf(out, "revhash_stage_seconds_sum{stage=\"%s\"} %.9f\n"
-			"revhash_stage_seconds_count{stage=\"%s\"} %llu\n",
-			status_stage_name(i), (double)s->ns[i] / 1e9, status_stage_name(i),
-			(unsigned long long)s->timed);
+		histogram(out, "revhash_stage_seconds", "stage", status_stage_name(i), &l.stage[i]);
+	header(out, "revhash_score", "a reply's latency in microseconds times its request's "
+	       "priority (1-16); rate(_sum) / rate(_count) is the mean, the course's score", "summary");
+	fprintf(out, "revhash_score_sum %.3f\nrevhash_score_count %llu\n", (double)l.score_ns / 1e3,
+		(unsigned long long)replies);
+}
+
+/* A cache hit's stages: a summary of sum and count. */
+static void hit_stages(FILE *out, const struct seg_stages *s)
+{
 	header(out, "revhash_cache_hit_stage_seconds", "a cache hit's time, by stage",
 	       "summary");
 	fprintf(out, "revhash_cache_hit_stage_seconds_sum{stage=\"read\"} %.9f\n"
@@ -170,7 +221,8 @@ static void metrics_write(FILE *out, const struct seg *seg)
 		if (f[i].kind != STATUS_WORD)
 			figure(out, &f[i]);
 	workers(out, seg->ring);
-	stages(out, &seg->hdr->stats.stages);
+	latency(out, &seg->hdr->stats.latency);
+	hit_stages(out, &seg->hdr->stats.stages);
 }
 
 /* What is known without a master: revhash_up 0. */

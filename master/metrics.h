@@ -1,8 +1,9 @@
 /* A master's scoreboard in the Prometheus text format (version 0.0.4), for
  * the exporter revhash-metrics: the figures of master/status.c (counters
  * as counters, the rest as gauges, the words as labels of one info
- * metric), each worker's rate and hashes, the workers by kind, and the
- * stage times as summaries (sum and count). */
+ * metric), each worker's rate and hashes, the workers by kind, the
+ * latency by outcome and the stage times as histograms, the score's sum
+ * and count, and a cache hit's stages as a summary (sum and count). */
 #ifndef REVHASH_METRICS_H
 #define REVHASH_METRICS_H
 

@@ -5,8 +5,9 @@
  * Each figure is listed once, in gather(): its JSON key, the words that
  * name it in the text, and its value; the text and the JSON are both
  * printed from that list, and the Prometheus exporter (master/metrics.c)
- * reads it through status_figures(). The workers and the stages are lists
- * of their own, printed as a table (text) or an array (JSON).
+ * reads it through status_figures(). The workers, the stages and the
+ * latency histograms are lists of their own, printed as a table (text) or
+ * an array (JSON).
  *
  * The words the segment holds (the kernel's name, each kind's note, which
  * a GPU program of another build wrote) are whatever bytes its writers
@@ -16,6 +17,7 @@
 #include "master/status.h"
 #include "lib/log.h"
 #include "lib/utf8.h"
+#include "shm/hist.h"
 #include "worker/kind.h"
 
 #include <errno.h>
@@ -81,6 +83,8 @@ static const struct counter {
 static const char *const stage_names[STAGE_COUNT] = {
 	"read", "dispatch", "wake", "hash", "notify", "reply"
 };
+
+static const char *const outcome_names[OUTCOME_COUNT] = { "cache_hit", "found", "not_found" };
 
 static double uptime_s(const struct seg_header *h)
 {
@@ -325,6 +329,11 @@ const char *status_stage_name(int stage)
 	return stage >= 0 && stage < STAGE_COUNT ? stage_names[stage] : "?";
 }
 
+const char *status_outcome_name(int outcome)
+{
+	return outcome >= 0 && outcome < OUTCOME_COUNT ? outcome_names[outcome] : "?";
+}
+
 size_t status_figures(const struct seg *seg, struct status_figure *f, struct status_words *words)
 {
 	size_t head;
@@ -372,6 +381,38 @@ static void print_stages_text(FILE *out, const struct seg_header *h)
 			(double)h->stats.wakeups / (double)h->stats.requests);
 }
 
+/* p99 in us as the histograms know it: its bucket's upper bound. */
+static void print_p99(FILE *out, const struct seg_hist *hist)
+{
+	uint64_t ns = hist_at_most(hist, 0.99);
+
+	if (ns == UINT64_MAX)
+		fprintf(out, "> %llu", (unsigned long long)(hist_bound_ns(HIST_BOUNDS - 1) / 1000));
+	else
+		fprintf(out, "<= %llu", (unsigned long long)(ns / 1000));
+}
+
+/* Each outcome's replies: how many, their mean latency, their p99's
+ * bound; and the score, the mean of latency x priority. */
+static void print_latency_text(FILE *out, const struct seg_latency *l)
+{
+	uint64_t n, all = 0;
+
+	fputs("replies:", out);
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		n = hist_count(&l->reply[i]);
+		all += n;
+		fprintf(out, " %s %llu", outcome_names[i], (unsigned long long)n);
+		if (n) {
+			fprintf(out, " (mean %.1f us, p99 ", mean_us(l->reply[i].sum_ns, n));
+			print_p99(out, &l->reply[i]);
+			fputc(')', out);
+		}
+		fputc(';', out);
+	}
+	fprintf(out, " score %.1f (mean us x priority)\n", mean_us(l->score_ns, all));
+}
+
 static void print_text(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[MAX_FIGURES];
@@ -382,6 +423,7 @@ static void print_text(FILE *out, const struct seg *seg)
 	print_workers_text(out, seg->ring);
 	print_figures_text(out, f + head, n - head);
 	print_stages_text(out, seg->hdr);
+	print_latency_text(out, &seg->hdr->stats.latency);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -416,6 +458,42 @@ static void print_stages_json(FILE *out, const struct seg_stages *s)
 		mean_us(s->hit_reply_ns, s->hits_timed), (unsigned long long)s->hits_timed);
 }
 
+/* One histogram as an object: key, its name, its count, sum, and each
+ * bucket's count (not cumulative; the last one above the top bound). */
+static void print_hist_json(FILE *out, const char *key, const char *name,
+			    const struct seg_hist *hist)
+{
+	fprintf(out, "{\"%s\":\"%s\",\"count\":%llu,\"sum_us\":%.3f,\"buckets\":[", key, name,
+		(unsigned long long)hist_count(hist), (double)hist->sum_ns / 1e3);
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		fprintf(out, "%llu%s", (unsigned long long)hist->n[i], i < HIST_BOUNDS ? "," : "]}");
+}
+
+/* The latency histograms, read from one copy: each bucket's upper bound
+ * in us, the replies by outcome, the stages, and the score's sum (us x
+ * priority) and count (the replies). */
+static void print_latency_json(FILE *out, const struct seg_latency *live)
+{
+	struct seg_latency l = *live;
+	uint64_t all = 0;
+
+	fputs("\"latency\":{\"bounds_us\":[", out);
+	for (unsigned i = 0; i < HIST_BOUNDS; i++)
+		fprintf(out, "%llu%s", (unsigned long long)(hist_bound_ns(i) / 1000),
+			i < HIST_BOUNDS - 1 ? "," : "],\"replies\":[");
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		all += hist_count(&l.reply[i]);
+		print_hist_json(out, "outcome", outcome_names[i], &l.reply[i]);
+		fputs(i < OUTCOME_COUNT - 1 ? "," : "],\"stages\":[", out);
+	}
+	for (int i = 0; i < STAGE_COUNT; i++) {
+		print_hist_json(out, "stage", stage_names[i], &l.stage[i]);
+		fputs(i < STAGE_COUNT - 1 ? "," : "],", out);
+	}
+	fprintf(out, "\"score_sum\":%.3f,\"score_count\":%llu}", (double)l.score_ns / 1e3,
+		(unsigned long long)all);
+}
+
 static void print_json(FILE *out, const struct seg *seg)
 {
 	struct status_figure f[MAX_FIGURES];
@@ -436,6 +514,8 @@ static void print_json(FILE *out, const struct seg *seg)
 	print_workers_json(out, seg->ring);
 	fputc(',', out);
 	print_stages_json(out, &seg->hdr->stats.stages);
+	fputc(',', out);
+	print_latency_json(out, &seg->hdr->stats.latency);
 	fputs("}\n", out);
 }
 

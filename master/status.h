@@ -57,5 +57,8 @@ size_t status_figures(const struct seg *seg, struct status_figure *f, struct sta
 const char *status_worker_kind(const struct ring_slot_view *v);
 /* The name of a stage (enum seg_stage): "read", "dispatch"... */
 const char *status_stage_name(int stage);
+/* The name of a reply's outcome (enum seg_outcome): "cache_hit", "found",
+ * "not_found". */
+const char *status_outcome_name(int outcome);
 
 #endif

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # The Prometheus exporter's promises (master/revhash-metrics beside one
 # master): its /metrics passes `promtool check metrics`, and has every
-# number of `--status --json` with a HELP sentence of its own; a real Prometheus
-# scrapes it, and its query API returns the master's request counter equal
-# to `master --status`, though eight slow connections from its address,
-# a byte every 4 s, were there first, and a scrape 8 s into their drip
-# answers within 2 s; with 1,000 hostile scrapers held on it at once
-# (silent, slow, garbage) and a scrape loop besides, every small request
-# of a closed loop is answered right, the exporter still serves a full
-# scrape afterwards, and the master's latency is printed side by side with
-# a run without them (a figure, not a bound: the machine is shared). Where
-# no master runs on the port it says revhash_up 0. Prints "SKIP: ..." and
-# exits 77 where prometheus cannot be had.
+# number of `--status --json` with a HELP sentence of its own; each series
+# of its histograms (the latency by outcome, the stages) has its buckets
+# in increasing order up to +Inf, which is its _count, and each reply is
+# counted under its outcome; a real Prometheus scrapes it, and its query
+# API returns the master's request counter equal to `master --status`,
+# though eight slow connections from its address, a byte every 4 s, were
+# there first, and a scrape 8 s into their drip answers within 2 s; with
+# 1,000 hostile scrapers held on it at once (silent, slow, garbage) and a
+# scrape loop besides, every small request of a closed loop is answered
+# right, the exporter still serves a full scrape afterwards, and the
+# master's latency is printed side by side with a run without them (a
+# figure, not a bound: the machine is shared); the score's sum and count
+# moved with those requests, and Prometheus computes the p99 and the score
+# as docs/operations.md has them. Where no master runs on the port it says
+# revhash_up 0. Prints "SKIP: ..." and exits 77 where prometheus cannot be
+# had.
 #   scripts/metrics-test.sh
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +72,41 @@ timed_scrape() {
 }
 scrape_once() { http_get 127.0.0.1 "$MPORT" /metrics | grep -qx 'revhash_up [01]'; }
 
+# histograms FILE: each series of each histogram in FILE (a scrape) has
+# HIST_BUCKETS buckets, their bounds increasing from 20 us at most to 60 s
+# at least and then +Inf, their counts never decreasing, and +Inf equal to
+# its _count; prints the series checked, "NAME{LABELS} COUNT" a line, or
+# says what is wrong and exits 1.
+histograms() {
+	awk -v buckets=28 '
+	function key(s) { sub(/,?le="[^"]*"/, "", s); sub(/_(bucket|count)/, "", s)
+			  sub(/\{\}/, "", s); return s }
+	function wrong(why) { print FILENAME ": " why ": " $0; bad = 1 }
+	$1 == "#" && $2 == "TYPE" && $4 == "histogram" { hist[$3] = 1; next }
+	/^#/ { next }
+	{ name = $1; sub(/\{.*/, "", name); base = name; sub(/_(bucket|count)$/, "", base) }
+	!(base in hist) || name == base { next }
+	name ~ /_bucket$/ {
+		s = key($1); le = $1; sub(/.*le="/, "", le); sub(/".*/, "", le)
+		if (s in inf) wrong("a bucket after +Inf")
+		if (n[s] == 0 && le + 0 > 0.00002) wrong("the first bound above 20 us")
+		if (n[s] > 0 && le != "+Inf" && le + 0 <= last[s]) wrong("bounds not increasing")
+		if (n[s] > 0 && $2 + 0 < seen[s]) wrong("a count smaller than the one below")
+		if (le == "+Inf") { inf[s] = $2; if (last[s] < 60) wrong("the top bound under 60 s") }
+		last[s] = le + 0; seen[s] = $2 + 0; n[s]++
+		next
+	}
+	name ~ /_count$/ { count[key($1)] = $2 }
+	END {
+		for (s in count) {
+			if (!(s in inf)) { print s ": no +Inf bucket"; bad = 1 }
+			else if (inf[s] != count[s]) { print s ": +Inf " inf[s] ", _count " count[s]; bad = 1 }
+			if (n[s] != buckets) { print s ": " n[s] " buckets, not " buckets; bad = 1 }
+			print s, count[s]
+		}
+		exit bad }' "$1"
+}
+
 # closed LABEL: a closed loop of small requests for 3 s; its latency line.
 closed() {
 	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 3 --difficulty 1000 >"$OUT/$1.txt" ||
@@ -87,6 +127,9 @@ for x in 11 22 33 44 55; do
 	d=$(printf '%b' "$(printf '\\%03o' "$x")\0\0\0\0\0\0\0" | sha256sum | cut -c1-64)
 	[ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 100)" = "$x" ] || fail "no answer for $x"
 done
+# the last again (the cache), and out of its range (not found)
+[ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 100)" = 55 ] || fail "no cached answer"
+[ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 50)" = 0 ] || fail "an answer out of range"
 # (a rendering is kept 200 ms: the first may still be the one without it)
 for _ in $(seq 1 20); do
 	scrape >"$OUT/metrics.txt"
@@ -118,6 +161,21 @@ for key in $(grep -o '"[a-z_]*":[0-9]' <<<"${json%%\[*}" | cut -d'"' -f2); do
 done
 [ "$nkeys" -ge 30 ] || fail "only $nkeys numbers in --status --json: $json"
 say "/metrics: $(wc -l <"$OUT/metrics.txt") lines, promtool clean, requests $want as --status says, all $nkeys of its numbers there with their own HELP"
+# The histograms: every series whole, and each reply under its outcome.
+histograms "$OUT/metrics.txt" >"$OUT/histograms.txt" || fail "a histogram is broken"
+for series in 'revhash_request_duration_seconds{outcome="found"} 5' \
+	'revhash_request_duration_seconds{outcome="cache_hit"} 1' \
+	'revhash_request_duration_seconds{outcome="not_found"} 1' \
+	'revhash_stage_seconds{stage="hash"} 5'; do
+	grep -qxF "$series" "$OUT/histograms.txt" ||
+		fail "no '$series' among the histograms: $(cat "$OUT/histograms.txt")"
+done
+[ "$(grep -c '^revhash_stage_seconds{' "$OUT/histograms.txt")" = 6 ] || fail "not six stages"
+grep -qx 'revhash_score_count 7' "$OUT/metrics.txt" || fail "revhash_score_count is not 7 (the replies)"
+score0=$(sed -n 's/^revhash_score_sum //p' "$OUT/metrics.txt")
+awk -v s="$score0" 'BEGIN { exit !(s > 0) }' || fail "revhash_score_sum is '$score0'"
+say "histograms: $(wc -l <"$OUT/histograms.txt") series, buckets increasing to +Inf = _count;" \
+	"found 5, cache_hit 1, not_found 1; score $score0 us x priority over 7 replies"
 
 # 3. Eight slow connections from 127.0.0.1 take every place its address
 # has; each is closed 5 s after its accept, however it drips, so a real
@@ -173,5 +231,29 @@ say "$(cat "$OUT/hold.txt")"
 say "small requests, 2 in flight: quiet:   $quiet"
 say "small requests, 2 in flight: scraped: $flooded"
 alive "$EXPORTER" || fail "the exporter died under the hostile scrapers"
-scrape | promtool check metrics || fail "the exporter's scrape after the flood is not clean"
+scrape >"$OUT/after.txt"
+promtool check metrics <"$OUT/after.txt" || fail "the exporter's scrape after the flood is not clean"
+# The score moved with the closed loops' requests, and is theirs.
+histograms "$OUT/after.txt" >"$OUT/histograms.txt" || fail "a histogram is broken after the flood"
+count=$(sed -n 's/^revhash_score_count //p' "$OUT/after.txt")
+score=$(sed -n 's/^revhash_score_sum //p' "$OUT/after.txt")
+replies=$(awk '/^revhash_request_duration_seconds\{/ { n += $2 } END { print n + 0 }' "$OUT/histograms.txt")
+[ "$count" = "$replies" ] || fail "revhash_score_count $count, but $replies replies in the histograms"
+awk -v a="$score0" -v b="$score" -v n="$count" 'BEGIN { exit !(b > a && n > 7) }' ||
+	fail "the score did not move: $score0 then $score over $count replies"
+say "after the closed loops: score $(awk -v s="$score" -v n="$count" 'BEGIN { printf "%.1f", s / n }')" \
+	"(mean us x priority) over $count replies"
+# The PromQL of docs/operations.md, on what Prometheus scraped meanwhile.
+query() {
+	promtool query instant "http://127.0.0.1:$PROM" "$1" 2>/dev/null |
+		sed -n 's/.*=> \([0-9][0-9.e+-]*\) @.*/\1/p'
+}
+for _ in $(seq 1 20); do
+	p99=$(query 'histogram_quantile(0.99, sum by (le) (rate(revhash_request_duration_seconds_bucket[1m])))')
+	rated=$(query 'sum(rate(revhash_score_sum[1m])) / sum(rate(revhash_score_count[1m]))')
+	[ -n "$p99" ] && [ -n "$rated" ] && break
+	sleep 0.5
+done
+[ -n "$p99" ] && [ -n "$rated" ] || fail "prometheus gives no p99 ('$p99') or score ('$rated')"
+say "prometheus over the last minute: p99 $p99 s, score $rated"
 say "PASS"

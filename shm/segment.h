@@ -13,7 +13,7 @@
 #include "shm/ring.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 11
+#define SEG_VERSION 12
 #define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
 #define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
@@ -31,6 +31,37 @@ struct seg_stages {
 	uint64_t ns[STAGE_COUNT];
 	uint64_t timed;
 	uint64_t hit_read_ns, hit_reply_ns, hits_timed;
+};
+
+/* Times as histograms, which Prometheus reads quantiles from: bucket i
+ * counts the times of at most 2^i us (i < HIST_BOUNDS: 1 us, a stage's
+ * least, to 67 s, past a search of a minute), the last bucket the rest.
+ * Each bound twice the one below: a quantile is read within a factor of 2
+ * everywhere, and a time's bucket is one count of leading zeros
+ * (shm/hist.h). The counts are not cumulative. */
+#define HIST_BOUNDS 27
+#define HIST_BUCKETS (HIST_BOUNDS + 1)
+
+struct seg_hist {
+	uint64_t sum_ns;
+	uint64_t n[HIST_BUCKETS];
+};
+
+/* What a reply told its client: an answer from the cache, one a search
+ * found, or none in the range (0, an empty range's too). */
+enum seg_outcome {
+	OUTCOME_CACHE_HIT = 0, OUTCOME_FOUND, OUTCOME_NOT_FOUND, OUTCOME_COUNT
+};
+
+/* The master's latency: each connection answered, from its accept to its
+ * reply's last byte written, by outcome (a request that attached to a
+ * search in flight counts for itself); the stages of enum seg_stage; and
+ * the course's score, the latency in ns times the priority (1..16) summed
+ * over the same replies. Only the master writes them. */
+struct seg_latency {
+	struct seg_hist reply[OUTCOME_COUNT];
+	struct seg_hist stage[STAGE_COUNT];
+	uint64_t score_ns;
 };
 
 /* Counters the master keeps; they survive any worker's death. */
@@ -58,6 +89,7 @@ struct seg_stats {
 	uint64_t refused_peer_conns;    /* over their peer's connection cap */
 	uint64_t refused_peer_searches; /* requests over their peer's search cap */
 	struct seg_stages stages;
+	struct seg_latency latency;
 };
 
 /* What the master found of a kind of worker (worker/kind.h), by its
@@ -93,6 +125,8 @@ struct seg_header {
 /* The layout is shared by processes built from the same sources, and read
  * by --status of another build: its sizes are fixed, and checked. */
 _Static_assert(sizeof(struct seg_stages) == 8 * (STAGE_COUNT + 4), "stages");
+_Static_assert(sizeof(struct seg_latency) ==
+	       8 * ((OUTCOME_COUNT + STAGE_COUNT) * (HIST_BUCKETS + 1) + 1), "latency");
 _Static_assert(sizeof(struct seg_stats) % 8 == 0, "stats");
 _Static_assert(sizeof(struct seg_header) % 8 == 0, "header");
 _Static_assert(sizeof(struct seg_header) <= 4096, "header in its first page");

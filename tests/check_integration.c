@@ -1,12 +1,14 @@
 /* The real master end to end: start it on a free port with 2 workers and
  * talk TCP to it. Concurrency, repeats, not-found, start > end, the edges
  * of the number line, IPv4 and IPv6, a worker killed mid-request and inside
- * the ring's lock, a crash loop, counters, slow and idle clients, pinning.
+ * the ring's lock, a crash loop, counters, the latency histograms, slow and
+ * idle clients, pinning.
  * What an operator does to it is in check_operator.c. */
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "tests/fixture.h"
 #include "lib/digest.h"
+#include "shm/hist.h"
 
 #include <check.h>
 #include <errno.h>
@@ -154,9 +156,69 @@ START_TEST(concurrent_repeat_attaches_to_the_search)
 	ck_assert(q[0].done && q[1].done);
 	ck_assert_uint_eq(q[0].got, q[0].want);
 	ck_assert_uint_eq(q[1].got, q[0].want);
-	st = stats_now();
+	ck_assert(TH_WAIT_UNTIL((st = stats_now()).answered == 2, 5000));
 	ck_assert_uint_eq(st.jobs, 1);
 	ck_assert_uint_eq(st.attached, 1);
+	/* each connection's reply is timed, the one that attached too */
+	ck_assert_uint_eq(hist_count(&st.latency.reply[OUTCOME_FOUND]), 2);
+	stop();
+}
+END_TEST
+
+/* --status --json's count of replies of outcome: -1 when it has none. */
+static long long json_replies(const char *outcome)
+{
+	char cmd[256], json[16384], key[64], *p;
+	size_t len;
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "%s --status %u --json", th_master_path(), m.port);
+	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+	len = fread(json, 1, sizeof json - 1, f);
+	pclose(f);
+	json[len] = '\0';
+	snprintf(key, sizeof key, "{\"outcome\":\"%s\",\"count\":", outcome);
+	return (p = strstr(json, key)) ? atoll(p + strlen(key)) : -1;
+}
+
+/* N requests of each outcome, of known priorities: the master's latency
+ * histograms count N of each, in the segment and in --status --json, none
+ * past the top bound; the score is their latency x priority. */
+START_TEST(latency_is_counted_by_outcome)
+{
+	enum { N = 4 };
+	struct req q[N];
+	uint64_t x, base = th_rand64() >> 1, sum = 0;
+	struct seg_stats st;
+	struct seg_latency *l = &st.latency;
+
+	start(NULL, two);
+	for (int i = 0; i < N; i++) { /* found, at priority 2 */
+		q[i].start = base + (uint64_t)i * 1000;
+		q[i].end = q[i].start + 999;
+		q[i].want = q[i].start + 500;
+		q[i].prio = 2;
+		digest_of(q[i].want, q[i].d);
+	}
+	run_all(q, N);
+	for (int i = 0; i < N; i++) /* cache hits, at priority 3 */
+		ck_assert(th_request(m.port, q[i].d, q[i].start, q[i].end, 3, &x) == 0 &&
+			  x == q[i].want);
+	for (int i = 0; i < N; i++) /* not found (searched, or an empty range), at 5 */
+		ck_assert(th_request(m.port, q[i].d, q[i].want + 1 + (uint64_t)(i % 2) * 10,
+				     q[i].want + 10, 5, &x) == 0 && x == 0);
+	ck_assert(TH_WAIT_UNTIL((st = stats_now()).answered == 3 * N, 5000));
+	ck_assert_uint_eq(st.cache_hits, N);
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		ck_assert_uint_eq(hist_count(&l->reply[i]), N);
+		ck_assert_uint_eq(l->reply[i].n[HIST_BOUNDS], 0);
+		ck_assert_int_eq(json_replies(i == OUTCOME_CACHE_HIT ? "cache_hit" :
+					      i == OUTCOME_FOUND ? "found" : "not_found"), N);
+	}
+	sum = 2 * l->reply[OUTCOME_FOUND].sum_ns + 3 * l->reply[OUTCOME_CACHE_HIT].sum_ns +
+	      5 * l->reply[OUTCOME_NOT_FOUND].sum_ns;
+	ck_assert_uint_eq(l->score_ns, sum);
+	ck_assert_uint_eq(hist_count(&l->stage[STAGE_HASH]), st.stages.timed);
 	stop();
 }
 END_TEST
@@ -569,6 +631,7 @@ int main(void)
 	tcase_add_test(t, fifty_concurrent_requests);
 	tcase_add_test(t, repeat_is_answered_from_the_cache);
 	tcase_add_test(t, concurrent_repeat_attaches_to_the_search);
+	tcase_add_test(t, latency_is_counted_by_outcome);
 	tcase_add_test(t, answers_at_the_edges_of_the_number_line);
 	tcase_add_test(t, ipv4_and_ipv6_alike);
 	tcase_add_test(t, priority_zero_and_255_are_served);

@@ -3,7 +3,8 @@
  * (ring_lease and ring_finish under made-up pids) and the loop (jobs_news,
  * jobs_balance, connection events), so that each interleaving is exact:
  * what becomes of each kind of request, the weight peers give a job, the
- * end of a job, cancellation, the backlog's order, and parking. */
+ * end of a job, cancellation, the backlog's order, parking, and the
+ * latency each reply is counted under (with the buckets of shm/hist.c). */
 #include "master/jobs.h"
 #include "master/jobset.h"
 #include "master/net.h"
@@ -11,6 +12,7 @@
 #include "tests/accept.h"
 #include "tests/helpers.h"
 #include "lib/digest.h"
+#include "shm/hist.h"
 
 #include <check.h>
 #include <errno.h>
@@ -151,6 +153,16 @@ static uint64_t reply_of(int fd)
 	ck_assert_int_eq(th_read_reply(fd, &x, 1000), 0);
 	close(fd);
 	return x;
+}
+
+/* Replies counted in the latency histograms, all outcomes. */
+static uint64_t replies_timed(void)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < OUTCOME_COUNT; i++)
+		n += hist_count(&stats.latency.reply[i]);
+	return n;
 }
 
 /* The end of one batch of the loop, after the workers said something. */
@@ -540,6 +552,7 @@ START_TEST(a_peer_past_its_search_cap_is_refused_alone)
 	fd[4] = request_from("127.0.0.2", 1, 1ull << 44, 1ull << 45, 1);
 	ck_assert_uint_eq(stats.refused_peer_searches, 1);
 	ck_assert_uint_eq(jobs_in_flight(&js), 3);
+	ck_assert_uint_eq(replies_timed(), 0); /* a refusal is no reply */
 	for (int i = 0; i < 5; i++)
 		close(fd[i]);
 	teardown();
@@ -687,6 +700,99 @@ START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
 }
 END_TEST
 
+/* A time's bucket is the first whose bound it is at most: 0 and 1 ns in
+ * the first, each bound exactly in its own and a nanosecond more in the
+ * next, anything above the top bound in the last; the bounds cover 20 us
+ * to a minute. */
+START_TEST(a_time_falls_in_the_first_bucket_it_fits)
+{
+	struct seg_hist h = { 0 };
+
+	ck_assert_uint_eq(hist_bucket(0), 0);
+	ck_assert_uint_eq(hist_bucket(1), 0);
+	ck_assert_uint_eq(hist_bucket(999), 0);
+	for (unsigned i = 0; i < HIST_BOUNDS; i++) {
+		uint64_t b = hist_bound_ns(i);
+
+		ck_assert_uint_eq(b, UINT64_C(1000) << i);
+		ck_assert_uint_eq(hist_bucket(b - 1), i);
+		ck_assert_uint_eq(hist_bucket(b), i);
+		ck_assert_uint_eq(hist_bucket(b + 1), i + 1);
+	}
+	ck_assert_uint_eq(hist_bucket(hist_bound_ns(HIST_BOUNDS - 1) + 1), HIST_BOUNDS);
+	ck_assert_uint_eq(hist_bucket(UINT64_MAX), HIST_BOUNDS);
+	ck_assert_uint_le(hist_bound_ns(0), 20000);
+	ck_assert_uint_ge(hist_bound_ns(HIST_BOUNDS - 1), UINT64_C(60000000000));
+	/* What --status reads of them: the bound a share of the times is at most. */
+	ck_assert_uint_eq(hist_at_most(&h, 0.99), 0);
+	for (int i = 0; i < 99; i++)
+		hist_add(&h, 3000);
+	hist_add(&h, UINT64_C(100000000000));
+	ck_assert_uint_eq(hist_count(&h), 100);
+	ck_assert_uint_eq(h.n[2], 99);
+	ck_assert_uint_eq(h.n[HIST_BOUNDS], 1);
+	ck_assert_uint_eq(h.sum_ns, 99 * 3000 + UINT64_C(100000000000));
+	ck_assert_uint_eq(hist_at_most(&h, 0.99), 4000);
+	ck_assert_uint_eq(hist_at_most(&h, 1), UINT64_MAX);
+}
+END_TEST
+
+/* Each reply's latency counts once, under what it said: the cache's
+ * answer, a search's answer (every connection that attached to it too),
+ * or none (an empty range, a range searched to its end). A client gone
+ * before its answer is no reply. The score sums latency x priority over
+ * the same replies, and a searched request's stages go into their own
+ * histograms, summing to what the means are made of. */
+START_TEST(each_reply_is_timed_under_its_outcome)
+{
+	const struct seg_latency *l = &stats.latency;
+	uint64_t t0 = clock_ns(), score;
+	struct ring_lease l0;
+	uint8_t d[32];
+	int a, b, gone;
+
+	setup_with(policy_default());
+	ck_assert_uint_eq(reply_of(request(5, 10, 9, 5)), 0);
+	digest_of(777, d);
+	cache_put(&cache, d, 777);
+	ck_assert_uint_eq(reply_of(request(777, 700, 800, 3)), 777);
+	a = request(4321, 4000, 4999, 2);
+	b = request_from("127.0.0.2", 4321, 4000, 4999, 2);
+	gone = request_from("127.0.0.3", 4321, 4000, 4999, 9);
+	th_reset(gone);
+	connection_events(1000);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l0), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(a), 4321);
+	ck_assert_uint_eq(reply_of(b), 4321);
+	a = request(1, 10, 19, 5);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l0), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(a), 0);
+
+	ck_assert_uint_eq(hist_count(&l->reply[OUTCOME_CACHE_HIT]), 1);
+	ck_assert_uint_eq(hist_count(&l->reply[OUTCOME_FOUND]), 2);
+	ck_assert_uint_eq(hist_count(&l->reply[OUTCOME_NOT_FOUND]), 2);
+	ck_assert_uint_eq(replies_timed(), stats.answered);
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		ck_assert_uint_gt(l->reply[i].sum_ns, 0);
+		ck_assert_uint_lt(l->reply[i].sum_ns, 2 * (clock_ns() - t0));
+		ck_assert_uint_eq(l->reply[i].n[HIST_BOUNDS], 0);
+	}
+	score = 3 * l->reply[OUTCOME_CACHE_HIT].sum_ns + 2 * l->reply[OUTCOME_FOUND].sum_ns +
+		5 * l->reply[OUTCOME_NOT_FOUND].sum_ns;
+	ck_assert_uint_eq(l->score_ns, score);
+	ck_assert_uint_eq(stats.stages.timed, 1); /* the found search; not found has no hash stage */
+	for (int i = 0; i < STAGE_COUNT; i++) {
+		ck_assert_uint_eq(hist_count(&l->stage[i]), 1);
+		ck_assert_uint_eq(l->stage[i].sum_ns, stats.stages.ns[i]);
+	}
+	teardown();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobs");
@@ -708,6 +814,8 @@ int main(void)
 	tcase_add_test(t, an_end_written_into_a_free_entry_is_ignored);
 	tcase_add_test(t, a_parked_progress_out_of_range_is_not_kept);
 	tcase_add_test(t, the_audit_finds_what_a_worker_wrote_unflagged);
+	tcase_add_test(t, a_time_falls_in_the_first_bucket_it_fits);
+	tcase_add_test(t, each_reply_is_timed_under_its_outcome);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
