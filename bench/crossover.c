@@ -97,7 +97,7 @@ int crossover_critical(unsigned m, unsigned n, double alpha, unsigned *k,
 }
 
 /* Insertion sort: a race has at most a thousand rounds. */
-static void sort(double *v, unsigned n)
+void crossover_sort(double *v, unsigned n)
 {
 	for (unsigned i = 1; i < n; i++) {
 		double x = v[i];
@@ -175,8 +175,8 @@ int crossover_interval(const double *x, unsigned m, const double *y,
 		return -EDOM;
 	memcpy(sx, x, m * sizeof *x);
 	memcpy(sy, y, n * sizeof *y);
-	sort(sx, m);
-	sort(sy, n);
+	crossover_sort(sx, m);
+	crossover_sort(sy, n);
 	c->estimate = mn % 2 ? kth_sum(sx, m, sy, n, mn / 2 + 1) / 2 :
 		      (kth_sum(sx, m, sy, n, mn / 2) +
 		       kth_sum(sx, m, sy, n, mn / 2 + 1)) / 4;

@@ -31,4 +31,8 @@ int crossover_critical(unsigned m, unsigned n, double alpha, unsigned *k,
 int crossover_interval(const double *x, unsigned m, const double *y,
 		       unsigned n, double alpha, struct crossover *c);
 
+/* Sort v[0 .. n - 1] ascending, in place (a race's figures: at most a
+ * thousand). */
+void crossover_sort(double *v, unsigned n);
+
 #endif

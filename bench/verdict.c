@@ -26,19 +26,6 @@ unsigned verdict_order(unsigned round, unsigned n, unsigned k)
 	return round % 2 ? k : n - 1 - k;
 }
 
-/* Insertion sort: a race has a few rounds. */
-static void sort(double *v, unsigned n)
-{
-	for (unsigned i = 1; i < n; i++) {
-		double x = v[i];
-		unsigned j = i;
-
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 {
 	double w[n ? n : 1];
@@ -46,7 +33,7 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	if (n == 0)
 		return -EINVAL;
 	memcpy(w, v, n * sizeof *v);
-	sort(w, n);
+	crossover_sort(w, n);
 	s->min = w[0];
 	s->max = w[n - 1];
 	s->median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
