@@ -55,7 +55,7 @@
 
 enum job_state { JOB_IDLE, JOB_ACTIVE, JOB_DONE };
 
-struct job {
+struct sim_job {
 	long double span;  /* end - start + 1: up to 2^64, exact here */
 	long double work;  /* values to hash until the answer is found */
 	long double done;  /* values hashed so far */
@@ -81,7 +81,7 @@ struct sim {
 	size_t *by_key;      /* request indices grouped by job */
 	size_t *job_of;      /* request -> job, NONE when start > end */
 	unsigned char *waiting;
-	struct job *jobs;
+	struct sim_job *jobs;
 	size_t *active;
 	size_t nactive;
 	size_t activated;
@@ -130,7 +130,7 @@ static int same_key(const struct wl_request *a, const struct wl_request *b)
 	       memcmp(a->digest, b->digest, sizeof a->digest) == 0;
 }
 
-static void job_init(struct job *j, const struct wl_request *q, size_t first)
+static void job_init(struct sim_job *j, const struct wl_request *q, size_t first)
 {
 	int found = q->answer >= q->start && q->answer <= q->end;
 
@@ -176,7 +176,7 @@ static int build_jobs(struct sim *s, size_t n)
  * bench run comes from one peer address, and the server caps what one
  * peer adds to one job at POLICY_PEER_WEIGHT_MAX, so the weight here is
  * capped the same way. */
-static struct rank rank_of(const struct job *j)
+static struct rank rank_of(const struct sim_job *j)
 {
 	long double left = fminl(fmaxl(ceill(j->span - j->done), 0), j->span);
 	struct ring_key k = { .start = 0, .end = (uint64_t)(j->span - 1) };
@@ -232,7 +232,7 @@ static size_t next_completion(const struct sim *s, long double *t)
 
 	*t = INFINITY;
 	for (size_t m = 0; m < s->nrunning; m++) {
-		const struct job *job = &s->jobs[s->running[m]];
+		const struct sim_job *job = &s->jobs[s->running[m]];
 		/* Rounding may overshoot by a hair: never go back. */
 		long double end = s->now +
 				  fmaxl(job->work - job->done, 0) / job_rate(s, m);
@@ -250,7 +250,7 @@ static void advance(struct sim *s, long double t)
 {
 	if (t > s->now) {
 		for (size_t m = 0; m < s->nrunning; m++) {
-			struct job *job = &s->jobs[s->running[m]];
+			struct sim_job *job = &s->jobs[s->running[m]];
 
 			job->done += (t - s->now) * job_rate(s, m);
 			job->started = 1;
@@ -261,7 +261,7 @@ static void advance(struct sim *s, long double t)
 
 static void finish(struct sim *s, size_t j)
 {
-	struct job *job = &s->jobs[j];
+	struct sim_job *job = &s->jobs[j];
 
 	for (size_t k = job->first; k < job->first + job->count; k++) {
 		size_t i = s->by_key[k];
@@ -284,7 +284,7 @@ static void finish(struct sim *s, size_t j)
 static void arrive(struct sim *s, size_t i)
 {
 	size_t j = s->job_of[i];
-	struct job *job = j == NONE ? NULL : &s->jobs[j];
+	struct sim_job *job = j == NONE ? NULL : &s->jobs[j];
 
 	s->latency[i] = 0;
 	if (!job || job->state == JOB_DONE)
