@@ -1,7 +1,10 @@
 #!/bin/sh
 # Install the system packages revhash needs, if any are missing (Debian and
 # Ubuntu: apt-get, through sudo when not root). Says what it does; does
-# nothing when everything is already there.
+# nothing when everything is already there. Packages that bring a system
+# service (haproxy, prometheus) are installed with service starts held
+# back (a policy-rc.d of its own for the install, where the host has
+# none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
 #                                      libmicrohttpd (the metrics exporter)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
@@ -48,7 +51,23 @@ if [ "$(id -u)" != 0 ]; then
 	sudo=sudo
 fi
 echo "install-deps.sh: installing$missing"
+policy=/usr/sbin/policy-rc.d
+held=""
+if [ ! -e "$policy" ]; then
+	# Exit 101: "action forbidden", which invoke-rc.d and
+	# deb-systemd-invoke honour; removed again whatever happens.
+	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+	$sudo chmod 755 "$policy"
+	held=1
+	trap '$sudo rm -f "$policy"' EXIT
+fi
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
-echo "install-deps.sh: done"
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$held" ]; then
+	$sudo rm -f "$policy"
+	trap - EXIT
+	echo "install-deps.sh: done; services of these packages were not started"
+else
+	echo "install-deps.sh: done (the host's own $policy decided about services)"
+fi
