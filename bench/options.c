@@ -10,6 +10,7 @@
  * to both. */
 #include "bench/options.h"
 #include "bench/calibrate.h"
+#include "bench/machine.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
@@ -39,7 +40,7 @@ static const char usage[] =
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
 	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
-	"           [--no-calibrate]\n"
+	"           [--settle SECONDS] [--no-calibrate]\n"
 	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help | --policy-switches\n"
 	"\n"
@@ -98,6 +99,8 @@ static const char usage[] =
 	"  --timeout SECONDS a request's bound, connect to reply (default 120;\n"
 	"                    with --ask: the wait for the answer, default 3600)\n"
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
+	"  --settle SECONDS  the longest wait for an idle machine before a run\n"
+	"                    (default 5; 0: the machine is not watched)\n"
 	"  --no-calibrate    no probe, so no efficiency\n"
 	"The fifth prints a preset's seven workload words, its delay set from\n"
 	"--rate where it follows one (as the race does from its first probe).\n"
@@ -109,7 +112,7 @@ static const char race_usage[] =
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
 	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
-	"           [--no-calibrate]\n"
+	"           [--settle SECONDS] [--no-calibrate]\n"
 	"(revhash-bench --help says more)\n";
 
 unsigned bench_cpus(void)
@@ -246,6 +249,11 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 			return complain("--probe: seconds, 0.001 to 60");
 		p->probe_s = ms / 1000.0;
 		return RACE;
+	case 'L':
+		if (parse_duration(arg, 3600, 1, &ms))
+			return complain("--settle: seconds, 0 to 3600");
+		p->settle_s = ms / 1000.0;
+		return RACE;
 	}
 	return -EINVAL;
 }
@@ -344,11 +352,11 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 
 	if (!o->racing)
 		return complain("--rounds, --until-decided, --margin, --seed, "
-				"--plot, --timeout and --probe belong to --race");
+				"--plot, --timeout, --probe and --settle belong to --race");
 	if (modes & ~(RACE | SHARED | TIMEOUT))
 		return complain("--race takes no options but --rounds, "
 				"--until-decided, --margin, --seed, --csv, --plot, "
-				"--timeout, --probe and --no-calibrate");
+				"--timeout, --probe, --settle and --no-calibrate");
 	while (k < argc && race_is_server(a[k]))
 		if (race_add_server(a[k++], p))
 			return -EINVAL;
@@ -423,6 +431,7 @@ static const struct option fixed[] = {
 	{ "plot", required_argument, NULL, 'P' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "probe", required_argument, NULL, 'B' },
+	{ "settle", required_argument, NULL, 'L' },
 	{ "preset", required_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "policy-switches", no_argument, NULL, 'Y' },
@@ -446,6 +455,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 		.ask = { .priority = 1, .timeout_ms = ASK_TIMEOUT_S * 1000 },
 		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1,
 			  .calibrate = 1, .probe_s = CALIBRATE_ENOUGH_S,
+			  .settle_s = MACHINE_SETTLE_S,
 			  .timeout_ms = RACE_TIMEOUT_S * 1000 },
 	};
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {

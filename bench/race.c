@@ -10,9 +10,14 @@
  * Any server may be raced, so nothing it does stops the race: every
  * exchange, the probe's too, is bounded by --timeout; a refusal, an early
  * close, a hang or garbage costs that leg its answers, which its round
- * reports, and the next leg runs. */
+ * reports, and the next leg runs.
+ *
+ * Nor can the race stop a server from searching on after its run, on the
+ * CPUs its rival's run needs next: each leg waits for the machine to be
+ * idle, and reads it once the run is over (bench/machine.h). */
 #include "bench/race.h"
 #include "bench/calibrate.h"
+#include "bench/machine.h"
 #include "bench/options.h"
 #include "bench/race_plot.h"
 #include "bench/race_report.h"
@@ -273,6 +278,31 @@ static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
 	return 0;
 }
 
+/* Before the leg: wait for the machine to be idle, up to --settle. A
+ * machine that cannot be read is not watched, and the race goes on. */
+static void wait_idle(const struct race_params *p, struct race_leg *g)
+{
+	int idle;
+
+	if (!p->settle_s)
+		return;
+	idle = machine_settle(p->settle_s, &g->before, &g->waited_s);
+	g->watched = idle >= 0;
+	g->not_idle = idle == 0;
+	g->after = -1;
+}
+
+/* After the run, its requests all answered or given up: did the server
+ * keep the CPUs busy, searching what no one asks for any more? */
+static void watch_after(struct race_leg *g)
+{
+	unsigned cpus;
+
+	if (!g->watched || machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+		return;
+	g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
+}
+
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
  * -EINVAL when the race cannot go on (no delay for its workload). */
 static int run_leg(struct race *r, unsigned round, unsigned i)
@@ -280,6 +310,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	struct race_leg *g = &r->legs[(round - 1) * r->p->n + i];
 	uint64_t n = r->wl.total, t0;
 
+	wait_idle(r->p, g);
 	if (r->p->calibrate &&
 	    (g->probe_err = calibrate_rate(&r->target[i], probe_s(r->p), 0, &g->rate)))
 		g->rate = 0;
@@ -288,6 +319,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	t0 = clock_ns();
 	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, 0, r->res);
 	g->seconds = (clock_ns() - t0) / 1e9;
+	watch_after(g);
 	if (g->run_err)
 		for (uint64_t k = 0; k < n; k++)
 			r->res[k] = (struct result){ .outcome = OUT_MISSING,

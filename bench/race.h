@@ -37,6 +37,9 @@ struct race_params {
 	int64_t seed;                   /* --seed's, for round 1; -1: none */
 	int calibrate;                  /* probe each server before its run */
 	double probe_s;                 /* a probe request trusted this long */
+	double settle_s;                /* the longest wait for an idle machine
+					 * before a leg; 0: the machine is
+					 * neither waited for nor watched */
 	unsigned timeout_ms;            /* one request's bound */
 	const char *csv, *plot;         /* files to write, or NULL */
 };

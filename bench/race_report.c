@@ -5,6 +5,7 @@
  * wrong or lost one is said so before any score, and loses whatever its
  * score (bench/verdict.c). */
 #include "bench/race_report.h"
+#include "bench/machine.h"
 #include "bench/race_plot.h"
 #include "bench/verdict.h"
 
@@ -86,12 +87,30 @@ static void fast_note(const char *name, const struct race_leg *g)
 	       "than any probe showed; no verdict from its rounds\n");
 }
 
+/* The lines on the machine around leg g: not idle before it, busy after
+ * it. */
+static void machine_notes(const char *name, const struct race_leg *g)
+{
+	if (!g->watched)
+		return;
+	if (g->not_idle)
+		printf("  %s: the machine was not idle before its run: %.0f%% of the "
+		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
+		       name, g->before * 100, g->waited_s, MACHINE_IDLE * 100);
+	if (g->kept_busy)
+		printf("  %s kept %.0f%% of the CPUs busy after its run (%.0f%% "
+		       "before it): searches it was not asked for any more? no "
+		       "verdict from its rounds\n", name, g->after * 100,
+		       g->before * 100);
+}
+
 /* The lines under a round's table for leg g of server name. */
 static void leg_notes(const char *name, const struct race_leg *g,
 		      uint64_t total)
 {
 	uint64_t told = 0;
 
+	machine_notes(name, g);
 	if (g->probe_err)
 		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
 		       g->probe_err == -EPROTO ? "a wrong answer" :
@@ -239,6 +258,16 @@ static unsigned flagged_runs(const struct race_params *p,
 	return n;
 }
 
+static unsigned busy_runs(const struct race_params *p,
+			  const struct race_leg *legs, unsigned i)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++)
+		n += legs[r * p->n + i].kept_busy;
+	return n;
+}
+
 /* The verdict between servers a and b (a listed first: it ran first in
  * the odd rounds). */
 static void judge_pair(const struct race_params *p, const struct race_leg *legs,
@@ -246,8 +275,10 @@ static void judge_pair(const struct race_params *p, const struct race_leg *legs,
 {
 	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
 	const struct verdict_side side[2] = {
-		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a) },
-		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b) } };
+		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a),
+		  busy_runs(p, legs, a) },
+		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b),
+		  busy_runs(p, legs, b) } };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
 	column(p, legs, a, 0, sa);
@@ -273,8 +304,8 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 	return 1;
 }
 
-/* A line for each server that lost answers or ran faster than hashing
- * allows: it loses, or gives no verdict, and the reader should know why
+/* A line for each server that lost answers, ran faster than hashing
+ * allows or kept the CPUs busy after its runs: it loses, or gives no verdict, and the reader should know why
  * before reading the verdicts. */
 static void warnings(const struct race_params *p, const struct race_leg *legs)
 {
@@ -283,6 +314,7 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
 		unsigned fast = flagged_runs(p, legs, i);
+		unsigned busy = busy_runs(p, legs, i);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -296,6 +328,11 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			       "earlier race with these seeds: restart it, or race "
 			       "with --seed and a seed it has not played; no verdict "
 			       "involves it\n", p->server[i].name, fast, p->rounds);
+		if (busy)
+			printf("%s kept the CPUs busy after its run in %u of %u "
+			       "rounds: searches it was not asked for any more? Its "
+			       "rivals ran on a machine it shared; no verdict "
+			       "involves it\n", p->server[i].name, busy, p->rounds);
 	}
 }
 

@@ -33,6 +33,12 @@ struct race_leg {
 	double hashing_s;        /* the fresh requests' work at it */
 	double fresh_s;          /* and their latencies, summed */
 	enum verdict_fast fast;  /* faster than hashing allows */
+	int watched;             /* the machine was read around the leg */
+	double before;           /* its busy share before the leg, 0 to 1 */
+	double waited_s;         /* the wait for it to be idle */
+	int not_idle;            /* the wait ended at its bound */
+	double after;            /* the busy share after the run; -1: none */
+	int kept_busy;           /* machine_kept_busy() said so */
 	uint64_t wrong, missing;
 	int cause[RACE_CAUSES];  /* the first reasons of the missing */
 	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */

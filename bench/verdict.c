@@ -146,13 +146,16 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		return -EINVAL;
 	*v = (struct verdict){ .rounds = rounds, .requests = requests,
 			       .ok = { a->ok, b->ok },
-			       .flagged = { a->flagged, b->flagged } };
+			       .flagged = { a->flagged, b->flagged },
+			       .busy = { a->busy, b->busy } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
 		settle(v, VERDICT_UNRELIABLE, 0);
 	else if (a->flagged || b->flagged)
 		settle(v, VERDICT_FLAGGED, 0);
+	else if (a->busy || b->busy)
+		settle(v, VERDICT_BUSY, 0);
 	else
 		judge_scores(a, b, rounds, rule, v);
 	return 0;
@@ -231,6 +234,23 @@ static void flagged(const struct verdict *v, const char *const name[2],
 			 "restart it, or race with --seed)");
 }
 
+static void busy(const struct verdict *v, const char *const name[2],
+		 char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
+			 name[1]);
+
+	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
+		if (v->busy[s])
+			n += snprintf(buf + n, size - (size_t)n, "%s%s kept the "
+				      "CPUs busy after its run in %u round%s",
+				      s && v->busy[0] ? ", " : "", name[s],
+				      v->busy[s], v->busy[s] == 1 ? "" : "s");
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (the other's runs shared "
+			 "the machine with it)");
+}
+
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  const struct verdict_rule *rule, char *buf, size_t size)
 {
@@ -258,6 +278,9 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		break;
 	case VERDICT_FLAGGED:
 		flagged(v, name, buf, size);
+		break;
+	case VERDICT_BUSY:
+		busy(v, name, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "

@@ -6,12 +6,14 @@
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
  * themselves are tested on numbers in check_verdict.c. */
+#include "bench/machine.h"
 #include "lib/digest.h"
 #include "tests/check_run.h"
 #include "tests/race_fixture.h"
 #include "tests/helpers.h"
 
 #include <check.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -65,7 +67,7 @@ static void race_masters(const struct tmaster *a, const char *na,
 	const char *args[] = { "--race", server(sa, sizeof sa, na, a->port),
 			       server(sb, sizeof sb, nb, b->port), w[0], w[1],
 			       w[2], w[3], w[4], w[5], w[6], "--rounds", rounds,
-			       probe ? "--probe" : "--no-calibrate", probe, NULL };
+			       "--settle", "0", probe ? "--probe" : "--no-calibrate", probe, NULL };
 
 	run_bench(args, NULL, r);
 }
@@ -228,7 +230,7 @@ START_TEST(cached_answers_are_flagged)
 		const char *args[] = { "--race", server(sw, 64, "warm", warm.port),
 				       server(sf, 64, "fresh", fresh.port), w[0], w[1],
 				       w[2], w[3], w[4], w[5], w[6], "--rounds", "1",
-				       "--probe", "0.05", NULL, NULL, NULL };
+				       "--settle", "0", "--probe", "0.05", NULL, NULL, NULL };
 
 		run_bench(args, NULL, &r);
 		expect(&r, "  warm: faster than hashing allows, by its efficiency at ");
@@ -238,8 +240,8 @@ START_TEST(cached_answers_are_flagged)
 		expect(&r, "\nno verdict between warm and fresh: warm ran faster than "
 		       "hashing allows in 1 round");
 		ck_assert_int_eq(r.status, 0);
-		args[14] = "--seed";
-		args[15] = other;
+		args[16] = "--seed";
+		args[17] = other;
 		run_bench(args, NULL, &r);
 		ck_assert_ptr_null(strstr(r.out, "warm: faster than hashing"));
 		ck_assert_ptr_null(strstr(r.out, "warm ran faster"));
@@ -270,7 +272,7 @@ START_TEST(wrong_answers_lose_on_reliability)
 		const char *args[] = { "--race", server(sw, sizeof sw, "wrong", wrong.port),
 				       server(sr, sizeof sr, "right", right.port),
 				       "5", "10", "0", "300", "20", "1000", "1.5",
-				       "--rounds", "3", "--no-calibrate", NULL };
+				       "--rounds", "3", "--settle", "0", "--no-calibrate", NULL };
 
 		run_bench(args, NULL, &r);
 	}
@@ -374,7 +376,8 @@ START_TEST(abba_order_reaches_the_servers)
 				       server(s[1], 64, "B", f[1].port),
 				       server(s[2], 64, "C", f[2].port),
 				       "77", "4", "0", "200", "20", "0", "1.5",
-				       "--rounds", "3", "--no-calibrate", "--csv", csv, NULL };
+				       "--rounds", "3", "--settle", "0", "--no-calibrate",
+				       "--csv", csv, NULL };
 
 		run_bench(args, NULL, &r);
 	}
@@ -428,7 +431,7 @@ START_TEST(hostile_servers_race_goes_on)
 				       server(s[3], 64, "hang", hang.port),
 				       server(s[4], 64, "refused", th_free_port()),
 				       "9", "6", "0", "100000", "20", "2000", "1.5",
-				       "--rounds", "2", "--timeout", "1", "--probe",
+				       "--rounds", "2", "--settle", "0", "--timeout", "1", "--probe",
 				       "0.05", NULL };
 
 		run_bench(args, NULL, &r);
@@ -463,7 +466,7 @@ static void race_plotted(const char *png, const char *rounds, struct ran *r)
 	char sa[64], sb[64];
 	const char *args[] = { "--race", server(sa, 64, "a", 0), server(sb, 64, "b", 0), "3", "3",
 			       "0", "100", "20", "0", "1.5", "--rounds", rounds, "--no-calibrate",
-			       "--plot", png, NULL };
+			       "--settle", "0", "--plot", png, NULL };
 
 	fake_start(&a);
 	fake_start(&b);
@@ -630,6 +633,72 @@ START_TEST(preset_prints_its_words)
 }
 END_TEST
 
+/* The busy share from two readings of /proc/stat: user, nice, system,
+ * irq, softirq and steal over those and idle and iowait, on every CPU. */
+START_TEST(machine_busy_share)
+{
+	static const char a[] = "cpu  100 0 50 800 50 0 0 0 0 0\n"
+		"cpu0 50 0 25 400 25 0 0 0 0 0\ncpu1 50 0 25 400 25 0 0 0 0 0\n"
+		"intr 1 2 3\n";
+	static const char b[] = "cpu  160 10 70 880 60 5 5 0 7 0\n"
+		"cpu0 80 5 35 440 30 2 3 0 7 0\ncpu1 80 5 35 440 30 3 2 0 0 0\n";
+	struct machine_cpu x, y;
+
+	ck_assert_int_eq(machine_parse(a, &x), 0);
+	ck_assert_int_eq(machine_parse(b, &y), 0);
+	ck_assert(x.busy == 150 && x.total == 1000 && x.cpus == 2);
+	/* busy 60 + 10 + 20 + 5 + 5 more, of those, 80 idle and 10 iowait: 7 guest
+	 * is inside user already */
+	ck_assert(y.busy == 250 && y.total == 1190 && y.cpus == 2);
+	ck_assert_double_eq_tol(machine_busy(&x, &y), 100.0 / 190, 1e-12);
+	ck_assert(machine_busy(&y, &x) < 0 && machine_busy(&x, &x) < 0);
+	ck_assert_int_eq(machine_parse("intr 1\ncpu 1 2 3 4\n", &x), -EINVAL);
+	/* a quarter of one CPU busier than before the leg, on 2 CPUs: 12.5% */
+	ck_assert(machine_kept_busy(0.05, 0.20, 2));
+	ck_assert(!machine_kept_busy(0.05, 0.15, 2));
+	ck_assert(!machine_kept_busy(0.10, -1, 2));
+	ck_assert(!machine_kept_busy(0, 0.003, 64) && machine_kept_busy(0, 0.005, 64));
+}
+END_TEST
+
+/* A server that keeps a CPU busy for a second after each answer, raced
+ * against one that does not: it is named under each round it ran in and
+ * in the summary, and no verdict comes from the race (with two rounds the
+ * verdict would otherwise be "too few"); the other, run after it once the
+ * machine was idle again, is not named. */
+START_TEST(busy_after_its_run_is_named)
+{
+	struct fake busy = { FAKE_BUSY, 'K', 0, -1, 0 };
+	struct fake calm = { FAKE_RIGHT, 'C', 0, -1, 0 };
+	char sb[64], sc[64];
+	static struct ran r;
+
+	fake_start(&busy);
+	fake_start(&calm);
+	{
+		const char *args[] = { "--race", server(sb, sizeof sb, "busy", busy.port),
+				       server(sc, sizeof sc, "calm", calm.port),
+				       "5", "3", "0", "300", "0", "1000", "1.5",
+				       "--rounds", "2", "--settle", "3", "--no-calibrate", NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	expect(&r, "\nround 1 of 2, seed 5: busy, then calm\n");
+	expect(&r, "\n  busy kept ");
+	expect(&r, " of the CPUs busy after its run (");
+	expect(&r, "before it): searches it was not asked for any more? no "
+	       "verdict from its rounds\n");
+	expect(&r, "\nbusy kept the CPUs busy after its run in 2 of 2 rounds: ");
+	expect(&r, "\nno verdict between busy and calm: busy kept the CPUs busy "
+	       "after its run in 2 rounds (the other's runs shared the machine "
+	       "with it)\n");
+	if (strstr(r.out, "calm kept"))
+		fprintf(stderr, "--- stdout\n%s", r.out);
+	ck_assert_ptr_null(strstr(r.out, "calm kept"));
+	ck_assert_int_eq(r.status, 0);
+}
+END_TEST
+
 static Suite *race_suite(void)
 {
 	Suite *s = suite_create("race");
@@ -650,6 +719,8 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, ask_checks_the_reply);
 	tcase_add_test(fakes, ask_gives_up_on_a_silent_server);
 	tcase_add_test(fakes, preset_prints_its_words);
+	tcase_add_test(fakes, machine_busy_share);
+	tcase_add_test(fakes, busy_after_its_run_is_named);
 	suite_add_tcase(s, fakes);
 	return s;
 }

@@ -165,7 +165,7 @@ static void rounds_of(const double *q, unsigned n, double *a, double *b)
 static struct verdict judge(const double *a, const double *b, unsigned rounds,
 			    double margin)
 {
-	struct verdict_side sa = { a, 100, 0 }, sb = { b, 100, 0 };
+	struct verdict_side sa = { a, 100, 0, 0 }, sb = { b, 100, 0, 0 };
 	struct verdict_rule rule = { margin, VERDICT_ALPHA };
 	struct verdict v;
 
@@ -247,7 +247,7 @@ START_TEST(reliability_then_flagged_runs)
 	/* a is ten times faster in every round, but lost one answer. */
 	const double a[] = { 10, 10, 10, 10, 10, 10, 10, 10 };
 	const double b[] = { 100, 100, 100, 100, 100, 100, 100, 100 };
-	struct verdict_side sa = { a, 799, 0 }, sb = { b, 800, 0 };
+	struct verdict_side sa = { a, 799, 0, 0 }, sb = { b, 800, 0, 0 };
 	struct verdict_rule rule = { 0.10, VERDICT_ALPHA };
 	const char *name[2] = { "fast", "right" };
 	char text[512];
@@ -308,7 +308,7 @@ static struct verdict simulate(unsigned rounds, double effect, double noise,
 			       int until)
 {
 	double a[64], b[64], sd = noise / sqrt(2), t = 0;
-	struct verdict_side sa = { a, 1, 0 }, sb = { b, 1, 0 };
+	struct verdict_side sa = { a, 1, 0, 0 }, sb = { b, 1, 0, 0 };
 	struct verdict_rule rule = { 0.10, until ? verdict_look_alpha(rounds, VERDICT_ALPHA) :
 				     VERDICT_ALPHA };
 	struct verdict v;

@@ -5,6 +5,7 @@
  * go to files, read back whole once it has exited. */
 #include "tests/race_fixture.h"
 #include "tests/helpers.h"
+#include "lib/clock.h"
 #include "lib/digest.h"
 #include "proto/proto.h"
 
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -49,6 +51,32 @@ static uint64_t search(const uint8_t *d, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/* --- a CPU kept busy after the answers ------------------------------- */
+
+static _Atomic uint64_t spin_until; /* clock_ns() of the spin's end */
+static pthread_once_t spinner_once = PTHREAD_ONCE_INIT;
+
+/* One thread for every FAKE_BUSY server: it spins while an answer is
+ * less than FAKE_BUSY_MS old, and naps otherwise. */
+static void *spin(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		while (clock_ns() < spin_until)
+			;
+		usleep(5000);
+	}
+	return NULL;
+}
+
+static void start_spinner(void)
+{
+	pthread_t tid;
+
+	ck_assert_int_eq(pthread_create(&tid, NULL, spin, NULL), 0);
+	pthread_detach(tid);
+}
+
 static void serve_one(const struct fake *f, int fd)
 {
 	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
@@ -61,11 +89,13 @@ static void serve_one(const struct fake *f, int fd)
 		usleep(f->delay_ms * 1000);
 		if (f->mode == FAKE_GARBAGE)
 			send(fd, "\xde\xad\xbe", 3, MSG_NOSIGNAL);
-		if (f->mode == FAKE_RIGHT || f->mode == FAKE_WRONG) {
+		if (f->mode != FAKE_CLOSE && f->mode != FAKE_GARBAGE) {
 			proto_encode_reply(f->mode == FAKE_WRONG ? q.end + 1 :
 					   search(q.digest, q.start, q.end), rep);
 			send(fd, rep, sizeof rep, MSG_NOSIGNAL);
 		}
+		if (f->mode == FAKE_BUSY)
+			spin_until = clock_ns() + FAKE_BUSY_MS * 1000000ULL;
 	}
 	close(fd);
 }
@@ -97,6 +127,8 @@ void fake_start(struct fake *f)
 	ck_assert_int_eq(listen(f->lfd, 128), 0);
 	ck_assert_int_eq(getsockname(f->lfd, (struct sockaddr *)&a, &len), 0);
 	f->port = ntohs(a.sin_port);
+	if (f->mode == FAKE_BUSY)
+		pthread_once(&spinner_once, start_spinner);
 	ck_assert_int_eq(pthread_create(&tid, NULL, fake_serve, f), 0);
 	pthread_detach(tid);
 }

@@ -12,7 +12,13 @@ enum fake_mode {
 	FAKE_CLOSE,   /* reads the request, closes without a reply */
 	FAKE_GARBAGE, /* three bytes, then closes */
 	FAKE_HANG,    /* accepts, never reads nor replies nor closes */
+	FAKE_BUSY,    /* as FAKE_RIGHT, then keeps a CPU busy FAKE_BUSY_MS */
 };
+
+/* How long a FAKE_BUSY server spins after each answer, as a server that
+ * never cancels a search would: long enough to be seen after its run,
+ * short enough that the next leg's wait for an idle machine is short. */
+#define FAKE_BUSY_MS 1000
 
 struct fake {
 	enum fake_mode mode;

@@ -1,0 +1,98 @@
+/* The machine's busy share (see machine.h). /proc/stat's first line sums
+ * every CPU; busy is what a program or the kernel on its behalf used,
+ * idle and iowait are not (a CPU waiting on a disk is free to hash).
+ * guest time is already inside user, so it is not added again. */
+#include "bench/machine.h"
+#include "lib/clock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int machine_parse(const char *text, struct machine_cpu *c)
+{
+	uint64_t v[8] = { 0 };
+	const char *line = text;
+
+	if (sscanf(text, "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64, &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) < 4)
+		return -EINVAL;
+	c->busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	c->total = c->busy + v[3] + v[4];
+	c->cpus = 0;
+	while ((line = strchr(line, '\n')) && strncmp(++line, "cpu", 3) == 0)
+		c->cpus += line[3] >= '0' && line[3] <= '9';
+	return 0;
+}
+
+double machine_busy(const struct machine_cpu *a, const struct machine_cpu *b)
+{
+	if (b->total <= a->total || b->busy < a->busy)
+		return -1;
+	return (double)(b->busy - a->busy) / (double)(b->total - a->total);
+}
+
+int machine_kept_busy(double before, double after, unsigned cpus)
+{
+	if (!cpus || after < 0)
+		return 0;
+	return after - (before > 0 ? before : 0) > MACHINE_KEPT_CPU / cpus;
+}
+
+int machine_read(struct machine_cpu *c)
+{
+	char text[4096];
+	FILE *f = fopen("/proc/stat", "r");
+	size_t n;
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "fopen(/proc/stat): %m\n");
+		return err;
+	}
+	n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	if (machine_parse(text, c)) {
+		fprintf(stderr, "revhash-bench: /proc/stat: no cpu line first\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int machine_window(unsigned ms, double *share, unsigned *cpus)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct machine_cpu a, b;
+	int err;
+
+	if ((err = machine_read(&a)))
+		return err;
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+	if ((err = machine_read(&b)))
+		return err;
+	*share = machine_busy(&a, &b);
+	*cpus = b.cpus;
+	return 0;
+}
+
+int machine_settle(double bound_s, double *share, double *waited_s)
+{
+	uint64_t t0 = clock_ns();
+	unsigned cpus;
+	int err;
+
+	do {
+		if ((err = machine_window(MACHINE_SETTLE_MS, share, &cpus)))
+			return err;
+		*waited_s = (clock_ns() - t0) / 1e9;
+		if (*share >= 0 && *share < MACHINE_IDLE)
+			return 1;
+	} while (*waited_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
+	return 0;
+}

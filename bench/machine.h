@@ -1,0 +1,50 @@
+/* Whether the race has the machine to itself: the share of every CPU's
+ * time spent busy between two readings of /proc/stat, waited on before a
+ * leg (the machine idle) and read after it (a server that keeps the CPUs
+ * busy once its run is over). The arithmetic is pure, so it is tested on
+ * text; only machine_read and machine_settle touch the system. */
+#ifndef REVHASH_BENCH_MACHINE_H
+#define REVHASH_BENCH_MACHINE_H
+
+#include <stdint.h>
+
+/* Idle: under 15% of the machine busy over 300 ms. A neighbour's build
+ * holds a CPU or more; a shell, a daemon or an idle server a few % at most. */
+#define MACHINE_IDLE 0.15
+#define MACHINE_SETTLE_MS 300
+#define MACHINE_SETTLE_S 5.0  /* the longest wait for it, by default */
+#define MACHINE_AFTER_MS 500  /* the window read after a run */
+/* A server kept the CPUs busy after its run when they were a quarter of
+ * one CPU busier than before it: a search left running holds a whole
+ * one, an idle server none. */
+#define MACHINE_KEPT_CPU 0.25
+
+/* The CPU time of the whole machine at one instant, in clock ticks. */
+struct machine_cpu {
+	uint64_t busy;  /* user, nice, system, irq, softirq, steal */
+	uint64_t total; /* those, idle and iowait */
+	unsigned cpus;  /* the cpuN lines */
+};
+
+/* Parse text, the contents of /proc/stat, into c. 0, or -EINVAL when its
+ * first line is not the all-CPU "cpu" line. */
+int machine_parse(const char *text, struct machine_cpu *c);
+/* The busy share of the machine from a to b, 0 to 1; -1 when no time
+ * passed or b is not after a. */
+double machine_busy(const struct machine_cpu *a, const struct machine_cpu *b);
+/* Did a server keep the CPUs busy after its run? before: the machine's
+ * busy share just before its leg (0 unknown), after: right after its run,
+ * on a machine of cpus CPUs. */
+int machine_kept_busy(double before, double after, unsigned cpus);
+/* Read /proc/stat into c: 0, or -errno. */
+int machine_read(struct machine_cpu *c);
+/* Sleep ms milliseconds and give the busy share over them into *share,
+ * and the machine's CPUs into *cpus: 0, or -errno. */
+int machine_window(unsigned ms, double *share, unsigned *cpus);
+/* Wait, up to bound_s seconds, for a window of MACHINE_SETTLE_MS under
+ * MACHINE_IDLE; the last window's share into *share, the time waited into
+ * *waited_s. 1 when the machine was idle, 0 when the bound came first,
+ * or -errno. */
+int machine_settle(double bound_s, double *share, double *waited_s);
+
+#endif
