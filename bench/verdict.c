@@ -217,38 +217,21 @@ static void undecided(const struct verdict *v, const char *const name[2],
 			 "interval clear of 1, or within \u00b1%g%%", margin * 100);
 }
 
-static void flagged(const struct verdict *v, const char *const name[2],
-		    char *buf, size_t size)
+/* No verdict, for what count[s] rounds of side s showed (what: "ran
+ * faster than hashing allows"...), and why that withholds it. */
+static void withheld(const unsigned count[2], const char *what, const char *why,
+		     const char *const name[2], char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
 			 name[1]);
 
 	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
-		if (v->flagged[s])
-			n += snprintf(buf + n, size - (size_t)n, "%s%s ran faster "
-				      "than hashing allows in %u round%s",
-				      s && v->flagged[0] ? ", " : "", name[s],
-				      v->flagged[s], v->flagged[s] == 1 ? "" : "s");
+		if (count[s])
+			n += snprintf(buf + n, size - (size_t)n, "%s%s %s in %u round%s",
+				      s && count[0] ? ", " : "", name[s], what,
+				      count[s], count[s] == 1 ? "" : "s");
 	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " (answers it knew before: "
-			 "restart it, or race with --seed)");
-}
-
-static void busy(const struct verdict *v, const char *const name[2],
-		 char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
-			 name[1]);
-
-	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
-		if (v->busy[s])
-			n += snprintf(buf + n, size - (size_t)n, "%s%s kept the "
-				      "CPUs busy after its run in %u round%s",
-				      s && v->busy[0] ? ", " : "", name[s],
-				      v->busy[s], v->busy[s] == 1 ? "" : "s");
-	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " (the other's runs shared "
-			 "the machine with it)");
+		snprintf(buf + n, size - (size_t)n, " (%s)", why);
 }
 
 void verdict_text(const struct verdict *v, const char *const name[2],
@@ -277,10 +260,12 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			 (1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		flagged(v, name, buf, size);
+		withheld(v->flagged, "ran faster than hashing allows", "answers it knew "
+			 "before: restart it, or race with --seed", name, buf, size);
 		break;
 	case VERDICT_BUSY:
-		busy(v, name, buf, size);
+		withheld(v->busy, "kept the CPUs busy after its run",
+			 "the other's runs shared the machine with it", name, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "
