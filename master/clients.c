@@ -155,19 +155,26 @@ static void drain(int fd)
 	(void)!read(fd, junk, sizeof junk);
 }
 
-/* A connection over a cap (why: which, for the log; counter: its count):
- * what it sent with its connection is read and thrown away first, so that
- * it gets a clean end of stream, not a reset, and nobody else notices. */
-static void refuse(struct clients *cl, int fd, const char *why, uint64_t *counter)
+/* A connection refused over a cap (why: which, for the log): counted in
+ * counter, and said at most once a second. */
+static void refused(struct clients *cl, uint64_t *counter, const char *why)
 {
 	uint64_t n = log_every_due(&cl->refused);
 
-	drain(fd);
-	close(fd);
 	(*counter)++;
 	if (n)
 		log_warn("refused %llu connection(s) since the last such line: the last %s",
 			 (unsigned long long)n, why);
+}
+
+/* A connection over the master's cap, before it has a record: what it
+ * sent with its connection is read and thrown away first, so that it
+ * gets a clean end of stream, not a reset, and nobody else notices. */
+static void refuse(struct clients *cl, int fd)
+{
+	drain(fd);
+	close(fd);
+	refused(cl, &cl->stats->refused_full, "over the master's connection cap");
 }
 
 /* Room for one more connection in all? Else fd is refused: -1. */
@@ -175,7 +182,7 @@ static int admit(struct clients *cl, int fd)
 {
 	if (cl->open < cl->max_conns)
 		return 0;
-	refuse(cl, fd, "over the master's connection cap", &cl->stats->refused_full);
+	refuse(cl, fd);
 	return -1;
 }
 
@@ -191,15 +198,10 @@ static int count_peer(struct clients *cl, struct conn *c)
 		return -1;
 	}
 	if (pe->conns >= cl->peer_conns) {
-		uint64_t n = log_every_due(&cl->refused);
-
-		cl->stats->refused_peer_conns++;
 		peers_put(&cl->peers, pe);
 		drain(c->src.fd);
 		close_conn(cl, c);
-		if (n)
-			log_warn("refused %llu connection(s) since the last such line: the "
-				 "last over its peer's connection cap", (unsigned long long)n);
+		refused(cl, &cl->stats->refused_peer_conns, "over its peer's connection cap");
 		return -1;
 	}
 	pe->conns++;
@@ -246,13 +248,8 @@ static enum conn_io take(struct clients *cl, struct conn *c)
 
 void clients_refuse(struct clients *cl, struct conn *c)
 {
-	uint64_t n = log_every_due(&cl->refused);
-
-	cl->stats->refused_peer_searches++;
 	close_conn(cl, c);
-	if (n)
-		log_warn("refused %llu connection(s) since the last such line: the last "
-			 "over its peer's search cap", (unsigned long long)n);
+	refused(cl, &cl->stats->refused_peer_searches, "over its peer's search cap");
 }
 
 /* A new connection: read its request right away (it often came with the
