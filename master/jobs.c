@@ -18,6 +18,7 @@
 #include "shm/hist.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -184,20 +185,29 @@ static void come_back(struct jobs *js, struct job *j, uint32_t e)
 	back_to_backlog(js, j, "a parked search");
 }
 
-/* Entry e, the master's, says phase, which is out of the table (or FREE,
- * which only the master writes): bytes a worker wrote. The workers on it
- * are taken for dead (killed, their leases given back), and its job
- * searched again. Said at most once a second; never an abort. */
-static void broken_entry(struct jobs *js, uint32_t e, uint32_t phase)
+/* Entry e, the master's, holds what cannot be (what: how, for the log):
+ * bytes a worker wrote. The workers on it are taken for dead (killed,
+ * their leases given back), and its job searched again. Said at most once
+ * a second; never an abort. */
+static void broken_entry(struct jobs *js, uint32_t e, const char *what)
 {
 	uint64_t n;
 
 	js->liars |= ring_holders(&js->table, e);
 	if ((n = log_every_due(&js->broken_said)))
-		log_error("job entry %u says phase %u, which cannot be: its workers are "
-			  "killed and its search done again (%llu such entries)", (unsigned)e,
-			  (unsigned)phase, (unsigned long long)n);
+		log_error("job entry %u %s: its workers are killed and its search done "
+			  "again (%llu such entries)", (unsigned)e, what, (unsigned long long)n);
 	search_again(js, js->by_entry[e], e);
+}
+
+/* Entry e says phase, which is out of the table (or FREE, which only the
+ * master writes). */
+static void broken_phase(struct jobs *js, uint32_t e, uint32_t phase)
+{
+	char what[48];
+
+	snprintf(what, sizeof what, "says phase %u, which cannot be", (unsigned)phase);
+	broken_entry(js, e, what);
 }
 
 /* x answers k: in its range, and its SHA-256 is k's digest. */
@@ -271,7 +281,7 @@ static void on_end(struct jobs *js, uint32_t e)
 	case PHASE_PARKING:
 		return; /* still the workers' */
 	default:
-		broken_entry(js, e, phase);
+		broken_phase(js, e, phase);
 		return;
 	}
 	if (j) {
@@ -287,29 +297,16 @@ static void on_end(struct jobs *js, uint32_t e)
 
 #define AUDIT_MS 250
 
-/* What a weight looks like once published (ring_set_weight clamps it). */
-static uint64_t published(uint64_t w)
-{
-	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;
-}
-
 /* Entry e, job j's, as the master left it? Its key must be j's own (the
  * workers search what the entry says), its phase one the table has (an
  * end that nobody flagged is taken now), its weight the one published. */
 static void audit_entry(struct jobs *js, uint32_t e, struct job *j)
 {
-	uint64_t n;
-
 	if (memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) != 0) {
-		js->liars |= ring_holders(&js->table, e);
-		if ((n = log_every_due(&js->broken_said)))
-			log_error("job entry %u holds another key than its job's: its workers are "
-				  "killed and its search done again (%llu such entries)", (unsigned)e,
-				  (unsigned long long)n);
-		search_again(js, j, e);
+		broken_entry(js, e, "holds another key than its job's");
 		return;
 	}
-	if (ring_rank(js->ring, e).weight != published(j->weight))
+	if (!ring_weight_is(js->ring, e, j->weight))
 		ring_set_weight(js->ring, e, j->weight);
 	on_end(js, e); /* an end, or a phase out of the table, that came unflagged */
 }
@@ -446,7 +443,7 @@ static void park_worst(struct jobs *js)
 		enum ring_phase now = ring_phase(js->ring, e);
 
 		if (!in_table(now) && ring_taken(&js->table, e))
-			broken_entry(js, e, now);
+			broken_phase(js, e, now);
 		if (!js->by_entry[e])
 			continue;
 		if (now == PHASE_PARKING)

@@ -59,7 +59,6 @@ static void on_notify(struct server *s)
 	if (read(s->notify.fd, &n, sizeof n) < 0 && errno != EAGAIN)
 		log_warn("read(eventfd): %s", strerror(errno));
 	jobs_news(&s->jobs);
-	punish_liars(s);
 }
 
 static void reload(struct server *s)
@@ -107,7 +106,6 @@ static int on_signal(struct server *s, const struct signalfd_siginfo *si)
 	case SIG_REAP:
 		workers_reap(&s->workers);
 		jobs_news(&s->jobs); /* a worker may have died flagging */
-		punish_liars(s);
 		break;
 	case SIG_RELOAD:
 		reload(s);
@@ -410,7 +408,9 @@ void server_run(struct server *s)
 		uint64_t j = jobs_audit(&s->jobs, now);
 		int n;
 
-		punish_liars(s); /* the audit may have found some */
+		/* The one place liars are dealt with: what the last batch, its
+		 * balancing and the audit found, before the loop waits again. */
+		punish_liars(s);
 		next = j < next ? j : next;
 		next = w < next ? w : next;
 		next = a < next ? a : next;

@@ -240,6 +240,9 @@ unsigned ring_in_use(const struct ring *r);
 void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
+/* Does job's entry hold weight as ring_set_weight published it? (A
+ * worker can write over it.) */
+int ring_weight_is(const struct ring *r, uint32_t job, uint64_t weight);
 /* Let the job go (nobody waits for it): no more leases, those out may stop;
  * it closes once they are back. 1, or 0 when it had already reached an end
  * (or was being released). */

@@ -99,6 +99,11 @@ void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight)
 	mark_pending(r, job);
 }
 
+int ring_weight_is(const struct ring *r, uint32_t job, uint64_t weight)
+{
+	return peek(r->jobs[job].weight) == clamp_weight(weight);
+}
+
 int ring_release(struct ring *r, uint32_t job)
 {
 	struct ring_job *j = &r->jobs[job];
