@@ -29,7 +29,9 @@
 	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n" \
 	"\n" \
 	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n" \
-	"                         this process may run on; at most %d)\n" \
+	"                         this process may run on, less one for each GPU\n" \
+	"                         worker and one for the master beside them;\n" \
+	"                         at most %d)\n" \
 	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n" \
 	"                         from FILE at start and on SIGHUP; an option\n" \
 	"                         given on the command line wins over the file\n" \

@@ -61,6 +61,21 @@ static void on_notify(struct server *s)
 	jobs_news(&s->jobs);
 }
 
+/* The CPU workers o asks for. auto: one per CPU, less one for each other
+ * worker (a GPU's) and one for the master when there are others: a GPU
+ * worker spins for its launches and polls for its next lease, and beside
+ * a CPU worker on every CPU its wake-ups and the master's waited for the
+ * scheduler's tick (a 30M request's latency: +0.76 ms at the p50, p90
+ * +3.4 ms), while 16 CPU workers add 5% to an H100's rate. */
+static unsigned cpu_workers(const struct server *s, const struct options *o)
+{
+	unsigned n = options_workers(o), others = s->workers.fixed;
+
+	if (o->workers || !others)
+		return n;
+	return n > others + 1 ? n - others - 1 : 1;
+}
+
 static void reload(struct server *s)
 {
 	struct options next = s->opt;
@@ -73,7 +88,7 @@ static void reload(struct server *s)
 		return;
 	}
 	s->opt = next;
-	n = options_workers(&s->opt); /* re-detects the CPUs only for auto */
+	n = cpu_workers(s, &s->opt); /* re-detects the CPUs only for auto */
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
 	s->seg.hdr->cpus = os_cpu_count();
 	workers_set_target(&s->workers, n);
@@ -273,8 +288,10 @@ static int start(struct server *s, const struct options *o)
 			    o->peer_searches, o->peer_weight)) < 0)
 		return rc;
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
-	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0 ||
-	    (rc = workers_start(&s->workers)) < 0)
+	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0)
+		return rc;
+	workers_set_target(&s->workers, cpu_workers(s, o));
+	if ((rc = workers_start(&s->workers)) < 0)
 		return rc;
 	/* Only now: a client that can connect finds a server ready to serve,
 	 * not one still mapping its memory and starting its workers. */

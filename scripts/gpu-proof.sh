@@ -13,12 +13,15 @@
 #              the CPU kernels beside
 #   stop       the stop latency, stop word to return (goal: 50 us)
 #   small      a server with the GPU: p50 of 100,000-value requests against
-#              a cache hit's (goal: at most 40 us more)
+#              a cache hit's (goal: at most 40 us more), with the GPU
+#              worker's own waits and with it sleeping in them
 #   kills      the server under a closed loop while its GPU worker is killed
 #              mid-lease again and again: no answer lost or wrong
 #   mix        GPU + 16 CPU workers against 16 CPU workers alone on 100
 #              requests of 30M (goals: 10x the score; efficiency at the
-#              combined calibrated rate at least 0.9)
+#              combined calibrated rate at least 0.9): the GPU worker
+#              beside auto's CPU workers, 16 and 15, in turn; the
+#              all-cached floor of each, and the GPU's clocks
 #   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
 #              ncu on base and the fastest
 # Into --out DIR (default bench-out/gpu-proof), three files: proof.log
@@ -34,9 +37,9 @@
 #   make gpu-carry    (here: the binaries, then gpu-carry/: cubins,
 #                      sass-count, libcrypto)
 #   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
-#                        [--parts "PART..."] [--variant NAME]
+#                        [--parts "PART..."] [--variant NAME] [--mix-rounds N]
 # --parts runs only those (in the order above); --variant checks that
-# variant alone (default all).
+# variant alone (default all); --mix-rounds: the mix's rounds (default 2).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -46,14 +49,16 @@ check 180 30
 memcheck 60 20
 rates 90 20
 stop 10 1
-small 60 20
+small 60 25
 kills 120 30
-mix 150 40
+mix 240 60
 sass 70 10"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
 
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
-opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT" "$@"
+ROUNDS=""
+opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS" "$@"
+[ -z "$ROUNDS" ] || [[ $ROUNDS =~ ^[1-9]$ ]] || fail "--mix-rounds needs 1 to 9"
 [[ $BUDGET =~ ^[0-9]+$ ]] || fail "--budget needs whole seconds"
 for p in $PARTS; do
 	[[ " $ALL " == *" $p "* ]] || fail "unknown part $p ($ALL)"
@@ -67,14 +72,15 @@ if [ $DRY = 1 ]; then
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=1
 	CPUS=2 KILL_N=12 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000
+	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
-	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000
+	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
 fi
+MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
 WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 
 # --- one part, run by the script itself under its time box -------------
@@ -117,6 +123,9 @@ part_preflight() {
 	else
 		echo "figure: gpu none (no nvidia-smi)"
 	fi
+	echo "figure: cpu idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
+		"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')," \
+		"governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
 	for b in nvcc cuobjdump compute-sanitizer ncu; do
 		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
@@ -144,7 +153,7 @@ part_rates() {
 	local rc
 	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}
-	grep -E '^(rate|fastest|small|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
+	grep -E '^(rate|fastest|small|answers|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
 	awk '/^fastest:/ { r = $3 + 0 } END {
 		printf "figure: goal rate >= 17.5 G hashes/s (16 at least): %s\n", (r >= 17.5 ? "met" : r >= 16 ? "16 met, 17.5 not" : "MISSED")
 		exit r >= 16 ? 0 : 1 }' "$W/rates.txt" || goal_missed || rc=1
@@ -158,12 +167,12 @@ part_rates() {
 part_stop() {
 	local line p50 p99
 	grep '^stop latency' "$W/../rates/rates.txt" 2>/dev/null | sed 's/^/figure: /'
-	line=$(grep -m1 '^stop latency.*sleeping' "$W/../rates/rates.txt" 2>/dev/null)
+	line=$(grep -m1 "^stop latency.*the worker's wait" "$W/../rates/rates.txt" 2>/dev/null)
 	[ -n "$line" ] || { echo "figure: no stop latency (the rates part did not print one)"; return 1; }
 	p50=$(sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p' <<<"$line")
 	p99=$(sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p' <<<"$line")
 	[ -n "$p50" ] && [ -n "$p99" ] || { echo "figure: no p50 or p99 in: $line"; return 1; }
-	awk -v p="$p50" -v q="$p99" 'BEGIN { printf "figure: goal stop within 50 us (the worker'"'"'s way, sleeping): p50 %s, p99 %s: %s\n", p, q,
+	awk -v p="$p50" -v q="$p99" 'BEGIN { printf "figure: goal stop within 50 us (the worker'"'"'s wait): p50 %s, p99 %s: %s\n", p, q,
 		(p <= 50 ? "met" : "MISSED"); exit p <= 50 ? 0 : 1 }' || goal_missed || return 1
 	grep -q 'the device polls' <<<"$line" || { echo "figure: the device does not poll the stop word"; return 1; }
 }
@@ -184,23 +193,40 @@ part_memcheck() {
 	return $rc
 }
 
-part_small() {
-	local port hit miss rc=0
+# small_run NAME WAITS: a master of 4 CPU workers and the GPU, one client:
+# cache hits, then 100,000-value requests, 5 s each. WAITS "sleep": the
+# GPU worker sleeps on its launches' events and for its next lease
+# (REVHASH_GPU_SPIN_US=0, REVHASH_GPU_IDLE_SPIN_MS=0), as it did before
+# it spun and polled; "-": its defaults.
+small_run() {
+	local name=$1 port rc=0
+	if [ "$2" = sleep ]; then
+		local -x REVHASH_GPU_SPIN_US=0 REVHASH_GPU_IDLE_SPIN_MS=0
+	fi
 	port=$(free_port)
-	start_master "$port" "$W/small.log" --workers 4 "${WITH_GPU[@]}"
-	gpu_ready "$port" || { echo "figure: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached >"$W/small-hit.txt" 2>&1 ||
+	start_master "$port" "$W/$name.log" --workers 4 "${WITH_GPU[@]}"
+	gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached >"$W/$name-hit.txt" 2>&1 ||
 		rc=1
 	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --difficulty 100000 \
-		>"$W/small-100k.txt" 2>&1 || rc=1
-	status_json "$port" >"$W/small-status.json"
+		>"$W/$name-100k.txt" 2>&1 || rc=1
+	status_json "$port" >"$W/$name-status.json"
 	stop_master "$MASTER_PID" 30
-	hit=$(p50_us "$W/small-hit.txt") miss=$(p50_us "$W/small-100k.txt")
-	[ -n "$hit" ] && [ -n "$miss" ] || { echo "figure: no latency figures"; return 1; }
-	grep -h -E '^(latency|errors)' "$W/small-hit.txt" "$W/small-100k.txt" | sed 's/^/figure: /'
-	[ $rc = 0 ] || echo 'figure: revhash-bench FAILED: a request went wrong or missing'
-	echo "figure: p50 of a 100,000-value request $miss us, of a cache hit $hit us: $((miss - hit)) us more (goal: at most 40)"
-	[ $((miss - hit)) -le 40 ] || goal_missed || rc=1
+	[ $rc = 0 ] || echo "figure: $name: revhash-bench FAILED: a request went wrong or missing"
+	return $rc
+}
+
+part_small() {
+	local hit miss rc=0 met=1 n
+	for n in small small-sleep; do
+		small_run "$n" "$([ $n = small ] && echo - || echo sleep)" || rc=1
+		hit=$(p50_us "$W/$n-hit.txt") miss=$(p50_us "$W/$n-100k.txt")
+		[ -n "$hit" ] && [ -n "$miss" ] || { echo "figure: $n: no latency figures"; rc=1; continue; }
+		grep -h -E '^(latency|errors)' "$W/$n-hit.txt" "$W/$n-100k.txt" | sed "s/^/figure: $n: /"
+		echo "figure: $n: p50 of a 100,000-value request $miss us, of a cache hit $hit us: $((miss - hit)) us more (goal: at most 40)"
+		[ $((miss - hit)) -le 40 ] && met=0
+	done
+	[ $met = 0 ] || goal_missed || rc=1
 	return $rc
 }
 
@@ -236,11 +262,15 @@ part_kills() {
 	return $rc
 }
 
-# mix_run NAME MASTER_ARGS...: the mix workload on one master, its rate
-# calibrated by revhash-bench once every worker is there.
+# mix_run NAME FLOOR MASTER_ARGS...: the mix workload on one master, its
+# rate calibrated by revhash-bench once every worker is there; with FLOOR
+# "floor", then the same workload again, every answer now cached: the
+# floor that the client, the machine's wake-ups and the master put under
+# any score (NAME-floor). The GPU's clocks are sampled meanwhile where
+# nvidia-smi is.
 mix_run() {
-	local name=$1 port
-	shift
+	local name=$1 floor=$2 port smi=""
+	shift 2
 	port=$(free_port)
 	start_master "$port" "$W/$name.log" "$@"
 	if [[ " $* " == *" --gpu auto "* ]]; then
@@ -248,27 +278,68 @@ mix_run() {
 	else
 		sleep 1 # the CPU workers measure their kernels
 	fi
+	if [ $DRY = 0 ] && command -v nvidia-smi >/dev/null; then
+		nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,utilization.gpu \
+			--format=csv,noheader,nounits -lms 50 >"$W/$name-clocks.csv" 2>&1 &
+		smi=$!
+	fi
 	"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
 		--workers "$CPUS" --csv "$W/$name.csv" >"$W/$name.txt" 2>&1
 	local rc=$?
+	[ -n "$smi" ] && kill "$smi" 2>/dev/null && wait "$smi" 2>/dev/null
+	if [ "$floor" = floor ]; then
+		"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
+			--no-calibrate >"$W/$name-floor.txt" 2>&1 || rc=1
+	fi
 	status_json "$port" >"$W/$name-status.json"
+	grep -m1 'listening on port' "$W/$name.log" | sed "s/.*: CPU workers/figure: $name: CPU workers/"
 	stop_master "$MASTER_PID" 30
 	grep -E '^(Results|hash rate|ideal|latency)' "$W/$name.txt" | sed "s/^/figure: $name: /"
+	[ -s "$W/$name-floor.txt" ] && grep -E '^(Results|latency)' "$W/$name-floor.txt" | sed "s/^/figure: $name all cached: /"
+	[ -s "$W/$name-clocks.csv" ] && awk -F', *' '$2 + 0 > 0 { print $2 + 0 }' "$W/$name-clocks.csv" | sort -n |
+		awk -v name="$name" '{ c[++n] = $1 } END { if (n) printf "figure: %s: SM clock over the run: min %d, p10 %d, p50 %d MHz (%d samples)\n",
+			name, c[1], c[int(n / 10) + 1], c[int(n / 2) + 1], n }'
 	return $rc
 }
 
+# mix_judge NAME CPU_SCORE: NAME's figures against the goals: the CPU
+# workers' score over its own, its efficiency at its calibrated rate, and
+# the same above its floor (ideal / (score - all-cached score)).
+mix_judge() {
+	local g f e
+	g=$(awk '/^Results:/ { print $3 }' "$W/$1.txt" 2>/dev/null)
+	f=$(awk '/^Results:/ { print $3 }' "$W/$1-floor.txt" 2>/dev/null)
+	e=$(sed -n 's/^ideal (.*): \([0-9.]*\), efficiency.*/\1/p' "$W/$1.txt" | head -n 1)
+	[ -n "$g" ] && [ -n "$2" ] || { echo "figure: $1: no score"; return 1; }
+	awk -v n="$1" -v g="$g" -v c="$2" -v f="${f:-0}" -v i="${e:-0}" 'BEGIN {
+		e = i / g; ef = g > f ? i / (g - f) : 0
+		printf "figure: %s: score %s, %.1fx the CPU workers alone (goal 10x); efficiency at" \
+			" the calibrated rate %.3f (goal 0.9); all cached %s, efficiency above that floor %.3f\n",
+			n, g, c / g, e, f, ef
+		exit (c / g >= 10 && e >= 0.9) ? 0 : 1 }'
+}
+
+# The mix: the CPU workers alone, then with the GPU worker beside as many
+# CPU workers as auto gives (a CPU for the GPU worker, one for the
+# master), as there are CPUs, and one fewer; MIX_ROUNDS rounds of those
+# three in turn, the first with their floors.
 part_mix() {
-	local g c e rc=0
-	mix_run mix-gpu --workers "$CPUS" "${WITH_GPU[@]}" || rc=1
-	mix_run mix-cpu --workers "$CPUS" --gpu off || rc=1
-	g=$(awk '/^Results:/ { print $3 }' "$W/mix-gpu.txt" 2>/dev/null)
+	local c rc=0 met=1 r n floor
+	mix_run mix-cpu floor --workers "$CPUS" --gpu off || rc=1
+	for r in $(seq 1 "$MIX_ROUNDS"); do
+		floor=$([ "$r" = 1 ] && echo floor || echo -)
+		mix_run "mix-auto-$r" "$floor" "${WITH_GPU[@]}" || rc=1
+		mix_run "mix-$CPUS-$r" "$floor" --workers "$CPUS" "${WITH_GPU[@]}" || rc=1
+		mix_run "mix-$((CPUS - 1))-$r" "$floor" --workers "$((CPUS - 1))" "${WITH_GPU[@]}" || rc=1
+	done
 	c=$(awk '/^Results:/ { print $3 }' "$W/mix-cpu.txt" 2>/dev/null)
-	e=$(sed -n 's/^ideal (.*efficiency = \([0-9.]*\).*/\1/p' "$W/mix-gpu.txt" | head -n 1)
-	[ -n "$g" ] && [ -n "$c" ] || { echo "figure: no scores"; return 1; }
-	awk -v g="$g" -v c="$c" -v e="${e:-0}" 'BEGIN {
-		printf "figure: score %s with the GPU, %s on the CPU workers alone: %.1fx (goal 10x);" \
-			" efficiency with the GPU at the calibrated rate %s (goal 0.9)\n", g, c, c / g, e
-		exit (c / g >= 10 && e >= 0.9) ? 0 : 1 }' || goal_missed || rc=1
+	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; return 1; }
+	for r in $(seq 1 "$MIX_ROUNDS"); do
+		for n in "mix-auto-$r" "mix-$CPUS-$r" "mix-$((CPUS - 1))-$r"; do
+			mix_judge "$n" "$c" && met=0
+		done
+	done
+	[ $met = 0 ] || goal_missed || rc=1
 	return $rc
 }
 
@@ -361,6 +432,7 @@ run_part() {
 	t=$SECONDS
 	mkdir -p "$WORK/$name"
 	timeout -k 5 "$box" "$0" --part "$name" --out "$WORK/$name" --seed "$SEED" --variant "$VARIANT" \
+		${ROUNDS:+--mix-rounds "$ROUNDS"} \
 		$([ $DRY = 1 ] && echo --dry-run) >"$WORK/$name.out" 2>&1 </dev/null
 	rc=$?
 	cat "$WORK/$name.out"

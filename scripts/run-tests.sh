@@ -107,8 +107,8 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
 	done
 	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
-	for f in check/check.txt rates/rates.txt small/small-100k.txt kills/kills-bench.txt \
-		mix/mix-gpu.txt mix/mix-cpu.txt; do
+	for f in check/check.txt rates/rates.txt small/small-100k.txt small/small-sleep-100k.txt \
+		kills/kills-bench.txt mix/mix-cpu.txt mix/mix-auto-1.txt mix/mix-auto-1-floor.txt; do
 		tar -tzf "$dir/parts.tar.gz" 2>/dev/null | grep -qx "./$f" || ok=0
 	done
 	if [ $ok = 1 ]; then

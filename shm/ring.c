@@ -349,6 +349,29 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 	return tell;
 }
 
+/* A hint to the core that this is a spin (x86's pause). */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+int ring_poll(struct ring *r, unsigned slot, uint64_t ns)
+{
+	uint64_t until = clock_ns() + ns;
+
+	do {
+		if (sem_trywait(&r->slots[slot].wake) == 0)
+			return 1;
+		for (int i = 0; i < 64; i++)
+			cpu_relax();
+	} while (clock_ns() < until);
+	return 0;
+}
+
 void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms)
 {
 	struct timespec ts;

@@ -348,6 +348,10 @@ void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state sta
 uint64_t ring_slot_rate(const struct ring *r, unsigned slot);
 /* The worker in slot sleeps until work may exist or timeout_ms pass. */
 void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms);
+/* The same wake-up taken by polling, awake, for up to ns: 1 when it came.
+ * For a worker with a CPU of its own, whose sleep would cost a wake-up
+ * from idle (tens of us, more in a VM) on its next lease. */
+int ring_poll(struct ring *r, unsigned slot, uint64_t ns);
 /* Take one arming of a test hook: 1 when the caller should misbehave. */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
 

@@ -320,6 +320,7 @@ START_TEST(walk_spins_for_short_launches)
 	uint64_t found;
 
 	script_init(&s, 1, 100000);
+	s.l.spin_ns = 200000;
 	ck_assert_int_eq(gpu_walk_spins(&s.l, 1), 0); /* no rate yet */
 	s.l.rate = 1e9;
 	ck_assert_int_eq(gpu_walk_spins(&s.l, 100000), 1);   /* 100 us */
@@ -327,6 +328,7 @@ START_TEST(walk_spins_for_short_launches)
 	s.l.spin_ns = 0;
 	ck_assert_int_eq(gpu_walk_spins(&s.l, 1), 0);
 	script_init(&s, 1, 100000);
+	s.l.spin_ns = 200000;
 	s.ns_per_value = 1; /* 1 G values/s */
 	s.l.chunk_max = 100000;
 	script_walk(&s, 0, 99999, 5, &found);

@@ -8,6 +8,7 @@
  * measuring must see), or the one --kernel names. And where no GPU worker
  * or no device is there, --gpu auto serves with the CPUs alone. */
 #include "lib/digest.h"
+#include "lib/os.h"
 #include "tests/check_run.h"
 #include "tests/fixture.h"
 #include "tests/helpers.h"
@@ -438,6 +439,27 @@ START_TEST(the_start_log_counts_the_workers_it_runs)
 }
 END_TEST
 
+/* --workers auto beside a GPU worker leaves a CPU to it and one to the
+ * master (one CPU worker at least); a count given is kept. */
+START_TEST(auto_leaves_a_cpu_to_the_gpu_worker_and_the_master)
+{
+	const char *autos[] = { "--gpu", "0", "--gpu-worker", standin(), NULL };
+	const char *three[] = { "--workers", "3", "--gpu", "0", "--gpu-worker", standin(), NULL };
+	unsigned cpus = os_cpu_count(), want = cpus > 3 ? cpus - 2 : 1;
+	char line[64];
+
+	start(NULL, autos);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	snprintf(line, sizeof line, ": CPU workers %u (kernel ", want);
+	ck_assert_msg(tm_log_contains(&m, line), "auto on %u CPUs beside a GPU: not %u", cpus, want);
+	stop();
+	start(NULL, three);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	ck_assert(tm_log_contains(&m, ": CPU workers 3 (kernel "));
+	stop();
+}
+END_TEST
+
 /* An explicit --gpu that cannot be had fails the start (exit 1), and so
  * does a --gpu-kernel its devices do not have (the master asks its
  * program's probe); one that is no device list, or names a device twice,
@@ -484,6 +506,7 @@ int main(void)
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);
 	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
 	tcase_add_test(t, the_start_log_counts_the_workers_it_runs);
+	tcase_add_test(t, auto_leaves_a_cpu_to_the_gpu_worker_and_the_master);
 	tcase_add_test(t, a_gpu_program_others_can_write_is_refused);
 	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
 	suite_add_tcase(s, t);

@@ -5,6 +5,7 @@
 #include "shm/ring.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
+#include "lib/clock.h"
 #include "lib/digest.h"
 
 #include <check.h>
@@ -122,6 +123,25 @@ static void dies(unsigned slot)
 
 	ring_slot_dead(r, slot, EXIT_DIED, &hashes, &chunks);
 }
+
+/* A worker's poll takes the same wake-up its sleep would (once), and
+ * gives up after its time without one. */
+START_TEST(a_poll_takes_a_wake_up_once_and_gives_up_without)
+{
+	uint64_t t0;
+
+	ring_worker_start(r, 0, getpid());
+	ring_wake(r);
+	ck_assert_int_eq(ring_poll(r, 0, 1000000), 1);
+	t0 = clock_ns();
+	ck_assert_int_eq(ring_poll(r, 0, 2000000), 0); /* taken: none left */
+	ck_assert_uint_ge(clock_ns() - t0, 2000000);
+	ring_wake(r);
+	ring_wake(r); /* posted once at most */
+	ck_assert_int_eq(ring_poll(r, 0, 0), 1);
+	ck_assert_int_eq(ring_poll(r, 0, 0), 0);
+}
+END_TEST
 
 START_TEST(leases_cover_the_range_once)
 {
@@ -969,6 +989,7 @@ int main(void)
 	tcase_set_timeout(t, 20);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, leases_cover_the_range_once);
+	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
 	tcase_add_test(t, exhausted_only_when_every_lease_is_back);
 	tcase_add_test(t, found_answer_is_reported_and_kept);
 	tcase_add_test(t, void_lease_leaves_the_entry_s_next_job_alone);

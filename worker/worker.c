@@ -22,6 +22,7 @@
 #define CHUNK_MIN 256ull
 #define CHUNK_MAX (1ull << 36)  /* about 4 s of a GPU at 16 G hashes/s */
 #define IDLE_WAIT_MS 100        /* re-check the master, retire flag; a sign of life */
+#define IDLE_POLL_NS 100000000ull /* a polling worker's checks as often */
 
 static void notify(int fd)
 {
@@ -87,11 +88,25 @@ static enum search_result hash_lease(const struct worker_start *w,
 	return rc;
 }
 
+/* Wait for work: awake, polling, while the worker's idle_spin_ns since its
+ * last lease (last_work) lasts; then asleep, IDLE_WAIT_MS at most. */
+static void idle_wait(const struct worker_start *w, uint64_t last_work)
+{
+	uint64_t now = clock_ns(), until = last_work + w->idle_spin_ns;
+	struct ring *r = w->seg->ring;
+
+	if (until > now && ring_poll(r, w->slot, until - now < IDLE_POLL_NS ?
+				     until - now : IDLE_POLL_NS))
+		return;
+	if (until <= now)
+		ring_wait(r, w->slot, IDLE_WAIT_MS);
+}
+
 /* Lease, hash, report, until told to stop. */
 static int run(const struct worker_start *w)
 {
 	struct ring *r = w->seg->ring;
-	uint64_t chunk = 16384ull * w->kernel->lanes;
+	uint64_t chunk = 16384ull * w->kernel->lanes, last_work = clock_ns();
 
 	if (ring_worker_start(r, w->slot, getpid()))
 		notify(w->notify_fd);
@@ -111,13 +126,14 @@ static int run(const struct worker_start *w)
 		idle = rc < 0;
 		if (idle) {
 			ring_slot_set_state(r, w->slot, SLOT_IDLE);
-			ring_wait(r, w->slot, IDLE_WAIT_MS);
+			idle_wait(w, last_work);
 			continue;
 		}
 		ring_slot_set_state(r, w->slot, SLOT_HASHING);
 		rc = hash_lease(w, &l, &chunk, &x);
 		if (ring_finish(r, w->slot, (enum search_result)rc, x))
 			notify(w->notify_fd);
+		last_work = clock_ns();
 	}
 	ring_slot_set_state(r, w->slot, SLOT_RETIRING);
 	return 0;

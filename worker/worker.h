@@ -29,6 +29,9 @@ struct worker_start {
 	                             waits on a device), not its CPU time */
 	uint64_t lease_ns;        /* a lease's length */
 	uint64_t min_lease_ns;    /* the least worth a lease */
+	uint64_t idle_spin_ns;    /* once idle, poll for the next lease (awake)
+	                             this long after the last before sleeping:
+	                             for a worker with a CPU of its own; 0 */
 	uint64_t rate;            /* hashes/s measured before serving (a
 	                             device's choice of its kernel), told to
 	                             the ring before the first lease; 0: none */

@@ -53,6 +53,16 @@ uint64_t device_rate(void);
  * stand-in) sets them. */
 void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns);
 
+/* Wait for launches expected to take less than ns by spinning, awake,
+ * instead of sleeping on the device's event (a wake-up from idle). */
+void device_spin_ns(uint64_t ns);
+
+/* How long after its last lease the worker polls for the next (ms) unless
+ * its environment says otherwise: a device's worker, with a CPU of its
+ * own, polls a second (a sleep cost it a wake-up from idle a lease); the
+ * stand-in, a CPU kernel on a shared CPU, does not. */
+uint64_t device_idle_poll_ms(void);
+
 /* Choose among p's variants (their names, probe, sample_ns, rounds and
  * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):
  * want names one (forced), or, when want is NULL, "auto" or a CPU kernel's

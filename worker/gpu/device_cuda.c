@@ -126,6 +126,16 @@ int device_open(int index, const char *want, const struct kernel **out,
 	return 0;
 }
 
+uint64_t device_idle_poll_ms(void)
+{
+	return 1000;
+}
+
+void device_spin_ns(uint64_t ns)
+{
+	gpu_spin_ns(opened, ns);
+}
+
 uint64_t device_rate(void)
 {
 	return chosen_rate;

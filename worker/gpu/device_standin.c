@@ -132,6 +132,16 @@ int device_open(int index, const char *want, const struct kernel **out,
 	return 0;
 }
 
+uint64_t device_idle_poll_ms(void)
+{
+	return 0;
+}
+
+void device_spin_ns(uint64_t ns)
+{
+	(void)ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
+}
+
 uint64_t device_rate(void)
 {
 	return chosen_rate;

@@ -133,10 +133,12 @@ static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job 
 	return r;
 }
 
-/* Spin on j's report for a while; 1 when it came. */
-static int spin(const struct gpu_report *rep, uint32_t gen)
+/* Spin on j's report for a while (SPIN_MAX_NS, or the launcher's spin_ns
+ * when that is longer); 1 when it came. */
+static int spin(const struct gpu_report *rep, uint32_t gen, uint64_t spin_ns)
 {
-	uint64_t until = clock_ns() + SPIN_MAX_NS;
+	uint64_t bound = spin_ns > SPIN_MAX_NS ? spin_ns : SPIN_MAX_NS;
+	uint64_t now = clock_ns(), until = bound > UINT64_MAX - now ? UINT64_MAX : now + bound;
 
 	while (*(const volatile uint32_t *)&rep->gen != gen)
 		if (clock_ns() > until)
@@ -150,7 +152,7 @@ static int dev_wait(void *ctx, const struct gpu_job *j, struct gpu_outcome *out)
 	struct gpu *g = (struct gpu *)ctx;
 	const struct gpu_report *rep = &g->reports[j->gen % GPU_REPORTS];
 
-	if (!j->spin || !spin(rep, j->gen)) {
+	if (!j->spin || !spin(rep, j->gen, g->launcher.spin_ns)) {
 		int r = check(g, cudaEventSynchronize(g->ev[j->gen % GPU_REPORTS]),
 			      "cudaEventSynchronize");
 

@@ -150,6 +150,49 @@ static void stop_latency(struct check_run *run, const char *how)
 	free(s);
 }
 
+/* The scale's answer_runs searches of its answer_span values, each with
+ * its answer at a random place, gap_ms idle before each (or none): the
+ * mean of the wall time, of the launches' own time on the device, and of
+ * the time the answer's place takes at rate (hashes/ns). Against the
+ * searches back to back, what idling costs: the device's clocks (its own
+ * time grows) or the host's wake-ups (only the wall time grows). */
+static void answers(struct check_run *run, double rate, unsigned gap_ms, const char *how)
+{
+	uint64_t span = run->scale->answer_span, wall = 0, dev = 0, place = 0;
+	size_t runs = run->scale->answer_runs, n = 0;
+	struct timespec gap = { gap_ms / 1000, (long)(gap_ms % 1000) * 1000000L };
+
+	for (size_t i = 0; i < runs; i++) {
+		uint64_t off = ((uint64_t)rand() << 16 ^ (uint64_t)rand()) % span, found, t0, t;
+		struct gpu_stats before, after;
+		uint8_t d[32];
+		int r;
+
+		digest_of(at + off, d);
+		if (gap_ms)
+			nanosleep(&gap, NULL);
+		gpu_stats(run->dev, &before);
+		t0 = clock_ns();
+		r = gpu_search(run->dev, d, at, at + span - 1, &found, NULL);
+		t = clock_ns() - t0;
+		gpu_stats(run->dev, &after);
+		if (r != SEARCH_FOUND || found != at + off) {
+			check_fail(run, "answers", "a timed search missed its answer");
+		} else {
+			wall += t;
+			dev += after.busy_ns - before.busy_ns;
+			place += off;
+			n++;
+		}
+		at += span;
+	}
+	if (n)
+		printf("answers in %llu values, %s, %u ms idle before each: wall %.1f us, "
+		       "device %.1f us, the answer's place at the rate %.1f us (means over %zu)\n",
+		       (unsigned long long)span, how, gap_ms, wall / 1e3 / (double)n,
+		       dev / 1e3 / (double)n, rate > 0 ? place / rate / 1e3 / (double)n : 0, n);
+}
+
 void bench_all(struct check_run *run, double seconds, int only)
 {
 	const struct kernel_calibration *cpu = kernel_calibrate();
@@ -180,16 +223,20 @@ void bench_all(struct check_run *run, double seconds, int only)
 	gpu_spin_ns(run->dev, 0);
 	small(run, 100000, "sleeping");
 	small(run, 1, "sleeping");
+	answers(run, best_rate, 0, "sleeping");
+	answers(run, best_rate, 100, "sleeping");
 	gpu_spin_ns(run->dev, GPU_SPIN_NS);
-	/* Where the time of a stop goes: sleeping on the launch's event, as
-	 * the worker waits, and spinning (the host sees the launch end at
-	 * once: what is left is the device's); then the plain poller's. */
+	answers(run, best_rate, 0, "the worker's wait");
+	answers(run, best_rate, 100, "the worker's wait");
+	/* Where the time of a stop goes: the worker's wait (a spin), then
+	 * sleeping on the launch's event (the host's wake-up added), then
+	 * the plain poller's. */
+	stop_latency(run, "the worker's wait");
+	gpu_spin_ns(run->dev, 0);
 	stop_latency(run, "sleeping");
-	gpu_spin_ns(run->dev, UINT64_MAX);
-	stop_latency(run, "spinning");
-	gpu_use(run->dev, 0);
-	stop_latency(run, "spinning");
 	gpu_spin_ns(run->dev, GPU_SPIN_NS);
+	gpu_use(run->dev, 0);
+	stop_latency(run, "the worker's wait");
 	gpu_use(run->dev, fastest);
 	printf("cpu %s: %.1f M hashes/s on one core\n", cpu->best->name,
 	       cpu->pick.rates[cpu->pick.chosen] / 1e6);

@@ -13,12 +13,13 @@
 static const struct check_scale scales[] = {
 	/* A device: edges of 2^28, random ranges up to 4M (one in a hundred
 	 * up to 2^28), stops 20 ms in (about 2^28 values), about 8 false
-	 * candidates in 2^35 values; rates over searches of 2^33. */
+	 * candidates in 2^35 values; rates over searches of 2^33; answers
+	 * in ranges of 30M, the course's requests. */
 	{ "full", UINT64_C(1) << 28, UINT64_C(1) << 22, UINT64_C(1) << 28, 20000000L, 34,
-	  UINT64_C(1) << 35, UINT64_C(1) << 33, 2000, 100 },
+	  UINT64_C(1) << 35, UINT64_C(1) << 33, 2000, 100, 30000000, 30 },
 	/* A short run: every case kind, small. */
 	{ "quick", UINT64_C(1) << 14, UINT64_C(1) << 10, UINT64_C(1) << 14, 2000000L, 19,
-	  0, UINT64_C(1) << 20, 100, 10 },
+	  0, UINT64_C(1) << 20, 100, 10, 100000, 3 },
 };
 
 const struct check_scale *check_scale_named(const char *name)

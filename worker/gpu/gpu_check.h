@@ -24,6 +24,8 @@ struct check_scale {
 	uint64_t bench_call;  /* values per timed search of a rate */
 	size_t small_runs;    /* small searches timed, of each kind */
 	size_t stop_runs;     /* stops timed */
+	uint64_t answer_span; /* answers timed: a request's range, */
+	size_t answer_runs;   /* so many of each kind */
 };
 
 /* One run of gpu-check. */

@@ -22,6 +22,7 @@
 #include "lib/parse.h"
 #include "shm/segment.h"
 #include "worker/gpu/device.h"
+#include "worker/gpu/gpu_walk.h"
 #include "worker/kind.h"
 #include "worker/worker.h"
 
@@ -32,6 +33,10 @@
 #include <unistd.h>
 
 #define BENCH_START (UINT64_C(0xbe7c4) << 40) /* a range without the answer */
+/* What the worker does unless its environment says otherwise: spin for
+ * launches expected under this (us); poll for the next lease as long as
+ * its device says (device_idle_poll_ms). */
+#define GPU_WAIT_SPIN_US (GPU_SPIN_NS / 1000)
 
 struct args {
 	const char *serve, *kernel, *kind;
@@ -143,6 +148,22 @@ static int bench(const struct args *a)
 	return 0;
 }
 
+/* A knob for measuring on a device, from the environment (docs/gpu.md): a
+ * whole number up to max, else dflt (a bad one said in the log). */
+static uint64_t knob(const char *name, uint64_t max, uint64_t dflt)
+{
+	const char *s = getenv(name);
+	uint64_t v;
+
+	if (!s)
+		return dflt;
+	if (parse_u64(s, 0, max, &v) == 0)
+		return v;
+	log_warn("GPU worker: %s needs a whole number up to %llu; ignored", name,
+		 (unsigned long long)max);
+	return dflt;
+}
+
 /* The master's call: set the process up first (CUDA opens descriptors of
  * its own, which the closing of inherited ones must not touch), then map
  * the segment, open the device, and serve. Not a batch task, not pinned:
@@ -152,6 +173,7 @@ static int serve(const struct args *a)
 	const struct worker_kind *kind;
 	struct seg seg;
 	char err[256];
+	uint64_t spin_us;
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
 	int rc;
@@ -180,6 +202,12 @@ static int serve(const struct args *a)
 	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
 	kind_fill(kind, &w);
 	w.rate = device_rate();
+	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_WAIT_SPIN_US);
+	device_spin_ns(spin_us * 1000);
+	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, device_idle_poll_ms()) * 1000000;
+	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
+		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
+		 (unsigned long long)(w.idle_spin_ns / 1000000));
 	return worker_serve(&w);
 }
 

@@ -20,6 +20,8 @@
  *              instead of a fixed strided share: no warp idles at the end
  *              of a launch while others, scheduled less, finish theirs
  *              (nor does the polling warp finish first); with wpoll only
+ * 128  grab4   grab with 4 values at a time, not 8: a finer share of the
+ *              launch's end, for twice the counter's atomics
  *
  * The build names its variants (GPU_VARIANTS in gpu.mk); which one runs is
  * chosen at start by measurement. Without GPU_VARIANT: 0, the plain one. */
@@ -44,7 +46,10 @@
  * small changes of the source), 32 for 8. */
 #define GPU_MIN_BLOCKS (GPU_VARIANT >> 5 & 1 ? 8 : 6)
 #define GPU_GRAB (GPU_VARIANT >> 6 & 1)
-#define GPU_GRAB_EACH 8 /* values a thread takes at a time */
+#define GPU_GRAB_EACH (GPU_VARIANT >> 7 & 1 ? 4 : 8) /* values a thread takes at a time */
+#if (GPU_VARIANT & 128) && !GPU_GRAB
+#error "grab4 is a size of grab's: grab too"
+#endif
 #if GPU_GRAB && !GPU_WPOLL
 #error "grab: its polling warp takes its values as one, so wpoll too"
 #endif
@@ -77,6 +82,8 @@
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab"
 #elif GPU_VARIANT == 119
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-occ-grab"
+#elif GPU_VARIANT == 215
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab4"
 #else
 #error "GPU_VARIANT: give this combination a name here"
 #endif
