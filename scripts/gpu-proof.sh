@@ -72,13 +72,14 @@ if [ $DRY = 1 ]; then
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=1
 	CPUS=2 KILL_N=12 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1
+	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
+	MIX_WORKERS="auto $CPUS $((CPUS - 1))"
 fi
 MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
 WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
@@ -322,21 +323,22 @@ mix_judge() {
 # The mix: the CPU workers alone, then with the GPU worker beside as many
 # CPU workers as auto gives (a CPU for the GPU worker, one for the
 # master), as there are CPUs, and one fewer; MIX_ROUNDS rounds of those
-# three in turn, the first with their floors.
+# three in turn (a dry run: auto alone), the first with their floors.
 part_mix() {
 	local c rc=0 met=1 r n floor
 	mix_run mix-cpu floor --workers "$CPUS" --gpu off || rc=1
 	for r in $(seq 1 "$MIX_ROUNDS"); do
 		floor=$([ "$r" = 1 ] && echo floor || echo -)
-		mix_run "mix-auto-$r" "$floor" "${WITH_GPU[@]}" || rc=1
-		mix_run "mix-$CPUS-$r" "$floor" --workers "$CPUS" "${WITH_GPU[@]}" || rc=1
-		mix_run "mix-$((CPUS - 1))-$r" "$floor" --workers "$((CPUS - 1))" "${WITH_GPU[@]}" || rc=1
+		for n in $MIX_WORKERS; do
+			mix_run "mix-$n-$r" "$floor" $([ "$n" = auto ] || echo --workers "$n") \
+				"${WITH_GPU[@]}" || rc=1
+		done
 	done
 	c=$(awk '/^Results:/ { print $3 }' "$W/mix-cpu.txt" 2>/dev/null)
 	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; return 1; }
 	for r in $(seq 1 "$MIX_ROUNDS"); do
-		for n in "mix-auto-$r" "mix-$CPUS-$r" "mix-$((CPUS - 1))-$r"; do
-			mix_judge "$n" "$c" && met=0
+		for n in $MIX_WORKERS; do
+			mix_judge "mix-$n-$r" "$c" && met=0
 		done
 	done
 	[ $met = 0 ] || goal_missed || rc=1
