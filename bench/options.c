@@ -23,7 +23,6 @@
 #include <string.h>
 
 #define MAX_CONCURRENCY 10000 /* closed-loop threads */
-#define MAX_WORKERS 64        /* as the master */
 #define MAX_HOLD 1000000      /* held searches, a descriptor each */
 
 static const char usage[] =
@@ -115,13 +114,6 @@ static const char race_usage[] =
 	"           [--settle SECONDS] [--no-calibrate]\n"
 	"(revhash-bench --help says more)\n";
 
-unsigned bench_cpus(void)
-{
-	unsigned n = os_cpu_count();
-
-	return n > MAX_WORKERS ? MAX_WORKERS : n;
-}
-
 static int parse_target(char **a, struct bench_options *o)
 {
 	uint64_t port;
@@ -167,7 +159,7 @@ static int parse_shares(const char *arg, struct bench_options *o)
 		return -EINVAL;
 	strcpy(copy, arg);
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_WORKERS || parse_double(t, 0, HUGE_VAL, &o->shares[n]) ||
+		if (n == RING_WORKERS || parse_double(t, 0, HUGE_VAL, &o->shares[n]) ||
 		    o->shares[n] == 0)
 			return -EINVAL;
 		n++;
@@ -279,7 +271,7 @@ static int parse_option(int c, const char *arg, struct bench_options *o)
 		o->calibrate = o->race.calibrate = 0;
 		return SHARED;
 	case 'w':
-		if (parse_u64(arg, 1, MAX_WORKERS, &workers))
+		if (parse_u64(arg, 1, RING_WORKERS, &workers))
 			return -EINVAL;
 		pol->workers = (unsigned)workers;
 		return REPLAY;
@@ -441,6 +433,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 {
 	struct option longs[sizeof fixed / sizeof fixed[0] + POLICY_OPTIONS_MAX + 1];
 	size_t n = sizeof fixed / sizeof fixed[0];
+	unsigned cpus = os_cpus_upto(RING_WORKERS);
 	int c, mode, modes = 0;
 
 	/* Then the policy's switches, as the master's. */
@@ -450,7 +443,7 @@ static int parse_args(int argc, char **argv, struct bench_options *o)
 
 	*o = (struct bench_options){
 		.calibrate = 1,
-		.policy = { policy_default(), bench_cpus(), bench_cpus(), NULL },
+		.policy = { policy_default(), cpus, cpus, NULL },
 		.closed = { .difficulty = 1, .priority = 1 },
 		.ask = { .priority = 1, .timeout_ms = ASK_TIMEOUT_S * 1000 },
 		.race = { .rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1,

@@ -10,6 +10,7 @@
 #include "bench/race.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
+#include "shm/ring.h"
 
 struct bench_options {
 	const char *host, *port;
@@ -21,7 +22,7 @@ struct bench_options {
 	int quiet, calibrate;
 	double rate;                 /* hashes/s; 0 when unknown */
 	struct sim_policy policy;    /* the server's, for its ideal */
-	double shares[64];           /* --worker-rates: the workers' rates */
+	double shares[RING_WORKERS]; /* --worker-rates: the workers' rates */
 	struct closed_params closed; /* concurrency 0: the replay */
 	struct ask_params ask;       /* --ask; split 0 when not asking */
 	const char *preset;          /* --preset: print its words */
@@ -30,9 +31,6 @@ struct bench_options {
 	struct race_params race;     /* --race's servers, workload, options */
 };
 
-/* The CPUs this process may run on (at most 64): what the master's
- * --workers auto comes to when started from the same place. */
-unsigned bench_cpus(void);
 /* Fill o from argv. 0 (with o->help set when the usage was asked for and
  * printed to stdout), or -EINVAL after printing the usage to stderr. */
 int bench_options_parse(int argc, char **argv, struct bench_options *o);

@@ -18,14 +18,15 @@
 #include "bench/race.h"
 #include "bench/calibrate.h"
 #include "bench/machine.h"
-#include "bench/options.h"
 #include "bench/race_plot.h"
 #include "bench/race_report.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"
 #include "bench/verdict.h"
+#include "lib/os.h"
 #include "lib/parse.h"
+#include "shm/ring.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -126,8 +127,8 @@ struct race {
  * efficiency is the best's score over the run's. */
 static void rate_leg(struct race *r, struct race_leg *g)
 {
-	const struct sim_policy own = { policy_default(), bench_cpus(),
-					bench_cpus(), NULL };
+	const unsigned cpus = os_cpus_upto(RING_WORKERS);
+	const struct sim_policy own = { policy_default(), cpus, cpus, NULL };
 	struct sim_policy best;
 	uint64_t n = r->wl.total;
 	double own_score, best_score;

@@ -27,6 +27,8 @@
 #include "bench/simulate.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
+#include "lib/os.h"
+#include "shm/ring.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -272,7 +274,7 @@ static int target_main(const struct bench_options *opt)
 static void scale_calibrated(struct bench_options *opt)
 {
 	const struct sim_policy *p = &opt->policy;
-	unsigned cpus = bench_cpus();
+	unsigned cpus = os_cpus_upto(RING_WORKERS);
 	unsigned times = p->workers < cpus ? p->workers : cpus;
 	double one = opt->rate;
 

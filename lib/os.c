@@ -30,6 +30,13 @@ unsigned os_cpu_count(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+unsigned os_cpus_upto(unsigned most)
+{
+	unsigned n = os_cpu_count();
+
+	return n > most ? most : n;
+}
+
 int os_pin(pid_t pid, unsigned n)
 {
 	cpu_set_t allowed, one;

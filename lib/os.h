@@ -11,6 +11,9 @@
 /* The CPUs in this process's affinity mask, at least 1: what a worker
  * count of `auto` means. */
 unsigned os_cpu_count(void);
+/* os_cpu_count(), at most most: what `auto` comes to where a table holds
+ * at most that many workers. */
+unsigned os_cpus_upto(unsigned most);
 /* Pin process pid (0: this one) to the n-th CPU of this process's mask,
  * counting round (n modulo the CPUs). 0 or -errno. */
 int os_pin(pid_t pid, unsigned n);
