@@ -2,10 +2,12 @@
  * shared segment, so `master --status PORT` maps it read-only and prints it,
  * and SIGUSR1 writes the same to the log.
  *
- * Each figure is listed once, in gather(): its JSON key, the words that
- * name it in the text, and its value; the text and the JSON are both
- * printed from that list, and the Prometheus exporter (master/metrics.c)
- * reads it through status_figures(). The workers, the stages and the
+ * Each figure is listed once, in gather() and the few functions it calls
+ * in the order the figures are shown: one struct status_figure each, its
+ * fields named (its JSON key, the words that name it in the text, its
+ * value, whether it is a counter, its sentence). The text and the JSON are
+ * both printed from that list, and the Prometheus exporter
+ * (master/metrics.c) reads it through status_figures(). The workers, the stages and the
  * latency histograms are lists of their own, printed as a table (text) or
  * an array (JSON).
  *
@@ -31,54 +33,6 @@
 
 _Static_assert(sizeof(((struct seg_header *)0)->kernel) <= STATUS_WORD_MAX &&
 	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX, "a word of the segment fits");
-
-/* The counters of struct seg_stats, in the order they are shown. */
-static const struct counter {
-	const char *key, *text, *help;
-	size_t off;
-} counters[] = {
-	{ "requests", "\nrequests", "requests read whole",
-	  offsetof(struct seg_stats, requests) },
-	{ "accepted", "connections", "connections accepted",
-	  offsetof(struct seg_stats, accepted) },
-	{ "answered", "answered", "replies sent in full",
-	  offsetof(struct seg_stats, answered) },
-	{ "cache_hits", "cache hits", "requests answered from the cache",
-	  offsetof(struct seg_stats, cache_hits) },
-	{ "attached", "attached", "requests that joined a search of the same question",
-	  offsetof(struct seg_stats, attached) },
-	{ "jobs", "jobs", "searches started", offsetof(struct seg_stats, jobs) },
-	{ "not_found", "not found", "searches whose range held no answer (replied 0)",
-	  offsetof(struct seg_stats, not_found) },
-	{ "cancelled", "cancelled", "searches dropped because every client asking left",
-	  offsetof(struct seg_stats, cancelled) },
-	{ "parked", "parked", "searches set aside for better ones (job table full)",
-	  offsetof(struct seg_stats, parked) },
-	{ "dropped", "dropped", "connections closed before a reply (timeout, error)",
-	  offsetof(struct seg_stats, dropped) },
-	{ "timeouts", "timeouts", "dropped connections that were too slow to send or read",
-	  offsetof(struct seg_stats, timeouts) },
-	{ "worker_deaths", "\nworker deaths", "workers that died",
-	  offsetof(struct seg_stats, worker_deaths) },
-	{ "stalls", "stalled", "workers killed for making no progress",
-	  offsetof(struct seg_stats, stalls) },
-	{ "respawns", "respawns", "workers started in place of dead ones",
-	  offsetof(struct seg_stats, respawns) },
-	{ "reloads", "reloads", "worker count reloads (SIGHUP)",
-	  offsetof(struct seg_stats, reloads) },
-	{ "dead_hashes", NULL, "hashes done by workers that have exited",
-	  offsetof(struct seg_stats, dead_hashes) },
-	{ "wakeups", "master wake-ups", "times the master's loop woke with events",
-	  offsetof(struct seg_stats, wakeups) },
-	{ "wrong_answers", "wrong answers", "answers a worker reported that did not hash to "
-	  "the digest (searched again)", offsetof(struct seg_stats, wrong_answers) },
-	{ "refused_full", "\nrefused: master full", "connections closed at once: the master "
-	  "held --max-conns", offsetof(struct seg_stats, refused_full) },
-	{ "refused_peer_conns", "peer's connections", "connections closed at once: their "
-	  "peer held --peer-conns", offsetof(struct seg_stats, refused_peer_conns) },
-	{ "refused_peer_searches", "peer's searches", "requests closed unanswered: their "
-	  "peer had --peer-searches searches", offsetof(struct seg_stats, refused_peer_searches) },
-};
 
 static const char *const stage_names[STAGE_COUNT] = {
 	"read", "dispatch", "wake", "hash", "notify", "reply"
@@ -178,61 +132,173 @@ static uint64_t hooks_armed(const struct ring *r)
 	return n;
 }
 
-/* Every figure of the scoreboard into f; returns how many, and in *head
- * how many of them make the master's own first line. */
-static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head,
-		     struct status_words *words)
+/* The master's own first line: who it is, what it runs, how long it has. */
+static void master_figures(const struct seg *seg, struct status_figure *f, size_t *n,
+			   struct status_words *words)
 {
 	const struct seg_header *h = seg->hdr;
 	const struct policy *p = &seg->ring->policy;
-	unsigned counts[18];
-	uint64_t hashes;
-	double busy_rate;
-	size_t n = 0;
 
-	words->n = 0;
-	hashing(seg, &hashes, &busy_rate);
-	add(f, &n, (struct status_figure){ "pid", "revhash master pid", NULL, STATUS_NUM, (uint64_t)h->master_pid, 0, NULL, 0, "the master's process id" });
-	add(f, &n, (struct status_figure){ "port", "port", NULL, STATUS_NUM, h->port, 0, NULL, 0, "the TCP port the master serves" });
-	add_copied(f, &n, (struct status_figure){ "kernel", "kernel", NULL, STATUS_WORD, 0, 0, NULL, 0,
-						  "the CPU workers' SHA-256 kernel" },
-		   words, h->kernel, sizeof h->kernel);
+	add(f, n, (struct status_figure){ .key = "pid", .text = "revhash master pid",
+		.num = (uint64_t)h->master_pid, .help = "the master's process id" });
+	add(f, n, (struct status_figure){ .key = "port", .text = "port", .num = h->port,
+		.help = "the TCP port the master serves" });
+	add_copied(f, n, (struct status_figure){ .key = "kernel", .text = "kernel",
+		.kind = STATUS_WORD, .help = "the CPU workers' SHA-256 kernel" },
+		words, h->kernel, sizeof h->kernel);
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind->find)
 			continue;
-		add_copied(f, &n, (struct status_figure){ kind->name, kind->name, NULL, STATUS_WORD,
-							  0, 0, NULL, 0,
-							  "the devices the kind's workers run on" },
-			   words, h->kinds[k].note, sizeof h->kinds[k].note);
-		add(f, &n, (struct status_figure){ kind->count_key, NULL, NULL, STATUS_NUM,
-						   h->kinds[k].n, 0, NULL, 0, kind->count_help });
+		add_copied(f, n, (struct status_figure){ .key = kind->name, .text = kind->name,
+			.kind = STATUS_WORD, .help = "the devices the kind's workers run on" },
+			words, h->kinds[k].note, sizeof h->kinds[k].note);
+		add(f, n, (struct status_figure){ .key = kind->count_key, .num = h->kinds[k].n,
+			.help = kind->count_help });
 	}
-	add(f, &n, (struct status_figure){ "schedule", "schedule", NULL, STATUS_WORD, 0, 0,
-					   policy_order_name(p->order), 0,
-					   "the order jobs get the workers in" });
+	add(f, n, (struct status_figure){ .key = "schedule", .text = "schedule",
+		.kind = STATUS_WORD, .word = policy_order_name(p->order),
+		.help = "the order jobs get the workers in" });
 	for (unsigned i = 0; i < policy_rules(); i++)
-		add(f, &n, (struct status_figure){ policy_rule_key(i), policy_rule_key(i), NULL,
-						   STATUS_NUM, (uint64_t)policy_rule_on(p, i), 0,
-						   NULL, 0, policy_rule_state(i) });
-	add(f, &n, (struct status_figure){ "low_latency", "low latency", NULL, STATUS_WORD, 0, 0, low_latency_name(h->low_latency), 0, "what the master does with the CPUs' idle states" });
-	add(f, &n, (struct status_figure){ "low_latency_holds", NULL, NULL, STATUS_NUM, h->low_latency_holds, 0, NULL, 1, "times the master held the CPUs out of deep idle states" });
-	add(f, &n, (struct status_figure){ "uptime_s", "up", " s", STATUS_REAL, 0, uptime_s(h), NULL, 0, "seconds since the master started" });
+		add(f, n, (struct status_figure){ .key = policy_rule_key(i),
+			.text = policy_rule_key(i), .num = (uint64_t)policy_rule_on(p, i),
+			.help = policy_rule_state(i) });
+	add(f, n, (struct status_figure){ .key = "low_latency", .text = "low latency",
+		.kind = STATUS_WORD, .word = low_latency_name(h->low_latency),
+		.help = "what the master does with the CPUs' idle states" });
+	add(f, n, (struct status_figure){ .key = "low_latency_holds", .num = h->low_latency_holds,
+		.counter = 1, .help = "times the master held the CPUs out of deep idle states" });
+	add(f, n, (struct status_figure){ .key = "uptime_s", .text = "up", .unit = " s",
+		.kind = STATUS_REAL, .real = uptime_s(h),
+		.help = "seconds since the master started" });
+}
+
+/* What the master holds: the workers it aims for, the job table, the
+ * cache. */
+static void table_figures(const struct seg *seg, struct status_figure *f, size_t *n)
+{
+	unsigned counts[18];
+
+	add(f, n, (struct status_figure){ .key = "workers_wanted", .text = "workers wanted",
+		.num = seg->hdr->workers, .help = "CPU workers the master aims for" });
+	add(f, n, (struct status_figure){ .key = "jobs_in_table", .text = "jobs in the table",
+		.num = ring_in_use(seg->ring), .help = "jobs in the shared job table, in any phase" });
+	add(f, n, (struct status_figure){ .key = "jobs_queued", .text = "searched",
+		.num = ring_queued(seg->ring, counts),
+		.help = "jobs being searched or waiting for a worker" });
+	add(f, n, (struct status_figure){ .key = "cache_count", .text = "cache",
+		.num = seg->cache->count, .help = "answers the cache holds" });
+	add(f, n, (struct status_figure){ .key = "cache_capacity", .text = "of", .unit = " answers",
+		.num = seg->cache->capacity, .help = "answers the cache can hold" });
+}
+
+/* The requests and connections the master has seen, counted since its
+ * start. */
+static void request_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
+{
+	add(f, n, (struct status_figure){ .key = "requests", .text = "\nrequests",
+		.num = st->requests, .counter = 1, .help = "requests read whole" });
+	add(f, n, (struct status_figure){ .key = "accepted", .text = "connections",
+		.num = st->accepted, .counter = 1, .help = "connections accepted" });
+	add(f, n, (struct status_figure){ .key = "answered", .text = "answered",
+		.num = st->answered, .counter = 1, .help = "replies sent in full" });
+	add(f, n, (struct status_figure){ .key = "cache_hits", .text = "cache hits",
+		.num = st->cache_hits, .counter = 1, .help = "requests answered from the cache" });
+	add(f, n, (struct status_figure){ .key = "attached", .text = "attached",
+		.num = st->attached, .counter = 1,
+		.help = "requests that joined a search of the same question" });
+	add(f, n, (struct status_figure){ .key = "jobs", .text = "jobs",
+		.num = st->jobs, .counter = 1, .help = "searches started" });
+	add(f, n, (struct status_figure){ .key = "not_found", .text = "not found",
+		.num = st->not_found, .counter = 1,
+		.help = "searches whose range held no answer (replied 0)" });
+	add(f, n, (struct status_figure){ .key = "cancelled", .text = "cancelled",
+		.num = st->cancelled, .counter = 1,
+		.help = "searches dropped because every client asking left" });
+	add(f, n, (struct status_figure){ .key = "parked", .text = "parked",
+		.num = st->parked, .counter = 1,
+		.help = "searches set aside for better ones (job table full)" });
+	add(f, n, (struct status_figure){ .key = "dropped", .text = "dropped",
+		.num = st->dropped, .counter = 1,
+		.help = "connections closed before a reply (timeout, error)" });
+	add(f, n, (struct status_figure){ .key = "timeouts", .text = "timeouts",
+		.num = st->timeouts, .counter = 1,
+		.help = "dropped connections that were too slow to send or read" });
+}
+
+/* The workers' lives and the master's own work, counted since its start. */
+static void worker_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
+{
+	add(f, n, (struct status_figure){ .key = "worker_deaths", .text = "\nworker deaths",
+		.num = st->worker_deaths, .counter = 1, .help = "workers that died" });
+	add(f, n, (struct status_figure){ .key = "stalls", .text = "stalled",
+		.num = st->stalls, .counter = 1, .help = "workers killed for making no progress" });
+	add(f, n, (struct status_figure){ .key = "respawns", .text = "respawns",
+		.num = st->respawns, .counter = 1, .help = "workers started in place of dead ones" });
+	add(f, n, (struct status_figure){ .key = "reloads", .text = "reloads",
+		.num = st->reloads, .counter = 1, .help = "worker count reloads (SIGHUP)" });
+	add(f, n, (struct status_figure){ .key = "dead_hashes",
+		.num = st->dead_hashes, .counter = 1,
+		.help = "hashes done by workers that have exited" });
+	add(f, n, (struct status_figure){ .key = "wakeups", .text = "master wake-ups",
+		.num = st->wakeups, .counter = 1,
+		.help = "times the master's loop woke with events" });
+	add(f, n, (struct status_figure){ .key = "wrong_answers", .text = "wrong answers",
+		.num = st->wrong_answers, .counter = 1,
+		.help = "answers a worker reported that did not hash to the digest (searched again)" });
+}
+
+/* The connections and requests closed at once by a cap. */
+static void refused_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
+{
+	add(f, n, (struct status_figure){ .key = "refused_full", .text = "\nrefused: master full",
+		.num = st->refused_full, .counter = 1,
+		.help = "connections closed at once: the master held --max-conns" });
+	add(f, n, (struct status_figure){ .key = "refused_peer_conns", .text = "peer's connections",
+		.num = st->refused_peer_conns, .counter = 1,
+		.help = "connections closed at once: their peer held --peer-conns" });
+	add(f, n, (struct status_figure){ .key = "refused_peer_searches", .text = "peer's searches",
+		.num = st->refused_peer_searches, .counter = 1,
+		.help = "requests closed unanswered: their peer had --peer-searches searches" });
+}
+
+/* What the workers hashed, and what the lock and the hooks have seen. */
+static void work_figures(const struct seg *seg, struct status_figure *f, size_t *n)
+{
+	uint64_t hashes;
+	double busy_rate;
+
+	hashing(seg, &hashes, &busy_rate);
+	add(f, n, (struct status_figure){ .key = "lock_repairs", .text = "lock repairs",
+		.num = ring_repairs(seg->ring), .counter = 1,
+		.help = "times the job table's lock was taken back from a dead holder" });
+	add(f, n, (struct status_figure){ .key = "hashes_total", .text = "hashes",
+		.num = hashes, .counter = 1, .help = "hashes done by all workers, live and exited" });
+	add(f, n, (struct status_figure){ .key = "busy_rate", .text = "busy rate",
+		.unit = " hashes/s", .kind = STATUS_REAL, .real = busy_rate,
+		.help = "hashes per second of the workers' hashing time, summed over live "
+			"workers (hashes/s)" });
+	add(f, n, (struct status_figure){ .key = "hooks_armed", .num = hooks_armed(seg->ring),
+		.help = "test fault hooks armed and not yet fired" });
+}
+
+/* Every figure of the scoreboard into f, in the order they are shown;
+ * returns how many, and in *head how many of them make the master's own
+ * first line. */
+static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head,
+		     struct status_words *words)
+{
+	size_t n = 0;
+
+	words->n = 0;
+	master_figures(seg, f, &n, words);
 	*head = n;
-	add(f, &n, (struct status_figure){ "workers_wanted", "workers wanted", NULL, STATUS_NUM, h->workers, 0, NULL, 0, "CPU workers the master aims for" });
-	add(f, &n, (struct status_figure){ "jobs_in_table", "jobs in the table", NULL, STATUS_NUM, ring_in_use(seg->ring), 0, NULL, 0, "jobs in the shared job table, in any phase" });
-	add(f, &n, (struct status_figure){ "jobs_queued", "searched", NULL, STATUS_NUM, ring_queued(seg->ring, counts), 0, NULL, 0, "jobs being searched or waiting for a worker" });
-	add(f, &n, (struct status_figure){ "cache_count", "cache", NULL, STATUS_NUM, seg->cache->count, 0, NULL, 0, "answers the cache holds" });
-	add(f, &n, (struct status_figure){ "cache_capacity", "of", " answers", STATUS_NUM, seg->cache->capacity, 0, NULL, 0, "answers the cache can hold" });
-	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
-		add(f, &n, (struct status_figure){ counters[i].key, counters[i].text, NULL, STATUS_NUM,
-			*(const uint64_t *)((const char *)&h->stats + counters[i].off), 0, NULL, 1,
-			counters[i].help });
-	add(f, &n, (struct status_figure){ "lock_repairs", "lock repairs", NULL, STATUS_NUM, ring_repairs(seg->ring), 0, NULL, 1, "times the job table's lock was taken back from a dead holder" });
-	add(f, &n, (struct status_figure){ "hashes_total", "hashes", NULL, STATUS_NUM, hashes, 0, NULL, 1, "hashes done by all workers, live and exited" });
-	add(f, &n, (struct status_figure){ "busy_rate", "busy rate", " hashes/s", STATUS_REAL, 0, busy_rate, NULL, 0, "hashes per second of the workers' hashing time, summed over live workers (hashes/s)" });
-	add(f, &n, (struct status_figure){ "hooks_armed", NULL, NULL, STATUS_NUM, hooks_armed(seg->ring), 0, NULL, 0, "test fault hooks armed and not yet fired" });
+	table_figures(seg, f, &n);
+	request_figures(&seg->hdr->stats, f, &n);
+	worker_figures(&seg->hdr->stats, f, &n);
+	refused_figures(&seg->hdr->stats, f, &n);
+	work_figures(seg, f, &n);
 	return n;
 }
 
