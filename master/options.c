@@ -39,6 +39,7 @@
 	"                         measured at start), or one of\n" \
 	"                         %s\n"
 
+/* A format: the test hooks (from their table). */
 static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
@@ -79,7 +80,7 @@ static const char usage_tail[] =
 	"  --json                 with --status: print JSON\n"
 	"  --hook NAME [PORT]     tests only: make the next worker of a master\n"
 	"                         started with REVHASH_TEST_HOOKS=1 misbehave:\n"
-	"                         die-in-lock, stop-in-lock or die-at-start\n"
+	"                         %s\n"
 	"  --help                 this text\n"
 	"\n"
 	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
@@ -96,11 +97,29 @@ static void print_indented(FILE *out, const char *text)
 	}
 }
 
-/* The whole --help: the fixed lines, each found kind's options and the
- * policy's, from their tables. */
+/* --hook's names, from the hooks' one list (shm/ring.h). */
+static const char *const hook_name[HOOK_COUNT] = {
+#define XX(hook, name) [HOOK_##hook] = name,
+	RING_HOOK_MAP(XX)
+#undef XX
+};
+
+/* The hooks' names into buf, separated by commas, the last by last. */
+static void hook_names(char *buf, size_t len, const char *last)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < HOOK_COUNT && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       !i ? "" : i + 1 < HOOK_COUNT ? ", " : last, hook_name[i]);
+}
+
+/* The whole --help: the fixed lines, each found kind's options, the
+ * policy's and the hooks', from their tables. */
 static void print_usage(FILE *out)
 {
-	char kernels[128];
+	char kernels[128], hooks[128];
 
 	kernel_names(kernels, sizeof kernels);
 	fprintf(out, USAGE_HEAD, RING_WORKERS, kernels);
@@ -119,7 +138,8 @@ static void print_usage(FILE *out)
 				    "fastest, measured at its start)");
 	}
 	policy_help(out);
-	fputs(usage_tail, out);
+	hook_names(hooks, sizeof hooks, " or ");
+	fprintf(out, usage_tail, hooks);
 }
 
 static int parse_workers(const char *s, unsigned *out)
@@ -153,14 +173,8 @@ static int valid_kernel(const char *s)
 
 static int parse_hook(const char *s, int *hook)
 {
-	static const char *const names[HOOK_COUNT] = {
-		[HOOK_DIE_IN_LOCK] = "die-in-lock",
-		[HOOK_STOP_IN_LOCK] = "stop-in-lock",
-		[HOOK_DIE_AT_START] = "die-at-start",
-	};
-
 	for (int i = 0; i < HOOK_COUNT; i++) {
-		if (strcmp(s, names[i]) == 0) {
+		if (strcmp(s, hook_name[i]) == 0) {
 			*hook = i;
 			return 0;
 		}
@@ -175,12 +189,22 @@ static int bad(const char *what, const char *value)
 	return -EINVAL;
 }
 
-/* The two whose ranges come from tables: the worker slots, the kernels. */
+/* The three whose ranges come from tables: the worker slots, the hooks,
+ * the kernels. */
 static int bad_workers(const char *value)
 {
 	char what[64];
 
 	snprintf(what, sizeof what, "--workers (1..%d or auto)", RING_WORKERS);
+	return bad(what, value);
+}
+
+static int bad_hook(const char *value)
+{
+	char what[160], hooks[128];
+
+	hook_names(hooks, sizeof hooks, ", ");
+	snprintf(what, sizeof what, "--hook (%s)", hooks);
 	return bad(what, value);
 }
 
@@ -430,8 +454,7 @@ int options_parse(int argc, char **argv, struct options *o)
 			break;
 		case 'H':
 			if (parse_hook(optarg, &o->hook) < 0)
-				return bad("--hook (die-in-lock, stop-in-lock, die-at-start)",
-					   optarg);
+				return bad_hook(optarg);
 			o->status = 1;
 			break;
 		case 'h':

@@ -19,11 +19,18 @@ enum power_mode {
 	POWER_OFF       /* never */
 };
 
-/* What the master tells --status (seg_header.low_latency). */
+/* What the master tells --status (seg_header.low_latency), and the name
+ * --status gives it: XX(state, name). */
+#define POWER_STATE_MAP(XX)                                                   \
+	XX(OFF, "off")           /* off, or not permitted */                  \
+	XX(RELEASED, "released") /* idle: the CPUs may sleep */               \
+	XX(HELD, "held")         /* busy: the CPUs are held polling */
+
 enum power_state {
-	POWER_STATE_OFF = 0,    /* off, or not permitted */
-	POWER_STATE_RELEASED,   /* idle: the CPUs may sleep */
-	POWER_STATE_HELD        /* busy: the CPUs are held polling */
+#define XX(state, name) POWER_STATE_##state,
+	POWER_STATE_MAP(XX)
+#undef XX
+	POWER_STATE_COUNT
 };
 
 struct power {

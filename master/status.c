@@ -19,6 +19,7 @@
 #include "master/status.h"
 #include "lib/log.h"
 #include "lib/utf8.h"
+#include "master/power.h"
 #include "shm/hist.h"
 #include "worker/kind.h"
 
@@ -35,10 +36,16 @@ _Static_assert(sizeof(((struct seg_header *)0)->kernel) <= STATUS_WORD_MAX &&
 	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX, "a word of the segment fits");
 
 static const char *const stage_names[STAGE_COUNT] = {
-	"read", "dispatch", "wake", "hash", "notify", "reply"
+#define XX(stage, name) [STAGE_##stage] = name,
+	SEG_STAGE_MAP(XX)
+#undef XX
 };
 
-static const char *const outcome_names[OUTCOME_COUNT] = { "cache_hit", "found", "not_found" };
+static const char *const outcome_names[OUTCOME_COUNT] = {
+#define XX(outcome, name) [OUTCOME_##outcome] = name,
+	SEG_OUTCOME_MAP(XX)
+#undef XX
+};
 
 static double uptime_s(const struct seg_header *h)
 {
@@ -56,9 +63,13 @@ static double mean_us(uint64_t ns, uint64_t n)
 /* What the master does with the CPUs' idle states (enum power_state). */
 static const char *low_latency_name(uint32_t state)
 {
-	static const char *const names[] = { "off", "released", "held" };
+	static const char *const names[POWER_STATE_COUNT] = {
+#define XX(state, name) [POWER_STATE_##state] = name,
+		POWER_STATE_MAP(XX)
+#undef XX
+	};
 
-	return state < 3 ? names[state] : "?";
+	return state < POWER_STATE_COUNT ? names[state] : "?";
 }
 
 /* A figure past the array's end, or one without its sentence, is a
@@ -178,7 +189,7 @@ static void master_figures(const struct seg *seg, struct status_figure *f, size_
  * cache. */
 static void table_figures(const struct seg *seg, struct status_figure *f, size_t *n)
 {
-	unsigned counts[18];
+	unsigned counts[RING_QUEUED_BUCKETS];
 
 	add(f, n, (struct status_figure){ .key = "workers_wanted", .text = "workers wanted",
 		.num = seg->hdr->workers, .help = "CPU workers the master aims for" });
@@ -376,11 +387,15 @@ static void print_figures_text(FILE *out, const struct status_figure *f, size_t 
 
 static const char *slot_state(const struct ring_slot_view *v)
 {
-	static const char *const names[] = { "empty", "idle", "hashing", "retiring" };
+	static const char *const names[SLOT_STATE_COUNT] = {
+#define XX(state, name) [SLOT_##state] = name,
+		RING_SLOT_STATE_MAP(XX)
+#undef XX
+	};
 
 	if (!v->pid)
 		return "dead";
-	return v->state < 4 ? names[v->state] : "?";
+	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
 }
 
 const char *status_worker_kind(const struct ring_slot_view *v)
@@ -565,7 +580,7 @@ static void print_json(FILE *out, const struct seg *seg)
 	struct status_figure f[MAX_FIGURES];
 	struct status_words words;
 	size_t head, n = gather(seg, f, &head, &words);
-	unsigned counts[18];
+	unsigned counts[RING_QUEUED_BUCKETS];
 
 	ring_queued(seg->ring, counts);
 	fputc('{', out);
@@ -575,8 +590,8 @@ static void print_json(FILE *out, const struct seg *seg)
 		fputc(',', out);
 	}
 	fputs("\"jobs_by_priority\":[", out);
-	for (unsigned w = 1; w < 18; w++)
-		fprintf(out, "%u%s", counts[w], w < 17 ? "," : "],");
+	for (unsigned w = 1; w < RING_QUEUED_BUCKETS; w++)
+		fprintf(out, "%u%s", counts[w], w < RING_QUEUED_BUCKETS - 1 ? "," : "],");
 	print_workers_json(out, seg->ring);
 	fputc(',', out);
 	print_stages_json(out, &seg->hdr->stats.stages);

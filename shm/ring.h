@@ -43,22 +43,60 @@
 #define RING_WORKERS 64    /* worker slots */
 #define RING_RETURNED 16   /* ranges given back per job before rewinding */
 #define RING_NONE UINT32_MAX
+/* ring_queued's buckets: a running job of weight w up to RING_QUEUED_TOP
+ * (a request's top priority, so a lone request's job has one of its own)
+ * in bucket w, heavier ones together in the last. */
+#define RING_QUEUED_TOP 16
+#define RING_QUEUED_BUCKETS (RING_QUEUED_TOP + 2)
 
-/* Where a job stands (the moves between them: shm/ring_job.c). */
+/* Where a job stands (the moves between them: shm/ring_job.c), and the
+ * name ring_phase_name gives it: XX(phase, name), one line each. */
+#define RING_PHASE_MAP(XX)                                                                    \
+	XX(FREE, "free")           /* the master's: nothing in it */                          \
+	XX(NEW, "new")             /* submitted; the workers take it in at their next call */ \
+	XX(RUNNING, "running")     /* leased from */                                          \
+	XX(RELEASING, "releasing") /* the master let it go; its leases are coming back */     \
+	XX(PARKING, "parking")     /* the master takes it out; its leases are coming back */  \
+	XX(FOUND, "found")         /* end: the answer is in the entry */                      \
+	XX(EXHAUSTED, "exhausted") /* end: every value hashed, none matched */                \
+	XX(PARKED, "parked")       /* end: out of the schedule, its progress in the entry */  \
+	XX(CLOSED, "closed")       /* end: released, every lease back */
+
 enum ring_phase {
-	PHASE_FREE = 0,   /* the master's: nothing in it */
-	PHASE_NEW,        /* submitted; the workers take it in at their next call */
-	PHASE_RUNNING,    /* leased from */
-	PHASE_RELEASING,  /* the master let it go; its leases are coming back */
-	PHASE_PARKING,    /* the master takes it out; its leases are coming back */
-	PHASE_FOUND,      /* end: the answer is in the entry */
-	PHASE_EXHAUSTED,  /* end: every value hashed, none matched */
-	PHASE_PARKED,     /* end: out of the schedule, its progress in the entry */
-	PHASE_CLOSED,     /* end: released, every lease back */
+#define XX(phase, name) PHASE_##phase,
+	RING_PHASE_MAP(XX)
+#undef XX
 	PHASE_COUNT
 };
-enum ring_slot_state { SLOT_EMPTY = 0, SLOT_IDLE, SLOT_HASHING, SLOT_RETIRING };
-enum ring_hook { HOOK_DIE_IN_LOCK = 0, HOOK_STOP_IN_LOCK, HOOK_DIE_AT_START, HOOK_COUNT };
+
+/* What a slot's worker is doing, and the name --status gives it:
+ * XX(state, name). */
+#define RING_SLOT_STATE_MAP(XX)                                               \
+	XX(EMPTY, "empty")                                                    \
+	XX(IDLE, "idle")                                                      \
+	XX(HASHING, "hashing")                                                \
+	XX(RETIRING, "retiring")
+
+enum ring_slot_state {
+#define XX(state, name) SLOT_##state,
+	RING_SLOT_STATE_MAP(XX)
+#undef XX
+	SLOT_STATE_COUNT
+};
+
+/* The test hooks (the worker misbehaves where one is armed), and the name
+ * master --hook NAME takes: XX(hook, name). */
+#define RING_HOOK_MAP(XX)                                                     \
+	XX(DIE_IN_LOCK, "die-in-lock")                                        \
+	XX(STOP_IN_LOCK, "stop-in-lock")                                      \
+	XX(DIE_AT_START, "die-at-start")
+
+enum ring_hook {
+#define XX(hook, name) HOOK_##hook,
+	RING_HOOK_MAP(XX)
+#undef XX
+	HOOK_COUNT
+};
 enum ring_exit { EXIT_RETIRED = 0, EXIT_DIED, EXIT_STALLED };
 
 struct ring_range {
@@ -297,10 +335,10 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 /* What the master and --status see of a slot. */
 void ring_slot_view(const struct ring *r, unsigned slot,
 		    struct ring_slot_view *v);
-/* Jobs being searched (running), counted by weight into counts[1..16],
- * heavier ones into counts[17]; returns their number. A snapshot read
- * without the lock. */
-unsigned ring_queued(const struct ring *r, unsigned counts[18]);
+/* Jobs being searched (running), counted by weight into
+ * counts[1..RING_QUEUED_TOP], heavier ones into the last bucket; returns
+ * their number. A snapshot read without the lock. */
+unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
 /* Locks recovered from a dead holder so far. */
 unsigned ring_repairs(const struct ring *r);
 /* The pid holding the lock, as its holder wrote it; 0 when none, or when

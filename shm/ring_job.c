@@ -82,8 +82,9 @@ void ring_own_move(struct ring_job *j, enum ring_phase to)
 const char *ring_phase_name(enum ring_phase phase)
 {
 	static const char *const names[PHASE_COUNT] = {
-		"free", "new", "running", "releasing", "parking",
-		"found", "exhausted", "parked", "closed",
+#define XX(phase, name) [PHASE_##phase] = name,
+		RING_PHASE_MAP(XX)
+#undef XX
 	};
 
 	return phase < PHASE_COUNT ? names[phase] : "?";

@@ -245,18 +245,18 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 }
 
 
-unsigned ring_queued(const struct ring *r, unsigned counts[18])
+unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS])
 {
 	unsigned n = 0;
 
-	memset(counts, 0, 18 * sizeof counts[0]);
+	memset(counts, 0, RING_QUEUED_BUCKETS * sizeof counts[0]);
 	for (uint32_t i = 0; i < RING_JOBS; i++) {
 		const struct ring_job *j = &r->jobs[i];
 		uint64_t w = peek(j->weight);
 
 		if (peek(j->phase) != PHASE_RUNNING)
 			continue;
-		counts[w > 16 ? 17 : w]++;
+		counts[w > RING_QUEUED_TOP ? RING_QUEUED_TOP + 1 : w]++;
 		n++;
 	}
 	return n;

@@ -21,10 +21,21 @@
  * from accept to its last byte, to its job's entry in the ring, to a
  * worker's first lease, to the answer, to the master hearing of it, to the
  * reply written. Summed in ns over `timed` requests (those that started a
- * job and got an answer). A cache hit has only the first and the last. */
+ * job and got an answer). A cache hit has only the first and the last.
+ * XX(stage, name): the name --status and the exporter give it. */
+#define SEG_STAGE_MAP(XX)                                                     \
+	XX(READ, "read")                                                      \
+	XX(DISPATCH, "dispatch")                                              \
+	XX(WAKE, "wake")                                                      \
+	XX(HASH, "hash")                                                      \
+	XX(NOTIFY, "notify")                                                  \
+	XX(REPLY, "reply")
+
 enum seg_stage {
-	STAGE_READ = 0, STAGE_DISPATCH, STAGE_WAKE, STAGE_HASH, STAGE_NOTIFY,
-	STAGE_REPLY, STAGE_COUNT
+#define XX(stage, name) STAGE_##stage,
+	SEG_STAGE_MAP(XX)
+#undef XX
+	STAGE_COUNT
 };
 
 struct seg_stages {
@@ -48,9 +59,18 @@ struct seg_hist {
 };
 
 /* What a reply told its client: an answer from the cache, one a search
- * found, or none in the range (0, an empty range's too). */
+ * found, or none in the range (0, an empty range's too). XX(outcome,
+ * name): the name --status and the exporter give it. */
+#define SEG_OUTCOME_MAP(XX)                                                   \
+	XX(CACHE_HIT, "cache_hit")                                            \
+	XX(FOUND, "found")                                                    \
+	XX(NOT_FOUND, "not_found")
+
 enum seg_outcome {
-	OUTCOME_CACHE_HIT = 0, OUTCOME_FOUND, OUTCOME_NOT_FOUND, OUTCOME_COUNT
+#define XX(outcome, name) OUTCOME_##outcome,
+	SEG_OUTCOME_MAP(XX)
+#undef XX
+	OUTCOME_COUNT
 };
 
 /* The master's latency: each connection answered, from its accept to its
