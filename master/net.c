@@ -68,44 +68,58 @@ static int bind_to(const struct sockaddr_storage *a, socklen_t len, int *out)
 	return 0;
 }
 
-/* addr (numeric IPv4 or IPv6; NULL: every address of family) and port
- * into *a; its length, or 0 when addr is no address. */
-static socklen_t address(const char *addr, int family, unsigned port,
+/* Is ip (16 bytes) an IPv4 address, IPv4-mapped? */
+static int mapped_ipv4(const uint8_t ip[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(ip, prefix, sizeof prefix) == 0;
+}
+
+/* ip (16 bytes, IPv4 as IPv4-mapped; NULL: every address of family) and
+ * port into *a; its length. */
+static socklen_t address(const uint8_t *ip, int family, unsigned port,
 			 struct sockaddr_storage *a)
 {
 	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
 	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
 
 	memset(a, 0, sizeof *a);
-	if ((addr && inet_pton(AF_INET, addr, &a4->sin_addr) == 1) ||
-	    (!addr && family == AF_INET)) {
+	if (ip ? mapped_ipv4(ip) : family == AF_INET) {
 		a4->sin_family = AF_INET;
 		a4->sin_port = htons((uint16_t)port);
-		if (!addr)
+		if (ip)
+			memcpy(&a4->sin_addr, ip + 12, 4);
+		else
 			a4->sin_addr.s_addr = htonl(INADDR_ANY);
 		return sizeof *a4;
 	}
-	if (addr && inet_pton(AF_INET6, addr, &a6->sin6_addr) != 1)
-		return 0;
 	a6->sin6_family = AF_INET6;
 	a6->sin6_port = htons((uint16_t)port);
-	if (!addr)
+	if (ip)
+		memcpy(&a6->sin6_addr, ip, 16);
+	else
 		a6->sin6_addr = in6addr_any;
 	return sizeof *a6;
 }
 
-int net_bind(const char *addr, unsigned port, int *fd)
+int net_bind(const uint8_t *ip, unsigned port, int *fd)
 {
 	struct sockaddr_storage a;
-	socklen_t len = address(addr, AF_INET6, port, &a);
-	int rc;
+	socklen_t len = address(ip, AF_INET6, port, &a);
+	int rc = bind_to(&a, len, fd);
 
-	if (!len)
-		return -EINVAL;
-	rc = bind_to(&a, len, fd);
-	if (!addr && (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL))
+	if (!ip && (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL))
 		rc = bind_to(&a, address(NULL, AF_INET, port, &a), fd);
 	return rc;
+}
+
+void net_address_text(const uint8_t ip[16], char *buf, size_t size)
+{
+	if (mapped_ipv4(ip))
+		inet_ntop(AF_INET, ip + 12, buf, (socklen_t)size);
+	else
+		inet_ntop(AF_INET6, ip, buf, (socklen_t)size);
 }
 
 int net_open(int fd)

@@ -3,15 +3,19 @@
 #ifndef REVHASH_NET_H
 #define REVHASH_NET_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
-/* Bind a listener to port on the numeric IPv4 or IPv6 address addr, or
- * with addr NULL on every address, IPv6 and IPv4 alike where the host
+/* Bind a listener to port on address ip (16 bytes, IPv4 as IPv4-mapped),
+ * or with ip NULL on every address, IPv6 and IPv4 alike where the host
  * allows (falls back to IPv4 only); not yet listening: a port another
  * master listens on is found before anything else is set up (two starting
- * at once both bind; the second fails at net_open). 0 and *fd, or -errno
- * (-EINVAL: addr is no address). */
-int net_bind(const char *addr, unsigned port, int *fd);
+ * at once both bind; the second fails at net_open). 0 and *fd, or -errno. */
+int net_bind(const uint8_t *ip, unsigned port, int *fd);
+/* ip (16 bytes, IPv4 as IPv4-mapped) in words into buf (at least
+ * INET6_ADDRSTRLEN bytes): an IPv4-mapped address as IPv4. */
+void net_address_text(const uint8_t ip[16], char *buf, size_t size);
 /* Start listening on a bound fd: from now on connections are accepted
  * into its queue. 0 or -errno. */
 int net_open(int fd);

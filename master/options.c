@@ -39,17 +39,18 @@
 	"                         measured at start), or one of\n" \
 	"                         %s\n"
 
-/* A format: the test hooks (from their table). */
+/* A format: how often --listen and --proxy-from may be given, and the
+ * test hooks (from their table). */
 static const char usage_tail[] =
 	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
 	"                         cache, every request is searched)\n"
 	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
-	"                         given up to 8 times (default: every address)\n"
+	"                         given up to %d times (default: every address)\n"
 	"  --user NAME            started as root: bind the port, open what needs\n"
 	"                         root, then run as NAME, workers and all\n"
 	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
 	"                         with a PROXY protocol v2 header naming the\n"
-	"                         client; up to 8 times. From anyone else such a\n"
+	"                         client; up to %d times. From anyone else such a\n"
 	"                         header is refused\n"
 	"  --max-conns N          connections open at once, at most (default: the\n"
 	"                         descriptor limit less 1/16 and 64); more are\n"
@@ -139,7 +140,7 @@ static void print_usage(FILE *out)
 	}
 	policy_help(out);
 	hook_names(hooks, sizeof hooks, " or ");
-	fprintf(out, usage_tail, hooks);
+	fprintf(out, usage_tail, OPT_LISTEN_MAX, OPT_LISTEN_MAX, hooks);
 }
 
 static int parse_workers(const char *s, unsigned *out)
@@ -234,33 +235,35 @@ static void set_defaults(struct options *o)
 	o->peer_weight = 4 * POLICY_PEER_WEIGHT_MAX;
 }
 
-/* --listen ADDR: a numeric IPv4 or IPv6 address. */
-static int add_listen(struct options *o, const char *addr)
+/* A numeric IPv4 or IPv6 address into ip, whole, IPv4 as IPv4-mapped (as
+ * the master keeps a peer's). 0 or -EINVAL. */
+static int parse_address(const char *s, uint8_t ip[16])
 {
-	struct in6_addr a;
-
-	if (o->nlisten >= OPT_LISTEN_MAX)
-		return bad("--listen (given more than 8 times)", addr);
-	if (inet_pton(AF_INET, addr, &a) != 1 && inet_pton(AF_INET6, addr, &a) != 1)
-		return bad("--listen (a numeric IPv4 or IPv6 address)", addr);
-	o->listen[o->nlisten++] = addr;
-	return 0;
+	memset(ip, 0, 16);
+	if (inet_pton(AF_INET, s, ip + 12) == 1) {
+		ip[10] = ip[11] = 0xff;
+		return 0;
+	}
+	return inet_pton(AF_INET6, s, ip) == 1 ? 0 : -EINVAL;
 }
 
-/* --proxy-from ADDR: a numeric IPv4 or IPv6 address, kept whole. */
-static int add_proxy(struct options *o, const char *addr)
+/* --listen ADDR or --proxy-from ADDR (option): one more address of list,
+ * which holds *n of OPT_LISTEN_MAX. */
+static int add_address(const char *option, const char *addr, uint8_t (*list)[16],
+		       unsigned *n)
 {
-	uint8_t *a;
+	char what[64];
 
-	if (o->nproxy >= OPT_LISTEN_MAX)
-		return bad("--proxy-from (given more than 8 times)", addr);
-	a = o->proxy_from[o->nproxy];
-	memset(a, 0, 16);
-	if (inet_pton(AF_INET, addr, a + 12) == 1)
-		a[10] = a[11] = 0xff;
-	else if (inet_pton(AF_INET6, addr, a) != 1)
-		return bad("--proxy-from (a numeric IPv4 or IPv6 address)", addr);
-	o->nproxy++;
+	if (*n >= OPT_LISTEN_MAX) {
+		snprintf(what, sizeof what, "%s (given more than %d times)", option,
+			 OPT_LISTEN_MAX);
+		return bad(what, addr);
+	}
+	if (parse_address(addr, list[*n]) < 0) {
+		snprintf(what, sizeof what, "%s (a numeric IPv4 or IPv6 address)", option);
+		return bad(what, addr);
+	}
+	(*n)++;
 	return 0;
 }
 
@@ -271,7 +274,7 @@ static int caps_option(int c, const char *arg, struct options *o)
 {
 	switch (c) {
 	case OPT_CAPS:
-		return add_listen(o, arg);
+		return add_address("--listen", arg, o->listen, &o->nlisten);
 	case OPT_CAPS + 1:
 		return parse_u64(arg, 1, 1ull << 30, &o->max_conns) < 0 ?
 			bad("--max-conns (1..2^30)", arg) : 0;
@@ -285,7 +288,7 @@ static int caps_option(int c, const char *arg, struct options *o)
 		return parse_u64(arg, 1, 1ull << 20, &o->peer_weight) < 0 ?
 			bad("--peer-weight (1..2^20)", arg) : 0;
 	case OPT_CAPS + 5:
-		return add_proxy(o, arg);
+		return add_address("--proxy-from", arg, o->proxy_from, &o->nproxy);
 	case OPT_CAPS + 6:
 		if (!*arg)
 			return bad("--user (a user name)", arg);

@@ -21,12 +21,13 @@ struct options {
 	const char *kind_kernel[KINDS_MAX]; /* its --NAME-kernel; NULL: its
 	                              program measures its own at start */
 	uint64_t cache_entries;    /* answers the cache holds */
-	const char *listen[OPT_LISTEN_MAX]; /* --listen: addresses to listen
-	                              on; none: every address */
+	/* --listen and --proxy-from: whole addresses, IPv4 as IPv4-mapped,
+	 * parsed once, here. */
+	uint8_t listen[OPT_LISTEN_MAX][16]; /* to listen on; none: every
+	                              address */
 	unsigned nlisten;
-	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* --proxy-from: balancers
-	                              that send a PROXY header first (whole
-	                              addresses, IPv4 as IPv4-mapped) */
+	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* balancers that send a
+	                              PROXY header first */
 	unsigned nproxy;
 	const char *user;          /* --user: run as this user once the port
 	                              is bound (started as root) */

@@ -12,6 +12,7 @@
 #include "master/power.h"
 #include "master/status.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -222,13 +223,17 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
-/* call (socket and bind, or listen) on addr (NULL: every address) and
+/* call (socket and bind, or listen) on ip (NULL: every address) and
  * port failed with rc: say so, and the likely cause of a port in use.
  * Returns rc. */
-static int listen_failed(const char *call, const char *addr, unsigned port, int rc)
+static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int rc)
 {
-	log_error("%s(%s port %u): %s%s", call, addr ? addr : "every address", port,
-		  strerror(-rc), rc == -EADDRINUSE ? " (is another master running?)" : "");
+	char addr[INET6_ADDRSTRLEN] = "every address";
+
+	if (ip)
+		net_address_text(ip, addr, sizeof addr);
+	log_error("%s(%s port %u): %s%s", call, addr, port, strerror(-rc),
+		  rc == -EADDRINUSE ? " (is another master running?)" : "");
 	return rc;
 }
 
@@ -239,10 +244,10 @@ static int bind_all(struct server *s, const struct options *o)
 	int rc;
 
 	for (s->nlisten = 0; s->nlisten < n; s->nlisten++) {
-		const char *addr = o->nlisten ? o->listen[s->nlisten] : NULL;
+		const uint8_t *ip = o->nlisten ? o->listen[s->nlisten] : NULL;
 
-		if ((rc = net_bind(addr, o->port, &s->listen[s->nlisten].fd)) < 0)
-			return listen_failed("bind", addr, o->port, rc);
+		if ((rc = net_bind(ip, o->port, &s->listen[s->nlisten].fd)) < 0)
+			return listen_failed("bind", ip, o->port, rc);
 	}
 	return 0;
 }
