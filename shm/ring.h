@@ -25,9 +25,12 @@
  *                 worker leases and how much of it (asking the policy),
  *                 preemption; it keeps every derived field (a job's
  *                 leases out, its rank, its heap place) itself;
- *   ring.c        the workers' calls: the lock, taking pending changes in,
+ *   ring_worker.c the workers' calls: the lock, taking pending changes in,
  *                 a job's ends, repair after a dead lock holder;
- *   ring_master.c the master's calls, none of which waits. */
+ *   ring_master.c the master's calls, none of which waits.
+ * Each file calls only those above it in this list; this header is the
+ * layout and the API they share, and no one file is the ring, so none is
+ * named ring.c. */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 

@@ -2,7 +2,7 @@
  * that moves it, its progress, and its rank (ring_rank_of, the one builder;
  * ring_rank, a snapshot the master reads without the lock). Nothing here
  * knows the heap or the slots: ring_sched.c keeps what derives from an
- * entry, ring.c and ring_master.c decide when to move it.
+ * entry, ring_worker.c and ring_master.c decide when to move it.
  *
  * A job's phase is the one record of where it stands:
  *
