@@ -127,34 +127,10 @@ pid_listens() {
 	return 1
 }
 
-# http_get HOST PORT PATH: the body of an HTTP GET, with bash alone, sent
-# chunked ("SIZE" in hex, SIZE bytes, an empty line, until a size of 0:
-# HAProxy's pages) or not (to the end: the connection is closed). Each read
-# waits at most 2 s; non-zero unless the status is 200.
-http_get() {
-	local fd line size chunk chunked=0 LC_ALL=C
-	{ exec {fd}<>"/dev/tcp/$1/$2"; } 2>/dev/null || return 1
-	printf 'GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n' "$3" "$1" >&"$fd"
-	IFS= read -r -t 2 -u "$fd" line && [[ $line == *" 200 "* ]] || { exec {fd}<&-; return 1; }
-	while IFS= read -r -t 2 -u "$fd" line && [ -n "${line%$'\r'}" ]; do
-		[[ ${line,,} == transfer-encoding:*chunked* ]] && chunked=1
-	done
-	if [ $chunked = 0 ]; then
-		while IFS= read -r -t 2 -u "$fd" line || [ -n "$line" ]; do
-			printf '%s\n' "$line"
-			line=""
-		done
-		exec {fd}<&-
-		return 0
-	fi
-	while IFS= read -r -t 2 -u "$fd" size && size=${size%$'\r'} &&
-		[[ $size =~ ^[0-9a-fA-F]+$ ]] && ((16#$size > 0)); do
-		IFS= read -r -N $((16#$size)) -t 2 -u "$fd" chunk || break
-		printf '%s' "$chunk"
-		read -r -t 2 -u "$fd" line
-	done
-	exec {fd}<&-
-}
+# http_get HOST PORT PATH: the body of an HTTP GET of PATH (curl, at most
+# 5 s in all); non-zero, with curl's reason on stderr, when there is no
+# answer or its status is not a success.
+http_get() { curl -fsSg --max-time 5 "http://$1:$2$3"; }
 
 # start_master PORT LOG ARGS...: start the master in the background, wait
 # until it accepts connections; sets MASTER_PID.
@@ -307,20 +283,19 @@ delay_for() {
 	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
 }
 
-# stage_line JSON: the stage means in a master's --status --json, in us.
+# stage_line JSON: the stage means in a master's --status --json, in us
+# (empty for no JSON).
 stage_line() {
-	sed -n 's/.*"stages_us":{\([^}]*\)}.*/\1/p' <<<"$1" |
-		awk -F, '{ for (i = 1; i <= NF; i++) { split($i, kv, ":"); gsub(/"/, "", kv[1]);
-			v[kv[1]] = kv[2] } printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", v["read"],
-			v["dispatch"], v["wake"], v["hash"], v["notify"], v["reply"] }'
+	jq -r '.stages_us // empty | [.read, .dispatch, .wake, .hash, .notify, .reply] | @tsv' \
+		<<<"$1" 2>/dev/null | awk -F'\t' '{ printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", $1, $2, $3, $4, $5, $6 }'
 }
 
 # wakeups_line JSON: the master's loop wake-ups per request, or - where
 # its --status does not count them.
 wakeups_line() {
-	awk 'match($0, /"wakeups":[0-9]+/) { w = substr($0, RSTART + 10, RLENGTH - 10) }
-	     match($0, /"requests":[0-9]+/) { r = substr($0, RSTART + 11, RLENGTH - 11) }
-	     END { if (w != "" && r > 0) printf "%.2f", w / r; else printf "-" }' <<<"$1"
+	local w r
+	w=$(json_num "$1" wakeups) r=$(json_num "$1" requests)
+	awk -v w="$w" -v r="${r:-0}" 'BEGIN { if (w != "" && r > 0) printf "%.2f", w / r; else printf "-" }'
 }
 
 # row_header: the names of replay_row's columns.
@@ -455,9 +430,10 @@ policy_columns() {
 # status_json PORT: the master's --status --json (empty when it is gone).
 status_json() { "$MASTER" --status "$1" --json 2>/dev/null; }
 
-# json_num JSON KEY: the whole number under KEY in a master's --status
-# --json, whose keys are unique (empty for no JSON).
-json_num() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" <<<"$1"; }
+# json_num JSON KEY: the whole number under KEY at the top level of JSON
+# (a master's --status --json: the master's own figure, never a worker's
+# of the same name); empty for no JSON or no such number.
+json_num() { jq -r --arg k "$2" '.[$k] | numbers | floor' <<<"$1" 2>/dev/null; }
 
 # busy_rate JSON: from a master's --status --json, the rate its workers
 # hashed at per second of their hashing CPU time (hashes/s; 0 when they
@@ -521,18 +497,18 @@ proc_hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 # once more when it has ended, one row of the master's live status (master
 # --status --json): seconds since the sampling began, jobs in the table,
 # jobs queued for a worker, workers hashing, workers. At least two rows,
-# however short the run; each sample costs about 2 ms of CPU.
+# however short the run. One jq reads every sample (each its time in us,
+# then the status): a jq a sample would cost 20 ms of CPU each.
 sample_status() {
-	local port=$1 out=$2 pid=$3 t0=$EPOCHREALTIME alive=1
+	local port=$1 out=$2 pid=$3 t0=${EPOCHREALTIME/./} alive=1
 	echo "t_s,jobs_in_table,jobs_queued,hashing,workers" >"$out"
 	while :; do
-		status_json "$port" | awk -v t0="$t0" -v t="$EPOCHREALTIME" '
-		function field(k) { return match($0, "\"" k "\":[0-9]+") ? substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3) : "" }
-		{ n = split($0, w, /"state":"/); busy = 0
-		  for (i = 2; i <= n; i++) busy += w[i] ~ /^hashing/
-		  printf "%.3f,%s,%s,%d,%d\n", t - t0, field("jobs_in_table"), field("jobs_queued"), busy, n - 1 }' >>"$out"
+		echo $((${EPOCHREALTIME/./} - t0))
+		status_json "$port"
 		[ $alive = 1 ] || break
 		kill -0 "$pid" 2>/dev/null || alive=0
 		[ $alive = 0 ] || sleep 0.1
-	done
+	done | jq -nr 'foreach inputs as $x (0; if ($x | type) == "number" then $x else . end;
+		. as $t | $x | objects | [($t / 1000 | round) / 1000, .jobs_in_table, .jobs_queued,
+		([.workers[] | select(.state == "hashing")] | length), (.workers | length)] | @csv)' >>"$out"
 }
