@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# The readers lib.sh gives the other scripts, on JSON made to trip them
-# (in under a second, no server): json_num reads the top level only, so a
-# master's pid, hashes or rate is its own and never the one of a worker
-# listed after it (a greedy sed returned the last "pid" in the text); a
-# real number reads as its whole part; a word, a missing key or no JSON
-# at all read as nothing; stage_line and wakeups_line read their figures
-# whatever the order of the keys; http_get fails at once where nothing
-# listens.
+# The readers lib.sh and lib-bench.sh give the other scripts, on JSON made
+# to trip them (in under a second, no server): json_num reads the top
+# level only, so a master's pid, hashes or rate is its own and never the
+# one of a worker listed after it (a greedy sed returned the last "pid" in
+# the text); a real number reads as its whole part; a word, a missing key
+# or no JSON at all read as nothing; stage_line and wakeups_line read
+# their figures whatever the order of the keys; http_get fails at once
+# where nothing listens.
 #   scripts/lib-selftest.sh
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 command -v jq >/dev/null && command -v curl >/dev/null ||
 	fail "jq or curl is missing (scripts/install-deps.sh)"
 

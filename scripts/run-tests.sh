@@ -71,7 +71,8 @@ for t in "$@"; do
 	failed=$((failed + f + e))
 	[ $((f + e)) -gt 0 ] && failing "$t"
 done
-# The readers lib.sh gives the scripts (under a second): one more test.
+# The readers lib.sh and lib-bench.sh give the scripts (under a second):
+# one more test.
 if [ -n "${RUN_LIB:-}" ]; then
 	if "$(dirname "$0")/lib-selftest.sh"; then
 		passed=$((passed + 1))
