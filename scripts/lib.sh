@@ -45,9 +45,22 @@ need_built() {
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
 }
 
-# listening HOST PORT: something accepts connections there (a refusal
-# answers at once; only reachable hosts are asked).
-listening() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+# listen_inodes PORT [NET]: the inodes of the sockets listening on TCP
+# PORT in the tables NET/tcp and NET/tcp6 (default /proc/self/net, this
+# shell's network namespace): state 0A, the inode in field 10. The kernel
+# lists every listening socket before any connection, so each table is
+# read up to its first connection: on a machine busy with tests the
+# whole tables held 34,000 lines, and reading them took up to 0.9 s.
+listen_inodes() {
+	local net=${2:-/proc/self/net}
+	awk -v p=":$(printf '%04X' "$1")" 'FNR > 1 && $4 != "0A" { nextfile }
+		$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
+		"$net/tcp" "$net/tcp6" 2>/dev/null
+}
+
+# listening PORT: something in this network namespace listens on TCP
+# PORT, found without connecting to it (no server counts a probe).
+listening() { [ -n "$(listen_inodes "$1")" ]; }
 
 # free_port [OFFSET...]: print a TCP port P nobody listens on, nor on
 # P + each OFFSET (a cluster's nodes and stats).
@@ -56,7 +69,7 @@ free_port() {
 	for _ in $(seq 1 50); do
 		p=$((20000 + RANDOM % 12000)) # below the ephemeral range, offsets too
 		busy=0
-		for o in 0 "$@"; do listening 127.0.0.1 $((p + o)) && busy=1; done
+		for o in 0 "$@"; do listening $((p + o)) && busy=1; done
 		[ $busy = 0 ] && { echo "$p"; return; }
 	done
 	fail "no free port found"
@@ -84,22 +97,22 @@ run_base() {
 	echo "$d"
 }
 
-# wait_listening HOST PORT PID LOG: until process PID (logging to LOG)
-# accepts connections on HOST:PORT: at most 6 s once no child of PID
-# probes for GPUs (`revhash-gpu --probe`: CUDA's start can take seconds,
-# and the master kills a probe at its own deadline, worker/kind_exec.c's
-# PROBE_MS, so that bound is the master's); fails, with its log, if it
-# exits first.
+# wait_listening PORT PID LOG: until process PID (logging to LOG) holds a
+# socket listening on TCP PORT (pid_listens, which no counter of the
+# master sees): at most 6 s once no child of PID probes for GPUs
+# (`revhash-gpu --probe`: CUDA's start can take seconds, and the master
+# kills a probe at its own deadline, worker/kind_exec.c's PROBE_MS, so
+# that bound is the master's); fails, with its log, if it exits first.
 wait_listening() {
 	local name left=300
-	name=$(ps -o comm= -p "$3")
+	name=$(ps -o comm= -p "$2")
 	while [ $left -gt 0 ]; do
-		listening "$1" "$2" && return 0
-		kill -0 "$3" 2>/dev/null || { cat "$4" >&2; fail "$name exited at start"; }
-		probing "$3" || left=$((left - 1))
+		pid_listens "$2" "$1" && return 0
+		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; fail "$name exited at start"; }
+		probing "$2" || left=$((left - 1))
 		sleep 0.02
 	done
-	fail "$name did not start listening on $1:$2"
+	fail "$name did not start listening on port $1"
 }
 
 # probing PID: a child of PID runs with --probe (the master's GPU probe).
@@ -113,19 +126,13 @@ probing() {
 }
 
 # pid_listens PID PORT: process PID holds a socket listening on TCP PORT
-# (in its own network namespace), found without connecting to it: the
-# port's listening sockets in /proc/PID/net/tcp and tcp6 (state 0A, the
-# inode in field 10), and one of them among PID's descriptors. The kernel
-# lists every listening socket before any connection, so each table is
-# read up to its first connection: on a machine busy with tests the
-# whole tables held 34,000 lines, and reading them took up to 0.9 s.
+# (in its own network namespace), found without connecting to it: one of
+# the port's listening sockets there (listen_inodes) among PID's
+# descriptors.
 pid_listens() {
-	local hex ino fds
-	hex=$(printf '%04X' "$2")
+	local ino fds
 	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
-	for ino in $(awk -v p=":$hex" 'FNR > 1 && $4 != "0A" { nextfile }
-		$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
-		"/proc/$1/net/tcp" "/proc/$1/net/tcp6" 2>/dev/null); do
+	for ino in $(listen_inodes "$2" "/proc/$1/net"); do
 		[[ $fds == *"socket:[$ino]"* ]] && return 0
 	done
 	return 1
@@ -143,7 +150,7 @@ start_master() {
 	shift 2
 	"$MASTER" "$port" "$@" 2>"$log" &
 	MASTER_PID=$!
-	wait_listening 127.0.0.1 "$port" "$MASTER_PID" "$log"
+	wait_listening "$port" "$MASTER_PID" "$log"
 }
 
 
