@@ -28,7 +28,7 @@ struct wl_request {
 };
 
 /* A named workload of the project's benchmarks and races, the one
- * definition of each (scripts/lib.sh asks revhash-bench --preset for
+ * definition of each (scripts/lib-bench.sh asks revhash-bench --preset for
  * them). Its delay is fixed, or set from a hash rate so that a server of
  * that rate is busy load of the time. */
 struct wl_preset {

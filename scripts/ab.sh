@@ -15,7 +15,7 @@
 #   ROWS: a comma list of milestone,final,1M,300k,100k (default 1M,300k,100k)
 #   ARGS: given to both masters (e.g. --workers 2)
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 A=$MASTER B="" ROUNDS=20 ONLY=1M,300k,100k
 opts "--a=A --b=B --rounds=ROUNDS --only=ONLY --rest" "$@"

@@ -39,7 +39,7 @@ attack_flood() {
 	port=$(free_port)
 	(ulimit -n 1024 && exec "$MASTER" "$port" --workers 2 --gpu off) 2>"$log" &
 	MASTER_PID=$!
-	wait_listening 127.0.0.1 "$port" "$MASTER_PID" "$log"
+	wait_listening "$port" "$MASTER_PID" "$log"
 	"$CLIENT" keep 127.0.0.1 "$port" 1200 >"$LOGS/keep.out" &
 	KEEP_PID=$!
 	for _ in $(seq 1 100); do

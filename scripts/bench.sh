@@ -18,7 +18,7 @@
 #   scripts/bench.sh [--total N] [--seconds S] [--skip-baseline] [--only ROWS]
 #   ROWS: a comma list of kernels,milestone,load90,burst,1M,300k,100k,closed
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 TOTAL=100 SECONDS_PER_KERNEL=1 BASELINE=1 ONLY=""
 opts "--total=TOTAL --seconds=SECONDS_PER_KERNEL --skip-baseline:BASELINE=0 --only=ONLY" "$@"
@@ -42,7 +42,7 @@ if wanted kernels; then
 fi
 
 # row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload as a
-# line of the matrix (replay_row in lib.sh).
+# line of the matrix (replay_row in lib-bench.sh).
 row() {
 	local line
 	line=$(replay_row "$@") || exit 1
@@ -57,7 +57,7 @@ row_header | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0
-# The small rows are revhash-bench's presets (lib.sh's preset).
+# The small rows are revhash-bench's presets (lib-bench.sh's preset).
 for name in 1M 300k 100k; do
 	# shellcheck disable=SC2046 # preset's three words
 	wanted "$name" && row "$name" $(preset "$name")

@@ -162,7 +162,7 @@ fi
 # Every lock hook armed must fire: the load is over, so small requests
 # make the workers take leases (and the lock) until none is left, for up
 # to 20 s (a worker dying at its first lease is restarted with a back-off).
-hooks_armed() { status_json "$PORT" | sed -n 's/.*"hooks_armed":\([0-9]*\).*/\1/p'; }
+hooks_armed() { json_num "$(status_json "$PORT")" hooks_armed; }
 since=$SECONDS
 while armed=$(hooks_armed) && [ "${armed:-0}" -gt 0 ] && [ $((SECONDS - since)) -lt 20 ]; do
 	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 1 --difficulty 100000 \

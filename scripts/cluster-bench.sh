@@ -12,7 +12,7 @@
 # apart. Large ones: the course's shape, fewer requests (30 of 30M values,
 # 600 ms apart, 20% repeats). About a minute a round.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 ROUNDS=3 WORKERS=$(ncpus) SEED=7
 opts "--rounds=ROUNDS --workers=WORKERS --seed=SEED" "$@"

@@ -177,7 +177,7 @@ netns_down() {
 # listening socket on PORT and its --status names it. Asked without a
 # connection, so that no probe shows in any counter.
 node_ready() {
-	pid_listens "$1" "$2" && [ "$(status_json "$2" | sed -n 's/^{"pid":\([0-9]*\),.*/\1/p')" = "$1" ]
+	pid_listens "$1" "$2" && [ "$(json_num "$(status_json "$2")" pid)" = "$1" ]
 }
 
 # balancer_side NAME ADDRESS KIND: the address node NAME's connections
@@ -446,7 +446,7 @@ EOF
 # how many connections it sent there); non-zero when it does not answer.
 balancer_view() {
 	local csv
-	csv=$(http_get 127.0.0.1 "$STATS_PORT" '/stats;csv') && [ -n "$csv" ] || return 1
+	csv=$(http_get 127.0.0.1 "$STATS_PORT" '/stats;csv' 2>/dev/null) && [ -n "$csv" ] || return 1
 	awk -F, '
 		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
 		$col["pxname"] == "nodes" && $col["svname"] != "BACKEND" {

@@ -30,7 +30,7 @@
 # the plots (~5 s): about 6 minutes in all. `scripts/experiments.sh --quick
 # --dry-run` prints this machine's estimate without running anything.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 PRESET="" RATE="" ONLY=""
 opts "--preset=PRESET --rate=RATE --only=ONLY" "$@"

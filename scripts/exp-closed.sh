@@ -12,7 +12,7 @@
 # BENCH_ARGS: --cached, --difficulty D, --priority P. Exits 1 when a reply
 # was wrong or missing, after printing the line.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 [ $# -ge 4 ] || fail "usage: exp-closed.sh PREFIX \"MASTER_ARGS\" CONCURRENCY SECONDS [BENCH_ARGS...]"
 prefix=$1 margs=$2 conc=$3 secs=$4

@@ -4,9 +4,9 @@
 # (told the master's policy, so that its efficiency is against the right
 # ideal), sample the master's live status every 100 ms meanwhile, stop the
 # master, and print the run's figures as one CSV line (BENCH_COLUMNS in
-# lib.sh, then busy_rate and eff_busy: the efficiency again at the rate the
-# workers hashed at during the run, which the machine's drift between the
-# calibration and the run does not move). It leaves PREFIX.txt (the bench's
+# lib-bench.sh, then busy_rate and eff_busy: the efficiency again at the
+# rate the workers hashed at during the run, which the machine's drift
+# between the calibration and the run does not move). It leaves PREFIX.txt (the bench's
 # output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
 # PREFIX.status.csv (the samples) and PREFIX.log (the master's).
 #   scripts/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
@@ -14,7 +14,7 @@
 # Without --rate the bench calibrates (a few seconds). Exits 1 when an
 # answer was wrong or missing, after printing the line all the same.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 rate=()
 [ "${1:-}" = --rate ] && { rate=(--rate "$2"); shift 2; }

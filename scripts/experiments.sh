@@ -18,7 +18,7 @@
 # configuration only. Exits 1 when any run got a wrong or missing answer
 # (the catalogue still runs to its end, and the report says which).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 PRESET=full REPS="" ONLY="" OUT=$ROOT/bench-out/experiments DRY=0
 opts "--quick:PRESET=quick --preset=PRESET --reps=REPS --only=ONLY --out=OUT --dry-run:DRY=1" "$@"

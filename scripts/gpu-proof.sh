@@ -127,7 +127,7 @@ part_preflight() {
 	echo "figure: cpu idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
 		"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')," \
 		"governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
-	for b in nvcc cuobjdump compute-sanitizer ncu; do
+	for b in nvcc cuobjdump compute-sanitizer ncu curl jq; do
 		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
 	for b in "$MASTER" "$BENCH" "$ROOT/kernel-bench" "$GPU_CHECK" "$GPU_WORKER"; do

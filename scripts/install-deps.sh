@@ -6,7 +6,8 @@
 # back (a policy-rc.d of its own for the install, where the host has
 # none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
-#                                      libmicrohttpd (the metrics exporter)
+#                                      libmicrohttpd (the metrics exporter), curl
+#                                      and jq (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster.sh)
@@ -25,6 +26,8 @@ need pkg-config command -v pkg-config
 need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
 need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
 need procps command -v ps # scripts/chaos.sh finds workers with ps
+need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
+need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 for arg in "$@"; do
 	case $arg in

@@ -145,8 +145,7 @@ grep -qx "revhash_requests_total $want" "$OUT/metrics.txt" ||
 # sentence of its own for HELP (not its key again).
 json=$(status_json "$PORT")
 nkeys=0
-# (the top level's numbers all come before its first array)
-for key in $(grep -o '"[a-z_]*":[0-9]' <<<"${json%%\[*}" | cut -d'"' -f2); do
+for key in $(jq -r 'to_entries[] | select(.value | type == "number") | .key' <<<"$json"); do
 	stem=${key%_total}
 	case $key in
 	*_s) stem=${key%_s}_seconds ;;

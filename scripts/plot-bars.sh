@@ -5,7 +5,7 @@
 # DATA.tsv: PANEL<TAB>LABEL<TAB>AVERAGE<TAB>BEST<TAB>WORST, rows of a panel
 # in the order they are to appear; panels in order of first appearance.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 logy="set yrange [0:*]" top="graph 0.08"
 [ "${1:-}" = --logy ] && { logy="set logscale y"; top=0; shift; }

@@ -6,7 +6,7 @@
 # 1.66 MB), which come from another machine and workload: context only.
 #   scripts/plot-concurrency.sh CLOSED_SUMMARY.csv OUT.png
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 [ $# -eq 2 ] || fail "usage: plot-concurrency.sh CLOSED_SUMMARY.csv OUT.png"
 [ -r "$1" ] || fail "cannot read $1"

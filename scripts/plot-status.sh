@@ -2,14 +2,14 @@
 # The master's load over a run, one panel per run: the mean number of jobs
 # in its table and of jobs being searched (left axis), and the mean share
 # of workers hashing (right axis, 0 to 1), per time bin, from the samples
-# sample_status (lib.sh) recorded about every 100 ms. A bin is the shortest
-# of 0.1, 0.2, 0.5, 1, 2, 5, 10, 30 or 60 s that keeps a run under about
-# 100 bins, the same for every panel: samples of a run of small requests
-# are mostly 0 or 1 job, and drawn one by one they make a comb of lines in
-# which no load can be read.
+# sample_status (lib-bench.sh) recorded about every 100 ms. A bin is the
+# shortest of 0.1, 0.2, 0.5, 1, 2, 5, 10, 30 or 60 s that keeps a run under
+# about 100 bins, the same for every panel: samples of a run of small
+# requests are mostly 0 or 1 job, and drawn one by one they make a comb of
+# lines in which no load can be read.
 #   scripts/plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]...
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 panel_args plot-status.sh "$@"
 shift 2

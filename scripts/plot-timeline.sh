@@ -4,7 +4,7 @@
 #   scripts/plot-timeline.sh OUT.png TITLE LABEL FILE.csv [LABEL FILE.csv]...
 # FILE.csv: revhash-bench --csv output.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 panel_args plot-timeline.sh "$@"
 shift 2

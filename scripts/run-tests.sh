@@ -1,5 +1,6 @@
 #!/bin/sh
 # Run the Check test binaries named on the command line (from $B/tests), the
+# scripts' own readers (lib-selftest.sh) when RUN_LIB is set, the
 # short chaos run when RUN_CHAOS is set, the experiment lab's smoke run
 # when RUN_LAB is set, the GPU script's dry run when RUN_GPU_PROOF is set,
 # the quick attacks when RUN_ATTACK is set and the cluster test when
@@ -70,6 +71,16 @@ for t in "$@"; do
 	failed=$((failed + f + e))
 	[ $((f + e)) -gt 0 ] && failing "$t"
 done
+# The readers lib.sh and lib-bench.sh give the scripts (under a second):
+# one more test.
+if [ -n "${RUN_LIB:-}" ]; then
+	if "$(dirname "$0")/lib-selftest.sh"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		broken="$broken lib-selftest.sh"
+	fi
+fi
 # The short crash-injection run counts as one more test (its parts that
 # cannot run here as skips beside it).
 if [ -n "${RUN_CHAOS:-}" ]; then

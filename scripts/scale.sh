@@ -8,7 +8,7 @@
 # shows 1 and 2.
 #   scripts/scale.sh [--counts "1 2 4 8 16"] [--requests N]
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 COUNTS="1 2 4 8 16" REQUESTS=100
 opts "--counts=COUNTS --requests=REQUESTS" "$@"

@@ -609,8 +609,9 @@ START_TEST(bad_arguments_exit_2)
 }
 END_TEST
 
-/* --preset prints a preset's seven words, which scripts/lib.sh reads: its
- * delay from --rate where it follows one, which it must then have. */
+/* --preset prints a preset's seven words, which scripts/lib-bench.sh
+ * reads: its delay from --rate where it follows one, which it must then
+ * have. */
 START_TEST(preset_prints_its_words)
 {
 	const char *one_m[] = { "--preset", "1M", "--rate", "142.7e6", NULL };

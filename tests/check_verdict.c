@@ -6,7 +6,7 @@
  * (TH_SEED replays it): how often equal servers get a winner, how often a
  * real difference is found. And the workload presets the race and the
  * scripts share (bench/workload.c), whose small ones take their delay from
- * a rate as lib.sh's delay_for. */
+ * a rate as lib-bench.sh's delay_for. */
 #include "bench/crossover.h"
 #include "bench/verdict.h"
 #include "bench/workload.h"
@@ -405,7 +405,7 @@ START_TEST(presets_are_the_benchmark_rows)
 	ck_assert_ptr_nonnull(w = wl_preset_find("milestone"));
 	ck_assert_int_eq(wl_preset_params(w, 5e6, &p), 0);
 	ck_assert(p.total == 100 && p.delay_us == 600000); /* the rate aside */
-	/* A quarter load: lib.sh's delay_for 1000000 0.25 at 142.7 M/s. */
+	/* A quarter load: lib-bench.sh's delay_for 1000000 0.25 at 142.7 M/s. */
 	ck_assert_ptr_nonnull(w = wl_preset_find("1M"));
 	ck_assert_int_eq(wl_preset_params(w, 142.7e6, &p), 0);
 	ck_assert(p.total == 200 && p.difficulty == 1000000);

@@ -1,0 +1,248 @@
+# The benchmark's and the experiment lab's helpers (sourced, not run): the
+# rows of scripts/bench.sh and scale.sh, and what exp-*.sh and plot-*.sh
+# share. It sources lib.sh, the harness every script shares. Each helper
+# says what it expects.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# --- the benchmark's rows (scripts/bench.sh, scripts/scale.sh) ---
+
+# calibrate [MASTER ARGS...]: RATE, the M hashes/s of a master started with
+# these arguments, from revhash-bench's calibration (a request big enough
+# to hide every per-request cost). Logs go to $OUT.
+calibrate() {
+	local port
+	port=$(free_port)
+	start_master "$port" "$OUT/calibrate.log" "$@"
+	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet 2>/dev/null |
+		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
+	stop_master "$MASTER_PID" 60
+	[ -n "$RATE" ] || fail "calibration failed"
+}
+
+# preset NAME: "TOTAL DIFFICULTY DELAY_US" of revhash-bench's workload
+# preset NAME (milestone, final, 1M, 300k, 100k; bench/workload.c holds
+# the one definition, which the race uses too), its delay at RATE where
+# it follows the rate.
+preset() {
+	local w
+	w=$("$BENCH" --preset "$1" --rate "${RATE:-1}e6") || fail "no preset $1"
+	awk '{ print $2, $4, $6 }' <<<"$w"
+}
+
+# delay_for DIFFICULTY LOAD: the client's delay (us) that keeps a server of
+# RATE about LOAD busy: a fresh request costs half its range on average,
+# and about a fifth of the requests are repeats.
+delay_for() {
+	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
+}
+
+# stage_line JSON: the stage means in a master's --status --json, in us
+# (empty for no JSON).
+stage_line() {
+	jq -r '.stages_us // empty | [.read, .dispatch, .wake, .hash, .notify, .reply] | @tsv' \
+		<<<"$1" 2>/dev/null | awk -F'\t' '{ printf "%.0f/%.0f/%.0f/%.0f/%.0f/%.0f", $1, $2, $3, $4, $5, $6 }'
+}
+
+# wakeups_line JSON: the master's loop wake-ups per request, or - where
+# its --status does not count them.
+wakeups_line() {
+	local w r
+	w=$(json_num "$1" wakeups) r=$(json_num "$1" requests)
+	awk -v w="$w" -v r="${r:-0}" 'BEGIN { if (w != "" && r > 0) printf "%.2f", w / r; else printf "-" }'
+}
+
+# row_header: the names of replay_row's columns.
+row_header() {
+	printf '%-10s %6s %9s %8s %8s %9s %7s %6s %8s %9s %9s %7s  %s\n' workload total \
+		difficulty delay_us score efficiency vs_best busy_M eff@busy p50_ms p99_ms \
+		wake/req stages
+}
+
+# replay_row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload
+# on $MASTER (seed REPLAY_SEED, 3435245 unless set; 20% repeats, lambda
+# 1.5), rated at RATE, or
+# with OWN_RATE=1 (a server that hashes at another rate) at its own,
+# calibrated first; and rated again at the rate its workers hashed at
+# during the run, which no neighbour on the machine can move between
+# calibration and run. One line: score, efficiency at RATE, against the
+# best policy, the busy rate and the efficiency at it, p50 and p99, the
+# master's wake-ups per request, and the stage means. Files go to $OUT.
+replay_row() {
+	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
+	shift 4
+	port=$(free_port)
+	out=$OUT/$name.txt
+	wl=("${REPLAY_SEED:-3435245}" "$total" 0 "$diff" 20 "$delay" 1.5)
+	# shellcheck disable=SC2207 # bench_policy's words are options
+	policy=($(bench_policy "$@"))
+	rate=(--rate "${RATE}e6")
+	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
+	start_master "$port" "$OUT/$name.log" "$@"
+	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
+	local rc=$? status busy score p50 p99 eff eff_best eff_busy
+	status=$(status_json "$port")
+	busy=$(busy_rate "$status")
+	stop_master "$MASTER_PID" 60
+	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
+	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
+	# best_ideal,best_policy,eff_best,...
+	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
+	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
+	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s %7s  %s\n' "$name" "$total" \
+		"$diff" "$delay" "$score" "$eff" "$eff_best" \
+		"$(awk -v b="${busy:-0}" 'BEGIN { print b / 1e6 }')" "$eff_busy" "$p50" "$p99" \
+		"$(wakeups_line "$status")" "$(stage_line "$status")"
+}
+
+# --- the experiment lab's helpers (scripts/exp-*.sh, plot-*.sh) ---
+
+# ncpus: the CPUs this shell may run on, which is what the master's
+# `--workers auto` and revhash-bench's default --workers come to.
+ncpus() { nproc; }
+
+# need_gnuplot: gnuplot is there, or gets installed (install-deps.sh --plot).
+need_gnuplot() { need_tool gnuplot --plot || fail "gnuplot is missing"; }
+
+# panel_args SCRIPT "$@": the arguments of a plot of one panel per run,
+# OUT.png TITLE LABEL FILE [LABEL FILE]..., checked (else SCRIPT's usage
+# and fail); sets OUT, TITLE and PANELS; the caller then shifts 2 and
+# reads the LABEL FILE pairs.
+panel_args() {
+	local script=$1
+	shift
+	[ $# -ge 4 ] && [ $(($# % 2)) -eq 0 ] ||
+		fail "usage: $script OUT.png TITLE LABEL FILE [LABEL FILE]..."
+	OUT=$1 TITLE=$2 PANELS=$((($# - 2) / 2))
+	need_gnuplot
+}
+
+# panel_terminal: the gnuplot lines that open a picture of PANELS panels
+# side by side into OUT; panel_layout: the one that starts the panels.
+panel_terminal() {
+	printf 'set terminal pngcairo size %d,460 font ",9"\nset output "%s"\n' \
+		$((460 * PANELS + 80)) "$OUT"
+	echo 'set datafile separator ","'
+}
+panel_layout() { echo "set multiplot layout 1,$PANELS title \"$TITLE\""; }
+
+# workers_asked MASTER_ARGS...: the worker count a master started with these
+# arguments runs.
+workers_asked() {
+	local w
+	w=$(ncpus)
+	while [ $# -gt 0 ]; do [ "$1" = --workers ] && w=$2; shift; done
+	echo "$w"
+}
+
+# bench_policy MASTER_ARGS...: the revhash-bench options that describe a
+# master started with these arguments, so its ideal follows the same policy.
+# Any of the policy's rule switches counts, as revhash-bench lists them.
+bench_policy() {
+	local out=() switches
+	switches=$("$BENCH" --policy-switches) || fail "$BENCH --policy-switches failed"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--schedule | --workers) out+=("$1" "$2"); shift ;;
+		--no-*) grep -qxF -- "$1" <<<"$switches" && out+=("$1") ;;
+		esac
+		shift
+	done
+	echo "${out[@]}"
+}
+
+# policy_columns MASTER_ARGS...: "workers,schedule,preempt,split,cache,attach"
+# for a master started with these arguments (defaults filled in).
+policy_columns() {
+	local w s=wsrpt p=1 sp=1 c=default a=1
+	w=$(ncpus)
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--workers) w=$2; shift ;;
+		--schedule) s=$2; shift ;;
+		--cache-entries) c=$2; shift ;;
+		--no-preempt) p=0 ;;
+		--no-split) sp=0 ;;
+		--no-attach) a=0 ;;
+		esac
+		shift
+	done
+	echo "$w,$s,$p,$sp,$c,$a"
+}
+
+# busy_rate JSON: from a master's --status --json, the rate its workers
+# hashed at per second of their hashing CPU time (hashes/s; 0 when they
+# hashed nothing, empty for no JSON).
+busy_rate() { json_num "$1" busy_rate; }
+
+# eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
+# recorded again at RATE (revhash-bench --rescore, its output into OUT)
+# and print the efficiency, or n/a.
+eff_at() {
+	local rate=$1 csv=$2 out=$3 eff=n/a
+	shift 3
+	if [ "${rate:-0}" -gt 0 ] && "$BENCH" x 1 "$@" --rescore "$csv" --rate "$rate" >"$out" 2>&1; then
+		IFS=, read -r _ _ _ _ _ _ eff _ <<<"$(bench_summary "$out")"
+	fi
+	echo "${eff:-n/a}"
+}
+
+# The figures bench_summary prints, in its order.
+BENCH_COLUMNS=reliability,score,p50_ms,p99_ms,rate,ideal,eff,best_ideal,best_policy,eff_best,first_n,first_ms,first_score,repeat_n,repeat_ms,repeat_score
+
+# bench_summary FILE: the figures of a revhash-bench replay's output as one
+# CSV line (BENCH_COLUMNS); a figure the run did not print is left empty,
+# an efficiency that is n/a reads n/a. Policies read "wsrpt/preemptive/...".
+bench_summary() {
+	awk '
+	function after(s, re) { return match(s, re) ? substr(s, RSTART + RLENGTH) : "" }
+	function num(s) { sub(/[^0-9.].*/, "", s); return s }
+	function eff(s) { return s ~ /^ = / ? num(substr(s, 4)) : "n/a" }
+	function policy(s) { s = substr(s, 2, index(s, ")") - 2); gsub(/, /, "/", s); return s }
+	function part(s, k) { n = split(s, f, /[ ,]+/); v[k "_n"] = f[2]
+		v[k "_ms"] = f[6] == "n/a" ? "" : f[6]; v[k "_score"] = f[n] }
+	/^Results: / { v["reliability"] = $2; v["score"] = $3 }
+	/^latency: p50 / { v["p50_ms"] = $3; v["p99_ms"] = $6 }
+	/^hash rate: [0-9]/ { v["rate"] = sprintf("%.0f", $3 * 1e6) }
+	/^ideal \(/ { v["ideal"] = num(after($0, "[)]: ")); v["eff"] = eff(after($0, ", efficiency")) }
+	/^best policy ideal \(/ { v["best_policy"] = policy(after($0, "^best policy ideal "))
+		v["best_ideal"] = num(after($0, "[)]: ")); v["eff_best"] = eff(after($0, "efficiency vs best")) }
+	/^first-time: / { part($0, "first") }
+	/^repeated: / { part($0, "repeat") }
+	END { n = split(cols, c, ","); for (i = 1; i <= n; i++) printf "%s%s", v[c[i]], i < n ? "," : "\n" }
+	' cols="$BENCH_COLUMNS" "$1"
+}
+
+# proc_ticks PID...: CPU time used so far by these processes, user + system,
+# in clock ticks (fields 14 and 15 of /proc/PID/stat, after the name).
+proc_ticks() {
+	local p t=0 f
+	for p in "$@"; do
+		f=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || continue
+		set -- $f
+		t=$((t + ${12} + ${13}))
+	done
+	echo "$t"
+}
+
+# proc_hwm_kb PID: the process's peak resident set (VmHWM), in kB.
+proc_hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
+
+# sample_status PORT OUT.csv PID: while PID lives, about every 100 ms, and
+# once more when it has ended, one row of the master's live status (master
+# --status --json): seconds since the sampling began, jobs in the table,
+# jobs queued for a worker, workers hashing, workers. At least two rows,
+# however short the run. One jq reads every sample (each its time in us,
+# then the status): a jq a sample would cost 20 ms of CPU each.
+sample_status() {
+	local port=$1 out=$2 pid=$3 t0=${EPOCHREALTIME/./} alive=1
+	echo "t_s,jobs_in_table,jobs_queued,hashing,workers" >"$out"
+	while :; do
+		echo $((${EPOCHREALTIME/./} - t0))
+		status_json "$port"
+		[ $alive = 1 ] || break
+		kill -0 "$pid" 2>/dev/null || alive=0
+		[ $alive = 0 ] || sleep 0.1
+	done | jq -nr 'foreach inputs as $x (0; if ($x | type) == "number" then $x else . end;
+		. as $t | $x | objects | [($t / 1000 | round) / 1000, .jobs_in_table, .jobs_queued,
+		([.workers[] | select(.state == "hashing")] | length), (.workers | length)] | @csv)' >>"$out"
+}
