@@ -57,7 +57,7 @@ static uint64_t min_chunk(const struct worker_start *w, uint64_t rate, uint64_t 
 /* Told to retire, or the master is gone. PR_SET_PDEATHSIG kills a worker
  * whose master dies; the parent is looked at too (a system call), when
  * idle, for a master that died before the worker could ask for that. */
-static int should_stop(const struct worker_start *w, int idle)
+static int should_exit(const struct worker_start *w, int idle)
 {
 	return ring_slot_retiring(w->seg->ring, w->slot) ||
 	       (idle && getppid() != w->master);
@@ -115,7 +115,7 @@ static int run(const struct worker_start *w)
 	 * then have taken). */
 	if (w->rate)
 		ring_slot_account(r, w->slot, 0, 0, w->rate);
-	for (int idle = 1; !should_stop(w, idle);) {
+	for (int idle = 1; !should_exit(w, idle);) {
 		struct ring_lease l;
 		uint64_t x = 0;
 		int rc = ring_lease(r, w->slot, chunk,
