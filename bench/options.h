@@ -28,6 +28,8 @@ struct bench_options {
 	int racing;                  /* --race */
 	int said;                    /* a mistake was said: no usage after it */
 	struct race_params race;     /* --race's servers, workload, options */
+	const char *pid[RACE_MAX_SERVERS * PROCTREE_ROOTS]; /* --pid's words */
+	unsigned pids;
 };
 
 /* The CPUs this process may run on (at most 64): what the master's
