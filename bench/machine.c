@@ -42,6 +42,30 @@ int machine_kept_busy(double before, double after, unsigned cpus)
 	return after - (before > 0 ? before : 0) > MACHINE_KEPT_CPU / cpus;
 }
 
+double machine_cpus_used(const struct machine_cpu *a, const struct machine_cpu *b,
+			 uint64_t ticks)
+{
+	if (b->total <= a->total || !b->cpus)
+		return -1;
+	return (double)ticks * b->cpus / (double)(b->total - a->total);
+}
+
+int machine_others(const struct machine_cpu *a, const struct machine_cpu *b,
+		   uint64_t own, double *others)
+{
+	uint64_t busy, left;
+	double span;
+
+	*others = -1;
+	if (b->total <= a->total || b->busy < a->busy || !b->cpus)
+		return 0;
+	busy = b->busy - a->busy;
+	left = busy > own ? busy - own : 0;
+	span = (double)(b->total - a->total) / b->cpus; /* ticks per CPU */
+	*others = left / span;
+	return left > MACHINE_OTHERS_CPU * span + MACHINE_OTHERS_SLACK;
+}
+
 int machine_read(struct machine_cpu *c)
 {
 	char text[4096];

@@ -18,6 +18,12 @@
  * one CPU busier than before it: a search left running holds a whole
  * one, an idle server none. */
 #define MACHINE_KEPT_CPU 0.25
+/* A run shared the machine when everything but its server and the race
+ * used more than a quarter of one CPU on average during it, and more
+ * than a few clock ticks: each of the three readings it is taken from
+ * (the machine, the server, the race) is rounded to a tick. */
+#define MACHINE_OTHERS_CPU 0.25
+#define MACHINE_OTHERS_SLACK 3
 
 /* The CPU time of the whole machine at one instant, in clock ticks. */
 struct machine_cpu {
@@ -36,6 +42,17 @@ double machine_busy(const struct machine_cpu *a, const struct machine_cpu *b);
  * busy share just before its leg (0 unknown), after: right after its run,
  * on a machine of cpus CPUs. */
 int machine_kept_busy(double before, double after, unsigned cpus);
+/* The CPUs that ticks clock ticks of CPU time kept busy on average from
+ * a to b (1.0: one CPU all the time); -1 when no time passed or the CPUs
+ * are unknown. */
+double machine_cpus_used(const struct machine_cpu *a, const struct machine_cpu *b,
+			 uint64_t ticks);
+/* What everything but own (the ticks of the server under test and of the
+ * race) used from a to b: its CPUs on average into *others (-1: unknown,
+ * and then the result is 0), and whether that makes the run one on a
+ * shared machine (1) or not (0). */
+int machine_others(const struct machine_cpu *a, const struct machine_cpu *b,
+		   uint64_t own, double *others);
 /* Read /proc/stat into c: 0, or -errno. */
 int machine_read(struct machine_cpu *c);
 /* Sleep ms milliseconds and give the busy share over them into *share,

@@ -11,6 +11,7 @@
 #include "bench/options.h"
 #include "bench/calibrate.h"
 #include "bench/machine.h"
+#include "bench/race_watch.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
@@ -39,7 +40,7 @@ static const char usage[] =
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
 	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
-	"           [--settle SECONDS] [--no-calibrate]\n"
+	"           [--settle SECONDS] [--pid NAME=PID ...] [--no-calibrate]\n"
 	"       revhash-bench --preset NAME [--rate HASHES_PER_S]\n"
 	"       revhash-bench --help | --policy-switches\n"
 	"\n"
@@ -99,7 +100,14 @@ static const char usage[] =
 	"                    with --ask: the wait for the answer, default 3600)\n"
 	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
 	"  --settle SECONDS  the longest wait for an idle machine before a run\n"
-	"                    (default 5; 0: the machine is not watched)\n"
+	"                    (default 5; 0: the machine is not watched). Watched,\n"
+	"                    the CPU that others than the server and the race\n"
+	"                    used during each run is measured, and a run during\n"
+	"                    which they used over a quarter of a CPU gives no\n"
+	"                    verdict\n"
+	"  --pid NAME=PID    the server NAME is process PID and those below it\n"
+	"                    (else the process holding its port, where this user\n"
+	"                    can read it); repeat for each server or process\n"
 	"  --no-calibrate    no probe, so no efficiency\n"
 	"The fifth prints a preset's seven workload words, its delay set from\n"
 	"--rate where it follows one (as the race does from its first probe).\n"
@@ -111,7 +119,7 @@ static const char race_usage[] =
 	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
 	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
 	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
-	"           [--settle SECONDS] [--no-calibrate]\n"
+	"           [--settle SECONDS] [--pid NAME=PID ...] [--no-calibrate]\n"
 	"(revhash-bench --help says more)\n";
 
 static int parse_target(char **a, struct bench_options *o)
@@ -246,6 +254,11 @@ static int race_option(int c, const char *arg, struct bench_options *o)
 			return complain("--settle: seconds, 0 to 3600");
 		p->settle_s = ms / 1000.0;
 		return RACE;
+	case 'I':
+		if (o->pids == sizeof o->pid / sizeof o->pid[0])
+			return complain("--pid: given too many times");
+		o->pid[o->pids++] = arg;
+		return RACE;
 	}
 	return -EINVAL;
 }
@@ -344,11 +357,12 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 
 	if (!o->racing)
 		return complain("--rounds, --until-decided, --margin, --seed, "
-				"--plot, --timeout, --probe and --settle belong to --race");
+				"--plot, --timeout, --probe, --settle and --pid belong "
+				"to --race");
 	if (modes & ~(RACE | SHARED | TIMEOUT))
 		return complain("--race takes no options but --rounds, "
 				"--until-decided, --margin, --seed, --csv, --plot, "
-				"--timeout, --probe, --settle and --no-calibrate");
+				"--timeout, --probe, --settle, --pid and --no-calibrate");
 	while (k < argc && race_is_server(a[k]))
 		if (race_add_server(a[k++], p))
 			return -EINVAL;
@@ -373,6 +387,11 @@ static int parse_race(int argc, char **a, int modes, struct bench_options *o)
 	}
 	if (p->seed >= 0)
 		p->wl.seed = (uint64_t)p->seed;
+	for (unsigned i = 0; i < o->pids; i++)
+		if (race_add_pid(o->pid[i], p))
+			return -EINVAL;
+	if (o->pids && !p->settle_s)
+		return complain("--pid: the machine is not watched with --settle 0");
 	return 0;
 }
 
@@ -424,6 +443,7 @@ static const struct option fixed[] = {
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "probe", required_argument, NULL, 'B' },
 	{ "settle", required_argument, NULL, 'L' },
+	{ "pid", required_argument, NULL, 'I' },
 	{ "preset", required_argument, NULL, 'W' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "policy-switches", no_argument, NULL, 'Y' },

@@ -29,6 +29,8 @@ struct bench_options {
 	int racing;                  /* --race */
 	int said;                    /* a mistake was said: no usage after it */
 	struct race_params race;     /* --race's servers, workload, options */
+	const char *pid[RACE_MAX_SERVERS * PROCTREE_ROOTS]; /* --pid's words */
+	unsigned pids;
 };
 
 /* Fill o from argv. 0 (with o->help set when the usage was asked for and

@@ -14,12 +14,16 @@
  *
  * Nor can the race stop a server from searching on after its run, on the
  * CPUs its rival's run needs next: each leg waits for the machine to be
- * idle, and reads it once the run is over (bench/machine.h). */
+ * idle, and reads it once the run is over (bench/machine.h); and during
+ * the run, it measures the CPU that others than the server used
+ * (bench/race_watch.h). A probe is bounded: the race closes it at its
+ * bound, and looks whether the server searches on. */
 #include "bench/race.h"
 #include "bench/calibrate.h"
 #include "bench/machine.h"
 #include "bench/race_plot.h"
 #include "bench/race_report.h"
+#include "bench/race_watch.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"
@@ -113,6 +117,7 @@ int race_add_server(const char *word, struct race_params *p)
 struct race {
 	const struct race_params *p;
 	struct target target[RACE_MAX_SERVERS];
+	struct race_watch watch[RACE_MAX_SERVERS]; /* when the machine is */
 	struct wl_params wl;       /* the round's */
 	struct wl_request *reqs;   /* the round's requests */
 	struct result *res;        /* the leg's results */
@@ -158,6 +163,29 @@ static void rate_leg(struct race *r, struct race_leg *g)
 static double probe_s(const struct race_params *p)
 {
 	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
+}
+
+/* A probe request's bound: ten times --probe, as its requests aim at
+ * twice that at a rate its smaller requests showed; at least 5 s, for a
+ * slow server's first request; at most --timeout. */
+static int64_t probe_bound_ns(const struct race_params *p)
+{
+	return (int64_t)(fmin(p->timeout_ms / 1000.0,
+			      fmax(RACE_PROBE_FLOOR_S, 10 * p->probe_s)) * 1e9);
+}
+
+/* Probe server i's rate into *rate, each request bounded by
+ * probe_bound_ns(): 0, or calibrate_rate()'s error. */
+static int probe(struct race *r, unsigned i, double *rate)
+{
+	struct target *t = &r->target[i];
+	int64_t whole = t->timeout_ns;
+	int err;
+
+	t->timeout_ns = probe_bound_ns(r->p);
+	err = calibrate_rate(t, probe_s(r->p), 0, rate);
+	t->timeout_ns = whole;
+	return err;
 }
 
 /* The fastest rate server i was probed at in the rounds before round. */
@@ -209,7 +237,7 @@ static void check_speed(struct race *r, unsigned round, unsigned i,
 		return;
 	judge_speed(r, round, i, g);
 	if (g->fast == VERDICT_FAST_NO ||
-	    calibrate_rate(&r->target[i], probe_s(r->p), 0, &again) ||
+	    probe(r, i, &again) ||
 	    again <= g->rate)
 		return;
 	g->reprobed = g->rate;
@@ -312,14 +340,20 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	uint64_t n = r->wl.total, t0;
 
 	wait_idle(r->p, g);
-	if (r->p->calibrate &&
-	    (g->probe_err = calibrate_rate(&r->target[i], probe_s(r->p), 0, &g->rate)))
+	g->others = g->probe_left = -1;
+	if (r->p->calibrate && (g->probe_err = probe(r, i, &g->rate)))
 		g->rate = 0;
+	if (g->probe_err == -ETIMEDOUT && r->p->settle_s)
+		race_watch_probe(&r->watch[i], g);
 	if (set_delay(r, g, i))
 		return -EINVAL;
+	if (r->p->settle_s)
+		race_watch_begin(&r->watch[i]);
 	t0 = clock_ns();
 	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, 0, r->res);
 	g->seconds = (clock_ns() - t0) / 1e9;
+	if (r->p->settle_s)
+		race_watch_end(&r->watch[i], g);
 	watch_after(g);
 	if (g->run_err)
 		for (uint64_t k = 0; k < n; k++)
@@ -388,6 +422,9 @@ static int start(struct race *r)
 	}
 	if (r->csv)
 		fprintf(r->csv, "round,server,seed,rate," RUNCSV_COLUMNS "\n");
+	/* Last: a race that cannot start prints nothing on stdout. */
+	for (unsigned i = 0; p->settle_s && i < p->n; i++)
+		race_watch_find(&p->server[i], &r->target[i], &r->watch[i]);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bench/client.h"
+#include "bench/proctree.h" /* a server's processes, given by --pid */
 #include "bench/workload.h"
 
 #define RACE_MAX_SERVERS 8
@@ -17,12 +18,14 @@
 #define RACE_ROUNDS 10        /* by default: a 95% interval needs 8 */
 #define RACE_MARGIN 0.10      /* by default: equivalent within 10% */
 #define RACE_TIMEOUT_S CLIENT_TIMEOUT_S /* a request's bound by default */
+#define RACE_PROBE_FLOOR_S 5.0 /* the least bound of a probe request */
 
 struct race_server {
 	char name[RACE_NAME_MAX + 1];
 	char host[256];   /* an IPv6 address without its brackets */
 	char port[6];
 	const char *spec; /* HOST:PORT as given */
+	struct proctree pid; /* --pid's processes; none: found from the port */
 };
 
 struct race_params {
@@ -39,7 +42,8 @@ struct race_params {
 	double probe_s;                 /* a probe request trusted this long */
 	double settle_s;                /* the longest wait for an idle machine
 					 * before a leg; 0: the machine is
-					 * neither waited for nor watched */
+					 * neither waited for nor watched,
+					 * during the runs either */
 	unsigned timeout_ms;            /* one request's bound */
 	const char *csv, *plot;         /* files to write, or NULL */
 };

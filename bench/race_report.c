@@ -104,6 +104,40 @@ static void machine_notes(const char *name, const struct race_leg *g)
 		       g->before * 100);
 }
 
+/* The lines on the CPU others used during the run: too much, or unknown
+ * for a reason of this leg's (a server whose processes are not known is
+ * said so once, before the race, and has no reason here). */
+static void others_notes(const char *name, const struct race_leg *g)
+{
+	if (g->shared)
+		printf("  %s: other processes used %.2f CPUs during its run (more "
+		       "than %.2f): its time was not its own; no verdict from its "
+		       "rounds\n", name, g->others, MACHINE_OTHERS_CPU);
+	else if (g->others < 0 && g->others_why)
+		printf("  %s: the CPU others used during its run is unknown: %s\n",
+		       name, g->others_why);
+}
+
+/* The lines on leg g's probe: it failed, timed out, and whether the
+ * server went on searching it once the race had closed it. */
+static void probe_notes(const char *name, const struct race_leg *g)
+{
+	if (g->probe_err == -ETIMEDOUT) {
+		printf("  %s: probe timed out: no reply within its bound (10 times "
+		       "--probe, at least %.0f s, at most --timeout); the race "
+		       "closed it: no rate, so no efficiency\n", name,
+		       RACE_PROBE_FLOOR_S);
+		if (g->probe_left > MACHINE_KEPT_CPU)
+			printf("  %s still searched its closed probe: its processes "
+			       "used %.2f CPUs in the %.1f s after\n", name,
+			       g->probe_left, MACHINE_AFTER_MS / 1e3);
+	} else if (g->probe_err) {
+		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
+		       g->probe_err == -EPROTO ? "a wrong answer" :
+		       cause_text(g->probe_err));
+	}
+}
+
 /* The lines under a round's table for leg g of server name. */
 static void leg_notes(const char *name, const struct race_leg *g,
 		      uint64_t total)
@@ -111,10 +145,8 @@ static void leg_notes(const char *name, const struct race_leg *g,
 	uint64_t told = 0;
 
 	machine_notes(name, g);
-	if (g->probe_err)
-		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
-		       g->probe_err == -EPROTO ? "a wrong answer" :
-		       cause_text(g->probe_err));
+	others_notes(name, g);
+	probe_notes(name, g);
 	if (g->reprobed)
 		printf("  %s: the run beat its probe (%.3f M hashes/s): rated at a "
 		       "second probe, after the run\n", name, g->reprobed / 1e6);
@@ -144,21 +176,25 @@ void race_report_round(const struct race_params *p, const struct race_leg *legs)
 {
 	int w = name_width(p);
 
-	printf("  %-*s %10s %10s %10s %11s %10s %10s\n", w, "server",
+	printf("  %-*s %10s %10s %10s %11s %10s %10s%s\n", w, "server",
 	       "rate M/s", "score", "efficiency", "reliability", "p50 ms",
-	       "p99 ms");
+	       "p99 ms", p->settle_s ? " others CPU" : "");
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct race_leg *g = &legs[i];
-		char rate[24] = "-", eff[16] = "n/a";
+		char rate[24] = "-", eff[16] = "n/a", others[16] = "";
 
 		if (g->rate)
 			snprintf(rate, sizeof rate, "%.3f", g->rate / 1e6);
 		if (g->rated && g->eff_kind == STATS_EFF_OK)
 			snprintf(eff, sizeof eff, "%.3f", g->eff);
-		printf("  %-*s %10s %10.0f %10s %10.2f%% %10.3f %10.3f\n", w,
+		if (p->settle_s && g->others >= 0)
+			snprintf(others, sizeof others, " %10.2f", g->others);
+		else if (p->settle_s)
+			snprintf(others, sizeof others, " %10s", "n/a");
+		printf("  %-*s %10s %10.0f %10s %10.2f%% %10.3f %10.3f%s\n", w,
 		       p->server[i].name, rate, g->s.score, eff,
 		       verdict_percent(g->s.ok, p->wl.total), g->s.p50_ms,
-		       g->s.p99_ms);
+		       g->s.p99_ms, others);
 	}
 	for (unsigned i = 0; i < p->n; i++)
 		leg_notes(p->server[i].name, &legs[i], p->wl.total);
@@ -268,6 +304,16 @@ static unsigned busy_runs(const struct race_params *p,
 	return n;
 }
 
+static unsigned shared_runs(const struct race_params *p,
+			    const struct race_leg *legs, unsigned i)
+{
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < p->rounds; r++)
+		n += legs[r * p->n + i].shared;
+	return n;
+}
+
 /* The verdict between servers a and b (a listed first: it ran first in
  * the odd rounds). */
 static void judge_pair(const struct race_params *p, const struct race_leg *legs,
@@ -276,9 +322,9 @@ static void judge_pair(const struct race_params *p, const struct race_leg *legs,
 	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
 	const struct verdict_side side[2] = {
 		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a),
-		  busy_runs(p, legs, a) },
+		  busy_runs(p, legs, a), shared_runs(p, legs, a) },
 		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b),
-		  busy_runs(p, legs, b) } };
+		  busy_runs(p, legs, b), shared_runs(p, legs, b) } };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
 	column(p, legs, a, 0, sa);
@@ -305,7 +351,8 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 }
 
 /* A line for each server that lost answers, ran faster than hashing
- * allows or kept the CPUs busy after its runs: it loses, or gives no verdict, and the reader should know why
+ * allows, kept the CPUs busy after its runs or ran while others used
+ * them: it loses, or gives no verdict, and the reader should know why
  * before reading the verdicts. */
 static void warnings(const struct race_params *p, const struct race_leg *legs)
 {
@@ -315,6 +362,7 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 		uint64_t ok = right_answers(p, legs, i);
 		unsigned fast = flagged_runs(p, legs, i);
 		unsigned busy = busy_runs(p, legs, i);
+		unsigned shared = shared_runs(p, legs, i);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -333,6 +381,11 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			       "rounds: searches it was not asked for any more? Its "
 			       "rivals ran on a machine it shared; no verdict "
 			       "involves it\n", p->server[i].name, busy, p->rounds);
+		if (shared)
+			printf("%s ran while other processes used more than %.2f "
+			       "CPUs in %u of %u rounds: its times were not its own; "
+			       "no verdict involves it\n", p->server[i].name,
+			       MACHINE_OTHERS_CPU, shared, p->rounds);
 	}
 }
 

@@ -39,6 +39,14 @@ struct race_leg {
 	int not_idle;            /* the wait ended at its bound */
 	double after;            /* the busy share after the run; -1: none */
 	int kept_busy;           /* machine_kept_busy() said so */
+	double others;           /* the CPUs that everything but the server
+				  * and the race used during the run, on
+				  * average; -1: unknown */
+	const char *others_why;  /* why they are unknown, or NULL */
+	int shared;              /* machine_others() said so */
+	double probe_left;       /* the CPUs the server's processes used
+				  * once the race closed a probe that timed
+				  * out; -1: not measured */
 	uint64_t wrong, missing;
 	int cause[RACE_CAUSES];  /* the first reasons of the missing */
 	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */

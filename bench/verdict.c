@@ -147,7 +147,8 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 	*v = (struct verdict){ .rounds = rounds, .requests = requests,
 			       .ok = { a->ok, b->ok },
 			       .flagged = { a->flagged, b->flagged },
-			       .busy = { a->busy, b->busy } };
+			       .busy = { a->busy, b->busy },
+			       .shared = { a->shared, b->shared } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
@@ -156,6 +157,8 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		settle(v, VERDICT_FLAGGED, 0);
 	else if (a->busy || b->busy)
 		settle(v, VERDICT_BUSY, 0);
+	else if (a->shared || b->shared)
+		settle(v, VERDICT_SHARED, 0);
 	else
 		judge_scores(a, b, rounds, rule, v);
 	return 0;
@@ -266,6 +269,10 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 	case VERDICT_BUSY:
 		withheld(v->busy, "kept the CPUs busy after its run",
 			 "the other's runs shared the machine with it", name, buf, size);
+		break;
+	case VERDICT_SHARED:
+		withheld(v->shared, "ran while other processes used the CPUs",
+			 "its times were not its own", name, buf, size);
 		break;
 	case VERDICT_UNRELIABLE:
 		snprintf(buf, size, "no verdict between %s and %s: neither "

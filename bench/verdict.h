@@ -27,13 +27,15 @@ struct verdict_spread {
 
 /* One server's side of a pair: its score in each round (lower is better),
  * the right answers it gave over every round, how many of its runs
- * were flagged as faster than hashing allows (verdict_too_fast), and
- * after how many it kept the CPUs busy (bench/machine.h). */
+ * were flagged as faster than hashing allows (verdict_too_fast), after
+ * how many it kept the CPUs busy, and during how many other processes
+ * used the CPUs (bench/machine.h). */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
 	unsigned flagged;
 	unsigned busy;
+	unsigned shared;
 };
 
 /* How the pair is judged: the margin of equivalence (0.10: scores within
@@ -51,6 +53,7 @@ enum verdict_kind {
 	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
 	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
 	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run */
+	VERDICT_SHARED,       /* none: others used the CPUs during a run */
 	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
 };
 
@@ -73,6 +76,7 @@ struct verdict {
 				  * rounds would decide (UINT32_MAX: no number) */
 	unsigned flagged[2];
 	unsigned busy[2];
+	unsigned shared[2];
 	uint64_t ok[2];          /* the sides' right answers */
 	uint64_t requests;       /* each side's, over every round */
 };
@@ -102,7 +106,8 @@ double verdict_look_alpha(unsigned rounds, double alpha);
  * reliability: the side with more right answers wins, whatever the
  * scores; as many but not all right is no verdict. Then a flagged run on
  * either side, or one after which its server kept the CPUs busy (the
- * other's runs shared the machine with it): no verdict. Then the ratio of b's scores to a's, with its
+ * other's runs shared the machine with it), or one during which other
+ * processes used the CPUs: no verdict. Then the ratio of b's scores to a's, with its
  * interval (rounds whose scores are not positive and finite left out):
  * a winner when it excludes 1, equivalence when it lies within the margin,
  * else inconclusive. 0, or -EINVAL for no rounds or a bad rule. */

@@ -445,7 +445,8 @@ START_TEST(hostile_servers_race_goes_on)
 	expect(&r, "  closer: probe failed (closed before the full reply)");
 	expect(&r, "  closer: 6 missing of 6 answers (closed before the full reply: 6)\n");
 	expect(&r, "  garbage: 6 missing of 6 answers (closed before the full reply: 6)\n");
-	expect(&r, "  hang: probe failed (timed out)");
+	expect(&r, "  hang: probe timed out: no reply within its bound (10 times "
+	       "--probe, at least 5 s, at most --timeout); the race closed it");
 	expect(&r, "  hang: 6 missing of 6 answers (timed out: 6)\n");
 	expect(&r, "  refused: probe failed (Connection refused)");
 	expect(&r, "  refused: 6 missing of 6 answers (Connection refused: 6)\n");

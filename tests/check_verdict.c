@@ -165,7 +165,7 @@ static void rounds_of(const double *q, unsigned n, double *a, double *b)
 static struct verdict judge(const double *a, const double *b, unsigned rounds,
 			    double margin)
 {
-	struct verdict_side sa = { a, 100, 0, 0 }, sb = { b, 100, 0, 0 };
+	struct verdict_side sa = { a, 100, 0, 0, 0 }, sb = { b, 100, 0, 0, 0 };
 	struct verdict_rule rule = { margin, VERDICT_ALPHA };
 	struct verdict v;
 
@@ -247,7 +247,7 @@ START_TEST(reliability_then_flagged_runs)
 	/* a is ten times faster in every round, but lost one answer. */
 	const double a[] = { 10, 10, 10, 10, 10, 10, 10, 10 };
 	const double b[] = { 100, 100, 100, 100, 100, 100, 100, 100 };
-	struct verdict_side sa = { a, 799, 0, 0 }, sb = { b, 800, 0, 0 };
+	struct verdict_side sa = { a, 799, 0, 0, 0 }, sb = { b, 800, 0, 0, 0 };
 	struct verdict_rule rule = { 0.10, VERDICT_ALPHA };
 	const char *name[2] = { "fast", "right" };
 	char text[512];
@@ -273,9 +273,19 @@ START_TEST(reliability_then_flagged_runs)
 	ck_assert_str_eq(text, "no verdict between fast and right: fast ran faster "
 			 "than hashing allows in 3 rounds (answers it knew before: "
 			 "restart it, or race with --seed)");
+	/* Other processes used the CPUs during b's runs: no verdict, and b is
+	 * named. */
+	sa.flagged = 0;
+	sb.shared = 2;
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_SHARED);
+	verdict_text(&v, name, &rule, text, sizeof text);
+	ck_assert_str_eq(text, "no verdict between fast and right: right ran while "
+			 "other processes used the CPUs in 2 rounds (its times were "
+			 "not its own)");
+	sb.shared = 0;
 	/* As many wrong on both sides: no verdict on their scores. */
 	sa.ok = sb.ok = 700;
-	sa.flagged = 0;
 	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
 	ck_assert_int_eq(v.kind, VERDICT_UNRELIABLE);
 	rule.alpha = 0;
@@ -308,7 +318,7 @@ static struct verdict simulate(unsigned rounds, double effect, double noise,
 			       int until)
 {
 	double a[64], b[64], sd = noise / sqrt(2), t = 0;
-	struct verdict_side sa = { a, 1, 0, 0 }, sb = { b, 1, 0, 0 };
+	struct verdict_side sa = { a, 1, 0, 0, 0 }, sb = { b, 1, 0, 0, 0 };
 	struct verdict_rule rule = { 0.10, until ? verdict_look_alpha(rounds, VERDICT_ALPHA) :
 				     VERDICT_ALPHA };
 	struct verdict v;

@@ -1,0 +1,385 @@
+/* A server's processes through /proc (see proctree.h). A server is its
+ * topmost processes and everything below them: the tree is rebuilt at
+ * each reading from every /proc/PID/stat's parent, so children forked or
+ * reaped in between count where they belong. Each process counts its
+ * own CPU and that of the children it reaped (cutime, cstime), so a child
+ * that ends between two readings moves its CPU into its parent's and
+ * the sum over the tree stays right. The caller's own process and its
+ * children are never part of a server: a test may serve from the very
+ * process that started the race. */
+#include "bench/proctree.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_INODES 64  /* listening sockets on one port */
+#define MAX_HOLDERS 64 /* processes holding them */
+
+int proctree_parse_stat(const char *text, struct proctree_stat *s)
+{
+	const char *close = strrchr(text, ')');
+	long long pid, ppid, cutime, cstime;
+	unsigned long long utime, stime, start;
+	char state;
+
+	if (!close || sscanf(text, "%lld (", &pid) != 1 || pid <= 0 ||
+	    pid > INT32_MAX)
+		return -EINVAL;
+	if (sscanf(close + 1, " %c %lld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%llu %llu %lld %lld %*d %*d %*d %*d %llu", &state, &ppid,
+		   &utime, &stime, &cutime, &cstime, &start) != 7 ||
+	    ppid < 0 || ppid > INT32_MAX || cutime < 0 || cstime < 0)
+		return -EINVAL;
+	s->pid = (pid_t)pid;
+	s->ppid = (pid_t)ppid;
+	s->start = start;
+	s->ticks = utime + stime + (uint64_t)cutime + (uint64_t)cstime;
+	return 0;
+}
+
+unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
+				  uint64_t *inode, unsigned max)
+{
+	const char *line = text;
+	unsigned n = 0;
+
+	while (line && n < max) {
+		char local[40];
+		unsigned lport, state;
+		unsigned long long ino;
+		int used = 0;
+
+		if (sscanf(line, " %*u: %39[0-9A-Fa-f]:%x %*[0-9A-Fa-f]:%*x %x "
+			   "%*x:%*x %*x:%*x %*x %*u %*u %llu%n", local, &lport,
+			   &state, &ino, &used) == 4 && used > 0 &&
+		    strlen(local) == (v6 ? 32u : 8u) && lport == port &&
+		    state == 0x0A /* TCP_LISTEN */ && ino)
+			inode[n++] = ino;
+		if ((line = strchr(line, '\n')))
+			line++;
+	}
+	return n;
+}
+
+/* The whole of a /proc file into a buffer of the caller's to free, its
+ * length into *len: 0, or -errno. */
+static int slurp(const char *path, char **text, size_t *len)
+{
+	size_t size = 4096, n = 0;
+	char *buf = malloc(size);
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0 || !buf) {
+		err = fd < 0 ? -errno : -ENOMEM;
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	while ((got = read(fd, buf + n, size - n - 1)) > 0) {
+		char *more;
+
+		n += (size_t)got;
+		if (n + 1 < size)
+			continue;
+		if (!(more = realloc(buf, size *= 2))) {
+			free(buf);
+			close(fd);
+			return -ENOMEM;
+		}
+		buf = more;
+	}
+	err = got < 0 ? -errno : 0;
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int proctree_stat(pid_t pid, struct proctree_stat *s)
+{
+	char path[64], *text;
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if ((err = slurp(path, &text, &len)))
+		return err == -ENOENT ? -ESRCH : err;
+	/* A process that ended while it was read leaves an empty file. */
+	err = len == 0 ? -ESRCH : proctree_parse_stat(text, s);
+	free(text);
+	if (!err && s->pid != pid)
+		err = -EINVAL;
+	return err;
+}
+
+int proctree_add(struct proctree *t, pid_t pid)
+{
+	struct proctree_stat s;
+	int err;
+
+	if (t->n == PROCTREE_ROOTS)
+		return -E2BIG;
+	if ((err = proctree_stat(pid, &s)))
+		return err;
+	t->pid[t->n] = pid;
+	t->start[t->n++] = s.start;
+	return 0;
+}
+
+int proctree_self(uint64_t *ticks)
+{
+	struct proctree_stat s;
+	int err = proctree_stat(getpid(), &s);
+
+	if (!err)
+		*ticks = s.ticks;
+	return err;
+}
+
+/* --- is it here? -------------------------------------------------------- */
+
+static int same_address(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (!b || a->sa_family != b->sa_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)b)->sin6_addr,
+		      sizeof(struct in6_addr)) == 0;
+}
+
+int proctree_is_local(const struct sockaddr *a)
+{
+	struct ifaddrs *list, *i;
+	int local = 0;
+
+	if (a->sa_family == AF_INET) {
+		if ((ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127)
+			return 1;
+	} else if (a->sa_family == AF_INET6) {
+		const struct in6_addr *x = &((const struct sockaddr_in6 *)a)->sin6_addr;
+
+		if (IN6_IS_ADDR_LOOPBACK(x) ||
+		    (IN6_IS_ADDR_V4MAPPED(x) && x->s6_addr[12] == 127))
+			return 1;
+	} else {
+		return 0;
+	}
+	if (getifaddrs(&list))
+		return -errno;
+	for (i = list; i && !local; i = i->ifa_next)
+		local = i->ifa_addr && same_address(a, i->ifa_addr);
+	freeifaddrs(list);
+	return local;
+}
+
+/* --- who listens on the port? ------------------------------------------- */
+
+static unsigned port_of(const struct sockaddr *a)
+{
+	return ntohs(a->sa_family == AF_INET ?
+		     ((const struct sockaddr_in *)a)->sin_port :
+		     ((const struct sockaddr_in6 *)a)->sin6_port);
+}
+
+/* The listening sockets' inodes on port, IPv4 and IPv6: how many. */
+static unsigned listeners(unsigned port, uint64_t *inode)
+{
+	static const char *const file[2] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	unsigned n = 0;
+
+	for (int v6 = 0; v6 < 2; v6++) {
+		char *text;
+		size_t len;
+
+		if (slurp(file[v6], &text, &len))
+			continue; /* no IPv6 here, say */
+		n += proctree_parse_listeners(text, v6, port, inode + n,
+					      MAX_INODES - n);
+		free(text);
+	}
+	return n;
+}
+
+/* Does process pid hold one of inode[0 .. n - 1]? Its descriptors are
+ * read only where this user may. */
+static int holds(const char *pid, const uint64_t *inode, unsigned n)
+{
+	char path[64], link[64];
+	struct dirent *e;
+	DIR *d;
+	int found = 0;
+
+	snprintf(path, sizeof path, "/proc/%.20s/fd", pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!found && (e = readdir(d))) {
+		unsigned long long ino;
+		ssize_t len;
+
+		snprintf(path, sizeof path, "/proc/%.20s/fd/%.20s", pid, e->d_name);
+		if ((len = readlink(path, link, sizeof link - 1)) <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%llu]", &ino) != 1)
+			continue;
+		for (unsigned k = 0; k < n; k++)
+			found |= ino == inode[k];
+	}
+	closedir(d);
+	return found;
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* The processes holding one of inode[0 .. n - 1], but this one, into
+ * pid[]: how many. */
+static unsigned holders(const uint64_t *inode, unsigned n, pid_t *pid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	unsigned m = 0;
+
+	if (!d)
+		return 0;
+	while (m < MAX_HOLDERS && (e = readdir(d)))
+		if (all_digits(e->d_name) && atol(e->d_name) != getpid() &&
+		    holds(e->d_name, inode, n))
+			pid[m++] = (pid_t)atol(e->d_name);
+	closedir(d);
+	return m;
+}
+
+int proctree_find_port(const struct sockaddr *a, struct proctree *t)
+{
+	uint64_t inode[MAX_INODES];
+	pid_t pid[MAX_HOLDERS];
+	unsigned n = listeners(port_of(a), inode), m;
+
+	t->n = 0;
+	if (!n)
+		return 0;
+	m = holders(inode, n, pid);
+	for (unsigned k = 0; k < m && t->n < PROCTREE_ROOTS; k++) {
+		struct proctree_stat s;
+		int top = 1;
+
+		if (proctree_stat(pid[k], &s))
+			continue; /* gone since */
+		for (unsigned j = 0; j < m; j++)
+			top &= s.ppid != pid[j];
+		if (top)
+			proctree_add(t, pid[k]);
+	}
+	return (int)t->n;
+}
+
+/* --- the tree's CPU ------------------------------------------------------ */
+
+/* Every process's stat into *all (the caller frees it): how many, or
+ * -errno (-EINVAL: one did not parse). */
+static int every_process(struct proctree_stat **all)
+{
+	DIR *d = opendir("/proc");
+	struct proctree_stat *v = NULL;
+	size_t n = 0, size = 0;
+	struct dirent *e;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (e = readdir(d))) {
+		struct proctree_stat s;
+		int got;
+
+		if (!all_digits(e->d_name))
+			continue;
+		if ((got = proctree_stat((pid_t)atol(e->d_name), &s))) {
+			err = got == -EINVAL ? got : 0; /* ended meanwhile */
+			continue;
+		}
+		if (n == size) {
+			struct proctree_stat *more = realloc(v, (size = size ? 2 * size : 512) *
+							     sizeof *v);
+
+			if (!more) {
+				err = -ENOMEM;
+				break;
+			}
+			v = more;
+		}
+		v[n++] = s;
+	}
+	closedir(d);
+	if (err || n > INT32_MAX) {
+		free(v);
+		return err ? err : -E2BIG;
+	}
+	*all = v;
+	return (int)n;
+}
+
+int proctree_ticks(const struct proctree *t, uint64_t *ticks)
+{
+	struct proctree_stat *all = NULL;
+	pid_t self = getpid();
+	unsigned char *in;
+	int n = every_process(&all), found = 0, grew = 1;
+
+	if (n < 0)
+		return n;
+	if (!(in = calloc((size_t)n + 1, 1))) {
+		free(all);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < n; k++)
+		for (unsigned r = 0; r < t->n; r++)
+			if (all[k].pid == t->pid[r] && all[k].start == t->start[r]) {
+				in[k] = 1;
+				found++;
+			}
+	/* Then every process whose parent is in, until none is added. */
+	while (grew) {
+		grew = 0;
+		for (int k = 0; k < n; k++) {
+			if (in[k] || all[k].pid == self)
+				continue;
+			for (int j = 0; j < n && !in[k]; j++)
+				in[k] = in[j] && all[j].pid == all[k].ppid;
+			grew |= in[k];
+		}
+	}
+	*ticks = 0;
+	for (int k = 0; k < n; k++)
+		*ticks += in[k] ? all[k].ticks : 0;
+	free(in);
+	free(all);
+	return found == (int)t->n ? 0 : -ESRCH;
+}

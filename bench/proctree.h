@@ -1,0 +1,63 @@
+/* A server's processes, seen from outside through /proc: which process
+ * listens on its port, and how much CPU it and every process below it
+ * used, so that the race can tell the server's CPU from everyone
+ * else's. Everything /proc says is taken as untrusted: a process may
+ * vanish, its pid may be reused, a file may not parse; each of those is
+ * an error code, never a guess. The parsers are pure and tested on
+ * text; the rest reads /proc. */
+#ifndef REVHASH_BENCH_PROCTREE_H
+#define REVHASH_BENCH_PROCTREE_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#define PROCTREE_ROOTS 8 /* processes a server may be made of */
+
+/* What one /proc/PID/stat says. */
+struct proctree_stat {
+	pid_t pid, ppid;
+	uint64_t start;  /* since boot, in clock ticks: tells a reused pid */
+	uint64_t ticks;  /* utime, stime, cutime and cstime: its CPU and
+			  * that of its children it has reaped */
+};
+
+/* The processes of one server: each given by its pid and start time. */
+struct proctree {
+	pid_t pid[PROCTREE_ROOTS];
+	uint64_t start[PROCTREE_ROOTS];
+	unsigned n;
+};
+
+/* Parse text, the contents of a /proc/PID/stat, into s. The command's
+ * name may hold spaces and parentheses: the fields after it are found
+ * from its last ')'. 0, or -EINVAL. */
+int proctree_parse_stat(const char *text, struct proctree_stat *s);
+/* The inodes of the listening sockets on port in text, the contents of
+ * /proc/net/tcp (v6 0) or /proc/net/tcp6 (v6 1), into inode[0 .. max - 1]:
+ * how many there were, at most max. Lines that do not parse are skipped. */
+unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
+				  uint64_t *inode, unsigned max);
+/* Read /proc/PID/stat into s: 0, -ESRCH when there is no such process,
+ * -EINVAL when its file does not parse, or another -errno. */
+int proctree_stat(pid_t pid, struct proctree_stat *s);
+/* Add pid, as it is now (its start time), to t: 0, -E2BIG when t is
+ * full, or proctree_stat()'s error. */
+int proctree_add(struct proctree *t, pid_t pid);
+/* Is the address a's one of this machine's? 1, 0, or -errno. */
+int proctree_is_local(const struct sockaddr *a);
+/* The processes that hold a socket listening on a's port of this
+ * machine, topmost only (a holder whose parent holds it too is left
+ * out), into t: how many, 0 when no process this user can read holds
+ * one, or -errno. */
+int proctree_find_port(const struct sockaddr *a, struct proctree *t);
+/* The CPU ticks used so far by t's processes and every process below
+ * them but the caller and its own children, into *ticks. 0, or -ESRCH
+ * when one of t's processes is gone or its pid is another process's now,
+ * or -EINVAL when a /proc file did not parse. */
+int proctree_ticks(const struct proctree *t, uint64_t *ticks);
+/* The CPU ticks this process used so far, its threads and the children
+ * it reaped included: 0, or -errno. */
+int proctree_self(uint64_t *ticks);
+
+#endif

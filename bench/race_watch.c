@@ -1,0 +1,137 @@
+/* The machine during each run (see race_watch.h). The figure is a
+ * difference of three readings taken as the run starts and again as it
+ * ends: every CPU's busy time (/proc/stat), less the server's processes'
+ * and the race's own. A neighbour's build, a server's helper that is no
+ * child of it, or a rival left searching all show up as others; a
+ * server that keeps its own CPUs busy does not, for that is its score's
+ * business. */
+#include "bench/race_watch.h"
+
+#include "lib/parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int race_add_pid(const char *word, struct race_params *p)
+{
+	const char *eq = strchr(word, '=');
+	struct race_server *s = NULL;
+	uint64_t pid;
+	int err;
+
+	for (unsigned i = 0; eq && i < p->n; i++)
+		if (strlen(p->server[i].name) == (size_t)(eq - word) &&
+		    strncmp(p->server[i].name, word, (size_t)(eq - word)) == 0)
+			s = &p->server[i];
+	if (!eq || !s || parse_u64(eq + 1, 1, INT32_MAX, &pid)) {
+		fprintf(stderr, "revhash-bench: --pid %s: not NAME=PID with the "
+			"NAME of a server of the race and a PID from 1 to %d\n",
+			word, INT32_MAX);
+		return -EINVAL;
+	}
+	if ((err = proctree_add(&s->pid, (pid_t)pid))) {
+		fprintf(stderr, "revhash-bench: --pid %s: %s\n", word,
+			err == -ESRCH ? "no such process" : err == -E2BIG ?
+			"more than 8 processes for one server" : err == -EINVAL ?
+			"its /proc/PID/stat does not parse" : strerror(-err));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void race_watch_find(const struct race_server *s, const struct target *t,
+		     struct race_watch *w)
+{
+	int local = proctree_is_local(t->list->ai_addr), n;
+
+	*w = (struct race_watch){ .where = RACE_UNKNOWN, .tree = s->pid };
+	if (s->pid.n) {
+		w->where = RACE_TREE;
+	} else if (local == 0) {
+		w->where = RACE_REMOTE;
+		printf("%s is not on this machine: all the CPU used here but the "
+		       "race's is others'\n", s->name);
+		return;
+	} else if ((n = proctree_find_port(t->list->ai_addr, &w->tree)) > 0) {
+		w->where = RACE_TREE;
+	}
+	if (w->where == RACE_UNKNOWN) {
+		printf("%s: no process this user can read holds its port: the CPU "
+		       "others use during its runs is unknown (--pid %s=PID names "
+		       "its process)\n", s->name, s->name);
+		return;
+	}
+	printf("%s's process%s:", s->name, w->tree.n > 1 ? "es" : "");
+	for (unsigned k = 0; k < w->tree.n; k++)
+		printf(" %d", (int)w->tree.pid[k]);
+	printf(" (%s), and those below %s\n", s->pid.n ? "given by --pid" :
+	       "holding its port", w->tree.n > 1 ? "them" : "it");
+}
+
+/* Read the machine, the race and the server's processes into r. */
+static void take(const struct race_watch *w, struct race_reading *r)
+{
+	int err;
+
+	r->why = NULL;
+	r->tree = 0;
+	if (machine_read(&r->cpu)) {
+		r->why = "/proc/stat could not be read";
+	} else if (proctree_self(&r->self)) {
+		r->why = "the race's own /proc/PID/stat could not be read";
+	} else if (w->where == RACE_TREE && (err = proctree_ticks(&w->tree, &r->tree))) {
+		r->why = err == -ESRCH ? "a process of it is gone, or its pid is "
+			 "another process's now" : err == -EINVAL ?
+			 "a /proc/PID/stat did not parse" : "/proc could not be read";
+	}
+}
+
+void race_watch_begin(struct race_watch *w)
+{
+	take(w, &w->before);
+}
+
+/* What b adds to a, as ticks: nothing where it went down (a process of
+ * the tree that left it, reaped by another). */
+static uint64_t gain(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+void race_watch_end(struct race_watch *w, struct race_leg *g)
+{
+	struct race_reading after;
+	uint64_t own;
+
+	g->others = -1;
+	g->shared = 0;
+	g->others_why = NULL;
+	if (w->where == RACE_UNKNOWN)
+		return; /* said once, before the race */
+	take(w, &after);
+	if ((g->others_why = w->before.why ? w->before.why : after.why))
+		return;
+	own = gain(w->before.tree, after.tree) + gain(w->before.self, after.self);
+	g->shared = machine_others(&w->before.cpu, &after.cpu, own, &g->others);
+	if (g->others < 0)
+		g->others_why = "no time passed on /proc/stat's clock";
+}
+
+void race_watch_probe(struct race_watch *w, struct race_leg *g)
+{
+	struct timespec t = { MACHINE_AFTER_MS / 1000,
+			      (long)(MACHINE_AFTER_MS % 1000) * 1000000L };
+	struct race_reading a, b;
+
+	g->probe_left = -1;
+	if (w->where != RACE_TREE)
+		return;
+	take(w, &a);
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+	take(w, &b);
+	if (!a.why && !b.why)
+		g->probe_left = machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+}
