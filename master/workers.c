@@ -362,6 +362,30 @@ void workers_punish(struct workers *ws, unsigned slot)
 	kill(w->pid, SIGKILL); /* its pid is the master's own record, not the segment's */
 }
 
+/* What the segment says of each slot's worker, against the master's own
+ * table: a pid in a slot without a worker (or with another), a rate no
+ * worker gives, put back (ring_slot_restore); said at most once a second.
+ * A worker not yet shown in its slot writes its pid itself. */
+static void restore_slots(struct workers *ws, uint64_t now)
+{
+	unsigned fixed = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct wslot *w = &ws->w[i];
+
+		if (w->pid && !w->shown_ms)
+			continue;
+		fixed += (unsigned)ring_slot_restore(ws->ring, i, w->pid);
+	}
+	ws->restored += fixed;
+	if (ws->restored && now >= ws->restored_said_ms + 1000) {
+		log_warn("workers: %u slot record(s) written over (a pid, or a rate past "
+			 "any worker's) put back from the master's table", ws->restored);
+		ws->restored = 0;
+		ws->restored_said_ms = now;
+	}
+}
+
 /* Kill workers that show no sign of life. */
 static void watchdog(struct workers *ws, uint64_t now)
 {
@@ -437,6 +461,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		if (ws->watch_ms && now - ws->watch_ms > LATE_MS)
 			forgive_all(ws, now); /* so, likely, was everyone */
 		watchdog(ws, now);
+		restore_slots(ws, now);
 		ws->watch_ms = now + WATCH_EVERY_MS;
 	}
 	return ws->watch_ms < next ? ws->watch_ms : next;

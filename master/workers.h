@@ -51,6 +51,8 @@ struct workers {
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
 	uint64_t watch_ms;       /* next watchdog round */
+	unsigned restored;       /* slot records put back, not yet said */
+	uint64_t restored_said_ms; /* when that was last said */
 	unsigned target;         /* the CPU workers aimed at (shown in the
 	                            segment's header, never read back) */
 	int shutdown;            /* every worker told to exit */

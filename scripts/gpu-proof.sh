@@ -70,13 +70,14 @@ CARRY=$ROOT/gpu-carry
 if [ $DRY = 1 ]; then
 	GPU_CHECK=$ROOT/gpu-check-standin
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
-	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=1
-	CPUS=2 KILL_N=12 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	MIX_N=12 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto
+	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
+	CPUS=2 KILL_N=8 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
+	RATES=(--variant fma-kimm-sigma0-wpoll-grab) # the plumbing: one variant is enough
+	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
-	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
+	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5 RATES=()
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
 	MIX_WORKERS="auto $CPUS $((CPUS - 1))"
@@ -152,7 +153,7 @@ part_check() {
 
 part_rates() {
 	local rc
-	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" | tee "$W/rates.txt"
+	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" "${RATES[@]}" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}
 	grep -E '^(rate|fastest|small|answers|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
 	awk '/^fastest:/ { r = $3 + 0 } END {

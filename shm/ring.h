@@ -330,6 +330,17 @@ void ring_shutdown(struct ring *r);
 void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
+/* Put back what the segment says of slot against the master's own record,
+ * pid (0: no worker there): a worker's pid written over, a pid in a slot
+ * with no worker, a rate past RING_RATE_MAX. Any worker may write the
+ * segment; a slot that showed a worker with no worker behind it counted
+ * among the live ones, and one with an absurd rate had every real worker
+ * leave each job to it (the fastest), so nothing was searched. 1 when
+ * something was put back. */
+int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid);
+/* More hashes per second than any machine's worker gives (an H100 gives
+ * 1.7e10): a rate past it was written over. */
+#define RING_RATE_MAX (UINT64_C(1) << 40)
 /* The worker in slot is gone (how: enum ring_exit): its lease goes back
  * to its job (a worker does it at its next ring call). *hashes and *chunks
  * get what it did. */

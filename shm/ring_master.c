@@ -245,6 +245,24 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 }
 
 
+int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
+{
+	struct ring_slot *s = &r->slots[slot];
+	int fixed = 0;
+
+	if (peek(s->pid) != (int32_t)pid) {
+		publish(s->pid, (int32_t)pid);
+		if (!pid)
+			publish(s->state, SLOT_EMPTY);
+		fixed = 1;
+	}
+	if (peek(s->rate) > RING_RATE_MAX) {
+		publish(s->rate, 0); /* unknown: the mean of the others' */
+		fixed = 1;
+	}
+	return fixed;
+}
+
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS])
 {
 	unsigned n = 0;

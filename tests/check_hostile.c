@@ -681,6 +681,39 @@ START_TEST(random_writes_over_the_segment_leave_the_master_serving)
 }
 END_TEST
 
+/* A slot no worker holds, written to show a live worker of an absurd
+ * rate (what one of the random writes above did): every real worker left
+ * each job to it, the fastest, and nothing was searched. The master puts
+ * the slot back from its own table and the request is answered. */
+START_TEST(a_phantom_worker_in_a_slot_starves_nothing)
+{
+	static const char *const args[] = { "--workers", "1", NULL };
+	enum { PHANTOM = 20, SPAN = 2000000 };
+	uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN, x, t0;
+	uint8_t d[32];
+	struct seg seg;
+	int fd;
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	__atomic_store_n(&seg.ring->slots[PHANTOM].rate, UINT64_C(1) << 60, __ATOMIC_RELEASE);
+	__atomic_store_n(&seg.ring->slots[PHANTOM].pid, 143602954, __ATOMIC_RELEASE);
+	digest_of(want, d);
+	t0 = clock_ms();
+	ck_assert_int_ge(fd = th_connect(m.port), 0);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + SPAN, 1), 0);
+	ck_assert_msg(th_read_reply(fd, &x, 5000) == 0, "no answer within 5 s");
+	ck_assert_uint_eq(x, want);
+	close(fd);
+	ck_assert_int_eq(__atomic_load_n(&seg.ring->slots[PHANTOM].pid, __ATOMIC_ACQUIRE), 0);
+	seg_close(&seg);
+	ck_assert(tm_log_contains(&m, "slot record(s) written over"));
+	printf("a_phantom_worker_in_a_slot_starves_nothing: answered in %llu ms\n",
+	       (unsigned long long)(clock_ms() - t0));
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -706,6 +739,7 @@ int main(void)
 	t = tcase_create("worker writes");
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, random_writes_over_the_segment_leave_the_master_serving);
+	tcase_add_test(t, a_phantom_worker_in_a_slot_starves_nothing);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -396,7 +396,7 @@ START_TEST(others_burning_during_a_run_are_named)
 		const char *args[] = { "--race", server(sb, sizeof sb, "busy", bport),
 				       server(sc, sizeof sc, "calm", cport),
 				       "5", "3", "0", "300", "0", "1000", "1.5",
-				       "--rounds", "2", "--settle", "0.3", "--no-calibrate", NULL };
+				       "--rounds", "2", "--settle", "0.1", "--no-calibrate", NULL };
 
 		run_bench(args, NULL, &r);
 	}
