@@ -24,7 +24,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-REQUESTS=60 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM GPU=off
+REQUESTS=50 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM GPU=off
 OPTS=() # the options but the seed, for the replay command
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -68,6 +68,8 @@ CARRY=$ROOT/gpu-carry
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/lib
 
 if [ $DRY = 1 ]; then
+	# every variant's host build is check_gpu_logic's: one is enough here
+	[ "$VARIANT" = all ] && VARIANT=fma-kimm-sigma0-wpoll-grab
 	GPU_CHECK=$ROOT/gpu-check-standin
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
