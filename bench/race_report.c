@@ -284,33 +284,27 @@ static void summary(const struct race_params *p, const struct race_leg *legs)
 	}
 }
 
-static unsigned flagged_runs(const struct race_params *p,
-			     const struct race_leg *legs, unsigned i)
-{
-	unsigned n = 0;
+/* What a run of server i can be marked with, in the summary. */
+enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED };
 
-	for (unsigned r = 0; r < p->rounds; r++)
-		n += legs[r * p->n + i].fast != VERDICT_FAST_NO;
-	return n;
+static int marked(const struct race_leg *l, enum run_mark m)
+{
+	switch (m) {
+	case RUN_FLAGGED: return l->fast != VERDICT_FAST_NO;
+	case RUN_KEPT_BUSY: return l->kept_busy != 0;
+	case RUN_SHARED: return l->shared != 0;
+	}
+	return 0;
 }
 
-static unsigned busy_runs(const struct race_params *p,
-			  const struct race_leg *legs, unsigned i)
+/* Server i's runs marked m, over the rounds. */
+static unsigned runs_marked(const struct race_params *p, const struct race_leg *legs,
+			    unsigned i, enum run_mark m)
 {
 	unsigned n = 0;
 
 	for (unsigned r = 0; r < p->rounds; r++)
-		n += legs[r * p->n + i].kept_busy;
-	return n;
-}
-
-static unsigned shared_runs(const struct race_params *p,
-			    const struct race_leg *legs, unsigned i)
-{
-	unsigned n = 0;
-
-	for (unsigned r = 0; r < p->rounds; r++)
-		n += legs[r * p->n + i].shared;
+		n += (unsigned)marked(&legs[r * p->n + i], m);
 	return n;
 }
 
@@ -321,10 +315,10 @@ static void judge_pair(const struct race_params *p, const struct race_leg *legs,
 {
 	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
 	const struct verdict_side side[2] = {
-		{ sa, right_answers(p, legs, a), flagged_runs(p, legs, a),
-		  busy_runs(p, legs, a), shared_runs(p, legs, a) },
-		{ sb, right_answers(p, legs, b), flagged_runs(p, legs, b),
-		  busy_runs(p, legs, b), shared_runs(p, legs, b) } };
+		{ sa, right_answers(p, legs, a), runs_marked(p, legs, a, RUN_FLAGGED),
+		  runs_marked(p, legs, a, RUN_KEPT_BUSY), runs_marked(p, legs, a, RUN_SHARED) },
+		{ sb, right_answers(p, legs, b), runs_marked(p, legs, b, RUN_FLAGGED),
+		  runs_marked(p, legs, b, RUN_KEPT_BUSY), runs_marked(p, legs, b, RUN_SHARED) } };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
 	column(p, legs, a, 0, sa);
@@ -360,9 +354,9 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
-		unsigned fast = flagged_runs(p, legs, i);
-		unsigned busy = busy_runs(p, legs, i);
-		unsigned shared = shared_runs(p, legs, i);
+		unsigned fast = runs_marked(p, legs, i, RUN_FLAGGED);
+		unsigned busy = runs_marked(p, legs, i, RUN_KEPT_BUSY);
+		unsigned shared = runs_marked(p, legs, i, RUN_SHARED);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
