@@ -8,6 +8,7 @@
  * children are never part of a server: a test may serve from the very
  * process that started the race. */
 #include "bench/proctree.h"
+#include "lib/os.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -24,28 +25,6 @@
 
 #define MAX_INODES 64  /* listening sockets on one port */
 #define MAX_HOLDERS 64 /* processes holding them */
-
-int proctree_parse_stat(const char *text, struct proctree_stat *s)
-{
-	const char *close = strrchr(text, ')');
-	long long pid, ppid, cutime, cstime;
-	unsigned long long utime, stime, start;
-	char state;
-
-	if (!close || sscanf(text, "%lld (", &pid) != 1 || pid <= 0 ||
-	    pid > INT32_MAX)
-		return -EINVAL;
-	if (sscanf(close + 1, " %c %lld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
-		   "%llu %llu %lld %lld %*d %*d %*d %*d %llu", &state, &ppid,
-		   &utime, &stime, &cutime, &cstime, &start) != 7 ||
-	    ppid < 0 || ppid > INT32_MAX || cutime < 0 || cstime < 0)
-		return -EINVAL;
-	s->pid = (pid_t)pid;
-	s->ppid = (pid_t)ppid;
-	s->start = start;
-	s->ticks = utime + stime + (uint64_t)cutime + (uint64_t)cstime;
-	return 0;
-}
 
 unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 				  uint64_t *inode, unsigned max)
@@ -71,9 +50,9 @@ unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 	return n;
 }
 
-/* The whole of a /proc file into a buffer of the caller's to free, its
- * length into *len: 0, or -errno. */
-static int slurp(const char *path, char **text, size_t *len)
+/* The whole of a /proc file into a buffer of the caller's to free: 0, or
+ * -errno. */
+static int slurp(const char *path, char **text)
 {
 	size_t size = 4096, n = 0;
 	char *buf = malloc(size);
@@ -108,35 +87,17 @@ static int slurp(const char *path, char **text, size_t *len)
 	}
 	buf[n] = '\0';
 	*text = buf;
-	*len = n;
 	return 0;
-}
-
-int proctree_stat(pid_t pid, struct proctree_stat *s)
-{
-	char path[64], *text;
-	size_t len;
-	int err;
-
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if ((err = slurp(path, &text, &len)))
-		return err == -ENOENT ? -ESRCH : err;
-	/* A process that ended while it was read leaves an empty file. */
-	err = len == 0 ? -ESRCH : proctree_parse_stat(text, s);
-	free(text);
-	if (!err && s->pid != pid)
-		err = -EINVAL;
-	return err;
 }
 
 int proctree_add(struct proctree *t, pid_t pid)
 {
-	struct proctree_stat s;
+	struct os_stat s;
 	int err;
 
 	if (t->n == PROCTREE_ROOTS)
 		return -E2BIG;
-	if ((err = proctree_stat(pid, &s)))
+	if ((err = os_stat(pid, &s)))
 		return err;
 	t->pid[t->n] = pid;
 	t->start[t->n++] = s.start;
@@ -145,11 +106,11 @@ int proctree_add(struct proctree *t, pid_t pid)
 
 int proctree_self(uint64_t *ticks)
 {
-	struct proctree_stat s;
-	int err = proctree_stat(getpid(), &s);
+	struct os_stat s;
+	int err = os_stat(getpid(), &s);
 
 	if (!err)
-		*ticks = s.ticks;
+		*ticks = s.ticks + s.child_ticks;
 	return err;
 }
 
@@ -208,10 +169,9 @@ static unsigned listeners(unsigned port, uint64_t *inode)
 	unsigned n = 0;
 
 	for (int v6 = 0; v6 < 2; v6++) {
-		char *text;
-		size_t len;
+		char *text = NULL;
 
-		if (slurp(file[v6], &text, &len))
+		if (slurp(file[v6], &text))
 			continue; /* no IPv6 here, say */
 		n += proctree_parse_listeners(text, v6, port, inode + n,
 					      MAX_INODES - n);
@@ -288,10 +248,10 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 		return 0;
 	m = holders(inode, n, pid);
 	for (unsigned k = 0; k < m && t->n < PROCTREE_ROOTS; k++) {
-		struct proctree_stat s;
+		struct os_stat s;
 		int top = 1;
 
-		if (proctree_stat(pid[k], &s))
+		if (os_stat(pid[k], &s))
 			continue; /* gone since */
 		for (unsigned j = 0; j < m; j++)
 			top &= s.ppid != pid[j];
@@ -305,10 +265,10 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 
 /* Every process's stat into *all (the caller frees it): how many, or
  * -errno (-EINVAL: one did not parse). */
-static int every_process(struct proctree_stat **all)
+static int every_process(struct os_stat **all)
 {
 	DIR *d = opendir("/proc");
-	struct proctree_stat *v = NULL;
+	struct os_stat *v = NULL;
 	size_t n = 0, size = 0;
 	struct dirent *e;
 	int err = 0;
@@ -316,17 +276,17 @@ static int every_process(struct proctree_stat **all)
 	if (!d)
 		return -errno;
 	while (!err && (e = readdir(d))) {
-		struct proctree_stat s;
+		struct os_stat s;
 		int got;
 
 		if (!all_digits(e->d_name))
 			continue;
-		if ((got = proctree_stat((pid_t)atol(e->d_name), &s))) {
+		if ((got = os_stat((pid_t)atol(e->d_name), &s))) {
 			err = got == -EINVAL ? got : 0; /* ended meanwhile */
 			continue;
 		}
 		if (n == size) {
-			struct proctree_stat *more = realloc(v, (size = size ? 2 * size : 512) *
+			struct os_stat *more = realloc(v, (size = size ? 2 * size : 512) *
 							     sizeof *v);
 
 			if (!more) {
@@ -348,7 +308,7 @@ static int every_process(struct proctree_stat **all)
 
 int proctree_ticks(const struct proctree *t, uint64_t *ticks)
 {
-	struct proctree_stat *all = NULL;
+	struct os_stat *all = NULL;
 	pid_t self = getpid();
 	unsigned char *in;
 	int n = every_process(&all), found = 0, grew = 1;
@@ -378,7 +338,7 @@ int proctree_ticks(const struct proctree *t, uint64_t *ticks)
 	}
 	*ticks = 0;
 	for (int k = 0; k < n; k++)
-		*ticks += in[k] ? all[k].ticks : 0;
+		*ticks += in[k] ? all[k].ticks + all[k].child_ticks : 0;
 	free(in);
 	free(all);
 	return found == (int)t->n ? 0 : -ESRCH;

@@ -4,7 +4,8 @@
  * else's. Everything /proc says is taken as untrusted: a process may
  * vanish, its pid may be reused, a file may not parse; each of those is
  * an error code, never a guess. The parsers are pure and tested on
- * text; the rest reads /proc. */
+ * text (a /proc/PID/stat's is lib/os.h's os_parse_stat); the rest reads
+ * /proc. */
 #ifndef REVHASH_BENCH_PROCTREE_H
 #define REVHASH_BENCH_PROCTREE_H
 
@@ -14,14 +15,6 @@
 
 #define PROCTREE_ROOTS 8 /* processes a server may be made of */
 
-/* What one /proc/PID/stat says. */
-struct proctree_stat {
-	pid_t pid, ppid;
-	uint64_t start;  /* since boot, in clock ticks: tells a reused pid */
-	uint64_t ticks;  /* utime, stime, cutime and cstime: its CPU and
-			  * that of its children it has reaped */
-};
-
 /* The processes of one server: each given by its pid and start time. */
 struct proctree {
 	pid_t pid[PROCTREE_ROOTS];
@@ -29,20 +22,13 @@ struct proctree {
 	unsigned n;
 };
 
-/* Parse text, the contents of a /proc/PID/stat, into s. The command's
- * name may hold spaces and parentheses: the fields after it are found
- * from its last ')'. 0, or -EINVAL. */
-int proctree_parse_stat(const char *text, struct proctree_stat *s);
 /* The inodes of the listening sockets on port in text, the contents of
  * /proc/net/tcp (v6 0) or /proc/net/tcp6 (v6 1), into inode[0 .. max - 1]:
  * how many there were, at most max. Lines that do not parse are skipped. */
 unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 				  uint64_t *inode, unsigned max);
-/* Read /proc/PID/stat into s: 0, -ESRCH when there is no such process,
- * -EINVAL when its file does not parse, or another -errno. */
-int proctree_stat(pid_t pid, struct proctree_stat *s);
 /* Add pid, as it is now (its start time), to t: 0, -E2BIG when t is
- * full, or proctree_stat()'s error. */
+ * full, or os_stat()'s error (lib/os.h). */
 int proctree_add(struct proctree *t, pid_t pid);
 /* Is the address a's one of this machine's? 1, 0, or -errno. */
 int proctree_is_local(const struct sockaddr *a);

@@ -55,30 +55,61 @@ int os_pin(pid_t pid, unsigned n)
 	return -EINVAL;
 }
 
-/* Fields of /proc/PID/stat after the command name (which may hold spaces
- * and parentheses): the 3rd is the state, the 14th and 15th utime and
- * stime in ticks. */
-int os_proc_stat(pid_t pid, char *state, uint64_t *ticks)
+int os_parse_stat(const char *text, struct os_stat *s)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long ut, st;
+	const char *close = strrchr(text, ')');
+	long long pid, ppid, cutime, cstime;
+	unsigned long long utime, stime, start;
+	char state;
+
+	if (!close || sscanf(text, "%lld (", &pid) != 1 || pid <= 0 ||
+	    pid > INT32_MAX)
+		return -EINVAL;
+	if (sscanf(close + 1, " %c %lld %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+		   "%llu %llu %lld %lld %*d %*d %*d %*d %llu", &state, &ppid,
+		   &utime, &stime, &cutime, &cstime, &start) != 7 ||
+	    ppid < 0 || ppid > INT32_MAX || cutime < 0 || cstime < 0)
+		return -EINVAL;
+	s->pid = (pid_t)pid;
+	s->ppid = (pid_t)ppid;
+	s->state = state;
+	s->start = start;
+	s->ticks = utime + stime;
+	s->child_ticks = (uint64_t)cutime + (uint64_t)cstime;
+	return 0;
+}
+
+int os_stat(pid_t pid, struct os_stat *s)
+{
+	char path[64], buf[4096];
 	ssize_t n;
-	int fd;
+	int fd, err;
 
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
+	/* A process that ended while it was read leaves an empty file, or
+	 * none to read. */
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
-	if (!(p = strrchr(buf, ')')) ||
-	    sscanf(p + 2, "%c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu",
-		   state, &ut, &st) != 3)
-		return -EPROTO;
-	*ticks = ut + st;
-	return 0;
+	if ((err = os_parse_stat(buf, s)))
+		return err;
+	return s->pid == pid ? 0 : -EINVAL;
+}
+
+int os_proc_stat(pid_t pid, char *state, uint64_t *ticks)
+{
+	struct os_stat s;
+	int err = os_stat(pid, &s);
+
+	if (!err) {
+		*state = s.state;
+		*ticks = s.ticks;
+	}
+	return err;
 }
 
 int os_proc_stopped(pid_t pid)

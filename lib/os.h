@@ -17,8 +17,24 @@ unsigned os_cpus_upto(unsigned most);
 /* Pin process pid (0: this one) to the n-th CPU of this process's mask,
  * counting round (n modulo the CPUs). 0 or -errno. */
 int os_pin(pid_t pid, unsigned n);
-/* pid's scheduler state letter (R, S, T, t, Z...) and the CPU time it has
- * used, user and system, in clock ticks. 0, or -errno (-ESRCH: gone). */
+/* What one /proc/PID/stat says. */
+struct os_stat {
+	pid_t pid, ppid;
+	char state;           /* the scheduler's letter: R, S, T, t, Z... */
+	uint64_t start;       /* since boot, in clock ticks: tells a reused pid */
+	uint64_t ticks;       /* CPU used, user and system (utime, stime) */
+	uint64_t child_ticks; /* that of the children it reaped (cutime, cstime) */
+};
+/* Parse text, the contents of a /proc/PID/stat, into s. The command's
+ * name may hold spaces and parentheses: the fields after it are found
+ * from its last ')'. 0, or -EINVAL. */
+int os_parse_stat(const char *text, struct os_stat *s);
+/* Read /proc/PID/stat into s: 0, -ESRCH when there is no such process,
+ * -EINVAL when its file does not parse (or is another pid's), or another
+ * -errno. */
+int os_stat(pid_t pid, struct os_stat *s);
+/* pid's scheduler state letter and the CPU time it has used, user and
+ * system, in clock ticks (os_stat). 0, or -errno (-ESRCH: gone). */
 int os_proc_stat(pid_t pid, char *state, uint64_t *ticks);
 /* Is pid stopped or traced (state T or t)? */
 int os_proc_stopped(pid_t pid);

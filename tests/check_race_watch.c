@@ -9,6 +9,7 @@
  * mistakes. */
 #include "bench/machine.h"
 #include "bench/proctree.h"
+#include "lib/os.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "proto/proto.h"
@@ -43,24 +44,25 @@ static void stat_text(char *buf, size_t size, const char *comm)
 START_TEST(stat_lines_parse)
 {
 	static const char *const comms[] = { "master", "a) S 1 2 (b", "x y", ")", "" };
-	struct proctree_stat s;
+	struct os_stat s;
 	char text[512];
 
 	for (size_t i = 0; i < sizeof comms / sizeof comms[0]; i++) {
 		stat_text(text, sizeof text, comms[i]);
-		ck_assert_int_eq(proctree_parse_stat(text, &s), 0);
-		ck_assert(s.pid == 4242 && s.ppid == 17 && s.start == 987654);
-		ck_assert_uint_eq(s.ticks, 127);
+		ck_assert_int_eq(os_parse_stat(text, &s), 0);
+		ck_assert(s.pid == 4242 && s.ppid == 17 && s.start == 987654 && s.state == 'S');
+		ck_assert_uint_eq(s.ticks, 120);
+		ck_assert_uint_eq(s.child_ticks, 7);
 	}
 	/* Cut short, a negative child time, no pid, no name: none parse. */
 	stat_text(text, sizeof text, "m");
 	text[60] = '\0';
-	ck_assert_int_eq(proctree_parse_stat(text, &s), -EINVAL);
-	ck_assert_int_eq(proctree_parse_stat("4242 (m) S 17 1 1 0 -1 0 0 0 0 0 "
-					     "1 1 -3 4 20 0 1 0 5", &s), -EINVAL);
-	ck_assert_int_eq(proctree_parse_stat("(m) S 17", &s), -EINVAL);
-	ck_assert_int_eq(proctree_parse_stat("4242 m S 17", &s), -EINVAL);
-	ck_assert_int_eq(proctree_parse_stat("", &s), -EINVAL);
+	ck_assert_int_eq(os_parse_stat(text, &s), -EINVAL);
+	ck_assert_int_eq(os_parse_stat("4242 (m) S 17 1 1 0 -1 0 0 0 0 0 "
+				       "1 1 -3 4 20 0 1 0 5", &s), -EINVAL);
+	ck_assert_int_eq(os_parse_stat("(m) S 17", &s), -EINVAL);
+	ck_assert_int_eq(os_parse_stat("4242 m S 17", &s), -EINVAL);
+	ck_assert_int_eq(os_parse_stat("", &s), -EINVAL);
 }
 END_TEST
 
@@ -68,7 +70,7 @@ END_TEST
  * parses or is refused, and one that parses has a positive pid. */
 START_TEST(stat_garbage_is_refused_or_parsed)
 {
-	struct proctree_stat s;
+	struct os_stat s;
 	char text[512];
 
 	for (int k = 0; k < 20000; k++) {
@@ -80,7 +82,7 @@ START_TEST(stat_garbage_is_refused_or_parsed)
 			text[th_rand64() % len] = (char)(th_rand64() % 255 + 1);
 		if (th_rand64() % 4 == 0)
 			text[th_rand64() % len] = '\0';
-		if (proctree_parse_stat(text, &s) == 0)
+		if (os_parse_stat(text, &s) == 0)
 			ck_assert_int_gt(s.pid, 0);
 	}
 }
