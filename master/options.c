@@ -70,6 +70,13 @@ static const char usage_tail[] =
 	"                         machine-wide): faster wake-ups for small\n"
 	"                         requests. On by default where permitted\n"
 	"  --no-low-latency       let idle CPUs sleep, even while busy\n"
+	"  --poll[=S]             while searches are in flight and S seconds after\n"
+	"                         the last request (default 1), the master polls\n"
+	"                         for events on its CPU instead of sleeping: an\n"
+	"                         answer or a request finds it awake. On by\n"
+	"                         default where --workers auto left the master a\n"
+	"                         CPU (beside a GPU worker)\n"
+	"  --no-poll              the master sleeps while it waits, always\n"
 	"  --no-pin               let the scheduler place workers (default: worker\n"
 	"                         i runs on the i-th CPU this process may use)\n"
 	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
@@ -127,7 +134,7 @@ static void print_usage(FILE *out)
 	for (unsigned k = 0; k < kind_count(); k++) {
 		const struct worker_kind *kind = kind_at(k);
 
-		if (!kind->find)
+		if (!kind_is_found(kind))
 			continue;
 		fprintf(out, "  --%s auto|off|LIST\n", kind->name);
 		print_indented(out, kind->help);
@@ -232,6 +239,7 @@ static void set_defaults(struct options *o)
 	o->pin = 1;
 	o->low_latency = POWER_AUTO;
 	o->low_latency_ms = 1000;
+	o->poll_ms = 1000;
 	o->peer_weight = 4 * POLICY_PEER_WEIGHT_MAX;
 }
 
@@ -311,7 +319,7 @@ static size_t kind_options(struct option *opts, char names[][3][32])
 	size_t n = 0;
 
 	for (unsigned k = 0; k < kind_count(); k++) {
-		if (!kind_at(k)->find)
+		if (!kind_is_found(kind_at(k)))
 			continue;
 		for (int i = 0; i < 3; i++) {
 			snprintf(names[k][i], sizeof names[k][i], "%s%s", kind_at(k)->name,
@@ -400,6 +408,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "no-pin", no_argument, &o->pin, 0 },
 		{ "low-latency", optional_argument, NULL, 'Q' },
 		{ "no-low-latency", no_argument, &o->low_latency, POWER_OFF },
+		{ "poll", optional_argument, NULL, 'P' },
+		{ "no-poll", no_argument, &o->poll, OPT_POLL_OFF },
 		{ "verbose", no_argument, &o->verbose, 1 },
 		{ "quiet", no_argument, &o->quiet, 1 },
 		{ "status", no_argument, &o->status, 1 },
@@ -454,6 +464,11 @@ int options_parse(int argc, char **argv, struct options *o)
 			o->low_latency = POWER_ON;
 			if (optarg && parse_duration(optarg, 3600, 1, &o->low_latency_ms) < 0)
 				return bad("--low-latency (seconds, 0..3600)", optarg);
+			break;
+		case 'P':
+			o->poll = OPT_POLL_ON;
+			if (optarg && parse_duration(optarg, 3600, 0, &o->poll_ms) < 0)
+				return bad("--poll (seconds, 0.001..3600)", optarg);
 			break;
 		case 'H':
 			if (parse_hook(optarg, &o->hook) < 0)

@@ -44,6 +44,9 @@ struct options {
 	int low_latency;           /* enum power_mode: hold the CPUs polling
 	                              while busy (PM QoS) */
 	unsigned low_latency_ms;   /* ... and this long after the last request */
+	int poll;                  /* enum opt_poll: the master polls for
+	                              events instead of sleeping while busy */
+	unsigned poll_ms;          /* ... and this long after the last request */
 	int verbose, quiet;
 	int status, json;          /* --status [--json]: print, don't serve */
 	int hook;                  /* --hook: arm this test hook (enum
@@ -52,6 +55,10 @@ struct options {
 	unsigned given;            /* OPT_GIVEN_*: set on the command line,
 	                              which a config file does not override */
 };
+
+/* --poll, --no-poll, or neither: on where the master has a CPU of its own
+ * (server.c). */
+enum opt_poll { OPT_POLL_AUTO = 0, OPT_POLL_ON, OPT_POLL_OFF };
 
 #define OPT_GIVEN_WORKERS 1u
 #define OPT_GIVEN_IDLE_TIMEOUT 2u

@@ -38,6 +38,11 @@ struct server {
 	struct workers workers;
 	uint64_t accept_again_ms; /* listeners paused (out of descriptors) */
 	struct power power;       /* CPUs held polling while busy */
+	uint64_t poll_ns;         /* the master polls for events this long
+	                             after it was last busy (0: never) */
+	uint64_t busy_ns;         /* when it last had a search in flight or
+	                             read a request */
+	uint64_t requests;        /* stats.requests then */
 	int draining;             /* a graceful stop: no new connections */
 	uint64_t drain_deadline_ms;
 };

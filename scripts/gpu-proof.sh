@@ -20,7 +20,8 @@
 #   mix        GPU + 16 CPU workers against 16 CPU workers alone on 100
 #              requests of 30M (goals: 10x the score; efficiency at the
 #              combined calibrated rate at least 0.9): the GPU worker
-#              beside auto's CPU workers, 16 and 15, in turn; the
+#              beside auto's CPU workers (the master polling), the same
+#              with --no-poll, and 2 polling, in turn (--mix); the
 #              all-cached floor of each, and the GPU's clocks
 #   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
 #              ncu on base and the fastest
@@ -38,8 +39,14 @@
 #                      sass-count, libcrypto)
 #   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
 #                        [--parts "PART..."] [--variant NAME] [--mix-rounds N]
+#                        [--mix "CONFIG..."]
 # --parts runs only those (in the order above); --variant checks that
-# variant alone (default all); --mix-rounds: the mix's rounds (default 2).
+# variant alone (default all); --mix-rounds: the mix's rounds (default 2);
+# --mix: the mix's servers beside the GPU worker, each WORKERS (auto or a
+# count) with, after a +, master options (--no-poll, --poll=0.5) or knobs
+# for measuring (REVHASH_NAME=N, docs/gpu.md): for example "auto
+# auto+--no-poll 2+REVHASH_GPU_SPIN_US=0" (default: auto, as many CPU
+# workers as CPUs, one fewer). Its time box grows with them.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -56,9 +63,21 @@ sass 70 10"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
 
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
-ROUNDS=""
-opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS" "$@"
+ROUNDS="" MIX=""
+opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS --mix=MIX" "$@"
 [ -z "$ROUNDS" ] || [[ $ROUNDS =~ ^[1-9]$ ]] || fail "--mix-rounds needs 1 to 9"
+# mix_name CONFIG: a --mix config as a file name: auto+REVHASH_A_B=1 is
+# auto-a_b1, 2+--poll=0.5 is 2-poll0.5.
+mix_name() { sed 's/REVHASH_//g; s/+-*/-/g; s/=//g' <<<"$1" | tr 'A-Z' 'a-z'; }
+[[ $MIX == *[*?[]* ]] && fail "--mix: no wildcards"
+seen=" "
+for c in $MIX; do
+	[[ $c == *+--workers* || $c == *+--gpu* ]] && fail "--mix: $c: the workers come first, the GPU is the script's"
+	[[ $seen == *" $(mix_name "$c") "* ]] && fail "--mix: $c twice (its files: mix-$(mix_name "$c")-*)"
+	seen+="$(mix_name "$c") "
+	[[ $c =~ ^(auto|[1-9][0-9]{0,2})(\+(REVHASH_[A-Z_]+=[0-9]{1,9}|--[a-z-]+(=[0-9.]+)?))*$ ]] ||
+		fail "--mix: $c is not WORKERS[+--OPTION[=N]|+REVHASH_NAME=N...]"
+done
 [[ $BUDGET =~ ^[0-9]+$ ]] || fail "--budget needs whole seconds"
 for p in $PARTS; do
 	[[ " $ALL " == *" $p "* ]] || fail "unknown part $p ($ALL)"
@@ -75,16 +94,17 @@ if [ $DRY = 1 ]; then
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
 	CPUS=2 KILL_N=8 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
 	RATES=(--variant fma-kimm-sigma0-wpoll-grab) # the plumbing: one variant is enough
-	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto
+	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto+--poll
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5 RATES=()
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
-	MIX_WORKERS="auto $CPUS $((CPUS - 1))"
+	MIX_WORKERS="auto auto+--no-poll 2+--poll"
 fi
 MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
+MIX_WORKERS=${MIX:-$MIX_WORKERS}
 WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 
 # --- one part, run by the script itself under its time box -------------
@@ -323,25 +343,36 @@ mix_judge() {
 		exit (c / g >= 10 && e >= 0.9) ? 0 : 1 }'
 }
 
-# The mix: the CPU workers alone, then with the GPU worker beside as many
-# CPU workers as auto gives (a CPU for the GPU worker, one for the
-# master), as there are CPUs, and one fewer; MIX_ROUNDS rounds of those
-# three in turn (a dry run: auto alone), the first with their floors.
+# The mix: the CPU workers alone, then with the GPU worker beside the
+# --mix servers (by default as many CPU workers as auto gives, a CPU for
+# the GPU worker and one for the master, which polls there; the same with
+# --no-poll; 2 polling); MIX_ROUNDS rounds of those in turn (a dry run:
+# auto with --poll alone), the first with their floors.
 part_mix() {
 	local c rc=0 met=1 r n floor
 	mix_run mix-cpu floor --workers "$CPUS" --gpu off || rc=1
 	for r in $(seq 1 "$MIX_ROUNDS"); do
 		floor=$([ "$r" = 1 ] && echo floor || echo -)
 		for n in $MIX_WORKERS; do
-			mix_run "mix-$n-$r" "$floor" $([ "$n" = auto ] || echo --workers "$n") \
-				"${WITH_GPU[@]}" || rc=1
+			# the knobs in the environment of this server alone
+			(
+				IFS=+ read -r -a kv <<<"$n"
+				args=()
+				for k in "${kv[@]:1}"; do
+					if [[ $k == --* ]]; then args+=("$k"); else export "$k"; fi
+				done
+				[ ${#kv[@]} -gt 1 ] && echo "figure: mix-$(mix_name "$n")-$r: ${kv[*]:1}"
+				mix_run "mix-$(mix_name "$n")-$r" "$floor" \
+					$([ "${kv[0]}" = auto ] || echo --workers "${kv[0]}") "${WITH_GPU[@]}" \
+					${args[@]+"${args[@]}"}
+			) || rc=1
 		done
 	done
 	c=$(awk '/^Results:/ { print $3 }' "$W/mix-cpu.txt" 2>/dev/null)
 	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; return 1; }
 	for r in $(seq 1 "$MIX_ROUNDS"); do
 		for n in $MIX_WORKERS; do
-			mix_judge "mix-$n-$r" "$c" && met=0
+			mix_judge "mix-$(mix_name "$n")-$r" "$c" && met=0
 		done
 	done
 	[ $met = 0 ] || goal_missed || rc=1
@@ -437,7 +468,7 @@ run_part() {
 	t=$SECONDS
 	mkdir -p "$WORK/$name"
 	timeout -k 5 "$box" "$0" --part "$name" --out "$WORK/$name" --seed "$SEED" --variant "$VARIANT" \
-		${ROUNDS:+--mix-rounds "$ROUNDS"} \
+		${ROUNDS:+--mix-rounds "$ROUNDS"} ${MIX:+--mix "$MIX"} \
 		$([ $DRY = 1 ] && echo --dry-run) >"$WORK/$name.out" 2>&1 </dev/null
 	rc=$?
 	cat "$WORK/$name.out"
@@ -456,7 +487,11 @@ run_part() {
 	rm -f "$DIR/parts.tar.gz.new"
 }
 
+# The mix's box: 30 s a server, the CPU workers' alone and its floor too.
+set -- $MIX_WORKERS
+MIX_BOX=$((30 * (2 + MIX_ROUNDS * $#) + 30))
 while read -r name box min; do
+	[ "$name" = mix ] && [ "$MIX_BOX" -gt "$box" ] && box=$MIX_BOX
 	[[ " $PARTS " == *" $name "* ]] && run_part "$name" "$box" "$min"
 done <<<"$TABLE"
 say "summary ($((SECONDS - T0)) s of $BUDGET):"

@@ -119,7 +119,7 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 	done
 	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
 	for f in check/check.txt rates/rates.txt small/small-100k.txt small/small-sleep-100k.txt \
-		kills/kills-bench.txt mix/mix-cpu.txt mix/mix-auto-1.txt mix/mix-auto-1-floor.txt; do
+		kills/kills-bench.txt mix/mix-cpu.txt mix/mix-auto-poll-1.txt mix/mix-auto-poll-1-floor.txt; do
 		tar -tzf "$dir/parts.tar.gz" 2>/dev/null | grep -qx "./$f" || ok=0
 	done
 	if [ $ok = 1 ]; then

@@ -7,6 +7,7 @@
 #include "tests/helpers.h"
 #include "tests/fixture.h"
 #include "lib/digest.h"
+#include "lib/os.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -198,6 +199,8 @@ START_TEST(command_line_is_checked)
 	const char *const kernel_empty[] = { "5003", "--kernel", "", NULL };
 	const char *const grace[] = { "5003", "--low-latency=-1", NULL };
 	const char *const words[] = { "5003", "--low-latency=soon", NULL };
+	const char *const poll0[] = { "5003", "--poll=0", NULL };
+	const char *const pollw[] = { "5003", "--poll=soon", NULL };
 	const char *const order[] = { "5003", "--schedule", "lifo", NULL };
 	const char *const listen[] = { "5003", "--listen", "localhost", NULL };
 	const char *const conns[] = { "5003", "--peer-conns", "0", NULL };
@@ -205,6 +208,8 @@ START_TEST(command_line_is_checked)
 	ck_assert_int_eq(run_master(help), 0);
 	ck_assert_int_eq(run_master(grace), 2);
 	ck_assert_int_eq(run_master(words), 2);
+	ck_assert_int_eq(run_master(poll0), 2);
+	ck_assert_int_eq(run_master(pollw), 2);
 	ck_assert_int_eq(run_master(bad), 2);
 	ck_assert_int_eq(run_master(junk), 2);
 	ck_assert_int_eq(run_master(port), 2);
@@ -1377,6 +1382,61 @@ START_TEST(low_latency_is_on_by_default_and_can_be_turned_off)
 }
 END_TEST
 
+/* The CPU the running master spends over the next ms milliseconds, in
+ * clock ticks (100 a second). */
+static uint64_t master_ticks_over(unsigned ms)
+{
+	struct os_stat a, b;
+
+	ck_assert_int_eq(os_stat(m.pid, &a), 0);
+	usleep(ms * 1000u);
+	ck_assert_int_eq(os_stat(m.pid, &b), 0);
+	return b.ticks - a.ticks;
+}
+
+/* --poll=S: the master polls for events, spending its CPU, while a search
+ * is in flight and S after the last request read, and sleeps
+ * otherwise: not at start, not for a client that only connects and sends
+ * half a request. Without --poll (--workers given: no CPU left to it) it
+ * never polls. */
+START_TEST(poll_spends_the_masters_cpu_only_while_busy)
+{
+	const char *const poll[] = { "--workers", "1", "--poll=1", NULL };
+	const char *const one[] = { "--workers", "1", NULL };
+	uint64_t x, base = th_rand64() >> 1, t, t0;
+	uint8_t d[32];
+	int slow;
+
+	start(NULL, poll);
+	ck_assert(tm_log_contains(&m, "the master polls for events while busy and 1 s after"));
+	ck_assert_uint_le(master_ticks_over(300), 3); /* asleep */
+	slow = th_connect(m.port);
+	ck_assert_int_eq(write(slow, "0123456789", 10), 10); /* and no more */
+	ck_assert(TH_WAIT_UNTIL(stats_now().accepted == m.conns + 1, 5000));
+	ck_assert_uint_le(master_ticks_over(300), 3);
+	digest_of(base + 7, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 7);
+	t0 = clock_ms();
+	/* All of a CPU, or half of one beside a busy process: 25 to 50. */
+	t = master_ticks_over(500);
+	ck_assert_msg(t >= 10, "polling for 500 ms took %llu ticks", (unsigned long long)t);
+	while (clock_ms() < t0 + 1300)
+		usleep(50000); /* the second is over */
+	ck_assert_uint_le(master_ticks_over(300), 3);
+	close(slow);
+	stop();
+
+	start(NULL, one);
+	ck_assert(!tm_log_contains(&m, "polls for events"));
+	digest_of(base + 9, d);
+	ck_assert_int_eq(th_request(m.port, d, base, base + 100, 1, &x), 0);
+	ck_assert_uint_eq(x, base + 9);
+	ck_assert_uint_le(master_ticks_over(300), 3);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("operator");
@@ -1413,6 +1473,7 @@ int main(void)
 	tcase_add_test(t, a_squatted_segment_name_costs_the_master_nothing);
 	tcase_add_test(t, low_latency_holds_the_cpus_only_while_busy);
 	tcase_add_test(t, low_latency_is_on_by_default_and_can_be_turned_off);
+	tcase_add_test(t, poll_spends_the_masters_cpu_only_while_busy);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }
