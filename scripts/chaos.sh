@@ -78,19 +78,24 @@ wait_workers "$MASTER_PID" "$ALL" 10 || fail "workers did not start"
 BENCH_PID=$!
 
 # Hostile clients, in the background for the whole run.
+# (curl's telnet:// sends its input as it comes, nothing more; python3
+# holds many sockets in one process, where a curl each would take 1.5 MB.)
 idle_clients() { # hold N connections open for S seconds
-	local fds=() i
-	for i in $(seq 1 "$1"); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null && fds+=("$fd")
-	done
-	sleep "$2"
+	python3 -c 'import socket, sys, time
+held = []
+for _ in range(int(sys.argv[2])):
+    try:
+        held.append(socket.create_connection(("127.0.0.1", int(sys.argv[1])), 2))
+    except OSError:
+        pass
+time.sleep(float(sys.argv[3]))' "$PORT" "$1" "$2" 2>/dev/null
 }
 slow_sender() { # one byte a second until dropped
-	exec 3<>"/dev/tcp/127.0.0.1/$PORT" || return
-	for _ in $(seq 1 60); do printf 'x' >&3 2>/dev/null || return; sleep 1; done
+	for _ in $(seq 1 60); do printf x; sleep 1; done 2>/dev/null |
+		curl -s -m 61 "telnet://127.0.0.1:$PORT" >/dev/null
 }
-garbage_sender() { # random bytes (49 or fewer), then close
-	head -c $((RANDOM % 60)) /dev/urandom >"/dev/tcp/127.0.0.1/$PORT" 2>/dev/null
+garbage_sender() { # random bytes (49 or fewer, as sent), then close
+	head -c $((RANDOM % 60)) /dev/urandom | curl -s -m 1 "telnet://127.0.0.1:$PORT" >/dev/null
 }
 idle_clients 300 20 & HELPERS+=($!)
 # The flood needs a descriptor per held search, on both sides.
@@ -142,7 +147,7 @@ while kill -0 "$BENCH_PID" 2>/dev/null; do
 	3) # reload between 1 and 4 workers
 		echo "workers = $((1 + RANDOM % 4))" >"$CFG"
 		kill -HUP "$MASTER_PID" && reloads=$((reloads + 1)) ;;
-	4) for _ in 1 2 3 4 5; do garbage_sender; done
+	4) for _ in 1 2 3 4 5; do garbage_sender & done
 	   hostile=$((hostile + 5)) ;;
 	*) sig=${signals[RANDOM % 3]}
 	   if pick_victim && kill -"$sig" "$victim" 2>/dev/null; then

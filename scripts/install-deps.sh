@@ -6,8 +6,8 @@
 # back (a policy-rc.d of its own for the install, where the host has
 # none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
-#                                      libmicrohttpd (the metrics exporter), curl
-#                                      and jq (the scripts)
+#                                      libmicrohttpd (the metrics exporter), curl,
+#                                      jq and python3 (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster.sh)
@@ -28,6 +28,7 @@ need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
 need procps command -v ps # scripts/chaos.sh finds workers with ps
 need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
+need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 for arg in "$@"; do
 	case $arg in
@@ -66,7 +67,7 @@ if [ ! -e "$policy" ]; then
 fi
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 if [ -n "$held" ]; then
 	$sudo rm -f "$policy"
 	trap - EXIT

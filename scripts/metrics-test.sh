@@ -53,12 +53,12 @@ scrape() { http_get 127.0.0.1 "$MPORT" /metrics || fail "the exporter did not an
 drip() {
 	local req='GET /metrics HTTP/1.1' i
 	for i in $(seq 1 "$1"); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$MPORT" || exit 1
-		 for ((k = 0; k < ${#req}; k++)); do
-			printf %s "${req:k:1}" >&3 || exit 0
-			read -r -t 4 -u 3 _
-			[ $? -gt 128 ] || exit 0 # (not the timeout: closed)
-		 done) 2>/dev/null &
+		# curl's telnet:// sends its input as it comes; it ends when the
+		# exporter closes, and the bytes' loop at its next write
+		for ((k = 0; k < ${#req}; k++)); do
+			printf %s "${req:k:1}"
+			sleep 4
+		done 2>/dev/null | curl -s "telnet://127.0.0.1:$MPORT" >/dev/null 2>&1 &
 		BACKGROUND="$BACKGROUND $!"
 	done
 }
