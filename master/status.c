@@ -160,7 +160,7 @@ static void master_figures(const struct seg *seg, struct status_figure *f, size_
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
-		if (!kind->find)
+		if (!kind_is_found(kind))
 			continue;
 		add_copied(f, n, (struct status_figure){ .key = kind->name, .text = kind->name,
 			.kind = STATUS_WORD, .help = "the devices the kind's workers run on" },

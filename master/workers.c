@@ -60,14 +60,14 @@ static void plan(struct workers *ws)
 	for (unsigned i = 0; i < RING_WORKERS; i++)
 		ws->w[i].kind = -1;
 	for (unsigned k = 0; k < kind_count(); k++) {
-		for (unsigned u = 0; kind_at(k)->find && u < ws->found[k].n; u++) {
+		for (unsigned u = 0; kind_is_found(kind_at(k)) && u < ws->found[k].n; u++) {
 			top--;
 			ws->w[top].kind = (int)k;
 			ws->w[top].unit = (unsigned)ws->found[k].unit[u];
 		}
 	}
 	for (unsigned k = 0; k < kind_count(); k++) {
-		for (unsigned u = 0; !kind_at(k)->find && u < cpus && u < top; u++) {
+		for (unsigned u = 0; !kind_is_found(kind_at(k)) && u < cpus && u < top; u++) {
 			ws->w[u].kind = (int)k;
 			ws->w[u].unit = u;
 		}
@@ -83,7 +83,7 @@ void workers_init(struct workers *ws, struct seg *seg,
 	unsigned counted = 0;
 
 	for (unsigned k = 0; k < kind_count(); k++)
-		counted += !kind_at(k)->find;
+		counted += !kind_is_found(kind_at(k));
 	if (counted != 1) { /* the table is wrong: a bug */
 		log_error("workers: %u kinds counted by --workers, not 1", counted);
 		abort();
@@ -107,9 +107,9 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		const struct worker_kind *kind = kind_at(k);
 		struct seg_kind *note = &ws->seg->hdr->kinds[k];
 
-		if (!kind->find)
+		if (!kind_is_found(kind))
 			continue;
-		if (kind->find(kind, spec[k] ? spec[k] : "auto", path[k], kernel[k],
+		if (kind_find(kind, spec[k] ? spec[k] : "auto", path[k], kernel[k],
 			       &ws->found[k]) < 0)
 			return -EINVAL;
 		ws->fixed += ws->found[k].n;
@@ -149,7 +149,7 @@ static void child(const struct workers *ws, unsigned slot)
 				  .notify_fd = ws->notify_fd, .pin = ws->pin,
 				  .batch = !kind->wall_clock };
 
-	kind->become(kind, &w);
+	kind_become(kind, &w);
 	_exit(127); /* not reached */
 }
 

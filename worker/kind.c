@@ -1,32 +1,20 @@
-/* The table of worker kinds (see kind.h). The CPU kind is forked and runs
- * worker_main in the master's image; its leases are 2 ms of its rate,
- * short enough that a more urgent job is taken up within milliseconds,
- * long enough that the two lock round trips per lease cost well under 1%,
- * and no less than 0.1 ms (a lease costs about 1 us). The GPU kind is
- * revhash-gpu, exec'd once for each device; a launch costs more than a
- * lease, so its leases are longer. Its time is the wall clock's while it
- * waits on the device. */
+/* The table of worker kinds (see kind.h): data alone. The CPU kind is
+ * forked and runs the worker loop in the master's image; its leases are
+ * 2 ms of its rate, short enough that a more urgent job is taken up within
+ * milliseconds, long enough that the two lock round trips per lease cost
+ * well under 1%, and no less than 0.1 ms (a lease costs about 1 us). The
+ * GPU kind is revhash-gpu, exec'd once for each device; a launch costs
+ * more than a lease, so its leases are longer. Its time is the wall
+ * clock's while it waits on the device. */
 #include "worker/kind.h"
-#include "worker/worker.h"
 
-#include <stdlib.h>
-#include <unistd.h>
 #include <string.h>
-
-static void become_cpu(const struct worker_kind *k, const struct worker_start *start)
-{
-	struct worker_start w = *start;
-
-	kind_fill(k, &w);
-	_exit(worker_main(&w));
-}
 
 static const struct worker_kind kinds[] = {
 	{
 		.name = "cpu",
 		.lease_ns = 2000000,
 		.min_lease_ns = 100000,
-		.become = become_cpu,
 	},
 	{
 		.name = "gpu",
@@ -39,8 +27,6 @@ static const struct worker_kind kinds[] = {
 		.lease_ns = 4000000,
 		.min_lease_ns = 500000,
 		.wall_clock = 1,
-		.find = kind_exec_find,
-		.become = kind_exec_become,
 	},
 };
 
@@ -63,15 +49,6 @@ const struct worker_kind *kind_named(const char *name)
 		if (strcmp(kinds[i].name, name) == 0)
 			return &kinds[i];
 	return NULL;
-}
-
-void kind_fill(const struct worker_kind *k, struct worker_start *w)
-{
-	w->wall_clock = k->wall_clock;
-	if (!w->lease_ns)
-		w->lease_ns = k->lease_ns;
-	if (!w->min_lease_ns)
-		w->min_lease_ns = k->min_lease_ns;
 }
 
 /* Digits below KIND_UNITS_MAX at the even places, commas between, none
