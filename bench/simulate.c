@@ -2,7 +2,7 @@
  * shm/policy.h. Requests for the same (digest, start, end) share one job;
  * the server has no overhead and remembers every answer it has found, so a
  * repeat that comes after its job completed costs nothing. Which jobs run
- * is decided by policy_outranks() itself, on the rank ring_rank_of() (the
+ * is decided by policy_outranks() itself, on the rank policy_rank() (the
  * server's one builder of a rank) gives each job, and whether a job may
  * take several workers by policy_shares_jobs(), so the ideal follows the
  * server's policy by construction:
@@ -43,7 +43,7 @@
  * rounding; requests are grouped by key once, by sorting, so a job knows
  * its requests without a hash table. */
 #include "bench/simulate.h"
-#include "shm/ring.h"
+#include "shm/policy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -170,24 +170,16 @@ static int build_jobs(struct sim *s, size_t n)
 	return 0;
 }
 
-/* The job's rank, by the server's own builder: the job as a range of span
- * values from 0, with the values it has left (rounded up to whole values,
- * as the server counts them) still ahead of its cursor. Every request of a
- * bench run comes from one peer address, and the server caps what one
- * peer adds to one job at POLICY_PEER_WEIGHT_MAX, so the weight here is
- * capped the same way. */
+/* The job's rank, by the server's own builder, with the values it has
+ * left rounded up to whole values, as the server counts them. Every
+ * request of a bench run comes from one peer address, so its weight is
+ * what the server lets one peer give one job. */
 static struct rank rank_of(const struct sim_job *j)
 {
 	long double left = fminl(fmaxl(ceill(j->span - j->done), 0), j->span);
-	struct ring_key k = { .start = 0, .end = (uint64_t)(j->span - 1) };
-	struct ring_progress p = { .started = j->started };
-	uint64_t cap = POLICY_PEER_WEIGHT_MAX;
 
-	if (left < 1)
-		p.cursor_done = 1;
-	else
-		p.next = (uint64_t)(j->span - left);
-	return ring_rank_of(j->weight < cap ? j->weight : cap, j->seq, &k, &p);
+	return policy_rank(policy_peer_part(j->weight), (unsigned __int128)left, j->seq,
+			   j->started);
 }
 
 /* Choose the best s->slots active jobs, best first: an insertion into a

@@ -36,6 +36,11 @@ void heap_fix(const struct heap_ops *ops, void *set, uint32_t n, uint32_t pos)
 	sift_down(ops, set, n, sift_up(ops, set, pos));
 }
 
+uint32_t heap_second(const struct heap_ops *ops, const void *set, uint32_t n)
+{
+	return n > 2 && ops->before(set, 2, 1) ? 2 : 1;
+}
+
 void heap_remove(const struct heap_ops *ops, void *set, uint32_t n, uint32_t pos)
 {
 	if (pos == n - 1)

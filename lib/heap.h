@@ -20,6 +20,9 @@ struct heap_ops {
 /* The element at pos of the n in the heap changed rank, or was just added
  * at pos = n - 1: move it where it belongs. */
 void heap_fix(const struct heap_ops *ops, void *set, uint32_t n, uint32_t pos);
+/* The position of the second best of the n (n > 1): the better child of
+ * the top. */
+uint32_t heap_second(const struct heap_ops *ops, const void *set, uint32_t n);
 /* Take the element at pos out of the n: it goes to position n - 1, which
  * the caller then drops, and the others are put back in order. */
 void heap_remove(const struct heap_ops *ops, void *set, uint32_t n, uint32_t pos);

@@ -225,7 +225,8 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
 
 /* ---- weight: each peer's part of a job, and its fair share ------------------
  *
- * What one peer's connections give one job is capped (capped()): stacking
+ * What one peer's connections give one job is capped (policy_peer_part):
+ * stacking
  * connections on one search buys nothing. What a peer gives all its jobs
  * is its weight (struct peer); past set->peer_weight, each of its jobs
  * counts 1/2^shift of its part, the least shift that brings the peer's
@@ -237,11 +238,6 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
  * peer's weight, not at every request. */
 
 #define FAIR_SHIFT_MAX JOBSET_UNIT_SHIFT
-
-static uint64_t capped(uint64_t sum)
-{
-	return sum < POLICY_PEER_WEIGHT_MAX ? sum : POLICY_PEER_WEIGHT_MAX;
-}
 
 /* What a part of a peer under shift weighs. */
 static uint64_t scaled(uint64_t part, uint32_t shift)
@@ -284,7 +280,7 @@ static void reweigh(struct jobset *set, struct job *j)
 	for (uint32_t i = 0; i < j->nshares; i++) {
 		const struct peer *pe = peers_find(ps, j->shares[i].peer);
 
-		w += scaled(capped(j->shares[i].sum), pe ? pe->shift : 0);
+		w += scaled(policy_peer_part(j->shares[i].sum), pe ? pe->shift : 0);
 	}
 	j->weight = w;
 	publish(set, j);
@@ -362,14 +358,14 @@ int jobset_share(struct jobset *set, struct job *j, const uint8_t peer[16], int6
 		}
 		pe->searches++;
 	}
-	was = capped(s->sum);
+	was = policy_peer_part(s->sum);
 	s->sum += (uint64_t)delta;
 	if (s->sum == 0) {
 		*s = j->shares[--j->nshares];
 		pe->searches--;
 		peer_part(set, pe, j, was, 0);
 	} else {
-		peer_part(set, pe, j, was, capped(s->sum));
+		peer_part(set, pe, j, was, policy_peer_part(s->sum));
 	}
 	return 0;
 }
@@ -388,7 +384,7 @@ static void release_shares(struct jobset *set, struct job *j)
 		if (!pe)
 			continue;
 		pe->searches--;
-		peer_part(set, pe, NULL, capped(s.sum), 0);
+		peer_part(set, pe, NULL, policy_peer_part(s.sum), 0);
 	}
 }
 

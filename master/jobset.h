@@ -68,7 +68,9 @@ typedef void jobset_publish_fn(void *ctx, const struct job *j);
 
 /* The sets. */
 struct jobset {
-	struct policy policy;       /* ranks the backlog */
+	struct policy policy;       /* ranks the backlog: the master's own
+	                               copy, not the ring's in the segment,
+	                               which any worker can write */
 	int attach_repeats;         /* a repeat attaches to the job in flight */
 	struct peers *peers;        /* each peer's searches and weight */
 	uint64_t peer_searches;     /* one peer's searches at most */

@@ -199,6 +199,18 @@ struct policy policy_variant(unsigned i)
 
 /* ---- the decisions -------------------------------------------------------- */
 
+struct rank policy_rank(uint64_t weight, unsigned __int128 remaining, uint64_t seq,
+			int started)
+{
+	return (struct rank){ .weight = weight, .remaining = remaining, .seq = seq,
+			      .started = started != 0 };
+}
+
+uint64_t policy_peer_part(uint64_t sum)
+{
+	return sum < POLICY_PEER_WEIGHT_MAX ? sum : POLICY_PEER_WEIGHT_MAX;
+}
+
 int policy_outranks(const struct policy *p, const struct rank *a,
 		    const struct rank *b)
 {

@@ -36,7 +36,7 @@ struct policy {
 	uint32_t rules; /* POLICY_* bits in force */
 };
 
-/* A job's rank: what the order looks at; built by ring_rank_of() alone. */
+/* A job's rank: what the order looks at; built by policy_rank() alone. */
 struct rank {
 	uint64_t weight;             /* the sum of the priorities waiting on it */
 	unsigned __int128 remaining; /* values still to hash: up to 2^64 */
@@ -61,6 +61,14 @@ struct lease_ask {
 
 /* The default: wsrpt, preemptive, split. */
 struct policy policy_default(void);
+/* The rank of a job of weight with remaining values still to hash, seq
+ * its arrival, started once a worker has hashed part of it. */
+struct rank policy_rank(uint64_t weight, unsigned __int128 remaining, uint64_t seq,
+			int started);
+/* What the requests of one peer waiting on one job give it, their
+ * priorities summing to sum: at most POLICY_PEER_WEIGHT_MAX (stacking
+ * connections on one search buys nothing). */
+uint64_t policy_peer_part(uint64_t sum);
 /* Does job a go before job b? A strict order: never both. */
 int policy_outranks(const struct policy *p, const struct rank *a,
 		    const struct rank *b);

@@ -252,9 +252,9 @@ unsigned ring_workers(const struct ring *r);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);
-/* The one builder of a job's rank: its weight and arrival order, and what
- * its key and progress leave to hash. The heap, preemption and the
- * master's backlog all rank with it. */
+/* A ring job's rank (policy_rank, the one builder): its weight and arrival
+ * order, and what its key and progress leave to hash. The heap,
+ * preemption and the master's backlog all rank with it. */
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p);
 

@@ -1,6 +1,6 @@
 /* One job entry of the ring (see ring.h): its phase and the one function
- * that moves it, its progress, and its rank (ring_rank_of, the one builder;
- * ring_rank, a snapshot the master reads without the lock). Nothing here
+ * that moves it, its progress, and its rank (ring_rank_of, by the policy's
+ * one builder; ring_rank, a snapshot the master reads without the lock). Nothing here
  * knows the heap or the slots: ring_sched.c keeps what derives from an
  * entry, ring_worker.c and ring_master.c decide when to move it.
  *
@@ -142,8 +142,7 @@ unsigned __int128 job_left(const struct ring_job *j)
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p)
 {
-	return (struct rank){ .weight = weight, .remaining = ring_remaining(k, p),
-			      .seq = seq, .started = p->started };
+	return policy_rank(weight, ring_remaining(k, p), seq, (int)p->started);
 }
 
 /* A copy of j's progress, read without the lock: each field as the

@@ -177,7 +177,7 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 	if (r->nheap > 0)
 		cand[n++] = &r->jobs[r->heap[0]];
 	if (r->nheap > 1)
-		cand[n++] = &r->jobs[r->heap[r->nheap > 2 && heap_before(r, 2, 1) ? 2 : 1]];
+		cand[n++] = &r->jobs[r->heap[heap_second(&ring_heap, r, r->nheap)]];
 	for (unsigned i = 0; i < n; i++)
 		if ((i == 0 || cand[i] != cand[0]) &&
 		    (*size = size_for(r, s, cand[i], chunk, min_chunk, now)))
@@ -187,15 +187,13 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 
 /* ---- preemption (the master's call) -------------------------------------- */
 
+/* Whether job outranks what a worker hashes enough to stop it is the
+ * policy's alone (policy_preempts: never, where it keeps workers on their
+ * jobs). */
 void ring_preempt(struct ring *r, uint32_t job)
 {
-	struct rank better;
+	struct rank better = ring_rank(r, job);
 
-	/* A policy that keeps a worker on its job preempts nothing: no
-	 * ranks to snapshot. */
-	if (policy_keeps_job(&r->policy))
-		return;
-	better = ring_rank(r, job);
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot *s = &r->slots[i];
 		struct ring_job *on = slot_lease_job(r, s);

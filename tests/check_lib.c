@@ -4,8 +4,9 @@
  * sign, a space, trailing text, hex, inf). The heap runs a seeded random
  * mix of inserts, removals, rank changes and pops against a plain array
  * that is searched and sorted: after every step the heap order holds,
- * every element knows its place, and the best is the array's least; a
- * failure names the run's seed (TH_SEED=S replays it). */
+ * every element knows its place, the best is the array's least and
+ * heap_second its second; a failure names the run's seed (TH_SEED=S
+ * replays it). */
 #include "lib/heap.h"
 #include "lib/parse.h"
 #include "tests/check_run.h"
@@ -196,6 +197,19 @@ static uint32_t least(const struct set *s)
 	return best;
 }
 
+/* The reference: the least but the best, by a scan (s->n > 1). */
+static uint32_t second_least(const struct set *s)
+{
+	uint32_t first = least(s), best = IDS;
+
+	for (uint32_t id = 0; id < IDS; id++)
+		if (id != first && s->pos[id] >= 0 &&
+		    (best == IDS || s->key[id] < s->key[best] ||
+		     (s->key[id] == s->key[best] && id < best)))
+			best = id;
+	return best;
+}
+
 /* A random element that is in (s->n > 0). */
 static uint32_t any_in(const struct set *s)
 {
@@ -250,6 +264,13 @@ static void step(struct set *s, uint64_t seed, int i)
 
 		ck_assert_msg(s->at[0] == want, "seed %llu, step %d: best %u, not %u",
 			      (unsigned long long)seed, i, s->at[0], want);
+		if (s->n > 1) {
+			uint32_t second = s->at[heap_second(&ops, s, s->n)];
+
+			ck_assert_msg(second == second_least(s),
+				      "seed %llu, step %d: second best %u, not %u",
+				      (unsigned long long)seed, i, second, second_least(s));
+		}
 		take_out(s, want);
 	}
 }
