@@ -1,8 +1,9 @@
 /* One job entry of the ring (see ring.h): its phase and the one function
- * that moves it, its progress, and its rank (ring_rank_of, by the policy's
- * one builder; ring_rank, a snapshot the master reads without the lock). Nothing here
- * knows the heap or the slots: ring_sched.c keeps what derives from an
- * entry, ring_worker.c and ring_master.c decide when to move it.
+ * that moves it, its progress, and its rank (ring_rank_of, by the
+ * policy's one builder; ring_rank, a snapshot the master reads without
+ * the lock). Nothing here knows the heap or the slots: ring_sched.c keeps
+ * what derives from an entry, ring_worker.c and ring_master.c decide when
+ * to move it.
  *
  * A job's phase is the one record of where it stands:
  *
