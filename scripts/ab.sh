@@ -11,7 +11,7 @@
 # go to bench-out/ab/; last, each master's CPU per search and wake-ups per
 # request over every row; exit 1 when a master got an answer wrong or
 # lost one.
-#   scripts/ab.sh --b PATH [--a PATH] [--rounds N] [--only ROWS] [ARGS...]
+#   scripts/ab.sh --b PATH [--a PATH] [--rounds N] [--only ROWS] [-- ARGS...]
 #   ROWS: a comma list of milestone,final,1M,300k,100k (default 1M,300k,100k)
 #   ARGS: given to both masters (e.g. --workers 2)
 set -u

@@ -6,7 +6,7 @@
 # the text); a real number reads as its whole part; a word, a missing key
 # or no JSON at all read as nothing; stage_line and wakeups_line read
 # their figures whatever the order of the keys; http_get fails at once
-# where nothing listens.
+# where nothing listens; opts parses through getopt(1).
 #   scripts/lib-selftest.sh
 set -u
 . "$(dirname "$0")/lib-bench.sh"
@@ -33,6 +33,19 @@ expect "stage_line" "$(stage_line "$json")" 2/2/3/4/5/6
 expect "stage_line, no JSON" "$(stage_line "")" ""
 expect "wakeups_line" "$(wakeups_line "$json")" 1.50
 expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
+# opts, over getopt(1): both forms of a value, a switch, a prefix, what
+# follows -- kept whole; an unknown option or a stray argument fails.
+(
+	A="" B="" SW=0
+	opts "--alpha=A --beta=B --switch:SW=1 --rest" --alpha 1 --beta=two --sw x -- --gpu off
+	expect "opts --alpha 1" "$A" 1
+	expect "opts --beta=two" "$B" two
+	expect "opts, a switch by its prefix" "$SW" 1
+	expect "opts, the rest" "${ARGS[*]}" "x --gpu off"
+) || exit 1
+( opts "--alpha=A" --gamma 1 ) 2>/dev/null && fail "opts took an unknown option"
+( opts "--alpha=A" stray ) 2>/dev/null && fail "opts took a stray argument without --rest"
+( opts "--alpha=A" --alpha ) 2>/dev/null && fail "opts took an option without its value"
 port=$(free_port)
 http_get 127.0.0.1 "$port" / >/dev/null 2>&1 && fail "http_get answered from a port nobody listens on"
 say "PASS"

@@ -12,17 +12,28 @@ BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
 
-# opts SPEC "$@": the options SPEC names, into their variables; what
-# follows them into ARGS. SPEC's words: "--name=VAR" (an option with a
-# value), "--flag:VAR=VALUE" (a switch that sets VAR), and "--rest" (an
-# option SPEC does not name starts ARGS; without it, it fails the script).
+# opts SPEC "$@": the options SPEC names, into their variables, parsed by
+# getopt(1) (util-linux: --name VALUE or --name=VALUE, an unambiguous
+# prefix, its own error message); the arguments that are not options (and
+# all after --) into ARGS. SPEC's words: "--name=VAR" (an option with a
+# value), "--flag:VAR=VALUE" (a switch that sets VAR), and "--rest" (ARGS
+# may be given; without it, an argument that is no option fails).
 opts() {
-	local spec=" $1 " name set
+	local spec=" $1 " long="" w name set rest=0 parsed
 	shift
-	while [ $# -gt 0 ]; do
+	for w in $spec; do
+		case $w in
+		--rest) rest=1 ;;
+		*:*) w=${w%%:*}; long+="${w#--}," ;;
+		*=*) w=${w%%=*}; long+="${w#--}:," ;;
+		esac
+	done
+	parsed=$(getopt -n "$(basename "$0")" -o "" -l "${long%,}" -- "$@") ||
+		fail "bad options (the head of $0 lists them)"
+	eval "set -- $parsed"
+	while [ "$1" != -- ]; do
 		case $spec in
 		*" $1="*)
-			[ $# -ge 2 ] || fail "$1 needs a value"
 			name=${spec#*" $1="}
 			printf -v "${name%% *}" '%s' "$2"
 			shift 2 ;;
@@ -31,11 +42,10 @@ opts() {
 			set=${set%% *}
 			printf -v "${set%%=*}" '%s' "${set#*=}"
 			shift ;;
-		*)
-			case $spec in *" --rest "*) break ;; esac
-			fail "unknown option $1" ;;
 		esac
 	done
+	shift
+	[ $# -eq 0 ] || [ $rest = 1 ] || fail "unexpected argument: $1"
 	ARGS=("$@")
 }
 
