@@ -75,7 +75,7 @@ static const char usage[] =
 	"                  contiguous pieces of the range (fewer when it holds\n"
 	"                  fewer values); the first answer that is not 0 wins\n"
 	"                  and the other pieces are reset (cancelled). Through a\n"
-	"                  balancer that hashes the range (scripts/cluster.sh)\n"
+	"                  balancer that hashes the range (scripts/cluster/cluster.sh)\n"
 	"                  the pieces spread over its nodes\n"
 	"The fourth races servers (2 to 8, any servers, named as they are to be\n"
 	"called) on one workload, or a preset (milestone, final: the course's\n"

@@ -155,7 +155,7 @@ attack_cluster() {
 	victim="$here/victim"
 	mkdir "$victim"
 	for i in 0 91 92 93; do mkdir -p "/tmp/revhash-cluster-$port.stopped-$i victim"; done
-	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster.sh" start --nodes 2 \
+	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" start --nodes 2 \
 		--port "$port" --workers 1 >"$LOGS/cluster.log" 2>&1) || rc=1
 	if [ $rc = 0 ]; then
 		listeners=$(awk -v a="$(printf ':%04X' $((port + 1)))" -v b="$(printf ':%04X' $((port + 2)))" \
@@ -164,7 +164,7 @@ attack_cluster() {
 		timeout 5 "$BENCH" 127.0.0.1 $((port + 1)) --ask "$(digest_of 5)" 0 10 \
 			>/dev/null 2>&1 && rc=2
 	fi
-	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster.sh" stop --port "$port" \
+	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" stop --port "$port" \
 		>>"$LOGS/cluster.log" 2>&1)
 	rm -rf "/tmp/revhash-cluster-$port.stopped-"*
 	[ -d "$victim" ] || fail "attack cluster: stop deleted $victim"

@@ -102,7 +102,7 @@ if [ "$BASELINE" = 1 ] && wanted milestone; then
 fi
 if command -v gnuplot >/dev/null 2>&1; then
 	for f in "$OUT"/milestone.csv "$OUT"/baseline.csv; do
-		[ -f "$f" ] && "$ROOT/scripts/plot.sh" "$f" "${f%.csv}.png" >/dev/null
+		[ -f "$f" ] && "$ROOT/scripts/lab/plot.sh" "$f" "${f%.csv}.png" >/dev/null
 	done
 	say "plots: $OUT/*.png"
 fi

@@ -9,8 +9,8 @@
 #                                      libmicrohttpd (the metrics exporter), curl,
 #                                      jq and python3 (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
-#   scripts/install-deps.sh --plot      also gnuplot (scripts/plot.sh)
-#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster.sh)
+#   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
+#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
 #   scripts/install-deps.sh --prometheus  also prometheus and promtool
 #                                      (scripts/metrics-test.sh)
 set -eu

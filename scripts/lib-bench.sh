@@ -94,7 +94,7 @@ replay_row() {
 		"$(wakeups_line "$status")" "$(stage_line "$status")"
 }
 
-# --- the experiment lab's helpers (scripts/exp-*.sh, plot-*.sh) ---
+# --- the experiment lab's helpers (scripts/lab/exp-*.sh, plot-*.sh) ---
 
 # ncpus: the CPUs this shell may run on, which is what the master's
 # `--workers auto` and revhash-bench's default --workers come to.

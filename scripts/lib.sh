@@ -5,7 +5,9 @@
 # in lib-bench.sh, which sources this one. Each helper says what it
 # expects; `fail` ends the script non-zero.
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# ROOT from this file's own place, not $0's: the scripts here and those in
+# cluster/ and lab/ all source it.
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MASTER=${REVHASH_MASTER:-$ROOT/master/master}
 BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
 

@@ -97,8 +97,8 @@ fi
 # table, finding and plot must be there. One more test.
 if [ -n "${RUN_LAB:-}" ]; then
 	lab=$(mktemp -d /tmp/revhash-lab.XXXXXX)
-	if "$(dirname "$0")/experiments.sh" --preset smoke --out "$lab" &&
-		"$(dirname "$0")/exp-check.sh" "$lab"; then
+	if "$(dirname "$0")/lab/experiments.sh" --preset smoke --out "$lab" &&
+		"$(dirname "$0")/lab/exp-check.sh" "$lab"; then
 		passed=$((passed + 1))
 		rm -rf "$lab"
 	else
@@ -149,7 +149,7 @@ fi
 # each, skipped (exit 77, "SKIP: ...") where haproxy or prometheus cannot
 # be had, which is not a pass.
 if [ -n "${RUN_CLUSTER:-}" ]; then
-	for t in cluster-test.sh metrics-test.sh; do
+	for t in cluster/cluster-test.sh metrics-test.sh; do
 		REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client "$(dirname "$0")/$t"
 		case $? in
 		0) passed=$((passed + 1)) ;;

@@ -1,4 +1,4 @@
-/* The cluster tests' client (scripts/cluster-test.sh, cluster-chaos.sh): a
+/* The cluster tests' client (scripts/cluster/cluster-test.sh, cluster-chaos.sh): a
  * hostile flood and a well-behaved client that keeps score, each from a
  * source address of its choice, so that the balancer sees them as
  * different peers (127.0.0.2 is as much this machine as 127.0.0.1).

@@ -3,19 +3,19 @@
 # mode, which picks a node by a consistent hash of the request's first 48
 # bytes (digest, start, end) and checks each node by asking it a question
 # whose answer it knows. No coordinator of our own (docs/cluster.md).
-#   scripts/cluster.sh start [--nodes N] [--port P] [--workers W]
-#                            [--bind ADDR] [--per-source C] [--fin-timeout S]
-#                            [--stats-port S] [--netns | --hosts H:P,...]
-#   scripts/cluster.sh status [--port P]     each node as the balancer sees it,
-#                                            its counters and its exporter; exit
-#                                            1 when the balancer, a node or an
-#                                            exporter is not serving
-#   scripts/cluster.sh node-start I [--port P]  start local node I (1..N)
-#                                            again, on its port
-#   scripts/cluster.sh stop [--port P]       the balancer, then every node at
-#                                            once; the logs are kept
-#   scripts/cluster.sh config [start's options]  print the HAProxy config
-#                                            start would write, start nothing
+#   scripts/cluster/cluster.sh start [--nodes N] [--port P] [--workers W]
+#                                    [--bind ADDR] [--per-source C] [--fin-timeout S]
+#                                    [--stats-port S] [--netns | --hosts H:P,...]
+#   scripts/cluster/cluster.sh status [--port P]     each node as the balancer sees it,
+#                                                    its counters and its exporter; exit
+#                                                    1 when the balancer, a node or an
+#                                                    exporter is not serving
+#   scripts/cluster/cluster.sh node-start I [--port P]  start local node I (1..N)
+#                                                    again, on its port
+#   scripts/cluster/cluster.sh stop [--port P]       the balancer, then every node at
+#                                                    once; the logs are kept
+#   scripts/cluster/cluster.sh config [start's options]  print the HAProxy config
+#                                                    start would write, start nothing
 # The balancer listens on ADDR:P (default 127.0.0.1:5003; --bind 0.0.0.0
 # for every address), the nodes on 127.0.0.1:P+1 .. P+N (default 3 nodes of
 # 1 worker), each node's Prometheus exporter on 127.0.0.1:P+200+I, the
@@ -35,7 +35,7 @@
 # by its pid, start time, port and program (lib.sh's proc_record) and is
 # signalled, or said to run, only while all four hold.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CMD=${1:-}
@@ -340,7 +340,7 @@ unprivileged() {
 # config < NODE_TABLE: the HAProxy configuration.
 config() {
 	cat <<EOF
-# revhash cluster, balancer on port $PORT: written by scripts/cluster.sh
+# revhash cluster, balancer on port $PORT: written by scripts/cluster/cluster.sh
 # (docs/cluster.md explains each line).
 global
 	log stderr format short local0 notice
@@ -427,7 +427,7 @@ prometheus_config() {
 		targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
 	done
 	cat <<EOF
-# revhash cluster on port $PORT: written by scripts/cluster.sh.
+# revhash cluster on port $PORT: written by scripts/cluster/cluster.sh.
 # prometheus --config.file=$RUN/prometheus.yml
 global:
   scrape_interval: 5s
@@ -525,7 +525,7 @@ stop_all() {
 
 start() {
 	[ -e "$RUN" ] && fail "$RUN exists: a cluster runs on port $PORT, or was not" \
-		"stopped (scripts/cluster.sh stop --port $PORT)"
+		"stopped (scripts/cluster/cluster.sh stop --port $PORT)"
 	need_built
 	need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
 	if [ "$NETNS" = 1 ] && [ -n "$HOSTS" ]; then

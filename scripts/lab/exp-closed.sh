@@ -8,11 +8,11 @@
 # thread start and the last replies; peak RSS is VmHWM at the end (the
 # workers': the largest one's); errors are wrong plus missing replies. It
 # leaves PREFIX.txt (the bench's output) and PREFIX.log (the master's).
-#   scripts/exp-closed.sh PREFIX "MASTER_ARGS" CONCURRENCY SECONDS [BENCH_ARGS...]
+#   scripts/lab/exp-closed.sh PREFIX "MASTER_ARGS" CONCURRENCY SECONDS [BENCH_ARGS...]
 # BENCH_ARGS: --cached, --difficulty D, --priority P. Exits 1 when a reply
 # was wrong or missing, after printing the line.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 [ $# -ge 4 ] || fail "usage: exp-closed.sh PREFIX \"MASTER_ARGS\" CONCURRENCY SECONDS [BENCH_ARGS...]"
 prefix=$1 margs=$2 conc=$3 secs=$4

@@ -7,7 +7,7 @@
 # rep's), except reliability, which is the lowest, and KEY, which gets
 # KEY_best and KEY_worst (lowest and highest) beside its average.
 # The rep column goes; prefix stays, that of the first rep (its files).
-#   scripts/exp-aggregate.sh KEY FILE.csv
+#   scripts/lab/exp-aggregate.sh KEY FILE.csv
 set -eu
 [ $# -eq 2 ] || { echo "usage: exp-aggregate.sh KEY FILE.csv" >&2; exit 2; }
 awk -F, -v key="$1" '

@@ -5,13 +5,13 @@
 # run, each with what it compares, its workloads, a table and a one-line
 # finding computed from the measurements (exp-report.awk), and its plots;
 # the findings are gathered in one table at the top.
-#   scripts/exp-report.sh DIR > DIR/report.md
+#   scripts/lab/exp-report.sh DIR > DIR/report.md
 set -eu
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ $# -eq 1 ] || fail "usage: exp-report.sh DIR"
 DIR=$1
-AWK=$ROOT/scripts/exp-report.awk
+AWK=$ROOT/scripts/lab/exp-report.awk
 meta() { sed -n "s/^$1=//p" "$DIR/meta.txt" | tail -n 1; }
 minutes() { awk -v s="$1" 'BEGIN { printf "%d min %02d s", s / 60, s % 60 }'; }
 experiments=$(cut -d'|' -f2 "$DIR/plan.txt" | awk '!seen[$0]++')

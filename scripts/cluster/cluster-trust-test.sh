@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What cluster.sh trusts, tested (called by scripts/cluster-test.sh;
+# What cluster.sh trusts, tested (called by scripts/cluster/cluster-test.sh;
 # runs alone too): the balancer counts an IPv6 /64 as one source and an
 # IPv4 address as one (its config passes `haproxy -c`; behind
 # `unshare -n`, where addresses can be made, a second connection from
@@ -13,9 +13,9 @@
 # group- or other-readable or locked by a live process, and not another
 # master's. Prints "SKIP: ..." for a part this machine cannot run (root
 # for the other user's file and the namespace).
-#   scripts/cluster-trust-test.sh
+#   scripts/cluster/cluster-trust-test.sh
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # sources_check CFG PORT STATS_PORT (run inside `unshare -n`): the
 # balancer of CFG (bound to [::]:PORT, one connection per source) with
@@ -59,7 +59,7 @@ fi
 
 need_built
 need_tool haproxy --cluster || { echo "SKIP: haproxy is missing"; exit 77; }
-CLUSTER=$ROOT/scripts/cluster.sh
+CLUSTER=$ROOT/scripts/cluster/cluster.sh
 TMP=$(mktemp -d /tmp/revhash-trust.XXXXXX)
 PORT=$(free_port 1 2 3 4 100 201 202 203 204)
 RUN=$(run_base)/revhash-cluster-$PORT

@@ -4,9 +4,9 @@
 # and peak RSS for each request kind, beside the figures published for an
 # epoll server (7.9 / 42.3 / 71.5 % CPU at 500 / 1000 / 3000 clients,
 # 1.66 MB), which come from another machine and workload: context only.
-#   scripts/plot-concurrency.sh CLOSED_SUMMARY.csv OUT.png
+#   scripts/lab/plot-concurrency.sh CLOSED_SUMMARY.csv OUT.png
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 [ $# -eq 2 ] || fail "usage: plot-concurrency.sh CLOSED_SUMMARY.csv OUT.png"
 [ -r "$1" ] || fail "cannot read $1"

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
 # What the balancer costs: the same workloads sent straight to a node and
-# through HAProxy in front of that same node (scripts/cluster.sh --nodes 1),
+# through HAProxy in front of that same node (scripts/cluster/cluster.sh --nodes 1),
 # in alternate runs (direct then balancer, then the other way round), each
 # replay on a node restarted for it (an empty cache) and with the same seed
 # for both. Prints every run, then the medians side by side with the
 # difference, the balancer's own CPU time per request and the node's hash
 # rate, the two figures a cluster of real machines scales by.
-#   scripts/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
+#   scripts/cluster/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
 # Small requests: closed loops of 8 (fresh requests of 2 values; one cached
 # request) and an open-loop replay of 2000 requests of 1000 values, 1 ms
 # apart. Large ones: the course's shape, fewer requests (30 of 30M values,
 # 600 ms apart, 20% repeats). About a minute a round.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 ROUNDS=3 WORKERS=$(ncpus) SEED=7
 opts "--rounds=ROUNDS --workers=WORKERS --seed=SEED" "$@"
 need_built
 need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
-CLUSTER=$ROOT/scripts/cluster.sh
+CLUSTER=$ROOT/scripts/cluster/cluster.sh
 PORT=$(free_port 1 100 201)
 NODE=$((PORT + 1))
 OUT=$(mktemp -d /tmp/revhash-cluster-bench.XXXXXX)

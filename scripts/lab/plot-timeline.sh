@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Latency over time coloured by priority, one panel per replay (the left
 # half of plot.sh's picture, side by side for several runs, on one scale).
-#   scripts/plot-timeline.sh OUT.png TITLE LABEL FILE.csv [LABEL FILE.csv]...
+#   scripts/lab/plot-timeline.sh OUT.png TITLE LABEL FILE.csv [LABEL FILE.csv]...
 # FILE.csv: revhash-bench --csv output.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 panel_args plot-timeline.sh "$@"
 shift 2

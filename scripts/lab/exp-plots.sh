@@ -12,14 +12,14 @@
 #       scenario with the milestone's lambda (1.5) or else the first;
 #   concurrency.png    CPU and memory against concurrency;
 #   named-NAME.png, named-NAME-queue.png    each course run (plot.sh).
-#   scripts/exp-plots.sh DIR
+#   scripts/lab/exp-plots.sh DIR
 # Exits non-zero when a plot could not be drawn.
 set -eu
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ $# -eq 1 ] || fail "usage: exp-plots.sh DIR"
 DIR=$1
-S=$ROOT/scripts
+S=$ROOT/scripts/lab
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

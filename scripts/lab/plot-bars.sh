@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Bars with whiskers, one panel per group: each bar is a configuration's
 # average, its whisker runs from its best to its worst repetition.
-#   scripts/plot-bars.sh [--logy] DATA.tsv OUT.png TITLE YLABEL
+#   scripts/lab/plot-bars.sh [--logy] DATA.tsv OUT.png TITLE YLABEL
 # DATA.tsv: PANEL<TAB>LABEL<TAB>AVERAGE<TAB>BEST<TAB>WORST, rows of a panel
 # in the order they are to appear; panels in order of first appearance.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 logy="set yrange [0:*]" top="graph 0.08"
 [ "${1:-}" = --logy ] && { logy="set logscale y"; top=0; shift; }

@@ -4,9 +4,9 @@
 # table, a non-empty "**Finding:**" line and at least one plot, and every
 # plot the report shows is a PNG file in DIR; the findings table at the top
 # has a row per experiment. Says what is missing and exits 1.
-#   scripts/exp-check.sh DIR
+#   scripts/lab/exp-check.sh DIR
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ $# -eq 1 ] || fail "usage: exp-check.sh DIR"
 DIR=$1 R=$1/report.md

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The experiment lab: runs the catalogue of named experiments
-# (scripts/exp-catalogue.sh), each run repeated, and writes report.md and
+# (scripts/lab/exp-catalogue.sh), each run repeated, and writes report.md and
 # PNG plots into the output folder.
-#   scripts/experiments.sh [--quick | --preset smoke|quick|full] [--reps N]
-#                          [--only EXPERIMENT] [--out DIR] [--dry-run]
+#   scripts/lab/experiments.sh [--quick | --preset smoke|quick|full] [--reps N]
+#                              [--only EXPERIMENT] [--out DIR] [--dry-run]
 # Presets: full (the default, `make experiments`; reps 3), quick (a
 # shortened catalogue in under ten minutes on a 2-CPU machine; reps 2; its
 # budget is in exp-catalogue.sh) and smoke (two configurations an
@@ -18,7 +18,7 @@
 # configuration only. Exits 1 when any run got a wrong or missing answer
 # (the catalogue still runs to its end, and the report says which).
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 PRESET=full REPS="" ONLY="" OUT=$ROOT/bench-out/experiments DRY=0
 opts "--quick:PRESET=quick --preset=PRESET --reps=REPS --only=ONLY --out=OUT --dry-run:DRY=1" "$@"
@@ -46,14 +46,14 @@ measure_rate() {
 		RATES[$1]=$(awk -v r="${RATES[$C]}" -v w="$1" -v c="$C" \
 			'BEGIN { printf "%.0f\n", r * (w < c ? w : c) / c }')
 	else
-		RATES[$1]=$("$ROOT/scripts/exp-rate.sh" "$1") || fail "calibration failed"
+		RATES[$1]=$("$ROOT/scripts/lab/exp-rate.sh" "$1") || fail "calibration failed"
 	fi
 	say "hash rate with $1 worker(s): $(awk -v r="${RATES[$1]}" 'BEGIN { printf "%.1f", r / 1e6 }') M hashes/s"
 }
 
 say "preset $PRESET, $REPS rep(s)${ONLY:+, only $ONLY}, output in $OUT"
 measure_rate "$C"
-"$ROOT/scripts/exp-catalogue.sh" --preset "$PRESET" --rate "$(rate_of "$C")" \
+"$ROOT/scripts/lab/exp-catalogue.sh" --preset "$PRESET" --rate "$(rate_of "$C")" \
 	${ONLY:+--only "$ONLY"} >"$OUT/plan.txt" || fail "no plan"
 while IFS='|' read -r kind _ _ _ margs _ _; do
 	[ "$kind" = replay ] && measure_rate "$(workers_asked $margs)"
@@ -99,14 +99,14 @@ for rep in $(seq 1 "$REPS"); do
 		prefix=runs/$id/rep$rep
 		if [ "$kind" = replay ]; then
 			# shellcheck disable=SC2086
-			line=$("$ROOT/scripts/exp-run.sh" --rate "$(rate_of "$(workers_asked $margs)")" \
+			line=$("$ROOT/scripts/lab/exp-run.sh" --rate "$(rate_of "$(workers_asked $margs)")" \
 				"$OUT/$prefix" "$margs" $args </dev/null) || failed=$((failed + 1))
 			echo "$exp,$scen,$cfg,$rep,$(policy_columns $margs),$(echo $args | tr ' ' ,),$line,$prefix" >>"$OUT/results.csv"
 			what="score $(echo "$line" | cut -d, -f2)"
 		else
 			set -- $args
 			# shellcheck disable=SC2086
-			line=$("$ROOT/scripts/exp-closed.sh" "$OUT/$prefix" "$margs" $args </dev/null) ||
+			line=$("$ROOT/scripts/lab/exp-closed.sh" "$OUT/$prefix" "$margs" $args </dev/null) ||
 				failed=$((failed + 1))
 			echo "$exp,$scen,$cfg,$rep,$1,$2,$line,$prefix" >>"$OUT/closed.csv"
 			what="$(echo "$line" | cut -d, -f1) requests/s"
@@ -115,11 +115,11 @@ for rep in $(seq 1 "$REPS"); do
 	done <"$OUT/plan.txt"
 done
 
-"$ROOT/scripts/exp-aggregate.sh" score "$OUT/results.csv" >"$OUT/summary.csv"
-"$ROOT/scripts/exp-aggregate.sh" requests_s "$OUT/closed.csv" >"$OUT/closed-summary.csv"
+"$ROOT/scripts/lab/exp-aggregate.sh" score "$OUT/results.csv" >"$OUT/summary.csv"
+"$ROOT/scripts/lab/exp-aggregate.sh" requests_s "$OUT/closed.csv" >"$OUT/closed-summary.csv"
 echo "failed_runs=$failed" >>"$OUT/meta.txt"
-"$ROOT/scripts/exp-plots.sh" "$OUT" || fail "plots failed"
+"$ROOT/scripts/lab/exp-plots.sh" "$OUT" || fail "plots failed"
 echo "took_s=$(awk -v a="$T0" -v b="$(now_s)" 'BEGIN { printf "%.0f", b - a }')" >>"$OUT/meta.txt"
-"$ROOT/scripts/exp-report.sh" "$OUT" >"$OUT/report.md" || fail "report failed"
+"$ROOT/scripts/lab/exp-report.sh" "$OUT" >"$OUT/report.md" || fail "report failed"
 say "report: $OUT/report.md ($(sed -n 's/^took_s=//p' "$OUT/meta.txt") s)"
 [ $failed -eq 0 ] || fail "$failed run(s) had wrong or missing answers (see the report)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cluster's promises, end to end (scripts/cluster.sh, 3 nodes of one
+# The cluster's promises, end to end (scripts/cluster/cluster.sh, 3 nodes of one
 # worker): a start whose node port is taken fails, says which, and leaves
 # nothing of its own behind; a start probes without a connection any node
 # counts; the balancer listens on 127.0.0.1 alone, and so do the nodes,
@@ -18,17 +18,17 @@
 # waits more than 3 s and no answer is wrong; status exits 1 when the
 # balancer is dead; stop, with a node stopped and searches in flight,
 # takes under 10 s, leaves no process, segment, run dir or namespace, and
-# keeps the logs where it says; then scripts/cluster-trust-test.sh (IPv6
+# keeps the logs where it says; then scripts/cluster/cluster-trust-test.sh (IPv6
 # sources counted by /64; no write through a link; a pid that came to
 # name another process left alone; a node SIGKILLed before stop has its
 # segment removed by it, and only its). Prints "SKIP: ..." and exits 77
 # where haproxy cannot be had.
-#   scripts/cluster-test.sh [--netns]    (--netns: each node in a namespace)
+#   scripts/cluster/cluster-test.sh [--netns]    (--netns: each node in a namespace)
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 NODES=3 REPEATS=30 PIECES=12
-# Bounds on timings (scripts/cluster-chaos.sh tightens them).
+# Bounds on timings (scripts/cluster/cluster-chaos.sh tightens them).
 P99_MS=${P99_MS:-500} DOWN_S=${DOWN_S:-2.5} WAIT_MS=${WAIT_MS:-4000}
 # How long the steady client asks around the flood (its p99 is over about
 # 10 questions a second of it).
@@ -40,7 +40,7 @@ if ! need_tool haproxy --cluster; then
 	echo "SKIP: haproxy is missing and could not be installed (scripts/install-deps.sh --cluster)"
 	exit 77
 fi
-CLUSTER=$ROOT/scripts/cluster.sh
+CLUSTER=$ROOT/scripts/cluster/cluster.sh
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client}
 [ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 LOGS=${REVHASH_TEST_LOGS:-$ROOT/build/test-logs}
@@ -286,7 +286,7 @@ say "--split 4 answered $Z; the 3 other pieces were cancelled"
 # it): every small question is answered, and nothing the flood started
 # runs 10 s after it ends. Starved, the small questions waited seconds;
 # here p99 must stay under P99_MS (500: a check on a shared machine;
-# scripts/cluster-chaos.sh holds it to 50 ms, alone on the machine).
+# scripts/cluster/cluster-chaos.sh holds it to 50 ms, alone on the machine).
 before=$(snap)
 "$CLIENT" steady 127.0.0.1 "$PORT" "$STEADY_S" --from 127.0.0.2 >"$LOGS/cluster-steady.txt" 2>&1 &
 steady=$!
@@ -355,5 +355,5 @@ say "stop took $took s with node $hung stopped, left nothing; logs were kept in 
 
 # 9. What cluster.sh trusts: IPv6 sources by /64, no write through a
 # link, no pid taken on its word, a dead node's segment removed by stop.
-"$ROOT/scripts/cluster-trust-test.sh" || fail "scripts/cluster-trust-test.sh failed"
+"$ROOT/scripts/cluster/cluster-trust-test.sh" || fail "scripts/cluster/cluster-trust-test.sh failed"
 say "PASS"

@@ -9,12 +9,12 @@
 # between the calibration and the run does not move). It leaves PREFIX.txt (the bench's
 # output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
 # PREFIX.status.csv (the samples) and PREFIX.log (the master's).
-#   scripts/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
+#   scripts/lab/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
 #       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
 # Without --rate the bench calibrates (a few seconds). Exits 1 when an
 # answer was wrong or missing, after printing the line all the same.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 rate=()
 [ "${1:-}" = --rate ] && { rate=(--rate "$2"); shift 2; }

@@ -7,9 +7,9 @@
 # about 100 bins, the same for every panel: samples of a run of small
 # requests are mostly 0 or 1 job, and drawn one by one they make a comb of
 # lines in which no load can be read.
-#   scripts/plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]...
+#   scripts/lab/plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]...
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 panel_args plot-status.sh "$@"
 shift 2

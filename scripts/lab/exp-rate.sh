@@ -4,9 +4,9 @@
 # fastest of three timings of a request that must hash its whole range.
 # Takes a few seconds. The lab measures this once per worker count and
 # hands it to each run (--rate), rather than calibrating every run.
-#   scripts/exp-rate.sh WORKERS
+#   scripts/lab/exp-rate.sh WORKERS
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 [ $# -eq 1 ] || fail "usage: exp-rate.sh WORKERS"
 need_built

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Turn `revhash-bench --csv` output into one PNG: latency over time coloured
 # by priority, and the latency distribution of each priority.
-#   scripts/plot.sh FILE.csv OUT.png
+#   scripts/lab/plot.sh FILE.csv OUT.png
 set -eu
-[ $# -eq 2 ] || { echo "usage: scripts/plot.sh FILE.csv OUT.png" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: scripts/lab/plot.sh FILE.csv OUT.png" >&2; exit 2; }
 [ -r "$1" ] || { echo "plot.sh: cannot read $1" >&2; exit 1; }
-command -v gnuplot >/dev/null 2>&1 || "$(dirname "$0")/install-deps.sh" --plot
+command -v gnuplot >/dev/null 2>&1 || "$(dirname "$0")/../install-deps.sh" --plot
 gnuplot <<GP
 set terminal pngcairo size 1400,560 font ",10"
 set output "$2"

@@ -4,8 +4,8 @@
 # KIND replay: ARGS are revhash-bench's SEED TOTAL START DIFFICULTY REP
 # DELAY_US LAMBDA; KIND closed: CONCURRENCY SECONDS and bench options.
 # MAX_REPS caps the repetitions of that run (0: as many as asked).
-# scripts/experiments.sh runs them; this only plans, so it can run alone.
-#   scripts/exp-catalogue.sh --preset smoke|quick|full --rate HASHES_PER_S [--only EXPERIMENT]
+# scripts/lab/experiments.sh runs them; this only plans, so it can run alone.
+#   scripts/lab/exp-catalogue.sh --preset smoke|quick|full --rate HASHES_PER_S [--only EXPERIMENT]
 # RATE is the default server's hash rate: the scheduling and cache
 # experiments set their client delays from it, to a chosen load.
 #
@@ -27,10 +27,10 @@
 # cache ~25 s (18 runs of 100 requests of 1M at 10 ms), sweeps ~40 s (6 to
 # 20 requests a point), concurrency ~17 s (six 1.5 s runs); then the
 # milestone once (~61 s), the calibration of four worker counts (~14 s) and
-# the plots (~5 s): about 6 minutes in all. `scripts/experiments.sh --quick
+# the plots (~5 s): about 6 minutes in all. `scripts/lab/experiments.sh --quick
 # --dry-run` prints this machine's estimate without running anything.
 set -u
-. "$(dirname "$0")/lib-bench.sh"
+. "$(dirname "$0")/../lib-bench.sh"
 
 PRESET="" RATE="" ONLY=""
 opts "--preset=PRESET --rate=RATE --only=ONLY" "$@"
