@@ -95,6 +95,10 @@ void workers_init(struct workers *ws, struct seg *seg,
 	ws->master = getpid();
 	ws->notify_fd = notify_fd;
 	ws->pin = pin;
+	/* The ring's words as the master wrote them, before any worker was
+	 * there to write over them: the watchdog puts them back. */
+	ws->policy = seg->ring->policy;
+	ws->hooks = __atomic_load_n(&seg->ring->hooks, __ATOMIC_ACQUIRE) != 0;
 	workers_set_target(ws, target);
 }
 
@@ -364,11 +368,14 @@ void workers_punish(struct workers *ws, unsigned slot)
 
 /* What the segment says of each slot's worker, against the master's own
  * table: a pid in a slot without a worker (or with another), a rate no
- * worker gives, put back (ring_slot_restore); said at most once a second.
- * A worker not yet shown in its slot writes its pid itself. */
+ * worker gives, put back (ring_slot_restore); and the ring-wide words the
+ * master owns (its policy, the hooks' permission, the shutdown flag); said
+ * at most once a second. A worker not yet shown in its slot writes its
+ * pid itself. */
 static void restore_slots(struct workers *ws, uint64_t now)
 {
-	unsigned fixed = 0;
+	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->hooks,
+						      ws->shutdown);
 
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct wslot *w = &ws->w[i];
@@ -379,8 +386,9 @@ static void restore_slots(struct workers *ws, uint64_t now)
 	}
 	ws->restored += fixed;
 	if (ws->restored && now >= ws->restored_said_ms + 1000) {
-		log_warn("workers: %u slot record(s) written over (a pid, or a rate past "
-			 "any worker's) put back from the master's table", ws->restored);
+		log_warn("workers: %u slot record(s) or ring word(s) written over (a pid, a "
+			 "rate past any worker's, the policy, hooks, shutdown) put back from "
+			 "the master's own", ws->restored);
 		ws->restored = 0;
 		ws->restored_said_ms = now;
 	}

@@ -56,6 +56,8 @@ struct workers {
 	unsigned target;         /* the CPU workers aimed at (shown in the
 	                            segment's header, never read back) */
 	int shutdown;            /* every worker told to exit */
+	struct policy policy;    /* the ring's policy, as the master set it */
+	int hooks;               /* test hooks allowed, as the master set it */
 	struct wslot w[RING_WORKERS];
 };
 

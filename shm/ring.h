@@ -359,8 +359,15 @@ unsigned ring_repairs(const struct ring *r);
  * that process is gone (its lock is then recovered by the next to take
  * it). */
 pid_t ring_lock_holder(const struct ring *r);
-/* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS). */
+/* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS): in the
+ * segment, for --hook to see, and in this process, for the workers it
+ * forks (ring_hooks_here). */
 void ring_allow_hooks(struct ring *r, int on);
+/* Put back the ring-wide words the master owns where a worker wrote over
+ * them: the policy, whether hooks are allowed, the shutdown flag. The
+ * number of words put back. */
+int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
+		       int shutdown);
 /* Arm a test hook n more times; -EPERM when hooks are not allowed. */
 int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);
 /* How many times a hook is still armed. */
@@ -404,7 +411,11 @@ void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms);
  * For a worker with a CPU of its own, whose sleep would cost a wake-up
  * from idle (tens of us, more in a VM) on its next lease. */
 int ring_poll(struct ring *r, unsigned slot, uint64_t ns);
-/* Take one arming of a test hook: 1 when the caller should misbehave. */
+/* Take one arming of a test hook: 1 when the caller should misbehave
+ * (hooks allowed in the segment and in this process). */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
+/* Allow this process to fire hooks, or not (default: REVHASH_TEST_HOOKS
+ * in its environment). */
+void ring_hooks_here(int on);
 
 #endif

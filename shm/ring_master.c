@@ -298,6 +298,28 @@ pid_t ring_lock_holder(const struct ring *r)
 void ring_allow_hooks(struct ring *r, int on)
 {
 	publish(r->hooks, on ? 1u : 0u);
+	ring_hooks_here(on);
+}
+
+int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
+		       int shutdown)
+{
+	int fixed = 0;
+
+	if (peek(r->policy.order) != policy->order || peek(r->policy.rules) != policy->rules) {
+		publish(r->policy.order, policy->order);
+		publish(r->policy.rules, policy->rules);
+		fixed++;
+	}
+	if (peek(r->hooks) != (hooks ? 1u : 0u)) {
+		publish(r->hooks, hooks ? 1u : 0u);
+		fixed++;
+	}
+	if (peek(r->shutdown) != (shutdown ? 1u : 0u)) {
+		publish(r->shutdown, shutdown ? 1u : 0u);
+		fixed++;
+	}
+	return fixed;
 }
 
 int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
