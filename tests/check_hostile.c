@@ -681,6 +681,23 @@ START_TEST(random_writes_over_the_segment_leave_the_master_serving)
 }
 END_TEST
 
+/* A request for want in base..base + span, answered right within 5 s by
+ * the running master: how long it took, in ms. */
+static uint64_t answered_in_5s(uint64_t base, uint64_t span, uint64_t want)
+{
+	uint64_t x, t0 = clock_ms();
+	uint8_t d[32];
+	int fd;
+
+	digest_of(want, d);
+	ck_assert_int_ge(fd = th_connect(m.port), 0);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + span, 1), 0);
+	ck_assert_msg(th_read_reply(fd, &x, 5000) == 0, "no answer within 5 s");
+	ck_assert_uint_eq(x, want);
+	close(fd);
+	return clock_ms() - t0;
+}
+
 /* A slot no worker holds, written to show a live worker of an absurd
  * rate (what one of the random writes above did): every real worker left
  * each job to it, the fastest, and nothing was searched. The master puts
@@ -689,27 +706,19 @@ START_TEST(a_phantom_worker_in_a_slot_starves_nothing)
 {
 	static const char *const args[] = { "--workers", "1", NULL };
 	enum { PHANTOM = 20, SPAN = 2000000 };
-	uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN, x, t0;
-	uint8_t d[32];
+	uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN, ms;
 	struct seg seg;
-	int fd;
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
 	__atomic_store_n(&seg.ring->slots[PHANTOM].rate, UINT64_C(1) << 60, __ATOMIC_RELEASE);
 	__atomic_store_n(&seg.ring->slots[PHANTOM].pid, 143602954, __ATOMIC_RELEASE);
-	digest_of(want, d);
-	t0 = clock_ms();
-	ck_assert_int_ge(fd = th_connect(m.port), 0);
-	ck_assert_int_eq(th_send_request(fd, d, base, base + SPAN, 1), 0);
-	ck_assert_msg(th_read_reply(fd, &x, 5000) == 0, "no answer within 5 s");
-	ck_assert_uint_eq(x, want);
-	close(fd);
+	ms = answered_in_5s(base, SPAN, want);
 	ck_assert_int_eq(__atomic_load_n(&seg.ring->slots[PHANTOM].pid, __ATOMIC_ACQUIRE), 0);
 	seg_close(&seg);
 	ck_assert(tm_log_contains(&m, "written over"));
 	printf("a_phantom_worker_in_a_slot_starves_nothing: answered in %llu ms\n",
-	       (unsigned long long)(clock_ms() - t0));
+	       (unsigned long long)ms);
 	stop();
 }
 END_TEST
@@ -725,11 +734,9 @@ START_TEST(ring_words_written_over_are_put_back)
 {
 	static const char *const args[] = { "--workers", "2", NULL };
 	enum { SPAN = 2000000 };
-	uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN, x, t0;
+	uint64_t base = th_rand64() >> 1, want = base + th_rand64() % SPAN, ms;
 	struct policy was;
-	uint8_t d[32];
 	struct seg seg;
-	int fd;
 
 	start(NULL, args);
 	ck_assert_int_eq(tm_seg(&m, &seg), 0);
@@ -740,13 +747,7 @@ START_TEST(ring_words_written_over_are_put_back)
 	__atomic_store_n(&seg.ring->shutdown, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&seg.ring->policy.order, 0x9b29d4f7u, __ATOMIC_RELEASE);
 	__atomic_store_n(&seg.ring->policy.rules, 0u, __ATOMIC_RELEASE);
-	digest_of(want, d);
-	t0 = clock_ms();
-	ck_assert_int_ge(fd = th_connect(m.port), 0);
-	ck_assert_int_eq(th_send_request(fd, d, base, base + SPAN, 1), 0);
-	ck_assert_msg(th_read_reply(fd, &x, 5000) == 0, "no answer within 5 s");
-	ck_assert_uint_eq(x, want);
-	close(fd);
+	ms = answered_in_5s(base, SPAN, want);
 	ck_assert(TH_WAIT_UNTIL(__atomic_load_n(&seg.ring->shutdown, __ATOMIC_ACQUIRE) == 0 &&
 				__atomic_load_n(&seg.ring->hooks, __ATOMIC_ACQUIRE) == 0 &&
 				seg.ring->policy.order == was.order &&
@@ -758,7 +759,7 @@ START_TEST(ring_words_written_over_are_put_back)
 	seg_close(&seg);
 	ck_assert(tm_log_contains(&m, "written over"));
 	printf("ring_words_written_over_are_put_back: answered in %llu ms\n",
-	       (unsigned long long)(clock_ms() - t0));
+	       (unsigned long long)ms);
 	stop();
 }
 END_TEST
