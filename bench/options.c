@@ -10,8 +10,8 @@
  * to both. */
 #include "bench/options.h"
 #include "bench/calibrate.h"
-#include "bench/machine.h"
-#include "bench/race_watch.h"
+#include "bench/race/machine.h"
+#include "bench/race/race_watch.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "proto/proto.h"

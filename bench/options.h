@@ -7,7 +7,7 @@
 
 #include "bench/ask.h"
 #include "bench/closed.h"
-#include "bench/race.h"
+#include "bench/race/race.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
 #include "shm/ring.h"

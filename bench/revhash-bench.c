@@ -15,13 +15,13 @@
  * With --concurrency and --duration it is a closed-loop load generator
  * instead (bench/closed.c): the server's throughput, not the client's score.
  * With --ask it puts one question, whole or split (bench/ask.c). With
- * --race it plays one workload against several servers (bench/race.c). */
+ * --race it plays one workload against several servers (bench/race/race.c). */
 #include "bench/ask.h"
 #include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/closed.h"
 #include "bench/options.h"
-#include "bench/race.h"
+#include "bench/race/race.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"

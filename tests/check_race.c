@@ -6,7 +6,7 @@
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
  * themselves are tested on numbers in check_verdict.c. */
-#include "bench/machine.h"
+#include "bench/race/machine.h"
 #include "lib/digest.h"
 #include "tests/check_run.h"
 #include "tests/race_fixture.h"

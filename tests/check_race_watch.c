@@ -1,5 +1,5 @@
-/* Tests of what the race watches during its runs (bench/proctree.c,
- * bench/race_watch.c): /proc's files parsed from text, garbage included
+/* Tests of what the race watches during its runs (bench/race/proctree.c,
+ * bench/race/race_watch.c): /proc's files parsed from text, garbage included
  * (random, from the run's seed); the process behind a port the test
  * opens itself; a pid that is gone or reused; and revhash-bench --race
  * against servers that are processes of the test's, one of which has
@@ -7,8 +7,8 @@
  * named and give no verdict, one whose --pid process is gone mid-race,
  * so that its figure is unknown and nothing more, and --pid's
  * mistakes. */
-#include "bench/machine.h"
-#include "bench/proctree.h"
+#include "bench/race/machine.h"
+#include "bench/race/proctree.h"
 #include "lib/os.h"
 #include "lib/clock.h"
 #include "lib/digest.h"

@@ -1,15 +1,15 @@
 /* What the race prints: a line on stderr as each leg ends, a table per
  * round, then the summary and the verdicts, and the plot (race_plot.h). It
- * reads the legs race.c filled; it judges through bench/verdict.h. */
+ * reads the legs race.c filled; it judges through bench/race/verdict.h. */
 #ifndef REVHASH_BENCH_RACE_REPORT_H
 #define REVHASH_BENCH_RACE_REPORT_H
 
 #include <stdint.h>
 
-#include "bench/race.h"
+#include "bench/race/race.h"
 #include "bench/replay.h"
 #include "bench/stats.h"
-#include "bench/verdict.h"
+#include "bench/race/verdict.h"
 
 #define RACE_CAUSES 3 /* reasons of missing answers told apart per leg */
 

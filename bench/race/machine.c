@@ -2,7 +2,7 @@
  * every CPU; busy is what a program or the kernel on its behalf used,
  * idle and iowait are not (a CPU waiting on a disk is free to hash).
  * guest time is already inside user, so it is not added again. */
-#include "bench/machine.h"
+#include "bench/race/machine.h"
 #include "lib/clock.h"
 
 #include <errno.h>

@@ -2,14 +2,14 @@
  * servers, any servers, in rounds of alternating order, each server's hash
  * rate probed before each of its runs; a table per round, a summary, and
  * for each pair the ratio of their scores with its interval and a verdict
- * where the interval gives one (bench/verdict.h). */
+ * where the interval gives one (bench/race/verdict.h). */
 #ifndef REVHASH_BENCH_RACE_H
 #define REVHASH_BENCH_RACE_H
 
 #include <stdint.h>
 
 #include "bench/client.h"
-#include "bench/proctree.h" /* a server's processes, given by --pid */
+#include "bench/race/proctree.h" /* a server's processes, given by --pid */
 #include "bench/workload.h"
 
 #define RACE_MAX_SERVERS 8

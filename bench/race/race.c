@@ -14,20 +14,20 @@
  *
  * Nor can the race stop a server from searching on after its run, on the
  * CPUs its rival's run needs next: each leg waits for the machine to be
- * idle, and reads it once the run is over (bench/machine.h); and during
+ * idle, and reads it once the run is over (bench/race/machine.h); and during
  * the run, it measures the CPU that others than the server used
- * (bench/race_watch.h). A probe is bounded: the race closes it at its
+ * (bench/race/race_watch.h). A probe is bounded: the race closes it at its
  * bound, and looks whether the server searches on. */
-#include "bench/race.h"
+#include "bench/race/race.h"
 #include "bench/calibrate.h"
-#include "bench/machine.h"
-#include "bench/race_plot.h"
-#include "bench/race_report.h"
-#include "bench/race_watch.h"
+#include "bench/race/machine.h"
+#include "bench/race/race_plot.h"
+#include "bench/race/race_report.h"
+#include "bench/race/race_watch.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"
-#include "bench/verdict.h"
+#include "bench/race/verdict.h"
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "shm/ring.h"

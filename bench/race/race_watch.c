@@ -5,7 +5,7 @@
  * child of it, or a rival left searching all show up as others; a
  * server that keeps its own CPUs busy does not, for that is its score's
  * business. */
-#include "bench/race_watch.h"
+#include "bench/race/race_watch.h"
 
 #include "lib/parse.h"
 

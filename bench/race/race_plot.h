@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "bench/race_report.h"
-#include "bench/verdict.h"
+#include "bench/race/race_report.h"
+#include "bench/race/verdict.h"
 
 /* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
 int race_plot_check(void);

@@ -2,7 +2,7 @@
  * everything but the server under test and the race itself used. The
  * server is its processes: those the user named with --pid, or else the
  * ones that hold its listening port, with every process below them
- * (bench/proctree.h). A server on another machine uses no CPU here, so
+ * (bench/race/proctree.h). A server on another machine uses no CPU here, so
  * all the CPU used here but the race's is others'. Nothing it reads is
  * trusted: what cannot be read or does not add up is unknown, said so
  * under the round, and flags no run: such a run is judged as if the
@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 #include "bench/client.h"
-#include "bench/machine.h"
-#include "bench/proctree.h"
-#include "bench/race.h"
-#include "bench/race_report.h"
+#include "bench/race/machine.h"
+#include "bench/race/proctree.h"
+#include "bench/race/race.h"
+#include "bench/race/race_report.h"
 
 /* Where a server's processes are. */
 enum race_where {
@@ -41,7 +41,7 @@ struct race_watch {
 
 /* Give the server named NAME in word, NAME=PID, the process PID: its CPU,
  * and that of every process below it, is the server's and not others'
- * (bench/proctree.h). A NAME of a server of p, a PID of a process that
+ * (bench/race/proctree.h). A NAME of a server of p, a PID of a process that
  * is there now (its start time is kept: a pid that is reused later is
  * known as another process), at most PROCTREE_ROOTS a server. 0, or
  * -EINVAL after saying on stderr what is wrong with the word. */

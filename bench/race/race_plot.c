@@ -3,7 +3,7 @@
  * as far below 1 as 1.25 above it, and a server's spread from round to
  * round reads the same whatever its level, where a linear axis made one
  * server's bars a fifth of the other's and their spread invisible. */
-#include "bench/race_plot.h"
+#include "bench/race/race_plot.h"
 
 #include <errno.h>
 #include <math.h>

@@ -15,7 +15,7 @@
  *
  * The order statistics of the m * n sums are found by bisection on their
  * value, counting the sums below it in O(m + n): no table of m * n. */
-#include "bench/crossover.h"
+#include "bench/race/crossover.h"
 
 #include <errno.h>
 #include <math.h>

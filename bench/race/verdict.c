@@ -1,6 +1,6 @@
 /* The race's rules (see verdict.h). Two servers' scores are compared by
- * their ratio, with a 95% interval (bench/crossover.c: the median of every
- * AB round's log ratio averaged with every BA round's, so that a steady
+ * their ratio, with a 95% interval (bench/race/crossover.c: the median of
+ * every AB round's log ratio averaged with every BA round's, so that a steady
  * drift of the machine's speed cancels, and the rank-sum interval around
  * it). On a shared machine one run against another can differ by a fifth
  * or more with no change in the code: a winner is named only when the
@@ -10,8 +10,8 @@
  * server that answers quickly and wrongly must never win; and a run
  * faster than hashing allows (answers from a cache, of an earlier race
  * with the same seeds) gives no verdict at all. */
-#include "bench/verdict.h"
-#include "bench/crossover.h"
+#include "bench/race/verdict.h"
+#include "bench/race/crossover.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -2,7 +2,7 @@
  * the order the servers run in each round, a spread of figures (median,
  * min, max), whether a run was faster than hashing allows, and what two
  * servers' rounds say: a ratio of their scores with its interval
- * (bench/crossover.h), and from it one of three outcomes. Nothing here
+ * (bench/race/crossover.h), and from it one of three outcomes. Nothing here
  * sends, prints or allocates, so the rules are tested on numbers. */
 #ifndef REVHASH_BENCH_VERDICT_H
 #define REVHASH_BENCH_VERDICT_H
@@ -29,7 +29,7 @@ struct verdict_spread {
  * the right answers it gave over every round, how many of its runs
  * were flagged as faster than hashing allows (verdict_too_fast), after
  * how many it kept the CPUs busy, and during how many other processes
- * used the CPUs (bench/machine.h). */
+ * used the CPUs (bench/race/machine.h). */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;

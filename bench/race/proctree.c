@@ -7,7 +7,7 @@
  * the sum over the tree stays right. The caller's own process and its
  * children are never part of a server: a test may serve from the very
  * process that started the race. */
-#include "bench/proctree.h"
+#include "bench/race/proctree.h"
 #include "lib/os.h"
 
 #include <arpa/inet.h>

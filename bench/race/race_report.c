@@ -3,11 +3,11 @@
  * the rounds; the heading of each round says the order. In the summary
  * and the verdicts, reliability comes first: a server that got an answer
  * wrong or lost one is said so before any score, and loses whatever its
- * score (bench/verdict.c). */
-#include "bench/race_report.h"
-#include "bench/machine.h"
-#include "bench/race_plot.h"
-#include "bench/verdict.h"
+ * score (bench/race/verdict.c). */
+#include "bench/race/race_report.h"
+#include "bench/race/machine.h"
+#include "bench/race/race_plot.h"
+#include "bench/race/verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
