@@ -226,16 +226,15 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
 /* ---- weight: each peer's part of a job, and its fair share ------------------
  *
  * What one peer's connections give one job is capped (policy_peer_part):
- * stacking
- * connections on one search buys nothing. What a peer gives all its jobs
- * is its weight (struct peer); past set->peer_weight, each of its jobs
- * counts 1/2^shift of its part, the least shift that brings the peer's
- * total under the budget: a peer that asks for much shares the workers
- * with the others instead of ranking ahead of them by number. Within one
- * peer the order stays as it was (all its jobs scale alike). The shift is
- * a power of two with hysteresis, so that a change of shift, which
- * reweighs every job, comes at most once per doubling or halving of a
- * peer's weight, not at every request. */
+ * stacking connections on one search buys nothing. What a peer gives all
+ * its jobs is its weight (struct peer); past set->peer_weight, each of its
+ * jobs counts 1/2^shift of its part, the least shift that brings the peer's
+ * total under the budget: a peer that asks for much shares the workers with
+ * the others instead of ranking ahead of them by number. Within one peer
+ * the order stays as it was (all its jobs scale alike). The shift is a
+ * power of two with hysteresis, so that a change of shift, which reweighs
+ * every job, comes at most once per doubling or halving of a peer's weight,
+ * not at every request. */
 
 #define FAIR_SHIFT_MAX JOBSET_UNIT_SHIFT
 

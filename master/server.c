@@ -77,19 +77,17 @@ static unsigned cpu_workers(const struct server *s, const struct options *o)
 	return n > others + 1 ? n - others - 1 : 1;
 }
 
-/* How long the master polls after it was last busy: --poll's, or by
- * default where --workers auto left it a CPU of its own (beside a GPU
- * worker: there its sleep in epoll_wait cost a request on an H200's host
- * about 100 us, a wake-up from a halted CPU, twice: a 100-request mix of
- * 30M requests scored 1,408-1,510 polling against 1,615-1,763 sleeping);
- * never where it would take a CPU worker's CPU. */
-static uint64_t poll_ns(const struct server *s, const struct options *o)
+/* How long the master polls after it was last busy, with cpu CPU
+ * workers: --poll's, or by default where they and the other workers left
+ * it a CPU of its own (--workers auto beside a GPU worker: there its sleep
+ * in epoll_wait cost a request on an H200's host about 100 us, a wake-up
+ * from a halted CPU, twice: a 100-request mix of 30M requests scored
+ * 1,408-1,510 polling against 1,615-1,763 sleeping); never where it would
+ * take a worker's CPU. */
+static uint64_t poll_ns(const struct server *s, const struct options *o, unsigned cpu)
 {
-	unsigned n = options_workers(o), others = s->workers.fixed;
-
-	if (o->poll == OPT_POLL_OFF)
-		return 0;
-	if (o->poll == OPT_POLL_AUTO && (o->workers || !others || n <= others + 1))
+	if (o->poll == OPT_POLL_OFF ||
+	    (o->poll == OPT_POLL_AUTO && cpu + s->workers.fixed >= options_workers(o)))
 		return 0;
 	return (uint64_t)o->poll_ms * 1000000u;
 }
@@ -104,6 +102,7 @@ static void say_poll(const struct server *s)
 static void reload(struct server *s)
 {
 	struct options next = s->opt;
+	uint64_t was;
 	unsigned n;
 
 	s->seg.hdr->stats.reloads++;
@@ -118,11 +117,11 @@ static void reload(struct server *s)
 	s->seg.hdr->cpus = os_cpu_count();
 	workers_set_target(&s->workers, n);
 	log_info("reload: CPU workers %u", workers_target(&s->workers));
-	n = s->poll_ns != 0;
-	s->poll_ns = poll_ns(s, &s->opt);
-	if (n && !s->poll_ns)
+	was = s->poll_ns;
+	s->poll_ns = poll_ns(s, &s->opt, n);
+	if (was && !s->poll_ns)
 		log_info("the master no longer polls");
-	else if (!n)
+	else if (!was)
 		say_poll(s);
 }
 
@@ -296,7 +295,7 @@ static int open_all(struct server *s, const struct options *o)
 
 static int start(struct server *s, const struct options *o)
 {
-	unsigned n = options_workers(o);
+	unsigned n = options_workers(o), cpu;
 	char policy[64];
 	int rc;
 
@@ -325,8 +324,9 @@ static int start(struct server *s, const struct options *o)
 	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
 	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0)
 		return rc;
-	workers_set_target(&s->workers, cpu_workers(s, o));
-	s->poll_ns = poll_ns(s, o);
+	cpu = cpu_workers(s, o);
+	workers_set_target(&s->workers, cpu);
+	s->poll_ns = poll_ns(s, o, cpu);
 	say_poll(s);
 	if ((rc = workers_start(&s->workers)) < 0)
 		return rc;
