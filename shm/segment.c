@@ -1,4 +1,6 @@
-/* Creating, finding and removing the shared segment.
+/* Finding, mapping and removing shared segments; a new one is made in
+ * segment_create.c, by the master alone (which is why the processes that
+ * only read one, as the exporter, link neither the cache nor OpenSSL).
  *
  * Each master's segment is its own: /revhash-PORT-PID, on which it holds an
  * exclusive flock for as long as it lives. The lock is the proof of life:
@@ -13,7 +15,8 @@
  * been a leftover for SEG_STALE_S, by the time its master last marked
  * itself alive in it: until then someone may still be looking at it (an
  * operator's --status, a test), and another service's start must not
- * take it from under them. */
+ * take it from under them. Every mapping is checked (sane()) before any
+ * offset in it is used: anyone may write a file in /dev/shm. */
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -27,20 +30,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define SHM_DIR "/dev/shm"
-
-static size_t align_up(size_t n)
-{
-	return (n + 4095) & ~(size_t)4095;
-}
-
-/* A segment's name in SHM_DIR: this prefix with the port, then the pid of
- * its master. */
-#define SEG_PREFIX "revhash-%u-"
 
 /* Is name (as in SHM_DIR, no slash) a segment of port, or of any port
  * when port is 0? "revhash-PORT-PID", or "revhash-PORT-PID.N" where the
@@ -130,10 +123,7 @@ static int long_dead(int fd, const struct stat *st)
 	return alive > now || now - alive >= (uint64_t)SEG_STALE_S * 1000000000u;
 }
 
-/* Remove the segments that no live master holds: of port, and of any
- * other port once they are long dead; say so for port's own live ones
- * (a master draining or starting). */
-static void remove_stale(unsigned port)
+void seg_sweep(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
 	char name[64];
@@ -158,123 +148,12 @@ static void remove_stale(unsigned port)
 	closedir(d);
 }
 
-static void point(struct seg *seg, void *p, size_t size)
+void seg_point(struct seg *seg, void *p, size_t size)
 {
 	seg->hdr = p;
 	seg->ring = (struct ring *)((char *)p + seg->hdr->ring_off);
 	seg->cache = (struct cache_shm *)((char *)p + seg->hdr->cache_off);
 	seg->size = size;
-}
-
-/* Lay out a new segment of size bytes at p. */
-static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
-		   size_t cache_off, unsigned port, uint64_t cache_entries,
-		   const struct policy *policy)
-{
-	struct seg_header *h = p;
-	int rc;
-
-	h->ring_off = ring_off;
-	h->cache_off = cache_off;
-	point(seg, p, size);
-	if ((rc = ring_init(seg->ring, policy)) < 0)
-		return rc;
-	cache_lay_out(seg->cache, cache_entries);
-	h->size = size;
-	h->master_pid = getpid();
-	h->port = port;
-	h->started_ns = clock_ns_of(CLOCK_REALTIME);
-	h->alive_ns = clock_ns();
-	h->version = SEG_VERSION;
-	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* Make the segment's memory: size bytes, reserved and mapped populated.
- * 0 and *p, or -errno, the failing call logged. */
-static int make_memory(const struct seg *seg, size_t size, void **p)
-{
-	int rc = 0;
-
-	/* The lock (which says this master lives) first: a --status or a
-	 * starting master may hold it shared for a moment to ask (held()).
-	 * Reserve the memory now: a tmpfs too small must fail here with a
-	 * clear error, not later with SIGBUS in the middle of serving. And map
-	 * it populated: a request probes the cache at a random place, and a
-	 * page fault there cost 10-30 us on the request's path. */
-	if (flock(seg->fd, LOCK_EX) < 0) {
-		rc = -errno;
-		log_error("flock(%s): %s", seg->name, strerror(-rc));
-	} else if (ftruncate(seg->fd, (off_t)size) < 0) {
-		rc = -errno;
-		log_error("ftruncate(%s, %zu): %s", seg->name, size, strerror(-rc));
-	} else if ((rc = -posix_fallocate(seg->fd, 0, (off_t)size)) != 0) {
-		log_error("posix_fallocate(%s, %zu): %s", seg->name, size, strerror(-rc));
-	} else if ((*p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			      MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED) {
-		rc = -errno;
-		log_error("mmap(%s, %zu): %s", seg->name, size, strerror(-rc));
-	}
-	return rc;
-}
-
-/* Create this master's segment name: /revhash-PORT-PID, or, where another
- * user holds that name (anyone may create one in /dev/shm, and the sweep
- * cannot remove another's), the same with a random suffix, which nobody
- * can take ahead. Its descriptor into seg; 0 or -errno. */
-static int create_name(unsigned port, struct seg *seg)
-{
-	int err = EEXIST;
-
-	for (int i = 0; i < 8; i++) {
-		uint32_t r = 0;
-
-		if (i == 0)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port,
-				 (int)getpid());
-		else if (getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d.%u", port,
-				 (int)getpid(), (unsigned)(r % 1000000000u));
-		else
-			break;
-		seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				   0600);
-		if (seg->fd >= 0)
-			return 0;
-		if ((err = errno) != EEXIST)
-			break;
-		log_warn("shared segment name %s is taken (not by a master of ours): "
-			 "trying another", seg->name);
-	}
-	log_error("shm_open(%s): %s", seg->name, strerror(err));
-	return -err;
-}
-
-int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
-	       struct seg *seg)
-{
-	size_t ring_off = align_up(sizeof(struct seg_header));
-	size_t cache_off = ring_off + align_up(sizeof(struct ring));
-	size_t size = cache_off + align_up(cache_bytes(cache_entries));
-	void *p = MAP_FAILED;
-	int rc;
-
-	memset(seg, 0, sizeof *seg);
-	seg->fd = -1;
-	remove_stale(port);
-	if ((rc = create_name(port, seg)) < 0)
-		return rc;
-	seg->owner = 1;
-	if ((rc = make_memory(seg, size, &p)) == 0)
-		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
-			     policy);
-	if (rc < 0) {
-		if (p != MAP_FAILED)
-			munmap(p, size);
-		seg->hdr = NULL;
-		seg_close(seg);
-	}
-	return rc;
 }
 
 /* Is the mapping of size bytes at p a segment whose every offset and size
@@ -326,7 +205,7 @@ static int map(const char *name, int rw, struct seg *seg)
 		rc = -EPROTO;
 		goto fail;
 	}
-	point(seg, p, (size_t)st.st_size);
+	seg_point(seg, p, (size_t)st.st_size);
 	seg->alive = held(seg->fd);
 	return 0;
 fail:

@@ -164,13 +164,19 @@ struct seg {
 };
 
 /* Create this process's segment for port with room for cache_entries
- * answers, locked for as long as it lives. Segments that no live master
- * holds are removed first: of port at once, of any other port once they
- * have been left over for SEG_STALE_S (a killed master's is still worth a
- * look for a while: `--status` explains it). 0 or -errno (the failing call
- * logged). */
+ * answers, locked for as long as it lives (shm/segment_create.c). The
+ * leftovers are swept first (seg_sweep: a killed master's is still worth
+ * a look for a while, `--status` explains it). 0 or -errno (the failing
+ * call logged). */
 int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
 	       struct seg *seg);
+/* Remove the segments that no live master holds: of port at once, of any
+ * other port once they have been left over for SEG_STALE_S; say so for
+ * port's own live ones (a master draining or starting). */
+void seg_sweep(unsigned port);
+/* Point seg's views (header, ring, cache) at the segment of size bytes
+ * mapped at p, by the offsets its header gives (checked by the caller). */
+void seg_point(struct seg *seg, void *p, size_t size);
 /* The master is alive now (its loop calls it at every turn). */
 void seg_alive(struct seg *seg);
 /* Map the segment of the master on port (status, tests): a live master's

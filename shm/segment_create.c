@@ -1,0 +1,137 @@
+/* Making the master's shared segment: its name, its memory (reserved and
+ * mapped populated) and its layout: the header, the ring and the cache,
+ * each at an offset the header gives and every reader checks. Only the
+ * master creates one; finding, mapping and removing are segment.c's. */
+#include "shm/segment.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A segment's name in /dev/shm: this prefix with the port, then the pid of
+ * its master (segment.c's of_port() reads it back). */
+#define SEG_PREFIX "revhash-%u-"
+
+static size_t align_up(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+/* Make the segment's memory: size bytes, reserved and mapped populated.
+ * 0 and *p, or -errno, the failing call logged. */
+static int make_memory(const struct seg *seg, size_t size, void **p)
+{
+	int rc = 0;
+
+	/* The lock (which says this master lives) first: a --status or a
+	 * starting master may hold it shared for a moment to ask (held()).
+	 * Reserve the memory now: a tmpfs too small must fail here with a
+	 * clear error, not later with SIGBUS in the middle of serving. And map
+	 * it populated: a request probes the cache at a random place, and a
+	 * page fault there cost 10-30 us on the request's path. */
+	if (flock(seg->fd, LOCK_EX) < 0) {
+		rc = -errno;
+		log_error("flock(%s): %s", seg->name, strerror(-rc));
+	} else if (ftruncate(seg->fd, (off_t)size) < 0) {
+		rc = -errno;
+		log_error("ftruncate(%s, %zu): %s", seg->name, size, strerror(-rc));
+	} else if ((rc = -posix_fallocate(seg->fd, 0, (off_t)size)) != 0) {
+		log_error("posix_fallocate(%s, %zu): %s", seg->name, size, strerror(-rc));
+	} else if ((*p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_POPULATE, seg->fd, 0)) == MAP_FAILED) {
+		rc = -errno;
+		log_error("mmap(%s, %zu): %s", seg->name, size, strerror(-rc));
+	}
+	return rc;
+}
+
+/* Create this master's segment name: /revhash-PORT-PID, or, where another
+ * user holds that name (anyone may create one in /dev/shm, and the sweep
+ * cannot remove another's), the same with a random suffix, which nobody
+ * can take ahead. Its descriptor into seg; 0 or -errno. */
+static int create_name(unsigned port, struct seg *seg)
+{
+	int err = EEXIST;
+
+	for (int i = 0; i < 8; i++) {
+		uint32_t r = 0;
+
+		if (i == 0)
+			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port,
+				 (int)getpid());
+		else if (getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
+			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d.%u", port,
+				 (int)getpid(), (unsigned)(r % 1000000000u));
+		else
+			break;
+		seg->fd = shm_open(seg->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				   0600);
+		if (seg->fd >= 0)
+			return 0;
+		if ((err = errno) != EEXIST)
+			break;
+		log_warn("shared segment name %s is taken (not by a master of ours): "
+			 "trying another", seg->name);
+	}
+	log_error("shm_open(%s): %s", seg->name, strerror(err));
+	return -err;
+}
+
+/* Lay out a new segment of size bytes at p. */
+static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
+		   size_t cache_off, unsigned port, uint64_t cache_entries,
+		   const struct policy *policy)
+{
+	struct seg_header *h = p;
+	int rc;
+
+	h->ring_off = ring_off;
+	h->cache_off = cache_off;
+	seg_point(seg, p, size);
+	if ((rc = ring_init(seg->ring, policy)) < 0)
+		return rc;
+	cache_lay_out(seg->cache, cache_entries);
+	h->size = size;
+	h->master_pid = getpid();
+	h->port = port;
+	h->started_ns = clock_ns_of(CLOCK_REALTIME);
+	h->alive_ns = clock_ns();
+	h->version = SEG_VERSION;
+	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
+	       struct seg *seg)
+{
+	size_t ring_off = align_up(sizeof(struct seg_header));
+	size_t cache_off = ring_off + align_up(sizeof(struct ring));
+	size_t size = cache_off + align_up(cache_bytes(cache_entries));
+	void *p = MAP_FAILED;
+	int rc;
+
+	memset(seg, 0, sizeof *seg);
+	seg->fd = -1;
+	seg_sweep(port);
+	if ((rc = create_name(port, seg)) < 0)
+		return rc;
+	seg->owner = 1;
+	if ((rc = make_memory(seg, size, &p)) == 0)
+		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
+			     policy);
+	if (rc < 0) {
+		if (p != MAP_FAILED)
+			munmap(p, size);
+		seg->hdr = NULL;
+		seg_close(seg);
+	}
+	return rc;
+}
