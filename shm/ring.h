@@ -15,22 +15,37 @@
  * only the other workers, never the master, which sees it go silent and
  * kills it; the robust mutex then recovers the lock.
  *
- * The ring is cut by concept, each part in a file of its own:
- *   ring_job.c    one entry: its phase and the one function that moves it
- *                 (the diagram and the table of moves are there), and its
- *                 progress: what is left to lease, ranges given back;
- *   ring_slot.c   the worker slots and the leases they hold ("a slot holds
- *                 a lease on a job" is one predicate, slot_holds);
- *   ring_sched.c  the schedule: the heap of leasable jobs, which job a
- *                 worker leases and how much of it (asking the policy),
- *                 preemption; it keeps every derived field (a job's
- *                 leases out, its rank, its heap place) itself;
- *   ring_worker.c the workers' calls: the lock, taking pending changes in,
- *                 a job's ends, repair after a dead lock holder;
- *   ring_master.c the master's calls, none of which waits.
- * Each file calls only those above it in this list; this header is the
- * layout and the API they share, and no one file is the ring, so none is
- * named ring.c. */
+ * The ring is cut in layers, a file each, listed from the bottom up. The
+ * three inner ones have a header and a prefix of their own, and each of
+ * those headers includes only the one before it (ring_job.h: this one),
+ * so the #include lines draw the layers:
+ *   ring_job.c    (ring_job.h, job_) one entry: its phase and the one
+ *                 function that moves it (the diagram and the table of
+ *                 moves are there), and its progress: what is left to
+ *                 lease, ranges given back;
+ *   ring_slot.c   (ring_slot.h, slot_) the worker slots and the leases
+ *                 they hold ("a slot holds a lease on a job" is one
+ *                 predicate, slot_holds);
+ *   ring_sched.c  (ring_sched.h, sched_) the schedule: the heap of
+ *                 leasable jobs, which job a worker leases and how much of
+ *                 it (asking the policy), the job a worker is kept on; it
+ *                 keeps every derived field (a job's leases out, its rank,
+ *                 its heap place) itself;
+ *   ring_worker.c the workers' calls, built on ring_sched.h: the lock,
+ *                 taking pending changes in, a job's ends, repair after a
+ *                 dead lock holder, the worker's own slot;
+ *   ring_master.c the master's calls, none of which waits, built on
+ *                 ring_slot.h (never the schedule, which runs under the
+ *                 lock): the ring's creation and end, jobs, preemption,
+ *                 the workers' slots, and the views the master and
+ *                 --status read.
+ * Each file calls only those before it in this list. The ring_ prefix is
+ * this header's alone, and every ring_ function is a call of ring_worker.c
+ * or ring_master.c, but for four that take no ring and read, for both
+ * sides, a phase or a key and a progress (ring_phase_name, ring_remaining,
+ * ring_rank_of, ring_progress_check): they are ring_job.c's, beside the
+ * entry they describe, so that every layer reads them from below. No one
+ * file is the ring, so none is named ring.c. */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 
@@ -129,7 +144,8 @@ struct ring_job {
 	uint64_t submit_ns;    /* clock_ns() when it was submitted */
 	uint32_t gen;          /* bumped at each use of the entry: a lease
 	                          of an earlier use is void */
-	uint32_t phase;        /* enum ring_phase: ring_move() alone writes it */
+	uint32_t phase;        /* enum ring_phase: written by job_move() and
+	                          job_own_move() alone */
 	uint64_t weight;       /* what the master ranks it by: any time */
 	/* The workers', under the lock, while they own the phase. */
 	uint64_t answer;       /* in FOUND */
@@ -153,7 +169,8 @@ struct ring_slot {
 	int32_t lease_pid;    /* the worker that took the lease */
 	uint32_t lease_job, lease_gen;
 	uint32_t keep_job, keep_gen; /* the job it stays on, where the policy
-	                                keeps a worker on its job */
+	                                keeps a worker on its job (written by
+	                                sched_keep alone) */
 	uint32_t stop;        /* the stop word: its lease may stop now (the job
 	                         is found or released, or a better one came;
 	                         the kernel watches it, the rest goes back) */
@@ -237,18 +254,10 @@ struct ring_slot_view {
 	uint32_t kind, unit;
 };
 
-/* ---- both ------------------------------------------------------------ */
+/* ---- read by both sides, taking no ring (ring_job.c) --------------------- */
 
-/* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
-int ring_init(struct ring *r, const struct policy *policy);
-/* Release the ring's semaphore and mutex (master, at exit). */
-void ring_free(struct ring *r);
-/* The phase job is in now. */
-enum ring_phase ring_phase(const struct ring *r, uint32_t job);
 /* The name of a phase ("running", ...). */
 const char *ring_phase_name(enum ring_phase phase);
-/* Live worker processes (slots with a pid). */
-unsigned ring_workers(const struct ring *r);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);
@@ -257,9 +266,21 @@ unsigned __int128 ring_remaining(const struct ring_key *k,
  * preemption and the master's backlog all rank with it. */
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p);
+/* Is p a progress of a job with key k (every count within its table,
+ * every range within the key's)? 0, or -EINVAL when a worker wrote what
+ * cannot be. */
+int ring_progress_check(const struct ring_key *k, const struct ring_progress *p);
 
-/* ---- the master (one thread; never blocks) ---------------------------- */
+/* ---- the master (ring_master.c: one thread; never blocks) ---------------- */
 
+/* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
+int ring_init(struct ring *r, const struct policy *policy);
+/* Release the ring's semaphores and mutex (at exit). */
+void ring_free(struct ring *r);
+/* The phase job is in now. */
+enum ring_phase ring_phase(const struct ring *r, uint32_t job);
+/* Live worker processes (slots with a pid). */
+unsigned ring_workers(const struct ring *r);
 /* The master's record of ring r: every entry free. */
 void ring_master_init(struct ring_master *m, struct ring *r);
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
@@ -302,10 +323,6 @@ unsigned ring_answer_slot(const struct ring *r, uint32_t job);
  * NULL), to be checked with ring_progress_check. 0, or -ENOENT when the
  * master had not taken it. */
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
-/* Is p a progress of a job with key k (every count within its table,
- * every range within the key's)? 0, or -EINVAL when a worker wrote what
- * cannot be. */
-int ring_progress_check(const struct ring_key *k, const struct ring_progress *p);
 /* The slots holding a lease on job (as the master gave it), a bit each. */
 uint64_t ring_holders(const struct ring_master *m, uint32_t job);
 /* The key of a job in the table. */
@@ -373,7 +390,7 @@ int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);
 /* How many times a hook is still armed. */
 unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
 
-/* ---- the workers ------------------------------------------------------- */
+/* ---- the workers (ring_worker.c) ----------------------------------------- */
 
 /* Take the lock for process self, and drop it. A dead holder's lock is
  * recovered and the ring's derived state rebuilt; any other failure

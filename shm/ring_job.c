@@ -1,9 +1,11 @@
-/* One job entry of the ring (see ring.h): its phase and the one function
- * that moves it, its progress, and its rank (ring_rank_of, by the
- * policy's one builder; ring_rank, a snapshot the master reads without
- * the lock). Nothing here knows the heap or the slots: ring_sched.c keeps
- * what derives from an entry, ring_worker.c and ring_master.c decide when
- * to move it.
+/* One job entry of the ring (see ring.h and ring_job.h), the bottom
+ * layer: its phase and the one function that moves it, its progress, and
+ * its rank (ring_rank_of, by the policy's one builder). Nothing here knows
+ * the heap or the slots: ring_sched.c keeps what derives from an entry,
+ * ring_worker.c and ring_master.c decide when to move it. The public calls
+ * here (ring_phase_name, ring_remaining, ring_progress_check, ring_rank_of)
+ * take no ring: they read a phase, or a key and a progress, for both sides
+ * and for the layers in between.
  *
  * A job's phase is the one record of where it stands:
  *
@@ -34,7 +36,7 @@
  * on. Only a release or a park waits for its leases (their late answer, or
  * their progress, is still the job's). */
 #include "lib/log.h"
-#include "shm/ring_private.h"
+#include "shm/ring_job.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ static const uint32_t moves[PHASE_COUNT] = {
 	[PHASE_CLOSED] = 1u << PHASE_FREE,
 };
 
-int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to)
+int job_move(struct ring_job *j, enum ring_phase from, enum ring_phase to)
 {
 	uint32_t expect = from;
 	int moved;
@@ -70,7 +72,7 @@ int ring_move(struct ring_job *j, enum ring_phase from, enum ring_phase to)
 	return moved;
 }
 
-void ring_own_move(struct ring_job *j, enum ring_phase to)
+void job_own_move(struct ring_job *j, enum ring_phase to)
 {
 	if (to != PHASE_FREE && to != PHASE_NEW) { /* the master's own call: a bug */
 		log_error("ring: the master cannot move a job to %s", ring_phase_name(to));
@@ -91,18 +93,24 @@ const char *ring_phase_name(enum ring_phase phase)
 	return phase < PHASE_COUNT ? names[phase] : "?";
 }
 
-int ring_live(enum ring_phase p)
+int job_live(enum ring_phase p)
 {
 	return p == PHASE_RUNNING || p == PHASE_RELEASING || p == PHASE_PARKING;
+}
+
+/* Values j has left to lease. */
+static unsigned __int128 left(const struct ring_job *j)
+{
+	return ring_remaining(&j->key, &j->p);
 }
 
 enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 {
 	switch (now) {
 	case PHASE_RUNNING:
-		return job_left(j) ? PHASE_COUNT : PHASE_EXHAUSTED;
+		return left(j) ? PHASE_COUNT : PHASE_EXHAUSTED;
 	case PHASE_PARKING:
-		return job_left(j) ? PHASE_PARKED : PHASE_EXHAUSTED;
+		return left(j) ? PHASE_PARKED : PHASE_EXHAUSTED;
 	case PHASE_RELEASING:
 		return PHASE_CLOSED;
 	default:
@@ -135,40 +143,10 @@ int ring_progress_check(const struct ring_key *k, const struct ring_progress *p)
 	return 0;
 }
 
-unsigned __int128 job_left(const struct ring_job *j)
-{
-	return ring_remaining(&j->key, &j->p);
-}
-
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p)
 {
 	return policy_rank(weight, ring_remaining(k, p), seq, (int)p->started);
-}
-
-/* A copy of j's progress, read without the lock: each field as the
- * workers last published it (a lease may move it meanwhile). */
-static void snapshot(const struct ring_job *j, struct ring_progress *p)
-{
-	p->next = peek(j->p.next);
-	p->cursor_done = peek(j->p.cursor_done);
-	p->nreturned = peek(j->p.nreturned);
-	if (p->nreturned > RING_RETURNED)
-		p->nreturned = RING_RETURNED;
-	for (uint32_t i = 0; i < p->nreturned; i++) {
-		p->returned[i].lo = peek(j->p.returned[i].lo);
-		p->returned[i].hi = peek(j->p.returned[i].hi);
-	}
-	p->started = peek(j->p.started);
-}
-
-struct rank ring_rank(const struct ring *r, uint32_t job)
-{
-	const struct ring_job *j = &r->jobs[job];
-	struct ring_progress p;
-
-	snapshot(j, &p);
-	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
 }
 
 void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit)

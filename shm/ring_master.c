@@ -1,20 +1,63 @@
-/* The job table and priority ring (see ring.h): the master's calls, and
- * what --status reads. Every function here returns at once: the master
- * fills free entries in, moves a phase with a compare-and-swap, marks what
- * it changed pending, reads what the workers flagged in changed[], and
- * never takes the lock. Which entries it has taken, the free list and
- * each entry's generation are its own (struct ring_master, in its private
- * memory): a worker can write anything in the segment, and the master
- * addresses memory with none of it. The master is one thread, so its
- * record needs no lock either. */
+/* The job table and priority ring (see ring.h): the master's calls, from
+ * the ring's creation to its end, and what --status reads. Every function
+ * here returns at once: the master fills free entries in, moves a phase
+ * with a compare-and-swap, marks what it changed pending, reads what the
+ * workers flagged in changed[], and never takes the lock. So it builds on
+ * the entries and the slots (ring_slot.h) and never on the schedule, which
+ * runs under the lock: it preempts on a snapshot of the ranks instead.
+ * Which entries it has taken, the free list and each entry's generation
+ * are its own (struct ring_master, in its private memory): a worker can
+ * write anything in the segment, and the master addresses memory with
+ * none of it. The master is one thread, so its record needs no lock
+ * either. */
 #include "lib/clock.h"
-#include "shm/ring.h"
-#include "shm/ring_private.h"
+#include "lib/log.h"
+#include "shm/ring_slot.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <semaphore.h>
 #include <string.h>
+
+/* ---- the ring's life ------------------------------------------------------ */
+
+int ring_init(struct ring *r, const struct policy *policy)
+{
+	pthread_mutexattr_t a;
+	int rc;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	rc = pthread_mutex_init(&r->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	if (rc) {
+		log_error("pthread_mutex_init: %s", strerror(rc));
+		return -rc;
+	}
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
+			rc = -errno;
+			log_error("sem_init: %s", strerror(-rc));
+			while (i--)
+				sem_destroy(&r->slots[i].wake);
+			pthread_mutex_destroy(&r->lock);
+			return rc;
+		}
+	r->policy = *policy;
+	for (uint32_t i = 0; i < RING_JOBS; i++)
+		r->jobs[i].heap_pos = RING_NONE;
+	return 0;
+}
+
+void ring_free(struct ring *r)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		sem_destroy(&r->slots[i].wake);
+	pthread_mutex_destroy(&r->lock);
+}
+
+/* ---- jobs ----------------------------------------------------------------- */
 
 enum ring_phase ring_phase(const struct ring *r, uint32_t job)
 {
@@ -67,7 +110,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 		j->p.next = key->start;
 	}
 	publish(j->weight, clamp_weight(weight));
-	ring_own_move(j, PHASE_NEW);
+	job_own_move(j, PHASE_NEW);
 	mark_pending(r, *job);
 	ring_wake(r);
 	ring_preempt(r, *job);
@@ -113,17 +156,17 @@ int ring_release(struct ring *r, uint32_t job)
 		now = peek(j->phase);
 		if (now != PHASE_NEW && now != PHASE_RUNNING && now != PHASE_PARKING)
 			return 0;
-	} while (!ring_move(j, now, PHASE_RELEASING));
+	} while (!job_move(j, now, PHASE_RELEASING));
 	/* Its leases stop now, not when a worker next looks: the worker on
 	 * it would hash on for nothing. */
-	ring_stop_leases(r, job, peek(j->gen));
+	slot_stop_leases(r, job, peek(j->gen));
 	mark_pending(r, job);
 	return 1;
 }
 
 int ring_park(struct ring *r, uint32_t job)
 {
-	if (!ring_move(&r->jobs[job], PHASE_RUNNING, PHASE_PARKING))
+	if (!job_move(&r->jobs[job], PHASE_RUNNING, PHASE_PARKING))
 		return 0;
 	mark_pending(r, job);
 	return 1;
@@ -150,7 +193,7 @@ int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p
 	j = &m->ring->jobs[job];
 	if (p)
 		*p = j->p;
-	ring_own_move(j, PHASE_FREE);
+	job_own_move(j, PHASE_FREE);
 	m->taken[job] = 0;
 	m->freelist[m->nfree++] = job;
 	return 0;
@@ -197,6 +240,72 @@ unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS])
 	return n;
 }
 
+unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS])
+{
+	unsigned n = 0;
+
+	memset(counts, 0, RING_QUEUED_BUCKETS * sizeof counts[0]);
+	for (uint32_t i = 0; i < RING_JOBS; i++) {
+		const struct ring_job *j = &r->jobs[i];
+		uint64_t w = peek(j->weight);
+
+		if (peek(j->phase) != PHASE_RUNNING)
+			continue;
+		counts[w > RING_QUEUED_TOP ? RING_QUEUED_TOP + 1 : w]++;
+		n++;
+	}
+	return n;
+}
+
+/* ---- preemption, on a snapshot of the ranks ------------------------------- */
+
+/* A copy of j's progress, read without the lock: each field as the
+ * workers last published it (a lease may move it meanwhile). */
+static void snapshot(const struct ring_job *j, struct ring_progress *p)
+{
+	p->next = peek(j->p.next);
+	p->cursor_done = peek(j->p.cursor_done);
+	p->nreturned = peek(j->p.nreturned);
+	if (p->nreturned > RING_RETURNED)
+		p->nreturned = RING_RETURNED;
+	for (uint32_t i = 0; i < p->nreturned; i++) {
+		p->returned[i].lo = peek(j->p.returned[i].lo);
+		p->returned[i].hi = peek(j->p.returned[i].hi);
+	}
+	p->started = peek(j->p.started);
+}
+
+struct rank ring_rank(const struct ring *r, uint32_t job)
+{
+	const struct ring_job *j = &r->jobs[job];
+	struct ring_progress p;
+
+	snapshot(j, &p);
+	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
+}
+
+/* Whether job outranks what a worker hashes enough to stop it is the
+ * policy's alone (policy_preempts: never, where it keeps workers on their
+ * jobs). */
+void ring_preempt(struct ring *r, uint32_t job)
+{
+	struct rank better = ring_rank(r, job);
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot *s = &r->slots[i];
+		struct ring_job *on = slot_lease_job(r, s);
+		struct rank running;
+
+		if (!on || on == &r->jobs[job])
+			continue;
+		running = ring_rank(r, (uint32_t)(on - r->jobs));
+		if (policy_preempts(&r->policy, &better, &running))
+			publish(s->stop, 1);
+	}
+}
+
+/* ---- the workers ---------------------------------------------------------- */
+
 /* Post each worker's semaphore, once at most (a worker that wakes with
  * nothing to do only sleeps again). One semaphore for all let a worker
  * that the schedule passed over (a CPU beside a GPU that takes the small
@@ -223,6 +332,50 @@ void ring_shutdown(struct ring *r)
 	ring_wake(r);
 }
 
+unsigned ring_workers(const struct ring *r)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		n += peek(r->slots[i].pid) != 0;
+	return n;
+}
+
+void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit)
+{
+	struct ring_slot *s = &r->slots[slot];
+
+	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
+	publish(s->kind, kind);
+	publish(s->unit, unit);
+	s->started_ns = clock_ns();
+	publish(s->retire, 0);
+	publish(r->shutdown, 0);
+	publish(s->state, SLOT_IDLE);
+}
+
+void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
+{
+	const struct ring_slot *s = &r->slots[slot];
+
+	v->pid = peek(s->pid);
+	v->state = (enum ring_slot_state)peek(s->state);
+	v->beat = peek(s->beat);
+	v->has_lease = (int)peek(s->has_lease);
+	v->lease_job = peek(s->lease_job);
+	v->lease_lo = peek(s->lease_lo);
+	v->lease_hi = peek(s->lease_hi);
+	v->lease_values = v->has_lease ? v->lease_hi - v->lease_lo + 1 : 0;
+	v->rate = peek(s->rate);
+	v->hashes = peek(s->hashes);
+	v->chunks = peek(s->chunks);
+	v->hash_ns = peek(s->hash_ns);
+	v->deaths = peek(s->deaths);
+	v->stalls = peek(s->stalls);
+	v->kind = peek(s->kind);
+	v->unit = peek(s->unit);
+}
+
 void ring_slot_retire(struct ring *r, unsigned slot)
 {
 	publish(r->slots[slot].retire, 1);
@@ -244,7 +397,6 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	ring_wake(r);
 }
 
-
 int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
 {
 	struct ring_slot *s = &r->slots[slot];
@@ -263,22 +415,7 @@ int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
 	return fixed;
 }
 
-unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS])
-{
-	unsigned n = 0;
-
-	memset(counts, 0, RING_QUEUED_BUCKETS * sizeof counts[0]);
-	for (uint32_t i = 0; i < RING_JOBS; i++) {
-		const struct ring_job *j = &r->jobs[i];
-		uint64_t w = peek(j->weight);
-
-		if (peek(j->phase) != PHASE_RUNNING)
-			continue;
-		counts[w > RING_QUEUED_TOP ? RING_QUEUED_TOP + 1 : w]++;
-		n++;
-	}
-	return n;
-}
+/* ---- the lock, and the ring-wide words ------------------------------------ */
 
 unsigned ring_repairs(const struct ring *r)
 {

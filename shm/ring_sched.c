@@ -1,18 +1,20 @@
-/* The schedule of the ring (see ring.h): which job a worker leases, how
- * much of it, and which leases a new job preempts, each decision the
- * policy's (shm/policy.h); this file gathers what the policy looks at and
- * carries its answer out.
+/* The schedule of the ring (see ring.h and ring_sched.h): which job a
+ * worker leases and how much of it, each decision the policy's
+ * (shm/policy.h); this file gathers what the policy looks at and carries
+ * its answer out. Preemption is the master's, without the lock: it reads
+ * a snapshot of the ranks in ring_master.c.
  *
  * It also keeps every field derived from an entry, so no caller has to
  * remember to: a job's rank (ring_rank_of on its weight and progress), its
  * count of leases out and its place in the heap of leasable jobs change
  * only through the sched_* operations below, each of which leaves them
- * true. The heap ranks a job by the rank it had at its last operation: the
- * master may change a weight at any time, and the workers take that in
- * (sched_update) at their next ring call. */
+ * true; so does the job a slot is kept on (sched_keep, read by
+ * sched_pick). The heap ranks a job by the rank it had at its last
+ * operation: the master may change a weight at any time, and the workers
+ * take that in (sched_update) at their next ring call. */
 #include "lib/heap.h"
 #include "lib/log.h"
-#include "shm/ring_private.h"
+#include "shm/ring_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,7 @@ static void heap_swap(void *set, uint32_t a, uint32_t b)
 	r->jobs[r->heap[b]].heap_pos = b;
 }
 
-static const struct heap_ops ring_heap = { heap_before, heap_swap };
+static const struct heap_ops by_rank = { heap_before, heap_swap };
 
 /* May a worker lease from j now? (j->rank as place just built it.) */
 static int leasable(const struct ring *r, const struct ring_job *j)
@@ -56,7 +58,7 @@ static void place(struct ring *r, struct ring_job *j)
 	if (!leasable(r, j)) {
 		if (pos == RING_NONE)
 			return;
-		heap_remove(&ring_heap, r, r->nheap, pos);
+		heap_remove(&by_rank, r, r->nheap, pos);
 		r->nheap--;
 		j->heap_pos = RING_NONE;
 		return;
@@ -66,7 +68,7 @@ static void place(struct ring *r, struct ring_job *j)
 		r->heap[pos] = (uint32_t)(j - r->jobs);
 		j->heap_pos = pos;
 	}
-	heap_fix(&ring_heap, r, r->nheap, pos);
+	heap_fix(&by_rank, r, r->nheap, pos);
 }
 
 /* ---- the operations that keep the derived fields ------------------------- */
@@ -85,6 +87,8 @@ void sched_leased(struct ring *r, struct ring_job *j, uint64_t hi, uint64_t now)
 
 void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t hi)
 {
+	if (peek(j->phase) == PHASE_RELEASING)
+		return; /* nobody waits for its values: its leases only come back */
 	job_give_back(j, lo, hi);
 	place(r, j);
 }
@@ -128,7 +132,7 @@ void sched_rebuild(struct ring *r)
 			j->nleases++;
 	}
 	for (uint32_t i = 0; i < RING_JOBS; i++)
-		if (ring_live(peek(r->jobs[i].phase)))
+		if (job_live(peek(r->jobs[i].phase)))
 			place(r, &r->jobs[i]);
 }
 
@@ -148,6 +152,16 @@ static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
 	a.left = j->rank.remaining;
 	a.work = a.left + (j->nleases ? slot_work_on(r, idx, j->gen, now) : 0);
 	return policy_lease_size(&r->policy, &a);
+}
+
+void sched_keep(const struct ring *r, struct ring_slot *s, const struct ring_job *j)
+{
+	if (!j) {
+		s->keep_job = RING_NONE;
+		return;
+	}
+	s->keep_job = (uint32_t)(j - r->jobs);
+	s->keep_gen = j->gen;
 }
 
 /* The job s stays on, where the policy keeps a worker on its job and that
@@ -177,32 +191,10 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 	if (r->nheap > 0)
 		cand[n++] = &r->jobs[r->heap[0]];
 	if (r->nheap > 1)
-		cand[n++] = &r->jobs[r->heap[heap_second(&ring_heap, r, r->nheap)]];
+		cand[n++] = &r->jobs[r->heap[heap_second(&by_rank, r, r->nheap)]];
 	for (unsigned i = 0; i < n; i++)
 		if ((i == 0 || cand[i] != cand[0]) &&
 		    (*size = size_for(r, s, cand[i], chunk, min_chunk, now)))
 			return cand[i];
 	return NULL;
-}
-
-/* ---- preemption (the master's call) -------------------------------------- */
-
-/* Whether job outranks what a worker hashes enough to stop it is the
- * policy's alone (policy_preempts: never, where it keeps workers on their
- * jobs). */
-void ring_preempt(struct ring *r, uint32_t job)
-{
-	struct rank better = ring_rank(r, job);
-
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot *s = &r->slots[i];
-		struct ring_job *on = slot_lease_job(r, s);
-		struct rank running;
-
-		if (!on || on == &r->jobs[job])
-			continue;
-		running = ring_rank(r, (uint32_t)(on - r->jobs));
-		if (policy_preempts(&r->policy, &better, &running))
-			publish(s->stop, 1);
-	}
 }

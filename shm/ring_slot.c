@@ -1,15 +1,15 @@
-/* The worker slots of the ring (see ring.h) and the leases they hold. A
- * slot is a worker's place: its pid, kind, lease, stop word, heartbeat,
- * rate and counters. Its worker writes it (under the lock, for the lease);
- * the master prepares it before a fork and empties it after a death, and
- * --status reads it through ring_slot_view.
+/* The worker slots of the ring (see ring.h and ring_slot.h) and the
+ * leases they hold. A slot is a worker's place: its pid, kind, lease, stop
+ * word, heartbeat, rate and counters. Its worker writes it (under the
+ * lock, for the lease); the master prepares it before a fork and empties
+ * it after a death. Those are public calls, in ring_worker.c and
+ * ring_master.c; this layer is what the layers above share of a slot: its
+ * lease, and the rates the schedule sizes leases by.
  *
  * Whether a slot's lease is on a given job is decided in one place,
  * slot_holds(): the slot has a lease, on that entry, of that job's
  * generation (an entry is reused; a lease of its earlier job is void). */
-#include "lib/clock.h"
-#include "shm/ring_private.h"
-
+#include "shm/ring_slot.h"
 
 int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen)
 {
@@ -30,7 +30,7 @@ struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s)
 	uint32_t idx = peek(s->lease_job) % RING_JOBS;
 	struct ring_job *j = &r->jobs[idx];
 
-	if (!ring_live(peek(j->phase)) || !slot_holds(s, idx, peek(j->gen)))
+	if (!job_live(peek(j->phase)) || !slot_holds(s, idx, peek(j->gen)))
 		return NULL;
 	return j;
 }
@@ -53,7 +53,7 @@ void slot_drop_lease(struct ring_slot *s)
 	publish(s->has_lease, 0);
 }
 
-void ring_stop_leases(struct ring *r, uint32_t job, uint32_t gen)
+void slot_stop_leases(struct ring *r, uint32_t job, uint32_t gen)
 {
 	for (unsigned i = 0; i < RING_WORKERS; i++)
 		if (slot_holds(&r->slots[i], job, gen))
@@ -109,80 +109,4 @@ unsigned __int128 slot_work_on(const struct ring *r, uint32_t job, uint32_t gen,
 		if (slot_holds(&r->slots[i], job, gen))
 			work += lease_left(&r->slots[i], now);
 	return work;
-}
-
-/* ---- the worker's own accounting ----------------------------------------- */
-
-void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
-		       uint64_t ns, uint64_t rate)
-{
-	struct ring_slot *s = &r->slots[slot];
-
-	/* Time first: a --status read in between sees a rate too low, never
-	 * one too high. */
-	__atomic_fetch_add(&s->hash_ns, ns, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
-	if (rate)
-		__atomic_store_n(&s->rate, rate, __ATOMIC_RELAXED);
-}
-
-void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state)
-{
-	__atomic_store_n(&r->slots[slot].state, (uint32_t)state, __ATOMIC_RELAXED);
-}
-
-uint64_t ring_slot_rate(const struct ring *r, unsigned slot)
-{
-	return __atomic_load_n(&r->slots[slot].rate, __ATOMIC_RELAXED);
-}
-
-/* ---- the master's side of a slot ------------------------------------------ */
-
-unsigned ring_workers(const struct ring *r)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		n += peek(r->slots[i].pid) != 0;
-	return n;
-}
-
-void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit)
-{
-	struct ring_slot *s = &r->slots[slot];
-
-	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
-	publish(s->kind, kind);
-	publish(s->unit, unit);
-	s->started_ns = clock_ns();
-	publish(s->retire, 0);
-	publish(r->shutdown, 0);
-	publish(s->state, SLOT_IDLE);
-}
-
-int ring_slot_retiring(const struct ring *r, unsigned slot)
-{
-	return peek(r->slots[slot].retire) || peek(r->shutdown);
-}
-
-void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
-{
-	const struct ring_slot *s = &r->slots[slot];
-
-	v->pid = peek(s->pid);
-	v->state = (enum ring_slot_state)peek(s->state);
-	v->beat = peek(s->beat);
-	v->has_lease = (int)peek(s->has_lease);
-	v->lease_job = peek(s->lease_job);
-	v->lease_lo = peek(s->lease_lo);
-	v->lease_hi = peek(s->lease_hi);
-	v->lease_values = v->has_lease ? v->lease_hi - v->lease_lo + 1 : 0;
-	v->rate = peek(s->rate);
-	v->hashes = peek(s->hashes);
-	v->chunks = peek(s->chunks);
-	v->hash_ns = peek(s->hash_ns);
-	v->deaths = peek(s->deaths);
-	v->stalls = peek(s->stalls);
-	v->kind = peek(s->kind);
-	v->unit = peek(s->unit);
 }

@@ -1,7 +1,8 @@
-/* The job table and priority ring (see ring.h): the workers' calls. Each
- * takes the lock, takes in what the master changed, does its part through
- * the schedule (ring_sched.c) and the slots (ring_slot.c), and brings a
- * job to its end when it got there.
+/* The job table and priority ring (see ring.h): the workers' calls. A
+ * worker's start, a lease and a finish each take the lock, take in what
+ * the master changed, do their part through the schedule (ring_sched.h)
+ * and the slots (ring_slot.h), and bring a job to its end when it got
+ * there; the waits and the worker's own counters in its slot take no lock.
  *
  * Crash safety rests on store order inside the critical sections: a worker
  * publishes a lease in its slot (has_lease last) before it advances the job's
@@ -14,10 +15,9 @@
  *
  * The master's changes travel as per-job bits in pending[] and the workers'
  * news as bits in changed[]; neither side ever waits for the other. */
-#include "shm/ring.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "shm/ring_private.h"
+#include "shm/ring_sched.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,42 +30,6 @@ static void fail(const char *what, int err)
 	abort();
 }
 
-int ring_init(struct ring *r, const struct policy *policy)
-{
-	pthread_mutexattr_t a;
-	int rc;
-
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	rc = pthread_mutex_init(&r->lock, &a);
-	pthread_mutexattr_destroy(&a);
-	if (rc) {
-		log_error("pthread_mutex_init: %s", strerror(rc));
-		return -rc;
-	}
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
-			rc = -errno;
-			log_error("sem_init: %s", strerror(-rc));
-			while (i--)
-				sem_destroy(&r->slots[i].wake);
-			pthread_mutex_destroy(&r->lock);
-			return rc;
-		}
-	r->policy = *policy;
-	for (uint32_t i = 0; i < RING_JOBS; i++)
-		r->jobs[i].heap_pos = RING_NONE;
-	return 0;
-}
-
-void ring_free(struct ring *r)
-{
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		sem_destroy(&r->slots[i].wake);
-	pthread_mutex_destroy(&r->lock);
-}
-
 /* ---- a job's ends --------------------------------------------------------- */
 
 /* j, of generation gen, has just reached an end: its leases are void
@@ -76,7 +40,7 @@ static int end_job(struct ring *r, struct ring_job *j, uint32_t gen)
 {
 	uint32_t idx = (uint32_t)(j - r->jobs);
 
-	ring_stop_leases(r, idx, gen);
+	slot_stop_leases(r, idx, gen);
 	sched_ended(r, j);
 	flag(r->changed, idx);
 	return 1;
@@ -96,7 +60,7 @@ static int maybe_end(struct ring *r, struct ring_job *j)
 		 * move fails and the loop reads it again. */
 		if (j->nleases || (to = job_end_of(j, now)) == PHASE_COUNT)
 			return 0; /* its leases are its progress, or its answer */
-		if (ring_move(j, now, to))
+		if (job_move(j, now, to))
 			return end_job(r, j, gen);
 	}
 }
@@ -113,9 +77,9 @@ static int found(struct ring *r, struct ring_job *j, uint64_t x)
 	publish(j->found_ns, clock_ns());
 	do {
 		now = peek(j->phase);
-		if (!ring_live(now))
+		if (!job_live(now))
 			return 0;
-	} while (!ring_move(j, now, PHASE_FOUND));
+	} while (!job_move(j, now, PHASE_FOUND));
 	return end_job(r, j, gen);
 }
 
@@ -131,12 +95,12 @@ static int take_in(struct ring *r, uint32_t idx)
 	enum ring_phase now = peek(j->phase);
 
 	if (now == PHASE_NEW) /* no lease out: its last use ended with none */
-		now = ring_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
-							     : peek(j->phase);
-	if (!ring_live(now))
+		now = job_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
+							    : peek(j->phase);
+	if (!job_live(now))
 		return 0;
 	if (now == PHASE_RELEASING) /* a parking job's run on: progress */
-		ring_stop_leases(r, idx, peek(j->gen));
+		slot_stop_leases(r, idx, peek(j->gen));
 	sched_update(r, j);
 	return maybe_end(r, j);
 }
@@ -150,8 +114,7 @@ static int give_back_lease(struct ring *r, struct ring_slot *s)
 		slot_drop_lease(s);
 		return 0;
 	}
-	if (peek(j->phase) != PHASE_RELEASING)
-		sched_give_back(r, j, s->lease_lo, s->lease_hi);
+	sched_give_back(r, j, s->lease_lo, s->lease_hi);
 	slot_drop_lease(s);
 	sched_lease_back(r, j);
 	return maybe_end(r, j);
@@ -297,7 +260,7 @@ int ring_worker_start(struct ring *r, unsigned slot, pid_t self)
 	tell = enter(r, s);
 	if (s->has_lease) /* a predecessor's, even if it had our pid */
 		tell |= give_back_lease(r, s);
-	s->keep_job = RING_NONE;
+	sched_keep(r, s, NULL);
 	ring_unlock(r);
 	return tell;
 }
@@ -332,8 +295,7 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	slot_record(r, s, j, lo, limit - lo < size ? limit : lo + size - 1, now);
 	misbehave_here(r);
 	sched_leased(r, j, s->lease_hi, now);
-	s->keep_job = s->lease_job;
-	s->keep_gen = s->lease_gen;
+	sched_keep(r, s, j);
 	fill(out, s, j);
 	ring_unlock(r);
 	return 0;
@@ -350,13 +312,12 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 		j->found_slot = slot;
 		tell |= found(r, j, x);
 		j = NULL; /* it ended: the entry is the master's, maybe reused */
-	} else if (j && result == SEARCH_STOPPED && peek(j->phase) != PHASE_RELEASING &&
-		   x >= s->lease_lo && x <= s->lease_hi) {
+	} else if (j && result == SEARCH_STOPPED && x >= s->lease_lo && x <= s->lease_hi) {
 		sched_give_back(r, j, x, s->lease_hi); /* stopped early: the rest is owed */
 	}
 	slot_drop_lease(s);
 	s->chunks++;
-	if (j && ring_live(peek(j->phase))) {
+	if (j && job_live(peek(j->phase))) {
 		sched_lease_back(r, j);
 		tell |= maybe_end(r, j);
 	}
@@ -400,4 +361,34 @@ void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms)
 	}
 	while (sem_clockwait(&r->slots[slot].wake, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
 		;
+}
+
+/* ---- the worker's own slot, without the lock ------------------------------ */
+
+void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
+		       uint64_t ns, uint64_t rate)
+{
+	struct ring_slot *s = &r->slots[slot];
+
+	/* Time first: a --status read in between sees a rate too low, never
+	 * one too high. */
+	__atomic_fetch_add(&s->hash_ns, ns, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
+	if (rate)
+		__atomic_store_n(&s->rate, rate, __ATOMIC_RELAXED);
+}
+
+void ring_slot_set_state(struct ring *r, unsigned slot, enum ring_slot_state state)
+{
+	__atomic_store_n(&r->slots[slot].state, (uint32_t)state, __ATOMIC_RELAXED);
+}
+
+uint64_t ring_slot_rate(const struct ring *r, unsigned slot)
+{
+	return __atomic_load_n(&r->slots[slot].rate, __ATOMIC_RELAXED);
+}
+
+int ring_slot_retiring(const struct ring *r, unsigned slot)
+{
+	return peek(r->slots[slot].retire) || peek(r->shutdown);
 }
