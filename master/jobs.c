@@ -251,6 +251,8 @@ static void on_end(struct jobs *js, uint32_t e)
 
 	if (!ring_taken(&js->table, e))
 		return; /* free: a late flag (a repair flags every entry) */
+	if (ring_phase_workers(phase))
+		return; /* still the workers' */
 	switch (phase) {
 	case PHASE_FOUND:
 		x = ring_answer(js->ring, e);
@@ -275,12 +277,7 @@ static void on_end(struct jobs *js, uint32_t e)
 		break;
 	case PHASE_CLOSED:
 		break;
-	case PHASE_NEW:
-	case PHASE_RUNNING:
-	case PHASE_RELEASING:
-	case PHASE_PARKING:
-		return; /* still the workers' */
-	default:
+	default: /* FREE in a taken entry, no phase, or an end not handled here */
 		broken_phase(js, e, phase);
 		return;
 	}

@@ -41,9 +41,10 @@
  *                 --status read.
  * Each file calls only those before it in this list. The ring_ prefix is
  * this header's alone, and every ring_ function is a call of ring_worker.c
- * or ring_master.c, but for four that take no ring and read, for both
- * sides, a phase or a key and a progress (ring_phase_name, ring_remaining,
- * ring_rank_of, ring_progress_check): they are ring_job.c's, beside the
+ * or ring_master.c, but for five that take no ring and read, for both
+ * sides, a phase or a key and a progress (ring_phase_name,
+ * ring_phase_workers, ring_remaining, ring_rank_of, ring_progress_check):
+ * they are ring_job.c's, beside the
  * entry they describe, so that every layer reads them from below. No one
  * file is the ring, so none is named ring.c. */
 #ifndef REVHASH_RING_H
@@ -67,21 +68,22 @@
 #define RING_QUEUED_TOP 16
 #define RING_QUEUED_BUCKETS (RING_QUEUED_TOP + 2)
 
-/* Where a job stands (the moves between them: shm/ring_job.c), and the
- * name ring_phase_name gives it: XX(phase, name), one line each. */
-#define RING_PHASE_MAP(XX)                                                                    \
-	XX(FREE, "free")           /* the master's: nothing in it */                          \
-	XX(NEW, "new")             /* submitted; the workers take it in at their next call */ \
-	XX(RUNNING, "running")     /* leased from */                                          \
-	XX(RELEASING, "releasing") /* the master let it go; its leases are coming back */     \
-	XX(PARKING, "parking")     /* the master takes it out; its leases are coming back */  \
-	XX(FOUND, "found")         /* end: the answer is in the entry */                      \
-	XX(EXHAUSTED, "exhausted") /* end: every value hashed, none matched */                \
-	XX(PARKED, "parked")       /* end: out of the schedule, its progress in the entry */  \
-	XX(CLOSED, "closed")       /* end: released, every lease back */
+/* Where a job stands (the moves between them: shm/ring_job.c), the name
+ * ring_phase_name gives it, and the side that moves a job on from it
+ * (ring_phase_workers): XX(phase, name, owner), one line each. */
+#define RING_PHASE_MAP(XX)                                                                              \
+	XX(FREE, "free", MASTER)             /* nothing in it */                                        \
+	XX(NEW, "new", WORKERS)              /* submitted; the workers take it in at their next call */ \
+	XX(RUNNING, "running", WORKERS)      /* leased from */                                          \
+	XX(RELEASING, "releasing", WORKERS)  /* the master let it go; its leases are coming back */     \
+	XX(PARKING, "parking", WORKERS)      /* the master takes it out; its leases are coming back */  \
+	XX(FOUND, "found", MASTER)           /* end: the answer is in the entry */                      \
+	XX(EXHAUSTED, "exhausted", MASTER)   /* end: every value hashed, none matched */                \
+	XX(PARKED, "parked", MASTER)         /* end: out of the schedule, its progress in the entry */  \
+	XX(CLOSED, "closed", MASTER)         /* end: released, every lease back */
 
 enum ring_phase {
-#define XX(phase, name) PHASE_##phase,
+#define XX(phase, name, owner) PHASE_##phase,
 	RING_PHASE_MAP(XX)
 #undef XX
 	PHASE_COUNT
@@ -258,6 +260,9 @@ struct ring_slot_view {
 
 /* The name of a phase ("running", ...). */
 const char *ring_phase_name(enum ring_phase phase);
+/* Is phase one the workers move a job on from (a job not at an end yet)?
+ * 0 for the master's (FREE and the ends), and for a value no phase has. */
+int ring_phase_workers(enum ring_phase phase);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);

@@ -3,9 +3,9 @@
  * its rank (ring_rank_of, by the policy's one builder). Nothing here knows
  * the heap or the slots: ring_sched.c keeps what derives from an entry,
  * ring_worker.c and ring_master.c decide when to move it. The public calls
- * here (ring_phase_name, ring_remaining, ring_progress_check, ring_rank_of)
- * take no ring: they read a phase, or a key and a progress, for both sides
- * and for the layers in between.
+ * here (ring_phase_name, ring_phase_workers, ring_remaining,
+ * ring_progress_check, ring_rank_of) take no ring: they read a phase, or a
+ * key and a progress, for both sides and for the layers in between.
  *
  * A job's phase is the one record of where it stands:
  *
@@ -85,12 +85,24 @@ void job_own_move(struct ring_job *j, enum ring_phase to)
 const char *ring_phase_name(enum ring_phase phase)
 {
 	static const char *const names[PHASE_COUNT] = {
-#define XX(phase, name) [PHASE_##phase] = name,
+#define XX(phase, name, owner) [PHASE_##phase] = name,
 		RING_PHASE_MAP(XX)
 #undef XX
 	};
 
 	return phase < PHASE_COUNT ? names[phase] : "?";
+}
+
+int ring_phase_workers(enum ring_phase phase)
+{
+	enum { OF_MASTER, OF_WORKERS };
+	static const unsigned char owner[PHASE_COUNT] = {
+#define XX(phase, name, side) [PHASE_##phase] = OF_##side,
+		RING_PHASE_MAP(XX)
+#undef XX
+	};
+
+	return phase < PHASE_COUNT && owner[phase] == OF_WORKERS;
 }
 
 int job_live(enum ring_phase p)

@@ -143,6 +143,27 @@ START_TEST(a_poll_takes_a_wake_up_once_and_gives_up_without)
 }
 END_TEST
 
+/* The workers move a job on from the phases before an end; FREE and the
+ * ends are the master's, and so is any value no phase has (what the
+ * master's on_end reads from a scribbled entry). */
+START_TEST(the_workers_own_the_phases_before_an_end)
+{
+	static const enum ring_phase workers[] = { PHASE_NEW, PHASE_RUNNING, PHASE_RELEASING,
+						   PHASE_PARKING };
+	unsigned n = 0;
+
+	for (unsigned p = 0; p < PHASE_COUNT + 3; p++)
+		n += (unsigned)ring_phase_workers((enum ring_phase)p);
+	ck_assert_uint_eq(n, 4);
+	for (unsigned i = 0; i < 4; i++)
+		ck_assert(ring_phase_workers(workers[i]));
+	ck_assert(!ring_phase_workers(PHASE_FREE));
+	ck_assert(!ring_phase_workers(PHASE_FOUND) && !ring_phase_workers(PHASE_EXHAUSTED));
+	ck_assert(!ring_phase_workers(PHASE_PARKED) && !ring_phase_workers(PHASE_CLOSED));
+	ck_assert(!ring_phase_workers((enum ring_phase)77));
+}
+END_TEST
+
 START_TEST(leases_cover_the_range_once)
 {
 	uint8_t seen[1000] = { 0 };
@@ -988,6 +1009,7 @@ int main(void)
 
 	tcase_set_timeout(t, 20);
 	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, the_workers_own_the_phases_before_an_end);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
 	tcase_add_test(t, exhausted_only_when_every_lease_is_back);
