@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PICK_MAX 16 /* candidates, at most */
+#define PICK_MAX 32 /* candidates, at most */
 
 /* The candidates, how to measure them, and the choice. */
 struct pick {

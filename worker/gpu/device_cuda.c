@@ -24,7 +24,7 @@
 #define MEASURE_ROUNDS 3
 
 static struct gpu *opened;
-static char name[32], choice[320];
+static char name[48], choice[768]; /* a variant's name; every variant's rate */
 static int told_watch; /* whether the device polls the stop word: said once */
 static uint64_t chosen_rate;
 
@@ -101,7 +101,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 {
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
-	char line[256];
+	char line[640];
 	int r = gpu_open(index, &opened, err, errlen);
 
 	if (r)

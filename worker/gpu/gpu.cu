@@ -26,6 +26,7 @@
 #include "worker/gpu/gpu_kernel.h"
 #include "worker/gpu/gpu_walk.h"
 #include "lib/clock.h"
+#include "lib/pick.h"
 
 #define DEPTH 2                         /* launches queued at once */
 #define CHUNK_FIRST (UINT64_C(1) << 26) /* ~4 ms at 16 G hashes/s */
@@ -43,6 +44,7 @@ GPU_VARIANT_LIST
 static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
 #undef X
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
+static_assert(NKERNELS <= PICK_MAX, "the worker measures every variant (device_cuda.c)");
 
 /* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
  * ones that the search before left in flight (it waited for one at least,

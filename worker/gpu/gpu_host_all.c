@@ -4,6 +4,8 @@
  * in gpu.mk). */
 #include "worker/gpu/gpu_host.h"
 
+#include "lib/pick.h"
+
 #ifndef GPU_VARIANT_LIST
 #error "GPU_VARIANT_LIST: the build names the variants (gpu.mk)"
 #endif
@@ -15,6 +17,8 @@ GPU_VARIANT_LIST
 #define X(n) &gpu_host_##n,
 static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
 #undef X
+_Static_assert(sizeof all / sizeof all[0] <= PICK_MAX,
+	       "the stand-in worker measures every variant (device_cuda.c)");
 
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
 {
