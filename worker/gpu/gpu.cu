@@ -65,7 +65,7 @@ struct gpu {
 	const uint32_t *stop_job;     /* what launches poll: in stop_dev, or NULL */
 	char *failed_page;            /* a page that would not register */
 	int variant;
-	uint32_t blocks[NKERNELS];    /* of a full launch, per variant */
+	uint32_t blocks[NKERNELS];    /* of a full launch, per variant, of its block size */
 	struct gpu_launcher launcher;
 	char err[160], watch_err[160];
 };
@@ -120,7 +120,8 @@ static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job 
 {
 	struct gpu *g = (struct gpu *)ctx;
 	struct gpu_job job = *j;
-	uint64_t blocks = (j->count + GPU_BLOCK - 1) / GPU_BLOCK;
+	unsigned block = kernels[g->variant]->block;
+	uint64_t blocks = (j->count + block - 1) / block;
 	int r;
 
 	job.stop = g->stop_job;
@@ -417,7 +418,7 @@ void gpu_stats(const struct gpu *g, struct gpu_stats *st)
 	st->launches = g->launcher.launches;
 	st->rejected = g->launcher.rejected;
 	st->chunk = g->launcher.chunk;
-	st->threads = g->blocks[g->variant] * GPU_BLOCK;
+	st->threads = g->blocks[g->variant] * kernels[g->variant]->block;
 	st->busy_ns = g->launcher.busy_ns;
 	st->watching = g->stop_job != NULL;
 }

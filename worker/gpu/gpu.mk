@@ -8,7 +8,7 @@
 
 # The kernel variants, side by side in one binary: bits of GPU_VARIANT
 # (worker/gpu/gpu_variant.h names them), the plain one first.
-GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119 215
+GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119 215 343 471
 GPU_VARIANT_LIST := $(foreach v,$(GPU_VARIANTS),X($(v)))
 
 GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o \

@@ -41,12 +41,12 @@ static __device__ void publish(const struct gpu_job *j, const struct gpu_shared 
 }
 
 /* The bounds: the block, and the blocks an SM must hold. An SM of sm_86,
- * sm_87 and sm_89 holds 1,536 threads: 6 blocks at most. */
+ * sm_87 and sm_89 holds 1,536 threads: 6 blocks of 256 at most, 12 of 128. */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
 			       __CUDA_ARCH__ == 890)
-#define BOUNDS __launch_bounds__(GPU_BLOCK, 6)
+#define BOUNDS __launch_bounds__(GPU_VARIANT_BLOCK, 1536 / GPU_VARIANT_BLOCK)
 #else
-#define BOUNDS __launch_bounds__(GPU_BLOCK, GPU_MIN_BLOCKS)
+#define BOUNDS __launch_bounds__(GPU_VARIANT_BLOCK, GPU_MIN_BLOCKS)
 #endif
 
 static __global__ void BOUNDS
@@ -57,8 +57,8 @@ search(const __grid_constant__ struct lanes_plan plan,
 
 	if (blockIdx.x == 0 && threadIdx.x == 0)
 		r->t0 = now();
-	gpu_scan(&plan, &job, blockIdx.x * GPU_BLOCK + threadIdx.x,
-		 gridDim.x * GPU_BLOCK, sh.word, &sh.next[job.gen % GPU_REPORTS]);
+	gpu_scan(&plan, &job, blockIdx.x * GPU_VARIANT_BLOCK + threadIdx.x,
+		 gridDim.x * GPU_VARIANT_BLOCK, sh.word, &sh.next[job.gen % GPU_REPORTS]);
 	__syncthreads();
 	if (threadIdx.x == 0)
 		publish(&job, &sh, r);
@@ -78,7 +78,7 @@ static cudaError_t setup(cudaStream_t s)
 
 static cudaError_t occupancy(int *per_sm)
 {
-	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, search, GPU_BLOCK, 0);
+	return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, search, GPU_VARIANT_BLOCK, 0);
 }
 
 static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
@@ -87,10 +87,10 @@ static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
 	struct lanes_plan plan;
 
 	lanes_plan_init(&plan, digest, j->first);
-	search<<<blocks, GPU_BLOCK, 0, s>>>(plan, *j, *sh);
+	search<<<blocks, GPU_VARIANT_BLOCK, 0, s>>>(plan, *j, *sh);
 	return cudaGetLastError();
 }
 
 extern "C" const struct gpu_kernel GPU_VARIANT_SYM(gpu_kernel_) = {
-	GPU_VARIANT_NAME, GPU_BEST_EVERY, setup, occupancy, launch,
+	GPU_VARIANT_NAME, GPU_VARIANT_BLOCK, GPU_BEST_EVERY, setup, occupancy, launch,
 };

@@ -9,7 +9,6 @@
 
 #include "worker/gpu/gpu_word.h"
 
-#define GPU_BLOCK 256  /* threads per block */
 #define GPU_REPORTS 4  /* report slots, by generation: one per live launch
 			* (gpu.cu asserts it against its depth) */
 
@@ -35,13 +34,14 @@ struct gpu_shared {
 
 struct gpu_kernel {
 	const char *name;
+	unsigned block;  /* threads per block (GPU_VARIANT_BLOCK) */
 	/* Values a thread hashes between its reads of the word: how late a
 	 * halt reaches it (1, or GPU_SPARSE). */
 	unsigned best_every;
 	/* Queue on s the copies of the round constants and the hidden 1 into
 	 * this variant's constant memory (the device current). */
 	cudaError_t (*setup)(cudaStream_t s);
-	/* Blocks of GPU_BLOCK threads that one SM holds at once. */
+	/* Blocks (of block threads) that one SM holds at once. */
 	cudaError_t (*occupancy)(int *per_sm);
 	/* Queue job j for digest on s over blocks blocks. */
 	cudaError_t (*launch)(const uint8_t digest[32], const struct gpu_job *j,

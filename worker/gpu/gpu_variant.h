@@ -22,6 +22,9 @@
  *              (nor does the polling warp finish first); with wpoll only
  * 128  grab4   grab with 4 values at a time, not 8: a finer share of the
  *              launch's end, for twice the counter's atomics
+ * 256  b128    blocks of 128 threads, not 256, twice as many an SM: the
+ *              same threads an SM and registers a thread, in blocks whose
+ *              end (its barrier before the report) waits for 4 warps, not 8
  *
  * The build names its variants (GPU_VARIANTS in gpu.mk); which one runs is
  * chosen at start by measurement. Without GPU_VARIANT: 0, the plain one. */
@@ -41,10 +44,14 @@
 #define GPU_WPOLL (GPU_VARIANT >> 4 & 1)
 /* Threads of a launch that poll, from thread 0: a warp, or one. */
 #define GPU_POLLERS (GPU_WPOLL ? 32u : 1u)
-/* Blocks an SM must hold (__launch_bounds__): the compiler fits the
- * registers to it, 40 for 6 (nvcc 13.0 took 40 to 64 when left free, by
- * small changes of the source), 32 for 8. */
-#define GPU_MIN_BLOCKS (GPU_VARIANT >> 5 & 1 ? 8 : 6)
+/* Threads in a block of this variant's kernel. The launcher, built once
+ * for all the variants, reads it from struct gpu_kernel (gpu_kernel.h). */
+#define GPU_VARIANT_BLOCK (GPU_VARIANT >> 8 & 1 ? 128 : 256)
+/* Threads an SM must hold, and so blocks (__launch_bounds__): the compiler
+ * fits the registers to it, 40 for 1,536 (nvcc 13.0 took 40 to 64 when
+ * left free, by small changes of the source), 32 for 2,048. */
+#define GPU_SM_THREADS (GPU_VARIANT >> 5 & 1 ? 2048 : 1536)
+#define GPU_MIN_BLOCKS (GPU_SM_THREADS / GPU_VARIANT_BLOCK)
 #define GPU_GRAB (GPU_VARIANT >> 6 & 1)
 #define GPU_GRAB_EACH (GPU_VARIANT >> 7 & 1 ? 4 : 8) /* values a thread takes at a time */
 #if (GPU_VARIANT & 128) && !GPU_GRAB
@@ -84,6 +91,10 @@
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-occ-grab"
 #elif GPU_VARIANT == 215
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab4"
+#elif GPU_VARIANT == 343
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-b128"
+#elif GPU_VARIANT == 471
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab4-b128"
 #else
 #error "GPU_VARIANT: give this combination a name here"
 #endif
