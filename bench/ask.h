@@ -16,7 +16,7 @@ struct ask_params {
 	uint8_t digest[PROTO_DIGEST_LEN];
 	uint64_t start, end; /* inclusive, as on the wire */
 	uint8_t priority;    /* of every piece, 1..16 */
-	uint64_t split;      /* pieces asked for; 0: not asking */
+	uint64_t split;      /* pieces asked for, at least 1 */
 	unsigned timeout_ms; /* from the send, the longest wait for the answer
 	                        (0: ASK_TIMEOUT_S) */
 };

@@ -1,339 +1,259 @@
 /* revhash-bench: the public client's load, plus the numbers it leaves out.
- * It replays the very workload the client would (bench/workload.c), one
- * request per thread and connection at fixed absolute deadlines
- * (bench/replay.c), scores it
- * the same way, and then asks how good that score is: it measures the
- * server's hash rate first and compares the score with those of ideal
- * servers of the same rate on the same arrivals (bench/simulate.c): one
- * that follows the policy of the server under test (--schedule,
- * --no-preempt, --no-split, --workers, as the master's switches), and the
- * best of every policy. First-time requests and repeats are reported apart.
+ * By default it replays the very workload the client would and scores it
+ * the same way, then says how good that score is against ideal servers of
+ * the server's own hash rate (bench/replay_cmd.c). Its other modes: the
+ * replay's CSV scored again (--rescore), a closed loop for the server's
+ * throughput (--concurrency), one question (--ask), a race of servers
+ * (--race), a preset's words (--preset).
  *
- * A failed connection or a short reply is counted, never fatal, and every
- * exchange has a timeout, so a run always ends with a report.
- *
- * With --concurrency and --duration it is a closed-loop load generator
- * instead (bench/closed.c): the server's throughput, not the client's score.
- * With --ask it puts one question, whole or split (bench/ask.c). With
- * --race it plays one workload against several servers (bench/race/race.c). */
-#include "bench/ask.h"
-#include "bench/calibrate.h"
-#include "bench/client.h"
-#include "bench/closed.h"
+ * A tool of several modes, it is a command table, as git is: commands[]
+ * names each mode by the option that chooses it, with its synopsis and
+ * help, its parser and its run, and this file holds nothing else of any
+ * mode. Every mode's options are known to getopt at once, so that one
+ * given to the wrong mode is refused by name, with the modes it belongs
+ * to, rather than taken for a typo; the options are read in order, as a
+ * getopt user expects (--help stops the reading, a mistake before it
+ * wins). --help is printed from the table. */
+#include "bench/ask_cmd.h"
+#include "bench/closed_cmd.h"
 #include "bench/options.h"
-#include "bench/race/race.h"
-#include "bench/replay.h"
-#include "bench/runcsv.h"
-#include "bench/simulate.h"
-#include "bench/stats.h"
-#include "bench/workload.h"
-#include "lib/os.h"
-#include "shm/ring.h"
+#include "bench/preset_cmd.h"
+#include "bench/race/race_cmd.h"
+#include "bench/replay_cmd.h"
+#include "bench/rescore_cmd.h"
 
 #include <errno.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A run to score: its requests and what became of them. */
-struct run {
-	const struct bench_options *opt;
-	const struct wl_request *reqs;
-	struct result *res;
+/* A mode of revhash-bench. */
+struct command {
+	const char *name;                    /* "--race": the option that chooses
+	                                        it; the default's: "the replay" */
+	const char *usage;                   /* its synopsis, after our name */
+	const char *help;                    /* its paragraph of --help */
+	const struct options_parser *parser; /* its command line */
+	int (*run)(void *params);            /* its exit status */
 };
 
-/* --- the report ------------------------------------------------------- */
-
-/* The ideal servers a run is measured against, on its actual send times:
- * one following the server's own policy, and the best of every policy on
- * as many workers (sim_best; a tie goes to the server's own). */
-struct ideal {
-	struct sim_policy best;
-	double own, best_score;
-	double *own_lat, *best_lat; /* each request's latency, for the CSV */
+static const struct command commands[] = {
+	{ "the replay", replay_cmd_usage, replay_cmd_help, &replay_cmd_parser, replay_cmd_run },
+	{ "--rescore", rescore_cmd_usage, rescore_cmd_help, &rescore_cmd_parser, rescore_cmd_run },
+	{ "--concurrency", closed_cmd_usage, closed_cmd_help, &closed_cmd_parser, closed_cmd_run },
+	{ "--ask", ask_cmd_usage, ask_cmd_help, &ask_cmd_parser, ask_cmd_run },
+	{ "--race", race_cmd_usage, race_cmd_help, &race_cmd_parser, race_cmd_run },
+	{ "--preset", preset_cmd_usage, preset_cmd_help, &preset_cmd_parser, preset_cmd_run },
 };
 
-static int ideal_scores(const struct run *r, double rate, struct ideal *id)
-{
-	const struct sim_policy *own = &r->opt->policy;
-	uint64_t n = r->opt->wl.total;
-	double *arrival = malloc(n * sizeof *arrival);
-	int err;
+#define COMMANDS (sizeof commands / sizeof commands[0])
+#define LONGS_MAX 64   /* every mode's options, the policy's, and ours */
+#define VAL_BASE 0x100 /* getopt's value for a mode's option i: VAL_BASE + i */
+#define HELP 'h'
+#define SWITCHES 'Y'
 
-	if (!arrival)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++)
-		arrival[i] = r->res[i].send_ns / 1e3;
-	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
-	if (!err)
-		err = sim_best(r->reqs, arrival, n, rate, own, &id->best,
-			       &id->best_score);
-	if (!err && id->own <= id->best_score) {
-		id->best = *own;
-		id->best_score = id->own;
-	}
-	if (!err)
-		err = sim_run(r->reqs, arrival, n, rate, &id->best,
-			      id->best_lat, NULL);
-	free(arrival);
-	return err;
-}
-
-/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
-static const char *const no_efficiency[] = {
-	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
-		"empty (start > end) or a repeat of one answered",
-	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
-		"server nothing, the measured score is all per-request overhead",
-	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
-		"that already knew answers, e.g. a warm cache from an earlier "
-		"run, can do that, or the hash rate is set too low",
+/* getopt's table: ours, then every option of every mode once, then the
+ * policy's (policy holds them with the values options_policy takes). */
+struct longs {
+	struct option opt[LONGS_MAX + 1];
+	size_t n;
+	struct option policy[OPTIONS_POLICY_MAX];
+	size_t policies;
 };
 
-/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9" */
-static void print_part(const char *name, const struct replay_part *p, uint64_t total)
+/* Add o to l unless an option of its name is there, with the value val,
+ * or VAL_BASE + its index when val is 0. */
+static void add_long(struct longs *l, const struct option *o, int val)
 {
-	printf("%s: %" PRIu64 " requests, mean latency ", name, p->n);
-	if (p->n)
-		printf("%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
-	else
-		printf("n/a");
-	printf(", score contribution %.0f\n", (double)(p->weighted / total));
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->opt[i].name, o->name) == 0)
+			return;
+	if (l->n == LONGS_MAX)
+		abort(); /* LONGS_MAX is too small for the table */
+	l->opt[l->n] = *o;
+	l->opt[l->n].val = val ? val : VAL_BASE + (int)l->n;
+	l->n++;
 }
 
-/* "wsrpt, preemptive, split, 2 workers" */
-static const char *describe(const struct sim_policy *p, char *buf, size_t size)
+static void gather(struct longs *l)
 {
-	char words[64];
-	int len = snprintf(buf, size, "%s, %u worker%s%s",
-			   policy_describe(&p->policy, words, sizeof words), p->workers,
-			   p->workers == 1 ? "" : "s", p->shares ? " of unequal rates" : "");
+	static const struct option ours[] = {
+		{ "help", no_argument, NULL, HELP },
+		{ "policy-switches", no_argument, NULL, SWITCHES },
+	};
 
-	if (p->cores && p->cores < p->workers && len > 0 && (size_t)len < size)
-		snprintf(buf + len, size - (size_t)len, " on %u CPU%s",
-			 p->cores, p->cores == 1 ? "" : "s");
-	return buf;
+	l->n = 0;
+	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+		add_long(l, &ours[i], ours[i].val);
+	for (size_t i = 0; i < COMMANDS; i++)
+		for (const struct option *o = commands[i].parser->options; o->name; o++)
+			add_long(l, o, 0);
+	l->policies = options_policy_getopt(l->policy);
+	for (size_t i = 0; i < l->policies; i++)
+		add_long(l, &l->policy[i], 0);
+	l->opt[l->n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
-/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)". */
-static void print_ideal(const char *label, const struct sim_policy *p,
-			double ideal, const char *ratio, const struct replay_summary *s,
-			uint64_t total)
+/* Mode m's value for the option called name, *policy set when it is one
+ * of the policy's; -1 when the option is not m's. */
+static int value(const struct command *m, const struct longs *l, const char *name,
+		 int *policy)
 {
-	char name[96];
-	double eff = 0;
-	enum stats_eff verdict = stats_efficiency(ideal, s->score, &eff);
-
-	printf("%s (%s): %.0f, ", label, describe(p, name, sizeof name), ideal);
-	if (verdict == STATS_EFF_OK)
-		printf("%s = %.3f", ratio, eff);
-	else
-		printf("%s: n/a (%s)", ratio, no_efficiency[verdict]);
-	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
+	*policy = 0;
+	for (const struct option *o = m->parser->options; o->name; o++)
+		if (strcmp(o->name, name) == 0)
+			return o->val;
+	for (size_t i = 0; m->parser->policy && i < l->policies; i++)
+		if (strcmp(l->policy[i].name, name) == 0) {
+			*policy = 1;
+			return l->policy[i].val;
+		}
+	return -1;
 }
 
-static void report(const struct replay_summary *s, uint64_t total, double rate,
-		   const struct sim_policy *own, const struct ideal *id)
+/* The mode that the option called name chooses, or NULL. */
+static const struct command *chosen_by(const char *name)
 {
-	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
-	       (uint64_t)s->score);
-	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
-	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
-	       s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
-	print_part("first-time", &s->first, total);
-	print_part("repeated", &s->repeat, total);
-	if (!rate) {
-		printf("hash rate: unknown, so no ideal score\n");
-		return;
-	}
-	printf("hash rate: %.3f M hashes/s\n", rate / 1e6);
-	if (!id) {
-		printf("ideal score: not computed\n");
-		return;
-	}
-	print_ideal("ideal", own, id->own, "efficiency", s, total);
-	print_ideal("best policy ideal", &id->best, id->best_score,
-		    "efficiency vs best", s, total);
+	for (size_t i = 0; i < COMMANDS; i++)
+		if (strncmp(commands[i].name, "--", 2) == 0 &&
+		    strcmp(commands[i].name + 2, name) == 0)
+			return &commands[i];
+	return NULL;
 }
 
-/* --- main ------------------------------------------------------------- */
-
-/* Score the run in r (its results in), report, and write the CSV; the exit
- * status: 0 when every answer was right. */
-static int score(struct run *r, FILE *csv)
+/* Refuse the option called name, which is not m's: -EINVAL (said, with
+ * the modes it belongs to). */
+static int refuse(const char *name, const struct command *m, const struct longs *l)
 {
-	const struct bench_options *opt = r->opt;
-	uint64_t n = opt->wl.total;
-	struct ideal ideal = { 0 }, *id = NULL;
-	struct replay_summary s;
-	int status = 1;
+	char owners[256] = "";
+	size_t len = 0, k = 0, n = 0;
+	int policy;
 
-	if (opt->rate) {
-		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
-		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
-		id = &ideal;
+	for (size_t i = 0; i < COMMANDS; i++)
+		n += value(&commands[i], l, name, &policy) >= 0;
+	for (size_t i = 0; i < COMMANDS && len < sizeof owners; i++) {
+		if (value(&commands[i], l, name, &policy) < 0)
+			continue;
+		k++;
+		len += (size_t)snprintf(owners + len, sizeof owners - len, "%s%s",
+					k == 1 ? "" : k == n ? " and " : ", ", commands[i].name);
 	}
-	if ((id && (!id->own_lat || !id->best_lat)) ||
-	    replay_summarize(r->reqs, r->res, n, &s)) {
-		fprintf(stderr, "revhash-bench: out of memory\n");
-		goto out;
-	}
-	if (id && ideal_scores(r, opt->rate, id))
-		id = NULL;
-	report(&s, n, opt->rate, &opt->policy, id);
-	if (csv && runcsv_write(csv, opt->csv, r->reqs, r->res, n,
-				id ? id->own_lat : NULL, id ? id->best_lat : NULL))
-		goto out;
-	status = s.ok == n ? 0 : 1;
-out:
-	free(ideal.own_lat);
-	free(ideal.best_lat);
-	return status;
+	return options_complain("--%s belongs to %s, not to %s", name, owners, m->name);
 }
 
-/* Run the workload, report, and return the exit status. */
-static int bench(const struct bench_options *opt, struct target *t,
-		 struct wl_request *reqs, FILE *csv)
+/* The mode chosen by an option among args[1 .. n - 1], the default when
+ * none is; NULL (said) when two are. getopt says nothing here (the options
+ * are read again for the mode) and permutes args, a copy of argv: after a
+ * missing argument it would move the words in front of the option. */
+static const struct command *choose(int n, char **args, const struct longs *l)
 {
-	uint64_t n = opt->wl.total;
-	struct run r = { .opt = opt, .reqs = reqs };
-	int status = 1;
+	const struct command *chosen = &commands[0], *m;
+	int c;
 
-	r.res = calloc(n, sizeof *r.res);
-	if (!r.res || replay_run(t, reqs, n, opt->wl.delay_us, !opt->quiet, r.res))
-		fprintf(stderr, "revhash-bench: out of memory\n");
-	else
-		status = score(&r, csv);
-	free(r.res);
-	return status;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(n, args, ":h", l->opt, NULL)) != -1) {
+		if (c == HELP || c == SWITCHES)
+			break;
+		if (c == ':')
+			c = optopt; /* its argument is missing: its mode's usage */
+		if (c < VAL_BASE || !(m = chosen_by(l->opt[c - VAL_BASE].name)) || m == chosen)
+			continue;
+		if (chosen != &commands[0]) {
+			options_complain("%s and %s are two modes: give one", chosen->name,
+					 m->name);
+			return NULL;
+		}
+		chosen = m;
+	}
+	return chosen;
 }
 
-/* --rescore: the run a CSV recorded, scored at --rate, and with --csv
- * written again with the ideal latencies at that rate; nothing is sent.
- * The CSV is read whole before the new one is opened, so it may be the
- * same file. */
-static int rescore(const struct bench_options *opt, struct wl_request *reqs)
+/* Every mode's synopsis, then each one's paragraph, then the policy's
+ * switches, which the replay and --rescore take. */
+static void help(FILE *out)
 {
-	struct run r = { .opt = opt, .reqs = reqs };
-	FILE *csv = NULL;
-	int status = 2;
-
-	printf("hash rate: %.3f M hashes/s (--rate); the run of %s\n",
-	       opt->rate / 1e6, opt->rescore);
-	r.res = calloc(opt->wl.total, sizeof *r.res);
-	if (!r.res || runcsv_load(opt->rescore, reqs, opt->wl.total, r.res))
-		goto out;
-	if (opt->csv && !(csv = fopen(opt->csv, "w"))) {
-		fprintf(stderr, "fopen(%s): %m\n", opt->csv);
-		goto out;
-	}
-	status = score(&r, csv); /* closed by runcsv_write(), if it gets there */
-out:
-	free(r.res);
-	return status;
+	for (size_t i = 0; i < COMMANDS; i++)
+		fprintf(out, "%s revhash-bench %s", i ? "      " : "usage:", commands[i].usage);
+	fputs("       revhash-bench --help | --policy-switches\n\n", out);
+	for (size_t i = 0; i < COMMANDS; i++)
+		fputs(commands[i].help, out);
+	fputs("--policy-switches prints the rules' switches, a line each. The policy\n"
+	      "options (the master's; --workers N: how many it runs):\n", out);
+	policy_help(out);
 }
 
-static struct wl_request *generate(const struct wl_params *p)
+/* Read argv into params for mode m: 0, 1 when --help or
+ * --policy-switches was printed instead, or -EINVAL (said). */
+static int parse(int argc, char **argv, const struct command *m, const struct longs *l,
+		 void *params)
 {
-	struct wl_request *reqs = calloc(p->total, sizeof *reqs);
+	const struct options_parser *p = m->parser;
+	int c, val, policy, err;
 
-	if (!reqs) {
-		fprintf(stderr, "revhash-bench: %" PRIu64
-			" requests: out of memory\n", p->total);
-		return NULL;
+	p->init(params);
+	opterr = 1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "h", l->opt, NULL)) != -1) {
+		if (c == HELP) {
+			help(stdout);
+			return 1;
+		}
+		if (c == SWITCHES) {
+			policy_switches(stdout);
+			return 1;
+		}
+		if (c < VAL_BASE)
+			return -EINVAL; /* getopt said what */
+		val = value(m, l, l->opt[c - VAL_BASE].name, &policy);
+		if (val < 0)
+			err = refuse(l->opt[c - VAL_BASE].name, m, l);
+		else if (policy)
+			err = options_policy(val, optarg, p->policy(params));
+		else
+			err = p->option(val, optarg, params);
+		if (err)
+			return err;
 	}
-	if (wl_generate(p, reqs)) {
-		fprintf(stderr, "revhash-bench: DIFFICULTY must be 1 .. 2^64-3 "
-			"and START + DIFFICULTY below 2^64\n");
-		free(reqs);
-		return NULL;
-	}
-	return reqs;
+	return p->words(argc - optind, argv + optind, params);
 }
 
-/* The closed loop and --ask: nothing to generate or calibrate. */
-static int target_main(const struct bench_options *opt)
+static int oom(void)
 {
-	struct target target = { 0 };
-	int status = 2;
-
-	if (client_resolve(&target, opt->host, opt->port) == 0) {
-		client_raise_fd_limit();
-		status = opt->ask.split ? ask_run(&target, &opt->ask) :
-			 closed_run(&target, &opt->closed);
-	}
-	client_free(&target);
-	return status;
+	fprintf(stderr, "revhash-bench: out of memory\n");
+	return 2;
 }
 
-/* Calibration hashes one request, and without split one request gets one
- * worker: the server as a whole hashes as fast on each worker that has a
- * CPU of its own. Print the rate the ideal will use, and why. */
-static void scale_calibrated(struct bench_options *opt)
+/* After a mistake, said: the synopsis of m (NULL: no one mode was
+ * chosen) and where to read more. The exit status, 2. */
+static int mistake(const struct command *m)
 {
-	const struct sim_policy *p = &opt->policy;
-	unsigned cpus = os_cpus_upto(RING_WORKERS);
-	unsigned times = p->workers < cpus ? p->workers : cpus;
-	double one = opt->rate;
-
-	if (policy_shares_jobs(&p->policy) || times == 1) {
-		printf("hash rate: %.3f M hashes/s (calibrated)\n", one / 1e6);
-		return;
-	}
-	opt->rate = one * times;
-	printf("hash rate: %.3f M hashes/s (calibrated: %.3f on one request, "
-	       "which one worker hashes under --no-split; times %u workers "
-	       "with a CPU each)\n", opt->rate / 1e6, one / 1e6, times);
+	if (m)
+		fprintf(stderr, "usage: revhash-bench %s", m->usage);
+	fputs("(revhash-bench --help says more)\n", stderr);
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	struct bench_options opt;
-	struct target target = { 0 };
-	struct wl_request *reqs = NULL;
-	FILE *csv = NULL;
-	int status = 2, rate_given;
+	size_t size = (size_t)(argc + 1) * sizeof *argv;
+	char **args = malloc(size);
+	struct longs l;
+	const struct command *m;
+	void *params;
+	int err, status;
 
-	if (bench_options_parse(argc, argv, &opt))
-		return 2;
-	if (opt.help)
-		return 0;
-	if (opt.racing)
-		return race_run(&opt.race);
-	if (opt.preset) {
-		printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64
-		       " %g\n", opt.wl.seed, opt.wl.total, opt.wl.start,
-		       opt.wl.difficulty, opt.wl.rep, opt.wl.delay_us, opt.wl.lambda);
-		return 0;
-	}
-	if (opt.closed.concurrency || opt.ask.split)
-		return target_main(&opt);
-	reqs = generate(&opt.wl);
-	if (reqs && opt.rescore) {
-		status = rescore(&opt, reqs);
-		goto out;
-	}
-	if (!reqs || client_resolve(&target, opt.host, opt.port))
-		goto out;
-	if (opt.csv && !(csv = fopen(opt.csv, "w"))) {
-		fprintf(stderr, "fopen(%s): %m\n", opt.csv);
-		goto out;
-	}
-	client_raise_fd_limit();
-	rate_given = opt.rate > 0;
-	if (!rate_given && opt.calibrate &&
-	    calibrate_rate(&target, CALIBRATE_ENOUGH_S, 1, &opt.rate))
-		opt.rate = 0;
-	if (opt.rate && !rate_given)
-		scale_calibrated(&opt);
-	else if (opt.rate)
-		printf("hash rate: %.3f M hashes/s (--rate)\n", opt.rate / 1e6);
-	fflush(stdout);
-	status = bench(&opt, &target, reqs, csv);
-out:
-	free(reqs);
-	client_free(&target);
+	if (!args)
+		return oom();
+	gather(&l);
+	m = choose(argc, memcpy(args, argv, size), &l);
+	free(args);
+	if (!m)
+		return mistake(NULL);
+	if (!(params = calloc(1, m->parser->size)))
+		return oom();
+	err = parse(argc, argv, m, &l, params);
+	status = err < 0 ? mistake(m) : err > 0 ? 0 : m->run(params);
+	free(params);
 	return status;
 }

@@ -107,7 +107,7 @@ static void fresh_request(struct wl_request *q, uint64_t start,
 	digest_of(q->answer, q->digest);
 }
 
-static int check_params(const struct wl_params *p)
+int wl_check(const struct wl_params *p)
 {
 	if (p->difficulty == 0 || p->difficulty > UINT64_MAX - 2)
 		return -EINVAL;
@@ -122,7 +122,7 @@ static int check_params(const struct wl_params *p)
 
 int wl_generate(const struct wl_params *p, struct wl_request *out)
 {
-	int err = check_params(p);
+	int err = wl_check(p);
 
 	if (err)
 		return err;

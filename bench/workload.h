@@ -47,11 +47,13 @@ void wl_preset_names(char *buf, size_t size);
 int wl_preset_params(const struct wl_preset *w, double rate,
 		     struct wl_params *p);
 
+/* 0 when the client can represent p, else -EINVAL: difficulty 0 or too
+ * large, fixed start + difficulty overflowing, rep above 100, negative or
+ * non-finite lambda. */
+int wl_check(const struct wl_params *p);
 /* Fill out[0 .. p->total - 1] with the workload for p. Reseeds and consumes
  * the process-wide rand() state, so it is not thread-safe and disturbs any
- * other rand() user. Returns 0, or -EINVAL for parameters the client cannot
- * represent (difficulty 0 or too large, fixed start + difficulty overflowing,
- * rep above 100, negative or non-finite lambda). */
+ * other rand() user. Returns 0, or -EINVAL when wl_check refuses p. */
 int wl_generate(const struct wl_params *p, struct wl_request *out);
 
 #endif

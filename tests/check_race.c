@@ -582,10 +582,12 @@ START_TEST(bad_arguments_exit_2)
 		{ { "--race", A, B, "final", "--probe", "61" }, "--probe: seconds" },
 		{ { "--race", A, B, "final", "--plot", "a\nb.png" }, "--plot: a file name" },
 		{ { "--race", A, B, "1M", "--no-calibrate" }, "cannot run with --no-calibrate" },
-		{ { "--race", A, B, "final", "--quiet" }, "--race takes no options but" },
-		{ { "--race", A, B, "final", "--concurrency", "2" }, "--race takes no options" },
+		{ { "--race", A, B, "final", "--quiet" }, "--quiet belongs to the replay" },
+		{ { "--race", A, B, "final", "--concurrency", "2" }, "--race and --concurrency are two" },
+		{ { "--race", A, B, "final", "--ask" }, "--race and --ask are two modes" },
+		{ { "--race", A, B, "1", "9", "0", "0", "20", "0", "1" }, "DIFFICULTY must be 1" },
 		{ { "127.0.0.1", "1", "1", "1", "0", "9", "0", "0", "1", "--rounds", "3" },
-		  "belong to --race" },
+		  "--rounds belongs to --race" },
 		{ { "--race", A, B, "C=h:3", "D=h:4", "E=h:5", "F=h:6", "G=h:7", "H=h:8",
 		    "I=h:9", "final" }, "too many servers" },
 	};
@@ -612,15 +614,20 @@ END_TEST
 
 /* --preset prints a preset's seven words, which scripts/lib-bench.sh
  * reads: its delay from --rate where it follows one, which it must then
- * have. */
+ * have. Each mistake says what is wrong. */
 START_TEST(preset_prints_its_words)
 {
 	const char *one_m[] = { "--preset", "1M", "--rate", "142.7e6", NULL };
 	const char *final[] = { "--preset", "final", NULL };
-	const char *bad[][5] = { { "--preset", "1M", NULL },
-				 { "--preset", "nope", "--rate", "1e8", NULL },
-				 { "--preset", "final", "extra", NULL },
-				 { "--preset", "final", "--quiet", NULL } };
+	static const struct {
+		const char *args[5];
+		const char *says;
+	} bad[] = {
+		{ { "--preset", "1M" }, "give --rate" },
+		{ { "--preset", "nope", "--rate", "1e8" }, "no preset nope" },
+		{ { "--preset", "final", "extra" }, "takes no other words or options" },
+		{ { "--preset", "final", "--quiet" }, "--quiet belongs to the replay" },
+	};
 	static struct ran r;
 
 	run_bench(one_m, NULL, &r);
@@ -630,12 +637,12 @@ START_TEST(preset_prints_its_words)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "3435245 500 0 30000000 20 600000 1.5\n");
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		run_bench(bad[i], NULL, &r);
+		run_bench(bad[i].args, NULL, &r);
 		ck_assert_int_eq(r.status, 2);
 		ck_assert_str_eq(r.out, "");
 		ck_assert_ptr_nonnull(strstr(r.err, "revhash-bench: "));
+		ck_assert_ptr_nonnull(strstr(r.err, bad[i].says));
 	}
-	ck_assert_ptr_nonnull(strstr(r.err, "takes no other words or options"));
 }
 END_TEST
 

@@ -500,7 +500,7 @@ START_TEST(bad_pid_exits_2)
 		{ { "--race", A, B, "final", "--pid", "A=1", "--settle", "0" },
 		  "not watched with --settle 0" },
 		{ { "127.0.0.1", "1", "1", "1", "0", "9", "0", "0", "1", "--pid", "A=1" },
-		  "belong to --race" },
+		  "--pid belongs to --race" },
 	};
 	static struct ran r;
 

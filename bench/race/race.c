@@ -29,7 +29,6 @@
 #include "bench/simulate.h"
 #include "bench/race/verdict.h"
 #include "lib/os.h"
-#include "lib/parse.h"
 #include "shm/ring.h"
 
 #include <errno.h>
@@ -37,80 +36,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-/* --- the command line's servers --------------------------------------- */
-
-int race_is_server(const char *word)
-{
-	return strchr(word, '=') != NULL;
-}
-
-static int bad_server(const char *word, const char *why)
-{
-	fprintf(stderr, "revhash-bench: --race: %s: %s\n", word, why);
-	return -EINVAL;
-}
-
-static int good_name(const char *name, size_t len)
-{
-	if (len == 0 || len > RACE_NAME_MAX)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._-", name[i]) || !name[i])
-			return 0;
-	return 1;
-}
-
-/* HOST:PORT, the host's brackets taken off, into s. */
-static int split_address(const char *word, const char *spec,
-			 struct race_server *s)
-{
-	const char *colon = strrchr(spec, ':');
-	size_t len = colon ? (size_t)(colon - spec) : 0;
-	uint64_t port;
-
-	if (!colon || parse_u64(colon + 1, 1, 65535, &port))
-		return bad_server(word, "not NAME=HOST:PORT with a port from 1 to 65535");
-	if (len >= 2 && spec[0] == '[' && spec[len - 1] == ']') {
-		spec++;
-		len -= 2;
-	}
-	if (len == 0 || len >= sizeof s->host)
-		return bad_server(word, "no host, or one too long");
-	memcpy(s->host, spec, len);
-	s->host[len] = '\0';
-	snprintf(s->port, sizeof s->port, "%" PRIu64, port);
-	return 0;
-}
-
-int race_add_server(const char *word, struct race_params *p)
-{
-	const char *eq = strchr(word, '=');
-	struct race_server *s = &p->server[p->n];
-
-	if (p->n == RACE_MAX_SERVERS)
-		return bad_server(word, "too many servers (at most 8)");
-	if (!eq || !good_name(word, (size_t)(eq - word)))
-		return bad_server(word, "a NAME is 1 to 16 letters, digits, '.', "
-				  "'_' or '-', then '=HOST:PORT'");
-	*s = (struct race_server){ .spec = eq + 1 };
-	memcpy(s->name, word, (size_t)(eq - word));
-	if (split_address(word, eq + 1, s))
-		return -EINVAL;
-	for (unsigned i = 0; i < p->n; i++) {
-		if (strcmp(p->server[i].name, s->name) == 0)
-			return bad_server(word, "a name given twice");
-		if (strcmp(p->server[i].host, s->host) == 0 &&
-		    strcmp(p->server[i].port, s->port) == 0)
-			return bad_server(word, "the same server as another: "
-					  "its cache would answer the second run "
-					  "of every round");
-	}
-	p->n++;
-	return 0;
-}
 
 /* --- one leg: probe, run, judge ---------------------------------------- */
 
@@ -467,11 +392,6 @@ int race_run(const struct race_params *params)
 	client_raise_fd_limit();
 	if (start(&r))
 		goto out;
-	if (wl_generate(&r.wl, r.reqs)) {
-		fprintf(stderr, "revhash-bench: DIFFICULTY must be 1 .. 2^64-3 "
-			"and START + DIFFICULTY below 2^64\n");
-		goto out;
-	}
 	status = 1;
 	/* Each look of --until-decided at a share of the level. */
 	q.alpha = q.until_decided ? verdict_look_alpha(q.rounds, VERDICT_ALPHA) :

@@ -48,20 +48,13 @@ struct race_params {
 	const char *csv, *plot;         /* files to write, or NULL */
 };
 
-/* Is word a server's NAME=HOST:PORT rather than a workload's word? */
-int race_is_server(const char *word);
-/* Add the server NAME=HOST:PORT in word to p: a name of 1 to
- * RACE_NAME_MAX letters, digits, '.', '_' or '-', not given before; a
- * host (an IPv6 address in brackets or not) and a port 1 .. 65535 not
- * given before either. 0, or -EINVAL after saying on stderr what is
- * wrong with the word. */
-int race_add_server(const char *word, struct race_params *p);
-/* Run the race and print it. The exit status: 0 when every server
- * answered every request right; 1 when one did not, or a file could not
- * be written (the race still runs to its end), or a preset whose delay
- * follows the rate found no rate at the race's first probe (the race
- * ends there); 2 when it could not start (a server's name that does not
- * resolve, a file that cannot be opened, no gnuplot for --plot). */
+/* Run the race of p (its workload checked: wl_check) and print it. The
+ * exit status: 0 when every server answered every request right; 1 when
+ * one did not, or a file could not be written (the race still runs to its
+ * end), or a preset whose delay follows the rate found no rate at the
+ * race's first probe (the race ends there); 2 when it could not start (a
+ * server's name that does not resolve, a file that cannot be opened, no
+ * gnuplot for --plot). */
 int race_run(const struct race_params *p);
 
 #endif

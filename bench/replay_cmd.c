@@ -1,0 +1,181 @@
+/* The replay (see replay_cmd.h): the workload is generated whole before
+ * anything is sent, and the server's hash rate measured (unless --rate
+ * gives it), so that the run itself does nothing but send at its
+ * deadlines. A failed connection or a short reply is counted, never fatal,
+ * and every exchange has a timeout, so a run always ends with a report. */
+#include "bench/replay_cmd.h"
+#include "bench/calibrate.h"
+#include "bench/client.h"
+#include "bench/replay.h"
+#include "bench/score.h"
+#include "lib/os.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char replay_cmd_usage[] =
+	"HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
+	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
+	"           [--schedule ORDER] [--no-RULE ...] [--workers N]\n"
+	"           [--worker-rates R1,R2,...]\n";
+
+const char replay_cmd_help[] =
+	"The replay (no mode's option) plays the public client's workload at its\n"
+	"pace (open loop) and compares the score with an ideal server's: one\n"
+	"following the policy of the server under test, described with the\n"
+	"master's switches (default: wsrpt, preemptive, split, one worker per CPU\n"
+	"here), and one following the best policy for this workload. With\n"
+	"--worker-rates the server's workers hash at unequal rates (a GPU beside\n"
+	"CPUs: their rates per second, or any numbers in that proportion); the\n"
+	"ideal without split then gives the best job the fastest worker.\n";
+
+static const struct option options[] = {
+	{ "csv", required_argument, NULL, 'c' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "no-calibrate", no_argument, NULL, 'n' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static struct options_policy *policy(void *params)
+{
+	struct replay_cmd *p = params;
+
+	return &p->policy;
+}
+
+static void init(void *params)
+{
+	struct replay_cmd *p = params;
+
+	*p = (struct replay_cmd){ .calibrate = 1 };
+	options_policy_init(&p->policy);
+}
+
+static int option(int c, const char *arg, void *params)
+{
+	struct replay_cmd *p = params;
+
+	switch (c) {
+	case 'c':
+		p->csv = arg;
+		break;
+	case 'q':
+		p->quiet = 1;
+		break;
+	case 'r':
+		return options_rate(arg, &p->rate);
+	case 'n':
+		p->calibrate = 0;
+		break;
+	}
+	return 0;
+}
+
+static int words(int n, char **w, void *params)
+{
+	struct replay_cmd *p = params;
+	int err;
+
+	if (n != 9 || options_host(w, &p->at) ||
+	    (err = options_workload(w + 2, &p->wl)) == -EINVAL)
+		return options_complain("the replay takes " OPTIONS_HOST_WORDS ", then "
+					OPTIONS_WORKLOAD_WORDS);
+	return err;
+}
+
+const struct options_parser replay_cmd_parser = {
+	sizeof(struct replay_cmd), options, policy, init, option, words,
+};
+
+static struct wl_request *generate(const struct wl_params *p)
+{
+	struct wl_request *reqs = calloc(p->total, sizeof *reqs);
+
+	if (!reqs) {
+		fprintf(stderr, "revhash-bench: %" PRIu64
+			" requests: out of memory\n", p->total);
+		return NULL;
+	}
+	wl_generate(p, reqs); /* options_workload checked p */
+	return reqs;
+}
+
+/* Calibration hashes one request, and without split one request gets one
+ * worker: the server as a whole hashes as fast on each worker that has a
+ * CPU of its own. Print the rate the ideal will use, and why. */
+static void scale_calibrated(struct replay_cmd *p)
+{
+	const struct sim_policy *s = &p->policy.sim;
+	unsigned cpus = os_cpus_upto(RING_WORKERS);
+	unsigned times = s->workers < cpus ? s->workers : cpus;
+	double one = p->rate;
+
+	if (policy_shares_jobs(&s->policy) || times == 1) {
+		printf("hash rate: %.3f M hashes/s (calibrated)\n", one / 1e6);
+		return;
+	}
+	p->rate = one * times;
+	printf("hash rate: %.3f M hashes/s (calibrated: %.3f on one request, "
+	       "which one worker hashes under --no-split; times %u workers "
+	       "with a CPU each)\n", p->rate / 1e6, one / 1e6, times);
+}
+
+/* The rate the ideal servers hash at: --rate's, else calibrated on t
+ * (unless --no-calibrate), else 0; said on stdout. */
+static void find_rate(struct replay_cmd *p, struct target *t)
+{
+	if (p->rate) {
+		printf("hash rate: %.3f M hashes/s (--rate)\n", p->rate / 1e6);
+	} else if (p->calibrate) {
+		if (calibrate_rate(t, CALIBRATE_ENOUGH_S, 1, &p->rate))
+			p->rate = 0;
+		else if (p->rate)
+			scale_calibrated(p);
+	}
+	fflush(stdout);
+}
+
+/* Send the workload, report, and return the exit status. */
+static int play(struct replay_cmd *p, struct target *t,
+		const struct wl_request *reqs, FILE *csv)
+{
+	struct score_run r = { .reqs = reqs, .n = p->wl.total, .rate = p->rate,
+			       .policy = &p->policy.sim };
+	struct result *res = calloc(r.n, sizeof *res);
+	int status = 1;
+
+	if (!res || replay_run(t, reqs, r.n, p->wl.delay_us, !p->quiet, res)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+	} else {
+		r.res = res;
+		status = score_report(&r, csv, p->csv);
+	}
+	free(res);
+	return status;
+}
+
+int replay_cmd_run(void *params)
+{
+	struct replay_cmd *p = params;
+	struct target target = { 0 };
+	struct wl_request *reqs = generate(&p->wl);
+	FILE *csv = NULL;
+	int status = 2;
+
+	if (!reqs || client_resolve(&target, p->at.host, p->at.port))
+		goto out;
+	if (p->csv && !(csv = fopen(p->csv, "w"))) {
+		fprintf(stderr, "fopen(%s): %m\n", p->csv);
+		goto out;
+	}
+	client_raise_fd_limit();
+	find_rate(p, &target);
+	status = play(p, &target, reqs, csv);
+out:
+	free(reqs);
+	client_free(&target);
+	return status;
+}

@@ -1,0 +1,157 @@
+/* The replay's report (see score.h). The ideal servers replay the run's
+ * own send times, not the workload's deadlines, so a client that sent late
+ * is not counted against the server; a tie between the server's policy and
+ * another goes to the server's own, so "best policy" names a better one
+ * only when there is one. */
+#include "bench/score.h"
+#include "bench/replay.h"
+#include "bench/runcsv.h"
+#include "bench/stats.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* The ideal servers a run is measured against, on its actual send times:
+ * one following the server's own policy, and the best of every policy on
+ * as many workers (sim_best; a tie goes to the server's own). */
+struct ideal {
+	struct sim_policy best;
+	double own, best_score;
+	double *own_lat, *best_lat; /* each request's latency, for the CSV */
+};
+
+static int ideal_scores(const struct score_run *r, struct ideal *id)
+{
+	const struct sim_policy *own = r->policy;
+	uint64_t n = r->n;
+	double rate = r->rate;
+	double *arrival = malloc(n * sizeof *arrival);
+	int err;
+
+	if (!arrival)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n; i++)
+		arrival[i] = r->res[i].send_ns / 1e3;
+	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
+	if (!err)
+		err = sim_best(r->reqs, arrival, n, rate, own, &id->best,
+			       &id->best_score);
+	if (!err && id->own <= id->best_score) {
+		id->best = *own;
+		id->best_score = id->own;
+	}
+	if (!err)
+		err = sim_run(r->reqs, arrival, n, rate, &id->best,
+			      id->best_lat, NULL);
+	free(arrival);
+	return err;
+}
+
+/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
+static const char *const no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
+		"empty (start > end) or a repeat of one answered",
+	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
+		"server nothing, the measured score is all per-request overhead",
+	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
+		"that already knew answers, e.g. a warm cache from an earlier "
+		"run, can do that, or the hash rate is set too low",
+};
+
+/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9" */
+static void print_part(const char *name, const struct replay_part *p, uint64_t total)
+{
+	printf("%s: %" PRIu64 " requests, mean latency ", name, p->n);
+	if (p->n)
+		printf("%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
+	else
+		printf("n/a");
+	printf(", score contribution %.0f\n", (double)(p->weighted / total));
+}
+
+/* "wsrpt, preemptive, split, 2 workers" */
+static const char *describe(const struct sim_policy *p, char *buf, size_t size)
+{
+	char words[64];
+	int len = snprintf(buf, size, "%s, %u worker%s%s",
+			   policy_describe(&p->policy, words, sizeof words), p->workers,
+			   p->workers == 1 ? "" : "s", p->shares ? " of unequal rates" : "");
+
+	if (p->cores && p->cores < p->workers && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, " on %u CPU%s",
+			 p->cores, p->cores == 1 ? "" : "s");
+	return buf;
+}
+
+/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)". */
+static void print_ideal(const char *label, const struct sim_policy *p,
+			double ideal, const char *ratio, const struct replay_summary *s,
+			uint64_t total)
+{
+	char name[96];
+	double eff = 0;
+	enum stats_eff verdict = stats_efficiency(ideal, s->score, &eff);
+
+	printf("%s (%s): %.0f, ", label, describe(p, name, sizeof name), ideal);
+	if (verdict == STATS_EFF_OK)
+		printf("%s = %.3f", ratio, eff);
+	else
+		printf("%s: n/a (%s)", ratio, no_efficiency[verdict]);
+	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
+}
+
+static void report(const struct replay_summary *s, uint64_t total, double rate,
+		   const struct sim_policy *own, const struct ideal *id)
+{
+	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
+	       (uint64_t)s->score);
+	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
+	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
+	       s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
+	print_part("first-time", &s->first, total);
+	print_part("repeated", &s->repeat, total);
+	if (!rate) {
+		printf("hash rate: unknown, so no ideal score\n");
+		return;
+	}
+	printf("hash rate: %.3f M hashes/s\n", rate / 1e6);
+	if (!id) {
+		printf("ideal score: not computed\n");
+		return;
+	}
+	print_ideal("ideal", own, id->own, "efficiency", s, total);
+	print_ideal("best policy ideal", &id->best, id->best_score,
+		    "efficiency vs best", s, total);
+}
+
+int score_report(const struct score_run *r, FILE *csv, const char *path)
+{
+	uint64_t n = r->n;
+	struct ideal ideal = { 0 }, *id = NULL;
+	struct replay_summary s;
+	int status = 1;
+
+	if (r->rate) {
+		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
+		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		id = &ideal;
+	}
+	if ((id && (!id->own_lat || !id->best_lat)) ||
+	    replay_summarize(r->reqs, r->res, n, &s)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		goto out;
+	}
+	if (id && ideal_scores(r, id))
+		id = NULL;
+	report(&s, n, r->rate, r->policy, id);
+	if (csv && runcsv_write(csv, path, r->reqs, r->res, n,
+				id ? id->own_lat : NULL, id ? id->best_lat : NULL))
+		goto out;
+	status = s.ok == n ? 0 : 1;
+out:
+	free(ideal.own_lat);
+	free(ideal.best_lat);
+	return status;
+}
