@@ -28,7 +28,15 @@ export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHAS
 	REVHASH_METRICS
 mkdir -p "$REVHASH_TEST_LOGS"
 
-passed=0 skipped=0 failed=0 broken="" replay="" tests=""
+passed=0 skipped=0 failed=0 broken="" replay="" tests="" times=""
+# took NAME: the seconds since the last took (or the start), kept for the
+# last line: where the run's time went.
+mark=$(date +%s)
+took() {
+	now=$(date +%s)
+	times="$times $1 $((now - mark))"
+	mark=$now
+}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -70,6 +78,7 @@ for t in "$@"; do
 	skipped=$((skipped + s))
 	failed=$((failed + f + e))
 	[ $((f + e)) -gt 0 ] && failing "$t"
+	took "${t#check_}"
 done
 # The readers lib.sh and lib-bench.sh give the scripts (under a second):
 # one more test.
@@ -80,6 +89,7 @@ if [ -n "${RUN_LIB:-}" ]; then
 		failed=$((failed + 1))
 		broken="$broken lib-selftest.sh"
 	fi
+	took lib.sh
 fi
 # The short crash-injection run counts as one more test (its parts that
 # cannot run here as skips beside it).
@@ -92,6 +102,7 @@ if [ -n "${RUN_CHAOS:-}" ]; then
 		failed=$((failed + 1))
 	fi
 	skipped=$((skipped + $(skips)))
+	took chaos
 fi
 # The lab's report generator on its smoke preset (seconds): every section,
 # table, finding and plot must be there. One more test.
@@ -105,6 +116,7 @@ if [ -n "${RUN_LAB:-}" ]; then
 		failed=$((failed + 1))
 		broken="$broken lab-smoke(kept:$lab)"
 	fi
+	took lab
 fi
 # The GPU machine's one script, dry (scripts/gpu-proof.sh --dry-run: the
 # stand-ins, every part): it must pass, say every part in its summary, and
@@ -131,6 +143,7 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 		failed=$((failed + 1))
 		broken="$broken gpu-proof-dry(kept:$dir)"
 	fi
+	took gpu-proof
 fi
 # The quick attacks (scripts/attack.sh --quick): one more test, its
 # attacks that cannot run here as skips beside it.
@@ -144,6 +157,7 @@ if [ -n "${RUN_ATTACK:-}" ]; then
 		broken="$broken attack.sh"
 	fi
 	skipped=$((skipped + $(skips)))
+	took attack
 fi
 # The cluster behind HAProxy and the Prometheus exporter: one more test
 # each, skipped (exit 77, "SKIP: ...") where haproxy or prometheus cannot
@@ -157,10 +171,12 @@ if [ -n "${RUN_CLUSTER:-}" ]; then
 		*) failed=$((failed + 1))
 		   broken="$broken $t" ;;
 		esac
+		took "$(basename "$t" .sh)"
 	done
 fi
 [ -n "$tests" ] && echo "failed tests:$tests"
 [ -n "$replay" ] && echo "to replay:$replay"
 [ -n "$broken" ] && echo "failing:$broken"
+[ -n "$times" ] && echo "seconds:$times"
 echo "$passed passed, $skipped skipped, $failed failed"
 [ "$failed" -eq 0 ]
