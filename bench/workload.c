@@ -12,6 +12,7 @@
 #include "proto/proto.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,20 @@ void wl_preset_names(char *buf, size_t size)
 				 presets[i].name);
 
 		len += n > 0 ? (size_t)n : 0;
+	}
+}
+
+void wl_preset_help(FILE *out)
+{
+	for (size_t i = 0; i < PRESETS; i++) {
+		const struct wl_preset *p = &presets[i];
+
+		fprintf(out, "  %-10s %" PRIu64 " requests of %" PRIu64 " values, ", p->name,
+			p->total, p->difficulty);
+		if (p->load > 0)
+			fprintf(out, "%.0f%% load at the probed rate\n", p->load * 100);
+		else
+			fprintf(out, "one every %" PRIu64 " us\n", p->delay_us);
 	}
 }
 

@@ -431,6 +431,26 @@ START_TEST(presets_are_the_benchmark_rows)
 }
 END_TEST
 
+/* --help's list of presets is the table's: a line each, its name first. */
+START_TEST(preset_help_is_the_table)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(out);
+	wl_preset_help(out);
+	fclose(out);
+	ck_assert_str_eq(text,
+			 "  milestone  100 requests of 30000000 values, one every 600000 us\n"
+			 "  final      500 requests of 30000000 values, one every 600000 us\n"
+			 "  1M         200 requests of 1000000 values, 25% load at the probed rate\n"
+			 "  300k       300 requests of 300000 values, 25% load at the probed rate\n"
+			 "  100k       300 requests of 100000 values, 25% load at the probed rate\n");
+	free(text);
+}
+END_TEST
+
 static Suite *verdict_suite(void)
 {
 	Suite *s = suite_create("verdict");
@@ -449,6 +469,7 @@ static Suite *verdict_suite(void)
 	tcase_add_test(t, a_real_difference_is_found);
 	tcase_add_test(t, percent_rounds_down);
 	tcase_add_test(t, presets_are_the_benchmark_rows);
+	tcase_add_test(t, preset_help_is_the_table);
 	suite_add_tcase(s, t);
 	return s;
 }

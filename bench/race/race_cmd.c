@@ -24,12 +24,11 @@ const char race_cmd_usage[] =
 
 const char race_cmd_help[] =
 	"--race races servers (2 to 8, any servers, named as they are to be\n"
-	"called) on one workload, or a preset (milestone, final: the course's\n"
-	"runs; 1M, 300k, 100k: small requests at a quarter of the first probe's\n"
-	"rate), in rounds of alternating order (A B, B A, ...); each round has\n"
-	"the next seed. Each server's hash rate is probed before each of its\n"
-	"runs. A table per round, a summary, and for each pair the ratio of\n"
-	"their scores with a 95% interval: a winner when it excludes 1,\n"
+	"called) on one workload, or a preset (below: a load follows the first\n"
+	"probe's rate), in rounds of alternating order (A B, B A, ...); each\n"
+	"round has the next seed. Each server's hash rate is probed before each\n"
+	"of its runs. A table per round, a summary, and for each pair the ratio\n"
+	"of their scores with a 95% interval: a winner when it excludes 1,\n"
 	"equivalence when it lies within the margin, else how many more rounds\n"
 	"would likely decide; fewer right answers lose whatever the score, and a\n"
 	"run faster than hashing allows (a cache) gives no verdict. Exit 0 when\n"
