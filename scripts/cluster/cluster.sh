@@ -292,7 +292,7 @@ stop_node() {
 
 # drop_segments PORT PID: the segments master PID of PORT left in
 # /dev/shm when it died (revhash-PORT-PID, or revhash-PORT-PID.N where
-# that name was taken: shm/segment.c), each only if it is a regular file
+# that name was taken: shm/segment_create.c), each only if it is a regular file
 # of this user's with no group or other bits (find never follows a link),
 # and only once nobody holds its lock: a live master holds its own for as
 # long as it runs, so another master's is never taken, whatever its name.
