@@ -3,7 +3,10 @@
 # through HAProxy in front of that same node (scripts/cluster/cluster.sh --nodes 1),
 # in alternate runs (direct then balancer, then the other way round), each
 # replay on a node restarted for it (an empty cache) and with the same seed
-# for both. Prints every run, then the medians side by side with the
+# for both. A cluster's node takes connections from the loopback only with
+# the balancer's PROXY header (so that nobody skips the balancer's bounds):
+# for the direct runs the same master, on the same port and with the same
+# options, is started without --proxy-from in its place. Prints every run, then the medians side by side with the
 # difference, the balancer's own CPU time per request and the node's hash
 # rate, the two figures a cluster of real machines scales by.
 #   scripts/cluster/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
@@ -22,19 +25,36 @@ CLUSTER=$ROOT/scripts/cluster/cluster.sh
 PORT=$(free_port 1 100 201)
 NODE=$((PORT + 1))
 OUT=$(mktemp -d /tmp/revhash-cluster-bench.XXXXXX)
-trap '"$CLUSTER" stop --port "$PORT" >/dev/null; rm -rf "$OUT"' EXIT
+DIRECT_PID=""
+trap '[ -n "$DIRECT_PID" ] && stop_master "$DIRECT_PID" 35; "$CLUSTER" stop --port "$PORT" >/dev/null; rm -rf "$OUT"' EXIT
 "$CLUSTER" start --nodes 1 --port "$PORT" --workers "$WORKERS" >/dev/null ||
 	fail "the cluster did not start"
 HAPROXY=$("$CLUSTER" status --port "$PORT" | sed -n 's/.*(pid \([0-9]*\)).*/\1/p')
 TICK=$(getconf CLK_TCK)
+AS=balancer # what the node on $NODE serves now: balancer (the cluster's), or direct
 
-# fresh: restart the node (an empty cache), and wait until the balancer
-# sees it up again.
-fresh() {
-	local pid
-	pid=$("$CLUSTER" status --port "$PORT" | awk '$1 == "n1" { print $3 }')
-	(stop_master "$pid" 35) || fail "the node did not stop"
-	"$CLUSTER" node-start 1 --port "$PORT" >/dev/null || fail "the node did not start again"
+# node_stop: stop the master on $NODE, the cluster's or the direct one.
+node_stop() {
+	local pid=$DIRECT_PID
+	[ "$AS" = balancer ] && pid=$("$CLUSTER" status --port "$PORT" | awk '$1 == "n1" { print $3 }')
+	[ -z "$pid" ] || (stop_master "$pid" 35) || fail "the node did not stop"
+	DIRECT_PID=""
+}
+
+# node_as TARGET: a fresh node on $NODE (an empty cache) for TARGET's runs:
+# the cluster's, up in the balancer's view, or the same master without
+# --proxy-from for the direct ones.
+node_as() {
+	node_stop
+	AS=$1
+	if [ "$AS" = direct ]; then
+		start_master "$NODE" "$OUT/direct.log" --workers "$WORKERS" --no-pin --gpu off \
+			--listen 127.0.0.1 || fail "the direct node did not start"
+		DIRECT_PID=$MASTER_PID
+		return 0
+	fi
+	"$CLUSTER" node-start 1 --port "$PORT" --workers "$WORKERS" >/dev/null ||
+		fail "the node did not start again"
 	for _ in $(seq 1 100); do
 		"$CLUSTER" status --port "$PORT" | grep -q '^n1 .* UP ' && return 0
 		sleep 0.05
@@ -71,7 +91,7 @@ closed() {
 replay() {
 	local target=$1 port=$2 label=$3 out=$OUT/run
 	shift 3
-	fresh
+	node_as "$target"
 	"$BENCH" 127.0.0.1 "$port" "$SEED" "$@" --no-calibrate --quiet >"$out" ||
 		{ cat "$out"; fail "replay $label to $target went wrong"; }
 	record "$label score" "$target" "$(awk '/^Results:/ { print $3 }' "$out")"
@@ -81,6 +101,7 @@ replay() {
 
 # round TARGET PORT: every workload once.
 round() {
+	[ "$AS" = "$1" ] || node_as "$1"
 	closed "$1" "$2" "small fresh" --difficulty 1
 	closed "$1" "$2" "small cached" --cached
 	replay "$1" "$2" "small replay" 2000 0 1000 20 1000 1.5
