@@ -66,7 +66,7 @@ say "port $PORT, $WORKERS workers, $REQUESTS requests of $DIFFICULTY every $DELA
 # as how many it takes depends on which ports are free.
 RANDOM=$SEED
 REVHASH_TEST_HOOKS=1 start_master "$PORT" "$LOG" --config "$CFG" --idle-timeout 5 \
-	--stop-timeout 5 --gpu "$GPU" # garbage requests are searches in flight: do not wait 30 s
+	--stop-timeout 2 --gpu "$GPU" # garbage requests are searches in flight: do not wait 30 s
 # The workers: the CPU ones the config asks for, and a GPU worker for each
 # device the master found.
 GPUS=$(json_num "$(status_json "$PORT")" gpus)
