@@ -124,6 +124,20 @@ seg1=(/dev/shm/revhash-$((PORT + 1))-"$pid1"*)
 say "node-start refused a linked log, and replaced a linked pid file, writing through neither;" \
 	"the old master's segment is gone"
 
+# 2b. node-start gives a node as many workers as start did (its record,
+# $RUN/workers), and takes no number from a record that is none.
+[ "$(cat "$RUN/workers")" = 1 ] || fail "start did not record its --workers"
+for record in 2 '2; touch x'; do
+	want=${record%%;*}
+	[ "$record" = "$want" ] || want=1
+	kill_node 1
+	printf '%s\n' "$record" >"$RUN/workers"
+	"$CLUSTER" node-start 1 --port "$PORT" >/dev/null || fail "node 1 did not start again"
+	wait_workers "$(node_pid 1)" "$want" 5 ||
+		fail "node-start ran $(workers_of "$(node_pid 1)" | wc -l) workers for the record '$record', not $want"
+done
+say "node-start ran start's worker count (2 from its record), and 1 for a record that is no number"
+
 # 3. Node 2 dies (SIGKILL): its segment stays behind. Beside it, names
 # like its segment's that stop must leave: a link (to a file of ours), a
 # file locked by a live process (as a master holds its own), one readable

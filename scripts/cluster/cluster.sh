@@ -10,8 +10,10 @@
 #                                                    its counters and its exporter; exit
 #                                                    1 when the balancer, a node or an
 #                                                    exporter is not serving
-#   scripts/cluster/cluster.sh node-start I [--port P]  start local node I (1..N)
-#                                                    again, on its port
+#   scripts/cluster/cluster.sh node-start I [--port P] [--workers W]
+#                                                    start local node I (1..N)
+#                                                    again, on its port, with
+#                                                    start's --workers unless W
 #   scripts/cluster/cluster.sh stop [--port P]       the balancer, then every node at
 #                                                    once; the logs are kept
 #   scripts/cluster/cluster.sh config [start's options]  print the HAProxy config
@@ -40,13 +42,13 @@ set -u
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CMD=${1:-}
 [ $# -gt 0 ] && shift
-NODES=3 PORT=5003 WORKERS=1 STATS_PORT="" HOSTS="" NETNS=0 NODE="" BIND=127.0.0.1
+NODES=3 PORT=5003 WORKERS=1 WORKERS_SAID=0 STATS_PORT="" HOSTS="" NETNS=0 NODE="" BIND=127.0.0.1
 PER_SOURCE=64 FIN_TIMEOUT=5
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes) NODES=$2; shift ;;
 	--port) PORT=$2; shift ;;
-	--workers) WORKERS=$2; shift ;;
+	--workers) WORKERS=$2 WORKERS_SAID=1; shift ;;
 	--stats-port) STATS_PORT=$2; shift ;;
 	--hosts) HOSTS=$2; shift ;;
 	--bind) BIND=$2; shift ;;
@@ -540,6 +542,7 @@ start() {
 	trap 'stop_all; exit 1' INT TERM
 	trap '[ -e "$RUN/started" ] || stop_all' EXIT # undo a start that failed
 	put nodes "$(node_table)"
+	put workers "$WORKERS" # node-start's, unless it is told another
 	put stats-port "$STATS_PORT"
 	while read -r name addr port kind; do
 		[ "$kind" = netns ] && netns_up "${name#n}"
@@ -602,11 +605,15 @@ status() {
 }
 
 node_again() {
-	local name addr port kind rec
+	local name addr port kind rec w
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	read -r name addr port kind < <(grep "^n${NODE:-0} " "$RUN/nodes") ||
 		fail "node-start: no node '${NODE:-}' (1 .. $(wc -l <"$RUN/nodes"))"
 	[ "$kind" = remote ] && fail "node-start: $name is on another host"
+	# As many workers as start gave it (a number, checked again), unless
+	# told another.
+	w=$(cat "$RUN/workers" 2>/dev/null)
+	[ "$WORKERS_SAID" = 0 ] && uint "$w" 1 64 && WORKERS=$w
 	rec=$(recorded "$name")
 	proc_is "$rec" && fail "node-start: $name still runs (pid ${rec%% *})"
 	# The dead master's segment: its successor's start sweeps it only if
