@@ -11,7 +11,6 @@
 #include "lib/os.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -90,19 +89,6 @@ const struct options_parser replay_cmd_parser = {
 	sizeof(struct replay_cmd), options, policy, init, option, words,
 };
 
-static struct wl_request *generate(const struct wl_params *p)
-{
-	struct wl_request *reqs = calloc(p->total, sizeof *reqs);
-
-	if (!reqs) {
-		fprintf(stderr, "revhash-bench: %" PRIu64
-			" requests: out of memory\n", p->total);
-		return NULL;
-	}
-	wl_generate(p, reqs); /* options_workload checked p */
-	return reqs;
-}
-
 /* Calibration hashes one request, and without split one request gets one
  * worker: the server as a whole hashes as fast on each worker that has a
  * CPU of its own. Print the rate the ideal will use, and why. */
@@ -161,7 +147,7 @@ int replay_cmd_run(void *params)
 {
 	struct replay_cmd *p = params;
 	struct target target = { 0 };
-	struct wl_request *reqs = generate(&p->wl);
+	struct wl_request *reqs = wl_requests(&p->wl);
 	FILE *csv = NULL;
 	int status = 2;
 

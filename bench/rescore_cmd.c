@@ -89,18 +89,17 @@ int rescore_cmd_run(void *params)
 {
 	struct rescore_cmd *p = params;
 	uint64_t n = p->wl.total;
-	struct wl_request *reqs = calloc(n, sizeof *reqs);
+	struct wl_request *reqs = wl_requests(&p->wl);
 	struct result *res = calloc(n, sizeof *res);
 	struct score_run r = { .reqs = reqs, .res = res, .n = n, .rate = p->rate,
 			       .policy = &p->policy.sim };
 	FILE *csv = NULL;
 	int status = 2;
 
-	if (!reqs || !res) {
-		fprintf(stderr, "revhash-bench: %" PRIu64 " requests: out of memory\n", n);
+	if (!res)
+		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
+	if (!reqs || !res)
 		goto out;
-	}
-	wl_generate(&p->wl, reqs); /* options_workload checked it */
 	printf("hash rate: %.3f M hashes/s (--rate); the run of %s\n", p->rate / 1e6, p->run);
 	if (runcsv_load(p->run, reqs, n, res))
 		goto out;

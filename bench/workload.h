@@ -58,5 +58,8 @@ int wl_check(const struct wl_params *p);
  * the process-wide rand() state, so it is not thread-safe and disturbs any
  * other rand() user. Returns 0, or -EINVAL when wl_check refuses p. */
 int wl_generate(const struct wl_params *p, struct wl_request *out);
+/* The workload for p (which wl_check took) in a new array of p->total
+ * requests, the caller's to free; NULL when out of memory (said). */
+struct wl_request *wl_requests(const struct wl_params *p);
 
 #endif
