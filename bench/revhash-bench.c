@@ -178,8 +178,7 @@ static void help(FILE *out)
 	fputs("       revhash-bench --help | --policy-switches\n\n", out);
 	for (size_t i = 0; i < COMMANDS; i++)
 		fputs(commands[i].help, out);
-	fputs("The presets (--race's PRESET, --preset's NAME), all with 20% repeats\n"
-	      "and priorities of lambda 1.5:\n", out);
+	fputs("The presets (--race's PRESET, --preset's NAME):\n", out);
 	wl_preset_help(out);
 	fputs("--policy-switches prints the rules' switches, a line each. The policy\n"
 	      "options (the master's; --workers N: how many it runs):\n", out);

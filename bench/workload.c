@@ -19,6 +19,8 @@
 #include <string.h>
 
 #define PRESET_SEED 3435245 /* the milestone's */
+#define PRESET_REP 20       /* percent of repeats, the course's */
+#define PRESET_LAMBDA 1.5   /* of the priorities, the course's */
 
 /* The course's runs, then the benchmark's small rows at a quarter load,
  * all with 20% repeats and lambda 1.5 at random starts. */
@@ -64,6 +66,8 @@ void wl_preset_help(FILE *out)
 		else
 			fprintf(out, "one every %" PRIu64 " us\n", p->delay_us);
 	}
+	fprintf(out, "  each with %d%% repeats and priorities of lambda %.1f\n", PRESET_REP,
+		PRESET_LAMBDA);
 }
 
 /* A fresh request hashes half its range on average, and about a fifth of
@@ -73,8 +77,8 @@ int wl_preset_params(const struct wl_preset *w, double rate,
 		     struct wl_params *p)
 {
 	*p = (struct wl_params){ .seed = w->seed, .total = w->total,
-				 .difficulty = w->difficulty, .rep = 20,
-				 .delay_us = w->delay_us, .lambda = 1.5 };
+				 .difficulty = w->difficulty, .rep = PRESET_REP,
+				 .delay_us = w->delay_us, .lambda = PRESET_LAMBDA };
 	if (w->load == 0)
 		return 0;
 	if (!(rate > 0) || !isfinite(rate))

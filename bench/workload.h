@@ -43,7 +43,8 @@ struct wl_preset {
 const struct wl_preset *wl_preset_find(const char *name);
 /* The presets' names, "milestone, final, ...", into buf (for messages). */
 void wl_preset_names(char *buf, size_t size);
-/* The presets, a line each: name, requests, difficulty, delay or load. */
+/* The presets, a line each (name, requests, difficulty, delay or load),
+ * then the repeats and priorities they share. */
 void wl_preset_help(FILE *out);
 /* Fill p with preset w, its delay set from rate (hashes/s) when its load
  * asks for one. 0, or -EINVAL when it does and rate is not positive. */

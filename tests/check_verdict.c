@@ -446,7 +446,8 @@ START_TEST(preset_help_is_the_table)
 			 "  final      500 requests of 30000000 values, one every 600000 us\n"
 			 "  1M         200 requests of 1000000 values, 25% load at the probed rate\n"
 			 "  300k       300 requests of 300000 values, 25% load at the probed rate\n"
-			 "  100k       300 requests of 100000 values, 25% load at the probed rate\n");
+			 "  100k       300 requests of 100000 values, 25% load at the probed rate\n"
+			 "  each with 20% repeats and priorities of lambda 1.5\n");
 	free(text);
 }
 END_TEST
