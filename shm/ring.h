@@ -342,8 +342,12 @@ void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
 /* Take the jobs workers flagged since the last call; returns how many
  * were stored in jobs. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
-/* Wake every worker (each slot's semaphore, posted once at most). */
+/* Wake every worker (each slot's semaphore, posted once at most), in
+ * ring_wake_order's order. */
 void ring_wake(struct ring *r);
+/* The slots with a worker into order, the fastest by its rate first (no
+ * rate yet: last; equal rates: the lower slot first); returns how many. */
+unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS]);
 /* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
 /* Before forking worker unit of kind for slot: fresh counters, not

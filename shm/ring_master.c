@@ -112,8 +112,8 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	publish(j->weight, clamp_weight(weight));
 	job_own_move(j, PHASE_NEW);
 	mark_pending(r, *job);
+	ring_preempt(r, *job); /* stores: before the wake's system calls */
 	ring_wake(r);
-	ring_preempt(r, *job);
 	return 0;
 }
 
@@ -312,17 +312,47 @@ void ring_preempt(struct ring *r, uint32_t job)
  * jobs) wake, find nothing, sleep and take a second post, the GPU
  * worker's: which then slept its full idle wait, 100 ms. A slot with no
  * worker is left alone; a worker that starts looks for work before it
- * first sleeps. */
-void ring_wake(struct ring *r)
+ * first sleeps.
+ *
+ * The fastest first: a post to a sleeping worker is a system call, and
+ * the worker it wakes takes a CPU, maybe the master's. Posted in slot
+ * order, the CPU workers' came first, and a GPU worker in a top slot,
+ * polling its semaphore, saw its own 28 us after the first post with 4
+ * CPU workers asleep, 210 us with 14 (p50, 2 CPUs); fastest first, 1 to
+ * 2 us. The rates are the workers' to write: one that lies is woken
+ * sooner, which is all it gains. */
+unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS])
 {
+	uint64_t rate[RING_WORKERS];
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		int v = 1;
+		uint64_t v = peek(r->slots[i].rate);
+		unsigned k = n;
 
 		if (!peek(r->slots[i].pid))
 			continue;
-		sem_getvalue(&r->slots[i].wake, &v);
+		for (n++; k > 0 && rate[k - 1] < v; k--) { /* ties keep slot order */
+			rate[k] = rate[k - 1];
+			order[k] = order[k - 1];
+		}
+		rate[k] = v;
+		order[k] = i;
+	}
+	return n;
+}
+
+void ring_wake(struct ring *r)
+{
+	unsigned order[RING_WORKERS], n = ring_wake_order(r, order);
+
+	for (unsigned k = 0; k < n; k++) {
+		sem_t *wake = &r->slots[order[k]].wake;
+		int v = 1;
+
+		sem_getvalue(wake, &v);
 		if (v <= 0)
-			sem_post(&r->slots[i].wake);
+			sem_post(wake);
 	}
 }
 

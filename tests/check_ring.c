@@ -124,6 +124,41 @@ static void dies(unsigned slot)
 	ring_slot_dead(r, slot, EXIT_DIED, &hashes, &chunks);
 }
 
+/* The wake-ups go out fastest first: a GPU worker in a top slot is not
+ * left behind the posts (system calls) of the CPU workers asleep below
+ * it. No rate yet: last; equal rates: slot order; no worker: no post. */
+START_TEST(the_fastest_worker_is_woken_first)
+{
+	static const struct { unsigned slot; uint64_t rate; } w[] = {
+		{ 0, 0 }, { 1, 60000000 }, { 2, 60000000 }, { 5, 59000000 },
+		{ RING_WORKERS - 1, 17000000000ull },
+	};
+	const unsigned want[] = { RING_WORKERS - 1, 1, 2, 5, 0 };
+	unsigned order[RING_WORKERS], n;
+
+	for (unsigned s = 0; s < RING_WORKERS; s++)
+		dies(s);
+	for (unsigned i = 0; i < sizeof w / sizeof w[0]; i++) {
+		ring_worker_start(r, w[i].slot, (pid_t)(100000 + w[i].slot));
+		ring_slot_account(r, w[i].slot, 0, 0, w[i].rate);
+	}
+	ring_slot_account(r, 9, 0, 0, ~0ull); /* a rate, no worker */
+	for (unsigned s = 0; s < RING_WORKERS; s++)
+		while (ring_poll(r, s, 0)) /* the deaths' wake-ups */
+			;
+	n = ring_wake_order(r, order);
+	ck_assert_uint_eq(n, 5);
+	for (unsigned k = 0; k < n; k++)
+		ck_assert_uint_eq(order[k], want[k]);
+	ring_wake(r); /* each posted once */
+	for (unsigned k = 0; k < n; k++) {
+		ck_assert_int_eq(ring_poll(r, want[k], 0), 1);
+		ck_assert_int_eq(ring_poll(r, want[k], 0), 0);
+	}
+	ck_assert_int_eq(ring_poll(r, 9, 0), 0);
+}
+END_TEST
+
 /* A worker's poll takes the same wake-up its sleep would (once), and
  * gives up after its time without one. */
 START_TEST(a_poll_takes_a_wake_up_once_and_gives_up_without)
@@ -1012,6 +1047,7 @@ int main(void)
 	tcase_add_test(t, the_workers_own_the_phases_before_an_end);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
+	tcase_add_test(t, the_fastest_worker_is_woken_first);
 	tcase_add_test(t, exhausted_only_when_every_lease_is_back);
 	tcase_add_test(t, found_answer_is_reported_and_kept);
 	tcase_add_test(t, void_lease_leaves_the_entry_s_next_job_alone);
