@@ -101,7 +101,7 @@ else
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5 RATES=()
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
-	MIX_WORKERS="auto auto+--no-poll 2+--poll"
+	MIX_WORKERS="auto 2+--poll 1+--poll"
 fi
 MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
 MIX_WORKERS=${MIX:-$MIX_WORKERS}
@@ -345,8 +345,8 @@ mix_judge() {
 
 # The mix: the CPU workers alone, then with the GPU worker beside the
 # --mix servers (by default as many CPU workers as auto gives, a CPU for
-# the GPU worker and one for the master, which polls there; the same with
-# --no-poll; 2 polling); MIX_ROUNDS rounds of those in turn (a dry run:
+# the GPU worker and one for the master, which polls there; 2 and 1
+# polling); MIX_ROUNDS rounds of those in turn (a dry run:
 # auto with --poll alone), the first with their floors.
 part_mix() {
 	local c rc=0 met=1 r n floor
