@@ -217,6 +217,15 @@ part_memcheck() {
 	return $rc
 }
 
+# stages FILE NAME: where NAME's searched requests spent their time, the
+# means of --status's stages from its JSON in FILE (wake: from the job's
+# entry in the ring to a worker's first lease).
+stages() {
+	local s
+	s=$(grep -o '"stages_us":{[^}]*}' "$1" 2>/dev/null | sed 's/"stages_us":{//; s/}//; s/"//g; s/:/ /g; s/,/, /g')
+	[ -z "$s" ] || echo "figure: $2: stages, mean us: $s"
+}
+
 # small_run NAME WAITS: a master of 4 CPU workers and the GPU, one client:
 # cache hits, then 100,000-value requests, 5 s each. WAITS "sleep": the
 # GPU worker sleeps on its launches' events and for its next lease
@@ -236,6 +245,7 @@ small_run() {
 		>"$W/$name-100k.txt" 2>&1 || rc=1
 	status_json "$port" >"$W/$name-status.json"
 	stop_master "$MASTER_PID" 30
+	stages "$W/$name-status.json" "$name"
 	[ $rc = 0 ] || echo "figure: $name: revhash-bench FAILED: a request went wrong or missing"
 	return $rc
 }
@@ -320,6 +330,7 @@ mix_run() {
 	stop_master "$MASTER_PID" 30
 	grep -E '^(Results|hash rate|ideal|latency)' "$W/$name.txt" | sed "s/^/figure: $name: /"
 	[ -s "$W/$name-floor.txt" ] && grep -E '^(Results|latency)' "$W/$name-floor.txt" | sed "s/^/figure: $name all cached: /"
+	stages "$W/$name-status.json" "$name"
 	[ -s "$W/$name-clocks.csv" ] && awk -F', *' '$2 + 0 > 0 { print $2 + 0 }' "$W/$name-clocks.csv" | sort -n |
 		awk -v name="$name" '{ c[++n] = $1 } END { if (n) printf "figure: %s: SM clock over the run: min %d, p10 %d, p50 %d MHz (%d samples)\n",
 			name, c[1], c[int(n / 10) + 1], c[int(n / 2) + 1], n }'
