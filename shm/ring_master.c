@@ -327,12 +327,13 @@ unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS])
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		uint64_t v = peek(r->slots[i].rate);
-		unsigned k = n;
+		uint64_t v;
+		unsigned k;
 
 		if (!peek(r->slots[i].pid))
 			continue;
-		for (n++; k > 0 && rate[k - 1] < v; k--) { /* ties keep slot order */
+		v = peek(r->slots[i].rate);
+		for (k = n++; k > 0 && rate[k - 1] < v; k--) { /* ties keep slot order */
 			rate[k] = rate[k - 1];
 			order[k] = order[k - 1];
 		}
