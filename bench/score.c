@@ -13,38 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* The ideal servers a run is measured against, on its actual send times:
- * one following the server's own policy, and the best of every policy on
- * as many workers (sim_best; a tie goes to the server's own). */
-struct ideal {
-	struct sim_policy best;
-	double own, best_score;
-	double *own_lat, *best_lat; /* each request's latency, for the CSV */
-};
-
-static int ideal_scores(const struct score_run *r, struct ideal *id)
+/* The ideal servers of r (sim_ideal) on its actual send times. */
+static int ideal_scores(const struct score_run *r, struct sim_ideal *id)
 {
-	const struct sim_policy *own = r->policy;
-	uint64_t n = r->n;
-	double rate = r->rate;
-	double *arrival = malloc(n * sizeof *arrival);
+	double *arrival = malloc(r->n * sizeof *arrival);
 	int err;
 
 	if (!arrival)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = 0; i < r->n; i++)
 		arrival[i] = r->res[i].send_ns / 1e3;
-	err = sim_run(r->reqs, arrival, n, rate, own, id->own_lat, &id->own);
-	if (!err)
-		err = sim_best(r->reqs, arrival, n, rate, own, &id->best,
-			       &id->best_score);
-	if (!err && id->own <= id->best_score) {
-		id->best = *own;
-		id->best_score = id->own;
-	}
-	if (!err)
-		err = sim_run(r->reqs, arrival, n, rate, &id->best,
-			      id->best_lat, NULL);
+	err = sim_ideal(r->reqs, arrival, r->n, r->rate, r->policy, id);
 	free(arrival);
 	return err;
 }
@@ -103,7 +82,7 @@ static void print_ideal(const char *label, const struct sim_policy *p,
 }
 
 static void report(const struct replay_summary *s, uint64_t total, double rate,
-		   const struct sim_policy *own, const struct ideal *id)
+		   const struct sim_policy *own, const struct sim_ideal *id)
 {
 	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
 	       (uint64_t)s->score);
@@ -121,7 +100,7 @@ static void report(const struct replay_summary *s, uint64_t total, double rate,
 		printf("ideal score: not computed\n");
 		return;
 	}
-	print_ideal("ideal", own, id->own, "efficiency", s, total);
+	print_ideal("ideal", own, id->own_score, "efficiency", s, total);
 	print_ideal("best policy ideal", &id->best, id->best_score,
 		    "efficiency vs best", s, total);
 }
@@ -129,7 +108,7 @@ static void report(const struct replay_summary *s, uint64_t total, double rate,
 int score_report(const struct score_run *r, FILE *csv, const char *path)
 {
 	uint64_t n = r->n;
-	struct ideal ideal = { 0 }, *id = NULL;
+	struct sim_ideal ideal = { 0 }, *id = NULL;
 	struct replay_summary s;
 	int status = 1;
 

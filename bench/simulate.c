@@ -450,3 +450,19 @@ int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 		*score = low;
 	return 0;
 }
+
+int sim_ideal(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	      double rate, const struct sim_policy *own, struct sim_ideal *id)
+{
+	int err = sim_run(reqs, arrival_us, n, rate, own, id->own_lat, &id->own_score);
+
+	if (!err)
+		err = sim_best(reqs, arrival_us, n, rate, own, &id->best, &id->best_score);
+	if (err)
+		return err;
+	if (id->own_score <= id->best_score) {
+		id->best = *own;
+		id->best_score = id->own_score;
+	}
+	return sim_run(reqs, arrival_us, n, rate, &id->best, id->best_lat, NULL);
+}

@@ -45,4 +45,20 @@ int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	     double rate, const struct sim_policy *like, struct sim_policy *best,
 	     double *score);
 
+/* The ideal servers a run is measured against, on its send times: one
+ * following the server's own policy, and the best of every policy on as
+ * many workers (sim_best), a tie going to the server's own, so that "best"
+ * names a better policy only when there is one. own_lat and best_lat, when
+ * not NULL, get each request's latency (us) under each. */
+struct sim_ideal {
+	double own_score, best_score;
+	struct sim_policy best;
+	double *own_lat, *best_lat;
+};
+
+/* Fill id (its latency arrays the caller's) for policy own. Returns as
+ * sim_run. */
+int sim_ideal(const struct wl_request *reqs, const double *arrival_us, size_t n,
+	      double rate, const struct sim_policy *own, struct sim_ideal *id);
+
 #endif

@@ -642,6 +642,36 @@ START_TEST(sim_best_picks_lowest)
 }
 END_TEST
 
+/* The ideals a run is scored against: the server's own policy, and the
+ * best, which is the server's own where it ties (one request: every
+ * policy scores alike), another only where that one does better; each
+ * with its latencies. */
+START_TEST(sim_ideal_ties_go_to_own)
+{
+	struct wl_request one[1] = { req(1, 0, 999999, 499999, 1) };
+	struct wl_request two[2] = { req(1, 0, 999999, 0, 1),
+				     req(2, 0, 99999, 99999, 2) };
+	double t[2] = { 0, 0 }, own_lat[2], best_lat[2];
+	struct sim_policy own = policy(POLICY_FIFO, 0, 0, 1);
+	struct sim_ideal id = { .own_lat = own_lat, .best_lat = best_lat };
+
+	ck_assert_int_eq(sim_ideal(one, t, 1, RATE, &own, &id), 0);
+	ck_assert_uint_eq(id.best.policy.order, POLICY_FIFO);
+	ck_assert_uint_eq(id.best.policy.rules, own.policy.rules);
+	ck_assert_double_eq(id.best_score, id.own_score);
+	ck_assert_double_eq_tol(own_lat[0], 500000.0 * 1e6 / RATE, 1e-6);
+	ck_assert_double_eq(best_lat[0], own_lat[0]);
+
+	own = policy(POLICY_WSRPT, 1, 1, 1); /* FIFO does better here */
+	ck_assert_int_eq(sim_ideal(two, t, 2, RATE, &own, &id), 0);
+	ck_assert_uint_eq(id.best.policy.order, POLICY_FIFO);
+	ck_assert_double_eq_tol(id.best_score, 100001.5, 1e-6);
+	ck_assert(id.own_score > id.best_score);
+	ck_assert_double_eq_tol((best_lat[0] + 2 * best_lat[1]) / 2, id.best_score, 1e-6);
+	ck_assert_double_eq_tol((own_lat[0] + 2 * own_lat[1]) / 2, id.own_score, 1e-6);
+}
+END_TEST
+
 /* On a real workload, sim_best's score is the lowest of every order with
  * and without preemption and split, and is the score of the policy it
  * returns. */
@@ -770,6 +800,7 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_peer_weight_is_capped);
 	tcase_add_test(sim, sim_unequal_workers);
 	tcase_add_test(sim, sim_best_picks_lowest);
+	tcase_add_test(sim, sim_ideal_ties_go_to_own);
 	tcase_add_test(sim, sim_best_is_min_of_all);
 	tcase_add_test(sim, sim_bad_arguments);
 	tcase_add_test(stats, stats_percentiles);

@@ -52,34 +52,26 @@ struct race {
 	int delay_set;             /* a load preset's delay is known */
 };
 
-/* The ideal servers at the leg's rate on its send times, as the replay
- * has them: the default policy's (for the CSV) and the best of all; the
- * efficiency is the best's score over the run's. */
+/* The ideal servers at the leg's rate on its send times (sim_ideal, as
+ * the replay's): the default policy's (for the CSV) and the best of all;
+ * the efficiency is the best's score over the run's. */
 static void rate_leg(struct race *r, struct race_leg *g)
 {
 	const unsigned cpus = os_cpus_upto(RING_WORKERS);
 	const struct sim_policy own = { policy_default(), cpus, cpus, NULL };
-	struct sim_policy best;
+	struct sim_ideal id = { .own_lat = r->own_lat, .best_lat = r->best_lat };
 	uint64_t n = r->wl.total;
-	double own_score, best_score;
 
 	if (!g->rate)
 		return;
 	for (uint64_t i = 0; i < n; i++)
 		r->arrival[i] = r->res[i].send_ns / 1e3;
-	if (sim_run(r->reqs, r->arrival, n, g->rate, &own, r->own_lat, &own_score) ||
-	    sim_best(r->reqs, r->arrival, n, g->rate, &own, &best, &best_score))
-		return;
-	if (own_score <= best_score) {
-		best = own;
-		best_score = own_score;
-	}
-	if (sim_run(r->reqs, r->arrival, n, g->rate, &best, r->best_lat, NULL))
+	if (sim_ideal(r->reqs, r->arrival, n, g->rate, &own, &id))
 		return;
 	g->rated = 1;
-	g->eff_kind = stats_efficiency(best_score, g->s.score, &g->eff);
-	if (best_score >= 0.5 && g->s.score > 0)
-		g->speed = best_score / g->s.score;
+	g->eff_kind = stats_efficiency(id.best_score, g->s.score, &g->eff);
+	if (id.best_score >= 0.5 && g->s.score > 0)
+		g->speed = id.best_score / g->s.score;
 }
 
 /* How long a probe's request must take: --probe, but no more than an
