@@ -219,7 +219,9 @@ part_memcheck() {
 
 # stages FILE NAME: where NAME's searched requests spent their time, the
 # means of --status's stages from its JSON in FILE (wake: from the job's
-# entry in the ring to a worker's first lease).
+# entry in the ring to a worker's first lease). Read with grep and sed,
+# as the rest of this script reads the JSON: lib-bench.sh's stage_line
+# needs jq, which the device may lack (the preflight says).
 stages() {
 	local s
 	s=$(grep -o '"stages_us":{[^}]*}' "$1" 2>/dev/null | sed 's/"stages_us":{//; s/}//; s/"//g; s/:/ /g; s/,/, /g')
