@@ -33,6 +33,9 @@ extern const struct kernel kernel_openssl, kernel_portable;
 #if defined(__x86_64__) || defined(__i386__)
 extern const struct kernel kernel_hybrid, kernel_avx512, kernel_shani, kernel_avx2;
 #endif
+#ifdef __aarch64__
+extern const struct kernel kernel_armv8, kernel_neon;
+#endif
 
 static const struct kernel *const all[] = {
 #if defined(__x86_64__) || defined(__i386__)
@@ -40,6 +43,10 @@ static const struct kernel *const all[] = {
 	&kernel_avx512,
 	&kernel_shani,
 	&kernel_avx2,
+#endif
+#ifdef __aarch64__
+	&kernel_armv8,
+	&kernel_neon,
 #endif
 	&kernel_portable,
 	&kernel_openssl,
