@@ -123,7 +123,7 @@ static void close_conn(struct clients *cl, struct conn *c)
 
 void clients_drop(struct clients *cl, struct conn *c)
 {
-	cl->stats->dropped++;
+	shm_count(cl->stats->dropped, 1);
 	close_conn(cl, c);
 }
 
@@ -132,7 +132,7 @@ static void turned_away(struct clients *cl)
 {
 	uint64_t n = log_every_due(&cl->emfile);
 
-	cl->stats->dropped++;
+	shm_count(cl->stats->dropped, 1);
 	if (n)
 		log_warn("out of file descriptors: turned %llu connection(s) away",
 			 (unsigned long long)n);
@@ -143,7 +143,7 @@ static void request_read(struct clients *cl, struct conn *c)
 {
 	list_remove(c);
 	c->request_ns = clock_ns();
-	cl->stats->requests++;
+	shm_count(cl->stats->requests, 1);
 }
 
 /* Read and throw away what fd's client sent so far: closed over unread
@@ -161,7 +161,7 @@ static void refused(struct clients *cl, uint64_t *counter, const char *why)
 {
 	uint64_t n = log_every_due(&cl->refused);
 
-	(*counter)++;
+	shm_count(*counter, 1);
 	if (n)
 		log_warn("refused %llu connection(s) since the last such line: the last %s",
 			 (unsigned long long)n, why);
@@ -271,7 +271,7 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	c->since_ms = c->accept_ns / 1000000u;
 	conn_addr_of(c->peer, peer);
 	cl->open++;
-	cl->stats->accepted++;
+	shm_count(cl->stats->accepted, 1);
 	list_push(&cl->timed, c);
 	if (from_proxy(cl, c->peer) && !(c->pp = malloc(PROXY_MAX))) {
 		clients_drop(cl, c);
@@ -352,7 +352,7 @@ int clients_accept(struct clients *cl, int listen_fd)
  * time since its accept into the latency of its outcome. */
 static void answered(struct clients *cl, struct conn *c)
 {
-	cl->stats->answered++;
+	shm_count(cl->stats->answered, 1);
 	hist_reply(&cl->stats->latency, c->outcome, c->prio, clock_ns() - c->accept_ns);
 }
 
@@ -445,7 +445,7 @@ uint64_t clients_expire(struct clients *cl, uint64_t now_ms)
 
 	while ((c = cl->timed.head) && c->since_ms + t <= now_ms) {
 		log_debug("dropping a client too slow for %llu ms", (unsigned long long)t);
-		cl->stats->timeouts++;
+		shm_count(cl->stats->timeouts, 1);
 		clients_drop(cl, c);
 	}
 	if (c)

@@ -43,10 +43,10 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	t[STAGE_NOTIFY] = heard_ns - found;
 	t[STAGE_REPLY] = now - heard_ns;
 	for (int i = 0; i < STAGE_COUNT; i++) {
-		st->ns[i] += t[i];
+		shm_count(st->ns[i], t[i]);
 		hist_add(&hist[i], t[i]);
 	}
-	st->timed++;
+	shm_count(st->timed, 1);
 	log_debug("request %llu..%llu: read %.1f, dispatch %.1f, wake %.1f, hash %.1f, "
 		  "notify %.1f, reply %.1f us", (unsigned long long)j->key.start,
 		  (unsigned long long)j->key.end, t[0] / 1e3, t[1] / 1e3,
@@ -58,9 +58,9 @@ static void time_hit(struct jobs *js, const struct conn *c)
 {
 	struct seg_stages *st = &js->stats->stages;
 
-	st->hit_read_ns += c->request_ns - c->accept_ns;
-	st->hit_reply_ns += clock_ns() - c->request_ns;
-	st->hits_timed++;
+	shm_count(st->hit_read_ns, c->request_ns - c->accept_ns);
+	shm_count(st->hit_reply_ns, clock_ns() - c->request_ns);
+	shm_count(st->hits_timed, 1);
 }
 
 /* --verbose: what became of a request. */
@@ -113,7 +113,7 @@ static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
  * back once the workers have dropped it. */
 static void cancel(struct jobs *js, struct job *j)
 {
-	js->stats->cancelled++;
+	shm_count(js->stats->cancelled, 1);
 	if (j->entry != RING_NONE) {
 		ring_release(js->ring, j->entry);
 		leave_table(js, j->entry);
@@ -224,7 +224,7 @@ static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
 {
 	unsigned slot = ring_answer_slot(js->ring, e);
 
-	js->stats->wrong_answers++;
+	shm_count(js->stats->wrong_answers, 1);
 	if (slot < RING_WORKERS)
 		js->liars |= UINT64_C(1) << slot;
 	if (log_every_due(&js->lies_said))
@@ -267,7 +267,7 @@ static void on_end(struct jobs *js, uint32_t e)
 			cache_put(js->cache, k.digest, x);
 		break;
 	case PHASE_EXHAUSTED:
-		js->stats->not_found += j != NULL;
+		shm_count(js->stats->not_found, j != NULL);
 		break;
 	case PHASE_PARKED:
 		if (j) {
@@ -372,7 +372,7 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	}
 	if (cache_get(js->cache, q->digest, &x) && x >= q->start && x <= q->end) {
 		note(c, "cache hit");
-		js->stats->cache_hits++;
+		shm_count(js->stats->cache_hits, 1);
 		clients_reply(js->clients, c, x, OUTCOME_CACHE_HIT);
 		time_hit(js, c);
 		return;
@@ -390,13 +390,13 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 	clients_wait(js->clients, c, &j->waiters);
 	if (!fresh) {
 		note(c, "attached to the search in flight");
-		js->stats->attached++;
+		shm_count(js->stats->attached, 1);
 		return;
 	}
 	note(c, "new job");
 	j->accept_ns = c->accept_ns;
 	j->request_ns = c->request_ns;
-	js->stats->jobs++;
+	shm_count(js->stats->jobs, 1);
 	jobs_balance(js); /* into the table now, not after the whole batch */
 }
 
@@ -463,7 +463,7 @@ static void park_worst(struct jobs *js)
 		j->out = NULL;
 		return;
 	}
-	js->stats->parked++;
+	shm_count(js->stats->parked, 1);
 	ring_wake(js->ring); /* a worker brings its leases back (rare: a full table) */
 }
 

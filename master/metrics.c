@@ -235,13 +235,14 @@ static void metrics_write_down(FILE *out, unsigned port)
 
 int metrics_render(unsigned port, char **body, size_t *len)
 {
-	struct seg seg = { .fd = -1 };
+	struct seg seg = { .fd = -1 }, view;
+	struct seg_header copy;
 	FILE *out = open_memstream(body, len);
 
 	if (!out)
 		return -ENOMEM;
 	if (seg_open(port, 0, &seg) == 0 && seg.alive)
-		metrics_write(out, &seg);
+		metrics_write(out, seg_view(&seg, &copy, &view));
 	else
 		metrics_write_down(out, port);
 	seg_close(&seg);

@@ -105,7 +105,7 @@ static void reload(struct server *s)
 	uint64_t was;
 	unsigned n;
 
-	s->seg.hdr->stats.reloads++;
+	shm_count(s->seg.hdr->stats.reloads, 1);
 	if (s->opt.config && options_load(&next, s->opt.config) < 0) {
 		log_error("reload: config %s rejected, keeping CPU workers at %u",
 			  s->opt.config, workers_target(&s->workers));
@@ -114,7 +114,7 @@ static void reload(struct server *s)
 	s->opt = next;
 	n = cpu_workers(s, &s->opt); /* re-detects the CPUs only for auto */
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
-	s->seg.hdr->cpus = os_cpu_count();
+	shm_show(s->seg.hdr->cpus, os_cpu_count());
 	workers_set_target(&s->workers, n);
 	log_info("reload: CPU workers %u", workers_target(&s->workers));
 	was = s->poll_ns;
@@ -308,9 +308,9 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
-	s->seg.hdr->low_latency = power_state(&s->power);
-	snprintf(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, "%s", s->kernel->name);
-	s->seg.hdr->cpus = os_cpu_count();
+	shm_show(s->seg.hdr->low_latency, power_state(&s->power));
+	seg_show_name(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, s->kernel->name);
+	shm_show(s->seg.hdr->cpus, os_cpu_count());
 	if ((rc = open_event_fds(s)) < 0)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
@@ -432,8 +432,8 @@ static uint64_t keep_awake(struct server *s, uint64_t now)
 {
 	uint64_t next = power_update(&s->power, jobs_in_flight(&s->jobs) > 0, now);
 
-	s->seg.hdr->low_latency = power_state(&s->power);
-	s->seg.hdr->low_latency_holds = s->power.holds;
+	shm_show(s->seg.hdr->low_latency, power_state(&s->power));
+	shm_show(s->seg.hdr->low_latency_holds, s->power.holds);
 	return next;
 }
 
@@ -512,7 +512,7 @@ void server_run(struct server *s)
 			abort(); /* a bad descriptor or argument: a bug */
 		}
 		if (n > 0)
-			s->seg.hdr->stats.wakeups++;
+			shm_count(s->seg.hdr->stats.wakeups, 1);
 		for (int i = 0; i < n && !quit; i++) {
 			struct source *src = evs[i].data.ptr;
 			struct conn *c;

@@ -148,7 +148,10 @@ static void master_figures(const struct seg *seg, struct status_figure *f, size_
 			   struct status_words *words)
 {
 	const struct seg_header *h = seg->hdr;
-	const struct policy *p = &seg->ring->policy;
+	/* The master puts the policy back where a worker wrote over it. */
+	const struct policy pol = { .order = shm_read(seg->ring->policy.order),
+				    .rules = shm_read(seg->ring->policy.rules) },
+			    *p = &pol;
 
 	add(f, n, (struct status_figure){ .key = "pid", .text = "revhash master pid",
 		.num = (uint64_t)h->master_pid, .help = "the master's process id" });
@@ -199,9 +202,9 @@ static void table_figures(const struct seg *seg, struct status_figure *f, size_t
 		.num = ring_queued(seg->ring, counts),
 		.help = "jobs being searched or waiting for a worker" });
 	add(f, n, (struct status_figure){ .key = "cache_count", .text = "cache",
-		.num = seg->cache->count, .help = "answers the cache holds" });
+		.num = shm_read(seg->cache->count), .help = "answers the cache holds" });
 	add(f, n, (struct status_figure){ .key = "cache_capacity", .text = "of", .unit = " answers",
-		.num = seg->cache->capacity, .help = "answers the cache can hold" });
+		.num = shm_read(seg->cache->capacity), .help = "answers the cache can hold" });
 }
 
 /* The requests and connections the master has seen, counted since its
@@ -628,11 +631,12 @@ static int find(const char *what, unsigned port, int rw, struct seg *seg)
 
 int status_print(unsigned port, int json)
 {
-	struct seg seg = { .fd = -1 };
+	struct seg seg = { .fd = -1 }, view;
+	struct seg_header copy;
 	int rc = find("--status", port, 0, &seg);
 
 	if (rc == 0)
-		(json ? print_json : print_text)(stdout, &seg);
+		(json ? print_json : print_text)(stdout, seg_view(&seg, &copy, &view));
 	seg_close(&seg); /* a segment not found or already closed: nothing */
 	return rc;
 }

@@ -123,8 +123,8 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		if (ws->found[k].n == 0 && kernel[k])
 			log_warn("--%s-kernel %s: ignored, no %s worker runs (%s)", kind->name,
 				 kernel[k], kind->name, ws->found[k].note);
-		snprintf(note->note, sizeof note->note, "%s", ws->found[k].note);
-		note->n = ws->found[k].n;
+		seg_show_name(note->note, sizeof note->note, ws->found[k].note);
+		shm_show(note->n, ws->found[k].n);
 	}
 	workers_set_target(ws, workers_target(ws));
 	return 0;
@@ -173,7 +173,7 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	if (pid == 0)
 		child(ws, slot);
 	if (w->died) {
-		ws->seg->hdr->stats.respawns++;
+		shm_count(ws->seg->hdr->stats.respawns, 1);
 		log_info("worker %u respawned as pid %d", slot, (int)pid);
 	} else {
 		log_debug("worker %u started as pid %d", slot, (int)pid);
@@ -280,15 +280,15 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 	char how[96];
 
 	ring_slot_dead(ws->ring, slot, exit, &hashes, &chunks);
-	st->dead_hashes += hashes;
-	st->dead_chunks += chunks;
+	shm_count(st->dead_hashes, hashes);
+	shm_count(st->dead_chunks, chunks);
 	w->pid = 0;
 	if (exit == EXIT_RETIRED) {
 		log_info("worker %u (pid %d) retired", slot, (int)pid);
 		return;
 	}
 	describe(status, how, sizeof how);
-	st->worker_deaths++;
+	shm_count(st->worker_deaths, 1);
 	w->died = 1;
 	log_warn("worker %u (pid %d) %s; its lease is given back", slot, (int)pid, how);
 	/* Also while a graceful stop waits for answers: those need workers.
@@ -349,7 +349,7 @@ static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
 
 	log_warn("worker %u (pid %d) made no progress for %llu ms%s: stalled, killing it",
 		 slot, (int)w->pid, (unsigned long long)silent, where);
-	ws->seg->hdr->stats.stalls++;
+	shm_count(ws->seg->hdr->stats.stalls, 1);
 	w->killed = 1;
 	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
 }

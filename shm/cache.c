@@ -9,6 +9,7 @@
 #include "shm/cache.h"
 #include "lib/digest.h"
 #include "lib/siphash.h"
+#include "shm/word.h"
 
 #include <string.h>
 
@@ -29,9 +30,13 @@ size_t cache_bytes(uint64_t capacity)
 
 void cache_lay_out(struct cache_shm *shm, uint64_t capacity)
 {
-	shm->nslots = table_size(capacity);
-	shm->capacity = capacity;
-	shm->count = shm->hits = shm->misses = shm->evictions = 0;
+	/* Again by cache_init, once the segment is out: readers may look. */
+	shm_show(shm->nslots, table_size(capacity));
+	shm_show(shm->capacity, capacity);
+	shm_show(shm->count, 0);
+	shm_show(shm->hits, 0);
+	shm_show(shm->misses, 0);
+	shm_show(shm->evictions, 0);
 }
 
 void cache_init(struct cache *c, struct cache_shm *shm, uint64_t capacity)
@@ -86,10 +91,10 @@ int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 	if (probe(c, hash, &i) == 1 && matches(digest, x = c->slots[i].answer)) {
 		c->slots[i].ref = 1;
 		*answer = x;
-		c->shown->hits = ++c->hits;
+		shm_show(c->shown->hits, ++c->hits);
 		return 1;
 	}
-	c->shown->misses = ++c->misses;
+	shm_show(c->shown->misses, ++c->misses);
 	return 0;
 }
 
@@ -109,7 +114,7 @@ static void delete_at(struct cache *c, uint64_t i)
 	}
 	memset(&c->slots[i], 0, sizeof c->slots[i]);
 	c->count -= c->count > 0;
-	c->shown->count = c->count;
+	shm_show(c->shown->count, c->count);
 }
 
 /* Evict one entry by clock: 1, or 0 when two turns of the hand found none
@@ -120,7 +125,7 @@ static int evict_one(struct cache *c)
 		struct cache_entry *e = &c->slots[c->hand];
 		if (e->used && !e->ref) {
 			delete_at(c, c->hand);
-			c->shown->evictions = ++c->evictions;
+			shm_show(c->shown->evictions, ++c->evictions);
 			return 1;
 		}
 		e->ref = 0;
@@ -136,7 +141,7 @@ static void recount(struct cache *c)
 	c->count = 0;
 	for (uint64_t i = 0; i < c->nslots; i++)
 		c->count += c->slots[i].used != 0;
-	c->shown->count = c->count;
+	shm_show(c->shown->count, c->count);
 }
 
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
@@ -163,5 +168,5 @@ void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 	c->slots[i].answer = answer;
 	c->slots[i].ref = 0;
 	c->slots[i].used = 1;
-	c->shown->count = ++c->count;
+	shm_show(c->shown->count, ++c->count);
 }

@@ -24,8 +24,8 @@ uint64_t hist_bound_ns(unsigned i)
 
 void hist_add(struct seg_hist *h, uint64_t ns)
 {
-	h->n[hist_bucket(ns)]++;
-	h->sum_ns += ns;
+	shm_count(h->n[hist_bucket(ns)], 1);
+	shm_count(h->sum_ns, ns);
 }
 
 uint64_t hist_count(const struct seg_hist *h)
@@ -56,5 +56,5 @@ void hist_reply(struct seg_latency *l, unsigned outcome, unsigned prio, uint64_t
 	if (outcome >= OUTCOME_COUNT)
 		return;
 	hist_add(&l->reply[outcome], ns);
-	l->score_ns += ns * prio;
+	shm_count(l->score_ns, ns * prio);
 }

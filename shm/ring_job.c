@@ -132,6 +132,10 @@ enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 
 /* ---- progress ------------------------------------------------------------ */
 
+/* The workers move a progress under the lock, but the master reads it
+ * without (ring_rank's snapshot, for preemption): so every word of it is
+ * written with publish(), as a killed worker's crash safety asks anyway. */
+
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p)
 {
@@ -181,11 +185,11 @@ void job_take(struct ring_job *j, uint64_t hi, uint64_t now)
 		if (hi == limit)
 			publish(j->p.nreturned, j->p.nreturned - 1);
 		else
-			j->p.returned[j->p.nreturned - 1].lo = hi + 1;
+			publish(j->p.returned[j->p.nreturned - 1].lo, hi + 1);
 	} else if (hi == limit) {
 		publish(j->p.cursor_done, 1);
 	} else {
-		j->p.next = hi + 1;
+		publish(j->p.next, hi + 1);
 	}
 	if (!j->p.started) {
 		publish(j->p.started, 1);
@@ -196,14 +200,14 @@ void job_take(struct ring_job *j, uint64_t hi, uint64_t now)
 void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 {
 	if (j->p.nreturned < RING_RETURNED) {
-		j->p.returned[j->p.nreturned].lo = lo;
-		j->p.returned[j->p.nreturned].hi = hi;
+		publish(j->p.returned[j->p.nreturned].lo, lo);
+		publish(j->p.returned[j->p.nreturned].hi, hi);
 		publish(j->p.nreturned, j->p.nreturned + 1);
 	} else if (j->p.cursor_done || lo < j->p.next) {
 		/* No room: rewind the cursor instead. Values between lo and
 		 * the old cursor are hashed twice, which costs time but loses
 		 * nothing. */
-		j->p.next = lo;
+		publish(j->p.next, lo);
 		publish(j->p.cursor_done, 0);
 	}
 }

@@ -174,7 +174,7 @@ int ring_park(struct ring *r, uint32_t job)
 
 uint64_t ring_answer(const struct ring *r, uint32_t job)
 {
-	return r->jobs[job].answer;
+	return peek(r->jobs[job].answer);
 }
 
 unsigned ring_answer_slot(const struct ring *r, uint32_t job)
@@ -347,6 +347,18 @@ void ring_wake(struct ring *r)
 {
 	unsigned order[RING_WORKERS], n = ring_wake_order(r, order);
 
+	/* What the wake-up is for (pending bits, retire, shutdown, a dead
+	 * worker's lease) was stored before; a post is skipped where the
+	 * count already says "awake". A worker takes a post, then reads those
+	 * words: a store then a load on each side, which only a full fence on
+	 * both keeps in order (ring_worker.c's woken). Without them a CPU may
+	 * hold a store in its buffer past a later load (arm64 for any store,
+	 * x86 for a plain one: the pending bits' locked or drained it there,
+	 * a retire's store did not), and the master could read the count of
+	 * a post just taken and skip its own while that worker read the
+	 * words from before: awake, it found nothing, and slept its whole
+	 * wait (100 ms) with work there. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < n; k++) {
 		sem_t *wake = &r->slots[order[k]].wake;
 		int v = 1;
@@ -376,10 +388,13 @@ void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned un
 {
 	struct ring_slot *s = &r->slots[slot];
 
-	s->hashes = s->chunks = s->rate = s->hash_ns = 0;
+	publish(s->hashes, 0); /* the other workers and --status read them */
+	publish(s->chunks, 0);
+	publish(s->rate, 0);
+	publish(s->hash_ns, 0);
 	publish(s->kind, kind);
 	publish(s->unit, unit);
-	s->started_ns = clock_ns();
+	publish(s->started_ns, clock_ns());
 	publish(s->retire, 0);
 	publish(r->shutdown, 0);
 	publish(s->state, SLOT_IDLE);
@@ -422,8 +437,8 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 	*chunks = peek(s->chunks);
 	publish(s->pid, 0);
 	publish(s->state, SLOT_EMPTY);
-	s->deaths += how != EXIT_RETIRED;
-	s->stalls += how == EXIT_STALLED;
+	publish(s->deaths, s->deaths + (how != EXIT_RETIRED)); /* the master's alone */
+	publish(s->stalls, s->stalls + (how == EXIT_STALLED));
 	publish(r->dead_leases, 1);
 	ring_wake(r);
 }

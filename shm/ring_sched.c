@@ -17,7 +17,6 @@
 #include "shm/ring_sched.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
 
@@ -108,8 +107,12 @@ void sched_restart(struct ring *r, struct ring_job *j)
 {
 	log_error("ring: job %u's progress is out of its range: searching it again",
 		  (unsigned)(j - r->jobs));
-	memset(&j->p, 0, sizeof j->p);
-	j->p.next = j->key.start;
+	/* Word by word, published: the master snapshots it without the lock
+	 * (ring_job.c). With none returned, the returned ranges are not read. */
+	publish(j->p.nreturned, 0);
+	publish(j->p.cursor_done, 0);
+	publish(j->p.started, 0);
+	publish(j->p.next, j->key.start);
 	place(r, j);
 }
 
@@ -173,7 +176,8 @@ static struct ring_job *kept(struct ring *r, const struct ring_slot *s)
 	if (!policy_keeps_job(&r->policy) || s->keep_job >= RING_JOBS)
 		return NULL;
 	j = &r->jobs[s->keep_job];
-	return j->gen == s->keep_gen && j->heap_pos != RING_NONE ? j : NULL;
+	/* The job may have ended since: the master may be reusing its entry. */
+	return peek(j->gen) == s->keep_gen && j->heap_pos != RING_NONE ? j : NULL;
 }
 
 /* The job the worker of s should lease from: the one it is kept on, the

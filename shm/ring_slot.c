@@ -38,13 +38,15 @@ struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s)
 void slot_record(struct ring *r, struct ring_slot *s, const struct ring_job *j,
 		 uint64_t lo, uint64_t hi, uint64_t now)
 {
+	/* Each word published: the master reads them without the lock (a
+	 * lease just dropped may be read as this one). */
 	publish(s->stop, 0);
-	s->lease_pid = peek(s->pid);
-	s->lease_job = (uint32_t)(j - r->jobs);
-	s->lease_gen = j->gen;
-	s->lease_lo = lo;
-	s->lease_hi = hi;
-	s->lease_ns = now;
+	publish(s->lease_pid, peek(s->pid));
+	publish(s->lease_job, (uint32_t)(j - r->jobs));
+	publish(s->lease_gen, j->gen);
+	publish(s->lease_lo, lo);
+	publish(s->lease_hi, hi);
+	publish(s->lease_ns, now);
 	publish(s->has_lease, 1);
 }
 

@@ -73,7 +73,7 @@ static int found(struct ring *r, struct ring_job *j, uint64_t x)
 	uint32_t gen = peek(j->gen);
 	enum ring_phase now;
 
-	j->answer = x;
+	publish(j->answer, x); /* before the phase: the master reads it at FOUND */
 	publish(j->found_ns, clock_ns());
 	do {
 		now = peek(j->phase);
@@ -184,7 +184,7 @@ void ring_lock(struct ring *r, pid_t self)
 	publish(r->lock_owner, (int32_t)self);
 	if (rc == EOWNERDEAD) {
 		pthread_mutex_consistent(&r->lock);
-		r->repairs++;
+		publish(r->repairs, r->repairs + 1); /* the lock's holder alone writes it */
 		repair(r);
 	}
 }
@@ -201,7 +201,7 @@ void ring_unlock(struct ring *r)
 /* Lock and bring the ring up to date with the master. */
 static int enter(struct ring *r, struct ring_slot *s)
 {
-	uint32_t repairs = r->repairs;
+	uint32_t repairs = peek(r->repairs); /* before the lock: another's may move it */
 	int tell;
 
 	ring_lock(r, peek(s->pid));
@@ -309,14 +309,14 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 	struct ring_job *j = slot_lease_job(r, s);
 
 	if (j && result == SEARCH_FOUND) {
-		j->found_slot = slot;
+		publish(j->found_slot, slot);
 		tell |= found(r, j, x);
 		j = NULL; /* it ended: the entry is the master's, maybe reused */
 	} else if (j && result == SEARCH_STOPPED && x >= s->lease_lo && x <= s->lease_hi) {
 		sched_give_back(r, j, x, s->lease_hi); /* stopped early: the rest is owed */
 	}
 	slot_drop_lease(s);
-	s->chunks++;
+	publish(s->chunks, s->chunks + 1); /* its worker alone counts it */
 	if (j && job_live(peek(j->phase))) {
 		sched_lease_back(r, j);
 		tell |= maybe_end(r, j);
@@ -335,13 +335,22 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* A post was taken: the words it announced are read after the count's
+ * change, on any CPU (the master's half: ring_wake). */
+static void woken(void)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 int ring_poll(struct ring *r, unsigned slot, uint64_t ns)
 {
 	uint64_t until = clock_ns() + ns;
 
 	do {
-		if (sem_trywait(&r->slots[slot].wake) == 0)
+		if (sem_trywait(&r->slots[slot].wake) == 0) {
+			woken();
 			return 1;
+		}
 		for (int i = 0; i < 64; i++)
 			cpu_relax();
 	} while (clock_ns() < until);
@@ -361,6 +370,7 @@ void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms)
 	}
 	while (sem_clockwait(&r->slots[slot].wake, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
 		;
+	woken(); /* after a post, or the wait's end: a look at the words either way */
 }
 
 /* ---- the worker's own slot, without the lock ------------------------------ */

@@ -163,8 +163,11 @@ static int sane(const void *p, size_t size)
 	const struct seg_header *h = p;
 	const struct cache_shm *c;
 
-	if (size < sizeof *h || h->magic != SEG_MAGIC || h->version != SEG_VERSION ||
-	    h->size != size)
+	/* The magic first, acquired: its creator stores it last, released
+	 * (segment_create.c), so a segment still being laid out reads as
+	 * none, on any CPU, never as one with its offsets yet to come. */
+	if (size < sizeof *h || __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SEG_MAGIC ||
+	    h->version != SEG_VERSION || h->size != size)
 		return 0;
 	if (h->ring_off < sizeof *h || h->ring_off > size ||
 	    size - h->ring_off < sizeof(struct ring) ||
@@ -271,4 +274,22 @@ void seg_close(struct seg *seg)
 		close(seg->fd); /* for the owner, releases the lock */
 	seg->fd = -1;
 	seg->owner = 0;
+}
+
+struct seg *seg_view(const struct seg *seg, struct seg_header *copy, struct seg *view)
+{
+	shm_copy_in(copy, seg->hdr, sizeof *copy);
+	*view = *seg;
+	view->hdr = copy;
+	return view;
+}
+
+void seg_show_name(char *dst, size_t size, const char *src)
+{
+	char name[128] = { 0 };
+
+	if (size > sizeof name)
+		size = sizeof name;
+	snprintf(name, size, "%s", src);
+	shm_copy_out(dst, name, size);
 }

@@ -11,6 +11,7 @@
 
 #include "shm/cache.h"
 #include "shm/ring.h"
+#include "shm/word.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
 #define SEG_VERSION 12
@@ -150,6 +151,11 @@ _Static_assert(sizeof(struct seg_latency) ==
 _Static_assert(sizeof(struct seg_stats) % 8 == 0, "stats");
 _Static_assert(sizeof(struct seg_header) % 8 == 0, "header");
 _Static_assert(sizeof(struct seg_header) <= 4096, "header in its first page");
+/* The names are written and read a word at a time (shm/word.h). */
+_Static_assert(offsetof(struct seg_header, kernel) % 8 == 0 &&
+	       sizeof(((struct seg_header *)0)->kernel) % 8 == 0 &&
+	       offsetof(struct seg_header, kinds) % 8 == 0 &&
+	       sizeof(struct seg_kind) % 8 == 0, "names in whole words");
 
 /* A mapping of the segment in this process. */
 struct seg {
@@ -177,6 +183,14 @@ void seg_sweep(unsigned port);
 /* Point seg's views (header, ring, cache) at the segment of size bytes
  * mapped at p, by the offsets its header gives (checked by the caller). */
 void seg_point(struct seg *seg, void *p, size_t size);
+/* The header of seg as another process reads it while its master runs
+ * and writes it: copied once, a word at a time (shm/word.h), into copy;
+ * view is seg with copy as its header (the ring and the cache as they
+ * are: their readers load each word as it needs). Returns view. */
+struct seg *seg_view(const struct seg *seg, struct seg_header *copy, struct seg *view);
+/* Write the name src into a name of the header, dst of size bytes (a
+ * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
+void seg_show_name(char *dst, size_t size, const char *src);
 /* The master is alive now (its loop calls it at every turn). */
 void seg_alive(struct seg *seg);
 /* Map the segment of the master on port (status, tests): a live master's

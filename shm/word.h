@@ -1,0 +1,45 @@
+/* Words of the segment that one process writes and others read as they
+ * change: the master's counters, figures and names, which --status and
+ * the exporter read from processes of their own. Each is written with an
+ * atomic store and read with an atomic load, so no reader sees one torn
+ * on any CPU; relaxed, since each stands alone: no reader derives one
+ * from another or addresses anything by it. (The ring's words, which do
+ * order other data, have their own release and acquire: ring_job.h.) */
+#ifndef REVHASH_SHM_WORD_H
+#define REVHASH_SHM_WORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Show v in a word others read. */
+#define shm_show(lhs, v) __atomic_store_n(&(lhs), (v), __ATOMIC_RELAXED)
+/* The word as it is now. */
+#define shm_read(lhs) __atomic_load_n(&(lhs), __ATOMIC_RELAXED)
+/* Add n to a counter this process alone writes: a load of its own word
+ * and a store, not a locked add (a ++ costs no more). */
+#define shm_count(lhs, n) shm_show(lhs, (lhs) + (n))
+
+/* A word of the segment whatever its declared type (a name's bytes). */
+typedef uint64_t __attribute__((may_alias)) shm_word;
+
+/* Copy n bytes (a multiple of 8, both ends 8-aligned) between the segment
+ * and this process's memory, a word at a time. */
+static inline void shm_copy_in(void *to, const void *from, size_t n)
+{
+	const shm_word *s = from;
+	shm_word *d = to;
+
+	for (size_t i = 0; i < n / 8; i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
+static inline void shm_copy_out(void *to, const void *from, size_t n)
+{
+	const shm_word *s = from;
+	shm_word *d = to;
+
+	for (size_t i = 0; i < n / 8; i++)
+		__atomic_store_n(&d[i], s[i], __ATOMIC_RELAXED);
+}
+
+#endif
