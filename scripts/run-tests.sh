@@ -8,7 +8,8 @@
 # finish with one summary line, "N passed, S skipped, F failed".
 # Integration tests find the server binary through REVHASH_MASTER, the GPU
 # worker's stand-ins through REVHASH_GPU_STANDIN and REVHASH_GPU_HOSTDEV, the exporter through
-# REVHASH_METRICS.
+# REVHASH_METRICS. The test binaries run under REVHASH_EMULATOR, a command
+# and its arguments, where it is set (scripts/cross-arm64.sh: qemu-aarch64).
 #
 # A test that cannot run here (a kernel the CPU lacks, no IPv6, not root...)
 # says so with a line "SKIP: test: reason": it is counted as skipped, not as
@@ -62,7 +63,8 @@ failing() {
 }
 
 for t in "$@"; do
-	"$B/tests/$t" 2>&1 | tee "$out"
+	# shellcheck disable=SC2086 # the emulator's command and its arguments
+	${REVHASH_EMULATOR:-} "$B/tests/$t" 2>&1 | tee "$out"
 	line=$(grep -E '^[0-9]+%: Checks: ' "$out" | tail -n 1)
 	if [ -z "$line" ]; then
 		failing "$t"

@@ -106,6 +106,13 @@ void th_skip(const char *test, const char *fmt, ...)
 	fflush(stdout);
 }
 
+const char *th_no_robust_locks(void)
+{
+	const char *why = getenv("REVHASH_NO_ROBUST_LOCKS");
+
+	return why && *why ? why : NULL;
+}
+
 unsigned th_free_port(void)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };

@@ -113,4 +113,11 @@ uint64_t th_rand64(void);
 void th_skip(const char *test, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Why a lock whose holder died cannot be recovered where the tests run,
+ * or NULL: REVHASH_NO_ROBUST_LOCKS, which scripts/cross-arm64.sh sets when
+ * tests/robust_probe shows that the emulator it runs them under does not
+ * recover one (qemu-user has no robust futex list: docs/testing.md).
+ * Only the tests of that recovery skip on it. */
+const char *th_no_robust_locks(void);
+
 #endif
