@@ -13,9 +13,16 @@
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
 #   scripts/install-deps.sh --prometheus  also prometheus and promtool
 #                                      (scripts/metrics-test.sh)
+#   scripts/install-deps.sh --cross-arm64  also an aarch64 cross compiler,
+#                                      the arm64 libraries (Debian
+#                                      multiarch: the arm64 architecture is
+#                                      added) and qemu-user
+#                                      (scripts/cross-arm64.sh)
+# It never removes a package: where an install would, it stops and says so
+# (apt-get --no-remove), and the host's own packages stay as they were.
 set -eu
 
-missing=""
+missing="" foreign=""
 need() { # need PACKAGE TEST...
 	pkg=$1; shift
 	"$@" >/dev/null 2>&1 || missing="$missing $pkg"
@@ -37,6 +44,17 @@ for arg in "$@"; do
 	--plot) need gnuplot-nox command -v gnuplot ;;
 	--cluster) need haproxy command -v haproxy ;;
 	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
+	--cross-arm64)
+		# On arm64 itself the packages above are the arm64 ones.
+		[ "$(dpkg --print-architecture 2>/dev/null)" = arm64 ] && continue
+		multi=/usr/lib/aarch64-linux-gnu
+		need gcc-aarch64-linux-gnu command -v aarch64-linux-gnu-gcc
+		need libc6-dev:arm64 test -f $multi/libc.so
+		need libssl-dev:arm64 test -f $multi/pkgconfig/libcrypto.pc
+		need check:arm64 test -f $multi/pkgconfig/check.pc
+		need libmicrohttpd-dev:arm64 test -f $multi/pkgconfig/libmicrohttpd.pc
+		need qemu-user command -v qemu-aarch64
+		dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 || foreign=arm64 ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
 done
@@ -65,9 +83,14 @@ if [ ! -e "$policy" ]; then
 	held=1
 	trap '$sudo rm -f "$policy"' EXIT
 fi
+if [ -n "$foreign" ]; then
+	echo "install-deps.sh: adding the $foreign architecture (dpkg --add-architecture)"
+	$sudo dpkg --add-architecture "$foreign"
+fi
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
-$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends --no-remove \
+	$missing >/dev/null
 if [ -n "$held" ]; then
 	$sudo rm -f "$policy"
 	trap - EXIT

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The arm64 build, checked on an x86-64 machine (CI): cross-compiled with
+# Debian's multiarch packages, which it installs first (install-deps.sh
+# --cross-arm64), into a build folder of its own, then run under
+# qemu-user: the suites that need no timing, each kernel's instructions
+# per value (make kernel-insns), a master with 2 workers answering a
+# workload right, and a short crash-injection run (scripts/chaos.sh). On
+# an arm64 machine the same runs natively, with no emulator. Says where
+# its time went; exits non-zero on the first broken promise.
+#   scripts/cross-arm64.sh      (B=DIR: the build folder, default build/arm64)
+#
+# The guest runs with QEMU_LD_PREFIX=/: the arm64 libraries of Debian's
+# multiarch (/lib/ld-linux-aarch64.so.1, /usr/lib/aarch64-linux-gnu),
+# which it was linked against. (The cross toolchain's own libc, under
+# /usr/aarch64-linux-gnu, hangs any guest that forks or starts a thread.)
+# What the emulator cannot do, and is skipped for it, is in
+# docs/testing.md ("arm64").
+set -eu
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+
+B=${B:-build/arm64}
+SUITES=(check_proto check_policy check_cache check_ring check_ring_stress check_kernel check_lib
+	check_jobs)
+mark=$SECONDS times=""
+took() { times="$times $1 $((SECONDS - mark))"; mark=$SECONDS; }
+
+if [ "$(uname -m)" = aarch64 ]; then
+	CC=${CC:-cc} EMU=""
+	scripts/install-deps.sh
+else
+	CC=aarch64-linux-gnu-gcc EMU=qemu-aarch64
+	scripts/install-deps.sh --cross-arm64
+	export QEMU_LD_PREFIX=/
+	export PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+fi
+took install
+
+make -j"$(nproc)" --no-print-directory B="$B" BIN="$B" CC="$CC" NVCC= all \
+	"${SUITES[@]/#/$B/tests/}" "$B/tests/robust_probe" "$B/tests/stop_unlocked"
+make --no-print-directory B="$B" BIN="$B" CC="$CC" NVCC= kernel-insns
+took build
+
+# The programs as a script runs them: through the emulator, where one is.
+mkdir -p "$B/emu"
+for p in master/master revhash-bench kernel-bench tests/stop_unlocked; do
+	printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$EMU" "$PWD/$B/$p" >"$B/emu/${p##*/}"
+	chmod +x "$B/emu/${p##*/}"
+done
+MASTER=$PWD/$B/emu/master BENCH=$PWD/$B/emu/revhash-bench
+export REVHASH_MASTER=$MASTER REVHASH_BENCH=$BENCH REVHASH_STOP_UNLOCKED=$PWD/$B/emu/stop_unlocked
+
+# A lock whose holder died comes back only where the system keeps a list of
+# each thread's robust mutexes; the probe says whether this one does.
+if ! $EMU "$B/tests/robust_probe"; then
+	export REVHASH_NO_ROBUST_LOCKS="${EMU:-this system} does not give a dead holder's robust mutex back (tests/robust_probe)"
+	say "skipped for it: $REVHASH_NO_ROBUST_LOCKS"
+fi
+"$B/emu/kernel-bench" --seconds 0.2
+took probes
+
+# Slower under the emulator: Check's timeouts three times as long.
+CK_TIMEOUT_MULTIPLIER=3 B=$B REVHASH_EMULATOR="$EMU" scripts/run-tests.sh "${SUITES[@]}"
+took suites
+
+# End to end: a master with 2 workers, and a client's workload (40
+# requests of 2M values, a fifth repeated), every answer right.
+port=$(free_port)
+log=$(mktemp /tmp/revhash-arm64.XXXXXX)
+start_master "$port" "$log" --workers 2 --gpu off
+wait_workers "$MASTER_PID" 2 30 || fail "the master's 2 workers did not start"
+out=$("$BENCH" 127.0.0.1 "$port" 4545 40 0 2000000 20 50000 1.5 --no-calibrate 2>&1) ||
+	{ echo "$out"; cat "$log"; fail "the workload got wrong or missing answers"; }
+grep '^Results: 100.00 ' <<<"$out" || { echo "$out"; fail "reliability below 100%"; }
+say "$("$MASTER" --status "$port" | head -n 1)"
+stop_master "$MASTER_PID" 30
+rm -f "$log"
+took master
+
+# The crash-injection run, short: 20 requests of 2M values under its blows
+# (those that would land inside the lock skipped where the probe failed).
+scripts/chaos.sh --requests 20 --difficulty 2000000 | tee "$B/chaos.out"
+grep -qx 'chaos.sh: PASS' "$B/chaos.out" || fail "chaos.sh failed"
+took chaos
+
+say "seconds:$times"
