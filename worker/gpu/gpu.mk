@@ -7,17 +7,27 @@
 # its own host compiler, never $(CC).
 
 # The kernel variants, side by side in one binary: bits of GPU_VARIANT
-# (worker/gpu/gpu_variant.h names them), the plain one first.
+# (worker/gpu/gpu_variant.h names them), the plain one first. The GPU
+# worker measures these at start and takes the fastest (--kernel auto).
 GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119 215 343 471
-GPU_VARIANT_LIST := $(foreach v,$(GPU_VARIANTS),X($(v)))
+# Variants on trial: built, checked (check_gpu_logic, gpu-check) and timed
+# (gpu-check --bench) with the others, and taken by --kernel NAME, but not
+# measured by --kernel auto until a device has checked and timed them.
+# Moving one to GPU_VARIANTS ships it.
+GPU_TRIAL_VARIANTS := 599 1111 4183 8279 12375 2135 1623 5719 9815 13911 3671 11863
+GPU_ALL_VARIANTS := $(GPU_VARIANTS) $(GPU_TRIAL_VARIANTS)
+GPU_VARIANT_LIST := $(foreach v,$(GPU_ALL_VARIANTS),X($(v)))
+# The tables of variants (gpu.cu, gpu_host_all.c): all of them, and how
+# many of the first --kernel auto measures.
+GPU_TABLE_FLAGS = -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -DGPU_VARIANTS_AUTO=$(words $(GPU_VARIANTS))
 
 GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o \
-	$(foreach v,$(GPU_VARIANTS),worker/gpu/gpu_host-$(v).o)
+	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_host-$(v).o)
 
 $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DGPU_VARIANT=$* -c -o $@ $<
-$(B)/worker/gpu/gpu_host_all.o: KFLAGS := -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)'
+$(B)/worker/gpu/gpu_host_all.o: KFLAGS = $(GPU_TABLE_FLAGS)
 # The tables of variants follow the list written here.
 $(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk
 
@@ -41,13 +51,13 @@ ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
 # The static runtime: gpu-check runs on a device's machine as built here.
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o \
-	$(foreach v,$(GPU_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
+	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
 
 all: $(BIN)/gpu-check $(BIN)/worker/revhash-gpu
 
 $(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -c -o $@ $<
+	$(NVCC) $(ALL_NVCC_FLAGS) $(GPU_TABLE_FLAGS) -c -o $@ $<
 
 $(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu
 	@mkdir -p $(dir $@)
