@@ -46,8 +46,11 @@ CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
 NVCC_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_89,code=sm_89 \
 	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 NVCC_FLAGS ?= -O3 -lineinfo
+# The fatbins compressed (zstd, read by the driver that CUDA 13's runtime
+# needs anyway): 29 variants in 3 machine codes and PTX took 25 MB in each
+# of revhash-gpu and gpu-check, more than a device call may carry.
 ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
-	-Werror all-warnings -MMD -MP $(NVCC_FLAGS)
+	-Werror all-warnings -MMD -MP -compress-mode=size $(NVCC_FLAGS)
 # The static runtime: gpu-check runs on a device's machine as built here.
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o \
@@ -59,7 +62,8 @@ $(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) $(GPU_TABLE_FLAGS) -c -o $@ $<
 
-$(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu
+# Each variant's kernel, built with the flags written here.
+$(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu worker/gpu/gpu.mk
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT=$* -c -o $@ $<
 
@@ -73,14 +77,24 @@ $(BIN)/gpu-check: $(call objs,worker/gpu/gpu-check.o worker/gpu/gpu_bench.o work
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 
 # The sm_90 machine code of each variant, and what its loop runs per value
-# (worker/gpu/sass-count), with ptxas's register counts.
+# (worker/gpu/sass-count): each loop by opcode, then a table of every
+# variant's pipes per value, registers, spills and the bounds they set
+# (also in sass-table.md beside the cubins). A variant's name and values a
+# thread come from gpu_variant.h, through the preprocessor.
+GPU_SASS := $(B)/worker/gpu/sass
 gpu-sass: $(B)/worker/gpu/sass-count
-	@for v in $(GPU_VARIANTS); do \
-		$(NVCC) -std=c++17 -I. -arch=sm_90 $(NVCC_FLAGS) -cubin -Xptxas -v -DGPU_VARIANT=$$v \
-			-o $(B)/worker/gpu/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu 2>&1 | \
-			grep -o 'Used [0-9]* registers' | sed "s/^/variant $$v: /"; \
+	@mkdir -p $(GPU_SASS)
+	@for v in $(GPU_ALL_VARIANTS); do \
+		$(NVCC) -std=c++17 -I. -arch=sm_90 $(NVCC_FLAGS) -cubin -DGPU_VARIANT=$$v \
+			-o $(GPU_SASS)/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu || exit 1; \
 	done
-	@$(B)/worker/gpu/sass-count $(foreach v,$(GPU_VARIANTS),$(B)/worker/gpu/gpu_kernel-$(v).cubin)
+	@$(B)/worker/gpu/sass-count $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin)
+	@$(B)/worker/gpu/sass-count --table $$(for v in $(GPU_ALL_VARIANTS); do \
+		printf '#include "worker/gpu/gpu_variant.h"\nGPU_VARIANT_NAME GPU_PER_THREAD\n' | \
+			$(CC) -E -P -I. -DGPU_VARIANT=$$v -x c - | tr -d '"' | \
+			while read -r name per; do echo "$$name $$(($$per)) $(GPU_SASS)/gpu_kernel-$$v.cubin"; done; \
+	done) >$(GPU_SASS)/sass-table.md
+	@cat $(GPU_SASS)/sass-table.md
 
 $(B)/worker/gpu/sass-count: $(call objs,worker/gpu/sass-count.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
@@ -91,7 +105,8 @@ $(B)/worker/gpu/sass-count: $(call objs,worker/gpu/sass-count.o)
 gpu-carry: all gpu-sass
 	rm -rf gpu-carry
 	mkdir -p gpu-carry/sass gpu-carry/lib
-	cp $(B)/worker/gpu/gpu_kernel-*.cubin $(B)/worker/gpu/sass-count gpu-carry/sass/
+	cp $(GPU_SASS)/gpu_kernel-*.cubin $(GPU_SASS)/sass-table.md $(B)/worker/gpu/sass-count \
+		gpu-carry/sass/
 	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
 	du -sh gpu-carry
 
