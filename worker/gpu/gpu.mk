@@ -100,15 +100,18 @@ $(B)/worker/gpu/sass-count: $(call objs,worker/gpu/sass-count.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 # What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the
-# cubins and sass-count, and the libcrypto the binaries link, for a machine
-# that has none.
+# cubins and their table, sass-count, and the libcrypto the binaries link,
+# for a machine that has none. Then what a device call carries, GPU_CARRY
+# (docs/gpu.md), and its size: at most 64 MiB may travel.
+GPU_CARRY := master/master revhash-bench kernel-bench gpu-check worker/revhash-gpu gpu-carry
 gpu-carry: all gpu-sass
 	rm -rf gpu-carry
 	mkdir -p gpu-carry/sass gpu-carry/lib
-	cp $(GPU_SASS)/gpu_kernel-*.cubin $(GPU_SASS)/sass-table.md $(B)/worker/gpu/sass-count \
-		gpu-carry/sass/
+	cp $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin) \
+		$(GPU_SASS)/sass-table.md $(B)/worker/gpu/sass-count gpu-carry/sass/
 	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
-	du -sh gpu-carry
+	@du -cbL $(GPU_CARRY) | awk 'END { printf "carry: $(GPU_CARRY): %.1f MiB of 64\n", \
+		$$1 / 1048576; if ($$1 > 64 * 1048576) { print "gpu-carry: over 64 MiB"; exit 1 } }'
 
 .PHONY: gpu-sass gpu-carry
 else
