@@ -5,12 +5,22 @@
 #   preflight  the machine: nvidia-smi, clocks, the CPU, the tools, ldd of
 #              every binary (gpu-carry/lib goes first on the library
 #              path: the libcrypto the binaries were built against)
-#   check      gpu-check under every variant: 10,000 seeded random ranges
-#              and the edges, stops, false candidates; zero differences
-#   memcheck   compute-sanitizer memcheck on a quick run of three variants
-#   rates      every variant's G hashes/s side by side (goal 17.5 on an
-#              H100, at least 16), small searches, the worker's own pick,
-#              the CPU kernels beside
+#   check      gpu-check under every variant, those on trial first:
+#              10,000 seeded random ranges and the edges, stops, false
+#              candidates; zero differences
+#   rates      G hashes/s side by side (goal 19.5 on an H100 or H200, the
+#              best so far 17.46): base, the best, the auto variants never
+#              timed and every variant on trial, the most promising first
+#              (the lowest of its sm_90 bounds, sass-table.md); small
+#              searches, the worker's own pick, the CPU kernels beside
+#   sass       each variant's sm_90 loop (sass-count and its table,
+#              cuobjdump -sass where there is one) and ncu (Nsight Compute,
+#              where there is one) on one full launch of the best and of
+#              each variant on trial: the ALU and fmaheavy pipes' use,
+#              fmaheavy's cycles an instruction against the ALU's (is
+#              IMAD.HI full rate?), issue active, eligible warps, the top
+#              stall reasons
+#   memcheck   compute-sanitizer memcheck on a quick run of four variants
 #   stop       the stop latency, stop word to return (goal: 50 us)
 #   small      a server with the GPU: p50 of 100,000-value requests against
 #              a cache hit's (goal: at most 40 us more), with the GPU
@@ -23,12 +33,13 @@
 #              beside auto's CPU workers (the master polling), the same
 #              with --no-poll, and 2 polling, in turn (--mix); the
 #              all-cached floor of each, and the GPU's clocks
-#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
-#              ncu on base and the fastest
 # Into --out DIR (default bench-out/gpu-proof), three files: proof.log
 # (everything), summary.txt (a PASS, FAIL or SKIP line per part, its
 # figures against their goals) and parts.tar.gz (each part's outputs,
-# repacked after each part). Exit 1 when a part failed.
+# repacked after each part); and the summary again as
+# bench/results/gpu-DATE-N/summary.txt, where the repository keeps each
+# device call's (N: one past the day's highest there), to be copied into
+# it and committed. Exit 1 when a part failed.
 #
 # --dry-run runs every part here with the stand-ins (gpu-check-standin, the
 # host build of the variants; worker/revhash-gpu-standin, a CPU kernel), at
@@ -51,16 +62,25 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 # The parts in their order: name, time box, least time worth starting it.
+# check's box grows with the variants (CHECK_EACH_S a variant), mix's with
+# its servers.
 TABLE="preflight 30 5
 check 180 30
-memcheck 60 20
 rates 90 20
+sass 150 10
+memcheck 60 20
 stop 10 1
 small 60 25
 kills 120 30
-mix 240 60
-sass 70 10"
+mix 240 60"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
+CHECK_EACH_S=6 # about 5 s a variant on an H100: 2^35 values past false
+	       # candidates, 1.9e10 of edges, 30,000 searches of random ranges
+# The fastest variant a device has measured (docs/gpu.md): timed, profiled
+# and memchecked beside the new ones.
+BEST=fma-kimm-sigma0-wpoll-grab
+# Variants --kernel auto measures that no device has timed yet.
+UNTIMED="fma-kimm-sigma0-wpoll-grab-b128 fma-kimm-sigma0-wpoll-grab4-b128"
 
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
 ROUNDS="" MIX=""
@@ -88,17 +108,18 @@ CARRY=$ROOT/gpu-carry
 
 if [ $DRY = 1 ]; then
 	# every variant's host build is check_gpu_logic's: one is enough here
-	[ "$VARIANT" = all ] && VARIANT=fma-kimm-sigma0-wpoll-grab
+	[ "$VARIANT" = all ] && VARIANT=$BEST
 	GPU_CHECK=$ROOT/gpu-check-standin
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
 	CPUS=2 KILL_N=8 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	RATES=(--variant fma-kimm-sigma0-wpoll-grab) # the plumbing: one variant is enough
+	RATES=(--variant "$BEST") # the plumbing: one variant is enough
 	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto+--poll
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
-	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5 RATES=()
+	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
+	RATES=() # rates_variants, once the part runs
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
 	MIX_WORKERS="auto 2+--poll 1+--poll"
@@ -130,6 +151,61 @@ gpu_hashing() {
 		head -n 1 | sed 's/.*"pid":\([0-9]*\).*/\1/'
 }
 
+# cuda_tool NAME: NAME's path: on the PATH, else where CUDA's installs put
+# it (/usr/local/cuda/bin; Nsight Compute's own folder for ncu); nothing
+# when there is none.
+cuda_tool() {
+	local p
+	command -v "$1" && return
+	for p in /usr/local/cuda/bin/"$1" /usr/local/cuda/nsight-compute*/"$1" \
+		/opt/nvidia/nsight-compute/*/"$1"; do
+		[ -x "$p" ] && { echo "$p"; return; }
+	done
+}
+
+# variants KIND: the names of the build's variants of KIND (auto: those the
+# worker measures at start; trial: those on trial), as gpu-check lists them.
+variants() { "$GPU_CHECK" --list | awk -v k="$1" '$2 == k { print $1 }'; }
+
+# promising NAME...: the names given, the most promising first: the
+# lowest of a variant's sm_90 bounds (ALU, FMA, issue: sass-table.md of
+# make gpu-sass) the highest; as given where there is no table.
+promising() {
+	local table=$CARRY/sass/sass-table.md
+	[ -f "$table" ] || { printf '%s\n' "$@"; return; }
+	printf '%s\n' "$@" | awk -F'|' 'NR == FNR { if (NF > 11) {
+			n = $2; gsub(/ /, "", n)
+			b = $10; sub(/.*\(/, "", b); b += 0 # the ALU, op36 on it too
+			if ($11 + 0 < b) b = $11 + 0     # the FMA pipe, IMAD.HI full rate
+			if ($12 + 0 < b) b = $12 + 0     # issue
+			bound[n] = b }
+		next }
+		{ printf "%s %s\n", ($1 in bound ? bound[$1] : 0), $1 }' "$table" - |
+		sort -s -k1,1 -g -r | awk '{ print $2 }'
+}
+
+# rates_variants: what the rates part times, by commas: base, the best so
+# far, the auto variants never timed, and every variant on trial, the
+# most promising first. The other auto variants were timed by earlier
+# calls (docs/gpu.md), and timing them all again would not fit its box.
+rates_variants() {
+	local v
+	# shellcheck disable=SC2046,SC2086 # the lists are words
+	v=$(printf '%s\n' base "$BEST" $UNTIMED $(promising $(variants trial)) | awk '!seen[$0]++')
+	tr '\n' , <<<"$v" | sed 's/,$//'
+}
+
+# check_variants: what the check part checks, by commas: --variant's, or
+# every variant, those on trial first (no device has checked them: if
+# the box runs out, it is on variants that earlier calls checked).
+check_variants() {
+	if [ "$VARIANT" != all ]; then
+		echo "$VARIANT"
+		return
+	fi
+	{ variants trial; variants auto; } | tr '\n' , | sed 's/,$//'
+}
+
 # goal_missed: 0 in a dry run, whose figures say nothing of a GPU: its
 # goals are computed and printed, not judged; else 1.
 goal_missed() { [ $DRY = 1 ]; }
@@ -150,9 +226,13 @@ part_preflight() {
 	echo "figure: cpu idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
 		"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')," \
 		"governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
-	for b in nvcc cuobjdump compute-sanitizer ncu curl jq; do
+	for b in nvcc cuobjdump compute-sanitizer ncu; do
+		echo "figure: tool $b $(cuda_tool "$b" | grep . || echo missing)"
+	done
+	for b in curl jq; do
 		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
+	echo "figure: $("$GPU_CHECK" --list | wc -l) variants, $(variants trial | wc -l) on trial"
 	for b in "$MASTER" "$BENCH" "$ROOT/kernel-bench" "$GPU_CHECK" "$GPU_WORKER"; do
 		[ -x "$b" ] || { echo "figure: MISSING $b"; return 1; }
 		ldd "$b" >>"$W/ldd.txt" 2>&1
@@ -165,7 +245,8 @@ part_preflight() {
 }
 
 part_check() {
-	"$GPU_CHECK" --seed "$SEED" --cases "$CASES" "${SCALE[@]}" --variant "$VARIANT" | tee "$W/check.txt"
+	"$GPU_CHECK" --seed "$SEED" --cases "$CASES" "${SCALE[@]}" --variant "$(check_variants)" |
+		tee "$W/check.txt"
 	local rc=${PIPESTATUS[0]}
 	grep -E '^(ok|FAILED):' "$W/check.txt" | sed 's/^/figure: /'
 	grep -m1 'the device' "$W/check.txt" | sed 's/^ */figure: /'
@@ -175,11 +256,13 @@ part_check() {
 
 part_rates() {
 	local rc
+	[ $DRY = 1 ] || RATES=(--variant "$(rates_variants)")
+	echo "figure: timed: ${RATES[1]}"
 	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" "${RATES[@]}" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}
 	grep -E '^(rate|fastest|small|answers|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
 	awk '/^fastest:/ { r = $3 + 0 } END {
-		printf "figure: goal rate >= 17.5 G hashes/s (16 at least): %s\n", (r >= 17.5 ? "met" : r >= 16 ? "16 met, 17.5 not" : "MISSED")
+		printf "figure: goal rate >= 19.5 G hashes/s (17.46 so far): %s\n", (r >= 19.5 ? "met" : r > 17.46 ? "faster, 19.5 not met" : "MISSED")
 		exit r >= 16 ? 0 : 1 }' "$W/rates.txt" || goal_missed || rc=1
 	"$GPU_WORKER" --bench "$WORKER_S" --kernel auto >"$W/worker-bench.txt" 2>&1 || rc=1
 	sed 's/^/figure: worker: /' "$W/worker-bench.txt"
@@ -204,10 +287,12 @@ part_stop() {
 part_memcheck() {
 	local v rc=0 san=()
 	if [ $DRY = 0 ]; then
-		command -v compute-sanitizer >/dev/null || { echo "figure: no compute-sanitizer"; return 3; }
-		san=(compute-sanitizer --tool memcheck --error-exitcode 9 --print-limit 20)
+		[ -n "$(cuda_tool compute-sanitizer)" ] || { echo "figure: no compute-sanitizer"; return 3; }
+		san=("$(cuda_tool compute-sanitizer)" --tool memcheck --error-exitcode 9 --print-limit 20)
 	fi
-	for v in base fma-wpoll fma-kimm-sigma0-wpoll-grab; do
+	# the plain, the first with wpoll, the best, and the first on trial
+	# that hashes two values a thread (its own grab and launch sizes)
+	for v in base fma-wpoll "$BEST" $(variants trial | grep -m1 -- '-x2'); do
 		"${san[@]}" "$GPU_CHECK" --seed "$SEED" --cases 20 --scale quick --variant "$v" \
 			>"$W/memcheck-$v.txt" 2>&1
 		local r=$?
@@ -413,38 +498,120 @@ sass_loop() {
 		print end - best + 1, "per-value-loop" }' | sort -k2
 }
 
+# ncu_figures FILE NAME: variant NAME's figures from an ncu --csv --page
+# raw report in FILE (a line of metric names, one of units, then one of
+# values for the one launch profiled): the pipes' use, as a share of their
+# peak instructions and of their cycles (their ratio: cycles an
+# instruction against full rate, for fmaheavy and, to compare, the ALU),
+# issue active, eligible warps, occupancy and the top stall reasons (the
+# warps stalled for each, per issue). 1 when it could read none.
+ncu_figures() {
+	awk -v name="$2" '
+	function fields(line, out,   n) {
+		sub(/\r$/, "", line); n = split(line, out, /","/)
+		sub(/^"/, "", out[1]); sub(/"$/, "", out[n]); return n }
+	function num(s) { gsub(/,/, "", s); return s + 0 }
+	function get(m,   i) { for (i = 1; i <= nc; i++) if (col[i] == m) return val[i]; return "" }
+	function pct(m,   v) { v = get(m); return v == "" ? "?" : sprintf("%.1f%%", num(v)) }
+	function ratio(a, b,   x, y) {
+		x = get(a); y = get(b)
+		return x == "" || y == "" || num(y) == 0 ? "?" : sprintf("%.2f", num(x) / num(y)) }
+	/^"ID","/ && !nc { nc = fields($0, col); next }
+	nc && !nv { n = fields($0, f); if (f[1] ~ /^[0-9]+$/) { for (i = 1; i <= n; i++) val[i] = f[i]; nv = 1 } }
+	END {
+		if (!nv) exit 1
+		I = "sm__inst_executed_pipe_"; C = "sm__pipe_"; S = ".avg.pct_of_peak_sustained_active"
+		for (i = 1; i <= nc; i++) if (col[i] ~ /issue_stalled_[a-z_]+_per_issue_active\.ratio$/) {
+			r = col[i]; sub(/.*issue_stalled_/, "", r); sub(/_per_issue_active.*/, "", r)
+			if (r != "selected") stall[r] = num(val[i]) }
+		for (k = 0; k < 4; k++) {
+			best = ""
+			for (r in stall) if (best == "" || stall[r] > stall[best]) best = r
+			if (best == "") break
+			top = top sprintf("%s%s %.2f", k ? ", " : "", best, stall[best]); delete stall[best] }
+		e = get("smsp__warps_eligible.avg.per_cycle_active")
+		printf "figure: ncu %s: ALU pipe %s of its peak instructions, %s of its cycles; " \
+			"fmaheavy %s, %s: %s cycles an instruction against the ALU %s; issue active %s, " \
+			"eligible warps %s a cycle, occupancy %s; stalls per issue: %s\n", name,
+			pct(I "alu" S), pct(C "alu_cycles_active" S), pct(I "fmaheavy" S),
+			pct(C "fmaheavy_cycles_active" S), ratio(C "fmaheavy_cycles_active" S, I "fmaheavy" S),
+			ratio(C "alu_cycles_active" S, I "alu" S), pct("smsp__issue_active" S),
+			e == "" ? "?" : sprintf("%.2f", num(e)), pct("sm__warps_active" S), top == "" ? "?" : top
+	}' "$1"
+}
+
+# ncu_run NAME: ncu on the fourth launch of variant NAME (one sized by its
+# rate, as all but the first few are), its raw metrics into W/ncu-NAME.csv
+# and gpu-check's output into W/ncu-NAME.txt.
+ncu_run() {
+	timeout --foreground 60 "$NCU" --clock-control none --launch-skip 3 --launch-count 1 \
+		-k regex:search --section SpeedOfLight --section ComputeWorkloadAnalysis \
+		--section SchedulerStats --section WarpStateStats --section Occupancy \
+		--csv --page raw --log-file "$W/ncu-$1.csv" \
+		"$GPU_CHECK" --launches 4 --variant "$1" >"$W/ncu-$1.txt" 2>&1
+}
+
+# The parser on a report made up as ncu writes one (the dry run's: it
+# cannot run ncu): 90% of fmaheavy's cycles for 45% of its instructions is
+# 2.00 cycles an instruction.
+ncu_selftest() {
+	local f=$W/ncu-made-up.csv out
+	{
+		echo '==PROF== Connected to process 1'
+		echo '"ID","Kernel Name","sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active","sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active","sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active","sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active","smsp__issue_active.avg.pct_of_peak_sustained_active","smsp__warps_eligible.avg.per_cycle_active","sm__warps_active.avg.pct_of_peak_sustained_active","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"'
+		echo '"","","%","%","%","%","%","warp","%","ratio","ratio","ratio"'
+		echo '"0","search","88.10","88.10","45.00","90.00","1,070.5","1.23","74.00","0.55","0.80","1.00"'
+	} >"$f"
+	out=$(ncu_figures "$f" made-up) || return 1
+	echo "$out (the parser, on a made-up report)"
+	[[ $out == *"fmaheavy 45.0%, 90.0%: 2.00 cycles an instruction against the ALU 1.00"* &&
+		$out == *"issue active 1070.5%"* && $out == *"stalls per issue: math_pipe_throttle 0.80, wait 0.55" ]]
+}
+
 part_sass() {
-	local c found=0 fastest v
+	local c found=0 v n=0 agree=0 sc co left
+	if [ $DRY = 1 ]; then
+		ncu_selftest || { echo "figure: the ncu report parser FAILED on a made-up report"; return 1; }
+		echo "figure: ncu not run (dry run)"
+	fi
 	for c in "$CARRY"/sass/gpu_kernel-*.cubin; do
 		[ -f "$c" ] || continue
 		found=1
 		echo "$(basename "$c"):" >>"$W/sass.txt"
 		"$CARRY/sass/sass-count" "$c" >>"$W/sass.txt" 2>&1
-		echo "figure: $(basename "$c" .cubin): $("$CARRY/sass/sass-count" "$c" 2>&1 | grep -E 'loop of|pipe' |
-			sed 's/^[^:]*: //' | cut -c1-150 | tr '\n' ';')"
-		if command -v cuobjdump >/dev/null; then
-			cuobjdump -sass "$c" >"$W/$(basename "$c" .cubin).sass" 2>&1
-			echo "cuobjdump -sass, the same loop: $(sass_loop <"$W/$(basename "$c" .cubin).sass" |
-				tr '\n' ' ' | grep . || echo 'NOT FOUND: the loop reader did not match this listing')" >>"$W/sass.txt"
-		fi
+		[ -n "$(cuda_tool cuobjdump)" ] || continue
+		"$(cuda_tool cuobjdump)" -sass "$c" >"$W/$(basename "$c" .cubin).sass" 2>&1
+		co=$(sass_loop <"$W/$(basename "$c" .cubin).sass" | awk '$2 == "per-value-loop" { print $1 }')
+		sc=$("$CARRY/sass/sass-count" "$c" | sed -n 's/.*loop of \([0-9]*\) instructions.*/\1/p' | head -n 1)
+		echo "cuobjdump -sass, the same loop: ${co:-NOT FOUND} instructions (sass-count: $sc)" >>"$W/sass.txt"
+		n=$((n + 1))
+		[ "$co" = "$sc" ] && agree=$((agree + 1))
 	done
 	[ $found = 1 ] || { echo "figure: no cubins in $CARRY/sass (make gpu-carry)"; return 3; }
-	if [ $DRY = 1 ] || ! command -v ncu >/dev/null; then
-		echo "figure: ncu not run ($([ $DRY = 1 ] && echo dry run || echo no ncu))"
+	sed 's/^/figure: /' "$CARRY/sass/sass-table.md"
+	[ $n = 0 ] || echo "figure: cuobjdump -sass: its loop as long as sass-count's in $agree of $n cubins"
+	[ $DRY = 0 ] || return 0
+	NCU=$(cuda_tool ncu)
+	if [ -z "$NCU" ]; then
+		echo "figure: ncu not run: none on the PATH, in /usr/local/cuda/bin or an Nsight Compute folder"
 		return 0
 	fi
-	fastest=$(awk '/^fastest:/ { sub(/,$/, "", $2); print $2 }' "$W/../rates/rates.txt" 2>/dev/null)
-	for v in base ${fastest:+$fastest}; do
-		timeout --foreground 60 ncu --clock-control none --launch-skip 12 --launch-count 1 -k regex:search \
-			--section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
-			"$GPU_CHECK" --bench 0.2 --variant "$v" >"$W/ncu-$v.txt" 2>&1
-		echo "figure: ncu $v: exit $?; $(grep -E 'Compute \(SM\) Throughput|Executed Ipc Active|Issue Slots Busy|Achieved Occupancy|Registers Per' \
-			"$W/ncu-$v.txt" | tr -s ' ' | tr '\n' ';')"
-		[ "$v" = "$fastest" ] && break
+	echo "figure: ncu: $NCU, $("$NCU" --version 2>&1 | tail -n 1)"
+	# shellcheck disable=SC2046 # the lists are words
+	for v in "$BEST" $(promising $(variants trial)); do
+		left=$((${PART_BOX:-600} - SECONDS))
+		if [ "$left" -lt 25 ]; then
+			echo "figure: ncu: not run on $v and what follows it: the part's time box is spent"
+			break
+		fi
+		ncu_run "$v"
+		echo "figure: ncu $v: exit $?; $(grep -m1 '^launches' "$W/ncu-$v.txt")"
+		ncu_figures "$W/ncu-$v.csv" "$v" || ncu_figures "$W/ncu-$v.txt" "$v" ||
+			echo "figure: ncu $v: no figures read; $(grep -h -m2 -E 'ERROR|WARN' "$W/ncu-$v.csv" \
+				"$W/ncu-$v.txt" 2>/dev/null | tr '\n' ' ')"
 	done
 	return 0
 }
-
 if [ -n "$PART" ]; then
 	W=$DIR
 	OUT=$W
@@ -457,6 +624,13 @@ fi
 
 mkdir -p "$DIR" || fail "cannot make $DIR"
 rm -f "$DIR/proof.log" "$DIR/summary.txt" "$DIR/parts.tar.gz"
+# Where the repository keeps this call's summary (bench/results/gpu-DATE-N,
+# N one past the day's highest there), written under DIR as it will lie.
+DAY=$(date -u +%F)
+N=$(find "$ROOT/bench/results" -maxdepth 1 -name "gpu-$DAY-*" 2>/dev/null | sed 's/.*-//' |
+	grep -E '^[0-9]{1,4}$' | sort -n | tail -n 1)
+RESULTS=$DIR/bench/results/gpu-$DAY-$((${N:-0} + 1))
+mkdir -p "$RESULTS" || fail "cannot make $RESULTS"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpu-proof.XXXXXX") || fail "no temporary folder"
 trap 'rm -rf "$WORK"' EXIT
 exec > >(tee -a "$DIR/proof.log") 2>&1
@@ -464,6 +638,8 @@ TEE=$!
 T0=$SECONDS
 FAILED=0
 say "$([ $DRY = 1 ] && echo 'DRY RUN (stand-ins, small scale: no figure here says anything of a GPU); ')budget $BUDGET s, seed $SEED"
+echo "gpu-proof.sh$([ $DRY = 1 ] && echo ' --dry-run'), $(date -u '+%F %T') UTC: budget $BUDGET s, seed $SEED," \
+	"parts: $PARTS" >"$DIR/summary.txt"
 
 # run_part NAME BOX MIN: part NAME in at most BOX seconds of what is left
 # of the budget, skipped when less than MIN is left; its line into the
@@ -480,7 +656,7 @@ run_part() {
 	say "$name: at most $box s"
 	t=$SECONDS
 	mkdir -p "$WORK/$name"
-	timeout -k 5 "$box" "$0" --part "$name" --out "$WORK/$name" --seed "$SEED" --variant "$VARIANT" \
+	PART_BOX=$box timeout -k 5 "$box" "$0" --part "$name" --out "$WORK/$name" --seed "$SEED" --variant "$VARIANT" \
 		${ROUNDS:+--mix-rounds "$ROUNDS"} ${MIX:+--mix "$MIX"} \
 		$([ $DRY = 1 ] && echo --dry-run) >"$WORK/$name.out" 2>&1 </dev/null
 	rc=$?
@@ -495,20 +671,25 @@ run_part() {
 			"$( [ $rc = 124 ] || [ $rc = 137 ] && echo "  (its time box of $box s ran out)")"
 		sed -n 's/^figure: /    /p' "$WORK/$name.out"
 	} >>"$DIR/summary.txt"
+	cp "$DIR/summary.txt" "$RESULTS/summary.txt"
 	say "$name: $verdict in $((SECONDS - t)) s"
 	tar -C "$WORK" -czf "$DIR/parts.tar.gz.new" . 2>/dev/null && mv -f "$DIR/parts.tar.gz.new" "$DIR/parts.tar.gz"
 	rm -f "$DIR/parts.tar.gz.new"
 }
 
-# The mix's box: 30 s a server, the CPU workers' alone and its floor too.
+# The mix's box: 30 s a server, the CPU workers' alone and its floor too;
+# check's: CHECK_EACH_S a variant checked, and 20 s.
 set -- $MIX_WORKERS
 MIX_BOX=$((30 * (2 + MIX_ROUNDS * $#) + 30))
+CHECK_BOX=$((20 + CHECK_EACH_S * $(check_variants | tr , '\n' | wc -l)))
 while read -r name box min; do
 	[ "$name" = mix ] && [ "$MIX_BOX" -gt "$box" ] && box=$MIX_BOX
+	[ "$name" = check ] && [ "$CHECK_BOX" -gt "$box" ] && box=$CHECK_BOX
 	[[ " $PARTS " == *" $name "* ]] && run_part "$name" "$box" "$min"
 done <<<"$TABLE"
 say "summary ($((SECONDS - T0)) s of $BUDGET):"
 cat "$DIR/summary.txt"
+say "the summary, for the repository: ${RESULTS#"$DIR"/}/summary.txt"
 exec >/dev/null 2>&1 # the log's last lines are written before the exit
 wait "$TEE" 2>/dev/null
 [ $FAILED = 0 ] || exit 1

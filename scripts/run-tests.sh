@@ -123,7 +123,8 @@ fi
 # The GPU machine's one script, dry (scripts/gpu-proof.sh --dry-run: the
 # stand-ins, every part): it must pass, say every part in its summary, and
 # leave at most the 8 files a device call brings back, its tarball holding
-# each part's outputs. One more test.
+# each part's outputs, and the summary again where the repository keeps
+# it. One more test.
 if [ -n "${RUN_GPU_PROOF:-}" ]; then
 	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
 	ok=1
@@ -132,6 +133,7 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
 	done
 	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
+	cmp -s "$dir/summary.txt" "$dir"/bench/results/gpu-*-1/summary.txt || ok=0
 	for f in check/check.txt rates/rates.txt small/small-100k.txt small/small-sleep-100k.txt \
 		kills/kills-bench.txt mix/mix-cpu.txt mix/mix-auto-poll-1.txt mix/mix-auto-poll-1-floor.txt; do
 		tar -tzf "$dir/parts.tar.gz" 2>/dev/null | grep -qx "./$f" || ok=0

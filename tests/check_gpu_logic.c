@@ -5,7 +5,8 @@
  * range ending at 2^64-1 (whose last value once read as "no candidate");
  * generations that run out and start again; and one thread's loop alone
  * (gpu_scan): the candidate word's keys, halts by the stop word and the
- * halt word, a launch of a whole 2^32 segment. The walk under a scripted
+ * halt word, a launch of a whole 2^32 segment; and the identities that
+ * some variants compute shifts and rotates by. The walk under a scripted
  * launcher, and the choice of a variant, are check_gpu_walk's.
  *
  * The random ranges take their seed from TH_SEED, else from the clock; it
@@ -178,6 +179,30 @@ START_TEST(keys_order_and_decode)
 }
 END_TEST
 
+/* The multiplies some variants do instead of shifts and rotates (shrhi,
+ * r24..r72) are identities for any word and any distance: x >> n is the
+ * high half of x * 2^(32-n), and a rotate the sum of both halves, which
+ * share no bit. The variants' searches check them in use; here every
+ * distance, over the words where a carry or a lost bit would show. */
+START_TEST(shifts_and_rotates_by_multiplies_are_identities)
+{
+	uint64_t state = seed;
+
+	for (int n = 1; n < 32; n++)
+		for (int i = 0; i < 4000; i++) {
+			uint32_t r = (uint32_t)cases_rand(&state), edges[] = {
+				0, 1, 0xffffffff, 0x80000000, 0x7fffffff, (uint32_t)1 << n,
+				((uint32_t)1 << n) - 1, (uint32_t)-1 << n, r
+			};
+			uint32_t x = i < 9 ? edges[i] : r, m = s_pow2(32 - n);
+
+			ck_assert_uint_eq(s_mulhi(x, m), x >> n);
+			ck_assert_uint_eq(s_mulhi(x, m) & x * m, 0);
+			ck_assert_uint_eq(s_ror_mul(x, n), ror32(x, n));
+		}
+}
+END_TEST
+
 /* One launch of the plain variant's threads in turn (or thread only
  * alone, when not -1), over count values from first, looking for answer:
  * the word after, from word. */
@@ -271,6 +296,7 @@ static Suite *gpu_logic_suite(void)
 	tcase_add_test(host, stop_ends_a_long_search);
 	tcase_add_test(host, stop_never_skips_the_answer);
 	tcase_add_test(scan, keys_order_and_decode);
+	tcase_add_test(scan, shifts_and_rotates_by_multiplies_are_identities);
 	tcase_add_test(scan, scan_leaves_its_lowest_candidate);
 	tcase_add_test(scan, scan_yields_to_a_newer_word);
 	tcase_add_test(scan, scan_halts_on_the_stop_or_halt_word);

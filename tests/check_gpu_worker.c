@@ -292,19 +292,26 @@ START_TEST(gpu_worker_chooses_its_kernel_by_measurement)
 }
 END_TEST
 
-/* What `prog args` prints on out (first line) and its exit status. */
-static int run_line(const char *args, char *line, size_t len)
+/* What `prog args` prints (its first line, stderr too) and its exit
+ * status. */
+static int run_prog(const char *prog, const char *args, char *line, size_t len)
 {
 	char cmd[512];
 	FILE *f;
 
-	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", standin(), args);
+	snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", prog, args);
 	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
 	if (!fgets(line, (int)len, f))
 		line[0] = '\0';
 	while (fgetc(f) != EOF)
 		;
 	return WEXITSTATUS(pclose(f));
+}
+
+/* The same of the stand-in GPU worker. */
+static int run_line(const char *args, char *line, size_t len)
+{
+	return run_prog(standin(), args, line, len);
 }
 
 /* --kernel NAME forces a variant; a name that is none of the device's nor
@@ -318,6 +325,26 @@ START_TEST(kernel_named_is_forced_and_unknown_is_refused)
 	ck_assert_int_eq(run_line("--bench 0.05 --kernel bogus", line, sizeof line), 2);
 	ck_assert_msg(strstr(line, "unknown kernel bogus (this device's: standin, "
 			     "standin-slow; or auto)"), "%s", line);
+}
+END_TEST
+
+/* revhash-gpu's device code lists every variant the build holds when
+ * asked for one it has not, those on trial (gpu.mk) last, and takes any
+ * of them by name: the last one listed, a variant on trial while there
+ * are any, which --kernel auto does not measure. */
+START_TEST(every_variant_is_taken_by_name_those_on_trial_too)
+{
+	char line[2048], args[256];
+	const char *last;
+
+	ck_assert_int_eq(run_prog(hostdev(), "--probe --kernel bogus", line, sizeof line), 2);
+	ck_assert_msg(strstr(line, "unknown kernel bogus (this device's: base, fma, "), "%s", line);
+	ck_assert_msg(strstr(line, "; or auto)"), "%s", line);
+	*strstr(line, "; or auto)") = '\0';
+	ck_assert_ptr_nonnull(last = strrchr(line, ' '));
+	snprintf(args, sizeof args, "--probe --kernel %s", last + 1);
+	ck_assert_msg(run_prog(hostdev(), args, line, sizeof line) == 0, "%s: %s", args, line);
+	ck_assert_str_eq(line, "1\n"); /* the stand-in's one device */
 }
 END_TEST
 
@@ -504,6 +531,7 @@ int main(void)
 	tcase_add_test(t, gpu_worker_chooses_its_kernel_by_measurement);
 	tcase_add_test(t, the_gpu_walk_serves_and_stops_in_a_worker);
 	tcase_add_test(t, kernel_named_is_forced_and_unknown_is_refused);
+	tcase_add_test(t, every_variant_is_taken_by_name_those_on_trial_too);
 	tcase_add_test(t, gpu_auto_without_a_gpu_serves_with_the_cpus);
 	tcase_add_test(t, the_start_log_counts_the_workers_it_runs);
 	tcase_add_test(t, auto_leaves_a_cpu_to_the_gpu_worker_and_the_master);

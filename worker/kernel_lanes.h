@@ -36,7 +36,13 @@
  *   LANES_PLAN_SSIG0 sigma0 of the fixed words W17, W19, W21 kept in the
  *                    plan instead of computed per block (the GPU's choice:
  *                    what a CPU computes once per block of lanes, a GPU
- *                    thread would compute per value) */
+ *                    thread would compute per value)
+ *   LANES_PLAN_FOLD  h + K + W of rounds 1..3, whose h is the plan's, and
+ *                    K + W of rounds 17, 19, 21, whose W is, in the plan:
+ *                    one add fewer each (a GPU variant's)
+ *   LANES_ROR_AT(x, n, t, j)  rotate j (0..2 of BSIG0, 3..5 of BSIG1) of
+ *                    round t, by n (default v_ror): a GPU variant does some
+ *                    of them on another pipe */
 #ifndef REVHASH_KERNEL_LANES_H
 #define REVHASH_KERNEL_LANES_H
 
@@ -52,6 +58,9 @@
 #ifndef LANES_K
 #define LANES_K(t) sha256_k[t]
 #endif
+#ifndef LANES_ROR_AT
+#define LANES_ROR_AT(x, n, t, j) v_ror(x, n)
+#endif
 
 /* What one segment (fixed W1, hence fixed high half of x) shares. */
 struct lanes_plan {
@@ -62,6 +71,10 @@ struct lanes_plan {
 	uint32_t c23;       /* W23 = W16 + c23 */
 #ifdef LANES_PLAN_SSIG0
 	uint32_t s0_17, s0_19, s0_21; /* sigma0 of W17, W19, W21 */
+#endif
+#ifdef LANES_PLAN_FOLD
+	uint32_t hkw[4];    /* [1..3]: h + K[t] + W[t] of round t */
+	uint32_t kw17, kw19, kw21; /* K[t] + W[t] */
 #endif
 	uint32_t target;    /* the a after 57 rounds that leads to the digest */
 };
@@ -110,40 +123,75 @@ static void lanes_plan_init(struct lanes_plan *p, const uint8_t digest[32],
 	p->s0_19 = ssig0(p->w19);
 	p->s0_21 = ssig0(p->w21);
 #endif
+#ifdef LANES_PLAN_FOLD
+	/* The h of round t (1..3) is state1[8 - t], untouched until then. */
+	p->hkw[0] = 0;
+	for (int t = 1; t <= 3; t++)
+		p->hkw[t] = state1[8 - t] + p->kw[t];
+	p->kw17 = sha256_k[17] + p->w17;
+	p->kw19 = sha256_k[19] + p->w19;
+	p->kw21 = sha256_k[21] + p->w21;
+#endif
 	uint32_t late[8];
 	sha256_late_a(digest, late);
 	p->target = late[0];
 }
 
-#define BSIG0(x) v_xor3(v_ror(x, 2), v_ror(x, 13), v_ror(x, 22))
-#define BSIG1(x) v_xor3(v_ror(x, 6), v_ror(x, 11), v_ror(x, 25))
+/* The Sigmas of round t. */
+#define BSIG0(x, t)                                                          \
+	v_xor3(LANES_ROR_AT(x, 2, t, 0), LANES_ROR_AT(x, 13, t, 1),            \
+	       LANES_ROR_AT(x, 22, t, 2))
+#define BSIG1(x, t)                                                          \
+	v_xor3(LANES_ROR_AT(x, 6, t, 3), LANES_ROR_AT(x, 11, t, 4),            \
+	       LANES_ROR_AT(x, 25, t, 5))
 #define SSIG0(x) v_xor3(v_ror(x, 7), v_ror(x, 18), v_shr(x, 3))
 #define SSIG1(x) v_xor3(v_ror(x, 17), v_ror(x, 19), v_shr(x, 10))
 
-/* One round; the caller rotates the names instead of moving the values. */
-#define ROUND(a, b, c, d, e, f, g, h, kw)                                    \
+/* One round t, its T1 given; the caller rotates the names instead of
+ * moving the values. */
+#define ROUND_T1(a, b, c, d, e, f, g, h, t, t1)                              \
 	do {                                                                 \
-		vec t1_ = v_add(v_add(h, BSIG1(e)), v_add(v_ch(e, f, g), kw)); \
+		vec t1_ = (t1);                                              \
 		d = v_add(d, t1_);                                           \
-		h = v_add(t1_, v_add(BSIG0(a), v_maj(a, b, c)));             \
+		h = v_add(t1_, v_add(BSIG0(a, t), v_maj(a, b, c)));          \
 	} while (0)
+
+#define ROUND(a, b, c, d, e, f, g, h, t, kw)                                 \
+	ROUND_T1(a, b, c, d, e, f, g, h, t,                                  \
+		 v_add(v_add(h, BSIG1(e, t)), v_add(v_ch(e, f, g), kw)))
+
+/* Rounds 1..3, whose h is a constant of the plan. */
+#ifdef LANES_PLAN_FOLD
+#define ROUND_PLANNED_H(a, b, c, d, e, f, g, h, t)                           \
+	ROUND_T1(a, b, c, d, e, f, g, h, t,                                  \
+		 v_add(BSIG1(e, t), v_add(v_ch(e, f, g), v_set1(p->hkw[t]))))
+#else
+#define ROUND_PLANNED_H(a, b, c, d, e, f, g, h, t)                           \
+	ROUND(a, b, c, d, e, f, g, h, t, KW_PLAN(t))
+#endif
 
 #define ROUND8(t, KW)                                                        \
 	do {                                                                 \
-		ROUND(a, b, c, d, e, f, g, h, KW(t));                        \
-		ROUND(h, a, b, c, d, e, f, g, KW(t + 1));                    \
-		ROUND(g, h, a, b, c, d, e, f, KW(t + 2));                    \
-		ROUND(f, g, h, a, b, c, d, e, KW(t + 3));                    \
-		ROUND(e, f, g, h, a, b, c, d, KW(t + 4));                    \
-		ROUND(d, e, f, g, h, a, b, c, KW(t + 5));                    \
-		ROUND(c, d, e, f, g, h, a, b, KW(t + 6));                    \
-		ROUND(b, c, d, e, f, g, h, a, KW(t + 7));                    \
+		ROUND(a, b, c, d, e, f, g, h, t, KW(t));                     \
+		ROUND(h, a, b, c, d, e, f, g, t + 1, KW(t + 1));             \
+		ROUND(g, h, a, b, c, d, e, f, t + 2, KW(t + 2));             \
+		ROUND(f, g, h, a, b, c, d, e, t + 3, KW(t + 3));             \
+		ROUND(e, f, g, h, a, b, c, d, t + 4, KW(t + 4));             \
+		ROUND(d, e, f, g, h, a, b, c, t + 5, KW(t + 5));             \
+		ROUND(c, d, e, f, g, h, a, b, t + 6, KW(t + 6));             \
+		ROUND(b, c, d, e, f, g, h, a, t + 7, KW(t + 7));             \
 	} while (0)
 
 /* Round inputs: planned constants, the words of w[], or the words computed
  * on the way by the general schedule. */
 #define KW_PLAN(t) v_set1(p->kw[t])
+#ifdef LANES_PLAN_FOLD
+#define KW_W(t)                                                              \
+	((t) == 17 ? v_set1(p->kw17) : (t) == 19 ? v_set1(p->kw19) :          \
+	 (t) == 21 ? v_set1(p->kw21) : v_add(v_set1(LANES_K(t)), w[t]))
+#else
 #define KW_W(t) v_add(v_set1(LANES_K(t)), w[t])
+#endif
 #ifdef LANES_PLAN_SSIG0
 #define SSIG0_OF(t)                                                          \
 	((t) == 17 ? v_set1(p->s0_17) : (t) == 19 ? v_set1(p->s0_19) :        \
@@ -189,13 +237,13 @@ LANES_FN vec rounds_to_57(const struct lanes_plan *p, vec w0)
 	    f = v_set1(s[6]), g = v_set1(s[7]);
 	vec w[57];
 
-	ROUND(h, a, b, c, d, e, f, g, KW_PLAN(1));
-	ROUND(g, h, a, b, c, d, e, f, KW_PLAN(2));
-	ROUND(f, g, h, a, b, c, d, e, KW_PLAN(3));
-	ROUND(e, f, g, h, a, b, c, d, KW_PLAN(4));
-	ROUND(d, e, f, g, h, a, b, c, KW_PLAN(5));
-	ROUND(c, d, e, f, g, h, a, b, KW_PLAN(6));
-	ROUND(b, c, d, e, f, g, h, a, KW_PLAN(7));
+	ROUND_PLANNED_H(h, a, b, c, d, e, f, g, 1);
+	ROUND_PLANNED_H(g, h, a, b, c, d, e, f, 2);
+	ROUND_PLANNED_H(f, g, h, a, b, c, d, e, 3);
+	ROUND(e, f, g, h, a, b, c, d, 4, KW_PLAN(4));
+	ROUND(d, e, f, g, h, a, b, c, 5, KW_PLAN(5));
+	ROUND(c, d, e, f, g, h, a, b, 6, KW_PLAN(6));
+	ROUND(b, c, d, e, f, g, h, a, 7, KW_PLAN(7));
 	ROUND8(8, KW_PLAN);
 	schedule16(p, w0, w);
 	ROUND8(16, KW_W);
@@ -203,7 +251,7 @@ LANES_FN vec rounds_to_57(const struct lanes_plan *p, vec w0)
 	ROUND8(32, KW_SCHED);
 	ROUND8(40, KW_SCHED);
 	ROUND8(48, KW_SCHED);
-	ROUND(a, b, c, d, e, f, g, h, KW_SCHED(56));
+	ROUND(a, b, c, d, e, f, g, h, 56, KW_SCHED(56));
 	return h; /* round 56 wrote its a where the h of its naming is */
 }
 

@@ -126,6 +126,28 @@ static void at_top(struct list *l, uint64_t span)
 	add(l, "whole space", 0, TOP, span / 2);
 }
 
+/* Ranges of an odd count, the answer at the end, just past it, or at the
+ * first value of the segment that the range's last value ends: a search
+ * that hashes values two at a time must leave the second of its last pair
+ * out (within the segment it is the value after the range; past its end
+ * it wraps to the segment's first). */
+static void odd_counts(struct list *l, uint64_t span)
+{
+	uint64_t los[] = { 0x2468ace1, UINT64_C(3) << 61 }, lens[] = { 1, 3, span | 1 };
+	uint64_t b = UINT64_C(0x7531) << 32;
+
+	for (size_t i = 0; i < sizeof los / sizeof los[0]; i++)
+		for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+			uint64_t lo = los[i], hi = lo + lens[k] - 1;
+
+			add(l, "odd count, answer at hi", lo, hi, hi);
+			add(l, "odd count, answer just above hi", lo, hi, hi + 1);
+		}
+	add(l, "odd count to a 2^32 boundary, answer the segment's first", b - 5, b - 1,
+	    b - (UINT64_C(1) << 32));
+	add(l, "odd count to a 2^32 boundary, answer at hi", b - 5, b - 1, b - 1);
+}
+
 static void singles(struct list *l)
 {
 	uint64_t xs[] = { 0, 1, 0xffffffff, 0x100000000, 0x7777777777, TOP - 1, TOP };
@@ -165,6 +187,7 @@ size_t cases_edges(uint64_t span, struct search_case *out, size_t max)
 	at_ends(&l, span);
 	across(&l, span);
 	at_top(&l, span);
+	odd_counts(&l, span);
 	singles(&l);
 	near_misses(&l, span);
 	return l.n;

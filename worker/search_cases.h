@@ -28,9 +28,9 @@ uint64_t cases_rand(uint64_t *state);
 void cases_random(uint64_t *state, uint64_t max_len, struct search_case *c);
 
 /* The edge cases, with ranges of up to about span values (span >= 64):
- * the answer at either end, across 2^32 boundaries, up to 2^64-1, single
- * values, no answer, and near misses. Fills out (max entries at most) and
- * returns the count. */
+ * the answer at either end, across 2^32 boundaries, up to 2^64-1, odd
+ * counts, single values, no answer, and near misses. Fills out (max entries
+ * at most) and returns the count. */
 size_t cases_edges(uint64_t span, struct search_case *out, size_t max);
 
 /* A digest that is not SHA-256 of y, yet whose a words after 57 and 58

@@ -24,7 +24,7 @@
 #define MEASURE_ROUNDS 3
 
 static struct gpu *opened;
-static char name[48], choice[768]; /* a variant's name; every variant's rate */
+static char name[64], choice[768]; /* a variant's name; every variant's rate */
 static int told_watch; /* whether the device polls the stop word: said once */
 static uint64_t chosen_rate;
 
@@ -102,18 +102,24 @@ int device_open(int index, const char *want, const struct kernel **out,
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
 	char line[640];
+	size_t all;
 	int r = gpu_open(index, &opened, err, errlen);
 
 	if (r)
 		return r;
-	p.n = (size_t)gpu_variants();
-	if (p.n > PICK_MAX)
-		p.n = PICK_MAX;
-	for (size_t i = 0; i < p.n; i++) {
+	all = (size_t)gpu_variants() < PICK_MAX ? (size_t)gpu_variants() : PICK_MAX;
+	for (size_t i = 0; i < all; i++) {
 		p.names[i] = gpu_variant_name((int)i);
 		p.handicap[i] = device_stop_handicap(gpu_variant_halt_every((int)i));
 	}
+	/* The variants on trial are taken by name only: measuring leaves
+	 * them out until a device has checked and timed them (gpu.mk). */
+	p.n = (size_t)gpu_variants_auto() < all ? (size_t)gpu_variants_auto() : all;
+	for (size_t i = p.n; i < all; i++)
+		if (want && strcmp(want, p.names[i]) == 0)
+			p.n = all;
 	if (device_pick(&p, want, run, NULL) < 0) {
+		p.n = all;
 		device_pick_unknown(&p, want, err, errlen);
 		return -EINVAL;
 	}

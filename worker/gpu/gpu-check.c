@@ -7,14 +7,20 @@
  * candidates (about one in 2^32 values) before its answer. Exits 1 on any
  * difference, 2 when it cannot run.
  *
- *   gpu-check [--seed N] [--cases N] [--device N] [--variant NAME|all]
- *             [--bench SECONDS] [--scale full|quick]
+ *   gpu-check [--seed N] [--cases N] [--device N] [--variant NAME,...|all]
+ *             [--bench SECONDS | --launches N] [--scale full|quick]
+ *   gpu-check --list
  *
- * --bench skips the checks and measures instead (gpu_bench.c): each
- * variant's rate side by side, the cost of small searches, and how soon a
- * search lets go of its stop word. --scale quick makes every case and
- * measurement small, for compute-sanitizer or the stand-in build
- * (gpu-check-standin, the host build of the variants behind gpu.h). */
+ * --variant names the variants to run, in that order (default all, in the
+ * build's). --bench skips the checks and measures instead (gpu_bench.c):
+ * each variant's rate side by side, the cost of small searches, and how
+ * soon a search lets go of its stop word. --launches N runs N full
+ * launches of each, no more, for a profiler to time one of them. --scale
+ * quick makes every case and measurement small, for compute-sanitizer or
+ * the stand-in build (gpu-check-standin, the host build of the variants
+ * behind gpu.h). --list prints each variant, a line each, with "auto" or
+ * "trial" (gpu.mk: whether the GPU worker measures it at start), and needs
+ * no device. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +39,15 @@
 
 #define MAX_EDGES 128
 #define LARGE_EVERY 100
+#define MAX_VARIANTS 64
 
 struct options {
 	uint64_t seed, cases;
 	uint64_t device;
-	const char *variant; /* NULL: all */
+	const char *variant; /* names, by commas; NULL: all */
 	double bench;        /* seconds; 0: check instead */
+	uint64_t launches;   /* full launches to run instead; 0: none */
+	int list;
 };
 
 /* The run: main's, set before any check; check_search reaches it here,
@@ -149,7 +158,8 @@ static void check_variant(const struct options *o)
 static void usage(void)
 {
 	fprintf(stderr, "usage: gpu-check [--seed N] [--cases N] [--device N] "
-		"[--variant NAME|all] [--bench SECONDS] [--scale full|quick]\n");
+		"[--variant NAME,...|all] [--bench SECONDS | --launches N] "
+		"[--scale full|quick]\n       gpu-check --list\n");
 	exit(2);
 }
 
@@ -157,23 +167,30 @@ static void parse(int argc, char **argv, struct options *o)
 {
 	*o = (struct options){ .seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32,
 			       .cases = 10000 };
-	for (int i = 1; i < argc; i += 2) { /* every option takes a value */
+	for (int i = 1; i < argc; i++) { /* every option but --list takes a value */
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = v ? 0 : -1;
+		int r = 0;
 
-		if (r)
+		if (strcmp(argv[i], "--list") == 0) {
+			o->list = 1;
+			continue;
+		}
+		if (!v)
 			usage();
-		if (strcmp(argv[i], "--seed") == 0)
+		i++;
+		if (strcmp(argv[i - 1], "--launches") == 0)
+			r = parse_u64(v, 1, 1000, &o->launches);
+		else if (strcmp(argv[i - 1], "--seed") == 0)
 			r = parse_u64(v, 0, UINT64_MAX, &o->seed);
-		else if (strcmp(argv[i], "--cases") == 0)
+		else if (strcmp(argv[i - 1], "--cases") == 0)
 			r = parse_u64(v, 0, 100000000, &o->cases);
-		else if (strcmp(argv[i], "--device") == 0)
+		else if (strcmp(argv[i - 1], "--device") == 0)
 			r = parse_u64(v, 0, 255, &o->device);
-		else if (strcmp(argv[i], "--bench") == 0)
+		else if (strcmp(argv[i - 1], "--bench") == 0)
 			r = parse_double(v, 0.01, 3600, &o->bench);
-		else if (strcmp(argv[i], "--variant") == 0)
+		else if (strcmp(argv[i - 1], "--variant") == 0)
 			o->variant = strcmp(v, "all") == 0 ? NULL : v;
-		else if (strcmp(argv[i], "--scale") == 0)
+		else if (strcmp(argv[i - 1], "--scale") == 0)
 			r = (run.scale = check_scale_named(v)) ? 0 : -1;
 		else
 			r = -1;
@@ -182,30 +199,61 @@ static void parse(int argc, char **argv, struct options *o)
 	}
 	if (!o->seed)
 		o->seed = 1; /* xorshift's one fixed point */
+	if (o->bench > 0 && o->launches)
+		usage();
 }
 
-/* The variant named, or -1 (said). */
-static int find_variant(const char *name)
+/* The variant named by len bytes of name, or -1 (said). */
+static int find_variant(const char *name, size_t len)
 {
 	for (int v = 0; v < gpu_variants(); v++)
-		if (strcmp(gpu_variant_name(v), name) == 0)
+		if (strlen(gpu_variant_name(v)) == len && strncmp(gpu_variant_name(v), name, len) == 0)
 			return v;
-	fprintf(stderr, "gpu-check: no variant %s (", name);
+	fprintf(stderr, "gpu-check: no variant %.*s (", (int)len, name);
 	for (int v = 0; v < gpu_variants(); v++)
 		fprintf(stderr, "%s%s", v ? ", " : "", gpu_variant_name(v));
 	fprintf(stderr, ", all)\n");
 	return -1;
 }
 
+/* The variants names lists by commas (every one for NULL), in its order,
+ * into order: how many, or -1 (said). */
+static int find_variants(const char *names, int order[MAX_VARIANTS])
+{
+	int n = 0;
+
+	for (int v = 0; !names && v < gpu_variants() && v < MAX_VARIANTS; v++)
+		order[n++] = v;
+	for (const char *at = names; at; n++) {
+		const char *comma = strchr(at, ',');
+		size_t len = comma ? (size_t)(comma - at) : strlen(at);
+
+		if (n == MAX_VARIANTS || (order[n] = find_variant(at, len)) < 0)
+			return -1;
+		at = comma ? comma + 1 : NULL;
+	}
+	return n;
+}
+
+static void list(void)
+{
+	for (int v = 0; v < gpu_variants(); v++)
+		printf("%s %s\n", gpu_variant_name(v), v < gpu_variants_auto() ? "auto" : "trial");
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
 	char err[200];
-	int only = -1, r;
+	int order[MAX_VARIANTS], n, r;
 
 	run.scale = check_scale_named("full");
 	parse(argc, argv, &o);
-	if (o.variant && (only = find_variant(o.variant)) < 0)
+	if (o.list) {
+		list();
+		return 0;
+	}
+	if ((n = find_variants(o.variant, order)) < 0)
 		return 2;
 	if ((int)o.device >= (r = gpu_count())) {
 		fprintf(stderr, "gpu-check: no CUDA device %d (%d visible)%s%s\n",
@@ -219,13 +267,15 @@ int main(int argc, char **argv)
 	printf("gpu-check: device %d, %s; %d kernel variants; %s scale\n", (int)o.device,
 	       gpu_name(run.dev), gpu_variants(), run.scale->name);
 	if (o.bench > 0) {
-		bench_all(&run, o.bench, only);
+		bench_all(&run, o.bench, order, n);
 	} else {
-		for (int v = 0; v < gpu_variants(); v++)
-			if (only < 0 || v == only) {
-				gpu_use(run.dev, v);
+		for (int i = 0; i < n; i++) {
+			gpu_use(run.dev, order[i]);
+			if (o.launches)
+				bench_launches(&run, o.launches);
+			else
 				check_variant(&o);
-			}
+		}
 	}
 	gpu_close(run.dev);
 	printf("%s: %d difference%s\n", run.failures ? "FAILED" : "ok", run.failures,

@@ -45,6 +45,10 @@ static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
 #undef X
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 static_assert(NKERNELS <= PICK_MAX, "the worker measures every variant (device_cuda.c)");
+#ifndef GPU_VARIANTS_AUTO
+#error "GPU_VARIANTS_AUTO: the build says how many --kernel auto measures (gpu.mk)"
+#endif
+static_assert(GPU_VARIANTS_AUTO >= 1 && GPU_VARIANTS_AUTO <= NKERNELS, "auto's are the first");
 
 /* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
  * ones that the search before left in flight (it waited for one at least,
@@ -238,6 +242,11 @@ unsigned gpu_variant_halt_every(int v)
 int gpu_variants(void)
 {
 	return NKERNELS;
+}
+
+int gpu_variants_auto(void)
+{
+	return GPU_VARIANTS_AUTO;
 }
 
 const char *gpu_variant_name(int v)

@@ -42,6 +42,10 @@ const char *gpu_name(const struct gpu *g);
 int gpu_variants(void);
 const char *gpu_variant_name(int v);
 
+/* How many of the first variants --kernel auto measures; those after them
+ * are on trial (gpu.mk's GPU_TRIAL_VARIANTS), taken by name only. */
+int gpu_variants_auto(void);
+
 /* Values a thread of variant v hashes between its reads of the candidate
  * word: 1, or more for a variant that a halt reaches that much later (its
  * stops are slower); 0 for no such variant. */

@@ -7,17 +7,27 @@
 # its own host compiler, never $(CC).
 
 # The kernel variants, side by side in one binary: bits of GPU_VARIANT
-# (worker/gpu/gpu_variant.h names them), the plain one first.
+# (worker/gpu/gpu_variant.h names them), the plain one first. The GPU
+# worker measures these at start and takes the fastest (--kernel auto).
 GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119 215 343 471
-GPU_VARIANT_LIST := $(foreach v,$(GPU_VARIANTS),X($(v)))
+# Variants on trial: built, checked (check_gpu_logic, gpu-check) and timed
+# (gpu-check --bench) with the others, and taken by --kernel NAME, but not
+# measured by --kernel auto until a device has checked and timed them.
+# Moving one to GPU_VARIANTS ships it.
+GPU_TRIAL_VARIANTS := 599 1111 4183 8279 12375 2135 1623 5719 9815 13911 3671 11863
+GPU_ALL_VARIANTS := $(GPU_VARIANTS) $(GPU_TRIAL_VARIANTS)
+GPU_VARIANT_LIST := $(foreach v,$(GPU_ALL_VARIANTS),X($(v)))
+# The tables of variants (gpu.cu, gpu_host_all.c): all of them, and how
+# many of the first --kernel auto measures.
+GPU_TABLE_FLAGS = -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -DGPU_VARIANTS_AUTO=$(words $(GPU_VARIANTS))
 
 GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o \
-	$(foreach v,$(GPU_VARIANTS),worker/gpu/gpu_host-$(v).o)
+	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_host-$(v).o)
 
 $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DGPU_VARIANT=$* -c -o $@ $<
-$(B)/worker/gpu/gpu_host_all.o: KFLAGS := -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)'
+$(B)/worker/gpu/gpu_host_all.o: KFLAGS = $(GPU_TABLE_FLAGS)
 # The tables of variants follow the list written here.
 $(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk
 
@@ -36,20 +46,24 @@ CUDA_LIBDIR ?= $(CUDA_HOME)/lib64
 NVCC_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_89,code=sm_89 \
 	-gencode arch=compute_90,code=sm_90 -gencode arch=compute_80,code=compute_80
 NVCC_FLAGS ?= -O3 -lineinfo
+# The fatbins compressed (zstd, read by the driver that CUDA 13's runtime
+# needs anyway): 29 variants in 3 machine codes and PTX took 25 MB in each
+# of revhash-gpu and gpu-check, more than a device call may carry.
 ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
-	-Werror all-warnings -MMD -MP $(NVCC_FLAGS)
+	-Werror all-warnings -MMD -MP -compress-mode=size $(NVCC_FLAGS)
 # The static runtime: gpu-check runs on a device's machine as built here.
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o \
-	$(foreach v,$(GPU_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
+	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
 
 all: $(BIN)/gpu-check $(BIN)/worker/revhash-gpu
 
 $(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -c -o $@ $<
+	$(NVCC) $(ALL_NVCC_FLAGS) $(GPU_TABLE_FLAGS) -c -o $@ $<
 
-$(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu
+# Each variant's kernel, built with the flags written here.
+$(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu worker/gpu/gpu.mk
 	@mkdir -p $(dir $@)
 	$(NVCC) $(ALL_NVCC_FLAGS) -DGPU_VARIANT=$* -c -o $@ $<
 
@@ -63,27 +77,41 @@ $(BIN)/gpu-check: $(call objs,worker/gpu/gpu-check.o worker/gpu/gpu_bench.o work
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(CUDA_LIBS) $(LIBS)
 
 # The sm_90 machine code of each variant, and what its loop runs per value
-# (worker/gpu/sass-count), with ptxas's register counts.
+# (worker/gpu/sass-count): each loop by opcode, then a table of every
+# variant's pipes per value, registers, spills and the bounds they set
+# (also in sass-table.md beside the cubins). A variant's name and values a
+# thread come from gpu_variant.h, through the preprocessor.
+GPU_SASS := $(B)/worker/gpu/sass
 gpu-sass: $(B)/worker/gpu/sass-count
-	@for v in $(GPU_VARIANTS); do \
-		$(NVCC) -std=c++17 -I. -arch=sm_90 $(NVCC_FLAGS) -cubin -Xptxas -v -DGPU_VARIANT=$$v \
-			-o $(B)/worker/gpu/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu 2>&1 | \
-			grep -o 'Used [0-9]* registers' | sed "s/^/variant $$v: /"; \
+	@mkdir -p $(GPU_SASS)
+	@for v in $(GPU_ALL_VARIANTS); do \
+		$(NVCC) -std=c++17 -I. -arch=sm_90 $(NVCC_FLAGS) -cubin -DGPU_VARIANT=$$v \
+			-o $(GPU_SASS)/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu || exit 1; \
 	done
-	@$(B)/worker/gpu/sass-count $(foreach v,$(GPU_VARIANTS),$(B)/worker/gpu/gpu_kernel-$(v).cubin)
+	@$(B)/worker/gpu/sass-count $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin)
+	@$(B)/worker/gpu/sass-count --table $$(for v in $(GPU_ALL_VARIANTS); do \
+		printf '#include "worker/gpu/gpu_variant.h"\nGPU_VARIANT_NAME GPU_PER_THREAD\n' | \
+			$(CC) -E -P -I. -DGPU_VARIANT=$$v -x c - | tr -d '"' | \
+			while read -r name per; do echo "$$name $$(($$per)) $(GPU_SASS)/gpu_kernel-$$v.cubin"; done; \
+	done) >$(GPU_SASS)/sass-table.md
+	@cat $(GPU_SASS)/sass-table.md
 
 $(B)/worker/gpu/sass-count: $(call objs,worker/gpu/sass-count.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 # What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the
-# cubins and sass-count, and the libcrypto the binaries link, for a machine
-# that has none.
+# cubins and their table, sass-count, and the libcrypto the binaries link,
+# for a machine that has none. Then what a device call carries, GPU_CARRY
+# (docs/gpu.md), and its size: at most 64 MiB may travel.
+GPU_CARRY := master/master revhash-bench kernel-bench gpu-check worker/revhash-gpu gpu-carry
 gpu-carry: all gpu-sass
 	rm -rf gpu-carry
 	mkdir -p gpu-carry/sass gpu-carry/lib
-	cp $(B)/worker/gpu/gpu_kernel-*.cubin $(B)/worker/gpu/sass-count gpu-carry/sass/
+	cp $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin) \
+		$(GPU_SASS)/sass-table.md $(B)/worker/gpu/sass-count gpu-carry/sass/
 	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
-	du -sh gpu-carry
+	@du -cbL $(GPU_CARRY) | awk 'END { printf "carry: $(GPU_CARRY): %.1f MiB of 64\n", \
+		$$1 / 1048576; if ($$1 > 64 * 1048576) { print "gpu-carry: over 64 MiB"; exit 1 } }'
 
 .PHONY: gpu-sass gpu-carry
 else

@@ -193,20 +193,41 @@ static void answers(struct check_run *run, double rate, unsigned gap_ms, const c
 		       dev / 1e3 / (double)n, rate > 0 ? place / rate / 1e3 / (double)n : 0, n);
 }
 
-void bench_all(struct check_run *run, double seconds, int only)
+void bench_launches(struct check_run *run, uint64_t n)
+{
+	struct gpu_stats before, now;
+	uint64_t found;
+
+	digest_of(BENCH_START - 1, digest);
+	gpu_stats(run->dev, &before);
+	now = before;
+	while (now.launches - before.launches < n) {
+		if (gpu_search(run->dev, digest, at, at + now.chunk - 1, &found, NULL)) {
+			check_fail(run, "launches", "a range without the answer: not SEARCH_NONE");
+			return;
+		}
+		at += now.chunk;
+		gpu_stats(run->dev, &now);
+	}
+	printf("launches %s: %llu, the last of %llu values\n",
+	       gpu_variant_name(gpu_variant(run->dev)),
+	       (unsigned long long)(now.launches - before.launches),
+	       (unsigned long long)now.chunk);
+}
+
+void bench_all(struct check_run *run, double seconds, const int *order, int n)
 {
 	const struct kernel_calibration *cpu = kernel_calibrate();
 	double best = -1, best_rate = 0;
-	int fastest = only < 0 ? 0 : only;
+	int fastest = order[0];
 
 	digest_of(BENCH_START - 1, digest);
 	/* The fastest as the worker chooses (device_pick): a variant whose
 	 * stops are slower must beat the rest by its handicap. */
-	for (int v = 0; v < gpu_variants(); v++) {
+	for (int i = 0; i < n; i++) {
+		int v = order[i];
 		double r, s;
 
-		if (only >= 0 && v != only)
-			continue;
 		gpu_use(run->dev, v);
 		r = rate(run, seconds);
 		s = pick_weighed(r, device_stop_handicap(gpu_variant_halt_every(v)));

@@ -41,10 +41,14 @@ const struct check_scale *check_scale_named(const char *name);
 /* Count a difference of run's in part, and print the first few. */
 void check_fail(struct check_run *run, const char *part, const char *why);
 
-/* Measure run's device for about seconds per variant (only: that variant,
- * or -1 for all): the rates side by side, then with the fastest the cost
- * of small searches, spinning and sleeping, and the stop latency
+/* Measure run's device for about seconds per variant (the n of order, in
+ * that order): the rates side by side, then with the fastest the cost of
+ * small searches, spinning and sleeping, and the stop latency
  * (gpu_bench.c). */
-void bench_all(struct check_run *run, double seconds, int only);
+void bench_all(struct check_run *run, double seconds, const int *order, int n);
+
+/* Run n full launches of the variant in use, no more, searching a range
+ * without the answer: for a profiler to time one of them. */
+void bench_launches(struct check_run *run, uint64_t n);
 
 #endif

@@ -1,7 +1,8 @@
 /* The table of the host builds of the GPU kernel's variants. The build
  * compiles gpu_host.c once per variant and passes the list here as
  * GPU_VARIANT_LIST, X(n) for each, so the list is written once (GPU_VARIANTS
- * in gpu.mk). */
+ * and GPU_TRIAL_VARIANTS in gpu.mk), and the count of the first, which
+ * --kernel auto measures, as GPU_VARIANTS_AUTO. */
 #include "worker/gpu/gpu_host.h"
 
 #include "lib/pick.h"
@@ -19,11 +20,21 @@ static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
 #undef X
 _Static_assert(sizeof all / sizeof all[0] <= PICK_MAX,
 	       "the stand-in worker measures every variant (device_cuda.c)");
+#ifndef GPU_VARIANTS_AUTO
+#error "GPU_VARIANTS_AUTO: the build says how many --kernel auto measures (gpu.mk)"
+#endif
+_Static_assert(GPU_VARIANTS_AUTO >= 1 && GPU_VARIANTS_AUTO <= sizeof all / sizeof all[0],
+	       "auto's are the first");
 
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
 {
 	*n = sizeof all / sizeof all[0];
 	return all;
+}
+
+size_t gpu_host_variants_auto(void)
+{
+	return GPU_VARIANTS_AUTO;
 }
 
 int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,

@@ -44,7 +44,8 @@ static __device__ void publish(const struct gpu_job *j, const struct gpu_shared 
  * sm_87 and sm_89 holds 1,536 threads: 6 blocks of 256 at most, 12 of 128. */
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
 			       __CUDA_ARCH__ == 890)
-#define BOUNDS __launch_bounds__(GPU_VARIANT_BLOCK, 1536 / GPU_VARIANT_BLOCK)
+#define BOUNDS __launch_bounds__(GPU_VARIANT_BLOCK, \
+				 (GPU_SM_THREADS < 1536 ? GPU_SM_THREADS : 1536) / GPU_VARIANT_BLOCK)
 #else
 #define BOUNDS __launch_bounds__(GPU_VARIANT_BLOCK, GPU_MIN_BLOCKS)
 #endif
@@ -65,13 +66,19 @@ search(const __grid_constant__ struct lanes_plan plan,
 }
 
 /* On the search stream, which does not wait for the legacy one: the caller
- * syncs it before the first launch. */
+ * syncs it before the first launch (the copies' sources are static). */
 static cudaError_t setup(cudaStream_t s)
 {
 	static const uint32_t one = 1;
+	static uint32_t pow2[32];
 	cudaError_t e = cudaMemcpyToSymbolAsync(gpu_k, sha256_k, sizeof gpu_k, 0,
 						cudaMemcpyHostToDevice, s);
 
+	for (int i = 0; i < 32; i++)
+		pow2[i] = UINT32_C(1) << i;
+	if (e == cudaSuccess)
+		e = cudaMemcpyToSymbolAsync(gpu_pow2, pow2, sizeof pow2, 0,
+					    cudaMemcpyHostToDevice, s);
 	return e != cudaSuccess ? e : cudaMemcpyToSymbolAsync(gpu_one, &one, sizeof one, 0,
 							      cudaMemcpyHostToDevice, s);
 }
@@ -87,6 +94,11 @@ static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
 	struct lanes_plan plan;
 
 	lanes_plan_init(&plan, digest, j->first);
+	if (GPU_PER_THREAD > 1) { /* a small launch: as many threads as it has pairs */
+		uint64_t need = (j->count + 2 * GPU_VARIANT_BLOCK - 1) / (2 * GPU_VARIANT_BLOCK);
+
+		blocks = need < blocks ? (unsigned)need : blocks;
+	}
 	search<<<blocks, GPU_VARIANT_BLOCK, 0, s>>>(plan, *j, *sh);
 	return cudaGetLastError();
 }

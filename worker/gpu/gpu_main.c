@@ -38,6 +38,8 @@
  * its device says (device_idle_poll_ms). */
 #define GPU_WAIT_SPIN_US (GPU_SPIN_NS / 1000)
 
+#define ERR_LEN 2048 /* a device's error: an unknown kernel's lists every variant */
+
 struct args {
 	const char *serve, *kernel, *kind;
 	uint64_t slot, master, notify, device;
@@ -106,7 +108,7 @@ static int parse(int argc, char **argv, struct args *a)
  * the master's, which it then refuses at start). */
 static int probe(const struct args *a)
 {
-	char names[16][DEVICE_NAME_LEN], err[256];
+	char names[16][DEVICE_NAME_LEN], err[ERR_LEN];
 	int n = device_count(names, 16);
 	const struct kernel *k;
 
@@ -124,7 +126,7 @@ static int probe(const struct args *a)
  * seconds: "NAME: R G hashes/s". */
 static int bench(const struct args *a)
 {
-	char err[256];
+	char err[ERR_LEN];
 	const struct kernel *k;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
@@ -172,7 +174,7 @@ static int serve(const struct args *a)
 {
 	const struct worker_kind *kind;
 	struct seg seg;
-	char err[256];
+	char err[ERR_LEN];
 	uint64_t spin_us;
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };

@@ -3,8 +3,8 @@
  * host build of the same logic (gpu_host.c), which the tests run on any
  * machine. Both are built once per kernel variant (gpu_variant.h).
  *
- * The hashing is the lane algorithm of kernel_lanes.h with one 32-bit lane:
- * a thread is a lane, so the CPU kernels' plan (round 0 folded, K + W of
+ * The hashing is the lane algorithm of kernel_lanes.h with one 32-bit lane
+ * (two with x2): a thread is a lane, so the CPU kernels' plan (round 0 folded, K + W of
  * rounds 1..15 and the fixed schedule words precomputed per 2^32 segment,
  * the compare after 57 rounds against sha256_late_a's target) serves the
  * GPU unchanged, and only the primitives below differ.
@@ -40,46 +40,142 @@ extern "C" {
 #ifdef __CUDACC__
 /* The round constants in device memory, copied from sha256_k at setup:
  * each variant's object has its own copy. gpu_one is 1, where the compiler
- * cannot see it: a + b as a * gpu_one + b stays a multiply-add. */
+ * cannot see it: a + b as a * gpu_one + b stays a multiply-add. gpu_pow2
+ * holds 2^e at [e], the multipliers of shrhi and of the rotates done by
+ * multiplies, where the compiler cannot see powers of two (it would turn
+ * the multiplies back into shifts, on the integer ALU). */
 static __constant__ uint32_t gpu_k[64];
 static __constant__ uint32_t gpu_one;
+static __constant__ uint32_t gpu_pow2[32];
 #endif
 
-typedef uint32_t vec;
-
-#define LANES_FN GPU_FN
-#define v_set1(x) ((uint32_t)(x))
-#define v_index() 0u
+/* One word's primitives. The host build computes what the device does,
+ * with C's operators: a shift as the high half of a 64-bit product, a
+ * rotate as the sum of its halves, so the tests check each identity. */
 #if GPU_FMA && defined(__CUDA_ARCH__)
 /* On the FMA pipe (IMAD) instead of the integer ALU's (IADD3), which the
  * rotates and logic ops keep busy. (The same sum: the host build adds.) */
-#define v_add(a, b) ((a) * gpu_one + (b))
+#define s_add(a, b) ((a) * gpu_one + (b))
 #else
-#define v_add(a, b) ((a) + (b))
+#define s_add(a, b) ((a) + (b))
 #endif
-#define v_xor3(a, b, c) ((a) ^ (b) ^ (c))
-#define v_ch(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
-#define v_maj(a, b, c) ((b) ^ (((a) ^ (b)) & ((b) ^ (c))))
-#define v_shr(x, n) ((x) >> (n))
-#define v_eq_mask(x, s) ((uint32_t)((x) == (s)))
+#define s_xor3(a, b, c) ((a) ^ (b) ^ (c))
+#define s_ch(e, f, g) ((g) ^ ((e) & ((f) ^ (g))))
+#define s_maj(a, b, c) ((b) ^ (((a) ^ (b)) & ((b) ^ (c))))
 #ifdef __CUDA_ARCH__
 /* One funnel shift a rotate, one byte permute a swap. */
-#define v_ror(x, n) __funnelshift_r(x, x, n)
-#define v_bswap(x) __byte_perm(x, 0, 0x0123)
+#define s_ror(x, n) __funnelshift_r(x, x, n)
+#define s_bswap(x) __byte_perm(x, 0, 0x0123)
+#define s_pow2(e) gpu_pow2[e]
+#define s_mulhi(x, m) __umulhi(x, m)
+#else
+#define s_ror(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+#define s_bswap(x) __builtin_bswap32(x)
+#define s_pow2(e) ((uint32_t)1 << (e))
+#define s_mulhi(x, m) ((uint32_t)((uint64_t)(x) * (m) >> 32))
+#endif
+
+/* x >> n, 0 < n < 32: with shrhi, the high half of x * 2^(32-n). */
+GPU_FN uint32_t s_shr(uint32_t x, int n)
+{
+#if GPU_SHRHI
+	return s_mulhi(x, s_pow2(32 - n));
+#else
+	return x >> n;
+#endif
+}
+
+/* x rotated right by n, 0 < n < 32, on the FMA pipe: x * 2^(32-n) holds
+ * x >> n in its high half and x << (32-n) in its low, which share no bit,
+ * so their sum is the rotate (IMAD.HI adding the IMAD's low half). */
+GPU_FN uint32_t s_ror_mul(uint32_t x, int n)
+{
+	uint32_t m = s_pow2(32 - n);
+
+	return s_mulhi(x, m) + x * m;
+}
+
+#if GPU_PER_THREAD == 1
+typedef uint32_t vec;
+
+#define v_set1(x) ((uint32_t)(x))
+#define v_index() 0u
+#define v_add(a, b) s_add(a, b)
+#define v_xor3(a, b, c) s_xor3(a, b, c)
+#define v_ch(e, f, g) s_ch(e, f, g)
+#define v_maj(a, b, c) s_maj(a, b, c)
+#define v_shr(x, n) s_shr(x, n)
+#define v_ror(x, n) s_ror(x, n)
+#define v_ror_mul(x, n) s_ror_mul(x, n)
+#define v_bswap(x) s_bswap(x)
+#define v_eq_mask(x, s) ((uint32_t)((x) == (s)))
+#else
+/* x2: a thread's two values as the lanes of a vector of two, each step
+ * of one right beside the same step of the other. */
+typedef struct {
+	uint32_t x, y;
+} vec;
+
+GPU_FN vec v_two(uint32_t x, uint32_t y)
+{
+	vec v;
+
+	v.x = x;
+	v.y = y;
+	return v;
+}
+
+#define v_set1(c) v_two((uint32_t)(c), (uint32_t)(c))
+#define v_index() v_two(0, 1)
+GPU_FN vec v_add(vec a, vec b) { return v_two(s_add(a.x, b.x), s_add(a.y, b.y)); }
+GPU_FN vec v_xor3(vec a, vec b, vec c)
+{
+	return v_two(s_xor3(a.x, b.x, c.x), s_xor3(a.y, b.y, c.y));
+}
+GPU_FN vec v_ch(vec e, vec f, vec g)
+{
+	return v_two(s_ch(e.x, f.x, g.x), s_ch(e.y, f.y, g.y));
+}
+GPU_FN vec v_maj(vec a, vec b, vec c)
+{
+	return v_two(s_maj(a.x, b.x, c.x), s_maj(a.y, b.y, c.y));
+}
+GPU_FN vec v_shr(vec x, int n) { return v_two(s_shr(x.x, n), s_shr(x.y, n)); }
+GPU_FN vec v_ror(vec x, int n) { return v_two(s_ror(x.x, n), s_ror(x.y, n)); }
+GPU_FN vec v_ror_mul(vec x, int n) { return v_two(s_ror_mul(x.x, n), s_ror_mul(x.y, n)); }
+GPU_FN vec v_bswap(vec x) { return v_two(s_bswap(x.x), s_bswap(x.y)); }
+GPU_FN uint32_t v_eq_mask(vec x, uint32_t s)
+{
+	return (uint32_t)(x.x == s) | (uint32_t)(x.y == s) << 1;
+}
+#endif
+
+#if GPU_ROR_MUL
+/* Rotate j of round t (t 1..56, j 0..5: the 336 of the rounds, in order)
+ * is done by multiplies when it is one of GPU_ROR_MUL spread evenly. */
+#define GPU_ROR_I(t, j) (6 * ((t) - 1) + (j))
+#define GPU_ROR_PICKED(t, j)                                                 \
+	((GPU_ROR_I(t, j) + 1) * GPU_ROR_MUL / 336 != GPU_ROR_I(t, j) * GPU_ROR_MUL / 336)
+#define LANES_ROR_AT(x, n, t, j) (GPU_ROR_PICKED(t, j) ? v_ror_mul(x, n) : v_ror(x, n))
+#endif
+
+#define LANES_FN GPU_FN
+#ifdef __CUDA_ARCH__
 #if GPU_KIMM
 #define LANES_K(t) gpu_k_imm(t)
 #else
 #define LANES_K(t) gpu_k[t]
 #endif
 #else
-#define v_ror(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
-#define v_bswap(x) __builtin_bswap32(x)
 #if GPU_KIMM
 #define LANES_K(t) gpu_k_imm(t)
 #endif
 #endif
 #if GPU_SIGMA0
 #define LANES_PLAN_SSIG0 1
+#endif
+#if GPU_FOLD
+#define LANES_PLAN_FOLD 1
 #endif
 
 #if GPU_KIMM
@@ -128,14 +224,10 @@ GPU_FN uint32_t gpu_k_imm(int t)
 #define gpu_lower(word, key) (*(word) = (key) < *(word) ? (key) : *(word))
 #endif
 
-/* 1 when the value with low half low, in p's segment, may match. */
-GPU_FN int gpu_candidate(const struct lanes_plan *p, uint32_t low)
-{
-	return lanes_candidates(p, low) != 0;
-}
-
-/* One value of launch j, low, by a thread that read the word as seen:
- * 0 to go on, 1 when the thread is done (the value lies above the word).
+/* One value of launch j, low, by a thread that read the word as seen
+ * (with x2, the values low and low + 1, the second where lanes has its
+ * bit 1: the launch holds it): 0 to go on, 1 when the thread is done (the
+ * value lies above the word, and so does the one after).
  * A poller reads the stop and halt words before hashing the value and
  * acts after, so the reads' long trip over the bus overlaps the hashing.
  * In the plain build thread 0 alone polls, and reads the halt word only
@@ -143,8 +235,11 @@ GPU_FN int gpu_candidate(const struct lanes_plan *p, uint32_t low)
  * warp runs both copies of the loop) and issues both reads at once
  * (neither waits for the other's trip). */
 GPU_FN int gpu_value(const struct lanes_plan *p, const struct gpu_job *j,
-		     uint32_t low, uint64_t seen, uint64_t *word, const int poller)
+		     uint32_t low, uint32_t lanes, uint64_t seen, uint64_t *word,
+		     const int poller)
 {
+	uint32_t hits;
+
 #if GPU_WPOLL
 	uint32_t stop = poller && j->stop ? *(const volatile uint32_t *)j->stop : 0;
 	uint32_t halt_at = poller && j->halt ? *(const volatile uint32_t *)j->halt : 0;
@@ -154,8 +249,9 @@ GPU_FN int gpu_value(const struct lanes_plan *p, const struct gpu_job *j,
 
 	if (gpu_key(j->gen, low) > seen)
 		return 1;
-	if (gpu_candidate(p, low))
-		gpu_lower(word, gpu_key(j->gen, low));
+	hits = lanes_candidates(p, low) & lanes;
+	if (hits) /* the lower of the two, when both may match */
+		gpu_lower(word, gpu_key(j->gen, hits & 1 ? low : low + 1));
 #if GPU_WPOLL
 	if (stop || halt_at >= j->gen)
 #else
@@ -196,7 +292,9 @@ GPU_FN void gpu_grab(uint64_t *next, uint32_t each, uint64_t *first, uint32_t *s
  * warp, from the launch's counter next: each thread's in increasing order,
  * and the counter passes a value only once every value below it was taken
  * by a thread that hashes it unless it lies above the word, so the word
- * still ends at the launch's lowest candidate. */
+ * still ends at the launch's lowest candidate. With x2 the counter counts
+ * pairs of values, and the last pair of a launch of an odd count has its
+ * second value left out. */
 GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t each,
 		 uint64_t *next, uint64_t *word, const int poller)
 {
@@ -206,10 +304,16 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t e
 
 		gpu_grab(next, each, &first, &stride);
 		for (uint32_t k = 0; k < each; k++) {
-			uint64_t at = first + (uint64_t)k * stride;
+			uint64_t at = (first + (uint64_t)k * stride) * GPU_PER_THREAD;
+#if GPU_PER_THREAD == 1
+			uint32_t lanes = 1;
+#else
+			uint32_t lanes = j->count - at >= 2 ? 3 : 1;
+#endif
 
 			if (at >= j->count ||
-			    gpu_value(p, j, (uint32_t)(j->first + at), gpu_read(word), word, poller))
+			    gpu_value(p, j, (uint32_t)(j->first + at), lanes, gpu_read(word), word,
+				      poller))
 				return;
 		}
 	}
@@ -224,7 +328,7 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t e
 GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
 		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
 {
-	uint64_t per = j->count / threads;
+	uint64_t per = (j->count + GPU_PER_THREAD - 1) / GPU_PER_THREAD / threads;
 	uint32_t each = per >= GPU_GRAB_EACH ? GPU_GRAB_EACH : per ? (uint32_t)per : 1;
 
 	if (tid < GPU_POLLERS)
@@ -244,7 +348,7 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 		uint64_t seen = gpu_read(word);
 
 		for (int k = 0; k < GPU_BEST_EVERY; k++) {
-			if (gpu_value(p, j, low, seen, word, poller) || last - low < threads)
+			if (gpu_value(p, j, low, 1, seen, word, poller) || last - low < threads)
 				return;
 			low += threads;
 		}

@@ -74,6 +74,11 @@ int gpu_variants(void)
 	return (int)n;
 }
 
+int gpu_variants_auto(void)
+{
+	return (int)gpu_host_variants_auto();
+}
+
 const char *gpu_variant_name(int v)
 {
 	size_t n;

@@ -25,6 +25,20 @@
  * 256  b128    blocks of 128 threads, not 256, twice as many an SM: the
  *              same threads an SM and registers a thread, in blocks whose
  *              end (its barrier before the report) waits for 4 warps, not 8
+ * 512  shrhi   the shifts of sigma0 and sigma1 (x >> 3, x >> 10) as the
+ *              high half of x * 2^(32-n) (IMAD.HI), on the FMA pipe, the
+ *              multipliers read from constant memory so that the compiler
+ *              cannot turn them back into shifts
+ * 1024 fold    constants folded into the plan: h + K + W of rounds 1..3
+ *              (their h is the plan's) and K + W of rounds 17, 19, 21
+ *              (their W is fixed per segment): one add fewer each
+ * 2048 x2      two values a thread, the rounds of both interleaved, at
+ *              half the threads an SM (80 registers each): independent
+ *              work for the scheduler to pair on the ALU and FMA pipes
+ * 4096, 8192   r24, r48, r72 (the two bits as 1, 2, 3): so many of the
+ *              rounds' rotates, spread evenly, as the two halves of
+ *              x * 2^(32-n) added (IMAD and IMAD.HI; the halves share no
+ *              bit): two FMA-pipe slots for one integer ALU slot
  *
  * The build names its variants (GPU_VARIANTS in gpu.mk); which one runs is
  * chosen at start by measurement. Without GPU_VARIANT: 0, the plain one. */
@@ -47,10 +61,17 @@
 /* Threads in a block of this variant's kernel. The launcher, built once
  * for all the variants, reads it from struct gpu_kernel (gpu_kernel.h). */
 #define GPU_VARIANT_BLOCK (GPU_VARIANT >> 8 & 1 ? 128 : 256)
+#define GPU_SHRHI (GPU_VARIANT >> 9 & 1)
+#define GPU_FOLD (GPU_VARIANT >> 10 & 1)
+/* Values a thread hashes at once: 1, or 2 (x2). */
+#define GPU_PER_THREAD (GPU_VARIANT >> 11 & 1 ? 2 : 1)
+/* Rotates of the rounds (of 6 a round, rounds 1..56) done by multiplies. */
+#define GPU_ROR_MUL (24 * (GPU_VARIANT >> 12 & 3))
 /* Threads an SM must hold, and so blocks (__launch_bounds__): the compiler
  * fits the registers to it, 40 for 1,536 (nvcc 13.0 took 40 to 64 when
- * left free, by small changes of the source), 32 for 2,048. */
-#define GPU_SM_THREADS (GPU_VARIANT >> 5 & 1 ? 2048 : 1536)
+ * left free, by small changes of the source), 32 for 2,048, 80 for 768
+ * (x2: the same values in flight an SM). */
+#define GPU_SM_THREADS ((GPU_VARIANT >> 5 & 1 ? 2048 : 1536) / GPU_PER_THREAD)
 #define GPU_MIN_BLOCKS (GPU_SM_THREADS / GPU_VARIANT_BLOCK)
 #define GPU_GRAB (GPU_VARIANT >> 6 & 1)
 #define GPU_GRAB_EACH (GPU_VARIANT >> 7 & 1 ? 4 : 8) /* values a thread takes at a time */
@@ -59,6 +80,9 @@
 #endif
 #if GPU_GRAB && !GPU_WPOLL
 #error "grab: its polling warp takes its values as one, so wpoll too"
+#endif
+#if GPU_PER_THREAD > 1 && !GPU_GRAB
+#error "x2: the threads take their pairs from grab's counter, so grab too"
 #endif
 
 #if GPU_VARIANT == 0
@@ -95,6 +119,30 @@
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-b128"
 #elif GPU_VARIANT == 471
 #define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab4-b128"
+#elif GPU_VARIANT == 599
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi"
+#elif GPU_VARIANT == 1111
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-fold"
+#elif GPU_VARIANT == 2135
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-x2"
+#elif GPU_VARIANT == 4183
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-r24"
+#elif GPU_VARIANT == 8279
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-r48"
+#elif GPU_VARIANT == 12375
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-r72"
+#elif GPU_VARIANT == 1623
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold"
+#elif GPU_VARIANT == 5719
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold-r24"
+#elif GPU_VARIANT == 9815
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold-r48"
+#elif GPU_VARIANT == 13911
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold-r72"
+#elif GPU_VARIANT == 3671
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold-x2"
+#elif GPU_VARIANT == 11863
+#define GPU_VARIANT_NAME "fma-kimm-sigma0-wpoll-grab-shrhi-fold-x2-r48"
 #else
 #error "GPU_VARIANT: give this combination a name here"
 #endif

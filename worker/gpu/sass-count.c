@@ -2,7 +2,11 @@
  * value, counted from the cubin itself, where no disassembler is at hand
  * (cuobjdump comes with a CUDA driver install, not with nvcc alone).
  *
- *   sass-count FILE.cubin...
+ *   sass-count FILE.cubin...                 each kernel's loop, by opcode
+ *   sass-count --table NAME VALUES FILE.cubin...  one row a variant: its
+ *                                            loop's pipes per value (VALUES
+ *                                            hashed a trip), registers,
+ *                                            spills, and the bounds they set
  *
  * Volta and later encode an instruction in 128 bits, its opcode in bits
  * 0..8 and the form of its operands in bits 9..11 (as Mesa's open encoder
@@ -11,14 +15,18 @@
  * backward branch closes a loop; the kernel's per-value loop is a large
  * one. The kernel has two (gpu_search.h): the poller's, which also reads
  * host memory, and the one every other thread runs, the one with the
- * fewest loads, which is the one that counts.
+ * fewest loads, which is the one that counts. The registers and the stack
+ * frame (where spilled registers go) are ptxas's, from the .nv.info
+ * section's attributes for the kernel's symbol (the symbol is the .text
+ * section's sh_info); spill code is LDL and STL, local memory.
  *
  * Checked against cuobjdump's disassembly of the kernel as it was before
  * the variants came (CUDA 13.0): 513 SHF, 288 LOP3 and 180 IADD3, 986
  * instructions on the integer ALU pipe, in a loop of 1,123 per value; this
- * tool counts the same, and 1,124 with the loop's closing branch. Opcodes
- * it has no name for are listed by number; op36 is an integer add that
- * sm_90 code uses and whose pipe is not known here. */
+ * tool counts the same, and 1,124 with the loop's closing branch. The
+ * registers agree with ptxas -v, LDL and STL with a kernel that indexes a
+ * local array. Opcodes it has no name for are listed by number; op36 is
+ * an integer add that sm_90 code uses and whose pipe is not known here. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +34,18 @@
 
 #define OPS 512
 #define BIG_LOOP 256 /* instructions: a loop this long is a per-value loop */
+#define OP36 0x036
+#define IMAD_HI 0x027
+#define EIATTR_FRAME_SIZE 0x11
+#define EIATTR_REGCOUNT 0x2f
+
+/* The bounds the table prints: an H100 SXM's or an H200's 132 SMs at
+ * 1.98 GHz, each clock issuing 128 instructions an SM (4 schedulers of a
+ * warp each) and 64 on the integer ALU (16 lanes a scheduler), as many on
+ * the FMA pipe's heavy half, which runs IMAD. */
+#define SM_CLOCKS 2.614e11
+#define ALU_LANES 64
+#define ISSUE_LANES 128
 
 struct op_name {
 	unsigned op;
@@ -38,11 +58,23 @@ static const struct op_name ops[] = {
 	{ 0x010, "IADD3", 'a' }, { 0x011, "LEA", 'a' },   { 0x012, "LOP3", 'a' },
 	{ 0x016, "PRMT", 'a' },  { 0x017, "IMNMX", 'a' }, { 0x019, "SHF", 'a' },
 	{ 0x01c, "PLOP3", 'a' }, { 0x024, "IMAD", 'f' },  { 0x025, "IMAD.WIDE", 'f' },
-	{ 0x027, "IMAD.HI", 'f' }, { 0x036, "op36", '?' }, { 0x090, "UIADD3", 'u' },
+	{ IMAD_HI, "IMAD.HI", 'f' }, { OP36, "op36", '?' }, { 0x090, "UIADD3", 'u' },
 	{ 0x092, "ULOP3", 'u' }, { 0x099, "USHF", 'u' },  { 0x0b9, "ULDC", 'u' },
-	{ 0x119, "S2R", 'c' },   { 0x141, "BSYNC", 'c' }, { 0x145, "BSSY", 'c' },
-	{ 0x147, "BRA", 'c' },   { 0x14d, "EXIT", 'c' },  { 0x181, "LDG", 'm' },
-	{ 0x182, "LDC", 'm' },   { 0x186, "STG", 'm' },   { 0x1a8, "ATOMG", 'm' },
+	{ 0x118, "NOP", 'c' },   { 0x119, "S2R", 'c' },   { 0x141, "BSYNC", 'c' },
+	{ 0x145, "BSSY", 'c' },  { 0x147, "BRA", 'c' },   { 0x14d, "EXIT", 'c' },
+	{ 0x181, "LDG", 'm' },   { 0x182, "LDC", 'm' },   { 0x183, "LDL", 'm' },
+	{ 0x186, "STG", 'm' },   { 0x187, "STL", 'm' },   { 0x1a8, "ATOMG", 'm' },
+};
+
+/* One kernel as counted. */
+struct kernel {
+	const char *name;
+	long len;            /* instructions in all */
+	long loop;           /* in its per-value loop; 0: none found */
+	unsigned n[OPS];     /* the loop's, by opcode */
+	unsigned pipe[128];  /* the loop's, by pipe letter */
+	unsigned local;      /* LDL and STL in the whole kernel */
+	long regs, frame;    /* ptxas's; -1: not found */
 };
 
 static const struct op_name *named(unsigned op)
@@ -95,34 +127,16 @@ static int count(const uint64_t *code, long from, long to, unsigned n[OPS])
 	return loads;
 }
 
-static void print_loop(const char *kernel, long from, long to, const unsigned n[OPS])
+/* k's per-value loop, the big loop with the fewest loads in code[0..len),
+ * and its pipes; and the local memory accesses of the whole kernel. */
+static void per_value(struct kernel *k, const uint64_t *code, long len)
 {
-	unsigned pipe[128] = { 0 };
-
-	printf("%s: loop of %ld instructions:", kernel, to - from + 1);
-	for (unsigned op = 0; op < OPS; op++) {
-		const struct op_name *o = named(op);
-
-		if (!n[op])
-			continue;
-		pipe[o ? (unsigned char)o->pipe : '?'] += n[op];
-		if (o)
-			printf(" %s %u", o->name, n[op]);
-		else
-			printf(" op%#x %u", op, n[op]);
-	}
-	printf("\n%s: integer ALU pipe %u, FMA pipe %u (op36 apart: %u), uniform %u, "
-	       "memory %u, control %u\n", kernel, pipe['a'], pipe['f'], n[0x036],
-	       pipe['u'], pipe['m'], pipe['c']);
-}
-
-/* The big loop with the fewest loads in code[0..len). */
-static void per_value(const char *kernel, const uint64_t *code, long len)
-{
-	unsigned n[OPS];
 	long best_from = -1, best_to = -1;
 	int best_loads = 1 << 30;
 
+	k->len = len;
+	count(code, 0, len - 1, k->n);
+	k->local = k->n[0x183] + k->n[0x187];
 	for (long i = 0; i < len; i++) {
 		long t;
 		int loads;
@@ -132,30 +146,126 @@ static void per_value(const char *kernel, const uint64_t *code, long len)
 		t = target(i, code[2 * i], code[2 * i + 1]);
 		if (t < 0 || t > i || i - t + 1 < BIG_LOOP)
 			continue;
-		loads = count(code, t, i, n);
+		loads = count(code, t, i, k->n);
 		if (loads < best_loads) {
 			best_loads = loads;
 			best_from = t;
 			best_to = i;
 		}
 	}
-	if (best_from < 0) {
-		printf("%s: %ld instructions, no loop of %d or more\n", kernel, len, BIG_LOOP);
+	k->loop = best_from < 0 ? 0 : best_to - best_from + 1;
+	if (!k->loop)
 		return;
+	count(code, best_from, best_to, k->n);
+	memset(k->pipe, 0, sizeof k->pipe);
+	for (unsigned op = 0; op < OPS; op++) {
+		const struct op_name *o = named(op);
+
+		k->pipe[o ? (unsigned char)o->pipe : '?'] += k->n[op];
 	}
-	count(code, best_from, best_to, n);
-	printf("%s: %ld instructions in all\n", kernel, len);
-	print_loop(kernel, best_from, best_to, n);
 }
 
-/* Every .text.* section of the cubin at path. 0, or -1 (said). */
-static int cubin(const char *path)
+/* The value of attribute attr for symbol sym in the .nv.info section
+ * data[0..size), or -1. Its entries: a format byte and an attribute byte,
+ * then for format 4 a 16-bit size and that many bytes (here, the symbol
+ * and the value, 32 bits each), for 3 a 16-bit value, for 1 nothing. */
+static long nv_info(const unsigned char *data, size_t size, unsigned attr, uint32_t sym)
+{
+	for (size_t i = 0; i + 4 <= size;) {
+		unsigned fmt = data[i], a = data[i + 1];
+		uint16_t len;
+		uint32_t s, v;
+
+		if (fmt != 4) {
+			i += fmt == 3 || fmt == 1 ? 4 : size; /* another form: stop */
+			continue;
+		}
+		memcpy(&len, data + i + 2, 2);
+		if (i + 4 + len > size)
+			break;
+		if (a == attr && len == 8) {
+			memcpy(&s, data + i + 4, 4);
+			memcpy(&v, data + i + 8, 4);
+			if (s == sym)
+				return v;
+		}
+		i += 4 + (size_t)len;
+	}
+	return -1;
+}
+
+static void print_loop(const struct kernel *k)
+{
+	printf("%s: %ld instructions in all\n", k->name, k->len);
+	if (!k->loop) {
+		printf("%s: no loop of %d or more\n", k->name, BIG_LOOP);
+		return;
+	}
+	printf("%s: loop of %ld instructions:", k->name, k->loop);
+	for (unsigned op = 0; op < OPS; op++) {
+		const struct op_name *o = named(op);
+
+		if (!k->n[op])
+			continue;
+		if (o)
+			printf(" %s %u", o->name, k->n[op]);
+		else
+			printf(" op%#x %u", op, k->n[op]);
+	}
+	printf("\n%s: integer ALU pipe %u, FMA pipe %u (op36 apart: %u), uniform %u, "
+	       "memory %u, control %u\n", k->name, k->pipe['a'], k->pipe['f'], k->n[OP36],
+	       k->pipe['u'], k->pipe['m'], k->pipe['c']);
+	printf("%s: %ld registers, a stack frame of %ld bytes, %u local loads and stores\n",
+	       k->name, k->regs, k->frame, k->local);
+}
+
+/* A count per value, whole for one value a trip, else to a tenth. */
+static void per(const char *sep, double n, int values)
+{
+	printf(values > 1 ? "%s%.1f" : "%s%.0f", sep, n / values);
+}
+
+static void print_header(void)
+{
+	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
+	       "| spills | ALU bound | FMA bound | issue bound |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+}
+
+/* One row: name's loop per value (values hashed a trip), and the G
+ * hashes/s each pipe allows at SM_CLOCKS: the ALU's, with op36 there too
+ * in brackets; the FMA pipe's, with IMAD.HI taking two of its slots in
+ * brackets (whether it is full rate is a device's to say). */
+static void print_row(const struct kernel *k, const char *name, int values)
+{
+	double alu = (double)k->pipe['a'] / values, alu36 = alu + (double)k->n[OP36] / values;
+	double fma = (double)k->pipe['f'] / values, fma2 = fma + (double)k->n[IMAD_HI] / values;
+
+	printf("| %s", name);
+	per(" | ", (double)k->loop, values);
+	per(" | ", k->pipe['a'], values);
+	per(" | ", k->pipe['f'], values);
+	per(" | ", k->n[IMAD_HI], values);
+	per(" | ", k->n[OP36], values);
+	printf(" | %ld | %s | %.2f (%.2f) | %.2f (%.2f) | %.2f |\n", k->regs,
+	       k->frame > 0 || k->local ? "yes" : "none", SM_CLOCKS * ALU_LANES / alu / 1e9,
+	       SM_CLOCKS * ALU_LANES / alu36 / 1e9, SM_CLOCKS * ALU_LANES / fma / 1e9,
+	       SM_CLOCKS * ALU_LANES / fma2 / 1e9,
+	       SM_CLOCKS * ISSUE_LANES / ((double)k->loop / values) / 1e9);
+}
+
+/* Every kernel (.text.*) of the cubin at path, printed in detail, or as a
+ * table row of name's when name is not NULL. 0, or -1 (said). */
+static int cubin(const char *path, const char *name, int values)
 {
 	size_t size;
 	unsigned char *buf = slurp(path, &size);
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)buf;
 	const Elf64_Shdr *sh;
 	const char *names;
+	const unsigned char *info = NULL;
+	size_t info_size = 0;
+	int found = 0;
 
 	if (!buf)
 		return -1;
@@ -168,27 +278,62 @@ static int cubin(const char *path)
 	}
 	sh = (const Elf64_Shdr *)(buf + eh->e_shoff);
 	names = (const char *)buf + sh[eh->e_shstrndx].sh_offset;
-	printf("%s\n", path);
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (strcmp(names + sh[i].sh_name, ".nv.info") == 0 &&
+		    sh[i].sh_offset + sh[i].sh_size <= size) {
+			info = buf + sh[i].sh_offset;
+			info_size = sh[i].sh_size;
+		}
+	if (!name)
+		printf("%s\n", path);
 	for (int i = 0; i < eh->e_shnum; i++) {
-		const char *name = names + sh[i].sh_name;
+		const char *sname = names + sh[i].sh_name;
+		struct kernel k = { .name = sname + 6 };
 
-		if (strncmp(name, ".text.", 6) == 0 && sh[i].sh_offset + sh[i].sh_size <= size)
-			per_value(name + 6, (const uint64_t *)(buf + sh[i].sh_offset),
-				  (long)(sh[i].sh_size / 16));
+		if (strncmp(sname, ".text.", 6) != 0 || sh[i].sh_offset + sh[i].sh_size > size)
+			continue;
+		per_value(&k, (const uint64_t *)(buf + sh[i].sh_offset), (long)(sh[i].sh_size / 16));
+		k.regs = info ? nv_info(info, info_size, EIATTR_REGCOUNT, sh[i].sh_info) : -1;
+		k.frame = info ? nv_info(info, info_size, EIATTR_FRAME_SIZE, sh[i].sh_info) : -1;
+		if (!name)
+			print_loop(&k);
+		else if (k.loop)
+			print_row(&k, name, values);
+		found |= k.loop > 0;
 	}
 	free(buf);
-	return 0;
+	if (name && !found)
+		fprintf(stderr, "%s: no loop of %d or more\n", path, BIG_LOOP);
+	return name && !found ? -1 : 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: sass-count FILE.cubin...\n"
+		"       sass-count --table NAME VALUES FILE.cubin...\n");
+	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	int rc = 0;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: sass-count FILE.cubin...\n");
-		return 2;
+	if (argc < 2)
+		return usage();
+	if (strcmp(argv[1], "--table") != 0) {
+		for (int i = 1; i < argc; i++)
+			rc |= cubin(argv[i], NULL, 1) ? 1 : 0;
+		return rc;
 	}
-	for (int i = 1; i < argc; i++)
-		rc |= cubin(argv[i]) ? 1 : 0;
+	if (argc < 5 || (argc - 2) % 3)
+		return usage();
+	print_header();
+	for (int i = 2; i < argc; i += 3) {
+		int values = atoi(argv[i + 1]);
+
+		if (values < 1 || values > 64)
+			return usage();
+		rc |= cubin(argv[i + 2], argv[i], values) ? 1 : 0;
+	}
 	return rc;
 }
