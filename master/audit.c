@@ -36,8 +36,8 @@ static int went_back(struct jobs *js, uint32_t e)
 /* Entry e, job j's, as the master left it? Its key must be j's own (the
  * workers search what the entry says), its cursor never behind where it
  * was, its phase one the master asked for (an end that nobody flagged is
- * taken now), its weight the one published; a park of the master's is
- * done within PARK_WAIT_MS. */
+ * taken now), its weight the one published and taken in; a park of the
+ * master's is done within PARK_WAIT_MS. */
 static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now_ms)
 {
 	if (memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) != 0) {
@@ -48,7 +48,11 @@ static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now
 		entry_written_over(js, e, "has its cursor behind where it was");
 		return;
 	}
-	if (!ring_weight_is(js->ring, e, j->weight))
+	/* A weight not the one published is published again; so is one of
+	 * an entry still NEW a period after it was submitted, which marks it
+	 * for the workers again: NEW written over a running job left it out
+	 * of their schedule, and nobody would take it in. */
+	if (!ring_weight_is(js->ring, e, j->weight) || ring_phase(js->ring, e) == PHASE_NEW)
 		ring_set_weight(js->ring, e, j->weight);
 	if (j->out && now_ms - js->rec[e].since_ms >= PARK_WAIT_MS &&
 	    ring_phase(js->ring, e) == PHASE_PARKING && entry_take_back(js, e, 0) == 0)
