@@ -199,23 +199,6 @@ void workers_set_target(struct workers *ws, unsigned n)
 	plan(ws);
 }
 
-unsigned workers_alive(const struct workers *ws)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		n += ws->w[i].pid != 0;
-	return n;
-}
-
-int workers_slot_of(const struct workers *ws, pid_t pid)
-{
-	for (int i = 0; i < RING_WORKERS; i++)
-		if (ws->w[i].pid == pid)
-			return i;
-	return -ENOENT;
-}
-
 static void describe(int status, char *buf, size_t len)
 {
 	if (WIFSIGNALED(status))

@@ -12,6 +12,7 @@
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -93,11 +94,24 @@ void workers_reap(struct workers *ws);
 uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
 /* Shut every worker down: ask, wait up to wait_ms, then kill. */
 void workers_shutdown(struct workers *ws, unsigned wait_ms);
-/* Live workers. */
-unsigned workers_alive(const struct workers *ws);
+/* Live workers (by the master's own table). */
+static inline unsigned workers_alive(const struct workers *ws)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		n += ws->w[i].pid != 0;
+	return n;
+}
 /* The slot of worker pid by the master's own table, or -ENOENT when it is
  * none of ours. */
-int workers_slot_of(const struct workers *ws, pid_t pid);
+static inline int workers_slot_of(const struct workers *ws, pid_t pid)
+{
+	for (int i = 0; i < RING_WORKERS; i++)
+		if (ws->w[i].pid == pid)
+			return i;
+	return -ENOENT;
+}
 
 /* ---- the watchdog (watchdog.c) ------------------------------------------- */
 
