@@ -198,12 +198,13 @@ static void fill_table_but(unsigned n)
 }
 
 /* Occupy all but n entries of the table with searches of the master's
- * that never end, each of a peer of its own at priority 16, which the
- * workers are yet to take in (their flags cleared). */
+ * that never end, each of a peer of its own at priority 8 (above a
+ * request at 1, below one at 16), which the workers are yet to take in
+ * (their flags cleared: the audit marks them again). */
 static void fill_table_with_jobs_but(unsigned n)
 {
 	while (ring_in_use(r) < RING_JOBS - n) {
-		struct conn c = { .prio = 16 };
+		struct conn c = { .prio = 8 };
 		struct job *j;
 		int fresh;
 
