@@ -120,6 +120,27 @@ int os_proc_stopped(pid_t pid)
 	return os_proc_stat(pid, &state, &ticks) == 0 && (state == 'T' || state == 't');
 }
 
+pid_t os_thread_group(pid_t tid)
+{
+	char path[64], buf[1024], *at;
+	ssize_t n;
+	long tgid;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	if (!(at = strstr(buf, "\nTgid:")) || sscanf(at + 6, "%ld", &tgid) != 1 || tgid <= 0 ||
+	    tgid > INT32_MAX)
+		return -EINVAL;
+	return (pid_t)tgid;
+}
+
 void os_close_inherited(int keep)
 {
 	struct dirent *e;

@@ -38,6 +38,9 @@ int os_stat(pid_t pid, struct os_stat *s);
 int os_proc_stat(pid_t pid, char *state, uint64_t *ticks);
 /* Is pid stopped or traced (state T or t)? */
 int os_proc_stopped(pid_t pid);
+/* The process whose thread tid is (its thread group: tid itself for a
+ * process's first thread), or -errno (-ESRCH: no such thread). */
+pid_t os_thread_group(pid_t tid);
 /* Become user name for good (its uid, gid and groups): for a process
  * started as root, once what needs root is done. Not root: 0 when it is
  * that user already. 0, or -errno (-ENOENT: no such user; -EPERM: the

@@ -12,6 +12,7 @@
  * that one turn of its loop. A cancelled job is forgotten at once; its
  * entry comes back when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
+#include "master/jobs_entry.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
@@ -73,12 +74,15 @@ static void note(const struct conn *c, const char *how)
 
 /* ---- life and death of a job --------------------------------------------- */
 
-/* j moves into entry e of the table: the one place the mapping from
- * entries to jobs and back is made. */
-static void enter_table(struct jobs *js, struct job *j, uint32_t e)
+/* j moves into entry e of the table, its progress there from: the one
+ * place the mapping from entries to jobs and back is made, and the
+ * master's record of the entry begun (its cursor as it gave it). */
+static void enter_table(struct jobs *js, struct job *j, uint32_t e,
+			const struct ring_progress *from)
 {
 	js->by_entry[e] = j;
 	j->entry = e;
+	js->rec[e] = (struct entry_rec){ .next = from->next, .done = from->cursor_done != 0 };
 }
 
 /* Entry e's job (if any) is no longer in it: the one place the mapping
@@ -101,7 +105,7 @@ static void publish_weight(void *ctx, const struct job *j)
 }
 
 /* Entry e is done with: free again, its job (if any) no longer in it. The
- * one place an entry is freed. */
+ * one place an entry the workers are done with is freed. */
 static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 {
 	leave_table(js, e);
@@ -110,11 +114,12 @@ static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 }
 
 /* Nobody waits on j any more: forget it. Its entry, if it has one, comes
- * back once the workers have dropped it. */
+ * back once the workers have dropped it (RELEASE_WAIT_MS at most). */
 static void cancel(struct jobs *js, struct job *j)
 {
 	shm_count(js->stats->cancelled, 1);
 	if (j->entry != RING_NONE) {
+		js->rec[j->entry].since_ms = clock_ms();
 		ring_release(js->ring, j->entry);
 		leave_table(js, j->entry);
 	}
@@ -156,21 +161,9 @@ static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 	jobset_free(&js->set, j);
 }
 
-/* Entry e is freed, and its job j (if anyone waits on it) searched again
- * from its start: what the workers said of it is not to be trusted. */
-static void search_again(struct jobs *js, struct job *j, uint32_t e)
-{
-	free_entry(js, e, NULL);
-	if (!j)
-		return;
-	if ((j->out = calloc(1, sizeof *j->out)))
-		j->out->p.next = j->key.start;
-	back_to_backlog(js, j, "a search to be done again");
-}
-
-/* j's entry e is PARKED: j's progress comes to the master, the entry is
- * freed, and j waits in the backlog. Progress that cannot be (the bytes a
- * worker wrote) is not kept: j starts again. */
+/* j's entry e is PARKED, as the master asked: j's progress comes to the
+ * master, the entry is freed, and j waits in the backlog. Progress that
+ * cannot be (the bytes a worker wrote) is not kept: j starts again. */
 static void come_back(struct jobs *js, struct job *j, uint32_t e)
 {
 	free_entry(js, e, &j->out->p);
@@ -185,29 +178,55 @@ static void come_back(struct jobs *js, struct job *j, uint32_t e)
 	back_to_backlog(js, j, "a parked search");
 }
 
-/* Entry e, the master's, holds what cannot be (what: how, for the log):
- * bytes a worker wrote. The workers on it are taken for dead (killed,
- * their leases given back), and its job searched again. Said at most once
- * a second; never an abort. */
-static void broken_entry(struct jobs *js, uint32_t e, const char *what)
+/* The master takes entry e back from the workers without waiting for them
+ * (see ring_take_back): its job, if any, waits in the backlog with the
+ * progress the entry shows, the leases out on it given back; or, where
+ * restart (or that progress is none of the job's), from its start. 0, or
+ * -EAGAIN when the entry's phase moved meanwhile (its news is looked at
+ * then: by the loop, or the next audit). */
+int entry_take_back(struct jobs *js, uint32_t e, int restart)
 {
-	uint64_t n;
+	struct job *j = js->by_entry[e];
+	struct ring_progress p;
 
-	js->liars |= ring_holders(&js->table, e);
-	if ((n = log_every_due(&js->broken_said)))
-		log_error("job entry %u %s: its workers are killed and its search done "
-			  "again (%llu such entries)", (unsigned)e, what, (unsigned long long)n);
-	search_again(js, js->by_entry[e], e);
+	if (ring_take_back(&js->table, e, &p) < 0)
+		return -EAGAIN;
+	leave_table(js, e);
+	js->set.rebalance = 1;
+	if (!j)
+		return 0;
+	if (restart || ring_progress_check(&j->key, &p) < 0) {
+		memset(&p, 0, sizeof p);
+		p.next = j->key.start;
+	}
+	if (j->out || (j->out = calloc(1, sizeof *j->out)))
+		j->out->p = p;
+	back_to_backlog(js, j, "a search taken back");
+	return 0;
 }
 
-/* Entry e says phase, which is out of the table (or FREE, which only the
- * master writes). */
-static void broken_phase(struct jobs *js, uint32_t e, uint32_t phase)
+/* Entry e, the master's, holds what the master did not write and the
+ * workers do not (what: how, for the log): a worker wrote it. Nobody is
+ * blamed (the segment says who, and any worker can write that too); the
+ * entry is taken back and its job searched again: from its start the
+ * first time (what was searched under a word written over is not known),
+ * from where it got after that, so that a worker that lies again and
+ * again costs time but cannot keep a search from ending. Said at most
+ * once a second; never an abort. */
+void entry_written_over(struct jobs *js, uint32_t e, const char *what)
 {
-	char what[48];
+	struct job *j = js->by_entry[e];
+	int again = j && j->rewritten > 0;
+	uint64_t n;
 
-	snprintf(what, sizeof what, "says phase %u, which cannot be", (unsigned)phase);
-	broken_entry(js, e, what);
+	if (entry_take_back(js, e, !again) < 0)
+		return;
+	if (j)
+		j->rewritten++;
+	if ((n = log_every_due(&js->broken_said)))
+		log_error("job entry %u %s: taken back, its search done again from %s (%llu "
+			  "such entries)", (unsigned)e, what, again ? "where it got" : "its start",
+			  (unsigned long long)n);
 }
 
 /* x answers k: in its range, and its SHA-256 is k's digest. */
@@ -216,31 +235,48 @@ static int answers(const struct ring_key *k, uint64_t x)
 	return digest_answers(x, k->digest, k->start, k->end);
 }
 
-/* j's entry e says FOUND with an answer that is not one (the bytes a
- * worker wrote: a broken or hostile worker): nobody is told, nothing is
- * cached, and j is searched again from its start. Said at most once a
- * second. */
-static void wrong_answer(struct jobs *js, struct job *j, uint32_t e, uint64_t x)
-{
-	unsigned slot = ring_answer_slot(js->ring, e);
+#define BIT(phase) (1u << PHASE_##phase)
 
-	shm_count(js->stats->wrong_answers, 1);
-	if (slot < RING_WORKERS)
-		js->liars |= UINT64_C(1) << slot;
-	if (log_every_due(&js->lies_said))
-		log_error("a worker reported %llu for %llu..%llu, which does not hash to "
-			  "its digest: searching it again (%llu such reports)",
-			  (unsigned long long)x, (unsigned long long)j->key.start,
-			  (unsigned long long)j->key.end,
-			  (unsigned long long)js->stats->wrong_answers);
-	search_again(js, j, e); /* its progress is the same worker's word */
+/* The phases entry e may show by the master's own record of it, a bit
+ * each: its job's (NEW and RUNNING, then an answer or every value
+ * hashed), the same while the master parks it (PARKING, then PARKED), or
+ * those of a job let go (RELEASING, then CLOSED, or a late answer). */
+static uint32_t phases_asked(const struct jobs *js, uint32_t e)
+{
+	const struct job *j = js->by_entry[e];
+
+	if (!j)
+		return BIT(RELEASING) | BIT(CLOSED) | BIT(FOUND);
+	if (j->out) /* parked by park_worst: its progress comes to j->out */
+		return BIT(PARKING) | BIT(PARKED) | BIT(FOUND) | BIT(EXHAUSTED);
+	return BIT(NEW) | BIT(RUNNING) | BIT(FOUND) | BIT(EXHAUSTED);
+}
+
+/* Entry e says phase, which the master did not ask for. */
+static void unasked_phase(struct jobs *js, uint32_t e, uint32_t phase)
+{
+	char what[64];
+
+	snprintf(what, sizeof what, "says %s (phase %u), which was not asked",
+		 ring_phase_name((enum ring_phase)phase), (unsigned)phase);
+	entry_written_over(js, e, what);
+}
+
+/* Does job j's entry e show values still to hash? (The workers end a job
+ * EXHAUSTED only when none is left.) */
+static int values_left(const struct jobs *js, const struct job *j, uint32_t e)
+{
+	struct ring_progress p;
+
+	ring_progress_now(js->ring, e, &p);
+	return ring_remaining(&j->key, &p) != 0;
 }
 
 /* What the workers did to the job in entry e, which its phase says: an
- * answer, none, or its leases back after a park or a release. An answer
- * is checked against the master's own copy of the key before anyone is
- * told or the cache keeps it. */
-static void on_end(struct jobs *js, uint32_t e)
+ * answer, none, or its leases back after a park or a release. The phase
+ * must be one the master asked for, an answer one that the master's own
+ * copy of the key confirms, before anyone is told or the cache keeps it. */
+void entry_end(struct jobs *js, uint32_t e)
 {
 	struct job *j = js->by_entry[e];
 	uint64_t heard = clock_ns(), x = 0;
@@ -248,16 +284,24 @@ static void on_end(struct jobs *js, uint32_t e)
 	 * told (a worker can write both at any time). */
 	enum ring_phase phase = ring_phase(js->ring, e);
 	struct ring_key k;
+	char what[96];
 
 	if (!ring_taken(&js->table, e))
 		return; /* free: a late flag (a repair flags every entry) */
+	if (phase >= PHASE_COUNT || !(phases_asked(js, e) >> phase & 1)) {
+		unasked_phase(js, e, phase);
+		return;
+	}
 	if (ring_phase_workers(phase))
 		return; /* still the workers' */
 	switch (phase) {
 	case PHASE_FOUND:
 		x = ring_answer(js->ring, e);
 		if (j && !answers(&j->key, x)) {
-			wrong_answer(js, j, e, x);
+			shm_count(js->stats->wrong_answers, 1);
+			snprintf(what, sizeof what, "says found %llu, which does not hash to its "
+				 "digest", (unsigned long long)x);
+			entry_written_over(js, e, what);
 			return;
 		}
 		/* A search nobody waits for: the pair is kept only if it is one
@@ -267,19 +311,17 @@ static void on_end(struct jobs *js, uint32_t e)
 			cache_put(js->cache, k.digest, x);
 		break;
 	case PHASE_EXHAUSTED:
-		shm_count(js->stats->not_found, j != NULL);
-		break;
-	case PHASE_PARKED:
-		if (j) {
-			come_back(js, j, e);
+		if (j && values_left(js, j, e)) {
+			entry_written_over(js, e, "says exhausted with values left to hash");
 			return;
 		}
+		shm_count(js->stats->not_found, j != NULL);
 		break;
-	case PHASE_CLOSED:
-		break;
-	default: /* FREE in a taken entry, no phase, or an end not handled here */
-		broken_phase(js, e, phase);
+	case PHASE_PARKED: /* phases_asked: j was being parked, j->out is set */
+		come_back(js, j, e);
 		return;
+	default: /* CLOSED: a job let go (phases_asked) */
+		break;
 	}
 	if (j) {
 		tell_waiters(js, j, x, phase == PHASE_FOUND ? OUTCOME_FOUND : OUTCOME_NOT_FOUND);
@@ -290,50 +332,7 @@ static void on_end(struct jobs *js, uint32_t e)
 		jobset_free(&js->set, j);
 }
 
-/* ---- the audit --------------------------------------------------------------- */
-
-#define AUDIT_MS 250
-
-/* Entry e, job j's, as the master left it? Its key must be j's own (the
- * workers search what the entry says), its phase one the table has (an
- * end that nobody flagged is taken now), its weight the one published. */
-static void audit_entry(struct jobs *js, uint32_t e, struct job *j)
-{
-	if (memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) != 0) {
-		broken_entry(js, e, "holds another key than its job's");
-		return;
-	}
-	if (!ring_weight_is(js->ring, e, j->weight))
-		ring_set_weight(js->ring, e, j->weight);
-	on_end(js, e); /* an end, or a phase out of the table, that came unflagged */
-}
-
-uint64_t jobs_audit(struct jobs *js, uint64_t now_ms)
-{
-	if (js->set.njobs == 0) { /* nothing to look at: no wake-up for it */
-		js->audit_ms = 0;
-		return UINT64_MAX;
-	}
-	if (!js->audit_ms)
-		js->audit_ms = now_ms + AUDIT_MS; /* the first look a period on */
-	if (now_ms < js->audit_ms)
-		return js->audit_ms;
-	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js->by_entry[e])
-			audit_entry(js, e, js->by_entry[e]);
-	js->audit_ms = now_ms + AUDIT_MS;
-	return js->audit_ms;
-}
-
 /* ---- the interface -------------------------------------------------------- */
-
-uint64_t jobs_take_liars(struct jobs *js)
-{
-	uint64_t l = js->liars;
-
-	js->liars = 0;
-	return l;
-}
 
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
@@ -417,7 +416,7 @@ void jobs_news(struct jobs *js)
 	unsigned n = ring_changed(js->ring, js->changed);
 
 	for (unsigned i = 0; i < n; i++)
-		on_end(js, js->changed[i]);
+		entry_end(js, js->changed[i]);
 }
 
 /* May an entry the master has taken be in phase? */
@@ -427,25 +426,28 @@ static int in_table(enum ring_phase phase)
 }
 
 /* The table is full: park its worst running job if the backlog's best
- * outranks it. One at a time: none while another is being parked. An
+ * outranks it. One at a time: none while another of the master's parks
+ * is under way (PARK_WAIT_MS at most: then the audit completes it). An
  * entry whose phase a worker made out of the table is taken back on the
- * way, flagged or not: so no worker can keep the table full. */
+ * way, flagged or not: so no worker can keep the table full, nor stop
+ * the parking by writing PARKING into an entry. */
 static void park_worst(struct jobs *js)
 {
 	struct rank best = jobset_best(&js->set)->rank, worst = { 0 }, k;
 	uint32_t victim = RING_NONE;
+	uint64_t now_ms = clock_ms();
 	struct job *j;
 
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
 		enum ring_phase now = ring_phase(js->ring, e);
 
 		if (!in_table(now) && ring_taken(&js->table, e))
-			broken_phase(js, e, now);
-		if (!js->by_entry[e])
+			unasked_phase(js, e, now);
+		if (!(j = js->by_entry[e]))
 			continue;
-		if (now == PHASE_PARKING)
+		if (j->out && now_ms - js->rec[e].since_ms < PARK_WAIT_MS)
 			return;
-		if (now != PHASE_RUNNING)
+		if (now != PHASE_RUNNING || j->out)
 			continue;
 		k = ring_rank(js->ring, e);
 		if (victim == RING_NONE || policy_outranks(&js->set.policy, &worst, &k)) {
@@ -463,6 +465,7 @@ static void park_worst(struct jobs *js)
 		j->out = NULL;
 		return;
 	}
+	js->rec[victim].since_ms = now_ms;
 	shm_count(js->stats->parked, 1);
 	ring_wake(js->ring); /* a worker brings its leases back (rare: a full table) */
 }
@@ -477,8 +480,8 @@ static int admit(struct jobs *js)
 	if (!j || !ring_has_room(&js->table) ||
 	    ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
 		return 0;
+	enter_table(js, j, e, &j->out->p);
 	jobset_admitted(&js->set, j);
-	enter_table(js, j, e);
 	return 1;
 }
 

@@ -25,6 +25,15 @@
 #include "master/clients.h"
 #include "master/jobset.h"
 
+/* The master's own record of an entry it gave a job: how far its cursor
+ * had got at the last look (it never goes back), and when the master let
+ * it go or asked to park it. */
+struct entry_rec {
+	uint64_t next;
+	uint64_t since_ms;
+	int done;
+};
+
 struct jobs {
 	struct ring *ring;
 	struct ring_master table;         /* the master's record of the ring's
@@ -36,13 +45,11 @@ struct jobs {
 	struct job *by_entry[RING_JOBS];  /* the job in each ring entry (with
 	                                     j->entry, set by enter_table and
 	                                     leave_table alone) */
+	struct entry_rec rec[RING_JOBS];  /* what the master last saw of each
+	                                     entry, and when it let it go */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
-	uint64_t liars;                   /* bit s: slot s's worker wrote what
-	                                     cannot be: a wrong answer, a phase
-	                                     out of the table (jobs_take_liars) */
-	struct log_every lies_said;       /* their log lines */
 	uint64_t audit_ms;                /* when jobs_audit looks again */
-	struct log_every broken_said;
+	struct log_every broken_said;     /* entries written over: the log */
 };
 
 /* Set up, with one peer's searches and its weight over them capped at
@@ -59,15 +66,15 @@ void jobs_dispatch(struct jobs *js, struct conn *c);
 void jobs_client_gone(struct jobs *js, struct conn *c);
 /* Act on the jobs the workers flagged: each at one of its ends. */
 void jobs_news(struct jobs *js);
-/* The slots whose workers reported a wrong answer, or held a lease on an
- * entry whose phase is out of the table, since the last call, a bit each
- * (the master's own record; the segment only said which slot). */
-uint64_t jobs_take_liars(struct jobs *js);
-/* Every 250 ms while jobs are in flight (now_ms: clock_ms()): look at each entry of the master's
- * as a worker may have written it, unflagged: a key that is not its job's
- * (searched again, its workers killed), a phase at an end or out of the
- * table (taken as news), a weight that is not the one published (published
- * again). When to call again: UINT64_MAX when no job is in flight. */
+/* Every 250 ms while the master holds entries (now_ms: clock_ms()): look
+ * at each of them as a worker may have written it, unflagged, against the
+ * master's own record: a key that is not its job's, a cursor gone back, a
+ * phase the master did not ask for (each taken back, its search done
+ * again), an end (taken as news), a weight not the one published
+ * (published again), a park or a release not done in a second (done by
+ * the master); and at the entries the workers would lease from that the
+ * master never gave out (taken back). Nobody is blamed: the segment is
+ * no witness. When to call again: UINT64_MAX when it holds none. */
 uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
 /* After each batch of events: give free entries to the backlog's best,
  * and park the worst job of a full table for a better one out. */

@@ -234,7 +234,7 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
  * the order stays as it was (all its jobs scale alike). The shift is a
  * power of two with hysteresis, so that a change of shift, which reweighs
  * every job, comes at most once per doubling or halving of a peer's weight,
- * not at every request. */
+ * not at every request; and it reweighs that peer's own jobs alone. */
 
 #define FAIR_SHIFT_MAX JOBSET_UNIT_SHIFT
 
@@ -285,18 +285,81 @@ static void reweigh(struct jobset *set, struct job *j)
 	publish(set, j);
 }
 
-/* A peer's shift changed: every job may hold a part of it (every job
- * alive is in the index; one being freed has left it). */
-static void reweigh_all(struct jobset *set)
+/* ---- each peer's jobs ---------------------------------------------------
+ *
+ * A peer keeps the list of the jobs it has a share in, and each share its
+ * place in that list: a change of the peer's shift reweighs its own jobs
+ * alone. (Reweighing every job, and marking every entry of the table for
+ * the workers, let a peer whose searches went to and fro across its
+ * budget make the master do both at a few connection events apart.) */
+
+struct peer_jobs {
+	uint32_t n, cap;
+	struct job *job[];
+};
+
+/* j, in which pe has share s, joins pe's list. 0 or -ENOMEM. */
+static int peer_add(struct peer *pe, struct job *j, struct job_share *s)
 {
-	for (size_t b = 0; b < set->index_size; b++)
-		for (struct job *j = set->index[b]; j; j = j->hnext)
-			reweigh(set, j);
+	struct peer_jobs *l = pe->jobs;
+
+	if (!l || l->n == l->cap) {
+		uint32_t cap = l ? 2 * l->cap : 4;
+		struct peer_jobs *grown = realloc(l, sizeof *l + cap * sizeof l->job[0]);
+
+		if (!grown)
+			return -ENOMEM;
+		if (!l)
+			grown->n = 0;
+		grown->cap = cap;
+		pe->jobs = l = grown;
+	}
+	s->at = l->n;
+	l->job[l->n++] = j;
+	return 0;
+}
+
+/* The share pe has in j. */
+static struct job_share *share_in(struct job *j, const struct peer *pe)
+{
+	for (uint32_t i = 0; i < j->nshares; i++)
+		if (memcmp(j->shares[i].peer, pe->addr, 16) == 0)
+			return &j->shares[i];
+	return NULL;
+}
+
+/* The job at place at leaves pe's list (the last takes its place); the
+ * list goes with the last. */
+static void peer_remove(struct peer *pe, uint32_t at)
+{
+	struct peer_jobs *l = pe->jobs;
+	struct job *moved;
+
+	if (!l || at >= l->n)
+		return;
+	moved = l->job[--l->n];
+	if (at < l->n) {
+		l->job[at] = moved;
+		share_in(moved, pe)->at = at;
+	}
+	if (!l->n) {
+		free(l);
+		pe->jobs = NULL;
+	}
+}
+
+/* pe's shift changed: each of its jobs weighs anew. */
+static void reweigh_peer(struct jobset *set, const struct peer *pe)
+{
+	const struct peer_jobs *l = pe->jobs;
+
+	for (uint32_t i = 0; l && i < l->n; i++)
+		reweigh(set, l->job[i]);
 }
 
 /* pe's weight changed by its part in j going from was to now (capped):
- * j's weight follows (j NULL: a job being freed), or every job's when pe's
- * shift moved. pe may be forgotten on return. */
+ * j's weight follows (j NULL: a job being freed), or each of pe's jobs'
+ * when pe's shift moved. pe may be forgotten on return. */
 static void peer_part(struct jobset *set, struct peer *pe, struct job *j, uint64_t was,
 		      uint64_t now)
 {
@@ -311,7 +374,9 @@ static void peer_part(struct jobset *set, struct peer *pe, struct job *j, uint64
 		}
 	} else {
 		pe->shift = shift;
-		reweigh_all(set);
+		reweigh_peer(set, pe);
+		if (j && !share_in(j, pe)) /* its last share of j just went */
+			reweigh(set, j);
 	}
 	peers_put(set->peers, pe);
 }
@@ -350,16 +415,19 @@ int jobset_share(struct jobset *set, struct job *j, const uint8_t peer[16], int6
 	if (!(s = share_of(j, peer)))
 		return peers_put(set->peers, pe), -ENOMEM;
 	if (s->sum == 0) { /* a new search of pe's */
-		if (pe->searches >= set->peer_searches) {
+		int rc = pe->searches >= set->peer_searches ? -EBUSY : peer_add(pe, j, s);
+
+		if (rc < 0) {
 			*s = j->shares[--j->nshares];
 			peers_put(set->peers, pe);
-			return -EBUSY;
+			return rc;
 		}
 		pe->searches++;
 	}
 	was = policy_peer_part(s->sum);
 	s->sum += (uint64_t)delta;
 	if (s->sum == 0) {
+		peer_remove(pe, s->at);
 		*s = j->shares[--j->nshares];
 		pe->searches--;
 		peer_part(set, pe, j, was, 0);
@@ -371,7 +439,8 @@ int jobset_share(struct jobset *set, struct job *j, const uint8_t peer[16], int6
 
 /* j is being freed: its peers' parts in it go. It is out of the backlog
  * already, and out of the table or about to be: no reweighing must publish
- * it, so it keeps no shares while the others are reweighed. */
+ * it, so it is out of every peer's list and keeps no shares while the
+ * others are reweighed. */
 static void release_shares(struct jobset *set, struct job *j)
 {
 	struct peers *ps = set->peers;
@@ -382,6 +451,7 @@ static void release_shares(struct jobset *set, struct job *j)
 
 		if (!pe)
 			continue;
+		peer_remove(pe, s.at);
 		pe->searches--;
 		peer_part(set, pe, NULL, policy_peer_part(s.sum), 0);
 	}

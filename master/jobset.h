@@ -33,6 +33,7 @@
 struct job_share {
 	uint8_t peer[16];
 	uint64_t sum; /* their priorities, of which at most the cap counts */
+	uint32_t at;  /* the job's place in its peer's list of jobs */
 };
 
 /* A job's progress while it has no entry in the ring (its key is the job's). */
@@ -59,6 +60,7 @@ struct job {
 	uint32_t backlog_pos;   /* in the backlog, while out; else RING_NONE */
 	struct job_out *out;    /* while out (in the backlog, or on its way) */
 	struct rank rank;       /* its rank in the backlog, while out */
+	uint32_t rewritten;     /* times its entry was found written over */
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
@@ -106,7 +108,8 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
  * must be out of the table (its entry no longer its own). */
 void jobset_free(struct jobset *set, struct job *j);
 /* Add delta (negative: take away) to what peer gives j, keep j's weight
- * (and, when the peer's fair share moved, every job's), and publish it
+ * (and, when the peer's fair share moved, that of every job of the
+ * peer's: its own, never the others'), and publish it
  * where j ranks (through the callback, or its backlog place). 0, or
  * nothing changed: -ENOMEM, or -EBUSY when the peer has no part in j yet
  * and as many searches as it may. */

@@ -235,14 +235,13 @@ static void metrics_write_down(FILE *out, unsigned port)
 
 int metrics_render(unsigned port, char **body, size_t *len)
 {
-	struct seg seg = { .fd = -1 }, view;
-	struct seg_header copy;
+	struct seg seg = { .fd = -1 };
 	FILE *out = open_memstream(body, len);
 
 	if (!out)
 		return -ENOMEM;
 	if (seg_open(port, 0, &seg) == 0 && seg.alive)
-		metrics_write(out, seg_view(&seg, &copy, &view));
+		metrics_write(out, &seg); /* a private copy, read once */
 	else
 		metrics_write_down(out, port);
 	seg_close(&seg);

@@ -13,8 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct peer_jobs;
+
 struct peer {
 	uint8_t addr[16];
+	struct peer_jobs *jobs; /* the jobs it gives weight to (jobset.c's) */
 	uint32_t conns;    /* connections open */
 	uint32_t searches; /* jobs it gives weight to */
 	uint64_t weight;   /* what it gives them, each job's part capped */

@@ -39,17 +39,20 @@ static int add_source(struct server *s, struct source *src, uint32_t events)
 	return 0;
 }
 
-/* The workers that reported wrong answers are killed; their slots start
- * again after a back-off, so that one which lies at each start cannot
- * keep a search from ever ending. */
-static void punish_liars(struct server *s)
+/* The segment was cut short (by any process of our user) and has its size
+ * back, zeros where it was cut: the lock and the semaphores too, so the
+ * workers are reset; the header is put back by the watchdog, and what
+ * the job table lost is found by the audit. */
+static void see_cut_short(struct server *s)
 {
-	uint64_t liars = jobs_take_liars(&s->jobs);
+	unsigned n = seg_cut_short();
 
-	while (liars) {
-		workers_punish(&s->workers, (unsigned)__builtin_ctzll(liars));
-		liars &= liars - 1;
-	}
+	if (n == s->cut_short)
+		return;
+	s->cut_short = n;
+	seg_restore_header(&s->seg);
+	workers_reset(&s->workers, "the shared segment was cut short by a process of "
+		      "our user (given its size back, zeros where it was cut)");
 }
 
 /* Workers flag the jobs they brought to an end. */
@@ -305,7 +308,8 @@ static int start(struct server *s, const struct options *o)
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	if (o->user && (rc = os_become(o->user)) < 0)
 		return rc;
-	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
+	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0 ||
+	    (rc = seg_guard(&s->seg)) < 0)
 		return rc;
 	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	shm_show(s->seg.hdr->low_latency, power_state(&s->power));
@@ -492,9 +496,7 @@ void server_run(struct server *s)
 		uint64_t j = jobs_audit(&s->jobs, now);
 		int n;
 
-		/* The one place liars are dealt with: what the last batch, its
-		 * balancing and the audit found, before the loop waits again. */
-		punish_liars(s);
+		see_cut_short(s);
 		next = j < next ? j : next;
 		next = w < next ? w : next;
 		next = a < next ? a : next;

@@ -43,6 +43,7 @@ struct server {
 	uint64_t busy_ns;         /* when it last had a search in flight or
 	                             read a request */
 	uint64_t requests;        /* stats.requests then */
+	unsigned cut_short;       /* seg_cut_short() as last seen */
 	int draining;             /* a graceful stop: no new connections */
 	uint64_t drain_deadline_ms;
 };

@@ -631,12 +631,11 @@ static int find(const char *what, unsigned port, int rw, struct seg *seg)
 
 int status_print(unsigned port, int json)
 {
-	struct seg seg = { .fd = -1 }, view;
-	struct seg_header copy;
+	struct seg seg = { .fd = -1 };
 	int rc = find("--status", port, 0, &seg);
 
-	if (rc == 0)
-		(json ? print_json : print_text)(stdout, seg_view(&seg, &copy, &view));
+	if (rc == 0) /* a private copy, read once: it holds still */
+		(json ? print_json : print_text)(stdout, &seg);
 	seg_close(&seg); /* a segment not found or already closed: nothing */
 	return rc;
 }

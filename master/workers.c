@@ -2,7 +2,8 @@
  * lease goes back to its job before anything else, so no value of any range
  * is ever skipped; a worker that keeps dying soon after it starts is
  * restarted with exponential back-off, so one that cannot run never makes
- * the master spin.
+ * the master spin. The watchdog, which kills the workers that show no
+ * sign of life, is watchdog.c's.
  *
  * The plan: the workers of the found kinds (a GPU each), fixed at start,
  * take the top slots, so that a reload never moves them; the CPU workers,
@@ -10,19 +11,8 @@
  * plan names its kind and unit; a forked child becomes its worker through
  * the kind's entry.
  *
- * The watchdog: every worker bumps a counter in its slot at each ring call,
- * at least every chunk (about 2 ms of hashing) and every idle wait (100 ms).
- * One whose counter stands still for STALL_FACTOR times its lease's expected
- * time at its own measured rate, and at least STALL_MIN_MS (IDLE_STALL_MS
- * when it holds no lease), is stalled if the kernel says it is stopped or
- * traced; any other silent worker (frozen, in uninterruptible sleep, or just
- * starved of CPU on a crowded machine) is given SLOW_FACTOR times longer.
- * A stalled worker is killed and replaced like any dead one. While the
- * ring's lock is held, only its holder can be the culprit: the others are
- * waiting for it. And when the master itself was held up (the machine
- * paused, the cgroup throttled), it does not blame the workers for it.
  * Before a worker has shown in its slot (an exec'd one opens its device
- * first, which takes a second or so) it is given START_WAIT_MS, and only
+ * first, which takes a second or so) it is given WORKERS_START_WAIT_MS, and only
  * its life after it showed says whether its death was a quick one. */
 #include "master/workers.h"
 #include "lib/clock.h"
@@ -41,15 +31,7 @@
 #define QUICK_DEATH_MS 100    /* dying sooner, having hashed nothing, is a crash loop */
 #define BACKOFF_MIN_MS 100
 #define BACKOFF_MAX_MS 10000
-#define WATCH_EVERY_MS 50
-#define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
-#define STALL_FACTOR 20       /* ... or this many times the lease's time */
-#define STALL_MAX_MS 60000    /* ... but never more: the lease and the rate
-                                 are the worker's word */
-#define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
-#define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
-#define LATE_MS 150           /* the master's own rounds this late: it was held up */
-#define START_WAIT_MS 5000    /* at start, for the first workers to come up */
+#define WATCH_EVERY_MS 50     /* the watchdog's rounds */
 
 /* Which kind and unit each slot is for, from the found kinds and the
  * worker count. */
@@ -182,13 +164,13 @@ static int spawn(struct workers *ws, unsigned slot, uint64_t now)
 	w->started_ms = w->beat_ms = now;
 	w->shown_ms = 0;
 	w->respawn_at_ms = 0;
-	w->died = w->killed = w->lied = w->retiring = 0;
+	w->died = w->killed = w->reset = w->retiring = 0;
 	return 0;
 }
 
 int workers_start(struct workers *ws)
 {
-	uint64_t now = clock_ms(), until = now + START_WAIT_MS;
+	uint64_t now = clock_ms(), until = now + WORKERS_START_WAIT_MS;
 	struct timespec pause = { 0, 1000000L };
 	unsigned n = 0;
 
@@ -204,7 +186,7 @@ int workers_start(struct workers *ws)
 		nanosleep(&pause, NULL);
 	if (ring_workers(ws->ring) < n)
 		log_warn("%u of %u workers ready after %d ms; serving anyway",
-			 ring_workers(ws->ring), n, START_WAIT_MS);
+			 ring_workers(ws->ring), n, WORKERS_START_WAIT_MS);
 	return 0;
 }
 
@@ -215,24 +197,6 @@ void workers_set_target(struct workers *ws, unsigned n)
 	ws->target = n;
 	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
 	plan(ws);
-}
-
-unsigned workers_alive(const struct workers *ws)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		n += ws->w[i].pid != 0;
-	return n;
-}
-
-/* The slot of worker pid, or -ENOENT when it is none of ours. */
-static int slot_of(const struct workers *ws, pid_t pid)
-{
-	for (int i = 0; i < RING_WORKERS; i++)
-		if (ws->w[i].pid == pid)
-			return i;
-	return -ENOENT;
 }
 
 static void describe(int status, char *buf, size_t len)
@@ -251,7 +215,11 @@ static void plan_respawn(struct workers *ws, unsigned slot, uint64_t now,
 	struct wslot *w = &ws->w[slot];
 	uint64_t delay = 0;
 
-	if (w->lied || (!progressed && (!w->shown_ms || now - w->shown_ms < QUICK_DEATH_MS))) {
+	if (w->reset) { /* the master's doing, not the worker's */
+		w->respawn_at_ms = now;
+		return;
+	}
+	if (!progressed && (!w->shown_ms || now - w->shown_ms < QUICK_DEATH_MS)) {
 		w->quick_deaths++;
 		if (w->quick_deaths > 1) {
 			unsigned shift = w->quick_deaths - 2;
@@ -303,141 +271,12 @@ void workers_reap(struct workers *ws)
 	pid_t pid;
 
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-		int slot = slot_of(ws, pid);
+		int slot = workers_slot_of(ws, pid);
 		if (slot >= 0)
 			reaped(ws, (unsigned)slot, pid, status);
 	}
 	/* Ranges given back need someone awake to take them. */
 	ring_wake(ws->ring);
-}
-
-/* How long the worker of v may stay silent if the kernel reports it
- * stopped; any other gets SLOW_FACTOR times as long (see stalled()). */
-static uint64_t stall_bound(const struct ring_slot_view *v)
-{
-	unsigned __int128 expect_ms;
-
-	if (!v->has_lease)
-		return IDLE_STALL_MS;
-	expect_ms = v->rate ? (unsigned __int128)v->lease_values * 1000 / v->rate : 0;
-	if (expect_ms <= STALL_MIN_MS / STALL_FACTOR)
-		return STALL_MIN_MS;
-	return expect_ms < STALL_MAX_MS / STALL_FACTOR ? (uint64_t)expect_ms * STALL_FACTOR
-						       : STALL_MAX_MS;
-}
-
-/* Has a worker silent for silent ms, with that bound, stalled? /proc is
- * read only for a worker already past the bound of a stopped one. */
-static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
-{
-	return silent > bound &&
-	       (silent > bound * SLOW_FACTOR || os_proc_stopped(pid));
-}
-
-/* The master was held up, or a holder of the lock killed: start every
- * worker's silence from now. */
-static void forgive_all(struct workers *ws, uint64_t now)
-{
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		ws->w[i].beat_ms = now;
-}
-
-static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
-			 const char *where)
-{
-	struct wslot *w = &ws->w[slot];
-
-	log_warn("worker %u (pid %d) made no progress for %llu ms%s: stalled, killing it",
-		 slot, (int)w->pid, (unsigned long long)silent, where);
-	shm_count(ws->seg->hdr->stats.stalls, 1);
-	w->killed = 1;
-	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
-}
-
-void workers_punish(struct workers *ws, unsigned slot)
-{
-	struct wslot *w;
-
-	if (slot >= RING_WORKERS || !(w = &ws->w[slot])->pid || w->lied)
-		return;
-	log_warn("worker %u (pid %d) wrote what cannot be (a wrong answer, or a value "
-		 "out of its table): killing it", slot, (int)w->pid);
-	w->lied = 1;
-	kill(w->pid, SIGKILL); /* its pid is the master's own record, not the segment's */
-}
-
-/* What the segment says of each slot's worker, against the master's own
- * table: a pid in a slot without a worker (or with another), a rate no
- * worker gives, put back (ring_slot_restore); and the ring-wide words the
- * master owns (its policy, the hooks' permission, the shutdown flag); said
- * at most once a second. A worker not yet shown in its slot writes its
- * pid itself. */
-static void restore_slots(struct workers *ws, uint64_t now)
-{
-	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->hooks,
-						      ws->shutdown);
-
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		const struct wslot *w = &ws->w[i];
-
-		if (w->pid && !w->shown_ms)
-			continue;
-		fixed += (unsigned)ring_slot_restore(ws->ring, i, w->pid);
-	}
-	ws->restored += fixed;
-	if (ws->restored && now >= ws->restored_said_ms + 1000) {
-		log_warn("workers: %u slot record(s) or ring word(s) written over (a pid, a "
-			 "rate past any worker's, the policy, hooks, shutdown) put back from "
-			 "the master's own", ws->restored);
-		ws->restored = 0;
-		ws->restored_said_ms = now;
-	}
-}
-
-/* Kill workers that show no sign of life. */
-static void watchdog(struct workers *ws, uint64_t now)
-{
-	pid_t holder = ring_lock_holder(ws->ring);
-	uint64_t silent[RING_WORKERS] = { 0 }, bound[RING_WORKERS] = { 0 };
-	int culprit = -1;
-
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct wslot *w = &ws->w[i];
-		struct ring_slot_view v;
-
-		if (!w->pid || w->killed)
-			continue;
-		ring_slot_view(ws->ring, i, &v);
-		if (!w->shown_ms && v.pid == w->pid) {
-			w->shown_ms = now;
-		} else if (!w->shown_ms) {
-			if (now - w->started_ms > START_WAIT_MS)
-				kill_stalled(ws, i, now - w->started_ms, " before it came up");
-			continue;
-		}
-		if (v.beat != w->beat) {
-			w->beat = v.beat;
-			w->beat_ms = now;
-			continue;
-		}
-		silent[i] = now - w->beat_ms;
-		bound[i] = stall_bound(&v);
-		if (holder && holder == w->pid)
-			culprit = (int)i;
-	}
-	if (holder) {
-		/* The others may only be waiting for the holder. */
-		if (culprit >= 0 && stalled(ws->w[culprit].pid, silent[culprit],
-					    bound[culprit])) {
-			kill_stalled(ws, (unsigned)culprit, silent[culprit],
-				     " inside the ring's lock");
-			forgive_all(ws, now);
-		}
-		return;
-	}
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (bound[i] && stalled(ws->w[i].pid, silent[i], bound[i]))
-			kill_stalled(ws, i, silent[i], "");
 }
 
 uint64_t workers_tick(struct workers *ws, uint64_t now)
@@ -446,6 +285,8 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 
 	if (ws->shutdown)
 		return next;
+	if (workers_resetting(ws, now))
+		return now + WATCH_EVERY_MS;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &ws->w[i];
 		if (!wanted(ws, i)) {
@@ -466,10 +307,7 @@ uint64_t workers_tick(struct workers *ws, uint64_t now)
 		spawn(ws, i, now);
 	}
 	if (now >= ws->watch_ms) {
-		if (ws->watch_ms && now - ws->watch_ms > LATE_MS)
-			forgive_all(ws, now); /* so, likely, was everyone */
-		watchdog(ws, now);
-		restore_slots(ws, now);
+		workers_watch(ws, now);
 		ws->watch_ms = now + WATCH_EVERY_MS;
 	}
 	return ws->watch_ms < next ? ws->watch_ms : next;
@@ -495,7 +333,7 @@ void workers_shutdown(struct workers *ws, unsigned wait_ms)
 		int slot;
 		if (pid < 0)
 			break;
-		if ((slot = slot_of(ws, pid)) >= 0)
+		if ((slot = workers_slot_of(ws, pid)) >= 0)
 			ws->w[slot].pid = 0;
 	}
 }

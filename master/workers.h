@@ -12,12 +12,16 @@
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "shm/segment.h"
 #include "worker/kernel.h"
 #include "worker/kind.h"
+
+/* How long a worker is given to show in its slot, at start and after. */
+#define WORKERS_START_WAIT_MS 5000
 
 /* The master's private view of a worker slot. */
 struct wslot {
@@ -29,9 +33,8 @@ struct wslot {
 	unsigned quick_deaths;   /* deaths soon after start, for back-off */
 	int died;                /* the last worker here died (not retired) */
 	int killed;              /* the watchdog killed it */
-	int lied;                /* killed for what it wrote (a wrong answer,
-	                            a phase out of the table): its slot backs
-	                            off as after a quick death */
+	int reset;               /* killed by a reset of the ring's lock: its
+	                            slot starts again at once */
 	int retiring;            /* asked to exit after its lease */
 	uint64_t beat;           /* its last sign of life ... */
 	uint64_t beat_ms;        /* ... and when the master saw it change */
@@ -56,6 +59,9 @@ struct workers {
 	unsigned target;         /* the CPU workers aimed at (shown in the
 	                            segment's header, never read back) */
 	int shutdown;            /* every worker told to exit */
+	int resetting;           /* workers_reset: waiting for them to be gone */
+	uint64_t reset_ms;       /* ... since then */
+	uint64_t jam_ms;         /* since when the lock's word names none of ours */
 	struct policy policy;    /* the ring's policy, as the master set it */
 	int hooks;               /* test hooks allowed, as the master set it */
 	struct wslot w[RING_WORKERS];
@@ -88,11 +94,38 @@ void workers_reap(struct workers *ws);
 uint64_t workers_tick(struct workers *ws, uint64_t now_ms);
 /* Shut every worker down: ask, wait up to wait_ms, then kill. */
 void workers_shutdown(struct workers *ws, unsigned wait_ms);
-/* Live workers. */
-unsigned workers_alive(const struct workers *ws);
-/* Kill the worker in slot (it wrote what cannot be: a wrong answer, a
- * phase out of the table): it is replaced after a back-off that grows with
- * each such death in a row. */
-void workers_punish(struct workers *ws, unsigned slot);
+/* Live workers (by the master's own table). */
+static inline unsigned workers_alive(const struct workers *ws)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		n += ws->w[i].pid != 0;
+	return n;
+}
+/* The slot of worker pid by the master's own table, or -ENOENT when it is
+ * none of ours. */
+static inline int workers_slot_of(const struct workers *ws, pid_t pid)
+{
+	for (int i = 0; i < RING_WORKERS; i++)
+		if (ws->w[i].pid == pid)
+			return i;
+	return -ENOENT;
+}
+
+/* ---- the watchdog (watchdog.c) ------------------------------------------- */
+
+/* One round at now (clock_ms()): kill the workers that show no sign of
+ * life, watch the lock's holder, put back what the segment says of the
+ * slots, the ring and the header against the master's own record. */
+void workers_watch(struct workers *ws, uint64_t now);
+/* The ring's lock cannot be trusted (why, for the log): a holder that is
+ * none of ours, or the segment cut short under it. Every worker is
+ * killed, and once they are gone workers_resetting makes the lock and the
+ * semaphores anew, repairs the ring (ring_reset) and starts them again. */
+void workers_reset(struct workers *ws, const char *why);
+/* A reset under way at now: 1 while it waits for the killed workers to be
+ * gone (no worker is started meanwhile), 0 once done or when none is. */
+int workers_resetting(struct workers *ws, uint64_t now);
 
 #endif

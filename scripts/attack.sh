@@ -5,7 +5,7 @@
 # defence and the test that would fail without it; this script runs the
 # attacks as a user would, with the project's own clients and curl.
 #   scripts/attack.sh            every attack (about a minute)
-#   scripts/attack.sh --quick    the quick ones (make check: 4 s)
+#   scripts/attack.sh --quick    the quick ones (make check: 6 s)
 #   scripts/attack.sh NAME...    those named (see ATTACKS below)
 # Each prints "attack NAME: PASS (what was measured)" or fails the script;
 # the last line is "attack.sh: PASS". An attack this machine cannot run
@@ -16,8 +16,9 @@ set -u
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 B=${B:-build}
-QUICK="flood fifo squat" # segment: its Check case runs in make check already
-ATTACKS="flood fifo squat segment scrapers cluster"
+# segment, lies, fields: their Check tests run in make check already
+QUICK="flood fifo squat cut"
+ATTACKS="flood fifo squat cut segment lies fields scrapers cluster"
 LOGS=$(mktemp -d)
 KEEP_PID=""
 trap 'cleanup' EXIT
@@ -114,6 +115,69 @@ attack_segment() {
 		fail "attack segment: $out"
 	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack segment: no check ran: $out"
 	pass segment "2,000 random writes while serving; every reply right"
+}
+
+# cut: the master's segment cut short to one page (truncate, as any
+# process of its user can), with the exporter beside it: --status and a
+# scrape right after the cut answer or refuse, neither dies of SIGBUS;
+# the master mends its segment, says so, and answers a request right;
+# --status reads it whole again.
+attack_cut() {
+	local port mport log=$LOGS/cut.log name mpid rc code x
+	port=$(free_port)
+	mport=$(free_port)
+	start_master "$port" "$log" --workers 1 --gpu off
+	name=$(cd /dev/shm && ls -d "revhash-$port-$MASTER_PID"* 2>/dev/null | head -n 1)
+	[ -n "$name" ] || fail "attack cut: no segment of the master in /dev/shm"
+	if [ -x "$METRICS" ]; then
+		"$METRICS" "$port" --listen "127.0.0.1:$mport" 2>"$LOGS/cut-metrics.log" &
+		mpid=$!
+		for _ in $(seq 1 100); do
+			curl -s -m 1 -o /dev/null "http://127.0.0.1:$mport/metrics" && break
+			sleep 0.05
+		done
+	fi
+	truncate -s 4096 "/dev/shm/$name"
+	timeout 10 "$MASTER" --status "$port" >/dev/null 2>&1
+	rc=$?
+	[ $rc -lt 124 ] || fail "attack cut: --status of the cut segment ended with $rc"
+	if [ -n "${mpid:-}" ]; then
+		code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/metrics")
+		alive "$mpid" || fail "attack cut: the exporter died (a scrape got '$code')"
+	fi
+	x=$(timeout 20 "$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 4321)" 4000 5000 2>/dev/null)
+	[ "$x" = 4321 ] || fail "attack cut: the master answered '$x'$(alive "$MASTER_PID" ||
+		echo ", and is dead")"
+	grep -q "cut short" "$log" || fail "attack cut: the master did not say its segment was cut"
+	"$MASTER" --status "$port" >/dev/null 2>&1 || fail "attack cut: --status after the mend failed"
+	[ -n "${mpid:-}" ] && kill "$mpid" 2>/dev/null && wait "$mpid" 2>/dev/null
+	stop_master "$MASTER_PID" 10
+	pass cut "segment cut to 4 KB: --status ended $rc, a scrape got ${code:-no exporter}, then the master answered and --status read it whole"
+}
+
+# lies: a worker's lies, by its Check case (it knows the layout): wrong
+# answers naming honest workers, a lock owner written over, the lock held
+# by a process that is no worker, the segment cut short, the cache's
+# table all "used". The master blames nobody, breaks or remakes the lock,
+# and answers right.
+attack_lies() {
+	local out
+	out=$(CK_RUN_CASE="worker lies" "$ROOT/$B/tests/check_hostile" 2>&1) ||
+		fail "attack lies: $out"
+	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack lies: no check ran: $out"
+	pass lies "a search $(grep -o 'answered after [0-9]* lies, [0-9]* ms' <<<"$out"); a lock \
+held by none of ours made anew, $(sed -n 's/.*made_anew: \(answered in [0-9]* ms\).*/\1/p' <<<"$out"); \
+500 requests over an all-used cache: $(sed -n 's/.* \([0-9]* ms of the master.s CPU\).*/\1/p' <<<"$out")"
+}
+
+# fields: each field of a job entry, a slot and the header written with
+# the values that matter, one at a time, each followed by a fresh request
+# answered right within 10 s (check_fields).
+attack_fields() {
+	local out
+	out=$("$ROOT/$B/tests/check_fields" 2>&1) || fail "attack fields: $out"
+	grep -q '100%: Checks: 1' <<<"$out" || fail "attack fields: no check ran: $out"
+	pass fields "$(grep -o '[0-9]* writes, .*' <<<"$out")"
 }
 
 # scrapers: eight slow connections from one address, each sending a byte

@@ -3,15 +3,26 @@
  * answers survive, one-off ones make room.
  *
  * The table is in the segment, which a worker can write: every index is
- * masked by the master's own geometry, no walk goes further than the
- * table's size (a table a worker filled with "used" slots ends a probe, it
- * does not loop it), and an answer is read once, then confirmed. */
+ * masked by the master's own geometry, an answer is read once, then
+ * confirmed, and every walk is bounded by a constant, not by the table.
+ * An entry lies at most CACHE_PROBE_MAX slots past its home: a lookup looks
+ * no further, an insert whose window is full replaces an entry in it, a
+ * deletion moves back only what may fill its gap, and the clock hand
+ * takes what it reaches after CLOCK_WALK slots. A table a worker filled
+ * with "used" slots then costs a lookup 256 probes, not a walk of every
+ * slot (1 M of them by default: a miss took milliseconds). Honest tables
+ * never reach the bound: at 3/4 full, the most any of 1.5 M entries lay
+ * past its home was 160 slots; at 1/2 (the default's most), 47. */
 #include "shm/cache.h"
 #include "lib/digest.h"
 #include "lib/siphash.h"
 #include "shm/word.h"
 
 #include <string.h>
+
+#define CLOCK_WALK 1024 /* slots the clock hand passes at most for one eviction */
+
+_Static_assert((CACHE_PROBE_MAX & (CACHE_PROBE_MAX - 1)) == 0, "a power of two");
 
 static uint64_t table_size(uint64_t capacity)
 {
@@ -68,13 +79,26 @@ uint64_t cache_home(const struct cache *c, const uint8_t digest[32])
 	return hash_of(c, digest) & (c->nslots - 1);
 }
 
-/* Walk hash's probe run: 1 with *i at the entry of that hash, 0 with *i at
- * the free slot that ends the run, -1 when the whole table is the run. */
+/* How far slot at lies past home (in probe order). */
+static uint64_t past(const struct cache *c, uint64_t home, uint64_t at)
+{
+	return (at - home) & (c->nslots - 1);
+}
+
+/* Slots a probe looks at: its window, from its home on. */
+static uint64_t window(const struct cache *c)
+{
+	return c->nslots < CACHE_PROBE_MAX ? c->nslots : CACHE_PROBE_MAX;
+}
+
+/* Walk hash's window: 1 with *i at the entry of that hash, 0 with *i at
+ * the free slot that ends its run, -1 when every slot of it is taken by
+ * others. */
 static int probe(const struct cache *c, uint64_t hash, uint64_t *i)
 {
 	uint64_t mask = c->nslots - 1, at = hash & mask;
 
-	for (uint64_t n = 0; n < c->nslots; n++, at = (at + 1) & mask) {
+	for (uint64_t n = 0; n < window(c); n++, at = (at + 1) & mask) {
 		*i = at;
 		if (!c->slots[at].used)
 			return 0;
@@ -98,16 +122,24 @@ int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 	return 0;
 }
 
-/* Remove slot i and pull later entries of its probe run back over the gap. */
+/* Remove slot i and pull later entries of its probe run back over the gap,
+ * as far as one may fill it, and 4 x CACHE_PROBE_MAX slots at most. An
+ * entry further on whose home lies before the gap (a worker wrote it, or
+ * a run of moves longer than any seen) is then missed by lookups: a miss,
+ * never a wrong answer. */
 static void delete_at(struct cache *c, uint64_t i)
 {
 	uint64_t mask = c->nslots - 1, j = (i + 1) & mask;
+	uint64_t most = c->nslots < 4 * window(c) ? c->nslots : 4 * window(c);
 
-	for (uint64_t n = 1; n < c->nslots && c->slots[j].used; n++, j = (j + 1) & mask) {
+	for (uint64_t n = 1; n < most && c->slots[j].used; n++, j = (j + 1) & mask) {
 		uint64_t home = c->slots[j].hash & mask;
+
+		if (past(c, i, j) >= window(c))
+			break; /* nothing from here on belongs in the gap */
 		/* The entry at j may fill the gap at i only if its home is not
 		 * cyclically in (i, j]. */
-		if (((j - home) & mask) >= ((j - i) & mask)) {
+		if (past(c, home, j) >= past(c, i, j)) {
 			c->slots[i] = c->slots[j];
 			i = j;
 		}
@@ -117,31 +149,40 @@ static void delete_at(struct cache *c, uint64_t i)
 	shm_show(c->shown->count, c->count);
 }
 
-/* Evict one entry by clock: 1, or 0 when two turns of the hand found none
- * (a table a worker wrote over). */
+/* Evict one entry by clock: the first the hand finds not hit since it last
+ * passed, or, after CLOCK_WALK slots, the one it reaches (a worker can set
+ * every second-chance bit). 1, or 0 when the walk found no entry at all:
+ * the table is not what the count says (a worker emptied it), which is
+ * then taken down by one, the count only shown and bounding the load. */
 static int evict_one(struct cache *c)
 {
-	for (uint64_t n = 0; n < 2 * c->nslots; n++) {
+	uint64_t mask = c->nslots - 1;
+
+	for (uint64_t n = 0; n < CLOCK_WALK; n++, c->hand = (c->hand + 1) & mask) {
 		struct cache_entry *e = &c->slots[c->hand];
-		if (e->used && !e->ref) {
+
+		if (e->used && (!e->ref || n + 1 == CLOCK_WALK)) {
 			delete_at(c, c->hand);
 			shm_show(c->shown->evictions, ++c->evictions);
 			return 1;
 		}
 		e->ref = 0;
-		c->hand = (c->hand + 1) & (c->nslots - 1);
 	}
+	c->count -= c->count > 0;
+	shm_show(c->shown->count, c->count);
 	return 0;
 }
 
-/* The clock found nothing to evict: the table is not what the count says
- * (a worker emptied it). Count it again. */
-static void recount(struct cache *c)
+/* hash's window is full of others': the first of them not hit since the
+ * clock passed (else the first) makes room in place. Its slot. */
+static uint64_t evict_in_window(struct cache *c, uint64_t hash)
 {
-	c->count = 0;
-	for (uint64_t i = 0; i < c->nslots; i++)
-		c->count += c->slots[i].used != 0;
-	shm_show(c->shown->count, c->count);
+	uint64_t mask = c->nslots - 1, home = hash & mask;
+
+	for (uint64_t n = 0; n < window(c); n++)
+		if (!c->slots[(home + n) & mask].ref)
+			return (home + n) & mask;
+	return home;
 }
 
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
@@ -157,16 +198,19 @@ void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 		c->slots[i].ref = 1;
 		return;
 	}
-	if (found < 0 || c->count >= c->capacity) {
-		if (!evict_one(c))
-			recount(c);
+	if (c->count >= c->capacity) {
+		evict_one(c);
 		/* Deletion may move entries: find the free slot anew. */
-		if (c->count >= c->capacity || probe(c, hash, &i) != 0)
-			return;
+		found = probe(c, hash, &i);
+	}
+	if (found < 0) { /* replace one of the window's: the count stays */
+		i = evict_in_window(c, hash);
+		shm_show(c->shown->evictions, ++c->evictions);
+	} else {
+		shm_show(c->shown->count, ++c->count);
 	}
 	c->slots[i].hash = hash;
 	c->slots[i].answer = answer;
 	c->slots[i].ref = 0;
 	c->slots[i].used = 1;
-	shm_show(c->shown->count, ++c->count);
 }

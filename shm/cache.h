@@ -2,7 +2,7 @@
  * in the shared segment; its geometry, count, clock hand and key live in
  * the master's own memory (struct cache), since a worker can write any
  * byte of the segment: nothing read from the table addresses memory, every
- * probe is bounded by the table's size, and every hit is confirmed by
+ * probe is bounded (CACHE_PROBE_MAX slots), and every hit is confirmed by
  * hashing the answer. Only the master reads and writes it, so it needs no
  * lock; it lives as long as the master, so worker restarts lose nothing. A
  * digest is placed by its SipHash under a key of the cache's own
@@ -13,6 +13,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* An entry lies at most this many slots past its home slot: every lookup
+ * and insert looks at no more (cache.c says why). */
+#define CACHE_PROBE_MAX 256
 
 struct cache_entry {
 	uint64_t hash;   /* the digest's keyed hash */

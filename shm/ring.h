@@ -6,7 +6,8 @@
  * so a worker killed at any instruction leaves enough behind for its range
  * to be given back.
  *
- * The master never takes the lock: it fills a free entry in, or moves a
+ * The master never takes the lock (but to make it anew, ring_reset, once
+ * no worker is left): it fills a free entry in, or moves a
  * job's phase (release, park) and changes its weight with atomic stores,
  * and marks the entry pending; the workers, who own the schedule, take
  * pending changes in under the lock at their next ring call. A worker that
@@ -41,9 +42,10 @@
  *                 --status read.
  * Each file calls only those before it in this list. The ring_ prefix is
  * this header's alone, and every ring_ function is a call of ring_worker.c
- * or ring_master.c, but for five that take no ring and read, for both
+ * or ring_master.c, but for six that take no ring and read, for both
  * sides, a phase or a key and a progress (ring_phase_name,
- * ring_phase_workers, ring_remaining, ring_rank_of, ring_progress_check):
+ * ring_phase_workers, ring_remaining, ring_rank_of, ring_progress_check,
+ * ring_progress_give_back):
  * they are ring_job.c's, beside the
  * entry they describe, so that every layer reads them from below. No one
  * file is the ring, so none is named ring.c. */
@@ -275,6 +277,10 @@ struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k
  * every range within the key's)? 0, or -EINVAL when a worker wrote what
  * cannot be. */
 int ring_progress_check(const struct ring_key *k, const struct ring_progress *p);
+/* Put [lo, hi], leased from p (behind its cursor), back to be leased
+ * again: a returned range, or, with none free, the nearest one widened
+ * over it. The cursor never goes back. */
+void ring_progress_give_back(struct ring_progress *p, uint64_t lo, uint64_t hi);
 
 /* ---- the master (ring_master.c: one thread; never blocks) ---------------- */
 
@@ -319,18 +325,33 @@ int ring_release(struct ring *r, uint32_t job);
 int ring_park(struct ring *r, uint32_t job);
 /* The answer of a FOUND job. */
 uint64_t ring_answer(const struct ring *r, uint32_t job);
-/* The slot whose worker reported job's answer: below RING_WORKERS, or
- * RING_WORKERS when what the segment says is out of the table. */
-unsigned ring_answer_slot(const struct ring *r, uint32_t job);
 /* Take back the entry of a job the master has taken, at one of its ends
  * or with a phase out of the table (what a worker wrote there since is
  * overruled: an end is the master's); its progress goes to *p (may be
  * NULL), to be checked with ring_progress_check. 0, or -ENOENT when the
  * master had not taken it. */
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
-/* The slots holding a lease on job (as the master gave it), a bit each. */
-uint64_t ring_holders(const struct ring_master *m, uint32_t job);
-/* The key of a job in the table. */
+/* Take back an entry the master has taken, from whatever phase it is in,
+ * without waiting for its workers (a worker wrote over it, or a park or
+ * release takes too long): into *p its progress, with every lease still
+ * out on it given back (ring_progress_give_back), read in that order
+ * while the entry is still the workers', so that no value leased is lost;
+ * then the phase moves to FREE if no worker moved it meanwhile, the
+ * leases out stop, and the workers drop the entry. 0, -ENOENT when the
+ * master had not taken it, or -EAGAIN when a worker moved its phase first
+ * (its news to be looked at: an answer is not to be lost). */
+int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p);
+/* Has the master taken any entry? */
+int ring_has_taken(const struct ring_master *m);
+/* A snapshot of job's progress, read without the lock (the number of its
+ * returned ranges cut to the table's). */
+void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress *p);
+/* Entries the master has not given out that the workers would lease from
+ * (in their heap, leased, or kept by a slot) with a phase other than
+ * FREE: a job a worker wrote into a free entry, which they would search
+ * for ever. Each is made FREE again, its leases stopped, and the workers
+ * drop it at their next call. How many there were. */
+unsigned ring_reclaim_phantoms(struct ring_master *m);/* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
 /* The rank of job now (ring_rank_of on a snapshot read without the lock:
  * for the master's decisions, which may lag the workers by a lease). */
@@ -381,10 +402,19 @@ void ring_slot_view(const struct ring *r, unsigned slot,
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
 /* Locks recovered from a dead holder so far. */
 unsigned ring_repairs(const struct ring *r);
-/* The pid holding the lock, as its holder wrote it; 0 when none, or when
- * that process is gone (its lock is then recovered by the next to take
- * it). */
+/* The thread the lock's word names as its holder (the kernel's robust
+ * lock protocol; a worker's pid, as its lock calls come from its first
+ * thread): 0 when the lock is free, or its holder died (the next to take
+ * it recovers it). A word of the segment like any other: a worker can
+ * write any pid there, so the master checks it against its own table. */
 pid_t ring_lock_holder(const struct ring *r);
+/* Make the lock and the slots' semaphores anew and rebuild every derived
+ * field under the lock, as the successor of a dead holder would: the
+ * master's one call of the workers' side (ring_worker.c), made once every
+ * worker is gone, for a lock held by none of its own (its word written
+ * over) or one that was cut from the segment. 0, -EBUSY when someone took
+ * the new lock first (it is tried again later), or -errno (logged). */
+int ring_reset(struct ring *r);
 /* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS): in the
  * segment, for --hook to see, and in this process, for the workers it
  * forks (ring_hooks_here). */

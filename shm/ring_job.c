@@ -82,6 +82,15 @@ void job_own_move(struct ring_job *j, enum ring_phase to)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+int job_take_back(struct ring_job *j, uint32_t from)
+{
+	int moved = __atomic_compare_exchange_n(&j->phase, &from, (uint32_t)PHASE_FREE, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return moved;
+}
+
 const char *ring_phase_name(enum ring_phase phase)
 {
 	static const char *const names[PHASE_COUNT] = {
@@ -197,17 +206,51 @@ void job_take(struct ring_job *j, uint64_t hi, uint64_t now)
 	}
 }
 
+/* The returned range of p nearest to [lo, hi] (0 values apart when they
+ * meet). */
+static uint32_t nearest(const struct ring_progress *p, uint64_t lo, uint64_t hi)
+{
+	uint64_t best_gap = UINT64_MAX;
+	uint32_t best = 0;
+
+	for (uint32_t i = 0; i < RING_RETURNED; i++) {
+		const struct ring_range *r = &p->returned[i];
+		uint64_t gap = r->hi < lo ? lo - r->hi : r->lo > hi ? r->lo - hi : 0;
+
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	return best;
+}
+
+void ring_progress_give_back(struct ring_progress *p, uint64_t lo, uint64_t hi)
+{
+	struct ring_range *r;
+
+	if (!p->cursor_done && lo >= p->next)
+		return; /* still ahead of the cursor */
+	if (p->nreturned < RING_RETURNED) {
+		publish(p->returned[p->nreturned].lo, lo);
+		publish(p->returned[p->nreturned].hi, hi);
+		publish(p->nreturned, p->nreturned + 1);
+		return;
+	}
+	/* No room: the nearest returned range widens over it. The values
+	 * between them are hashed twice, which costs time but loses nothing;
+	 * and the cursor never goes back, so the master's audit takes a
+	 * cursor that did for one a worker wrote. (Each bound is widened
+	 * alone: a holder killed in between leaves a range at least as wide
+	 * as it was, and the lease it gave back still in its slot.) */
+	r = &p->returned[nearest(p, lo, hi)];
+	if (lo < r->lo)
+		publish(r->lo, lo);
+	if (hi > r->hi)
+		publish(r->hi, hi);
+}
+
 void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
 {
-	if (j->p.nreturned < RING_RETURNED) {
-		publish(j->p.returned[j->p.nreturned].lo, lo);
-		publish(j->p.returned[j->p.nreturned].hi, hi);
-		publish(j->p.nreturned, j->p.nreturned + 1);
-	} else if (j->p.cursor_done || lo < j->p.next) {
-		/* No room: rewind the cursor instead. Values between lo and
-		 * the old cursor are hashed twice, which costs time but loses
-		 * nothing. */
-		publish(j->p.next, lo);
-		publish(j->p.cursor_done, 0);
-	}
+	ring_progress_give_back(&j->p, lo, hi);
 }

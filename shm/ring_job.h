@@ -40,6 +40,11 @@ int job_move(struct ring_job *j, enum ring_phase from, enum ring_phase to);
  * since no worker may move it from there; what one wrote there anyway is
  * overruled. */
 void job_own_move(struct ring_job *j, enum ring_phase to);
+/* The master takes back an entry that is its own from the workers, from
+ * phase `from` (as it read it: any, even one no phase has) to FREE: 1, or
+ * 0 when a worker moved it meanwhile (an answer, an end), to be looked at
+ * again. */
+int job_take_back(struct ring_job *j, uint32_t from);
 /* Is a job in phase p being worked on (its leases count)? */
 int job_live(enum ring_phase p);
 /* The end j has reached with none of its leases out, from its phase now

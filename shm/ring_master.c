@@ -15,7 +15,7 @@
 #include "shm/ring_slot.h"
 
 #include <errno.h>
-#include <signal.h>
+#include <linux/futex.h>
 #include <semaphore.h>
 #include <string.h>
 
@@ -177,13 +177,6 @@ uint64_t ring_answer(const struct ring *r, uint32_t job)
 	return peek(r->jobs[job].answer);
 }
 
-unsigned ring_answer_slot(const struct ring *r, uint32_t job)
-{
-	uint32_t slot = peek(r->jobs[job].found_slot);
-
-	return slot < RING_WORKERS ? slot : RING_WORKERS;
-}
-
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p)
 {
 	struct ring_job *j;
@@ -199,14 +192,105 @@ int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p
 	return 0;
 }
 
-uint64_t ring_holders(const struct ring_master *m, uint32_t job)
+int ring_has_taken(const struct ring_master *m)
 {
-	uint64_t bits = 0;
+	return m->nfree < RING_JOBS;
+}
 
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (slot_holds(&m->ring->slots[i], job, m->gen[job]))
-			bits |= UINT64_C(1) << i;
-	return bits;
+/* A copy of j's progress, read without the lock: each field as the
+ * workers last published it (a lease may move it meanwhile). */
+static void snapshot(const struct ring_job *j, struct ring_progress *p)
+{
+	p->next = peek(j->p.next);
+	p->cursor_done = peek(j->p.cursor_done);
+	p->nreturned = peek(j->p.nreturned);
+	if (p->nreturned > RING_RETURNED)
+		p->nreturned = RING_RETURNED;
+	for (uint32_t i = 0; i < p->nreturned; i++) {
+		p->returned[i].lo = peek(j->p.returned[i].lo);
+		p->returned[i].hi = peek(j->p.returned[i].hi);
+	}
+	p->started = peek(j->p.started);
+}
+
+void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress *p)
+{
+	memset(p, 0, sizeof *p);
+	snapshot(&r->jobs[job], p);
+}
+
+int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
+{
+	struct ring *r = m->ring;
+	struct ring_job *j;
+	uint32_t phase, gen;
+
+	if (!ring_taken(m, job))
+		return -ENOENT;
+	j = &r->jobs[job];
+	gen = m->gen[job];
+	/* The phase first, then the progress, then the leases: a lease taken
+	 * after the progress was read lies ahead of its cursor; one taken
+	 * before is still in its slot, or hashed, or its answer moved the
+	 * phase and the move below fails. */
+	phase = peek(j->phase);
+	ring_progress_now(r, job, p);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct ring_slot *s = &r->slots[i];
+
+		if (slot_holds(s, job, gen))
+			ring_progress_give_back(p, peek(s->lease_lo), peek(s->lease_hi));
+	}
+	if (!job_take_back(j, phase))
+		return -EAGAIN;
+	slot_stop_leases(r, job, gen);
+	publish(j->gen, gen); /* leases of a gen a worker wrote are void too */
+	mark_pending(r, job);
+	m->taken[job] = 0;
+	m->freelist[m->nfree++] = job;
+	return 0;
+}
+
+/* Does the master's record let the workers lease from entry e? */
+static int phantom(const struct ring_master *m, uint32_t e)
+{
+	return e < RING_JOBS && !m->taken[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
+}
+
+/* Phantom entry e made FREE again (see ring_reclaim_phantoms): 1, or 0
+ * when it was not one (or is no longer). */
+static int reclaim(struct ring_master *m, uint32_t e)
+{
+	struct ring *r = m->ring;
+	struct ring_job *j;
+
+	if (!phantom(m, e))
+		return 0;
+	j = &r->jobs[e];
+	slot_stop_leases(r, e, peek(j->gen));
+	if (!job_take_back(j, peek(j->phase)))
+		return 0; /* moved again: the next audit looks */
+	publish(j->gen, m->gen[e]);
+	mark_pending(r, e);
+	return 1;
+}
+
+unsigned ring_reclaim_phantoms(struct ring_master *m)
+{
+	struct ring *r = m->ring;
+	uint32_t n = peek(r->nheap);
+	unsigned found = 0;
+
+	for (uint32_t i = 0; i < n && i < RING_JOBS; i++)
+		found += (unsigned)reclaim(m, peek(r->heap[i]));
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct ring_slot *s = &r->slots[i];
+
+		if (peek(s->has_lease))
+			found += (unsigned)reclaim(m, peek(s->lease_job));
+		found += (unsigned)reclaim(m, peek(s->keep_job));
+	}
+	return found;
 }
 
 const struct ring_key *ring_key(const struct ring *r, uint32_t job)
@@ -258,22 +342,6 @@ unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS])
 }
 
 /* ---- preemption, on a snapshot of the ranks ------------------------------- */
-
-/* A copy of j's progress, read without the lock: each field as the
- * workers last published it (a lease may move it meanwhile). */
-static void snapshot(const struct ring_job *j, struct ring_progress *p)
-{
-	p->next = peek(j->p.next);
-	p->cursor_done = peek(j->p.cursor_done);
-	p->nreturned = peek(j->p.nreturned);
-	if (p->nreturned > RING_RETURNED)
-		p->nreturned = RING_RETURNED;
-	for (uint32_t i = 0; i < p->nreturned; i++) {
-		p->returned[i].lo = peek(j->p.returned[i].lo);
-		p->returned[i].hi = peek(j->p.returned[i].hi);
-	}
-	p->started = peek(j->p.started);
-}
 
 struct rank ring_rank(const struct ring *r, uint32_t job)
 {
@@ -470,12 +538,17 @@ unsigned ring_repairs(const struct ring *r)
 
 pid_t ring_lock_holder(const struct ring *r)
 {
-	pid_t pid = peek(r->lock_owner);
+#ifdef __GLIBC__
+	/* The lock's own word: a robust mutex keeps its holder's thread id
+	 * there, the kernel's protocol (linux/futex.h), which is what the
+	 * kernel reads to recover the lock of a holder that dies; lock_owner
+	 * is only what a holder wrote after it took the lock. */
+	uint32_t word = (uint32_t)__atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
 
-	/* A holder killed inside the lock leaves its pid there until the next
-	 * worker takes the lock and recovers it: a pid that is gone (reaped)
-	 * holds nothing. */
-	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM) ? pid : 0;
+	return (pid_t)(word & FUTEX_TID_MASK);
+#else
+	return peek(r->lock_owner);
+#endif
 }
 
 void ring_allow_hooks(struct ring *r, int on)

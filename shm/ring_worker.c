@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void fail(const char *what, int err)
 {
@@ -86,7 +87,8 @@ static int found(struct ring *r, struct ring_job *j, uint64_t x)
 /* ---- taking in what the master changed ------------------------------------ */
 
 /* Bring job idx up to date with the master: take a NEW job in, rank it by
- * its weight, stop a released one's leases, and end it if it is done.
+ * its weight, stop a released one's leases, end it if it is done, and
+ * drop one the master took back (FREE) from the schedule.
  * Idempotent: running it twice, or again after a holder died half-way
  * through it, changes nothing. 1 when the job reached an end. */
 static int take_in(struct ring *r, uint32_t idx)
@@ -97,6 +99,10 @@ static int take_in(struct ring *r, uint32_t idx)
 	if (now == PHASE_NEW) /* no lease out: its last use ended with none */
 		now = job_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
 							    : peek(j->phase);
+	if (now == PHASE_FREE) { /* taken back by the master: its leases are void */
+		sched_ended(r, j);
+		return 0;
+	}
 	if (!job_live(now))
 		return 0;
 	if (now == PHASE_RELEASING) /* a parking job's run on: progress */
@@ -196,6 +202,43 @@ void ring_unlock(struct ring *r)
 	publish(r->lock_owner, 0);
 	if ((rc = pthread_mutex_unlock(&r->lock)))
 		fail("pthread_mutex_unlock", rc);
+}
+
+/* No worker lives: nobody of ours is inside the lock or waits on a
+ * semaphore, so both are made again over whatever their words hold, and
+ * the repair a dead holder's successor runs is run here, by the master,
+ * under the new lock (taken without waiting: one that is not free at once
+ * was taken by someone not ours). */
+int ring_reset(struct ring *r)
+{
+	pthread_mutexattr_t a;
+	int rc;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	rc = pthread_mutex_init(&r->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	if (rc) {
+		log_error("pthread_mutex_init: %s", strerror(rc));
+		return -rc;
+	}
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
+			rc = -errno;
+			log_error("sem_init: %s", strerror(-rc));
+			return rc;
+		}
+	rc = pthread_mutex_trylock(&r->lock);
+	if (rc == EOWNERDEAD) /* taken and left by someone not ours: ours now */
+		pthread_mutex_consistent(&r->lock);
+	else if (rc)
+		return rc == EBUSY ? -EBUSY : -rc;
+	publish(r->lock_owner, (int32_t)getpid());
+	r->repairs++;
+	repair(r);
+	ring_unlock(r);
+	return 0;
 }
 
 /* Lock and bring the ring up to date with the master. */

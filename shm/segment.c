@@ -15,8 +15,11 @@
  * been a leftover for SEG_STALE_S, by the time its master last marked
  * itself alive in it: until then someone may still be looking at it (an
  * operator's --status, a test), and another service's start must not
- * take it from under them. Every mapping is checked (sane()) before any
- * offset in it is used: anyone may write a file in /dev/shm. */
+ * take it from under them. Every segment is checked (seg_check()) before
+ * any offset in it is used, and by the offsets it checked: anyone may
+ * write a file in /dev/shm, and a worker its own segment at any time. A
+ * reader (--status, the exporter) looks at a private copy it read; the
+ * master guards its own mapping against being cut short (seg_guard). */
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -106,20 +109,20 @@ static int owner_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* Has the leftover segment open at fd (st its status) been one for
+/* Has the leftover segment open at fd been one for
  * SEG_STALE_S? Its master marked itself alive in it at every turn of its
  * loop; a segment of another version (or a damaged one) says nothing,
  * and counts as old. */
-static int long_dead(int fd, const struct stat *st)
+static int long_dead(int fd)
 {
-	const struct seg_header *h;
+	struct seg_header h;
 	uint64_t alive, now = clock_ns();
 
-	if (st->st_size < (off_t)sizeof *h ||
-	    (h = mmap(NULL, sizeof *h, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+	/* Read, not mapped: a file cut short meanwhile reads short, where a
+	 * mapping of it raised SIGBUS. */
+	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
 		return 1;
-	alive = h->magic == SEG_MAGIC && h->version == SEG_VERSION ? h->alive_ns : 0;
-	munmap((void *)h, sizeof *h);
+	alive = h.magic == SEG_MAGIC && h.version == SEG_VERSION ? h.alive_ns : 0;
 	return alive > now || now - alive >= (uint64_t)SEG_STALE_S * 1000000000u;
 }
 
@@ -140,7 +143,7 @@ void seg_sweep(unsigned port)
 			if (mine)
 				log_info("shared segment %s: its master still runs "
 					 "(draining or starting), left alone", name);
-		} else if ((mine || long_dead(fd, &st)) && shm_unlink(name) == 0) {
+		} else if ((mine || long_dead(fd)) && shm_unlink(name) == 0) {
 			log_info("removed stale shared segment %s", name);
 		}
 		close(fd);
@@ -148,44 +151,102 @@ void seg_sweep(unsigned port)
 	closedir(d);
 }
 
-void seg_point(struct seg *seg, void *p, size_t size)
+void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *at)
 {
 	seg->hdr = p;
-	seg->ring = (struct ring *)((char *)p + seg->hdr->ring_off);
-	seg->cache = (struct cache_shm *)((char *)p + seg->hdr->cache_off);
+	seg->ring = (struct ring *)((char *)p + at->ring_off);
+	seg->cache = (struct cache_shm *)((char *)p + at->cache_off);
 	seg->size = size;
 }
 
-/* Is the mapping of size bytes at p a segment whose every offset and size
- * can be trusted? */
-static int sane(const void *p, size_t size)
+/* Does header h say a segment of size bytes whose ring and cache fit? The
+ * offsets it checked into *at: read once, they are what is used (the
+ * header may change under a reader: a worker can write it). */
+static int sane_header(const struct seg_header *h, size_t size, struct seg_layout *at)
 {
-	const struct seg_header *h = p;
-	const struct cache_shm *c;
-
 	/* The magic first, acquired: its creator stores it last, released
 	 * (segment_create.c), so a segment still being laid out reads as
 	 * none, on any CPU, never as one with its offsets yet to come. */
-	if (size < sizeof *h || __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SEG_MAGIC ||
-	    h->version != SEG_VERSION || h->size != size)
+	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SEG_MAGIC)
 		return 0;
-	if (h->ring_off < sizeof *h || h->ring_off > size ||
-	    size - h->ring_off < sizeof(struct ring) ||
-	    h->cache_off < h->ring_off + sizeof(struct ring) || h->cache_off > size ||
-	    size - h->cache_off < sizeof(struct cache_shm) ||
-	    h->ring_off % 64 || h->cache_off % 64)
-		return 0;
-	c = (const struct cache_shm *)((const char *)p + h->cache_off);
-	return c->nslots >= 16 && (c->nslots & (c->nslots - 1)) == 0 &&
-	       c->nslots <= (size - h->cache_off - sizeof *c) / sizeof(struct cache_entry) &&
-	       c->capacity < c->nslots && c->count <= c->capacity;
+	at->ring_off = __atomic_load_n(&h->ring_off, __ATOMIC_RELAXED);
+	at->cache_off = __atomic_load_n(&h->cache_off, __ATOMIC_RELAXED);
+	return h->version == SEG_VERSION && h->size == size &&
+	       at->ring_off >= sizeof *h && at->ring_off <= size &&
+	       size - at->ring_off >= sizeof(struct ring) &&
+	       at->cache_off >= at->ring_off + sizeof(struct ring) && at->cache_off <= size &&
+	       size - at->cache_off >= sizeof(struct cache_shm) &&
+	       at->ring_off % 64 == 0 && at->cache_off % 64 == 0;
 }
 
-/* Map the segment name; it must be sane. 0, -EPROTO or -errno. */
+/* Is c the head of a cache table that fits in the size - cache_off bytes
+ * it has? Its figures are only shown, but a reader divides by them. */
+static int sane_cache(const struct cache_shm *c, size_t size, const struct seg_layout *at)
+{
+	uint64_t nslots = c->nslots;
+
+	return nslots >= 16 && (nslots & (nslots - 1)) == 0 &&
+	       nslots <= (size - at->cache_off - sizeof *c) / sizeof(struct cache_entry) &&
+	       c->capacity < nslots && c->count <= c->capacity;
+}
+
+int seg_check(const void *p, size_t size, struct seg_layout *at)
+{
+	if (size < sizeof(struct seg_header) || !sane_header(p, size, at))
+		return -EPROTO;
+	return sane_cache((const struct cache_shm *)((const char *)p + at->cache_off), size, at)
+		       ? 0 : -EPROTO;
+}
+
+/* Map the segment open at fd (st its status), writable: what a worker
+ * and the tests use. It must be sane. 0, -EPROTO or -errno. */
+static int map_live(struct seg *seg, const struct stat *st)
+{
+	struct seg_layout at;
+	void *p = mmap(NULL, (size_t)st->st_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       seg->fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	if (seg_check(p, (size_t)st->st_size, &at) < 0) {
+		munmap(p, (size_t)st->st_size);
+		return -EPROTO;
+	}
+	seg_point(seg, p, (size_t)st->st_size, &at);
+	return 0;
+}
+
+/* The private copy a reader (--status, the exporter) looks at: the
+ * header, the ring and the cache's head, read (never mapped: a segment
+ * its user cuts short reads short, where a mapping raised SIGBUS in the
+ * reader) and checked. 0, -EPROTO or -ENOMEM. */
+static int copy_of(struct seg *seg, const struct stat *st)
+{
+	size_t size = (size_t)st->st_size, ring = sizeof *seg->ring, cache = sizeof *seg->cache;
+	struct seg_layout at, mine = { .ring_off = sizeof *seg->hdr,
+				       .cache_off = sizeof *seg->hdr + ring };
+	char *p = malloc(mine.cache_off + cache);
+
+	if (!p)
+		return -ENOMEM;
+	if (pread(seg->fd, p, sizeof *seg->hdr, 0) != (ssize_t)sizeof *seg->hdr ||
+	    !sane_header((struct seg_header *)p, size, &at) ||
+	    pread(seg->fd, p + mine.ring_off, ring, (off_t)at.ring_off) != (ssize_t)ring ||
+	    pread(seg->fd, p + mine.cache_off, cache, (off_t)at.cache_off) != (ssize_t)cache ||
+	    !sane_cache((struct cache_shm *)(p + mine.cache_off), size, &at)) {
+		free(p);
+		return -EPROTO;
+	}
+	seg_point(seg, p, size, &mine);
+	seg->copy = 1;
+	return 0;
+}
+
+/* Open the segment name: a private copy, or mapped writable when rw.
+ * 0, -EPROTO or -errno. */
 static int map(const char *name, int rw, struct seg *seg)
 {
 	struct stat st;
-	void *p;
 	int rc;
 
 	memset(seg, 0, sizeof *seg);
@@ -193,28 +254,17 @@ static int map(const char *name, int rw, struct seg *seg)
 	seg->fd = open_ours(name, rw ? O_RDWR : O_RDONLY, &st);
 	if (seg->fd < 0)
 		return seg->fd;
-	if (st.st_size < (off_t)sizeof(struct seg_header)) {
+	if (st.st_size < (off_t)sizeof(struct seg_header))
 		rc = -EPROTO;
-		goto fail;
+	else
+		rc = rw ? map_live(seg, &st) : copy_of(seg, &st);
+	if (rc < 0) {
+		close(seg->fd);
+		seg->fd = -1;
+		return rc;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ | (rw ? PROT_WRITE : 0),
-		 MAP_SHARED, seg->fd, 0);
-	if (p == MAP_FAILED) {
-		rc = -errno;
-		goto fail;
-	}
-	if (!sane(p, (size_t)st.st_size)) {
-		munmap(p, (size_t)st.st_size);
-		rc = -EPROTO;
-		goto fail;
-	}
-	seg_point(seg, p, (size_t)st.st_size);
 	seg->alive = held(seg->fd);
 	return 0;
-fail:
-	close(seg->fd);
-	seg->fd = -1;
-	return rc;
 }
 
 int seg_map(const char *name, struct seg *seg)
@@ -260,12 +310,90 @@ void seg_alive(struct seg *seg)
 	__atomic_store_n(&seg->hdr->alive_ns, clock_ns(), __ATOMIC_RELAXED);
 }
 
+/* ---- the master's own mapping, cut short ---------------------------------- */
+
+/* The one mapping guarded in this process, for the handler. */
+static struct {
+	char *at;
+	size_t size;
+	int fd;
+	pid_t pid; /* the process that guards it (a forked worker is not it) */
+} guarded;
+static volatile sig_atomic_t cut_short;
+
+/* SIGBUS at an address of the guarded mapping: its file was cut short
+ * (ftruncate by any process of our user). Its size is given back, so that
+ * the access, tried again on return, reads zeros where it faulted; the
+ * loop hears of it from seg_cut_short(). Any other SIGBUS is what it would
+ * have been. Only async-signal-safe calls. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	char *a = si->si_addr;
+
+	(void)ctx;
+	if (guarded.at && a >= guarded.at && a < guarded.at + guarded.size &&
+	    getpid() == guarded.pid && ftruncate(guarded.fd, (off_t)guarded.size) == 0) {
+		cut_short++;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int seg_guard(const struct seg *seg)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	guarded.at = (char *)seg->hdr;
+	guarded.size = seg->size;
+	guarded.fd = seg->fd;
+	guarded.pid = getpid();
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) < 0) {
+		int err = errno;
+		log_error("sigaction(SIGBUS): %s", strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+unsigned seg_cut_short(void)
+{
+	return (unsigned)cut_short;
+}
+
+/* Put word w of the segment back to mine where it is not: 1, else 0. */
+#define RESTORE(w, mine)                                                      \
+	(__atomic_load_n(&(w), __ATOMIC_RELAXED) != (mine)                    \
+		 ? (__atomic_store_n(&(w), (mine), __ATOMIC_RELAXED), 1)      \
+		 : 0)
+
+int seg_restore_header(struct seg *seg)
+{
+	struct seg_header *h = seg->hdr;
+	const struct seg_header *o = &seg->own;
+
+	if (!seg->owner)
+		return 0;
+	return RESTORE(h->magic, o->magic) + RESTORE(h->version, o->version) +
+	       RESTORE(h->size, o->size) + RESTORE(h->master_pid, o->master_pid) +
+	       RESTORE(h->port, o->port) + RESTORE(h->ring_off, o->ring_off) +
+	       RESTORE(h->cache_off, o->cache_off) + RESTORE(h->started_ns, o->started_ns) +
+	       RESTORE(seg->cache->nslots, seg->cache_nslots) +
+	       RESTORE(seg->cache->capacity, seg->cache_capacity);
+}
+
 void seg_close(struct seg *seg)
 {
 	if (seg->hdr) {
 		if (seg->owner)
 			ring_free(seg->ring);
-		munmap(seg->hdr, seg->size);
+		if (guarded.at == (char *)seg->hdr)
+			guarded.at = NULL;
+		if (seg->copy)
+			free(seg->hdr);
+		else
+			munmap(seg->hdr, seg->size);
 		seg->hdr = NULL;
 	}
 	if (seg->owner && seg->name[0])
@@ -273,15 +401,7 @@ void seg_close(struct seg *seg)
 	if (seg->fd >= 0)
 		close(seg->fd); /* for the owner, releases the lock */
 	seg->fd = -1;
-	seg->owner = 0;
-}
-
-struct seg *seg_view(const struct seg *seg, struct seg_header *copy, struct seg *view)
-{
-	shm_copy_in(copy, seg->hdr, sizeof *copy);
-	*view = *seg;
-	view->hdr = copy;
-	return view;
+	seg->owner = seg->copy = 0;
 }
 
 void seg_show_name(char *dst, size_t size, const char *src)

@@ -157,7 +157,12 @@ _Static_assert(offsetof(struct seg_header, kernel) % 8 == 0 &&
 	       offsetof(struct seg_header, kinds) % 8 == 0 &&
 	       sizeof(struct seg_kind) % 8 == 0, "names in whole words");
 
-/* A mapping of the segment in this process. */
+/* Where a segment's ring and cache lie: offsets from its start. */
+struct seg_layout {
+	uint64_t ring_off, cache_off;
+};
+
+/* A mapping of the segment in this process, or a private copy of it. */
 struct seg {
 	struct seg_header *hdr;
 	struct ring *ring;
@@ -167,6 +172,11 @@ struct seg {
 	int fd;         /* kept open: the owner's lock lives on it */
 	int owner;      /* this process created it and removes it */
 	int alive;      /* (seg_open) its master holds it: it runs */
+	int copy;       /* hdr is a private copy (read, not mapped): the
+	                   header, the ring and the cache's head only */
+	struct seg_header own; /* the owner's: its header as laid out (the
+	                          words seg_restore_header puts back) */
+	uint64_t cache_nslots, cache_capacity; /* ... and its cache's head */
 };
 
 /* Create this process's segment for port with room for cache_entries
@@ -181,22 +191,35 @@ int seg_create(unsigned port, uint64_t cache_entries, const struct policy *polic
  * port's own live ones (a master draining or starting). */
 void seg_sweep(unsigned port);
 /* Point seg's views (header, ring, cache) at the segment of size bytes
- * mapped at p, by the offsets its header gives (checked by the caller). */
-void seg_point(struct seg *seg, void *p, size_t size);
-/* The header of seg as another process reads it while its master runs
- * and writes it: copied once, a word at a time (shm/word.h), into copy;
- * view is seg with copy as its header (the ring and the cache as they
- * are: their readers load each word as it needs). Returns view. */
-struct seg *seg_view(const struct seg *seg, struct seg_header *copy, struct seg *view);
+ * mapped at p, by the offsets at (checked by the caller, or its own). */
+void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *at);
+/* Is the segment of size bytes at p one whose every offset and size can
+ * be trusted? 0 and the offsets it checked in *at (read once: those are
+ * the ones to use), or -EPROTO. */
+int seg_check(const void *p, size_t size, struct seg_layout *at);
+/* The master's own mapping of seg: a SIGBUS there (the file cut short by
+ * any process of our user) gives the file its size back and the access is
+ * tried again, reading zeros; seg_cut_short() counts them. 0 or -errno. */
+int seg_guard(const struct seg *seg);
+/* Times the guarded mapping was found cut short and given its size back. */
+unsigned seg_cut_short(void);
+/* The owner puts back the words of its segment's header (and its cache's
+ * head) that say what the segment is and where its parts lie, where a
+ * worker wrote over them: readers would take it for damaged. The number
+ * of words put back. */
+int seg_restore_header(struct seg *seg);
 /* Write the name src into a name of the header, dst of size bytes (a
  * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
 void seg_show_name(char *dst, size_t size, const char *src);
 /* The master is alive now (its loop calls it at every turn). */
 void seg_alive(struct seg *seg);
-/* Map the segment of the master on port (status, tests): a live master's
- * before a leftover, the newest of either; seg->alive tells which. Every
- * size and offset is checked before use. Writable when rw. 0, -ENOENT,
- * -EPROTO (not a sane segment) or -errno. */
+/* Open the segment of the master on port (status, tests): a live
+ * master's before a leftover, the newest of either; seg->alive tells
+ * which. Every size and offset is checked before use. Mapped writable
+ * when rw (the tests, --hook), else a private copy (seg->copy) of its
+ * header, ring and cache head, read once: a file cut short meanwhile is
+ * -EPROTO, never a SIGBUS. 0, -ENOENT, -EPROTO (not a sane segment) or
+ * -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);
 /* Map the segment called name (as seg->name has it, "/revhash-..."),
  * writable: what an exec'd worker does with its master's. 0, -EPROTO or

@@ -91,11 +91,12 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 		   const struct policy *policy)
 {
 	struct seg_header *h = p;
+	struct seg_layout at = { .ring_off = ring_off, .cache_off = cache_off };
 	int rc;
 
 	h->ring_off = ring_off;
 	h->cache_off = cache_off;
-	seg_point(seg, p, size);
+	seg_point(seg, p, size, &at);
 	if ((rc = ring_init(seg->ring, policy)) < 0)
 		return rc;
 	cache_lay_out(seg->cache, cache_entries);
@@ -106,6 +107,9 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	h->alive_ns = clock_ns();
 	h->version = SEG_VERSION;
 	__atomic_store_n(&h->magic, SEG_MAGIC, __ATOMIC_RELEASE);
+	seg->own = *h;
+	seg->cache_nslots = seg->cache->nslots;
+	seg->cache_capacity = seg->cache->capacity;
 	return 0;
 }
 

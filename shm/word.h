@@ -1,9 +1,9 @@
 /* Words of the segment that one process writes and others read as they
  * change: the master's counters, figures and names, which --status and
- * the exporter read from processes of their own. Each is written with an
- * atomic store and read with an atomic load, so no reader sees one torn
- * on any CPU; relaxed, since each stands alone: no reader derives one
- * from another or addresses anything by it. (The ring's words, which do
+ * the exporter copy from processes of their own (seg_open's pread). Each
+ * is written with an atomic store, so none is ever torn in memory on any
+ * CPU; relaxed, since each stands alone: no reader derives one from
+ * another or addresses anything by it. (The ring's words, which do
  * order other data, have their own release and acquire: ring_job.h.) */
 #ifndef REVHASH_SHM_WORD_H
 #define REVHASH_SHM_WORD_H
@@ -22,17 +22,8 @@
 /* A word of the segment whatever its declared type (a name's bytes). */
 typedef uint64_t __attribute__((may_alias)) shm_word;
 
-/* Copy n bytes (a multiple of 8, both ends 8-aligned) between the segment
- * and this process's memory, a word at a time. */
-static inline void shm_copy_in(void *to, const void *from, size_t n)
-{
-	const shm_word *s = from;
-	shm_word *d = to;
-
-	for (size_t i = 0; i < n / 8; i++)
-		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
-}
-
+/* Copy n bytes (a multiple of 8, both ends 8-aligned) from this process's
+ * memory into the segment, a word at a time. */
 static inline void shm_copy_out(void *to, const void *from, size_t n)
 {
 	const shm_word *s = from;

@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -764,6 +765,229 @@ START_TEST(ring_words_written_over_are_put_back)
 }
 END_TEST
 
+/* ---- a worker's lies, judged by the master's own records -------------------- */
+
+/* The entry of the search over base.. in flight, as the segment shows it,
+ * waiting up to 5 s for a worker to take it in; RING_NONE when its client
+ * at fd (>= 0) has its reply meanwhile. */
+static uint32_t entry_of(const struct seg *seg, uint64_t base, int fd)
+{
+	uint32_t at = RING_NONE;
+	int replied = 0;
+
+	TH_WAIT_UNTIL(({
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		for (uint32_t e = 0; e < RING_JOBS && at == RING_NONE; e++)
+			if (seg->ring->jobs[e].key.start == base &&
+			    ring_phase(seg->ring, e) == PHASE_RUNNING)
+				at = e;
+		replied = at == RING_NONE && fd >= 0 && poll(&p, 1, 0) == 1;
+		at != RING_NONE || replied; }), 5000);
+	ck_assert_msg(at != RING_NONE || replied, "the search never ran");
+	return at;
+}
+
+/* The pid in each slot now. */
+static void slot_pids(const struct seg *seg, pid_t pids[RING_WORKERS])
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		pids[i] = __atomic_load_n(&seg->ring->slots[i].pid, __ATOMIC_ACQUIRE);
+}
+
+/* A worker writes FOUND with a wrong answer into a search's entry, naming
+ * a live honest worker as the finder, flagged, every 100 ms while the
+ * search runs; and rewrites the key of the entry the honest workers
+ * lease. The master blames nobody (the named worker lives on: it was
+ * killed, and backed off up to 10 s), and each lie but the first takes
+ * the search on from where it got: it ends, answered right, while the
+ * lies go on (each sent it back to its start: it never ended). */
+START_TEST(lies_naming_honest_workers_kill_nobody_and_end)
+{
+	static const char *const args[] = { "--workers", "2", NULL };
+	uint64_t base = th_rand64() >> 2, want = base + 59000000, x = 0, t0;
+	pid_t before[RING_WORKERS], after[RING_WORKERS];
+	int fd, lies = 0, got = -1;
+	uint8_t d[32];
+	struct seg seg;
+
+	start(NULL, args);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	slot_pids(&seg, before);
+	digest_of(want, d);
+	ck_assert_int_ge(fd = th_connect(m.port), 0);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 60000000, 1), 0);
+	t0 = clock_ms();
+	while (got != 0 && clock_ms() - t0 < 30000) {
+		uint32_t e = entry_of(&seg, base, fd);
+		struct ring_job *j = &seg.ring->jobs[e % RING_JOBS];
+
+		if (e == RING_NONE) {
+			got = th_read_reply(fd, &x, 100);
+			break;
+		}
+		if (lies % 4 == 3) {
+			__atomic_store_n(&j->key.end, UINT64_MAX, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&j->answer, base + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&j->found_slot, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&j->phase, PHASE_FOUND, __ATOMIC_RELEASE);
+			__atomic_fetch_or(&seg.ring->changed[e / 64], UINT64_C(1) << (e % 64),
+					  __ATOMIC_RELEASE);
+		}
+		lies++;
+		got = th_read_reply(fd, &x, 100);
+	}
+	slot_pids(&seg, after);
+	fprintf(stderr, "lies_naming_honest_workers_kill_nobody_and_end: answered after %d "
+		"lies, %llu ms\n", lies, (unsigned long long)(clock_ms() - t0));
+	ck_assert_msg(got == 0, "no answer in 30 s of lies (%d lies)", lies);
+	ck_assert_uint_eq(x, want);
+	ck_assert_int_eq(before[0], after[0]);
+	ck_assert_int_eq(before[1], after[1]);
+	ck_assert_uint_ge(stats_now().wrong_answers, 1);
+	ck_assert_uint_eq(stats_now().worker_deaths, 0);
+	close(fd);
+	seg_close(&seg);
+	stop();
+}
+END_TEST
+
+/* A worker stops inside the lock (a test hook) after writing pid 1 as the
+ * lock's owner: nobody was ever the culprit, every other worker waited
+ * for ever, and no search ended. The holder is the one the lock's own
+ * word names, checked against the master's table: it is killed, the lock
+ * recovered, the search answered. */
+START_TEST(a_lock_owner_written_over_hides_no_holder)
+{
+	static const char *const two[] = { "--workers", "2", NULL };
+	uint64_t x, base = th_rand64() >> 1, t0;
+	uint8_t d[32];
+	struct seg seg;
+	int fd;
+
+	start("REVHASH_TEST_HOOKS=1", two);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	ck_assert_int_eq(ring_arm_hook(seg.ring, HOOK_STOP_IN_LOCK, 1), 0);
+	digest_of(base + 1500000, d);
+	fd = th_connect(m.port);
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 2000000, 2), 0);
+	ck_assert(TH_WAIT_UNTIL(ring_hook_armed(seg.ring, HOOK_STOP_IN_LOCK) == 0 &&
+				ring_lock_holder(seg.ring) != 0, 5000));
+	__atomic_store_n(&seg.ring->lock_owner, 1, __ATOMIC_RELEASE);
+	t0 = clock_ms();
+	ck_assert_msg(th_read_reply(fd, &x, 10000) == 0, "no answer within 10 s");
+	ck_assert_uint_eq(x, base + 1500000);
+	fprintf(stderr, "a_lock_owner_written_over_hides_no_holder: answered in %llu ms\n",
+		(unsigned long long)(clock_ms() - t0));
+	ck_assert(tm_log_contains(&m, "inside the ring's lock"));
+	close(fd);
+	seg_close(&seg);
+	stop();
+}
+END_TEST
+
+/* The lock held by a process that is none of the master's workers (this
+ * test, as a worker could make the lock's word say): nothing of ours will
+ * ever free it. Within LOCK_JAM_MS the master kills every worker, makes
+ * the lock anew and starts them again: the search is answered. */
+START_TEST(a_lock_held_by_none_of_the_workers_is_made_anew)
+{
+	static const char *const two[] = { "--workers", "2", NULL };
+	uint64_t x, base = th_rand64() >> 1, t0;
+	uint8_t d[32];
+	struct seg seg;
+	int fd, rc;
+
+	start(NULL, two);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	rc = pthread_mutex_lock(&seg.ring->lock);
+	ck_assert(rc == 0 || rc == EOWNERDEAD);
+	__atomic_store_n(&seg.ring->lock_owner, m.pid, __ATOMIC_RELEASE);
+	digest_of(base + 1500000, d);
+	fd = th_connect(m.port);
+	t0 = clock_ms();
+	ck_assert_int_eq(th_send_request(fd, d, base, base + 2000000, 2), 0);
+	ck_assert_msg(th_read_reply(fd, &x, 10000) == 0, "no answer within 10 s");
+	ck_assert_uint_eq(x, base + 1500000);
+	fprintf(stderr, "a_lock_held_by_none_of_the_workers_is_made_anew: answered in %llu ms\n",
+		(unsigned long long)(clock_ms() - t0));
+	ck_assert(tm_log_contains(&m, "none of ours"));
+	close(fd);
+	seg_close(&seg); /* the lock it held is no more: nothing to unlock */
+	stop();
+}
+END_TEST
+
+/* The segment cut short by a process of the master's user (ftruncate):
+ * a reader's copy (--status, the exporter) is read, not mapped, and
+ * stands; the master's own mapping faults, gets its size back, resets
+ * its workers (the lock and the semaphores were cut too) and answers.
+ * Both died of SIGBUS. */
+START_TEST(a_segment_cut_short_kills_no_reader_nor_the_master)
+{
+	static const char *const two[] = { "--workers", "2", NULL };
+	uint64_t x, base = th_rand64() >> 1;
+	struct seg live, copy;
+	uint8_t d[32];
+	char cmd[256];
+
+	start(NULL, two);
+	ck_assert_int_eq(seg_open(m.port, 0, &copy), 0);
+	ck_assert_int_eq(tm_seg(&m, &live), 0);
+	ck_assert_int_eq(ftruncate(live.fd, 4096), 0);
+	seg_close(&live);
+	ck_assert_uint_eq(ring_in_use(copy.ring), 0); /* reads the whole table */
+	ck_assert_uint_eq(ring_workers(copy.ring), 2);
+	seg_close(&copy);
+	digest_of(base + 700000, d);
+	ck_assert_msg(th_request(m.port, d, base, base + 1000000, 1, &x) == 0, "no answer");
+	ck_assert_uint_eq(x, base + 700000);
+	ck_assert(tm_log_contains(&m, "cut short"));
+	snprintf(cmd, sizeof cmd, "%s --status %u >/dev/null", th_master_path(), m.port);
+	ck_assert_int_eq(system(cmd), 0);
+	stop();
+}
+END_TEST
+
+/* A worker sets "used" across the cache's table (2 M slots by default):
+ * every miss walked every slot, a few milliseconds of the master's CPU a
+ * request, and it fell to a few hundred requests a second. Each probe
+ * now stops CACHE_PROBE_MAX slots from its home: 500 requests, each a
+ * miss and an insert, cost the master little CPU, and are answered. */
+START_TEST(a_cache_of_used_slots_costs_the_master_little)
+{
+	static const char *const two[] = { "--workers", "2", NULL };
+	enum { N = 500 };
+	uint64_t cpu, x, t0;
+	struct seg seg;
+	uint8_t d[32];
+
+	start(NULL, two);
+	ck_assert_int_eq(tm_seg(&m, &seg), 0);
+	for (uint64_t i = 0; i < seg.cache->nslots; i++)
+		seg.cache->slots[i] = (struct cache_entry){ .hash = i * 2 + 1, .used = 1, .ref = 1 };
+	cpu = th_cpu_ms(m.pid);
+	t0 = clock_ms();
+	for (int i = 0; i < N; i++) {
+		uint64_t v = (th_rand64() >> 2) + 1;
+
+		digest_of(v, d);
+		ck_assert_int_eq(th_request(m.port, d, v, v, 1, &x), 0);
+		ck_assert_uint_eq(x, v);
+	}
+	cpu = th_cpu_ms(m.pid) - cpu;
+	fprintf(stderr, "a_cache_of_used_slots_costs_the_master_little: %d requests over a "
+		"table of %llu used slots in %llu ms, %llu ms of the master's CPU\n", N,
+		(unsigned long long)seg.cache->nslots, (unsigned long long)(clock_ms() - t0),
+		(unsigned long long)cpu);
+	ck_assert_uint_lt(cpu, 500);
+	seg_close(&seg);
+	stop();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile");
@@ -791,6 +1015,14 @@ int main(void)
 	tcase_add_test(t, random_writes_over_the_segment_leave_the_master_serving);
 	tcase_add_test(t, a_phantom_worker_in_a_slot_starves_nothing);
 	tcase_add_test(t, ring_words_written_over_are_put_back);
+	suite_add_tcase(s, t);
+	t = tcase_create("worker lies");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, lies_naming_honest_workers_kill_nobody_and_end);
+	tcase_add_test(t, a_lock_owner_written_over_hides_no_holder);
+	tcase_add_test(t, a_lock_held_by_none_of_the_workers_is_made_anew);
+	tcase_add_test(t, a_segment_cut_short_kills_no_reader_nor_the_master);
+	tcase_add_test(t, a_cache_of_used_slots_costs_the_master_little);
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

@@ -138,6 +138,16 @@ static uint32_t the_entry(void)
 	return found;
 }
 
+/* The entry of the master's job searching from start. */
+static uint32_t entry_at(uint64_t start)
+{
+	for (uint32_t e = 0; e < RING_JOBS; e++)
+		if (js.by_entry[e] && js.by_entry[e]->key.start == start)
+			return e;
+	ck_abort_msg("no job at %llu", (unsigned long long)start);
+	return RING_NONE;
+}
+
 /* The client at fd has no reply (yet). */
 static void no_reply(int fd)
 {
@@ -183,6 +193,29 @@ static void fill_table_but(unsigned n)
 
 	while (ring_in_use(r) < RING_JOBS - n)
 		ck_assert_int_eq(ring_submit(&js.table, &k, NULL, 100, 1000000, &e), 0);
+	memset(r->pending, 0, sizeof r->pending);
+	r->pending_any = 0;
+}
+
+/* Occupy all but n entries of the table with searches of the master's
+ * that never end, each of a peer of its own at priority 8 (above a
+ * request at 1, below one at 16), which the workers are yet to take in
+ * (their flags cleared: the audit marks them again). */
+static void fill_table_with_jobs_but(unsigned n)
+{
+	while (ring_in_use(r) < RING_JOBS - n) {
+		struct conn c = { .prio = 8 };
+		struct job *j;
+		int fresh;
+
+		for (int b = 0; b < 16; b++)
+			c.peer[b] = (uint8_t)th_rand64();
+		memset(c.req.digest, 0x5a, sizeof c.req.digest);
+		c.req.start = (1ull << 61) + ring_in_use(r);
+		c.req.end = 1ull << 62;
+		ck_assert_int_eq(jobset_job_for(&js.set, &c, &j, &fresh), 0);
+		jobs_balance(&js);
+	}
 	memset(r->pending, 0, sizeof r->pending);
 	r->pending_any = 0;
 }
@@ -505,23 +538,24 @@ static void scrawl_phase(uint32_t e, uint32_t phase)
 	r->changed[e / 64] |= UINT64_C(1) << (e % 64);
 }
 
-/* A phase out of the table is no abort: the worker holding a lease on the
- * entry is taken for a liar, the entry comes back, and the job is searched
- * again from its start, its client answered in the end. */
+/* A phase out of the table is no abort: the entry is taken back (nobody
+ * is blamed: the segment says who, and any worker can write that), and
+ * the job searched again from its start, its client answered in the end. */
 START_TEST(a_phase_out_of_the_table_is_searched_again)
 {
 	struct ring_lease l;
+	uint32_t e;
 	int fd;
 
 	setup_with(policy_default());
 	fd = request(4321, 4000, 4999, 1);
 	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
 	ck_assert_uint_eq(l.lo, 4000);
-	scrawl_phase(the_entry(), 77);
+	scrawl_phase(e = the_entry(), 77);
 	loop_turn();
-	ck_assert_uint_eq(jobs_take_liars(&js), 1); /* slot 0's worker */
 	no_reply(fd);
-	ring_worker_start(r, 0, 100001); /* its successor */
+	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* its lease is void */
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
 	ck_assert_uint_eq(l.lo, 4000);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
@@ -663,7 +697,7 @@ static void audit_now(void)
 }
 
 /* What a worker writes without flagging it is found by the audit: a key
- * that is not the job's (its holder taken for a liar, the job searched
+ * that is not the job's (the entry taken back, nobody blamed, the job searched
  * again from its start and answered right), a weight not the published
  * one (published again), an end (taken as news). */
 START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
@@ -679,7 +713,6 @@ START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
 	r->jobs[e].key.end = UINT64_MAX; /* the workers would search for ever */
 	r->jobs[e].weight = 1u << 30;    /* and rank it first */
 	audit_now();
-	ck_assert_uint_eq(jobs_take_liars(&js), 1);
 	no_reply(fd);
 	e = the_entry();
 	ck_assert_uint_eq(r->jobs[e].key.end, 4999);
@@ -687,8 +720,7 @@ START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
 	r->jobs[e].weight = 1u << 30; /* alone, it is published again */
 	audit_now();
 	ck_assert_uint_eq(r->jobs[e].weight, 3 * JOBSET_UNIT);
-	ck_assert_uint_eq(jobs_take_liars(&js), 0);
-	ring_worker_start(r, 0, 100001);
+	ck_assert_uint_eq(js.by_entry[e]->rewritten, 1);
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
 	ck_assert_uint_eq(l.lo, 4000);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
@@ -696,6 +728,312 @@ START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
 	audit_now();
 	ck_assert_uint_eq(reply_of(fd), 4321);
 	ck_assert_uint_eq(jobs_in_flight(&js), 0);
+	teardown();
+}
+END_TEST
+
+
+/* ---- what a worker can write, against the master's own records -------------- */
+
+/* PARKED written into a live entry the master never parked: the master had
+ * no place for its progress (j->out), and died of SIGSEGV taking it. Now
+ * it is a phase not asked: the entry is taken back, the search goes on
+ * and is answered. */
+START_TEST(parked_written_into_a_live_entry_is_taken_back)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 4999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	scrawl_phase(the_entry(), PHASE_PARKED);
+	loop_turn();
+	no_reply(fd);
+	ck_assert_uint_eq(jobs_in_flight(&js), 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	teardown();
+}
+END_TEST
+
+/* CLOSED (a job let go) written into the entry of a job its clients wait
+ * on: they were told "not found", of a range that holds the answer. Now
+ * a phase not asked: the search goes on. */
+START_TEST(closed_written_into_a_live_entry_is_no_not_found)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 4999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	scrawl_phase(the_entry(), PHASE_CLOSED);
+	loop_turn();
+	no_reply(fd);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	teardown();
+}
+END_TEST
+
+/* A worker that writes a wrong answer again and again (naming slot 0, an
+ * honest worker, as the finder): the first lie sends the search back to
+ * its start, each later one only takes the entry back with its progress
+ * and the leases out on it, so the search gets on and ends, answered
+ * right. (Each lie sent it back to its start: it never ended.) */
+START_TEST(lies_again_and_again_do_not_keep_a_search_from_ending)
+{
+	struct ring_lease l;
+	uint64_t at;
+	uint32_t e;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(9999, 0, 9999, 1);
+	for (int lie = 0; lie < 10; lie++) {
+		ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
+		/* The first lie: from the start; each later one: on from the
+		 * lease that was out at the lie. */
+		if (lie >= 1)
+			ck_assert_uint_eq(l.lo, 500 * (uint64_t)(lie - 1));
+		at = l.lo;
+		ring_finish(r, 0, SEARCH_NONE, 0);
+		ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0); /* out at the lie */
+		ck_assert_uint_eq(l.lo, at + 500);
+		e = the_entry();
+		r->jobs[e].answer = 1;
+		r->jobs[e].found_slot = 0;
+		scrawl_phase(e, PHASE_FOUND);
+		loop_turn();
+		no_reply(fd);
+		ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void */
+	}
+	ck_assert_uint_eq(stats.wrong_answers, 10);
+	/* Nine lies after the first cost nothing leased: from 0, 500 at a
+	 * time, and the lease out at each lie given back. */
+	while (ring_lease(r, 0, 500, 500, &l) == 0) {
+		int found = l.lo <= 9999 && 9999 <= l.hi;
+
+		ck_assert_int_eq(ring_finish(r, 0, found ? SEARCH_FOUND : SEARCH_NONE, 9999), found);
+		loop_turn();
+		if (found)
+			break;
+	}
+	ck_assert_uint_eq(reply_of(fd), 9999);
+	teardown();
+}
+END_TEST
+
+/* A worker writes the cursor back (the values ahead of it hashed again,
+ * for ever if it keeps at it). The cursor only goes forward, so the audit
+ * takes the entry back within its period. */
+START_TEST(a_cursor_written_back_is_found_by_the_audit)
+{
+	struct ring_lease l;
+	uint32_t e;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(1, 1000, 100999, 1);
+	e = the_entry();
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+		ring_finish(r, 0, SEARCH_NONE, 0);
+	}
+	audit_now();
+	ck_assert_uint_eq(js.by_entry[e]->rewritten, 0);
+	r->jobs[e].p.next = 1000;
+	audit_now();
+	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	close(fd);
+	teardown();
+}
+END_TEST
+
+/* EXHAUSTED written over a running job with values left: its clients were
+ * told "not found" at once. The entry's own progress says otherwise. */
+START_TEST(exhausted_with_values_left_is_no_not_found)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(99999, 0, 99999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+	scrawl_phase(the_entry(), PHASE_EXHAUSTED);
+	loop_turn();
+	no_reply(fd);
+	ck_assert_uint_eq(stats.not_found, 0);
+	ck_assert_uint_eq(jobs_in_flight(&js), 1);
+	close(fd);
+	teardown();
+}
+END_TEST
+
+/* A job written into an entry the master never gave out, marked for the
+ * workers to take in: they searched it for ever at the top of their
+ * heap. The audit takes it back, and the workers lease the master's job
+ * and nothing else. */
+START_TEST(a_phantom_job_in_a_free_entry_is_taken_back)
+{
+	struct ring_lease l;
+	uint32_t ph = 77;
+	int fd;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1)); /* the heaviest first */
+	fd = request(4321, 4000, 4999, 1);
+	ck_assert(!js.by_entry[ph]);
+	memset(r->jobs[ph].key.digest, 0xab, 32);
+	r->jobs[ph].key.start = r->jobs[ph].p.next = 0;
+	r->jobs[ph].key.end = UINT64_MAX;
+	r->jobs[ph].weight = UINT32_MAX;
+	r->jobs[ph].phase = PHASE_NEW;
+	r->pending[ph / 64] |= UINT64_C(1) << (ph % 64);
+	r->pending_any |= UINT64_C(1) << (ph / 64);
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	ck_assert_uint_eq(l.job, ph); /* the workers took it, first */
+	audit_now();
+	ck_assert_int_eq(ring_phase(r, ph), PHASE_FREE);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	for (int i = 0; i < 20; i++) {
+		ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+		ck_assert_uint_ne(l.job, ph);
+		if (l.lo <= 4321 && 4321 <= l.hi) {
+			ring_finish(r, 0, SEARCH_FOUND, 4321);
+			break;
+		}
+		ring_finish(r, 0, SEARCH_NONE, 0);
+	}
+	loop_turn();
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	teardown();
+}
+END_TEST
+
+/* PARKING written into the running job of a full table: the master took
+ * it for a park of its own under way and parked nothing more, for good;
+ * a better job waited for ever. Now the entry is a phase not asked,
+ * found by the audit: taken back, and the better job gets in. */
+START_TEST(parking_written_into_an_entry_stops_no_park)
+{
+	struct ring_lease l;
+	int light, heavy;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
+	fill_table_with_jobs_but(1);
+	light = request(123456789, 0, 99999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	r->jobs[entry_at(0)].phase = PHASE_PARKING; /* unflagged */
+	heavy = request(55, 50, 60, 16);
+	ck_assert_uint_eq(js.set.nbacklog, 1);
+	audit_now();
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	ck_assert_uint_eq(l.lo, 50);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(heavy), 55);
+	close(light);
+	teardown();
+}
+END_TEST
+
+/* A park of the master's whose lease never comes back (its worker silent,
+ * or a count of leases written over): after PARK_WAIT_MS the audit does
+ * the park itself, the lease out given back into the parked job's
+ * progress, and the better job gets in. */
+START_TEST(a_park_whose_lease_never_comes_back_is_done_by_the_master)
+{
+	struct ring_lease l;
+	int light, heavy;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
+	fill_table_with_jobs_but(1);
+	light = request(123456789, 0, 99999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0); /* held for ever */
+	heavy = request(55, 50, 60, 16);
+	ck_assert_uint_eq(stats.parked, 1);
+	audit_now();
+	ck_assert_uint_eq(js.set.nbacklog, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].lo, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].hi, 999);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void now */
+	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
+	ck_assert_uint_eq(l.lo, 50);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
+	loop_turn();
+	ck_assert_uint_eq(reply_of(heavy), 55);
+	close(light);
+	teardown();
+}
+END_TEST
+
+/* A job let go whose lease never comes back: its entry is the master's
+ * again after RELEASE_WAIT_MS, not held for ever. */
+START_TEST(a_release_whose_lease_never_comes_back_is_done_by_the_master)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(1, 1ull << 40, 1ull << 41, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0); /* held for ever */
+	th_reset(fd);
+	connection_events(1000);
+	ck_assert_uint_eq(stats.cancelled, 1);
+	ck_assert_uint_eq(ring_in_use(r), 1);
+	audit_now();
+	ck_assert_uint_eq(ring_in_use(r), 0);
+	ck_assert_uint_eq(js.table.nfree, RING_JOBS);
+	teardown();
+}
+END_TEST
+
+/* The bits of the ring's pending map that are set. */
+static unsigned pending_bits(void)
+{
+	unsigned n = 0;
+
+	for (unsigned w = 0; w < RING_JOBS / 64; w++)
+		n += (unsigned)__builtin_popcountll(r->pending[w]);
+	return n;
+}
+
+/* A peer's fair share moves (here: a fifth urgent search takes it over
+ * its budget of 64): the master reweighs and republishes that peer's own
+ * jobs, not every job. The work is counted as the entries marked for the
+ * workers: 5, where it was all 65. */
+START_TEST(a_peers_shift_reweighs_its_own_jobs_alone)
+{
+	int a[60], b[5];
+
+	setup_with(policy_default());
+	for (int i = 0; i < 60; i++) /* another peer's, under its budget */
+		a[i] = request_from("127.0.0.3", 1, (uint64_t)(i + 1) << 40,
+				    ((uint64_t)(i + 1) << 40) + 1000, 1);
+	for (int i = 0; i < 4; i++)
+		b[i] = request_from("127.0.0.2", 1, (uint64_t)(i + 1) << 50,
+				    ((uint64_t)(i + 1) << 50) + 1000, 16);
+	ck_assert_uint_eq(weight_at(1ull << 50), 16 * JOBSET_UNIT);
+	memset(r->pending, 0, sizeof r->pending);
+	r->pending_any = 0;
+	b[4] = request_from("127.0.0.2", 1, 5ull << 50, (5ull << 50) + 1000, 16);
+	ck_assert_uint_eq(weight_at(1ull << 50), 8 * JOBSET_UNIT); /* its shift moved */
+	ck_assert_uint_eq(weight_at(1ull << 40), 1 * JOBSET_UNIT);
+	fprintf(stderr, "a_peers_shift_reweighs_its_own_jobs_alone: %u entries marked "
+		"for the workers of %u in the table\n", pending_bits(), ring_in_use(r));
+	ck_assert_uint_eq(pending_bits(), 5);
+	for (int i = 0; i < 60; i++)
+		close(a[i]);
+	for (int i = 0; i < 5; i++)
+		close(b[i]);
 	teardown();
 }
 END_TEST
@@ -814,6 +1152,16 @@ int main(void)
 	tcase_add_test(t, an_end_written_into_a_free_entry_is_ignored);
 	tcase_add_test(t, a_parked_progress_out_of_range_is_not_kept);
 	tcase_add_test(t, the_audit_finds_what_a_worker_wrote_unflagged);
+	tcase_add_test(t, parked_written_into_a_live_entry_is_taken_back);
+	tcase_add_test(t, closed_written_into_a_live_entry_is_no_not_found);
+	tcase_add_test(t, lies_again_and_again_do_not_keep_a_search_from_ending);
+	tcase_add_test(t, a_cursor_written_back_is_found_by_the_audit);
+	tcase_add_test(t, exhausted_with_values_left_is_no_not_found);
+	tcase_add_test(t, a_phantom_job_in_a_free_entry_is_taken_back);
+	tcase_add_test(t, parking_written_into_an_entry_stops_no_park);
+	tcase_add_test(t, a_park_whose_lease_never_comes_back_is_done_by_the_master);
+	tcase_add_test(t, a_release_whose_lease_never_comes_back_is_done_by_the_master);
+	tcase_add_test(t, a_peers_shift_reweighs_its_own_jobs_alone);
 	tcase_add_test(t, a_time_falls_in_the_first_bucket_it_fits);
 	tcase_add_test(t, each_reply_is_timed_under_its_outcome);
 	suite_add_tcase(s, t);

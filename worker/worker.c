@@ -7,6 +7,7 @@
  * and its clock. */
 #include "worker/worker.h"
 #include "lib/clock.h"
+#include "lib/digest.h"
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/signals.h"
@@ -123,6 +124,19 @@ static void idle_wait(const struct worker_start *w, uint64_t last_work)
 		ring_wait(r, w->slot, IDLE_WAIT_MS);
 }
 
+/* The search said x answers lease l, and it does not (one SHA-256 says
+ * so: a device fault, a bug of another build): no lie goes into the ring.
+ * The worker exits unfinished, so its lease is given back whole from its
+ * slot, and the master starts another (a quick death backs off). */
+static int broken_search(const struct worker_start *w, const struct ring_lease *l,
+			 uint64_t x)
+{
+	log_error("worker %u: its search said %llu answers %llu..%llu, which it does "
+		  "not: exiting, its lease given back", w->slot, (unsigned long long)x,
+		  (unsigned long long)l->lo, (unsigned long long)l->hi);
+	return 3;
+}
+
 /* Lease, hash, report, until told to stop. */
 static int run(const struct worker_start *w)
 {
@@ -156,6 +170,8 @@ static int run(const struct worker_start *w)
 		}
 		ring_slot_set_state(r, w->slot, SLOT_HASHING);
 		rc = hash_lease(w, &l, &sum, &chunk, &x);
+		if (rc == SEARCH_FOUND && !digest_answers(x, l.digest, l.lo, l.hi))
+			return broken_search(w, &l, x);
 		if (ring_finish(r, w->slot, (enum search_result)rc, x))
 			notify(w->notify_fd);
 		last_work = clock_ns();

@@ -1,0 +1,548 @@
+/* libFuzzer target: everything the master reads from the shared segment,
+ * fed what a hostile worker could write there. The input is a program of
+ * operations, a byte each and their operands after it: requests from
+ * clients on real loopback sockets (jobs.c through clients.c, as the loop
+ * hands them over), an honest worker's lease and finish (the ring's own
+ * calls; its answers are true by construction), a write of any field of
+ * a job entry, a slot, the header, the ring's words or a cache slot with
+ * a value that matters or any value, a flag, the loop's news, the audit
+ * and the watchdog at a fake clock (audit.c, watchdog.c), a client gone,
+ * a cache lookup, and the checks a reader makes of a header it maps
+ * (seg_check, status_figures). Whatever the program:
+ *   - nothing crashes (ASan and UBSan watch every read);
+ *   - nothing hangs (every operation is bounded; libFuzzer's -timeout);
+ *   - no reply lies: an answer a client gets (from a search or the cache)
+ *     hashes to its digest and lies in its range.
+ * ("Not found" is not judged: a worker can make a search end so, which
+ * docs/security.md says.) The workers are this process's: after a write
+ * of their own derived fields (heap, lease counts, ranks), which crashes
+ * a worker and is repaired by its successor, they take no more leases in
+ * that run; while the lock's word says it is held, they wait, as a
+ * worker would. kill() is wrapped (the makefile's --wrap): the watchdog
+ * kills no process. */
+#include "master/jobs.h"
+#include "master/status.h"
+#include "master/workers.h"
+#include "lib/digest.h"
+#include "shm/segment.h"
+
+#include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* The watchdog's kills land here: none reaches a process. */
+int __wrap_kill(pid_t pid, int sig);
+int __wrap_kill(pid_t pid, int sig)
+{
+	(void)pid;
+	(void)sig;
+	return 0;
+}
+
+/* ---- the program's operands --------------------------------------------- */
+
+struct in {
+	const uint8_t *p;
+	size_t n;
+};
+
+/* The next bytes of the input as a little-endian number (0 past its end). */
+static uint64_t take(struct in *in, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes && in->n; i++, in->p++, in->n--)
+		v |= (uint64_t)*in->p << (8 * i);
+	return v;
+}
+
+/* ---- what the master runs over ------------------------------------------ */
+
+#define CAPACITY 64  /* the cache's answers */
+#define CLIENTS 8    /* open at once */
+#define FAKE_PID 0x3ffffff0 /* the workers' pids in the master's table: none alive */
+
+static struct ring *r;
+static struct cache_shm *table;
+static struct seg_header *hdr;
+static struct seg seg;
+static struct cache cache;
+static struct clients cl;
+static struct jobs js;
+static struct workers ws;
+static int epfd, lfd, efd;
+static struct sockaddr_in at; /* the listener's address */
+static uint64_t now_ms;
+static int workers_down; /* a write crashed the workers: no more leases */
+
+/* What each client asked, for the oracle. */
+static struct client {
+	int fd;
+	uint8_t digest[32];
+	uint64_t lo, hi, answer; /* answer: the value whose digest it is */
+} client[CLIENTS];
+
+static void once(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof at;
+
+	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	table = malloc(cache_bytes(CAPACITY));
+	hdr = malloc(sizeof *hdr);
+	assert(r != MAP_FAILED && table && hdr);
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	assert(lfd >= 0 && bind(lfd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	       listen(lfd, 64) == 0 && getsockname(lfd, (struct sockaddr *)&at, &len) == 0);
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	assert(epfd >= 0 && efd >= 0);
+	ring_hooks_here(0);
+	log_set_level(LL_ERROR); /* the writes make the master say much */
+}
+
+/* A fresh master: ring, cache, header, clients, jobs, workers' table, and
+ * four honest workers shown in their slots. */
+static void set_up(struct in *in)
+{
+	struct policy p = policy_default();
+	uint64_t pick = take(in, 1);
+
+	if (pick & 1)
+		p.order = POLICY_PRIORITY;
+	if (pick & 2)
+		p.rules &= ~POLICY_SPLIT;
+	memset(r, 0, sizeof *r);
+	assert(ring_init(r, &p) == 0);
+	memset(hdr, 0, sizeof *hdr);
+	memset(table, 0, cache_bytes(CAPACITY));
+	cache_init(&cache, table, CAPACITY);
+	memset(&seg, 0, sizeof seg);
+	seg.hdr = hdr;
+	seg.ring = r;
+	seg.cache = table;
+	seg.size = sizeof *hdr + sizeof *r + cache_bytes(CAPACITY);
+	seg.owner = 1;
+	seg.fd = -1;
+	hdr->magic = SEG_MAGIC;
+	hdr->version = SEG_VERSION;
+	hdr->size = seg.size;
+	hdr->ring_off = sizeof *hdr;
+	hdr->cache_off = sizeof *hdr + sizeof *r;
+	seg.own = *hdr;
+	seg.cache_nslots = table->nslots;
+	seg.cache_capacity = table->capacity;
+	clients_init(&cl, epfd, &hdr->stats, 60000, 1u << 20, 1u << 20);
+	assert(jobs_init(&js, r, &cache, &cl, &hdr->stats, &p, !(pick & 4), 1u << 20, 64) == 0);
+	memset(&ws, 0, sizeof ws);
+	ws.seg = &seg;
+	ws.ring = r;
+	ws.master = getpid();
+	ws.notify_fd = efd;
+	ws.policy = p;
+	for (unsigned i = 0; i < 4; i++) {
+		ws.w[i].pid = FAKE_PID + (pid_t)i;
+		ws.w[i].kind = 0;
+		ring_worker_start(r, i, FAKE_PID + (pid_t)i);
+	}
+	for (unsigned i = 0; i < CLIENTS; i++)
+		client[i].fd = -1;
+	now_ms = 1000000;
+	workers_down = 0;
+}
+
+static void tear_down(void)
+{
+	jobs_drop_all(&js);
+	clients_close_all(&cl);
+	clients_bury(&cl);
+	jobs_free(&js);
+	clients_free(&cl);
+	for (unsigned i = 0; i < CLIENTS; i++)
+		if (client[i].fd >= 0)
+			close(client[i].fd);
+	ring_free(r);
+}
+
+/* ---- the oracle ---------------------------------------------------------- */
+
+/* Every reply a client has is true (or "not found"). */
+static void replies_are_true(void)
+{
+	for (unsigned i = 0; i < CLIENTS; i++) {
+		uint8_t b[PROTO_REPLY_LEN];
+		uint64_t x;
+
+		if (client[i].fd < 0 ||
+		    recv(client[i].fd, b, sizeof b, MSG_DONTWAIT) != (ssize_t)sizeof b)
+			continue;
+		x = proto_decode_reply(b);
+		assert(x == 0 || digest_answers(x, client[i].digest, client[i].lo, client[i].hi));
+	}
+}
+
+/* ---- the operations ------------------------------------------------------ */
+
+/* A client asks for the value whose digest it sends, in a range that holds
+ * it or not; the master reads and dispatches it as the loop does. */
+static void op_request(struct in *in)
+{
+	unsigned k = (unsigned)take(in, 1) % CLIENTS;
+	struct client *c = &client[k];
+	uint64_t answer = 1 + take(in, 3), below = take(in, 2), span = take(in, 2);
+	struct proto_request q = { .priority = (uint8_t)(1 + take(in, 1) % 16) };
+	uint8_t buf[PROTO_REQUEST_LEN];
+	struct conn *conn = NULL;
+
+	if (c->fd >= 0)
+		close(c->fd);
+	c->answer = answer;
+	c->lo = answer > below ? answer - below : 1;
+	c->hi = c->lo + span;
+	if (take(in, 1) & 1) /* a range without it */
+		c->lo = c->hi = answer + 1 + span;
+	digest_of(answer, c->digest);
+	memcpy(q.digest, c->digest, 32);
+	q.start = c->lo;
+	q.end = c->hi;
+	proto_encode_request(&q, buf);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert(c->fd >= 0 && connect(c->fd, (struct sockaddr *)&at, sizeof at) == 0);
+	assert(send(c->fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf);
+	for (int i = 0; i < 1000 && !conn; i++) {
+		clients_accept(&cl, lfd);
+		conn = clients_ready(&cl);
+	}
+	if (conn)
+		jobs_dispatch(&js, conn);
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+/* May the workers (this process) take the lock? Not while its word says
+ * someone holds it (they would wait), nor after their own state was
+ * written over (they would crash, and be repaired). */
+static int workers_can_run(void)
+{
+	uint32_t word = (uint32_t)__atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
+
+	return !workers_down && (word == 0 || word == FUTEX_OWNER_DIED);
+}
+
+/* An honest worker of slot s leases and reports: the answer, when its
+ * lease holds a value a client asked for the digest of (true by
+ * construction), else none, or it stops part-way. */
+static void op_worker(struct in *in)
+{
+	unsigned s = (unsigned)take(in, 1) % 4, how = (unsigned)take(in, 1);
+	uint64_t chunk = 1 + take(in, 2), x = 0;
+	enum search_result res = SEARCH_NONE;
+	struct ring_lease l;
+
+	if (!workers_can_run() || ring_lease(r, s, chunk, 1, &l) < 0)
+		return;
+	for (unsigned i = 0; i < CLIENTS; i++) {
+		const struct client *c = &client[i];
+
+		if (c->fd >= 0 && memcmp(l.digest, c->digest, 32) == 0 && c->answer >= l.lo &&
+		    c->answer <= l.hi) {
+			res = SEARCH_FOUND;
+			x = c->answer;
+		}
+	}
+	if (res == SEARCH_NONE && how % 4 == 0 && l.hi > l.lo) {
+		res = SEARCH_STOPPED;
+		x = l.lo + (l.hi - l.lo) / 2;
+	}
+	if (how % 8 == 1)
+		return; /* it holds its lease on: a silent worker */
+	ring_finish(r, s, res, x);
+}
+
+/* A field: where in its struct, how wide. */
+struct field {
+	size_t off, size;
+	int derived; /* the workers' own derived state: writing it crashes them */
+};
+
+#define FLD(type, member, d) { offsetof(type, member), sizeof(((type *)0)->member), d }
+
+static const struct field entry_fields[] = {
+	FLD(struct ring_job, key.digest[0], 0), FLD(struct ring_job, key.start, 0),
+	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, seq, 0),
+	FLD(struct ring_job, submit_ns, 0), FLD(struct ring_job, gen, 0),
+	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
+	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
+	FLD(struct ring_job, found_slot, 0), FLD(struct ring_job, first_lease_ns, 0),
+	FLD(struct ring_job, found_ns, 0), FLD(struct ring_job, p.next, 0),
+	FLD(struct ring_job, p.cursor_done, 0), FLD(struct ring_job, p.nreturned, 0),
+	FLD(struct ring_job, p.returned[0].lo, 0), FLD(struct ring_job, p.returned[0].hi, 0),
+	FLD(struct ring_job, p.returned[1].lo, 0), FLD(struct ring_job, p.started, 0),
+	FLD(struct ring_job, rank.weight, 1), FLD(struct ring_job, rank.seq, 1),
+	FLD(struct ring_job, nleases, 1), FLD(struct ring_job, heap_pos, 1),
+};
+
+static const struct field slot_fields[] = {
+	FLD(struct ring_slot, pid, 0), FLD(struct ring_slot, retire, 0),
+	FLD(struct ring_slot, state, 0), FLD(struct ring_slot, has_lease, 0),
+	FLD(struct ring_slot, lease_pid, 0), FLD(struct ring_slot, lease_job, 0),
+	FLD(struct ring_slot, lease_gen, 0), FLD(struct ring_slot, keep_job, 0),
+	FLD(struct ring_slot, keep_gen, 0), FLD(struct ring_slot, stop, 0),
+	FLD(struct ring_slot, lease_lo, 0), FLD(struct ring_slot, lease_hi, 0),
+	FLD(struct ring_slot, lease_ns, 0), FLD(struct ring_slot, beat, 0),
+	FLD(struct ring_slot, hashes, 0), FLD(struct ring_slot, chunks, 0),
+	FLD(struct ring_slot, rate, 0), FLD(struct ring_slot, hash_ns, 0),
+	FLD(struct ring_slot, started_ns, 0), FLD(struct ring_slot, deaths, 0),
+	FLD(struct ring_slot, kind, 0), FLD(struct ring_slot, unit, 0),
+};
+
+static const struct field ring_fields[] = {
+	{ offsetof(struct ring, lock), sizeof(int), 0 }, /* the lock's word alone */
+	FLD(struct ring, lock_owner, 0), FLD(struct ring, repairs, 0),
+	FLD(struct ring, shutdown, 0), FLD(struct ring, dead_leases, 0),
+	FLD(struct ring, policy.order, 0), FLD(struct ring, policy.rules, 0),
+	FLD(struct ring, hooks, 0), FLD(struct ring, hook[0], 0),
+	FLD(struct ring, nheap, 1), FLD(struct ring, heap[0], 1),
+	FLD(struct ring, heap[1], 1), FLD(struct ring, pending_any, 0),
+	FLD(struct ring, pending[0], 0), FLD(struct ring, changed[0], 0),
+};
+
+static const struct field header_fields[] = {
+	FLD(struct seg_header, magic, 0), FLD(struct seg_header, version, 0),
+	FLD(struct seg_header, size, 0), FLD(struct seg_header, master_pid, 0),
+	FLD(struct seg_header, ring_off, 0), FLD(struct seg_header, cache_off, 0),
+	FLD(struct seg_header, kernel, 0), FLD(struct seg_header, kinds[0].note, 0),
+	FLD(struct seg_header, kinds[0].n, 0), FLD(struct seg_header, stats.requests, 0),
+	FLD(struct seg_header, stats.latency.score_ns, 0),
+};
+
+static const struct field cache_fields[] = {
+	FLD(struct cache_entry, hash, 0), FLD(struct cache_entry, answer, 0),
+	FLD(struct cache_entry, used, 0), FLD(struct cache_entry, ref, 0),
+};
+
+#define N(a) (sizeof(a) / sizeof(a)[0])
+
+/* A value that matters, or any: the operand says which. */
+static uint64_t value(struct in *in)
+{
+	unsigned pick = (unsigned)take(in, 1);
+
+	switch (pick % 12) {
+	case 0: return 0;
+	case 1: return 1;
+	case 2: return UINT64_MAX;
+	case 3: return (uint64_t)getpid();
+	case 4: return FAKE_PID + take(in, 1) % 4; /* a live worker's pid */
+	case 5: return take(in, 1) % PHASE_COUNT + (pick & 0x80 ? PHASE_COUNT : 0);
+	case 6: return take(in, 2) % RING_JOBS; /* an entry */
+	case 7: return take(in, 1) % RING_WORKERS; /* a slot */
+	case 8: return UINT64_C(1) << 60; /* a huge rate, count, time */
+	case 9: return client[take(in, 1) % CLIENTS].lo + take(in, 1);
+	case 10: return FUTEX_OWNER_DIED;
+	default: return take(in, 8);
+	}
+}
+
+/* Write value into field f of the struct at base. */
+static void write_field(char *base, const struct field *f, uint64_t v)
+{
+	char *at = base + f->off;
+
+	if (f->size == 4)
+		__atomic_store_n((uint32_t *)at, (uint32_t)v, __ATOMIC_RELAXED);
+	else if (f->size == 8)
+		__atomic_store_n((uint64_t *)at, v, __ATOMIC_RELAXED);
+	else
+		memcpy(at, &v, f->size < 8 ? f->size : 8);
+	workers_down |= f->derived;
+}
+
+/* An entry to write: one the master gave a job, or any. */
+static uint32_t some_entry(struct in *in)
+{
+	uint32_t pick = (uint32_t)take(in, 2);
+
+	for (uint32_t e = 0; e < RING_JOBS && (pick & 1); e++)
+		if (js.by_entry[(e + (pick >> 1)) % RING_JOBS])
+			return (e + (pick >> 1)) % RING_JOBS;
+	return (pick >> 1) % RING_JOBS;
+}
+
+static void op_write(struct in *in)
+{
+	unsigned what = (unsigned)take(in, 1) % 5, k = (unsigned)take(in, 1);
+	uint32_t e;
+
+	switch (what) {
+	case 0:
+		e = some_entry(in);
+		write_field((char *)&r->jobs[e], &entry_fields[k % N(entry_fields)], value(in));
+		break;
+	case 1:
+		write_field((char *)&r->slots[take(in, 1) % RING_WORKERS],
+			    &slot_fields[k % N(slot_fields)], value(in));
+		break;
+	case 2:
+		write_field((char *)r, &ring_fields[k % N(ring_fields)], value(in));
+		break;
+	case 3:
+		write_field((char *)hdr, &header_fields[k % N(header_fields)], value(in));
+		break;
+	default:
+		write_field((char *)&table->slots[take(in, 2) & (cache.nslots - 1)],
+			    &cache_fields[k % N(cache_fields)], value(in));
+		break;
+	}
+}
+
+/* An entry flagged for the master, as a worker that ended its job does. */
+static void op_flag(struct in *in)
+{
+	uint32_t e = some_entry(in);
+
+	__atomic_fetch_or(&r->changed[e / 64], UINT64_C(1) << (e % 64), __ATOMIC_RELEASE);
+}
+
+/* A turn of the loop: the workers' news, the balance, the dead freed. */
+static void op_news(void)
+{
+	jobs_news(&js);
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+static void op_audit(struct in *in)
+{
+	now_ms += 1 + take(in, 2) % 1200;
+	jobs_audit(&js, now_ms);
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+/* A round of the watchdog, or of a reset under way, as workers_tick runs
+ * them; the workers it kills (on the wrapped kill) are reaped. */
+static void op_watch(struct in *in)
+{
+	now_ms += 1 + take(in, 2) % 3000;
+	if (!workers_resetting(&ws, now_ms))
+		workers_watch(&ws, now_ms);
+	for (unsigned i = 0; i < 4; i++) {
+		uint64_t hashes, chunks;
+
+		if (!ws.w[i].reset && !ws.w[i].killed)
+			continue;
+		ring_slot_dead(r, i, EXIT_STALLED, &hashes, &chunks);
+		ws.w[i].pid = FAKE_PID + (pid_t)i; /* its successor */
+		ws.w[i].reset = ws.w[i].killed = 0;
+		ws.w[i].shown_ms = 0;
+		if (!ws.resetting && workers_can_run())
+			ring_worker_start(r, i, FAKE_PID + (pid_t)i);
+	}
+}
+
+/* A client resets its connection: the loop hears CLIENT_GONE. */
+static void op_gone(struct in *in)
+{
+	struct client *c = &client[take(in, 1) % CLIENTS];
+	struct linger lg = { 1, 0 };
+	struct epoll_event ev[16];
+	int n;
+
+	if (c->fd < 0)
+		return;
+	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	close(c->fd);
+	c->fd = -1;
+	n = epoll_wait(epfd, ev, 16, 0);
+	for (int i = 0; i < n; i++) {
+		struct conn *conn = ev[i].data.ptr;
+
+		if (clients_event(&cl, conn, ev[i].events) == CLIENT_GONE)
+			jobs_client_gone(&js, conn);
+	}
+	jobs_balance(&js);
+	clients_bury(&cl);
+}
+
+/* The cache, as a request's lookup and a found answer's insert see it. */
+static void op_cache(struct in *in)
+{
+	struct client *c = &client[take(in, 1) % CLIENTS];
+	uint64_t x;
+
+	if (take(in, 1) & 1)
+		cache_put(&cache, c->digest, c->answer);
+	if (cache_get(&cache, c->digest, &x))
+		assert(digest_answers(x, c->digest, 0, UINT64_MAX));
+}
+
+/* What a reader checks of a segment it maps, and what --status and the
+ * exporter then read of it (status_figures). */
+static void op_reader(void)
+{
+	static char *copy;
+	static size_t size;
+	struct status_figure f[STATUS_FIGURES_MAX];
+	struct status_words words;
+	struct seg_layout lay;
+	struct seg s = { .fd = -1 };
+
+	if (!copy) {
+		size = sizeof *hdr + sizeof *r + cache_bytes(CAPACITY);
+		copy = malloc(size);
+		assert(copy);
+	}
+	memcpy(copy, hdr, sizeof *hdr);
+	memcpy(copy + sizeof *hdr, r, sizeof *r);
+	memcpy(copy + sizeof *hdr + sizeof *r, table, cache_bytes(CAPACITY));
+	if (seg_check(copy, size, &lay) < 0)
+		return;
+	seg_point(&s, copy, size, &lay);
+	status_figures(&s, f, &words);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int ready;
+	struct in in = { data, size };
+	unsigned ops = 0;
+
+	if (!ready) {
+		once();
+		ready = 1;
+	}
+	set_up(&in);
+	while (in.n && ops++ < 200) {
+		switch (take(&in, 1) % 11) {
+		case 0: op_request(&in); break;
+		case 1: case 2: op_worker(&in); break;
+		case 3: op_write(&in); break;
+		case 4: op_flag(&in); break;
+		case 5: op_news(); break;
+		case 6: op_audit(&in); break;
+		case 7: op_watch(&in); break;
+		case 8: op_gone(&in); break;
+		case 9: op_cache(&in); break;
+		default: op_reader(); break;
+		}
+		replies_are_true();
+	}
+	op_news();
+	replies_are_true();
+	tear_down();
+	return 0;
+}

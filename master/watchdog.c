@@ -1,0 +1,268 @@
+/* The workers' watchdog (see workers.h): every worker bumps a counter in
+ * its slot at each ring call, at least every chunk (about 2 ms of
+ * hashing) and every idle wait (100 ms). One whose counter stands still
+ * for STALL_FACTOR times its lease's expected time at its own measured
+ * rate, and at least STALL_MIN_MS (IDLE_STALL_MS when it holds no lease),
+ * is stalled if the kernel says it is stopped or traced; any other silent
+ * worker (frozen, in uninterruptible sleep, or just starved of CPU on a
+ * crowded machine) is given SLOW_FACTOR times longer. A stalled worker is
+ * killed and replaced like any dead one. And when the master itself was
+ * held up (the machine paused, the cgroup throttled), it does not blame
+ * the workers for it.
+ *
+ * While the ring's lock is held, only its holder can be the culprit: the
+ * others are waiting for it. Who holds it is the lock's own word (the
+ * kernel's robust lock protocol: what the kernel recovers a dead holder's
+ * lock by), checked against the master's own table of pids; never what a
+ * worker wrote in lock_owner. A word that names none of the workers (a
+ * worker wrote pid 1 there, or the master's; a process of another holds
+ * it) for LOCK_JAM_MS is a lock nobody of ours will ever free: the master
+ * resets it. Every worker is killed, and once they are gone the lock and
+ * the semaphores are made anew and the ring's derived state rebuilt under
+ * the new lock (ring_reset), as after a holder's death.
+ *
+ * Each round also puts back what the segment says of each slot and of the
+ * ring and the header, from the master's own record. */
+#include "master/workers.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/os.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
+#define STALL_FACTOR 20       /* ... or this many times the lease's time */
+#define STALL_MAX_MS 60000    /* ... but never more: the lease and the rate
+                                 are the worker's word */
+#define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
+#define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
+#define LATE_MS 150           /* the master's own rounds this late: it was held up */
+#define LOCK_JAM_MS 1000      /* the lock's word named none of ours this long: reset */
+#define RESET_WAIT_MS 2000    /* a reset waits this long at most for the killed
+                                 to be reaped (one in uninterruptible sleep
+                                 runs no code of ours again) */
+
+/* How long the worker of v may stay silent if the kernel reports it
+ * stopped; any other gets SLOW_FACTOR times as long (see stalled()). */
+static uint64_t stall_bound(const struct ring_slot_view *v)
+{
+	unsigned __int128 expect_ms;
+
+	if (!v->has_lease)
+		return IDLE_STALL_MS;
+	expect_ms = v->rate ? (unsigned __int128)v->lease_values * 1000 / v->rate : 0;
+	if (expect_ms <= STALL_MIN_MS / STALL_FACTOR)
+		return STALL_MIN_MS;
+	return expect_ms < STALL_MAX_MS / STALL_FACTOR ? (uint64_t)expect_ms * STALL_FACTOR
+						       : STALL_MAX_MS;
+}
+
+/* Has a worker silent for silent ms, with that bound, stalled? /proc is
+ * read only for a worker already past the bound of a stopped one. */
+static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
+{
+	return silent > bound &&
+	       (silent > bound * SLOW_FACTOR || os_proc_stopped(pid));
+}
+
+/* The master was held up, or a holder of the lock killed: start every
+ * worker's silence from now. */
+static void forgive_all(struct workers *ws, uint64_t now)
+{
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		ws->w[i].beat_ms = now;
+}
+
+static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
+			 const char *where)
+{
+	struct wslot *w = &ws->w[slot];
+
+	log_warn("worker %u (pid %d) made no progress for %llu ms%s: stalled, killing it",
+		 slot, (int)w->pid, (unsigned long long)silent, where);
+	shm_count(ws->seg->hdr->stats.stalls, 1);
+	w->killed = 1;
+	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
+}
+
+/* What the segment says of each slot's worker, against the master's own
+ * table: a pid in a slot without a worker (or with another), a rate no
+ * worker gives, put back (ring_slot_restore); and the ring-wide words the
+ * master owns (its policy, the hooks' permission, the shutdown flag); said
+ * at most once a second. A worker not yet shown in its slot writes its
+ * pid itself. */
+static void restore_slots(struct workers *ws, uint64_t now)
+{
+	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->hooks,
+						      ws->shutdown) +
+			 (unsigned)seg_restore_header(ws->seg);
+
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct wslot *w = &ws->w[i];
+
+		if (w->pid && !w->shown_ms)
+			continue;
+		fixed += (unsigned)ring_slot_restore(ws->ring, i, w->pid);
+	}
+	ws->restored += fixed;
+	if (ws->restored && now >= ws->restored_said_ms + 1000) {
+		log_warn("workers: %u slot record(s), ring or header word(s) written over (a "
+			 "pid, a rate past any worker's, the policy, hooks, shutdown, the "
+			 "header's layout) put back from the master's own", ws->restored);
+		ws->restored = 0;
+		ws->restored_said_ms = now;
+	}
+}
+
+/* Tell the loop to look at the ring's news, as a worker does. */
+static void notify(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof one) < 0) {
+		/* A full counter: the loop has news to read already. */
+	}
+}
+
+enum { LOCK_FREE = -1, LOCK_NOT_OURS = -2 };
+
+/* The slot of the worker the lock's word names, by the master's own table
+ * (a thread of a worker counts as that worker); LOCK_FREE, or
+ * LOCK_NOT_OURS when it names none of them: a pid a worker wrote there,
+ * a process of another, or a holder that died and was reaped before the
+ * kernel could free its lock. */
+static int lock_holder(const struct workers *ws)
+{
+	pid_t named = ring_lock_holder(ws->ring), group;
+	int slot;
+
+	if (!named)
+		return LOCK_FREE;
+	if ((slot = workers_slot_of(ws, named)) >= 0)
+		return slot;
+	group = os_thread_group(named);
+	return group > 0 && (slot = workers_slot_of(ws, group)) >= 0 ? slot : LOCK_NOT_OURS;
+}
+
+void workers_reset(struct workers *ws, const char *why)
+{
+	if (ws->resetting)
+		return;
+	log_error("%s: every worker is killed, and the ring's lock made anew once they "
+		  "are gone", why);
+	ws->resetting = 1;
+	ws->reset_ms = clock_ms();
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct wslot *w = &ws->w[i];
+
+		if (!w->pid)
+			continue;
+		w->reset = 1;
+		kill(w->pid, SIGKILL); /* its pid is the master's own record */
+	}
+}
+
+static void restore_slots(struct workers *ws, uint64_t now);
+
+int workers_resetting(struct workers *ws, uint64_t now)
+{
+	int rc;
+
+	if (!ws->resetting)
+		return 0;
+	restore_slots(ws, now);
+	if (workers_alive(ws) && now - ws->reset_ms < RESET_WAIT_MS)
+		return 1;
+	if ((rc = ring_reset(ws->ring)) < 0) {
+		log_error("ring reset: %s: trying again", strerror(-rc));
+		ws->reset_ms = now;
+		return 1;
+	}
+	ws->resetting = 0;
+	ws->jam_ms = 0;
+	forgive_all(ws, now);
+	log_info("ring reset: the lock is made anew; starting the workers again");
+	notify(ws->notify_fd);
+	return 0;
+}
+
+/* The lock's word names none of our workers: after LOCK_JAM_MS of that
+ * (every round saw it), nobody of ours will free it. */
+static void watch_jam(struct workers *ws, int holder, uint64_t now)
+{
+	if (holder != LOCK_NOT_OURS) {
+		ws->jam_ms = 0;
+		return;
+	}
+	if (!ws->jam_ms) {
+		ws->jam_ms = now;
+		return;
+	}
+	if (now - ws->jam_ms >= LOCK_JAM_MS) {
+		char why[96];
+
+		snprintf(why, sizeof why, "the ring's lock is held by pid %d, none of ours, "
+			 "for %llu ms", (int)ring_lock_holder(ws->ring),
+			 (unsigned long long)(now - ws->jam_ms));
+		workers_reset(ws, why);
+	}
+}
+
+/* Kill workers that show no sign of life. */
+static void watchdog(struct workers *ws, uint64_t now)
+{
+	int holder = lock_holder(ws);
+	uint64_t silent[RING_WORKERS] = { 0 }, bound[RING_WORKERS] = { 0 };
+
+	watch_jam(ws, holder, now);
+	if (ws->resetting)
+		return;
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct wslot *w = &ws->w[i];
+		struct ring_slot_view v;
+
+		if (!w->pid || w->killed)
+			continue;
+		ring_slot_view(ws->ring, i, &v);
+		if (!w->shown_ms && v.pid == w->pid) {
+			w->shown_ms = now;
+		} else if (!w->shown_ms) {
+			if (now - w->started_ms > WORKERS_START_WAIT_MS)
+				kill_stalled(ws, i, now - w->started_ms, " before it came up");
+			continue;
+		}
+		if (v.beat != w->beat) {
+			w->beat = v.beat;
+			w->beat_ms = now;
+			continue;
+		}
+		silent[i] = now - w->beat_ms;
+		bound[i] = stall_bound(&v);
+	}
+	if (holder >= 0) {
+		/* The others may only be waiting for the holder. */
+		if (bound[holder] && stalled(ws->w[holder].pid, silent[holder], bound[holder])) {
+			kill_stalled(ws, (unsigned)holder, silent[holder],
+				     " inside the ring's lock");
+			forgive_all(ws, now);
+		}
+		return;
+	}
+	if (holder == LOCK_NOT_OURS)
+		return; /* they wait for a lock none of them holds: watch_jam */
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (bound[i] && stalled(ws->w[i].pid, silent[i], bound[i]))
+			kill_stalled(ws, i, silent[i], "");
+}
+
+void workers_watch(struct workers *ws, uint64_t now)
+{
+	if (ws->watch_ms && now - ws->watch_ms > LATE_MS)
+		forgive_all(ws, now); /* so, likely, was everyone */
+	watchdog(ws, now);
+	restore_slots(ws, now);
+}
