@@ -11,6 +11,7 @@
 #include "master/net.h"
 #include "master/power.h"
 #include "master/status.h"
+#include "worker/sandbox.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -340,6 +341,8 @@ static int start(struct server *s, const struct options *o)
 		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
+	log_info("workers confined: %u system calls a CPU worker's, %u a device worker's "
+		 "(seccomp)", sandbox_allowed(SANDBOX_CPU), sandbox_allowed(SANDBOX_DEVICE));
 	log_info("caps: %llu connections, %llu a peer; %llu searches a peer, fair share "
 		 "past weight %llu", (unsigned long long)o->max_conns,
 		 (unsigned long long)o->peer_conns, (unsigned long long)o->peer_searches,

@@ -6,8 +6,9 @@
 # back (a policy-rc.d of its own for the install, where the host has
 # none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
-#                                      libmicrohttpd (the metrics exporter), curl,
-#                                      jq and python3 (the scripts)
+#                                      libmicrohttpd (the metrics exporter), libseccomp
+#                                      (the workers' sandbox), curl, jq and python3
+#                                      (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
@@ -30,6 +31,7 @@ need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
 need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
+need libseccomp-dev sh -c 'pkg-config --exists libseccomp || test -f /usr/include/seccomp.h'
 for arg in "$@"; do
 	case $arg in
 	--sanitize) need clang command -v clang

@@ -48,7 +48,8 @@ int worker_setup(const struct worker_start *w);
  * on its clock) until told to retire or the master is gone. Returns the
  * exit status. */
 int worker_serve(const struct worker_start *w);
-/* A forked CPU worker: worker_setup, then worker_serve. */
+/* A forked CPU worker: worker_setup, confined (worker/sandbox.h), then
+ * worker_serve. */
 int worker_main(const struct worker_start *w);
 
 #endif
