@@ -316,7 +316,7 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 /* ---- text ---------------------------------------------------------------- */
 
 /* s as a JSON string: quotes and backslashes escaped, control characters
- * as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
+ * (C1's too) as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
 static void print_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -326,8 +326,8 @@ static void print_json_string(FILE *out, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
+		else if (n && utf8_control(s, n))
+			fprintf(out, "\\u%04x", n == 1 ? c : (unsigned char)s[1]);
 		else if (n)
 			fwrite(s, 1, n, out);
 		else
@@ -337,15 +337,14 @@ static void print_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* s for a terminal or a log: a control character, or a byte that is no
- * part of a UTF-8 character, as '?'. */
+/* s for a terminal or a log: a control character (C0, DEL, C1), or a
+ * byte that is no part of a UTF-8 character, as '?'. */
 static void print_text_word(FILE *out, const char *s)
 {
 	while (*s) {
-		unsigned char c = (unsigned char)*s;
 		size_t n = utf8_char(s);
 
-		if (c < 0x20 || c == 0x7f || !n)
+		if (!n || utf8_control(s, n))
 			fputc('?', out);
 		else
 			fwrite(s, 1, n, out);

@@ -35,7 +35,10 @@ need libseccomp-dev sh -c 'pkg-config --exists libseccomp || test -f /usr/includ
 for arg in "$@"; do
 	case $arg in
 	--sanitize) need clang command -v clang
-		    need libclang-rt-dev sh -c 'echo "int main(void){return 0;}" | clang -fsanitize=address,undefined -x c - -o /tmp/.revhash-san-probe' ;;
+		    # A file of our own to link into: a fixed name in /tmp could be
+		    # another user's link.
+		    need libclang-rt-dev sh -c 'f=$(mktemp) && echo "int main(void){return 0;}" |
+			clang -fsanitize=address,undefined -x c - -o "$f"; r=$?; rm -f "$f"; exit $r' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
 	--cluster) need haproxy command -v haproxy ;;
 	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
@@ -61,18 +64,23 @@ policy=/usr/sbin/policy-rc.d
 held=""
 if [ ! -e "$policy" ]; then
 	# Exit 101: "action forbidden", which invoke-rc.d and
-	# deb-systemd-invoke honour; removed again whatever happens.
+	# deb-systemd-invoke honour; removed again whatever happens: at the
+	# exit, and at a signal (which ends the script after the removal:
+	# the EXIT trap then has nothing left to do).
+	trap '$sudo rm -f "$policy"' EXIT
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 130' INT
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 143' TERM
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 129' HUP
 	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
 	$sudo chmod 755 "$policy"
 	held=1
-	trap '$sudo rm -f "$policy"' EXIT
 fi
 $sudo apt-get update -qq
 # shellcheck disable=SC2086
 $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 if [ -n "$held" ]; then
 	$sudo rm -f "$policy"
-	trap - EXIT
+	trap - EXIT INT TERM HUP
 	echo "install-deps.sh: done; services of these packages were not started"
 else
 	echo "install-deps.sh: done (the host's own $policy decided about services)"

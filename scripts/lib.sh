@@ -90,9 +90,11 @@ free_port() {
 # run_base: a folder of this user's own for pid files, configs and logs
 # that scripts trust: $XDG_RUNTIME_DIR, else /run/revhash for root, else
 # /tmp/revhash-UID, made 0700. One that is a symbolic link, not a folder,
-# another user's, or writable by group or others fails the script: anyone
-# may create names in /tmp, and a planted pid file or link there would
-# have a stop kill or delete what it names.
+# another user's, or open to group or others in any way (0700 or
+# narrower, as docs/security.md says) fails the script: anyone may create
+# names in /tmp, and a planted pid file or link there would have a stop
+# kill or delete what it names; what a node's socket or log holds is for
+# this user alone to reach.
 run_base() {
 	local d uid
 	uid=$(id -u)
@@ -104,8 +106,8 @@ run_base() {
 		d=/tmp/revhash-$uid
 	fi
 	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 700 "$d" 2>/dev/null
-	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /022 2>/dev/null)" ] ||
-		fail "$d: not a folder of this user's own that only it may write (a link, another's, or group/other-writable)"
+	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /077 2>/dev/null)" ] ||
+		fail "$d: not a folder of this user's own that only it may use (a link, another's, or open to group or others: chmod 700 it)"
 	echo "$d"
 }
 

@@ -1101,7 +1101,7 @@ static int output_of(const char *cmd, char *buf, size_t size)
  * left. Start a master and leave in its segment a kernel's name that
  * fills its field without a NUL, before notes of quotes, backslashes,
  * control characters and bytes that are no UTF-8, none ended. */
-static const char hostile[] = "\"},\"pid\":0,\\\x01\x1b[2J\xff(\xc3 \xe2\x82\xac";
+static const char hostile[] = "\"},\"pid\":0,\\\x01\x1b[2J\xff(\xc3 \xe2\x82\xac\xc2\x9b" "2J";
 
 static void start_with_hostile_words(void)
 {
@@ -1123,7 +1123,7 @@ static void start_with_hostile_words(void)
  * (Printed with %s, one word ran into the next and broke the JSON.) */
 START_TEST(status_escapes_the_words_of_the_segment)
 {
-	static const char note_json[] = "\\\"},\\\"pid\\\":0,\\\\\\u0001\\u001b[2J?(? \\u20ac";
+	static const char note_json[] = "\\\"},\\\"pid\\\":0,\\\\\\u0001\\u001b[2J?(? \\u20ac\\u009b2J";
 	char cmd[512], out[8192], want[512], *c;
 
 	if (system("command -v jq >/dev/null 2>&1") != 0) {
@@ -1141,9 +1141,13 @@ START_TEST(status_escapes_the_words_of_the_segment)
 	snprintf(cmd, sizeof cmd, "'%s' --status %u", th_master_path(), m.port);
 	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "kernel k\"\\?kkkkkkkkkkk, "));
-	for (c = out; *c; c++)
+	for (c = out; *c; c++) {
 		ck_assert_msg(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f),
 			      "--status printed the control character 0x%02x", (unsigned char)*c);
+		ck_assert_msg((unsigned char)c[0] != 0xc2 || (unsigned char)c[1] > 0x9f,
+			      "--status printed the C1 control character U+00%02X",
+			      (unsigned char)c[1]);
+	}
 	stop();
 }
 END_TEST
@@ -1168,7 +1172,7 @@ START_TEST(metrics_escape_the_words_of_the_segment)
 		 exporter ? exporter : "master/revhash-metrics", m.port, mport, mport);
 	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "kernel=\"k\\\"\\\\?kkkkkkkkkkk\""));
-	ck_assert_ptr_nonnull(strstr(out, "gpu=\"\\\"},\\\"pid\\\":0,\\\\??[2J?(? \xe2\x82\xacnnn"));
+	ck_assert_ptr_nonnull(strstr(out, "gpu=\"\\\"},\\\"pid\\\":0,\\\\??[2J?(? \xe2\x82\xac?2Jnnn"));
 	stop();
 }
 END_TEST

@@ -16,7 +16,8 @@ struct worker_start {
 	struct seg *seg;          /* the master's segment, mapped */
 	unsigned slot;            /* its slot in the ring */
 	const struct kernel *kernel; /* the search (a CPU kernel, a device's) */
-	const char *path;         /* an exec'd kind's program */
+	const char *path;         /* an exec'd kind's program, by name */
+	int program_fd;           /* and as it was opened and checked */
 	const char *kernel_name;  /* the search it runs (NULL: the master's
 	                             CPU kernel's name, which a device takes
 	                             as "measure and choose") */
