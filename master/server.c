@@ -317,6 +317,7 @@ static int start(struct server *s, const struct options *o)
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
 		     o->max_conns, (uint32_t)o->peer_conns);
 	clients_trust_proxies(&s->clients, o->proxy_from, o->nproxy);
+	s->clients.max_wait_ms = o->max_wait_ms;
 	cache_init(&s->cache, s->seg.cache, o->cache_entries);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, &s->cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats,
@@ -344,9 +345,9 @@ static int start(struct server *s, const struct options *o)
 	log_info("workers confined: %u system calls a CPU worker's, %u a device worker's "
 		 "(seccomp)", sandbox_allowed(SANDBOX_CPU), sandbox_allowed(SANDBOX_DEVICE));
 	log_info("caps: %llu connections, %llu a peer; %llu searches a peer, fair share "
-		 "past weight %llu", (unsigned long long)o->max_conns,
+		 "past weight %llu; a wait of %u s at most", (unsigned long long)o->max_conns,
 		 (unsigned long long)o->peer_conns, (unsigned long long)o->peer_searches,
-		 (unsigned long long)o->peer_weight);
+		 (unsigned long long)o->peer_weight, o->max_wait_ms / 1000);
 	return 0;
 }
 
@@ -490,11 +491,14 @@ void server_run(struct server *s)
 	while (!quit) {
 		uint64_t now = clock_ms(), next = clients_expire(&s->clients, now);
 		uint64_t w = workers_tick(&s->workers, now);
+		struct conn *late;
 		uint64_t a = resume_accepting(s, now);
 		uint64_t p = keep_awake(s, now);
 		uint64_t j = jobs_audit(&s->jobs, now);
 		int n;
 
+		while ((late = clients_overdue(&s->clients, now)))
+			jobs_client_gone(&s->jobs, late);
 		/* The one place liars are dealt with: what the last batch, its
 		 * balancing and the audit found, before the loop waits again. */
 		punish_liars(s);

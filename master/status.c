@@ -272,6 +272,9 @@ static void refused_figures(const struct seg_stats *st, struct status_figure *f,
 	add(f, n, (struct status_figure){ .key = "refused_peer_searches", .text = "peer's searches",
 		.num = st->refused_peer_searches, .counter = 1,
 		.help = "requests closed unanswered: their peer had --peer-searches searches" });
+	add(f, n, (struct status_figure){ .key = "expired", .text = "waited too long",
+		.num = st->expired, .counter = 1,
+		.help = "requests closed unanswered: their client waited --max-wait" });
 }
 
 /* What the workers hashed, and what the lock and the hooks have seen. */

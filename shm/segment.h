@@ -108,6 +108,7 @@ struct seg_stats {
 	uint64_t refused_full;  /* connections over the master's cap */
 	uint64_t refused_peer_conns;    /* over their peer's connection cap */
 	uint64_t refused_peer_searches; /* requests over their peer's search cap */
+	uint64_t expired;      /* waited past --max-wait: closed unanswered */
 	struct seg_stages stages;
 	struct seg_latency latency;
 };
