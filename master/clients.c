@@ -304,7 +304,9 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	cl->open++;
 	cl->stats->accepted++;
 	list_push(&cl->timed, c);
-	if (from_proxy(cl, c->peer) && !(c->pp = malloc(PROXY_MAX))) {
+	/* The balancer's Unix socket carries its connections alone. */
+	if ((peer->sa_family == AF_UNIX || from_proxy(cl, c->peer)) &&
+	    !(c->pp = malloc(PROXY_MAX))) {
 		clients_drop(cl, c);
 		return;
 	}

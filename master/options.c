@@ -46,6 +46,10 @@ static const char usage_tail[] =
 	"                         cache, every request is searched)\n"
 	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
 	"                         given up to %d times (default: every address)\n"
+	"  --listen unix:PATH     (once) a balancer's Unix socket, in a folder of\n"
+	"                         this user's own, mode 0700: every connection on\n"
+	"                         it opens with a PROXY v2 header naming the\n"
+	"                         client. Alone, the master listens on no TCP port\n"
 	"  --user NAME            started as root: bind the port, open what needs\n"
 	"                         root, then run as NAME, workers and all\n"
 	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
@@ -289,7 +293,12 @@ static int caps_option(int c, const char *arg, struct options *o)
 {
 	switch (c) {
 	case OPT_CAPS:
-		return add_address("--listen", arg, o->listen, &o->nlisten);
+		if (strncmp(arg, "unix:", 5) != 0)
+			return add_address("--listen", arg, o->listen, &o->nlisten);
+		if (o->listen_unix || !arg[5] || strlen(arg + 5) >= 108)
+			return bad("--listen unix:PATH (once, a path under 108 bytes)", arg);
+		o->listen_unix = arg + 5;
+		return 0;
 	case OPT_CAPS + 1:
 		return parse_u64(arg, 1, 1ull << 30, &o->max_conns) < 0 ?
 			bad("--max-conns (1..2^30)", arg) : 0;

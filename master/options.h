@@ -36,6 +36,9 @@ struct options {
 	uint8_t listen[OPT_LISTEN_MAX][16]; /* to listen on; none: every
 	                              address */
 	unsigned nlisten;
+	const char *listen_unix;   /* --listen unix:PATH: the balancer's socket
+	                              (every connection on it opens with a
+	                              PROXY header); alone, no TCP at all */
 	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* balancers that send a
 	                              PROXY header first */
 	unsigned nproxy;

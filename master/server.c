@@ -246,6 +246,8 @@ static void teardown(struct server *s)
 	clients_free(&s->clients);
 	for (unsigned i = 0; i < s->nlisten; i++)
 		close_fd(&s->listen[i].fd);
+	if (s->unix_ino)
+		net_unbind_unix(s->opt.listen_unix, s->unix_ino);
 	close_fd(&s->signals.fd);
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
@@ -267,10 +269,11 @@ static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int
 	return rc;
 }
 
-/* Bind a listener for each --listen address, or one for every address. */
+/* Bind a listener for each --listen address, or one for every address
+ * (none where the balancer's Unix socket alone is asked for). */
 static int bind_all(struct server *s, const struct options *o)
 {
-	unsigned n = o->nlisten ? o->nlisten : 1;
+	unsigned n = o->nlisten ? o->nlisten : o->listen_unix ? 0 : 1;
 	int rc;
 
 	for (s->nlisten = 0; s->nlisten < n; s->nlisten++) {
@@ -282,6 +285,24 @@ static int bind_all(struct server *s, const struct options *o)
 	return 0;
 }
 
+/* The balancer's Unix socket, the last listener, bound as the user the
+ * master runs as (after --user), in that user's own folder. */
+static int bind_unix(struct server *s, const struct options *o)
+{
+	int rc;
+
+	if (!o->listen_unix)
+		return 0;
+	if ((rc = net_bind_unix(o->listen_unix, &s->listen[s->nlisten].fd, &s->unix_ino)) < 0) {
+		if (rc != -EPERM)
+			log_error("bind(unix:%s): %s%s", o->listen_unix, strerror(-rc),
+				  rc == -EADDRINUSE ? " (is another master running?)" : "");
+		return rc;
+	}
+	s->nlisten++;
+	return 0;
+}
+
 /* From now on connections are accepted into the listeners' queues. */
 static int open_all(struct server *s, const struct options *o)
 {
@@ -289,9 +310,28 @@ static int open_all(struct server *s, const struct options *o)
 
 	for (unsigned i = 0; i < s->nlisten; i++)
 		if ((rc = net_open(s->listen[i].fd)) < 0)
-			return listen_failed("listen", o->nlisten ? o->listen[i] : NULL,
+			return listen_failed("listen", i < o->nlisten ? o->listen[i] : NULL,
 					     o->port, rc);
 	return 0;
+}
+
+/* A master on its Unix socket alone has no TCP port to make its number
+ * its own: it is known by that number alone (its segment, --status), so
+ * one that a live master of this user already has is refused. */
+static int number_free(const struct options *o)
+{
+	struct seg seg;
+	int alive;
+
+	if (o->nlisten || !o->listen_unix || seg_open(o->port, 0, &seg) < 0)
+		return 0;
+	alive = seg.alive;
+	seg_close(&seg);
+	if (!alive)
+		return 0;
+	log_error("port %u: a live master already serves as it (--status %u): choose another",
+		  o->port, o->port);
+	return -EADDRINUSE;
 }
 
 static int start(struct server *s, const struct options *o)
@@ -304,7 +344,8 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	/* What needs root comes first: the port, the CPUs' latency device. */
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
-	if (o->user && (rc = os_become(o->user)) < 0)
+	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
+	    (rc = bind_unix(s, o)) < 0)
 		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0)
 		return rc;
@@ -337,6 +378,8 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = open_all(s, o)) < 0)
 		return rc;
 	/* The count as capped: the slots other kinds take come off it. */
+	if (o->listen_unix)
+		log_info("the balancer's socket: unix:%s (PROXY headers)", o->listen_unix);
 	log_info("listening on port %u: CPU workers %u (kernel %s), other workers %u, "
 		 "cache %llu answers, schedule %s", o->port, workers_target(&s->workers),
 		 s->kernel->name, s->workers.fixed,
@@ -365,7 +408,7 @@ int server_init(struct server *s, const struct options *o)
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->seg.fd = -1;
 	s->power.fd = -1;
-	for (unsigned i = 0; i < OPT_LISTEN_MAX; i++)
+	for (unsigned i = 0; i <= OPT_LISTEN_MAX; i++)
 		s->listen[i] = (struct source){ .fd = -1, .kind = SRC_LISTEN };
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
