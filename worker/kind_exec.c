@@ -99,9 +99,15 @@ static int open_program(const char *path)
 	}
 	next = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	close(dir);
-	if (next < 0 || fstat(next, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-		goto out; /* none, a link, not a program */
+	if (next < 0 || fstat(next, &st) < 0)
+		goto out;
+	if (S_ISLNK(st.st_mode)) {
+		log_error("%s: a link (name the program itself): refused", path);
+		fd = -EPERM;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		goto out; /* not a program */
 	if (!safe(&st, path, "it")) {
 		fd = -EPERM;
 		goto out;
@@ -314,7 +320,7 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 		f->fd = -1;
 		snprintf(f->note, sizeof f->note, "none (%s)",
 			 rc == -ENOENT ? "no worker program" :
-			 rc == -EPERM ? "its program is writable by others" : rc < 0 ? strerror(-rc) :
+			 rc == -EPERM ? "its program refused: another could change it" : rc < 0 ? strerror(-rc) :
 			 "no device");
 		if (!automatic) {
 			log_error("--%s %s: %s, program %s", k->name, spec, f->note, f->path);
