@@ -38,4 +38,15 @@ static inline size_t utf8_char(const char *s)
 	return n;
 }
 
+/* Is the character s starts with, of n bytes (utf8_char's), a control
+ * character: C0, DEL, or C1 (U+0080..U+009F, which a terminal takes as
+ * escapes: U+009B is CSI)? */
+static inline int utf8_control(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	return (n == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
+	       (n == 2 && u[0] == 0xc2 && u[1] <= 0x9f);
+}
+
 #endif

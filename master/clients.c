@@ -57,6 +57,36 @@ static void list_remove(struct conn *c)
 	l->n--;
 }
 
+/* c waits for its answer from now on: last in the waiting list. */
+static void wait_push(struct clients *cl, struct conn *c)
+{
+	c->wait_next = NULL;
+	c->wait_prev = cl->wait_tail;
+	if (cl->wait_tail)
+		cl->wait_tail->wait_next = c;
+	else
+		cl->wait_head = c;
+	cl->wait_tail = c;
+	c->in_wait = 1;
+}
+
+/* c waits no more (no-op if it did not). */
+static void wait_remove(struct clients *cl, struct conn *c)
+{
+	if (!c->in_wait)
+		return;
+	if (c->wait_prev)
+		c->wait_prev->wait_next = c->wait_next;
+	else
+		cl->wait_head = c->wait_next;
+	if (c->wait_next)
+		c->wait_next->wait_prev = c->wait_prev;
+	else
+		cl->wait_tail = c->wait_prev;
+	c->wait_prev = c->wait_next = NULL;
+	c->in_wait = 0;
+}
+
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns)
 {
@@ -108,6 +138,7 @@ static void close_conn(struct clients *cl, struct conn *c)
 	if (c->src.fd < 0)
 		return;
 	list_remove(c);
+	wait_remove(cl, c);
 	if (c->watched)
 		epoll_ctl(cl->epfd, EPOLL_CTL_DEL, c->src.fd, NULL);
 	close(c->src.fd);
@@ -273,7 +304,9 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	cl->open++;
 	shm_count(cl->stats->accepted, 1);
 	list_push(&cl->timed, c);
-	if (from_proxy(cl, c->peer) && !(c->pp = malloc(PROXY_MAX))) {
+	/* The balancer's Unix socket carries its connections alone. */
+	if ((peer->sa_family == AF_UNIX || from_proxy(cl, c->peer)) &&
+	    !(c->pp = malloc(PROXY_MAX))) {
 		clients_drop(cl, c);
 		return;
 	}
@@ -390,14 +423,17 @@ static void replying(struct clients *cl, struct conn *c, enum conn_io io)
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer, unsigned outcome)
 {
 	c->outcome = outcome;
+	wait_remove(cl, c);
 	replying(cl, c, conn_reply(c, answer));
 }
 
 void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters)
 {
 	c->state = CONN_WAITING;
+	c->since_ms = clock_ms();
 	list_remove(c);
 	list_push(waiters, c);
+	wait_push(cl, c);
 	arm(cl, c, 0); /* errors and hang-ups only */
 }
 
@@ -454,7 +490,24 @@ uint64_t clients_expire(struct clients *cl, uint64_t now_ms)
 		close_conn(cl, c);
 	if (c && c->since_ms + LINGER_MS < next)
 		next = c->since_ms + LINGER_MS;
+	if ((c = cl->wait_head) && cl->max_wait_ms && c->since_ms + cl->max_wait_ms < next)
+		next = c->since_ms + cl->max_wait_ms;
 	return next;
+}
+
+struct conn *clients_overdue(struct clients *cl, uint64_t now_ms)
+{
+	struct conn *c = cl->wait_head;
+	uint64_t n;
+
+	if (!c || !cl->max_wait_ms || c->since_ms + cl->max_wait_ms > now_ms)
+		return NULL;
+	wait_remove(cl, c);
+	shm_count(cl->stats->expired, 1);
+	if ((n = log_every_due(&cl->expired_said)))
+		log_warn("closed %llu connection(s) unanswered after --max-wait %u s of waiting",
+			 (unsigned long long)n, cl->max_wait_ms / 1000);
+	return c;
 }
 
 uint64_t clients_owed(const struct clients *cl)

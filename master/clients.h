@@ -43,6 +43,10 @@ struct clients {
 	struct log_every bad_proxy;  /* PROXY headers refused: their log lines */
 	struct log_every emfile;       /* out of descriptors: its log lines */
 	struct log_every accept_error; /* other accept errors: theirs */
+	struct conn *wait_head, *wait_tail; /* waiting for an answer, the
+	                                oldest first: whose wait ends first */
+	unsigned max_wait_ms;        /* how long one may (0: for ever) */
+	struct log_every expired_said; /* waits cut short: their log lines */
 };
 
 /* Set up an empty set on the epoll instance epfd: at most max_conns
@@ -79,8 +83,13 @@ void clients_drop(struct clients *cl, struct conn *c);
  * searches as it may (counted as refused_peer_searches). */
 void clients_refuse(struct clients *cl, struct conn *c);
 /* Close what is past its deadline; returns the next deadline (clock_ms()),
- * or UINT64_MAX when none. */
+ * or UINT64_MAX when none: a waiting connection's included, which
+ * clients_overdue hands over. */
 uint64_t clients_expire(struct clients *cl, uint64_t now_ms);
+/* The oldest connection that has waited max_wait_ms for its answer by
+ * now_ms, counted as expired (said at most once a second), or NULL: the
+ * caller detaches it from its job and drops it (jobs_client_gone). */
+struct conn *clients_overdue(struct clients *cl, uint64_t now_ms);
 /* Connections still owed something: reading, waiting or writing. */
 uint64_t clients_owed(const struct clients *cl);
 /* A stop begins: close every connection that has not sent a whole request. */

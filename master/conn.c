@@ -26,9 +26,60 @@ void conn_addr_of(uint8_t out[16], const struct sockaddr *sa)
 	}
 }
 
+/* addr as the IPv4 address v4 (IPv4-mapped), in place. */
+static void as_ipv4(uint8_t addr[16], const uint8_t v4[4])
+{
+	uint8_t a[4];
+
+	memcpy(a, v4, 4);
+	memset(addr, 0, 10);
+	addr[10] = addr[11] = 0xff;
+	memcpy(addr + 12, a, 4);
+}
+
+/* The IPv6 forms whose IPv4 address is written in them, which reach the
+ * master from the very host (or NAT) of that IPv4 address: NAT64's
+ * well-known prefix 64:ff9b::/96, 6to4's 2002::/16 (the address in bits
+ * 16 to 47), Teredo's 2001::/32 (the client's public address, bits
+ * inverted, in the last 32), and the old IPv4-compatible ::/96. The
+ * loopback ::1 is the host's own, as 127.0.0.1 is. 1 and v4 when addr is
+ * one of them. */
+static int embedded_ipv4(const uint8_t addr[16], uint8_t v4[4])
+{
+	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	static const uint8_t zeros[12];
+	static const uint8_t teredo[4] = { 0x20, 0x01, 0x00, 0x00 };
+
+	if (memcmp(addr, nat64, 12) == 0 ||
+	    (memcmp(addr, zeros, 12) == 0 && (addr[12] | addr[13] | addr[14]) != 0)) {
+		memcpy(v4, addr + 12, 4);
+		return 1;
+	}
+	if (addr[0] == 0x20 && addr[1] == 0x02) {
+		memcpy(v4, addr + 2, 4);
+		return 1;
+	}
+	if (memcmp(addr, teredo, 4) == 0) {
+		for (int i = 0; i < 4; i++)
+			v4[i] = (uint8_t)~addr[12 + i];
+		return 1;
+	}
+	if (IN6_IS_ADDR_LOOPBACK((const struct in6_addr *)addr)) {
+		v4[0] = 127, v4[1] = 0, v4[2] = 0, v4[3] = 1;
+		return 1;
+	}
+	return 0;
+}
+
 void conn_peer_mask(uint8_t addr[16])
 {
-	if (!IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr))
+	uint8_t v4[4];
+
+	if (IN6_IS_ADDR_V4MAPPED((const struct in6_addr *)addr))
+		return;
+	if (embedded_ipv4(addr, v4))
+		as_ipv4(addr, v4);
+	else
 		memset(addr + 8, 0, 8);
 }
 

@@ -56,6 +56,9 @@ struct conn {
 	int watched;                /* in the epoll set (only when it must wait) */
 	struct conn *prev, *next;   /* in at most one conn_list at a time */
 	struct conn_list *list;
+	struct conn *wait_prev, *wait_next; /* while waiting: every waiting
+	                               connection, oldest first (clients.c) */
+	int in_wait;                /* in that list */
 };
 
 /* An intrusive doubly linked list of connections, oldest first (its
@@ -67,11 +70,13 @@ struct conn_list {
 
 /* The peer of the client's address sa, in out: an IPv4 address (as
  * IPv4-mapped IPv6), or the /64 prefix of an IPv6 one, the part one host
- * usually controls. */
+ * usually controls. An IPv6 address that is an IPv4 host's (NAT64, 6to4,
+ * Teredo, IPv4-compatible; ::1, 127.0.0.1's twin) is that IPv4 peer: one
+ * host, one share, where the address tells. */
 void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
 /* The whole address of sa in out, IPv4 as IPv4-mapped IPv6. */
 void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
-/* Reduce a whole address to its peer, in place. */
+/* Reduce a whole address to its peer (as conn_peer_of), in place. */
 void conn_peer_mask(uint8_t addr[16]);
 /* Copy request bytes from data into c; returns the number used (never past
  * the 49th byte). When c->got reaches 49, c->req holds the decoded request. */

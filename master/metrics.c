@@ -21,7 +21,8 @@
 /* s with backslashes and newlines escaped, as the format wants of a HELP
  * text, and double quotes too where it is a label's value (quoted). The
  * format is UTF-8 text and s may be a word of the segment's: a byte that
- * is no part of a UTF-8 character, or another control character, is '?'. */
+ * is no part of a UTF-8 character, or another control character (C1's
+ * too), is '?'. */
 static void escaped(FILE *out, const char *s, int quoted)
 {
 	while (*s) {
@@ -32,7 +33,7 @@ static void escaped(FILE *out, const char *s, int quoted)
 			fprintf(out, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", out);
-		else if (c < 0x20 || c == 0x7f || !n)
+		else if (!n || utf8_control(s, n))
 			fputc('?', out);
 		else
 			fwrite(s, 1, n, out);

@@ -3,6 +3,7 @@
  * the queue, epoll reports the listener readable again at once, and the loop
  * spins. With it we accept, close, and keep serving the clients we have. */
 #include "master/net.h"
+#include "lib/log.h"
 #include "lib/os.h"
 
 #include <arpa/inet.h>
@@ -10,9 +11,12 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 static int reserve_fd = -1;
@@ -112,6 +116,85 @@ int net_bind(const uint8_t *ip, unsigned port, int *fd)
 	if (!ip && (rc == -EAFNOSUPPORT || rc == -EADDRNOTAVAIL))
 		rc = bind_to(&a, address(NULL, AF_INET, port, &a), fd);
 	return rc;
+}
+
+/* Is the folder of path this user's own, and for it alone: a folder (not
+ * a link), owned by this process's user, no bit for group or others?
+ * Then no other local user can reach a socket in it. 0 or -EPERM (said). */
+static int private_folder(const char *path)
+{
+	char dir[sizeof ((struct sockaddr_un *)0)->sun_path], *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof dir, "%s", path);
+	if (!(slash = strrchr(dir, '/')))
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		log_error("--listen unix:%s: its folder %s is not this user's own, 0700 and no "
+			  "link: another local user could reach the socket", path, dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* What stands at path, where a socket is to be bound: nothing (0); a
+ * socket of ours that nobody listens on any more, a dead master's,
+ * removed (0); else -EADDRINUSE (a master listens there) or -EEXIST
+ * (something else: left alone). */
+static int clear_stale(const struct sockaddr_un *a)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(a->sun_path, &st) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
+		return -EEXIST;
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)a, sizeof *a) == 0 || errno == EAGAIN ?
+	     -EADDRINUSE : errno == ECONNREFUSED ? 0 : -errno;
+	close(fd);
+	if (rc == 0 && unlink(a->sun_path) < 0)
+		rc = -errno;
+	return rc;
+}
+
+int net_bind_unix(const char *path, int *fd, uint64_t *ino)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	int rc, s;
+
+	if (strlen(path) >= sizeof a.sun_path)
+		return -ENAMETOOLONG;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	if ((rc = private_folder(path)) < 0 || (rc = clear_stale(&a)) < 0)
+		return rc;
+	if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+		return -errno;
+	if (bind(s, (const struct sockaddr *)&a, sizeof a) < 0 || chmod(path, 0600) < 0 ||
+	    lstat(path, &st) < 0) {
+		rc = -errno;
+		close(s);
+		return rc;
+	}
+	*fd = s;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+void net_unbind_unix(const char *path, uint64_t ino)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (uint64_t)st.st_ino == ino)
+		unlink(path);
 }
 
 void net_address_text(const uint8_t ip[16], char *buf, size_t size)

@@ -1,5 +1,5 @@
-/* Sockets: the dual-stack listener, accepting under descriptor exhaustion,
- * and the process's descriptor limit. */
+/* Sockets: the dual-stack listener, the balancer's Unix socket, accepting
+ * under descriptor exhaustion, and the process's descriptor limit. */
 #ifndef REVHASH_NET_H
 #define REVHASH_NET_H
 
@@ -13,6 +13,15 @@
  * master listens on is found before anything else is set up (two starting
  * at once both bind; the second fails at net_open). 0 and *fd, or -errno. */
 int net_bind(const uint8_t *ip, unsigned port, int *fd);
+/* Bind a Unix stream socket at path, for the balancer's connections
+ * alone: only in a folder of this user's own that is for it alone (not a
+ * link, mode 0700 or narrower), where nobody else can reach it; a socket
+ * of this user's there that nobody listens on (a dead master's) is
+ * replaced, anything else refused. The socket is 0600. Not yet listening.
+ * 0, *fd and its inode in *ino; or -errno (-EPERM: the folder, said). */
+int net_bind_unix(const char *path, int *fd, uint64_t *ino);
+/* Remove the socket at path if it is still the one of inode ino. */
+void net_unbind_unix(const char *path, uint64_t ino);
 /* ip (16 bytes, IPv4 as IPv4-mapped) in words into buf (at least
  * INET6_ADDRSTRLEN bytes): an IPv4-mapped address as IPv4. */
 void net_address_text(const uint8_t ip[16], char *buf, size_t size);

@@ -46,6 +46,10 @@ static const char usage_tail[] =
 	"                         cache, every request is searched)\n"
 	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
 	"                         given up to %d times (default: every address)\n"
+	"  --listen unix:PATH     (once) a balancer's Unix socket, in a folder of\n"
+	"                         this user's own, mode 0700: every connection on\n"
+	"                         it opens with a PROXY v2 header naming the\n"
+	"                         client. Alone, the master listens on no TCP port\n"
 	"  --user NAME            started as root: bind the port, open what needs\n"
 	"                         root, then run as NAME, workers and all\n"
 	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
@@ -56,11 +60,16 @@ static const char usage_tail[] =
 	"                         descriptor limit less 1/16 and 64); more are\n"
 	"                         closed at once\n"
 	"  --peer-conns N         connections from one peer (an IPv4 address or an\n"
-	"                         IPv6 /64) at once (default: half of --max-conns)\n"
+	"                         IPv6 /64; ::1 and an IPv6 address that holds an\n"
+	"                         IPv4 one count as that IPv4 peer) at once\n"
+	"                         (default: an eighth of --max-conns, at most %d)\n"
 	"  --peer-searches N      searches one peer has in flight at once (default:\n"
 	"                         --peer-conns); a request past it is closed\n"
 	"  --peer-weight N        the priority one peer's searches share: past it,\n"
 	"                         each of them counts for less (default 64)\n"
+	"  --max-wait S           a client waits S seconds at most for its search's\n"
+	"                         answer, then its connection is closed unanswered\n"
+	"                         (default %u; 0: no limit)\n"
 	"  --no-attach            a repeat of a request in flight is searched\n"
 	"                         again instead of attaching to it\n"
 	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
@@ -147,7 +156,8 @@ static void print_usage(FILE *out)
 	}
 	policy_help(out);
 	hook_names(hooks, sizeof hooks, " or ");
-	fprintf(out, usage_tail, OPT_LISTEN_MAX, OPT_LISTEN_MAX, hooks);
+	fprintf(out, usage_tail, OPT_LISTEN_MAX, OPT_LISTEN_MAX, OPT_PEER_CONNS_MAX,
+		OPT_MAX_WAIT_MS / 1000, hooks);
 }
 
 static int parse_workers(const char *s, unsigned *out)
@@ -241,6 +251,7 @@ static void set_defaults(struct options *o)
 	o->low_latency_ms = 1000;
 	o->poll_ms = 1000;
 	o->peer_weight = 4 * POLICY_PEER_WEIGHT_MAX;
+	o->max_wait_ms = OPT_MAX_WAIT_MS;
 }
 
 /* A numeric IPv4 or IPv6 address into ip, whole, IPv4 as IPv4-mapped (as
@@ -282,7 +293,12 @@ static int caps_option(int c, const char *arg, struct options *o)
 {
 	switch (c) {
 	case OPT_CAPS:
-		return add_address("--listen", arg, o->listen, &o->nlisten);
+		if (strncmp(arg, "unix:", 5) != 0)
+			return add_address("--listen", arg, o->listen, &o->nlisten);
+		if (o->listen_unix || !arg[5] || strlen(arg + 5) >= 108)
+			return bad("--listen unix:PATH (once, a path under 108 bytes)", arg);
+		o->listen_unix = arg + 5;
+		return 0;
 	case OPT_CAPS + 1:
 		return parse_u64(arg, 1, 1ull << 30, &o->max_conns) < 0 ?
 			bad("--max-conns (1..2^30)", arg) : 0;
@@ -302,6 +318,9 @@ static int caps_option(int c, const char *arg, struct options *o)
 			return bad("--user (a user name)", arg);
 		o->user = arg;
 		return 0;
+	case OPT_CAPS + 7:
+		return parse_duration(arg, 86400, 1, &o->max_wait_ms) < 0 ?
+			bad("--max-wait (seconds, 0..86400)", arg) : 0;
 	}
 	return 1;
 }
@@ -403,6 +422,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "peer-weight", required_argument, NULL, OPT_CAPS + 4 },
 		{ "proxy-from", required_argument, NULL, OPT_CAPS + 5 },
 		{ "user", required_argument, NULL, OPT_CAPS + 6 },
+		{ "max-wait", required_argument, NULL, OPT_CAPS + 7 },
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },
@@ -550,7 +570,8 @@ void options_caps(struct options *o, long nofile)
 	if (!o->max_conns)
 		o->max_conns = room > 128 + room / 16 ? room - 64 - room / 16 : 64;
 	if (!o->peer_conns)
-		o->peer_conns = o->max_conns / 2 ? o->max_conns / 2 : 1;
+		o->peer_conns = o->max_conns / 8 > OPT_PEER_CONNS_MAX ? OPT_PEER_CONNS_MAX :
+				o->max_conns / 8 ? o->max_conns / 8 : 1;
 	if (!o->peer_searches)
 		o->peer_searches = o->peer_conns;
 }

@@ -8,6 +8,16 @@
 #include "worker/kind.h"
 
 #define OPT_LISTEN_MAX 8 /* --listen given at most this often */
+/* One peer's share of connections by default: an eighth of them, so that
+ * it takes eight addresses to fill the master, and at most 1,024: twice
+ * what the course's client holds if the master answered none of its
+ * final run's 500 requests until the last (at its pace, one every
+ * 600 ms, it holds one to three). docs/security.md. */
+#define OPT_PEER_CONNS_MAX 1024
+/* How long a client waits for its answer by default: an hour, past which
+ * a search is not worth its connection (the course's take milliseconds
+ * to seconds). */
+#define OPT_MAX_WAIT_MS 3600000u
 
 struct options {
 	unsigned port;
@@ -26,6 +36,9 @@ struct options {
 	uint8_t listen[OPT_LISTEN_MAX][16]; /* to listen on; none: every
 	                              address */
 	unsigned nlisten;
+	const char *listen_unix;   /* --listen unix:PATH: the balancer's socket
+	                              (every connection on it opens with a
+	                              PROXY header); alone, no TCP at all */
 	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* balancers that send a
 	                              PROXY header first */
 	unsigned nproxy;
@@ -38,6 +51,8 @@ struct options {
 	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
 	                              also to read the reply */
 	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
+	unsigned max_wait_ms;      /* a client waits this long at most for its
+	                              answer (0: no limit) */
 	struct policy policy;       /* how jobs share the workers */
 	int attach_repeats;        /* a repeat attaches to the search in flight */
 	int pin;                   /* pin worker i to the i-th CPU */
@@ -75,7 +90,8 @@ int options_load(struct options *o, const char *path);
 unsigned options_workers(const struct options *o);
 /* Resolve o's automatic caps for a process that may hold nofile
  * descriptors: connections below it with room for what else the master
- * opens, half of them for one peer, as many searches as connections. */
+ * opens, an eighth of them for one peer (OPT_PEER_CONNS_MAX at most), as
+ * many searches as connections. */
 void options_caps(struct options *o, long nofile);
 
 #endif

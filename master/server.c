@@ -11,6 +11,7 @@
 #include "master/net.h"
 #include "master/power.h"
 #include "master/status.h"
+#include "worker/sandbox.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -248,6 +249,8 @@ static void teardown(struct server *s)
 	clients_free(&s->clients);
 	for (unsigned i = 0; i < s->nlisten; i++)
 		close_fd(&s->listen[i].fd);
+	if (s->unix_ino)
+		net_unbind_unix(s->opt.listen_unix, s->unix_ino);
 	close_fd(&s->signals.fd);
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
@@ -269,10 +272,11 @@ static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int
 	return rc;
 }
 
-/* Bind a listener for each --listen address, or one for every address. */
+/* Bind a listener for each --listen address, or one for every address
+ * (none where the balancer's Unix socket alone is asked for). */
 static int bind_all(struct server *s, const struct options *o)
 {
-	unsigned n = o->nlisten ? o->nlisten : 1;
+	unsigned n = o->nlisten ? o->nlisten : o->listen_unix ? 0 : 1;
 	int rc;
 
 	for (s->nlisten = 0; s->nlisten < n; s->nlisten++) {
@@ -284,6 +288,24 @@ static int bind_all(struct server *s, const struct options *o)
 	return 0;
 }
 
+/* The balancer's Unix socket, the last listener, bound as the user the
+ * master runs as (after --user), in that user's own folder. */
+static int bind_unix(struct server *s, const struct options *o)
+{
+	int rc;
+
+	if (!o->listen_unix)
+		return 0;
+	if ((rc = net_bind_unix(o->listen_unix, &s->listen[s->nlisten].fd, &s->unix_ino)) < 0) {
+		if (rc != -EPERM)
+			log_error("bind(unix:%s): %s%s", o->listen_unix, strerror(-rc),
+				  rc == -EADDRINUSE ? " (is another master running?)" : "");
+		return rc;
+	}
+	s->nlisten++;
+	return 0;
+}
+
 /* From now on connections are accepted into the listeners' queues. */
 static int open_all(struct server *s, const struct options *o)
 {
@@ -291,9 +313,28 @@ static int open_all(struct server *s, const struct options *o)
 
 	for (unsigned i = 0; i < s->nlisten; i++)
 		if ((rc = net_open(s->listen[i].fd)) < 0)
-			return listen_failed("listen", o->nlisten ? o->listen[i] : NULL,
+			return listen_failed("listen", i < o->nlisten ? o->listen[i] : NULL,
 					     o->port, rc);
 	return 0;
+}
+
+/* A master on its Unix socket alone has no TCP port to make its number
+ * its own: it is known by that number alone (its segment, --status), so
+ * one that a live master of this user already has is refused. */
+static int number_free(const struct options *o)
+{
+	struct seg seg;
+	int alive;
+
+	if (o->nlisten || !o->listen_unix || seg_open(o->port, 0, &seg) < 0)
+		return 0;
+	alive = seg.alive;
+	seg_close(&seg);
+	if (!alive)
+		return 0;
+	log_error("port %u: a live master already serves as it (--status %u): choose another",
+		  o->port, o->port);
+	return -EADDRINUSE;
 }
 
 static int start(struct server *s, const struct options *o)
@@ -306,7 +347,8 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	/* What needs root comes first: the port, the CPUs' latency device. */
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
-	if (o->user && (rc = os_become(o->user)) < 0)
+	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
+	    (rc = bind_unix(s, o)) < 0)
 		return rc;
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0 ||
 	    (rc = seg_guard(&s->seg)) < 0)
@@ -320,6 +362,7 @@ static int start(struct server *s, const struct options *o)
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
 		     o->max_conns, (uint32_t)o->peer_conns);
 	clients_trust_proxies(&s->clients, o->proxy_from, o->nproxy);
+	s->clients.max_wait_ms = o->max_wait_ms;
 	cache_init(&s->cache, s->seg.cache, o->cache_entries);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, &s->cache, &s->clients,
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats,
@@ -339,15 +382,19 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = open_all(s, o)) < 0)
 		return rc;
 	/* The count as capped: the slots other kinds take come off it. */
+	if (o->listen_unix)
+		log_info("the balancer's socket: unix:%s (PROXY headers)", o->listen_unix);
 	log_info("listening on port %u: CPU workers %u (kernel %s), other workers %u, "
 		 "cache %llu answers, schedule %s", o->port, workers_target(&s->workers),
 		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
+	log_info("workers confined: %u system calls a CPU worker's, %u a device worker's "
+		 "(seccomp)", sandbox_allowed(SANDBOX_CPU), sandbox_allowed(SANDBOX_DEVICE));
 	log_info("caps: %llu connections, %llu a peer; %llu searches a peer, fair share "
-		 "past weight %llu", (unsigned long long)o->max_conns,
+		 "past weight %llu; a wait of %u s at most", (unsigned long long)o->max_conns,
 		 (unsigned long long)o->peer_conns, (unsigned long long)o->peer_searches,
-		 (unsigned long long)o->peer_weight);
+		 (unsigned long long)o->peer_weight, o->max_wait_ms / 1000);
 	return 0;
 }
 
@@ -365,7 +412,7 @@ int server_init(struct server *s, const struct options *o)
 	s->opt = *o;
 	s->epfd = s->signals.fd = s->notify.fd = s->seg.fd = -1;
 	s->power.fd = -1;
-	for (unsigned i = 0; i < OPT_LISTEN_MAX; i++)
+	for (unsigned i = 0; i <= OPT_LISTEN_MAX; i++)
 		s->listen[i] = (struct source){ .fd = -1, .kind = SRC_LISTEN };
 	s->signals.kind = SRC_SIGNAL;
 	s->notify.kind = SRC_NOTIFY;
@@ -491,12 +538,15 @@ void server_run(struct server *s)
 	while (!quit) {
 		uint64_t now = clock_ms(), next = clients_expire(&s->clients, now);
 		uint64_t w = workers_tick(&s->workers, now);
+		struct conn *late;
 		uint64_t a = resume_accepting(s, now);
 		uint64_t p = keep_awake(s, now);
 		uint64_t j = jobs_audit(&s->jobs, now);
 		int n;
 
 		see_cut_short(s);
+		while ((late = clients_overdue(&s->clients, now)))
+			jobs_client_gone(&s->jobs, late);
 		next = j < next ? j : next;
 		next = w < next ? w : next;
 		next = a < next ? a : next;

@@ -30,8 +30,9 @@ struct server {
 	struct cache cache;       /* the master's, over the segment's table */
 	const struct kernel *kernel;
 	int epfd;
-	struct source listen[OPT_LISTEN_MAX]; /* one per --listen, or one */
+	struct source listen[OPT_LISTEN_MAX + 1]; /* one per --listen, or one */
 	unsigned nlisten;
+	uint64_t unix_ino;        /* the --listen unix: socket's, to remove it */
 	struct source signals, notify;
 	struct clients clients;
 	struct jobs jobs;

@@ -275,6 +275,9 @@ static void refused_figures(const struct seg_stats *st, struct status_figure *f,
 	add(f, n, (struct status_figure){ .key = "refused_peer_searches", .text = "peer's searches",
 		.num = st->refused_peer_searches, .counter = 1,
 		.help = "requests closed unanswered: their peer had --peer-searches searches" });
+	add(f, n, (struct status_figure){ .key = "expired", .text = "waited too long",
+		.num = st->expired, .counter = 1,
+		.help = "requests closed unanswered: their client waited --max-wait" });
 }
 
 /* What the workers hashed, and what the lock and the hooks have seen. */
@@ -319,7 +322,7 @@ static size_t gather(const struct seg *seg, struct status_figure *f, size_t *hea
 /* ---- text ---------------------------------------------------------------- */
 
 /* s as a JSON string: quotes and backslashes escaped, control characters
- * as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
+ * (C1's too) as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
 static void print_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
@@ -329,8 +332,8 @@ static void print_json_string(FILE *out, const char *s)
 
 		if (c == '"' || c == '\\')
 			fprintf(out, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
+		else if (n && utf8_control(s, n))
+			fprintf(out, "\\u%04x", n == 1 ? c : (unsigned char)s[1]);
 		else if (n)
 			fwrite(s, 1, n, out);
 		else
@@ -340,15 +343,14 @@ static void print_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* s for a terminal or a log: a control character, or a byte that is no
- * part of a UTF-8 character, as '?'. */
+/* s for a terminal or a log: a control character (C0, DEL, C1), or a
+ * byte that is no part of a UTF-8 character, as '?'. */
 static void print_text_word(FILE *out, const char *s)
 {
 	while (*s) {
-		unsigned char c = (unsigned char)*s;
 		size_t n = utf8_char(s);
 
-		if (c < 0x20 || c == 0x7f || !n)
+		if (!n || utf8_control(s, n))
 			fputc('?', out);
 		else
 			fwrite(s, 1, n, out);

@@ -131,6 +131,7 @@ static void child(const struct workers *ws, unsigned slot)
 	struct worker_start w = { .unit = p->unit, .seg = ws->seg,
 				  .slot = slot, .kernel = ws->kernel,
 				  .path = ws->found[p->kind].path,
+				  .program_fd = ws->found[p->kind].fd,
 				  .kernel_name = ws->kind_kernel[p->kind], .master = ws->master,
 				  .notify_fd = ws->notify_fd, .pin = ws->pin,
 				  .batch = !kind->wall_clock };

@@ -16,16 +16,18 @@ set -u
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 B=${B:-build}
-# segment, lies, fields: their Check tests run in make check already
+# segment, lies, fields, host, wait, escape: their Check tests run in
+# make check already
 QUICK="flood fifo squat cut"
-ATTACKS="flood fifo squat cut segment lies fields scrapers cluster"
+ATTACKS="flood host wait escape fifo squat cut segment lies fields scrapers cluster"
 LOGS=$(mktemp -d)
-KEEP_PID=""
+KEEP_PID="" KEEPS=()
 trap 'cleanup' EXIT
 
 cleanup() {
 	[ -n "$KEEP_PID" ] && kill "$KEEP_PID" 2>/dev/null
 	[ -n "${MASTER_PID:-}" ] && alive "$MASTER_PID" && kill -KILL "$MASTER_PID" 2>/dev/null
+	for k in "${KEEPS[@]}"; do kill "$k" 2>/dev/null; done
 	rm -rf "$LOGS"
 }
 
@@ -60,6 +62,106 @@ attack_flood() {
 	[ "$refused" -gt 0 ] || fail "attack flood: the master logged no refusal"
 	stop_master "$MASTER_PID" 10
 	pass flood "1,200 connections held against 1,024 descriptors; another peer's p99 $p99 ms"
+}
+
+# keep_from ADDR N LOG: N searches of every 64-bit value held from ADDR
+# (cluster_client keep --all), in the background (its pid in KEEPS),
+# once they are sent.
+keep_from() {
+	"$CLIENT" keep "$([[ $1 == *:* ]] && echo ::1 || echo 127.0.0.1)" "$PORT" "$2" --from "$1" \
+		--all 1 >"$3" &
+	KEEPS+=($!)
+	for _ in $(seq 1 100); do
+		grep -qs '^keep: ' "$3" && return 0
+		sleep 0.1
+	done
+	fail "attack host: the client from $1 did not send its searches"
+}
+
+# host: one host from three addresses (127.0.0.1, its IPv6 twin ::1,
+# and 127.0.0.3) holds 300 searches of every 64-bit value from each, at
+# ulimit -n 1024 (896 connections, 112 a peer); another client's
+# requests are all answered, and none was refused for a full master.
+attack_host() {
+	local log=$LOGS/host.log out full peer k
+	PORT=$(free_port)
+	(ulimit -n 1024 && exec "$MASTER" "$PORT" --workers 2 --gpu off) 2>"$log" &
+	MASTER_PID=$!
+	wait_listening "$PORT" "$MASTER_PID" "$log"
+	KEEPS=()
+	keep_from 127.0.0.1 300 "$LOGS/keep1.out"
+	keep_from ::1 300 "$LOGS/keep6.out"
+	keep_from 127.0.0.3 300 "$LOGS/keep3.out"
+	out=$("$CLIENT" steady 127.0.0.1 "$PORT" 3 --from 127.0.0.2 --every 50 --range 10000)
+	local rc=$?
+	full=$(json_num "$(status_json "$PORT")" refused_full)
+	peer=$(json_num "$(status_json "$PORT")" refused_peer_conns)
+	for k in "${KEEPS[@]}"; do kill "$k"; wait "$k" 2>/dev/null; done
+	stop_master "$MASTER_PID" 10
+	[ $rc = 0 ] || fail "attack host: another client got wrong or no answers: $out"
+	[ "$full" = 0 ] || fail "attack host: $full connections refused for a full master"
+	[ "$peer" -ge $((900 - 224)) ] ||
+		fail "attack host: $peer refused by peer (127.0.0.1 and ::1 not one, or the share too big)"
+	out=$(sed -n 's/.*\(p99 [0-9.]* ms\).*/\1/p' <<<"$out")
+	pass host "900 searches of everything from 127.0.0.1, ::1, 127.0.0.3: $peer refused by peer, none for a full master; another client's $out"
+}
+
+# wait: a search that cannot end (2^40 values, no answer) against
+# --max-wait 1: the client's connection is closed unanswered (no false
+# "not found") after a second, counted as expired.
+attack_wait() {
+	local port log=$LOGS/wait.log t0 rc expired
+	port=$(free_port)
+	start_master "$port" "$log" --workers 1 --gpu off --max-wait 1
+	t0=$(now_s)
+	"$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 1)" 2 $((1 << 40)) --timeout 10 >/dev/null 2>&1
+	rc=$?
+	local took
+	took=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }')
+	expired=$(json_num "$(status_json "$port")" expired)
+	stop_master "$MASTER_PID" 10
+	[ $rc = 1 ] || fail "attack wait: --ask got a reply (exit $rc) for a search that cannot end"
+	[ "$expired" = 1 ] || fail "attack wait: expired is '$expired', not 1"
+	awk -v t="$took" 'BEGIN { exit !(t >= 0.9 && t < 5) }' ||
+		fail "attack wait: the connection was closed after $took s, not about 1"
+	pass wait "a search of 2^40 values closed unanswered after $took s, counted as expired"
+}
+
+# escape: a worker tries to stop its master (kill(getppid(), SIGTERM)),
+# then another to reopen the segment and truncate it (test hooks): its
+# sandbox refuses both, the worker dies of SIGSYS and is replaced, the
+# master serves on, its segment whole.
+attack_escape() {
+	local port log=$LOGS/escape.log hook seg size x w
+	port=$(free_port)
+	REVHASH_TEST_HOOKS=1 start_master "$port" "$log" --workers 2 --gpu off
+	seg=$(ls /dev/shm/revhash-"$port"-"$MASTER_PID"*)
+	size=$(stat -c %s "$seg")
+	local n=0
+	for hook in signal-master truncate-segment; do
+		n=$((n + 1))
+		"$MASTER" --hook "$hook" "$port" || fail "attack escape: --hook $hook"
+		w=$(workers_of "$MASTER_PID" | head -n 1)
+		kill -KILL "$w"
+		for _ in $(seq 1 100); do
+			[ "$(grep -c 'killed by signal 31' "$log")" -ge $n ] && break
+			sleep 0.05
+		done
+	done
+	wait_workers "$MASTER_PID" 2 5 || fail "attack escape: the workers were not replaced"
+	x=$("$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 4242)" 4000 5000 --timeout 10 2>/dev/null)
+	local refused sigsys
+	refused=$(grep -c 'refused by its sandbox' "$log")
+	sigsys=$(grep -c 'killed by signal 31' "$log")
+	alive "$MASTER_PID" || fail "attack escape: the master died: $(tail -n 3 "$log")"
+	grep -q 'stopping' "$log" && fail "attack escape: the master began to stop (it got the SIGTERM)"
+	stop_master "$MASTER_PID" 10
+	[ "$x" = 4242 ] || fail "attack escape: the master answered '$x'"
+	[ "$(stat -c %s "$seg" 2>/dev/null || echo "$size")" = "$size" ] ||
+		fail "attack escape: the segment was truncated"
+	[ "$refused" -ge 2 ] && [ "$sigsys" -ge 2 ] ||
+		fail "attack escape: $refused refusals, $sigsys deaths by SIGSYS (not 2 each)"
+	pass escape "kill(master) and a truncate of the segment refused (SIGSYS, replaced); the master answered"
 }
 
 # fifo: a FIFO named like a segment must not hang --status.
@@ -206,27 +308,30 @@ attack_scrapers() {
 	pass scrapers "a scrape 8 s into the drip of 8 slow connections answered in ${t} s"
 }
 
-# cluster: the nodes listen on the loopback alone and take no request
-# from the balancer's address without its header; and cluster.sh stop,
-# with no XDG_RUNTIME_DIR (sudo, cron), deletes nothing another user laid
-# out for it, such as a directory named "revhash-cluster-P.stopped-0
-# victim" meant for an unquoted rm.
+# cluster: no node listens on TCP; a request straight to a node's socket
+# without the balancer's header is dropped, and (as root) another local
+# user cannot connect to it at all, so nobody passes for the balancer;
+# and cluster.sh stop, with no XDG_RUNTIME_DIR (sudo, cron), deletes
+# nothing another user laid out for it, such as a directory named
+# "revhash-cluster-P.stopped-0 victim" meant for an unquoted rm.
 attack_cluster() {
-	local port here victim rc=0 i listeners
+	local port here victim rc=0 i sock="" bare="" other=skipped run user=""
 	command -v haproxy >/dev/null || { skip cluster "haproxy is not installed"; return; }
 	port=$(free_port 1 2 100 201 202)
 	here=$(mktemp -d)
 	victim="$here/victim"
 	mkdir "$victim"
+	[ "$(id -u)" = 0 ] && user=revhash
 	for i in 0 91 92 93; do mkdir -p "/tmp/revhash-cluster-$port.stopped-$i victim"; done
 	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" start --nodes 2 \
 		--port "$port" --workers 1 >"$LOGS/cluster.log" 2>&1) || rc=1
 	if [ $rc = 0 ]; then
-		listeners=$(awk -v a="$(printf ':%04X' $((port + 1)))" -v b="$(printf ':%04X' $((port + 2)))" \
-			'$4 == "0A" && (substr($2, length($2) - 4) == a || substr($2, length($2) - 4) == b) \
-			{ print $2 }' /proc/net/tcp /proc/net/tcp6)
-		timeout 5 "$BENCH" 127.0.0.1 $((port + 1)) --ask "$(digest_of 5)" 0 10 \
-			>/dev/null 2>&1 && rc=2
+		run=$(env -u XDG_RUNTIME_DIR bash -c ". '$ROOT/scripts/lib.sh' && run_base")/revhash-cluster-$port
+		[ -n "$(listen_inodes $((port + 1)))$(listen_inodes $((port + 2)))" ] && rc=2
+		read -r _ _ sock _ <"$run/n1.pid"
+		sock=${sock#unix:}
+		bare=$(unix_ask "$sock" "$user" "$(digest_of 5)" 0 10)
+		[ -n "$user" ] && other=$(unix_ask "$sock" nobody "$(digest_of 5)" 0 10)
 	fi
 	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" stop --port "$port" \
 		>>"$LOGS/cluster.log" 2>&1)
@@ -234,11 +339,11 @@ attack_cluster() {
 	[ -d "$victim" ] || fail "attack cluster: stop deleted $victim"
 	rm -rf "$here"
 	[ $rc = 1 ] && fail "attack cluster: the cluster did not start: $(tail -n 3 "$LOGS/cluster.log")"
-	[ $rc = 2 ] && fail "attack cluster: a node answered around the balancer without its header"
-	grep -qv '^0100007F:' <<<"$listeners" &&
-		fail "attack cluster: a node listens beyond the loopback: $listeners"
-	[ -n "$listeners" ] || fail "attack cluster: no node listener found"
-	pass cluster "nodes on 127.0.0.1 alone, no request around the balancer; the operator's dir survived stop"
+	[ $rc = 2 ] && fail "attack cluster: a node listens on a TCP port"
+	[ "$bare" = none ] || fail "attack cluster: a node's socket answered '$bare' without the header"
+	[ "$other" = refused ] || [ "$other" = skipped ] ||
+		fail "attack cluster: another user (nobody) reached a node's socket: '$other'"
+	pass cluster "no node on TCP; a node's socket wants the balancer's header, another user's connection: $other; the operator's dir survived stop"
 }
 
 opts "--quick:SET=quick --rest" "$@"

@@ -6,8 +6,9 @@
 # back (a policy-rc.d of its own for the install, where the host has
 # none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
-#                                      libmicrohttpd (the metrics exporter), curl,
-#                                      jq and python3 (the scripts)
+#                                      libmicrohttpd (the metrics exporter), libseccomp
+#                                      (the workers' sandbox), curl, jq and python3
+#                                      (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
 #   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
@@ -37,10 +38,14 @@ need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
 need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
+need libseccomp-dev sh -c 'pkg-config --exists libseccomp || test -f /usr/include/seccomp.h'
 for arg in "$@"; do
 	case $arg in
 	--sanitize) need clang command -v clang
-		    need libclang-rt-dev sh -c 'echo "int main(void){return 0;}" | clang -fsanitize=address,undefined -x c - -o /tmp/.revhash-san-probe' ;;
+		    # A file of our own to link into: a fixed name in /tmp could be
+		    # another user's link.
+		    need libclang-rt-dev sh -c 'f=$(mktemp) && echo "int main(void){return 0;}" |
+			clang -fsanitize=address,undefined -x c - -o "$f"; r=$?; rm -f "$f"; exit $r' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
 	--cluster) need haproxy command -v haproxy ;;
 	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
@@ -77,11 +82,16 @@ policy=/usr/sbin/policy-rc.d
 held=""
 if [ ! -e "$policy" ]; then
 	# Exit 101: "action forbidden", which invoke-rc.d and
-	# deb-systemd-invoke honour; removed again whatever happens.
+	# deb-systemd-invoke honour; removed again whatever happens: at the
+	# exit, and at a signal (which ends the script after the removal:
+	# the EXIT trap then has nothing left to do).
+	trap '$sudo rm -f "$policy"' EXIT
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 130' INT
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 143' TERM
+	trap '$sudo rm -f "$policy"; trap - EXIT; exit 129' HUP
 	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
 	$sudo chmod 755 "$policy"
 	held=1
-	trap '$sudo rm -f "$policy"' EXIT
 fi
 if [ -n "$foreign" ]; then
 	echo "install-deps.sh: adding the $foreign architecture (dpkg --add-architecture)"
@@ -93,7 +103,7 @@ $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-rec
 	$missing >/dev/null
 if [ -n "$held" ]; then
 	$sudo rm -f "$policy"
-	trap - EXIT
+	trap - EXIT INT TERM HUP
 	echo "install-deps.sh: done; services of these packages were not started"
 else
 	echo "install-deps.sh: done (the host's own $policy decided about services)"

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The readers lib.sh and lib-bench.sh give the other scripts, on JSON made
-# to trip them (in under a second, no server): json_num reads the top
+# to trip them (in a second or two, no server): json_num reads the top
 # level only, so a master's pid, hashes or rate is its own and never the
 # one of a worker listed after it (a greedy sed returned the last "pid" in
 # the text); a real number reads as its whole part; a word, a missing key
 # or no JSON at all read as nothing; stage_line and wakeups_line read
 # their figures whatever the order of the keys; http_get fails at once
-# where nothing listens; opts parses through getopt(1).
+# where nothing listens; opts parses through getopt(1). And
+# install-deps.sh, stopped by a signal while it installs, leaves no
+# policy-rc.d behind (root only, in a mount namespace of its own whose
+# /usr/sbin is an empty tmpfs, with an apt-get that only waits).
 #   scripts/lib-selftest.sh
 set -u
 . "$(dirname "$0")/lib-bench.sh"
@@ -48,4 +51,43 @@ expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
 ( opts "--alpha=A" --alpha ) 2>/dev/null && fail "opts took an option without its value"
 port=$(free_port)
 http_get 127.0.0.1 "$port" / >/dev/null 2>&1 && fail "http_get answered from a port nobody listens on"
+# deps_interrupted: install-deps.sh, with jq looked for on a PATH that
+# lacks it and an apt-get that waits, is sent TERM once its policy-rc.d
+# is there; it must be gone after. Said SKIP where it cannot run.
+deps_interrupted() {
+	local bin t rc=0
+	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
+		echo "SKIP: lib-selftest.sh: install-deps.sh interrupted: needs root and unshare -m"
+		return 0
+	fi
+	bin=$(mktemp -d)
+	for t in sh bash cc make pkg-config ps curl python3 id tee chmod rm sleep cat; do
+		ln -s "$(command -v "$t")" "$bin/$t" 2>/dev/null
+	done
+	rm -f "$bin/apt-get"
+	printf '#!/bin/sh\nexec sleep 1\n' >"$bin/apt-get" && chmod 755 "$bin/apt-get"
+	# shellcheck disable=SC2016 # the inner shell expands them
+	unshare -m bash -c 'mount -t tmpfs none /usr/sbin || exit 3
+		PATH=$1 "$2" >/dev/null 2>&1 &
+		pid=$!
+		for _ in $(seq 1 100); do [ -e /usr/sbin/policy-rc.d ] && break; sleep 0.05; done
+		[ -e /usr/sbin/policy-rc.d ] || exit 4
+		kill -TERM "$pid"; wait "$pid"
+		[ ! -e /usr/sbin/policy-rc.d ] || exit 5' _ "$bin" "$ROOT/scripts/install-deps.sh" || rc=$?
+	rm -rf "$bin"
+	[ $rc = 0 ] || fail "install-deps.sh interrupted: $([ $rc = 5 ] && echo "its policy-rc.d was left behind" || echo "the test could not run it (rc $rc)")"
+}
+deps_interrupted
+# run_base takes a folder of this user's own of mode 0700, and no other:
+# not 0755, not 0701, not a link to a good one.
+(
+	d=$(mktemp -d)
+	trap 'rm -rf "$d"' EXIT
+	mkdir -m 700 "$d/ok" && ln -s ok "$d/link" && mkdir -m 755 "$d/open" && mkdir -m 701 "$d/x"
+	expect "run_base of a 0700 folder" "$(XDG_RUNTIME_DIR=$d/ok run_base)" "$d/ok"
+	for bad in open x link; do
+		( XDG_RUNTIME_DIR=$d/$bad run_base ) >/dev/null 2>&1 && fail "run_base took $bad"
+	done
+	exit 0
+) || exit 1
 say "PASS"

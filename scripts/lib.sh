@@ -90,9 +90,11 @@ free_port() {
 # run_base: a folder of this user's own for pid files, configs and logs
 # that scripts trust: $XDG_RUNTIME_DIR, else /run/revhash for root, else
 # /tmp/revhash-UID, made 0700. One that is a symbolic link, not a folder,
-# another user's, or writable by group or others fails the script: anyone
-# may create names in /tmp, and a planted pid file or link there would
-# have a stop kill or delete what it names.
+# another user's, or open to group or others in any way (0700 or
+# narrower, as docs/security.md says) fails the script: anyone may create
+# names in /tmp, and a planted pid file or link there would have a stop
+# kill or delete what it names; what a node's socket or log holds is for
+# this user alone to reach.
 run_base() {
 	local d uid
 	uid=$(id -u)
@@ -104,8 +106,8 @@ run_base() {
 		d=/tmp/revhash-$uid
 	fi
 	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 700 "$d" 2>/dev/null
-	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /022 2>/dev/null)" ] ||
-		fail "$d: not a folder of this user's own that only it may write (a link, another's, or group/other-writable)"
+	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /077 2>/dev/null)" ] ||
+		fail "$d: not a folder of this user's own that only it may use (a link, another's, or open to group or others: chmod 700 it)"
 	echo "$d"
 }
 
@@ -137,17 +139,48 @@ probing() {
 	return 1
 }
 
+# unix_listen_inodes PATH [NET]: the inodes of the Unix stream sockets
+# listening at PATH in NET/unix (default /proc/self/net): flag 00010000
+# (accepting), type 0001 (stream), the path last.
+unix_listen_inodes() {
+	awk -v p="$1" 'NR > 1 && $4 == "00010000" && $5 == "0001" && $8 == p { print $7 }' \
+		"${2:-/proc/self/net}/unix" 2>/dev/null
+}
+
 # pid_listens PID PORT: process PID holds a socket listening on TCP PORT
-# (in its own network namespace), found without connecting to it: one of
-# the port's listening sockets there (listen_inodes) among PID's
+# (in its own network namespace), or on the Unix socket at PATH where
+# PORT is unix:PATH, found without connecting to it: one of its
+# listening sockets there (listen_inodes, unix_listen_inodes) among PID's
 # descriptors.
 pid_listens() {
-	local ino fds
+	local ino fds inodes
 	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
-	for ino in $(listen_inodes "$2" "/proc/$1/net"); do
+	if [[ $2 == unix:* ]]; then
+		inodes=$(unix_listen_inodes "${2#unix:}" "/proc/$1/net")
+	else
+		inodes=$(listen_inodes "$2" "/proc/$1/net")
+	fi
+	for ino in $inodes; do
 		[[ $fds == *"socket:[$ino]"* ]] && return 0
 	done
 	return 1
+}
+
+# user_argv USER: into the array AS_USER, the words that run a command
+# as USER (setpriv: its uid, gid and groups, no privilege kept, the same
+# process) where USER is set and this shell is root; else none.
+user_argv() {
+	AS_USER=()
+	if [ -n "$1" ] && [ "$(id -u)" = 0 ] && [ "$1" != root ]; then
+		AS_USER=(setpriv --reuid "$1" --regid "$(id -g "$1")" --init-groups --)
+	fi
+}
+
+# as_user USER COMMAND...: COMMAND as USER (user_argv).
+as_user() {
+	user_argv "$1"
+	shift
+	"${AS_USER[@]}" "$@"
 }
 
 # http_get HOST PORT PATH: the body of an HTTP GET of PATH (curl, at most
@@ -274,6 +307,32 @@ stop_master() {
 	return 0
 }
 
+# unix_ask SOCKET USER DIGEST START END: a request sent straight to a
+# node's socket, without the balancer's header, as USER (none: this
+# user): the answer, "none" when the connection closed without one, or
+# "refused" when it could not be made.
+unix_ask() {
+	local py=/usr/bin/python3 # the system's: another user may not reach ours
+	[ -x "$py" ] || py=python3
+	user_argv "$2"
+	"${AS_USER[@]}" "$py" - "$1" "$3" "$4" "$5" <<'EOF'
+import socket, struct, sys
+path, digest, lo, hi = sys.argv[1], bytes.fromhex(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(path)
+except OSError:
+    print("refused"); sys.exit(0)
+s.settimeout(10)
+try:
+    s.sendall(digest + struct.pack(">QQB", lo, hi, 1))
+    r = s.recv(8)
+except OSError:
+    r = b""
+print(struct.unpack(">Q", r)[0] if len(r) == 8 else "none")
+EOF
+}
+
 # --- reading a master; the tools the scripts call ---
 
 # now_s: seconds since the epoch, with microseconds (bash's own clock).
@@ -287,8 +346,11 @@ need_tool() {
 	command -v "$1" >/dev/null 2>&1
 }
 
-# status_json PORT: the master's --status --json (empty when it is gone).
-status_json() { "$MASTER" --status "$1" --json 2>/dev/null; }
+# status_json PORT: the master's --status --json (empty when it is gone),
+# asked as $NODE_USER where that is set (a cluster started as root runs
+# its nodes as that user, and --status reads only its own user's
+# segments).
+status_json() { as_user "${NODE_USER:-}" "$MASTER" --status "$1" --json 2>/dev/null; }
 
 # json_num JSON KEY: the whole number under KEY at the top level of JSON
 # (a master's --status --json: the master's own figure, never a worker's

@@ -82,7 +82,7 @@ for t in "$@"; do
 	[ $((f + e)) -gt 0 ] && failing "$t"
 	took "${t#check_}"
 done
-# The readers lib.sh and lib-bench.sh give the scripts (under a second):
+# The readers lib.sh and lib-bench.sh give the scripts (a second or two):
 # one more test.
 if [ -n "${RUN_LIB:-}" ]; then
 	if "$(dirname "$0")/lib-selftest.sh"; then

@@ -111,7 +111,9 @@ enum ring_slot_state {
 #define RING_HOOK_MAP(XX)                                                     \
 	XX(DIE_IN_LOCK, "die-in-lock")                                        \
 	XX(STOP_IN_LOCK, "stop-in-lock")                                      \
-	XX(DIE_AT_START, "die-at-start")
+	XX(DIE_AT_START, "die-at-start")                                      \
+	XX(SIGNAL_MASTER, "signal-master")                                    \
+	XX(TRUNCATE_SEGMENT, "truncate-segment")
 
 enum ring_hook {
 #define XX(hook, name) HOOK_##hook,

@@ -14,7 +14,7 @@
 #include "shm/word.h"
 
 #define SEG_MAGIC 0x31485652u /* "RVH1" */
-#define SEG_VERSION 12
+#define SEG_VERSION 13
 #define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
 #define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
@@ -109,6 +109,7 @@ struct seg_stats {
 	uint64_t refused_full;  /* connections over the master's cap */
 	uint64_t refused_peer_conns;    /* over their peer's connection cap */
 	uint64_t refused_peer_searches; /* requests over their peer's search cap */
+	uint64_t expired;      /* waited past --max-wait: closed unanswered */
 	struct seg_stages stages;
 	struct seg_latency latency;
 };

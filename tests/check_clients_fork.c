@@ -20,7 +20,9 @@
 #include "tests/helpers.h"
 #include "master/net.h"
 
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,47 @@ START_TEST(stale_event_does_not_drop_a_healthy_client)
 }
 END_TEST
 
+/* The peer an address counts as (conn_peer_mask): an IPv4 address is
+ * itself; an IPv6 address its /64; but an IPv6 address that is an IPv4
+ * host's (IPv4-mapped, NAT64, 6to4, Teredo, IPv4-compatible) is that
+ * IPv4 peer, and ::1 is 127.0.0.1's: one host, one share of the caps. */
+static const struct {
+	const char *addr, *peer;
+} peers[] = {
+	{ "203.0.113.7", "::ffff:203.0.113.7" },
+	{ "::ffff:203.0.113.7", "::ffff:203.0.113.7" },
+	{ "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::" },
+	{ "2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::" },
+	{ "::1", "::ffff:127.0.0.1" },
+	{ "127.0.0.1", "::ffff:127.0.0.1" },
+	{ "127.0.0.2", "::ffff:127.0.0.2" },
+	{ "64:ff9b::203.0.113.7", "::ffff:203.0.113.7" },
+	{ "2002:cb00:7107:1:2:3:4:5", "::ffff:203.0.113.7" },
+	{ "2001:0:4136:e378:8000:63bf:34ff:8ef8", "::ffff:203.0.113.7" },
+	{ "::203.0.113.7", "::ffff:203.0.113.7" },
+	{ "::", "::" },
+	{ "fe80::1:2:3:4", "fe80::" },
+};
+
+START_TEST(one_host_is_one_peer_where_its_address_tells)
+{
+	struct sockaddr_storage sa = { 0 };
+	uint8_t got[16], want[16];
+
+	if (inet_pton(AF_INET, peers[_i].addr, &((struct sockaddr_in *)&sa)->sin_addr) == 1) {
+		sa.ss_family = AF_INET;
+	} else {
+		sa.ss_family = AF_INET6;
+		ck_assert_int_eq(inet_pton(AF_INET6, peers[_i].addr,
+					   &((struct sockaddr_in6 *)&sa)->sin6_addr), 1);
+	}
+	ck_assert_int_eq(inet_pton(AF_INET6, peers[_i].peer, want), 1);
+	conn_peer_of(got, (const struct sockaddr *)&sa);
+	ck_assert_msg(memcmp(got, want, 16) == 0, "%s is not peer %s", peers[_i].addr,
+		      peers[_i].peer);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("clients_fork");
@@ -174,6 +217,8 @@ int main(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, closed_connection_is_not_reported_again);
 	tcase_add_test(t, stale_event_does_not_drop_a_healthy_client);
+	tcase_add_loop_test(t, one_host_is_one_peer_where_its_address_tells, 0,
+			    (int)(sizeof peers / sizeof peers[0]));
 	suite_add_tcase(s, t);
 	return check_run(s);
 }

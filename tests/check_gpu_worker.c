@@ -450,6 +450,141 @@ START_TEST(a_gpu_program_others_can_write_is_refused)
 }
 END_TEST
 
+/* The exit status of a master started with args (after the port) that
+ * is expected to refuse its start. */
+static int refused_start(const char *const *args)
+{
+	char port[16];
+	const char *argv[16] = { th_master_path(), port };
+	int status, n = 2;
+	pid_t pid;
+
+	snprintf(port, sizeof port, "%u", th_free_port());
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	if ((pid = fork()) == 0) {
+		freopen("/dev/null", "w", stderr);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A program in a folder another may write (not sticky), or named by a
+ * link, is not run: an explicit --gpu fails the start; the same program
+ * in the folder made private is run. */
+START_TEST(a_gpu_program_in_an_open_folder_or_behind_a_link_is_refused)
+{
+	char dir[] = "/tmp/revhash-gpudir-XXXXXX", path[96], link[96], cmd[256];
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", path, NULL };
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/prog", dir);
+	snprintf(link, sizeof link, "%s/link", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s && ln -s prog %s", standin(), path, link);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(refused_start(args), 1);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+	args[5] = link;
+	ck_assert_int_eq(refused_start(args), 1);
+	args[5] = path;
+	start(NULL, args);
+	ck_assert_int_gt(gpu_with_lease(0, 5000), 0);
+	stop();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* What was checked at start is what every respawn runs: a program put in
+ * its place afterwards (a script that leaves a mark, then runs the
+ * stand-in) is never run; the replacement worker is the first program. */
+START_TEST(a_respawn_runs_the_program_checked_not_its_name)
+{
+	char dir[] = "/tmp/revhash-gpudir-XXXXXX", path[96], mark[96], cmd[2 * PATH_MAX + 512];
+	const char *args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker", path, NULL };
+	char real[PATH_MAX];
+	pid_t first, again;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_ptr_nonnull(realpath(standin(), real));
+	snprintf(path, sizeof path, "%s/prog", dir);
+	snprintf(mark, sizeof mark, "%s/ran", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s", real, path);
+	ck_assert_int_eq(system(cmd), 0);
+	start(NULL, args);
+	ck_assert_int_gt(first = gpu_with_lease(0, 5000), 0);
+	snprintf(cmd, sizeof cmd, "printf '#!/bin/sh\ntouch %s\nexec %s \"$@\"\n' >%s.new && "
+		 "chmod 755 %s.new && mv %s.new %s", mark, real, path, path, path, path);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(kill(first, SIGKILL), 0);
+	ck_assert(TH_WAIT_UNTIL((again = gpu_with_lease(0, 100)) > 0 && again != first, 10000));
+	ck_assert_int_ne(access(mark, F_OK), 0);
+	stop();
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/* A GPU program that probes as script (its output: what the tests give)
+ * and serves as the stand-in, at a path of its own. */
+static void scripted_probe(char *path, const char *probe)
+{
+	char real[PATH_MAX], script[2 * PATH_MAX];
+	int fd = mkstemp(path), n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_ptr_nonnull(realpath(standin(), real));
+	n = snprintf(script, sizeof script, "#!/bin/sh\n[ \"$1\" = --probe ] || exec %s \"$@\"\n%s\n",
+		     real, probe);
+	ck_assert_int_eq(write(fd, script, (size_t)n), n);
+	ck_assert_int_eq(fchmod(fd, 0700), 0);
+	close(fd);
+}
+
+/* A probe that says its units, closes its output and does not end is
+ * killed PROBE_EXIT_MS (2 s) after its output's end, and its answer
+ * stands. (The master waited for its exit for ever.) */
+START_TEST(a_probe_that_hangs_after_its_answer_does_not_hang_the_start)
+{
+	char path[] = "/tmp/revhash-probe-XXXXXX";
+	const char *args[] = { "--workers", "1", "--gpu", "auto", "--gpu-worker", path, NULL };
+	uint64_t t0 = clock_ms(), took;
+
+	scripted_probe(path, "echo 1; echo late; exec >&- sleep 600");
+	start(NULL, args);
+	took = clock_ms() - t0;
+	unlink(path);
+	fprintf(stderr, "a_probe_that_hangs_after_its_answer_does_not_hang_the_start: "
+		"started in %llu ms\n", (unsigned long long)took);
+	ck_assert_uint_lt(took, 4500);
+	ck_assert(tm_log_contains(&m, "still running 2000 ms after its answer: killed"));
+	ck_assert(tm_log_contains(&m, "gpu: 1 worker on 0: late"));
+	stop();
+}
+END_TEST
+
+/* The names a probe gives its units go to the log and --status with
+ * every byte that is not printable ASCII as '?': no escape sequence
+ * (ESC's, C1's CSI) reaches an operator's terminal. */
+START_TEST(a_probes_names_reach_the_log_escaped)
+{
+	char path[] = "/tmp/revhash-probe-XXXXXX";
+	const char *args[] = { "--workers", "1", "--gpu", "auto", "--gpu-worker", path, NULL };
+
+	scripted_probe(path, "printf '1\\nGPU\\033[2J\\302\\2332J\\n'");
+	start(NULL, args);
+	unlink(path);
+	ck_assert(tm_log_contains(&m, "gpu: 1 worker on 0: GPU?[2J??2J"));
+	ck_assert(!tm_log_contains(&m, "\033"));
+	ck_assert(!tm_log_contains(&m, "\302\233"));
+	stop();
+}
+END_TEST
+
 /* The GPU worker takes the top slot, so a CPU worker count of every slot
  * comes down by one, and the start's log says the count as it is. */
 START_TEST(the_start_log_counts_the_workers_it_runs)
@@ -536,6 +671,10 @@ int main(void)
 	tcase_add_test(t, the_start_log_counts_the_workers_it_runs);
 	tcase_add_test(t, auto_leaves_a_cpu_to_the_gpu_worker_and_the_master);
 	tcase_add_test(t, a_gpu_program_others_can_write_is_refused);
+	tcase_add_test(t, a_gpu_program_in_an_open_folder_or_behind_a_link_is_refused);
+	tcase_add_test(t, a_respawn_runs_the_program_checked_not_its_name);
+	tcase_add_test(t, a_probe_that_hangs_after_its_answer_does_not_hang_the_start);
+	tcase_add_test(t, a_probes_names_reach_the_log_escaped);
 	tcase_add_test(t, explicit_gpu_that_is_not_there_fails_the_start);
 	suite_add_tcase(s, t);
 	return check_run(s);

@@ -8,6 +8,7 @@
 #include "tests/fixture.h"
 #include "lib/digest.h"
 #include "lib/os.h"
+#include "proto/proxy.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -26,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -325,6 +327,142 @@ START_TEST(listen_takes_only_the_addresses_named)
 	ck_assert_int_eq(errno, ECONNREFUSED);
 	close(fd);
 	stop();
+}
+END_TEST
+
+/* Connect to the Unix socket at path (as the user uid, where not -1: in
+ * a child that becomes it) and ask for want in [lo, hi], with a PROXY v2
+ * header naming client first when client is not NULL. The answer, or -1
+ * when none came: -2 when the connection itself was refused (EACCES). */
+static long long ask_unix(const char *path, long uid, const char *client, uint64_t want,
+			  uint64_t lo, uint64_t hi)
+{
+	uint8_t buf[16 + 12 + PROTO_REQUEST_LEN];
+	struct proto_request q = { .start = lo, .end = hi, .priority = 1 };
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd, status, pipefd[2];
+	long long got = -1;
+	size_t n = 0;
+	uint64_t x;
+	pid_t pid;
+
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	if (client) {
+		memcpy(buf, proxy_sig, PROXY_SIG_LEN);
+		buf[12] = 0x21, buf[13] = 0x11, buf[14] = 0, buf[15] = 12;
+		memset(buf + 16, 0, 12);
+		ck_assert_int_eq(inet_pton(AF_INET, client, buf + 16), 1);
+		n = 28;
+	}
+	digest_of(want, q.digest);
+	proto_encode_request(&q, buf + n);
+	n += PROTO_REQUEST_LEN;
+	ck_assert_int_eq(pipe(pipefd), 0);
+	if ((pid = fork()) == 0) {
+		close(pipefd[0]);
+		if (uid >= 0 && (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0))
+			_exit(3);
+		fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+			_exit(errno == EACCES ? 2 : 1);
+		got = send(fd, buf, n, MSG_NOSIGNAL) == (ssize_t)n &&
+		      th_read_reply(fd, &x, 10000) == 0 ? (long long)x : -1;
+		_exit(write(pipefd[1], &got, sizeof got) == sizeof got ? 0 : 1);
+	}
+	close(pipefd[1]);
+	if (read(pipefd[0], &got, sizeof got) != sizeof got)
+		got = -1;
+	close(pipefd[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 2 ? -2 : got;
+}
+
+/* Start a master on port whose one listener is the balancer's socket at
+ * path; its pid, once the socket answers (5 s at most), or -1 when it
+ * exited first (*status then). */
+static pid_t start_on_unix(unsigned port, const char *path, int *status)
+{
+	char p[16], arg[128];
+	pid_t pid;
+
+	snprintf(p, sizeof p, "%u", port);
+	snprintf(arg, sizeof arg, "unix:%s", path);
+	if ((pid = fork()) == 0) {
+		freopen("/dev/null", "w", stderr);
+		execl(th_master_path(), th_master_path(), p, "--workers", "1", "--gpu", "off",
+		      "--listen", arg, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0), ok;
+
+		snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+		ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+		close(fd);
+		if (ok)
+			return pid;
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return -1;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return -1;
+}
+
+/* --listen unix:PATH alone: the master listens on no TCP port; its
+ * socket is 0600 in a folder that must be this user's own, mode 0700 and
+ * no link (a 0755 one, or a link to a good one, fails the start, exit 1);
+ * every connection on it opens with the balancer's PROXY header (without
+ * one, no answer); another user cannot connect; a dead master's socket
+ * is replaced, a live one's is not (exit 1); the socket goes at the stop. */
+START_TEST(listen_unix_takes_the_balancer_alone)
+{
+	char dir[] = "/tmp/revhash-unix-XXXXXX", sock[96], link[96], arg[128], p[16];
+	const char *args[] = { p, "--workers", "1", "--gpu", "off", "--listen", arg, NULL };
+	struct passwd *pw = getpwnam("nobody");
+	unsigned port = th_free_port();
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sock, sizeof sock, "%s/n1/n1.sock", dir);
+	snprintf(link, sizeof link, "%s/l/n1.sock", dir);
+	snprintf(p, sizeof p, "%u", port);
+	snprintf(arg, sizeof arg, "%s/n1", dir);
+	ck_assert_int_eq(mkdir(arg, 0755), 0);
+	snprintf(arg, sizeof arg, "unix:%s", sock);
+	ck_assert_int_eq(run_master(args), 1); /* 0755 */
+	snprintf(arg, sizeof arg, "%s/n1", dir);
+	ck_assert_int_eq(chmod(arg, 0700), 0);
+	snprintf(arg, sizeof arg, "%s/l", dir);
+	ck_assert_int_eq(symlink("n1", arg), 0);
+	snprintf(arg, sizeof arg, "unix:%s", link);
+	ck_assert_int_eq(run_master(args), 1); /* a link */
+	ck_assert_int_gt(pid = start_on_unix(port, sock, &status), 0);
+	ck_assert_int_eq(stat(sock, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 0777, 0600);
+	ck_assert_int_lt(th_connect(port), 0); /* no TCP at all */
+	ck_assert_int_eq(ask_unix(sock, -1, "10.1.2.3", 4242, 4000, 5000), 4242);
+	ck_assert_int_eq(ask_unix(sock, -1, NULL, 4242, 4000, 5000), -1);
+	if (geteuid() == 0 && pw)
+		ck_assert_int_eq(ask_unix(sock, (long)pw->pw_uid, "10.1.2.3", 4242, 4000, 5000), -2);
+	snprintf(p, sizeof p, "%u", th_free_port());
+	snprintf(arg, sizeof arg, "unix:%s", sock);
+	ck_assert_int_eq(run_master(args), 1); /* a live master's socket */
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ck_assert_int_eq(stat(sock, &st), 0); /* a dead master's: left, then replaced */
+	ck_assert_int_gt(pid = start_on_unix(port, sock, &status), 0);
+	ck_assert_int_eq(ask_unix(sock, -1, "10.1.2.4", 77, 0, 100), 77);
+	kill(pid, SIGTERM);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_ne(stat(sock, &st), 0);
+	snprintf(arg, sizeof arg, "rm -rf %s", dir);
+	ck_assert_int_eq(system(arg), 0);
 }
 END_TEST
 
@@ -1101,7 +1239,7 @@ static int output_of(const char *cmd, char *buf, size_t size)
  * left. Start a master and leave in its segment a kernel's name that
  * fills its field without a NUL, before notes of quotes, backslashes,
  * control characters and bytes that are no UTF-8, none ended. */
-static const char hostile[] = "\"},\"pid\":0,\\\x01\x1b[2J\xff(\xc3 \xe2\x82\xac";
+static const char hostile[] = "\"},\"pid\":0,\\\x01\x1b[2J\xff(\xc3 \xe2\x82\xac\xc2\x9b" "2J";
 
 static void start_with_hostile_words(void)
 {
@@ -1123,7 +1261,7 @@ static void start_with_hostile_words(void)
  * (Printed with %s, one word ran into the next and broke the JSON.) */
 START_TEST(status_escapes_the_words_of_the_segment)
 {
-	static const char note_json[] = "\\\"},\\\"pid\\\":0,\\\\\\u0001\\u001b[2J?(? \\u20ac";
+	static const char note_json[] = "\\\"},\\\"pid\\\":0,\\\\\\u0001\\u001b[2J?(? \\u20ac\\u009b2J";
 	char cmd[512], out[8192], want[512], *c;
 
 	if (system("command -v jq >/dev/null 2>&1") != 0) {
@@ -1141,9 +1279,13 @@ START_TEST(status_escapes_the_words_of_the_segment)
 	snprintf(cmd, sizeof cmd, "'%s' --status %u", th_master_path(), m.port);
 	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "kernel k\"\\?kkkkkkkkkkk, "));
-	for (c = out; *c; c++)
+	for (c = out; *c; c++) {
 		ck_assert_msg(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f),
 			      "--status printed the control character 0x%02x", (unsigned char)*c);
+		ck_assert_msg((unsigned char)c[0] != 0xc2 || (unsigned char)c[1] > 0x9f,
+			      "--status printed the C1 control character U+00%02X",
+			      (unsigned char)c[1]);
+	}
 	stop();
 }
 END_TEST
@@ -1168,7 +1310,7 @@ START_TEST(metrics_escape_the_words_of_the_segment)
 		 exporter ? exporter : "master/revhash-metrics", m.port, mport, mport);
 	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
 	ck_assert_ptr_nonnull(strstr(out, "kernel=\"k\\\"\\\\?kkkkkkkkkkk\""));
-	ck_assert_ptr_nonnull(strstr(out, "gpu=\"\\\"},\\\"pid\\\":0,\\\\??[2J?(? \xe2\x82\xacnnn"));
+	ck_assert_ptr_nonnull(strstr(out, "gpu=\"\\\"},\\\"pid\\\":0,\\\\??[2J?(? \xe2\x82\xac?2Jnnn"));
 	stop();
 }
 END_TEST
@@ -1448,6 +1590,7 @@ int main(void)
 	tcase_add_test(t, hup_reloads_the_worker_count);
 	tcase_add_test(t, command_line_is_checked);
 	tcase_add_test(t, listen_takes_only_the_addresses_named);
+	tcase_add_test(t, listen_unix_takes_the_balancer_alone);
 	tcase_add_test(t, user_drops_root_after_the_bind);
 	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);

@@ -10,10 +10,12 @@
  *     N connections at once to an HTTP server, held open a tenth of them
  *     silent, most sending a request's first bytes one every MS ms (a
  *     slow scraper), the rest garbage; until all are closed or 10 s pass.
- *   cluster-client keep HOST PORT N [--from ADDR] [--seed S]
+ *   cluster-client keep HOST PORT N [--from ADDR] [--seed S] [--all 1]
  *     N connections at once, each a search of a range that holds no
- *     answer at priority 16, kept open until the client is killed: one
- *     peer that takes all it can (scripts/attack.sh).
+ *     answer at priority 16 (with --all 1, of every 64-bit value, for a
+ *     digest that is no value's), kept open until the client is killed:
+ *     one peer that takes all it can (scripts/attack.sh). HOST and ADDR
+ *     may be IPv6 addresses (::1).
  *   cluster-client drip HOST PORT N [--every MS]
  *     as hold, but every connection a slow scraper (scripts/attack.sh).
  *   cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]
@@ -56,6 +58,7 @@ struct run {
 	unsigned port, threads, every_ms;
 	uint64_t seed, range, count; /* count: flood's N, or steady's seconds */
 	int slow_only;               /* drip: every connection of hold slow */
+	int all;                     /* keep: each search every 64-bit value */
 };
 
 /* One steady loop's record. */
@@ -67,24 +70,42 @@ struct loop {
 	size_t cap;
 };
 
-/* A connection to host:port from the address from (any when NULL). The
- * descriptor, or -errno. */
+/* addr (an IPv4 or IPv6 address in words) and port into *a; its length,
+ * or 0 when addr is none. */
+static socklen_t address(const char *addr, unsigned port, struct sockaddr_storage *a)
+{
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)a;
+	struct sockaddr_in *a4 = (struct sockaddr_in *)a;
+
+	memset(a, 0, sizeof *a);
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		return sizeof *a4;
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		return sizeof *a6;
+	}
+	return 0;
+}
+
+/* A connection to host:port from the address from (any when NULL), IPv4
+ * or IPv6. The descriptor, or -errno. */
 static int dial(const char *host, unsigned port, const char *from)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	struct sockaddr_in me = { .sin_family = AF_INET };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage to, me;
+	socklen_t to_len = address(host, port, &to), me_len = from ? address(from, 0, &me) : 1;
+	int one = 1, fd;
 
-	if (fd < 0)
+	if (!to_len || !me_len || (from && me.ss_family != to.ss_family))
+		return -EINVAL;
+	if ((fd = socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return -errno;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	if (inet_pton(AF_INET, host, &to.sin_addr) != 1 ||
-	    (from && inet_pton(AF_INET, from, &me.sin_addr) != 1)) {
-		close(fd);
-		return -EINVAL;
-	}
-	if ((from && bind(fd, (struct sockaddr *)&me, sizeof me) < 0) ||
-	    connect(fd, (struct sockaddr *)&to, sizeof to) < 0) {
+	if ((from && bind(fd, (struct sockaddr *)&me, me_len) < 0) ||
+	    connect(fd, (struct sockaddr *)&to, to_len) < 0) {
 		int rc = -errno;
 		close(fd);
 		return rc;
@@ -98,6 +119,19 @@ static int send_request(int fd, uint64_t x, uint64_t lo, uint64_t hi, uint8_t pr
 	uint8_t buf[PROTO_REQUEST_LEN];
 
 	digest_of(x, q.digest);
+	proto_encode_request(&q, buf);
+	return send(fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf ? 0 : -1;
+}
+
+/* A search of every 64-bit value, at priority 16, for a digest that is
+ * no value's: x's with its first bit flipped. */
+static int send_all(int fd, uint64_t x)
+{
+	struct proto_request q = { .start = 0, .end = UINT64_MAX, .priority = 16 };
+	uint8_t buf[PROTO_REQUEST_LEN];
+
+	digest_of(x, q.digest);
+	q.digest[0] ^= 1;
 	proto_encode_request(&q, buf);
 	return send(fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf ? 0 : -1;
 }
@@ -164,8 +198,11 @@ static int keep(const struct run *r)
 		uint64_t base = (splitmix(&s) >> 2) | (1ull << 61);
 
 		fds[i] = dial(r->host, r->port, r->from);
-		/* the digest of a value below its range: never found */
-		if (fds[i] >= 0 && send_request(fds[i], base - 1, base, base + (1ull << 40), 16) == 0)
+		/* the digest of a value below its range: never found; or, of
+		 * everything, a digest with a bit of a value's flipped: no
+		 * value's */
+		if (fds[i] >= 0 && (r->all ? send_all(fds[i], base) :
+				    send_request(fds[i], base - 1, base, base + (1ull << 40), 16)) == 0)
 			kept++;
 	}
 	printf("keep: %llu connections, %llu with a search sent\n",
@@ -363,7 +400,7 @@ static int steady(const struct run *r)
 static int usage(void)
 {
 	fputs("usage: cluster-client flood HOST PORT N [--from ADDR] [--seed S]\n"
-	      "       cluster-client keep HOST PORT N [--from ADDR] [--seed S]\n"
+	      "       cluster-client keep HOST PORT N [--from ADDR] [--seed S] [--all 1]\n"
 	      "       cluster-client drip HOST PORT N [--every MS]\n"
 	      "       cluster-client hold HOST PORT N [--seed S] [--every MS]\n"
 	      "       cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]\n"
@@ -394,6 +431,8 @@ static int parse(int argc, char **argv, struct run *r)
 			r->range = v;
 		else if (strcmp(argv[i], "--threads") == 0 && parse_u64(argv[i + 1], 1, MAX_THREADS, &v) == 0)
 			r->threads = (unsigned)v;
+		else if (strcmp(argv[i], "--all") == 0 && parse_u64(argv[i + 1], 0, 1, &v) == 0)
+			r->all = (int)v;
 		else
 			return -1;
 	}

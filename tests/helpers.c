@@ -218,12 +218,35 @@ int tm_start(struct tmaster *m, const char *env, const char *const *args)
 
 unsigned long th_master_nofile;
 
+/* th_connect_from over IPv6: from ::1 (or another address of lo) to ::1. */
+static int connect_from6(const char *from, unsigned port)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6 };
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	if (inet_pton(AF_INET6, from, &a.sin6_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		goto fail;
+	a.sin6_port = htons((uint16_t)port);
+	a.sin6_addr = in6addr_loopback;
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0)
+		goto fail;
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
 int th_connect_from(const char *from, unsigned port)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd;
 
-	if (fd < 0)
+	if (strchr(from, ':'))
+		return connect_from6(from, port);
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
 		return -1;
 	inet_pton(AF_INET, from, &a.sin_addr);
 	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0)

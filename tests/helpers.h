@@ -89,7 +89,8 @@ static inline struct policy th_policy(uint32_t order, int preempt, int split)
 /* A free TCP port (bound and released). */
 unsigned th_free_port(void);
 /* Connect to 127.0.0.1:port from the address from (another 127.0.0.x is
- * another peer to the master; blocking). fd or -1. */
+ * another peer to the master; blocking), or to [::1]:port where from is
+ * an IPv6 address. fd or -1. */
 int th_connect_from(const char *from, unsigned port);
 /* Connect to localhost:port (blocking). fd or -1. */
 int th_connect(unsigned port);

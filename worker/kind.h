@@ -29,6 +29,8 @@ struct kind_found {
 	unsigned n;                 /* workers of this kind to run */
 	int unit[KIND_UNITS_MAX];   /* each one's unit: its device */
 	char path[PATH_MAX];        /* the binary to exec for them */
+	int fd;                     /* it, opened and checked once: what each
+	                               of them runs (fexecve); -1: none */
 	char note[96];              /* for the log and --status: "off",
 	                               "none (why)", or the devices' names */
 };

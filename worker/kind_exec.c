@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #define PROBE_MS 15000
+#define PROBE_EXIT_MS 2000 /* to exit once its output has ended */
 #define PROBE_BYTES 4096
 
 /* Where k's program is when none is named: beside the running binary
@@ -44,26 +45,98 @@ static void default_path(const struct worker_kind *k, char *path, size_t len)
 		snprintf(path, len, "%s/../worker/%s", self, k->binary);
 }
 
-/* May the master exec the program at path? Only a regular file that no one
- * but its owner can write, owned by root or by the master's own user:
- * anyone else who could change it would run code as the master, with the
- * segment in hand. 0, or -ENOENT (none) / -EPERM (refused, logged). */
-static int trusted_program(const char *path)
+/* Is st, a folder on the way to the program or the program itself, safe
+ * from other users: owned by root or by the master's own user, and
+ * writable by nobody else (a folder may be, if sticky, as /tmp is: then
+ * nobody else may rename or remove what is ours in it)? Says why not. */
+static int safe(const struct stat *st, const char *path, const char *what)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid()) {
+		log_error("%s: %s is owned by uid %u, neither root nor this master's user: "
+			  "refused", path, what, (unsigned)st->st_uid);
+		return 0;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))) {
+		log_error("%s: %s is writable by its group or by anyone: refused", path, what);
+		return 0;
+	}
+	return 1;
+}
+
+/* Open the program at path to exec, once: only a regular executable file
+ * that is no link, that no one but root or the master's user may write,
+ * in folders that no one else may change. Its folders are resolved
+ * (realpath), then walked down from / one at a time without following a
+ * link, each checked as it is held; the program's descriptor is what
+ * every probe and worker runs (fexecve), so that no later rename or link
+ * changes what runs. Its fd, or -ENOENT (none) or -EPERM (refused,
+ * logged). */
+static int open_program(const char *path)
+{
+	char copy[PATH_MAX], real[PATH_MAX], *base, *save = NULL;
+	int dir, next, fd = -ENOENT;
+	struct stat st;
+
+	snprintf(copy, sizeof copy, "%s", path);
+	if ((base = strrchr(copy, '/')))
+		*base++ = '\0';
+	if (!realpath(!base ? "." : copy[0] ? copy : "/", real) || !*(base = base ? base : copy) ||
+	    (dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -ENOENT;
+	for (char *c = strtok_r(real, "/", &save);; c = strtok_r(NULL, "/", &save)) {
+		if (fstat(dir, &st) < 0 || !safe(&st, path, "a folder on its way")) {
+			close(dir);
+			return -EPERM;
+		}
+		if (!c)
+			break;
+		next = openat(dir, c, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dir);
+		if (next < 0)
+			return -ENOENT; /* gone, or made a link since */
+		dir = next;
+	}
+	next = openat(dir, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	close(dir);
+	if (next < 0 || fstat(next, &st) < 0)
+		goto out;
+	if (S_ISLNK(st.st_mode)) {
+		log_error("%s: a link (name the program itself): refused", path);
+		fd = -EPERM;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		goto out; /* not a program */
+	if (!safe(&st, path, "it")) {
+		fd = -EPERM;
+		goto out;
+	}
+	return next;
+out:
+	if (next >= 0)
+		close(next);
+	return fd;
+}
+
+/* The program's descriptor fd is still what open_program took: checked
+ * again before each run of it (its owner could have changed its mode). */
+static int still_safe(int fd, const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-		return -ENOENT;
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		log_error("%s: writable by its group or by anyone: refused", path);
-		return -EPERM;
-	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		log_error("%s: owned by uid %u, neither root nor this master's user: refused",
-			  path, (unsigned)st.st_uid);
-		return -EPERM;
-	}
-	return 0;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && safe(&st, path, "it");
+}
+
+/* In a child of the master: run the program fd (named path) with argv.
+ * Its descriptor crosses the exec (cleared of close-on-exec) so that a
+ * script's interpreter can read it; returns only when it could not run. */
+static void run_program(int fd, const char *path, char *const argv[])
+{
+	if (!still_safe(fd, path))
+		return;
+	fcntl(fd, F_SETFD, 0);
+	fexecve(fd, argv, environ);
 }
 
 /* Read what fd gives until its end or the deadline into buf. */
@@ -88,10 +161,37 @@ static ssize_t read_until(int fd, char *buf, size_t len, uint64_t deadline_ms)
 	return (ssize_t)got;
 }
 
-/* Run `path --probe [--kernel kernel]` and keep what it printed in out.
- * 0, -EINVAL when it says it has no such kernel (exit 2), or -errno. */
-static int probe(const char *path, const char *kernel, char *out, size_t len)
+/* Wait for the probe pid to end until deadline_ms; then kill it, and wait
+ * for that (SIGKILL ends it at once). A program that closed its output
+ * and went on would otherwise hold the master's start for ever. *status,
+ * and 1 when it was late (killed). */
+static int reap(pid_t pid, int *status, uint64_t deadline_ms)
 {
+	struct timespec pause = { 0, 1000000L };
+
+	while (clock_ms() < deadline_ms) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return 0;
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000L)
+			pause.tv_nsec *= 2;
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return 1;
+}
+
+/* Run program fd (named path) with --probe [--kernel kernel] and keep
+ * what it printed in out, all within PROBE_MS. 0, -EINVAL when it says it
+ * has no such kernel (exit 2), or -errno. */
+static int probe(int fd, const char *path, const char *kernel, char *out, size_t len)
+{
+	char *argv[] = { (char *)path, "--probe", kernel ? "--kernel" : NULL, (char *)kernel,
+			 NULL };
+	uint64_t deadline = clock_ms() + PROBE_MS;
 	int fds[2], status;
 	ssize_t got;
 	pid_t pid;
@@ -105,23 +205,28 @@ static int probe(const char *path, const char *kernel, char *out, size_t len)
 	}
 	if (pid == 0) {
 		dup2(fds[1], STDOUT_FILENO);
-		if (kernel)
-			execl(path, path, "--probe", "--kernel", kernel, (char *)NULL);
-		else
-			execl(path, path, "--probe", (char *)NULL);
+		run_program(fd, path, argv);
 		_exit(127);
 	}
 	close(fds[1]);
-	got = read_until(fds[0], out, len, clock_ms() + PROBE_MS);
+	got = read_until(fds[0], out, len, deadline);
 	close(fds[0]);
 	/* Late, or still writing when the buffer is full (it would block on
-	 * the pipe, and waitpid with it, for ever): killed, and no answer. */
+	 * the pipe for ever): killed, and no answer. */
 	if (got < 0 || (size_t)got >= len - 1) {
 		kill(pid, SIGKILL);
 		if (got >= 0)
 			got = -EMSGSIZE;
 	}
-	waitpid(pid, &status, 0);
+	/* Its answer is whole: it has PROBE_EXIT_MS to end, then is killed,
+	 * and its answer stands (a driver slow to let go costs no device). */
+	if (got >= 0 && clock_ms() + PROBE_EXIT_MS < deadline)
+		deadline = clock_ms() + PROBE_EXIT_MS;
+	if (reap(pid, &status, deadline) && got >= 0) {
+		log_warn("%s --probe: still running %d ms after its answer: killed", path,
+			 PROBE_EXIT_MS);
+		status = 0;
+	}
 	if (got < 0)
 		return (int)got;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 2 && kernel)
@@ -130,7 +235,9 @@ static int probe(const char *path, const char *kernel, char *out, size_t len)
 }
 
 /* The units the probe said are there: their count, and their names into
- * the note. */
+ * the note, which the log and --status show: each byte that is not
+ * printable ASCII (a control character, C1's, anything a terminal could
+ * take for an escape) as '?'. */
 static unsigned units(const char *said, struct kind_found *f)
 {
 	unsigned long n = strtoul(said, NULL, 10);
@@ -141,9 +248,13 @@ static unsigned units(const char *said, struct kind_found *f)
 	for (unsigned long i = 0; i < n && line && line[1]; i++) {
 		const char *end = strchr(line + 1, '\n');
 		int len = (int)(end ? end - line - 1 : (long)strlen(line + 1));
+		size_t from = used;
 
 		used += (size_t)snprintf(f->note + used, sizeof f->note - used, "%s%u: %.*s",
 					 i ? ", " : "", (unsigned)i, len, line + 1);
+		for (size_t j = from; j < used && j < sizeof f->note - 1; j++)
+			if (f->note[j] < 0x20 || f->note[j] > 0x7e)
+				f->note[j] = '?';
 		if (used >= sizeof f->note)
 			break;
 		line = end;
@@ -184,6 +295,7 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 	unsigned there = 0;
 
 	memset(f, 0, sizeof *f);
+	f->fd = -1;
 	snprintf(f->note, sizeof f->note, "off");
 	if (strcmp(spec, "off") == 0)
 		return 0;
@@ -193,17 +305,22 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 		default_path(k, f->path, sizeof f->path);
 	if (!f->path[0])
 		rc = -ENOENT;
-	else if ((rc = trusted_program(f->path)) == 0)
-		rc = probe(f->path, kernel, said, sizeof said);
+	else if ((rc = open_program(f->path)) >= 0)
+		rc = probe(f->fd = rc, f->path, kernel, said, sizeof said);
 	if (rc == -EINVAL) {
 		log_error("--%s-kernel %s: no such kernel on its units (%s said why)", k->name,
 			  kernel, f->path);
+		close(f->fd);
+		f->fd = -1;
 		return -EINVAL;
 	}
 	if (rc < 0 || (there = units(said, f)) == 0) {
+		if (f->fd >= 0)
+			close(f->fd);
+		f->fd = -1;
 		snprintf(f->note, sizeof f->note, "none (%s)",
 			 rc == -ENOENT ? "no worker program" :
-			 rc == -EPERM ? "its program is writable by others" : rc < 0 ? strerror(-rc) :
+			 rc == -EPERM ? "its program refused: another could change it" : rc < 0 ? strerror(-rc) :
 			 "no device");
 		if (!automatic) {
 			log_error("--%s %s: %s, program %s", k->name, spec, f->note, f->path);
@@ -228,6 +345,10 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 void kind_exec_become(const struct worker_kind *k, const struct worker_start *w)
 {
 	char s[5][24];
+	char *argv[] = { (char *)w->path, "--serve", (char *)w->seg->name, "--slot", s[0],
+			 "--master", s[1], "--notify", s[2], "--device", s[3], "--kind",
+			 (char *)k->name, "--kernel",
+			 (char *)(w->kernel_name ? w->kernel_name : w->kernel->name), NULL };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)
@@ -237,9 +358,8 @@ void kind_exec_become(const struct worker_kind *k, const struct worker_start *w)
 	snprintf(s[1], sizeof s[1], "%d", (int)w->master);
 	snprintf(s[2], sizeof s[2], "%d", w->notify_fd);
 	snprintf(s[3], sizeof s[3], "%u", w->unit);
-	execl(w->path, w->path, "--serve", w->seg->name, "--slot", s[0], "--master", s[1],
-	      "--notify", s[2], "--device", s[3], "--kind", k->name, "--kernel",
-	      w->kernel_name ? w->kernel_name : w->kernel->name, (char *)NULL);
+	errno = EPERM; /* what a program that is no longer safe to run fails with */
+	run_program(w->program_fd, w->path, argv);
 	log_error("exec %s: %s", w->path, strerror(errno));
 	_exit(127);
 }

@@ -11,12 +11,15 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/signals.h"
+#include "worker/sandbox.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -227,14 +230,40 @@ int worker_setup(const struct worker_start *w)
 	return 0;
 }
 
+/* Test hooks: a worker that tries to stop its master, or to reopen the
+ * segment and cut it to nothing (which the master would die of at its
+ * next read). Its sandbox refuses both: the tests see that the master
+ * serves on. Each says what it got. */
+static void break_out(const struct worker_start *w)
+{
+	struct ring *r = w->seg->ring;
+	int fd;
+
+	if (ring_hook_fire(r, HOOK_SIGNAL_MASTER))
+		log_warn("worker %u (test hook): kill(master, SIGTERM): %s", w->slot,
+			 kill(getppid(), SIGTERM) == 0 ? "sent" : strerror(errno));
+	if (ring_hook_fire(r, HOOK_TRUNCATE_SEGMENT)) {
+		fd = shm_open(w->seg->name, O_RDWR, 0);
+		log_warn("worker %u (test hook): open and truncate %s: %s", w->slot, w->seg->name,
+			 fd >= 0 && ftruncate(fd, 0) == 0 ? "done" : strerror(errno));
+	}
+}
+
 int worker_serve(const struct worker_start *w)
 {
 	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
 		raise(SIGKILL); /* test hook: a worker that cannot start */
+	break_out(w);
 	return run(w);
 }
 
+/* A CPU worker is confined once set up (sandbox.h); one that cannot be
+ * does not serve (exit 1: the master backs off and says so). */
 int worker_main(const struct worker_start *w)
 {
-	return worker_setup(w) < 0 ? 0 : worker_serve(w);
+	if (worker_setup(w) < 0)
+		return 0;
+	if (sandbox_enter(SANDBOX_CPU, w->notify_fd) < 0)
+		return 1;
+	return worker_serve(w);
 }

@@ -16,7 +16,8 @@ struct worker_start {
 	struct seg *seg;          /* the master's segment, mapped */
 	unsigned slot;            /* its slot in the ring */
 	const struct kernel *kernel; /* the search (a CPU kernel, a device's) */
-	const char *path;         /* an exec'd kind's program */
+	const char *path;         /* an exec'd kind's program, by name */
+	int program_fd;           /* and as it was opened and checked */
 	const char *kernel_name;  /* the search it runs (NULL: the master's
 	                             CPU kernel's name, which a device takes
 	                             as "measure and choose") */
@@ -48,7 +49,8 @@ int worker_setup(const struct worker_start *w);
  * on its clock) until told to retire or the master is gone. Returns the
  * exit status. */
 int worker_serve(const struct worker_start *w);
-/* A forked CPU worker: worker_setup, then worker_serve. */
+/* A forked CPU worker: worker_setup, confined (worker/sandbox.h), then
+ * worker_serve. */
 int worker_main(const struct worker_start *w);
 
 #endif

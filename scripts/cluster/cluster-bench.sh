@@ -3,10 +3,10 @@
 # through HAProxy in front of that same node (scripts/cluster/cluster.sh --nodes 1),
 # in alternate runs (direct then balancer, then the other way round), each
 # replay on a node restarted for it (an empty cache) and with the same seed
-# for both. A cluster's node takes connections from the loopback only with
-# the balancer's PROXY header (so that nobody skips the balancer's bounds):
-# for the direct runs the same master, on the same port and with the same
-# options, is started without --proxy-from in its place. Prints every run, then the medians side by side with the
+# for both. A cluster's node listens on its Unix socket alone, for the
+# balancer (so that nobody skips the balancer's bounds): for the direct
+# runs the same master, as the same port and with the same options, is
+# started on 127.0.0.1:PORT in its place. Prints every run, then the medians side by side with the
 # difference, the balancer's own CPU time per request and the node's hash
 # rate, the two figures a cluster of real machines scales by.
 #   scripts/cluster/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
@@ -106,8 +106,12 @@ round() {
 	closed "$1" "$2" "small cached" --cached
 	replay "$1" "$2" "small replay" 2000 0 1000 20 1000 1.5
 	replay "$1" "$2" "large replay" 30 0 30000000 20 600000 1.5
+	# The cluster's node is its user's (root's cluster: revhash), the
+	# direct one this user's.
+	local user=""
+	[ "$1" = balancer ] && user=$(cat "$(run_base)/revhash-cluster-$PORT/user")
 	record "node busy_rate M hashes/s" "$1" \
-		"$(awk -v r="$(busy_rate "$(status_json "$NODE")")" 'BEGIN { printf "%.1f", r / 1e6 }')"
+		"$(awk -v r="$(busy_rate "$(NODE_USER=$user status_json "$NODE")")" 'BEGIN { printf "%.1f", r / 1e6 }')"
 }
 
 say "node: $WORKERS workers on 127.0.0.1:$NODE; balancer on :$PORT; $ROUNDS rounds, seed $SEED"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The cluster's promises, end to end (scripts/cluster/cluster.sh, 3 nodes of one
-# worker): a start whose node port is taken fails, says which, and leaves
-# nothing of its own behind; a start probes without a connection any node
-# counts; the balancer listens on 127.0.0.1 alone, and so do the nodes,
-# which take no request from that address without the balancer's PROXY
-# header; exact repeats reach one
+# worker): a start whose node number is another live master's fails, says
+# which, and leaves nothing of its own behind; a start probes without a
+# connection any node counts; the balancer listens on 127.0.0.1 alone;
+# the nodes on no TCP port, each on a socket of its own in a folder of
+# the nodes' user, mode 0700, where a request without the balancer's
+# PROXY header is dropped and (as root) another user cannot connect, and
+# as root the nodes, their exporters and the balancer run as that user,
+# not root; exact repeats reach one
 # node and are answered from its cache; pieces of one search (same digest,
 # other ranges) spread; a node killed with SIGKILL (the one holding the
 # cached answer) is marked down within 5 s, status says so and exits 1, a
@@ -153,17 +156,28 @@ in_flight() {
 	echo $s
 }
 
-# 0. A start whose second node's port is taken (by a master of another
-# cluster, which any probe that only connects would take for ours) fails
-# and says which node; its first node, its balancer and its run dir are
-# gone after it, the stranger still serves.
+# The user the nodes of a cluster started here run as: root gives them
+# one of their own (cluster.sh's default), anyone else runs them.
+CLUSTER_USER=""
+[ "$(id -u)" = 0 ] && CLUSTER_USER=revhash
+
+# 0. A start whose second node's number is taken (by a live master of
+# the nodes' user, which any probe that only asked the number would take
+# for ours) fails and says which node; its first node, its balancer and
+# its run dir are gone after it, the stranger still serves.
 P2=$(free_port 1 2 100 201 202)
-start_master $((P2 + 2)) "$(mktemp /tmp/revhash-stranger.XXXXXX)" --workers 1 --gpu off
+"$CLUSTER" config --port "$P2" >/dev/null || fail "config failed" # the nodes' user, made
+rmdir "/run/revhash-nodes-$P2" 2>/dev/null # and the socket folder config made: start's
+user_argv "$CLUSTER_USER"
+"${AS_USER[@]}" "$MASTER" $((P2 + 2)) --workers 1 --gpu off 2>"$(mktemp /tmp/revhash-stranger.XXXXXX)" &
+MASTER_PID=$!
+wait_listening $((P2 + 2)) "$MASTER_PID" /dev/null
 out=$("$CLUSTER" start --nodes 2 --port "$P2" --workers 1 2>&1) &&
 	{ "$CLUSTER" stop --port "$P2" >/dev/null; fail "start succeeded beside a stranger on $((P2 + 2))"; }
 grep -q "node n2.*port $((P2 + 2))" <<<"$out" || fail "start did not say which node failed: $out"
-[ -z "$(status_json $((P2 + 1)))" ] || fail "the failed start left node n1 running"
+[ -z "$(NODE_USER=$CLUSTER_USER status_json $((P2 + 1)))" ] || fail "the failed start left node n1 running"
 [ -e "$(run_base)/revhash-cluster-$P2" ] && fail "the failed start left its run dir"
+[ -e "/run/revhash-nodes-$P2" ] && fail "the failed start left its socket folder"
 pgrep -f "revhash-cluster-$P2/haproxy.cfg" >/dev/null && fail "the failed start left haproxy"
 alive "$MASTER_PID" || fail "the failed start stopped the stranger"
 stop_master "$MASTER_PID" 20
@@ -173,6 +187,7 @@ say "a start beside a stranger on a node's port failed, said so, left nothing"
 say "port $PORT, $NODES nodes ${NETNS[*]}"
 "$CLUSTER" start --nodes $NODES --port "$PORT" --workers 1 "${NETNS[@]}" ||
 	fail "the cluster did not start"
+NODE_USER=$CLUSTER_USER # status_json asks the nodes as their user
 # Start asked each node and the balancer without a connection of its own:
 # none was handed to a node.
 picked=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ { s += $5 } END { print s }')
@@ -180,20 +195,37 @@ picked=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ { s += $5 } EN
 awk -v p="$(printf ':%04X' "$PORT")" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
 	/proc/net/tcp /proc/net/tcp6 | grep -qv '^0100007F:' &&
 	fail "the balancer listens on an address other than 127.0.0.1"
-# Each node listens on its own address alone (a namespaced node's socket
-# is in its namespace), and takes no request from the balancer's address
-# without the balancer's PROXY header: nobody skips the balancer's bounds
-# by going around it, nor passes for it.
+# Each local node listens on no TCP port, only on its socket, in a folder
+# of the nodes' user, mode 0700, and takes no request there without the
+# balancer's PROXY header; another user cannot even connect: nobody
+# skips the balancer's bounds by going around it, nor passes for it.
+# Started as root, the nodes, their exporters and the balancer are the
+# nodes' user's processes. (A namespaced node's TCP socket is in its
+# namespace.)
 if [ ${#NETNS[@]} = 0 ]; then
+	RUN=$(run_base)/revhash-cluster-$PORT
 	for i in $(seq 1 $NODES); do
-		awk -v p="$(printf ':%04X' $((PORT + i)))" \
-			'$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
-			/proc/net/tcp /proc/net/tcp6 | grep -qv '^0100007F:' &&
-			fail "node $i listens on an address other than 127.0.0.1"
+		[ -z "$(listen_inodes $((PORT + i)))" ] || fail "node $i listens on TCP port $((PORT + i))"
+		read -r _ _ sock _ <"$RUN/n$i.pid"
+		sock=${sock#unix:}
+		[ -S "$sock" ] || fail "node $i has no socket ($sock)"
+		[ -n "$(find "$(dirname "$sock")" -maxdepth 0 -type d -user "${CLUSTER_USER:-$(id -un)}" \
+			! -perm /077)" ] || fail "node $i's socket is not in a 0700 folder of the nodes' user"
 	done
-	timeout 5 "$BENCH" 127.0.0.1 $((PORT + 1)) --ask "$(digest 5)" 0 10 >/dev/null 2>&1 &&
-		fail "node 1 answered a request that came around the balancer without its header"
-	say "the nodes listen on 127.0.0.1 alone, and want the balancer's header from it"
+	read -r _ _ sock _ <"$RUN/n1.pid"
+	[ "$(unix_ask "${sock#unix:}" "$CLUSTER_USER" "$(digest 5)" 0 10)" = none ] ||
+		fail "node 1 answered a request without the balancer's header"
+	if [ -n "$CLUSTER_USER" ]; then
+		[ "$(unix_ask "${sock#unix:}" nobody "$(digest 5)" 0 10)" = refused ] ||
+			fail "another user (nobody) reached node 1's socket"
+		read -r hap _ <"$RUN/haproxy.pid"
+		for p in $hap $(awk '{ print $1 }' "$RUN"/n*.pid); do
+			[ "$(ps -o user= -p "$p")" = "$CLUSTER_USER" ] ||
+				fail "process $p ($(ps -o comm= -p "$p")) runs as $(ps -o user= -p "$p"), not $CLUSTER_USER"
+		done
+	fi
+	say "the nodes listen on their sockets alone (a 0700 folder of ${CLUSTER_USER:-this user}'s)" \
+		"and want the balancer's header there${CLUSTER_USER:+; nobody cannot reach them; nodes, exporters and balancer run as $CLUSTER_USER}"
 fi
 # Each node's first health check is searched, the next ones are cache
 # hits: from then on every job a node counts is ours.

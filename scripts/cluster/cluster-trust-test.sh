@@ -92,7 +92,15 @@ fi
 grep -q 'track-sc0 src,ipmask(32,64)$' "$TMP/haproxy.cfg" ||
 	fail "the stick table does not key sources by their /32 (IPv4) and /64 (IPv6)"
 
-start_master "$STRANGER" "$TMP/stranger.log" --workers 1 --gpu off
+# The nodes' user (root's cluster runs its nodes as one of their own):
+# the stranger master and the names stop must leave are that user's, so
+# that only what stop checks of them spares them.
+NODE_USER=""
+[ "$(id -u)" = 0 ] && NODE_USER=revhash
+user_argv "$NODE_USER"
+"${AS_USER[@]}" "$MASTER" "$STRANGER" --workers 1 --gpu off 2>"$TMP/stranger.log" &
+MASTER_PID=$!
+wait_listening "$STRANGER" "$MASTER_PID" "$TMP/stranger.log"
 "$CLUSTER" start --nodes 4 --port "$PORT" --workers 1 >/dev/null || fail "the cluster did not start"
 node_pid() { local r; read -r r _ <"$RUN/n$1.pid" && echo "$r"; }
 # kill_node I: SIGKILL node I's master and wait until it is gone.
@@ -139,10 +147,10 @@ done
 say "node-start ran start's worker count (2 from its record), and 1 for a record that is no number"
 
 # 3. Node 2 dies (SIGKILL): its segment stays behind. Beside it, names
-# like its segment's that stop must leave: a link (to a file of ours), a
-# file locked by a live process (as a master holds its own), one readable
-# by others and one of another user; and the segment of a live master of
-# another port.
+# like its segment's that stop must leave, each the nodes' user's: a link
+# (to a file of ours), a file locked by a live process (as a master holds
+# its own), one readable by others; one of another user; and the segment
+# of a live master of another port.
 pid2=$(node_pid 2)
 kill_node 2
 seg2=(/dev/shm/revhash-$((PORT + 2))-"$pid2"*)
@@ -157,6 +165,7 @@ FAKES+=($!)
 for _ in $(seq 1 100); do flock -n "$decoy.901" true || break; sleep 0.02; done
 (umask 022 && : >"$decoy.902")
 DECOYS+=("$decoy.900" "$decoy.901" "$decoy.902")
+[ -n "$NODE_USER" ] && chown -h "$NODE_USER" "$decoy.900" "$decoy.901" "$decoy.902"
 if [ "$(id -u)" = 0 ]; then
 	(umask 077 && : >"$decoy.903") && chown nobody "$decoy.903"
 	DECOYS+=("$decoy.903")

@@ -6,6 +6,7 @@
 #   scripts/cluster/cluster.sh start [--nodes N] [--port P] [--workers W]
 #                                    [--bind ADDR] [--per-source C] [--fin-timeout S]
 #                                    [--stats-port S] [--netns | --hosts H:P,...]
+#                                    [--user NAME]
 #   scripts/cluster/cluster.sh status [--port P]     each node as the balancer sees it,
 #                                                    its counters and its exporter; exit
 #                                                    1 when the balancer, a node or an
@@ -18,18 +19,26 @@
 #                                                    once; the logs are kept
 #   scripts/cluster/cluster.sh config [start's options]  print the HAProxy config
 #                                                    start would write, start nothing
+#                                                    (as root, make the nodes' user
+#                                                    and socket folder it names)
 # The balancer listens on ADDR:P (default 127.0.0.1:5003; --bind 0.0.0.0
-# for every address), the nodes on 127.0.0.1:P+1 .. P+N (default 3 nodes of
-# 1 worker), each node's Prometheus exporter on 127.0.0.1:P+200+I, the
+# for every address); each local node (default 3 nodes of 1 worker) on a
+# Unix socket alone, nI.sock in a folder of the nodes' user, mode 0700
+# (the run dir; as root /run/revhash-nodes-P), where no other local user
+# can reach it or pass for the balancer, and known by P+I (its --status);
+# each node's Prometheus exporter on 127.0.0.1:P+200+I, the
 # balancer's statistics on 127.0.0.1:S (default P+100: /stats, /stats;csv,
 # /metrics). One source address holds at most C connections at once
 # (default 64); a client's close reaches a node as a half-close, which
 # ends the search S seconds later (default 5).
 # --netns runs each node in a network namespace of its own behind a veth
-# pair, with its own address (10.X.Y.4i+2, X.Y from P), as separate hosts
-# would be (root and `ip netns` only; otherwise said, and nodes run on
-# 127.0.0.1). --hosts starts no node: the balancer goes to the masters
-# already serving at H:P, ... (other machines). The config, pid files and
+# pair, with its own address (10.X.Y.4i+2, X.Y from P), on TCP, as
+# separate hosts would be (root and `ip netns` only; otherwise said, and
+# nodes run as local ones). --hosts starts no node: the balancer goes to
+# the masters already serving at H:P, ... (other machines). Started as
+# root, the nodes, their exporters and HAProxy run as --user NAME
+# (default revhash, a system user made if there is none: no login, no
+# home); otherwise as this user. The config, pid files and
 # logs live in a folder of this user's own (lib.sh's run_base:
 # $XDG_RUNTIME_DIR, /run/revhash for root, else /tmp/revhash-UID), in
 # revhash-cluster-P; stop moves them aside to revhash-cluster-P.stopped-TIME,
@@ -43,7 +52,7 @@ METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CMD=${1:-}
 [ $# -gt 0 ] && shift
 NODES=3 PORT=5003 WORKERS=1 WORKERS_SAID=0 STATS_PORT="" HOSTS="" NETNS=0 NODE="" BIND=127.0.0.1
-PER_SOURCE=64 FIN_TIMEOUT=5
+PER_SOURCE=64 FIN_TIMEOUT=5 USER_SAID=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--nodes) NODES=$2; shift ;;
@@ -54,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--bind) BIND=$2; shift ;;
 	--per-source) PER_SOURCE=$2; shift ;;
 	--fin-timeout) FIN_TIMEOUT=$2; shift ;;
+	--user) USER_SAID=$2; shift ;;
 	--netns) NETNS=1 ;;
 	[0-9]*) NODE=$1 ;;
 	*) fail "unknown option $1 (see the top of $0)" ;;
@@ -69,7 +79,26 @@ uint "$FIN_TIMEOUT" 1 86400 || fail "--fin-timeout: 1 .. 86400 seconds, not '$FI
 [[ $BIND =~ ^[0-9A-Fa-f.:]+$ ]] || fail "--bind: an IPv4 or IPv6 address, not '$BIND'"
 STATS_PORT=${STATS_PORT:-$((PORT + 100))}
 uint "$STATS_PORT" 1 65535 || fail "--stats-port: 1 .. 65535, not '$STATS_PORT'"
+[ -z "$USER_SAID" ] || [[ $USER_SAID =~ ^[a-z_][a-z0-9_-]*$ ]] ||
+	fail "--user: a user name, not '$USER_SAID'"
+[ -z "$USER_SAID" ] || [ "$(id -u)" = 0 ] || fail "--user: only root runs the nodes as another user"
 RUN=$(run_base)/revhash-cluster-$PORT || exit 1
+# Who runs the nodes, their exporters and the balancer: root gives them
+# to a user of their own (recorded at start); anyone else runs them.
+NODE_USER=""
+if [ "$(id -u)" = 0 ]; then
+	case $CMD in
+	start | config) NODE_USER=${USER_SAID:-revhash} ;;
+	*) NODE_USER=$(cat "$RUN/user" 2>/dev/null) || NODE_USER=${USER_SAID:-revhash} ;;
+	esac
+	[[ $NODE_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || fail "$RUN/user: '$NODE_USER' is no user name"
+fi
+# Where the nodes' sockets are: a folder only the nodes' user may use:
+# the run dir for a user's own cluster; for root's, one of the nodes'
+# user in /run (root's run dir is root's alone), which the balancer,
+# as that user, is chrooted into.
+SOCKS=$RUN
+[ -n "$NODE_USER" ] && SOCKS=/run/revhash-nodes-$PORT
 
 # --- the run dir ------------------------------------------------------
 
@@ -175,11 +204,38 @@ netns_down() {
 	return 0
 }
 
-# node_ready PID PORT: the master PID is the one serving PORT: it holds a
-# listening socket on PORT and its --status names it. Asked without a
-# connection, so that no probe shows in any counter.
+# node_ready PID LISTEN PORT: the master PID is the one serving as
+# PORT: it holds a socket listening at LISTEN (a TCP port, or unix:PATH)
+# and its --status names it. Asked without a connection, so that no
+# probe shows in any counter.
 node_ready() {
-	pid_listens "$1" "$2" && [ "$(json_num "$(status_json "$2")" pid)" = "$1" ]
+	pid_listens "$1" "$2" && [ "$(json_num "$(status_json "$3")" pid)" = "$1" ]
+}
+
+# node_listen NAME PORT KIND: where node NAME listens, as lib.sh's
+# pid_listens takes it: its socket (unix:PATH) for a local node, its TCP
+# port for a namespaced one.
+node_listen() {
+	if [ "$3" = local ]; then echo "unix:$SOCKS/$1.sock"; else echo "$2"; fi
+}
+
+# user_ready: the nodes' user exists (made as a system user, no login and
+# no home, where it does not) and their socket folder is theirs alone:
+# made 0700, or one that is already just that (a link, another's or an
+# open one fails).
+user_ready() {
+	[ -n "$NODE_USER" ] || return 0
+	if ! id "$NODE_USER" >/dev/null 2>&1; then
+		useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+			"$NODE_USER" 2>/dev/null || id "$NODE_USER" >/dev/null 2>&1 ||
+			fail "could not make the system user $NODE_USER (--user NAME names another)"
+		say "made the system user $NODE_USER for the nodes (no login, no home)"
+	fi
+	[ "$(id -u "$NODE_USER")" != 0 ] || fail "--user $NODE_USER is root"
+	[ -e "$SOCKS" ] || [ -L "$SOCKS" ] ||
+		install -d -m 700 -o "$NODE_USER" -g "$(id -g "$NODE_USER")" "$SOCKS"
+	[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" ! -perm /077 2>/dev/null)" ] ||
+		fail "$SOCKS: not a folder of $NODE_USER's own, mode 0700 (a link, another's, or open)"
 }
 
 # balancer_side NAME ADDRESS KIND: the address node NAME's connections
@@ -192,25 +248,34 @@ balancer_side() {
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
 # namespaced node, recorded as $RUN/NAME.pid, and wait until it serves;
 # fails, with the end of its log, if it does not (one that runs but does
-# not serve is stopped: its record would not vouch for it). It listens on
-# its own address alone (the loopback, or its namespace's), so that no
-# one skips the balancer's bounds, and takes the balancer's PROXY header
-# from the balancer alone, so that its per-peer caps see the clients.
-# Co-located nodes share the CPUs, so the scheduler places their workers
-# (--no-pin): pinned, every node's first worker would sit on the first
-# CPU. They would share a GPU too, each running a worker on device 0: they
-# run none (--gpu off).
+# not serve is stopped: its record would not vouch for it). A local node
+# listens on its Unix socket alone, which only the nodes' user (and the
+# balancer, as that user) can reach: nobody skips the balancer's bounds
+# or passes for it, and every connection there opens with its PROXY
+# header, so that the node's per-peer caps see the clients. A namespaced
+# node listens on its namespace's address alone and takes the header
+# from the balancer's side of its link alone (--proxy-from). Started as
+# root, a node runs as the nodes' user (--user). Co-located nodes share
+# the CPUs, so the scheduler places their workers (--no-pin): pinned,
+# every node's first worker would sit on the first CPU. They would share
+# a GPU too, each running a worker on device 0: they run none (--gpu off).
 node_start() {
-	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid
-	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off --listen "$addr"
-		--proxy-from "$(balancer_side "$name" "$addr" "$kind")")
-	[ "$kind" = netns ] && wrap=(ip netns exec "$(ns_name "${name#n}")")
+	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid listen
+	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off)
+	listen=$(node_listen "$name" "$port" "$kind")
+	if [ "$kind" = netns ]; then
+		wrap=(ip netns exec "$(ns_name "${name#n}")")
+		args+=(--listen "$addr" --proxy-from "$(balancer_side "$name" "$addr" "$kind")")
+	else
+		args+=(--listen "$listen")
+	fi
+	[ -n "$NODE_USER" ] && args+=(--user "$NODE_USER")
 	appendable "$log"
 	"${wrap[@]}" "$MASTER" "$port" "${args[@]}" 2>>"$log" >/dev/null </dev/null &
 	pid=$!
-	record "$name" "$pid" "$port" "$MASTER"
+	record "$name" "$pid" "$listen" "$MASTER"
 	for _ in $(seq 1 300); do
-		node_ready "$pid" "$port" && { metrics_start "$name" "$port"; return 0; }
+		node_ready "$pid" "$listen" "$port" && { metrics_start "$name" "$port"; return 0; }
 		alive "$pid" || break
 		sleep 0.02
 	done
@@ -243,7 +308,9 @@ metrics_start() {
 	mport=$(metrics_port "$1")
 	[ -x "$METRICS" ] || return 0
 	appendable "$RUN/$1-metrics.log"
-	"$METRICS" "$2" --listen "127.0.0.1:$mport" 2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
+	user_argv "$NODE_USER" # setpriv execs: the pid is the exporter's
+	"${AS_USER[@]}" "$METRICS" "$2" --listen "127.0.0.1:$mport" \
+		2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
 	pid=$!
 	record "$1-metrics" "$pid" "$mport" "$METRICS"
 	for _ in $(seq 1 100); do
@@ -303,7 +370,7 @@ stop_node() {
 # it, were it gone), and looked at again under the lock.
 drop_segments() {
 	local f uid
-	uid=$(id -u)
+	uid=$(id -u "${NODE_USER:-$(id -un)}")
 	while IFS= read -r -d '' f; do
 		# shellcheck disable=SC2016 # the inner shell expands them
 		timeout 3 bash -c 'exec 9<"$1" && flock -x -w 1 9 &&
@@ -327,16 +394,22 @@ gone_within() {
 # --- the balancer -----------------------------------------------------
 
 # unprivileged: as root, the lines that make HAProxy give root up once its
-# ports are bound: Debian's haproxy user and its empty chroot where the
-# package made them, else nobody in an empty root-owned dir of the run's.
+# ports are bound: it becomes the nodes' user, the one other than root
+# that may reach their sockets, chrooted into their folder (which holds
+# those sockets and nothing else).
 unprivileged() {
-	[ "$(id -u)" = 0 ] || return 0
-	if id haproxy >/dev/null 2>&1 && [ -d /var/lib/haproxy ]; then
-		printf '\tuser haproxy\n\tgroup haproxy\n\tchroot /var/lib/haproxy\n'
-	else
-		mkdir -p "$RUN/empty" && chmod 0555 "$RUN/empty"
-		printf '\tuser nobody\n\tgroup %s\n\tchroot %s\n' "$(id -gn nobody)" "$RUN/empty"
-	fi
+	[ -n "$NODE_USER" ] || return 0
+	printf '\tuser %s\n\tgroup %s\n\tchroot %s\n' "$NODE_USER" "$(id -gn "$NODE_USER")" "$SOCKS"
+}
+
+# node_address NAME ADDRESS PORT KIND: where the balancer reaches node
+# NAME: its socket (inside the chroot, for root's balancer), or its TCP
+# address.
+node_address() {
+	case $4 in
+	local) if [ -n "$NODE_USER" ]; then echo "unix@/$1.sock"; else echo "unix@$SOCKS/$1.sock"; fi ;;
+	*) echo "$2:$3" ;;
+	esac
 }
 
 # config < NODE_TABLE: the HAProxy configuration.
@@ -385,11 +458,13 @@ backend nodes
 EOF
 	while read -r name addr port kind; do
 		# Nodes this script starts read the client's address from a
-		# PROXY header (their --proxy-from), checks included.
+		# PROXY header (on their socket, or from --proxy-from),
+		# checks included.
 		if [ "$kind" = remote ]; then
 			printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
 		else
-			printf '\tserver %s %s:%s send-proxy-v2 check-send-proxy\n' "$name" "$addr" "$port"
+			printf '\tserver %s %s send-proxy-v2 check-send-proxy\n' "$name" \
+				"$(node_address "$name" "$addr" "$port" "$kind")"
 		fi
 	done
 	cat <<EOF
@@ -511,6 +586,10 @@ stop_all() {
 	while read -r name _ _ kind; do
 		[ "$kind" = netns ] && netns_down "${name#n}"
 	done < <(cat "$RUN/nodes" 2>/dev/null)
+	# Root's socket folder, the nodes' user's (what a killed node left).
+	[ "$SOCKS" != "$RUN" ] &&
+		[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" 2>/dev/null)" ] &&
+		rm -rf -- "$SOCKS"
 	kept=$RUN.stopped-$(date +%Y%m%dT%H%M%S)
 	rm -f "$RUN"/*.pid "$RUN/started"
 	mv "$RUN" "$kept" && say "logs kept in $kept"
@@ -541,6 +620,8 @@ start() {
 	mkdir -m 700 "$RUN" || fail "cannot create $RUN"
 	trap 'stop_all; exit 1' INT TERM
 	trap '[ -e "$RUN/started" ] || stop_all' EXIT # undo a start that failed
+	put user "$NODE_USER"
+	user_ready
 	put nodes "$(node_table)"
 	put workers "$WORKERS" # node-start's, unless it is told another
 	put stats-port "$STATS_PORT"
@@ -568,7 +649,7 @@ counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 # (with `serving`: a down exporter is said, and the status is the
 # serving's alone).
 status() {
-	local name addr port kind pid view state picked json bad=() hpid exporter rec
+	local name addr port kind pid view state picked json bad=() hpid exporter rec shown
 	local said=()
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
@@ -593,7 +674,9 @@ status() {
 		[ "$kind" = remote ] || json=$(status_json "$port")
 		exporter=-
 		[ "$kind" = remote ] || exporter=$(metrics_state "$name")
-		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' "$name" "$addr:$port" \
+		shown=$addr:$port
+		[ "$kind" = local ] && shown=unix:$name.sock
+		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' "$name" "$shown" \
 			"$pid" "${state:-?}" "${picked:-?}" "$(counter requests)" \
 			"$(counter cache_hits)" "$(counter jobs)" "$(counter answered)" "$exporter"
 		[ "$pid" = gone ] && bad+=("node $name: its master is not running")
@@ -623,6 +706,7 @@ node_again() {
 	rec=$(recorded "$name-metrics")
 	# (gone before its successor binds the same port)
 	proc_is "$rec" && { signal_procs TERM < <(procs "${rec%% *}"); gone_within "${rec%% *}" 2; }
+	user_ready
 	node_start "$name" "$addr" "$port" "$kind"
 	rec=$(recorded "$name")
 	say "$name serves again on $addr:$port (pid ${rec%% *})"
@@ -636,6 +720,6 @@ stop)
 	say "stopped the cluster on port $PORT" ;;
 status) status ;;
 node-start) node_again ;;
-config) node_table | config ;;
+config) user_ready && node_table | config ;;
 *) fail "usage: $0 start|stop|status|node-start I|config [options] (see the top of $0)" ;;
 esac

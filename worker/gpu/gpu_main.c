@@ -24,6 +24,7 @@
 #include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kind.h"
+#include "worker/sandbox.h"
 #include "worker/worker.h"
 
 #include <errno.h>
@@ -210,6 +211,13 @@ static int serve(const struct args *a)
 	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
 		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
 		 (unsigned long long)(w.idle_spin_ns / 1000000));
+	/* Confined once its device is open and measured: no descriptor of
+	 * the segment kept (its mapping is all it serves with), and only
+	 * the calls of the loop and of the driver's threads allowed. */
+	close(seg.fd);
+	seg.fd = -1;
+	if (sandbox_enter(SANDBOX_DEVICE, w.notify_fd) < 0)
+		return 1;
 	return worker_serve(&w);
 }
 
@@ -221,5 +229,9 @@ int main(int argc, char **argv)
 		return usage();
 	if (a.probe)
 		return probe(&a);
-	return a.serve ? serve(&a) : bench(&a);
+	/* A confined worker ends without the exit handlers (the driver's, a
+	 * leak checker's): they make calls its sandbox refuses. */
+	if (a.serve)
+		_exit(serve(&a));
+	return bench(&a);
 }
