@@ -58,6 +58,7 @@ for arg in "$@"; do
 		need libssl-dev:arm64 test -f $multi/pkgconfig/libcrypto.pc
 		need check:arm64 test -f $multi/pkgconfig/check.pc
 		need libmicrohttpd-dev:arm64 test -f $multi/pkgconfig/libmicrohttpd.pc
+		need libseccomp-dev:arm64 test -f $multi/pkgconfig/libseccomp.pc
 		need qemu-user command -v qemu-aarch64
 		dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 || foreign=arm64 ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
