@@ -88,6 +88,9 @@ static const char usage_tail[] =
 	"  --no-poll              the master sleeps while it waits, always\n"
 	"  --no-pin               let the scheduler place workers (default: worker\n"
 	"                         i runs on the i-th CPU this process may use)\n"
+	"  --no-sandbox           run the workers unconfined, where no seccomp\n"
+	"                         filter can be loaded (an emulator, an old\n"
+	"                         kernel); the start fails there without it\n"
 	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
 	"                         whole request, and S to read its reply (default 30)\n"
 	"  --stop-timeout S       on SIGTERM wait at most S seconds for requests\n"
@@ -247,6 +250,7 @@ static void set_defaults(struct options *o)
 	o->hook = -1;
 	o->attach_repeats = 1;
 	o->pin = 1;
+	o->sandbox = 1;
 	o->low_latency = POWER_AUTO;
 	o->low_latency_ms = 1000;
 	o->poll_ms = 1000;
@@ -426,6 +430,7 @@ int options_parse(int argc, char **argv, struct options *o)
 		{ "idle-timeout", required_argument, NULL, 'i' },
 		{ "stop-timeout", required_argument, NULL, 's' },
 		{ "no-pin", no_argument, &o->pin, 0 },
+		{ "no-sandbox", no_argument, &o->sandbox, 0 },
 		{ "low-latency", optional_argument, NULL, 'Q' },
 		{ "no-low-latency", no_argument, &o->low_latency, POWER_OFF },
 		{ "poll", optional_argument, NULL, 'P' },

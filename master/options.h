@@ -56,6 +56,7 @@ struct options {
 	struct policy policy;       /* how jobs share the workers */
 	int attach_repeats;        /* a repeat attaches to the search in flight */
 	int pin;                   /* pin worker i to the i-th CPU */
+	int sandbox;               /* confine the workers (seccomp) */
 	int low_latency;           /* enum power_mode: hold the CPUs polling
 	                              while busy (PM QoS) */
 	unsigned low_latency_ms;   /* ... and this long after the last request */

@@ -350,6 +350,14 @@ static int start(struct server *s, const struct options *o)
 	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
 	    (rc = bind_unix(s, o)) < 0)
 		return rc;
+	/* Said now, not by each worker dying at its start. */
+	if (!o->sandbox) {
+		sandbox_off();
+	} else if ((rc = sandbox_probe()) < 0) {
+		log_error("workers cannot be confined here (their seccomp filter did not load, "
+			  "above): --no-sandbox runs them unconfined");
+		return rc;
+	}
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0 ||
 	    (rc = seg_guard(&s->seg)) < 0)
 		return rc;
@@ -389,8 +397,13 @@ static int start(struct server *s, const struct options *o)
 		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
-	log_info("workers confined: %u system calls a CPU worker's, %u a device worker's "
-		 "(seccomp)", sandbox_allowed(SANDBOX_CPU), sandbox_allowed(SANDBOX_DEVICE));
+	if (sandbox_on())
+		log_info("workers confined: %u system calls a CPU worker's, %u a device "
+			 "worker's (seccomp)", sandbox_allowed(SANDBOX_CPU),
+			 sandbox_allowed(SANDBOX_DEVICE));
+	else
+		log_warn("workers not confined (--no-sandbox): a worker may signal the master, "
+			 "open files and sockets, exec");
 	log_info("caps: %llu connections, %llu a peer; %llu searches a peer, fair share "
 		 "past weight %llu; a wait of %u s at most", (unsigned long long)o->max_conns,
 		 (unsigned long long)o->peer_conns, (unsigned long long)o->peer_searches,

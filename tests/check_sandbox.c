@@ -417,6 +417,29 @@ START_TEST(the_gpu_worker_is_confined_after_its_device_opens)
 }
 END_TEST
 
+/* --no-sandbox reaches every worker, the forked and the exec'd: a
+ * worker's kill(master, SIGTERM) is sent, and the master stops as that
+ * signal asks. (Where no filter loads, as under qemu-user, the master
+ * refuses to start without it: scripts/cross-arm64.sh checks that.) */
+START_TEST(no_sandbox_leaves_every_worker_unconfined)
+{
+	const char *path = getenv("REVHASH_GPU_STANDIN");
+	const char *const args[] = { "--workers", "1", "--gpu", "0", "--gpu-worker",
+				     path ? path : "worker/revhash-gpu-standin", "--no-sandbox",
+				     NULL };
+	const unsigned slot = _i ? GPU_SLOT : 0;
+
+	start("REVHASH_TEST_HOOKS=1", args);
+	ck_assert(tm_log_contains(&m, "workers not confined (--no-sandbox)"));
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	fire(HOOK_SIGNAL_MASTER, slot, "kill(master, SIGTERM): sent");
+	ck_assert_msg(TH_WAIT_UNTIL(tm_log_contains(&m, "stopping"), 10000),
+		      "the worker's SIGTERM did not stop the master");
+	ck_assert(!tm_log_contains(&m, "refused by its sandbox"));
+	tm_stop(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -436,6 +459,7 @@ int main(void)
 	tcase_add_test(w, a_worker_that_signals_the_master_is_replaced);
 	tcase_add_test(w, a_worker_that_truncates_the_segment_is_replaced);
 	tcase_add_test(w, the_gpu_worker_is_confined_after_its_device_opens);
+	tcase_add_loop_test(w, no_sandbox_leaves_every_worker_unconfined, 0, 2);
 	suite_add_tcase(s, w);
 	return check_run(s);
 }

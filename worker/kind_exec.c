@@ -9,6 +9,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "worker/sandbox.h"
 #include "worker/worker.h"
 
 #include <errno.h>
@@ -348,7 +349,8 @@ void kind_exec_become(const struct worker_kind *k, const struct worker_start *w)
 	char *argv[] = { (char *)w->path, "--serve", (char *)w->seg->name, "--slot", s[0],
 			 "--master", s[1], "--notify", s[2], "--device", s[3], "--kind",
 			 (char *)k->name, "--kernel",
-			 (char *)(w->kernel_name ? w->kernel_name : w->kernel->name), NULL };
+			 (char *)(w->kernel_name ? w->kernel_name : w->kernel->name),
+			 sandbox_on() ? NULL : "--no-sandbox", NULL };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)

@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -113,6 +114,7 @@ static const struct row {
 
 static enum sandbox_kind confined_as;
 static int confined;
+static int off; /* --no-sandbox */
 static unsigned char said[1024]; /* a device's refused calls, logged once */
 
 /* Make the trapped call return rc instead of running. */
@@ -248,10 +250,12 @@ static int build(scmp_filter_ctx ctx, enum sandbox_kind kind, int notify_fd)
 int sandbox_enter(enum sandbox_kind kind, int notify_fd)
 {
 	struct sigaction sa = { .sa_sigaction = refused, .sa_flags = SA_SIGINFO };
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_TRAP);
+	scmp_filter_ctx ctx;
 	int rc;
 
-	if (!ctx) {
+	if (off)
+		return 0;
+	if (!(ctx = seccomp_init(SCMP_ACT_TRAP))) {
 		log_error("seccomp_init: out of memory");
 		return -ENOMEM;
 	}
@@ -298,4 +302,34 @@ unsigned sandbox_allowed(enum sandbox_kind kind)
 	for (size_t i = 0; i < NROWS; i++)
 		n += table[i].when[kind] != NEVER;
 	return n;
+}
+
+void sandbox_off(void)
+{
+	off = 1;
+}
+
+int sandbox_on(void)
+{
+	return !off;
+}
+
+int sandbox_probe(void)
+{
+	int status = 0;
+	pid_t pid = fork(), got = 0;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(sandbox_enter(SANDBOX_CPU, STDERR_FILENO) < 0);
+	/* The child makes a filter and loads it: no wait on anyone else. */
+	for (int ms = 0; ms < 1000 && (got = waitpid(pid, &status, WNOHANG)) == 0; ms++)
+		usleep(1000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		log_error("seccomp: a filter took more than a second to load");
+	}
+	return got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOSYS;
 }

@@ -26,5 +26,16 @@ enum sandbox_kind {
 int sandbox_enter(enum sandbox_kind kind, int notify_fd);
 /* The system calls the filter of kind allows (for the log and the docs). */
 unsigned sandbox_allowed(enum sandbox_kind kind);
+/* Confine no worker from now on: this process's sandbox_enter, and that of
+ * the processes it forks, does nothing, and an exec'd worker is told so
+ * (sandbox_on). The master's --no-sandbox, for a kernel or an emulator
+ * that cannot load a filter. */
+void sandbox_off(void);
+/* 1 while workers are confined (no sandbox_off), else 0. */
+int sandbox_on(void);
+/* Can a worker be confined here? A child of this process loads the CPU
+ * worker's filter and exits: 0, or -ENOSYS (the child logged why). Bounded
+ * by a second. */
+int sandbox_probe(void);
 
 #endif

@@ -10,7 +10,8 @@
  *   revhash-gpu --bench S [--device D] [--kernel NAME]
  *                                        the device's rate over S seconds
  *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
- *               --device D --kind KIND [--kernel NAME]   (the master's call)
+ *               --device D --kind KIND [--kernel NAME] [--no-sandbox]
+ *               (the master's call)
  *
  * The device's kernel is the variant that searched fastest at start, or
  * the one --kernel names; --kernel auto or a CPU kernel's name (what the
@@ -53,7 +54,7 @@ static int usage(void)
 	fprintf(stderr, "usage: revhash-gpu --probe [--kernel NAME] |\n"
 		"       --bench SECONDS [--device D] [--kernel NAME] |\n"
 		"       --serve SEGMENT --slot N --master PID --notify FD --device D\n"
-		"       --kind KIND [--kernel NAME]\n");
+		"       --kind KIND [--kernel NAME] [--no-sandbox]\n");
 	return 2;
 }
 
@@ -75,6 +76,10 @@ static int parse(int argc, char **argv, struct args *a)
 
 		if (strcmp(o, "--probe") == 0) {
 			a->probe = 1;
+			continue;
+		}
+		if (strcmp(o, "--no-sandbox") == 0) { /* the master's --no-sandbox */
+			sandbox_off();
 			continue;
 		}
 		if (!v)
