@@ -220,15 +220,23 @@ static int map_live(struct seg *seg, const struct stat *st)
  * header, the ring and the cache's head, read (never mapped: a segment
  * its user cuts short reads short, where a mapping raised SIGBUS in the
  * reader) and checked. 0, -EPROTO or -ENOMEM. */
+static size_t round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
 static int copy_of(struct seg *seg, const struct stat *st)
 {
 	size_t size = (size_t)st->st_size, ring = sizeof *seg->ring, cache = sizeof *seg->cache;
-	struct seg_layout at, mine = { .ring_off = sizeof *seg->hdr,
-				       .cache_off = sizeof *seg->hdr + ring };
-	char *p = malloc(mine.cache_off + cache);
+	/* Laid out as a segment is: each part on a 64-byte boundary, which
+	 * the ring's entries (16-byte words) and the checks expect. */
+	struct seg_layout at, mine = { .ring_off = round64(sizeof *seg->hdr) };
+	char *p;
 
-	if (!p)
+	mine.cache_off = round64(mine.ring_off + ring);
+	if (!(p = aligned_alloc(64, round64(mine.cache_off + cache))))
 		return -ENOMEM;
+
 	if (pread(seg->fd, p, sizeof *seg->hdr, 0) != (ssize_t)sizeof *seg->hdr ||
 	    !sane_header((struct seg_header *)p, size, &at) ||
 	    pread(seg->fd, p + mine.ring_off, ring, (off_t)at.ring_off) != (ssize_t)ring ||
