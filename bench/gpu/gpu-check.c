@@ -28,13 +28,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/gpu/gpu_check.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
 #include "worker/search_cases.h"
 #include "worker/gpu/gpu.h"
-#include "worker/gpu/gpu_check.h"
 #include "worker/kernel.h"
 
 #define MAX_EDGES 128
