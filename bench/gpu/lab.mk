@@ -22,8 +22,7 @@ $(BIN)/gpu-check: $(call objs,$(GPU_CHECK_OBJS) $(GPU_OBJS))
 # The sm_90 machine code of each variant, and what its loop runs per value
 # (bench/gpu/sass-count): each loop by opcode, then a table of every
 # variant's pipes per value, registers, spills and the bounds they set
-# (also in sass-table.md beside the cubins). A variant's name and values a
-# thread come from gpu_variant.h, through the preprocessor.
+# (also in sass-table.md beside the cubins).
 GPU_SASS := $(B)/bench/gpu/sass
 gpu-sass: $(B)/bench/gpu/sass-count
 	@mkdir -p $(GPU_SASS)
@@ -32,14 +31,11 @@ gpu-sass: $(B)/bench/gpu/sass-count
 			-o $(GPU_SASS)/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu || exit 1; \
 	done
 	@$(B)/bench/gpu/sass-count $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin)
-	@$(B)/bench/gpu/sass-count --table $$(for v in $(GPU_ALL_VARIANTS); do \
-		printf '#include "worker/gpu/gpu_variant.h"\nGPU_VARIANT_NAME GPU_PER_THREAD\n' | \
-			$(CC) -E -P -I. -DGPU_VARIANT=$$v -x c - | tr -d '"' | \
-			while read -r name per; do echo "$$name $$(($$per)) $(GPU_SASS)/gpu_kernel-$$v.cubin"; done; \
-	done) >$(GPU_SASS)/sass-table.md
+	@$(B)/bench/gpu/sass-count --table $(foreach v,$(GPU_ALL_VARIANTS),$(v) \
+		$(GPU_SASS)/gpu_kernel-$(v).cubin) >$(GPU_SASS)/sass-table.md
 	@cat $(GPU_SASS)/sass-table.md
 
-$(B)/bench/gpu/sass-count: $(call objs,bench/gpu/sass-count.o)
+$(B)/bench/gpu/sass-count: $(call objs,bench/gpu/sass-count.o worker/gpu/gpu_variant.o lib/parse.o)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 # What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the

@@ -24,7 +24,7 @@
 #define MEASURE_ROUNDS 3
 
 static struct gpu *opened;
-static char name[64], choice[768]; /* a variant's name; every variant's rate */
+static char name[80], choice[768]; /* gpu-VARIANT; every variant's rate */
 static int told_watch; /* whether the device polls the stop word: said once */
 static uint64_t chosen_rate;
 

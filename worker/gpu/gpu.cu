@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "worker/gpu/gpu_kernel.h"
+#include "worker/gpu/gpu_variant.h"
 #include "worker/gpu/gpu_walk.h"
 #include "lib/clock.h"
 #include "lib/pick.h"
@@ -251,7 +252,7 @@ int gpu_variants_auto(void)
 
 const char *gpu_variant_name(int v)
 {
-	return v >= 0 && v < NKERNELS ? kernels[v]->name : NULL;
+	return v >= 0 && v < NKERNELS ? gpu_variant_label(kernels[v]->variant) : NULL;
 }
 
 /* Make device current, blocking (not spinning) in waits on events, with

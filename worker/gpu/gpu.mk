@@ -21,7 +21,7 @@ GPU_VARIANT_LIST := $(foreach v,$(GPU_ALL_VARIANTS),X($(v)))
 # many of the first --kernel auto measures.
 GPU_TABLE_FLAGS = -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -DGPU_VARIANTS_AUTO=$(words $(GPU_VARIANTS))
 
-GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o \
+GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
 	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_host-$(v).o)
 
 $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
@@ -53,7 +53,7 @@ ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
 	-Werror all-warnings -MMD -MP -compress-mode=size $(NVCC_FLAGS)
 # The static runtime: the binaries run on a device's machine as built here.
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
-GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o \
+GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
 	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
 
 all: $(BIN)/worker/revhash-gpu

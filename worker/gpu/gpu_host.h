@@ -16,7 +16,7 @@
 
 /* One variant's host build. */
 struct gpu_host_variant {
-	const char *name;          /* as the device's variant is named */
+	unsigned variant;          /* GPU_VARIANT: its savings, its name */
 	kernel_search_fn search;   /* not thread-safe: one search at a time */
 	struct gpu_launcher *launcher; /* its walk's state: counters, and
 					* the generation (tests set it) */

@@ -84,7 +84,7 @@ const char *gpu_variant_name(int v)
 	size_t n;
 	const struct gpu_host_variant *h = variant(v, &n);
 
-	return h ? h->name : NULL;
+	return h ? gpu_variant_label(h->variant) : NULL;
 }
 
 unsigned gpu_variant_halt_every(int v)
