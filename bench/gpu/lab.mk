@@ -26,12 +26,12 @@ $(BIN)/gpu-check: $(call objs,$(GPU_CHECK_OBJS) $(GPU_OBJS))
 GPU_SASS := $(B)/bench/gpu/sass
 gpu-sass: $(B)/bench/gpu/sass-count
 	@mkdir -p $(GPU_SASS)
-	@for v in $(GPU_ALL_VARIANTS); do \
+	@for v in $(GPU_BUILT); do \
 		$(NVCC) -std=c++17 -I. -arch=sm_90 $(NVCC_FLAGS) -cubin -DGPU_VARIANT=$$v \
 			-o $(GPU_SASS)/gpu_kernel-$$v.cubin worker/gpu/gpu_kernel.cu || exit 1; \
 	done
-	@$(B)/bench/gpu/sass-count $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin)
-	@$(B)/bench/gpu/sass-count --table $(foreach v,$(GPU_ALL_VARIANTS),$(v) \
+	@$(B)/bench/gpu/sass-count $(foreach v,$(GPU_BUILT),$(GPU_SASS)/gpu_kernel-$(v).cubin)
+	@$(B)/bench/gpu/sass-count --table $(foreach v,$(GPU_BUILT),$(v) \
 		$(GPU_SASS)/gpu_kernel-$(v).cubin) >$(GPU_SASS)/sass-table.md
 	@cat $(GPU_SASS)/sass-table.md
 
@@ -41,16 +41,18 @@ $(B)/bench/gpu/sass-count: $(call objs,bench/gpu/sass-count.o worker/gpu/gpu_var
 # What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the
 # cubins and their table, sass-count, and the libcrypto the binaries link,
 # for a machine that has none. Then what a device call carries, GPU_CARRY
-# (docs/gpu.md), and its size: at most 64 MiB may travel.
+# (docs/gpu.md), and its size: at most 64 MiB may travel. A device call
+# checks and times every variant: make GPU_VARIANTS=all gpu-carry.
 GPU_CARRY := master/master revhash-bench kernel-bench gpu-check worker/revhash-gpu gpu-carry
+GPU_CARRY_BUILD = GPU_VARIANTS=$(GPU_VARIANTS), $(words $(GPU_BUILT)) variants
 gpu-carry: all gpu-sass
 	rm -rf gpu-carry
 	mkdir -p gpu-carry/sass gpu-carry/lib
-	cp $(foreach v,$(GPU_ALL_VARIANTS),$(GPU_SASS)/gpu_kernel-$(v).cubin) \
+	cp $(foreach v,$(GPU_BUILT),$(GPU_SASS)/gpu_kernel-$(v).cubin) \
 		$(GPU_SASS)/sass-table.md $(B)/bench/gpu/sass-count gpu-carry/sass/
 	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
-	@du -cbL $(GPU_CARRY) | awk 'END { printf "carry: $(GPU_CARRY): %.1f MiB of 64\n", \
-		$$1 / 1048576; if ($$1 > 64 * 1048576) { print "gpu-carry: over 64 MiB"; exit 1 } }'
+	@du -cbL $(GPU_CARRY) | awk 'END { printf "carry of $(GPU_CARRY_BUILD): $(GPU_CARRY): " \
+		"%.1f MiB of 64\n", $$1 / 1048576; if ($$1 > 64 * 1048576) { print "gpu-carry: over 64 MiB"; exit 1 } }'
 else
 gpu-sass gpu-carry: gpu-skipped
 endif

@@ -6,30 +6,37 @@
 # without them (as make sanitize does). The .cu rules run nvcc with its
 # own host compiler, never $(CC).
 
-# The kernel variants, side by side in one binary: bits of GPU_VARIANT
-# (worker/gpu/gpu_variant.h names them), the plain one first. The GPU
-# worker measures these at start and takes the fastest (--kernel auto).
-GPU_VARIANTS := 0 1 2 4 8 7 15 16 17 23 48 55 87 119 215 343 471
-# Variants on trial: built, checked (check_gpu_logic, gpu-check) and timed
-# (gpu-check --bench) with the others, and taken by --kernel NAME, but not
-# measured by --kernel auto until a device has checked and timed them.
-# Moving one to GPU_VARIANTS ships it.
-GPU_TRIAL_VARIANTS := 599 1111 4183 8279 12375 2135 1623 5719 9815 13911 3671 11863
-GPU_ALL_VARIANTS := $(GPU_VARIANTS) $(GPU_TRIAL_VARIANTS)
-GPU_VARIANT_LIST := $(foreach v,$(GPU_ALL_VARIANTS),X($(v)))
-# The tables of variants (gpu.cu, gpu_host_all.c): all of them, and how
-# many of the first --kernel auto measures.
-GPU_TABLE_FLAGS = -DGPU_VARIANT_LIST='$(GPU_VARIANT_LIST)' -DGPU_VARIANTS_AUTO=$(words $(GPU_VARIANTS))
+include worker/gpu/variants.mk
+# The one switch between the product and the lab: the GPU worker and
+# gpu-check hold the shipped variants (GPU_VARIANTS=shipped, the
+# default), or all three lists (GPU_VARIANTS=all), which a device call
+# builds to check and time them (scripts/gpu-proof.sh). The host build of
+# the variants, which the tests and the stand-ins run, always holds all.
+GPU_VARIANTS ?= shipped
+ifeq ($(filter shipped all,$(GPU_VARIANTS)),)
+$(error GPU_VARIANTS=$(GPU_VARIANTS): shipped (the default) or all)
+endif
+ifneq ($(firstword $(GPU_SHIPPED)),0)
+$(error GPU_SHIPPED: base (0) first, the reference the others are timed against)
+endif
+GPU_EVERY := $(GPU_SHIPPED) $(GPU_TIMED) $(GPU_TRIAL)
+GPU_BUILT := $(if $(filter all,$(GPU_VARIANTS)),$(GPU_EVERY),$(GPU_SHIPPED))
+# A table of variants (gpu.cu, gpu_host_all.c) of list $(1): X(n) for
+# each, how many of the first are shipped, and how many --kernel auto
+# measures (all but those on trial).
+gpu_table = -DGPU_VARIANT_LIST='$(foreach v,$(1),X($(v)))' \
+	-DGPU_VARIANTS_SHIPPED=$(words $(GPU_SHIPPED)) \
+	-DGPU_VARIANTS_AUTO=$(words $(filter-out $(GPU_TRIAL),$(1)))
 
 GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
-	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_host-$(v).o)
+	$(foreach v,$(GPU_EVERY),worker/gpu/gpu_host-$(v).o)
 
 $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DGPU_VARIANT=$* -c -o $@ $<
-$(B)/worker/gpu/gpu_host_all.o: KFLAGS = $(GPU_TABLE_FLAGS)
-# The tables of variants follow the list written here.
-$(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk
+$(B)/worker/gpu/gpu_host_all.o: KFLAGS = $(call gpu_table,$(GPU_EVERY))
+# The tables of variants follow the lists.
+$(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk worker/gpu/variants.mk
 
 ifeq ($(origin NVCC),undefined)
 NVCC := $(shell command -v nvcc 2>/dev/null)
@@ -54,13 +61,19 @@ ALL_NVCC_FLAGS = -std=c++17 $(NVCC_ARCH) -I. -Xcompiler -Wall,-Wextra,-Werror \
 # The static runtime: the binaries run on a device's machine as built here.
 CUDA_LIBS = -L$(CUDA_LIBDIR) -lcudart_static -ldl -lrt -lpthread -lstdc++
 GPU_OBJS := worker/gpu/gpu.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
-	$(foreach v,$(GPU_ALL_VARIANTS),worker/gpu/gpu_kernel-$(v).o)
+	$(foreach v,$(GPU_BUILT),worker/gpu/gpu_kernel-$(v).o)
 
 all: $(BIN)/worker/revhash-gpu
 
-$(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu
+# The device's table follows the switch: a file that holds its value,
+# rewritten only when the value changes, so that a build with the other
+# one rebuilds the table and relinks the binaries.
+GPU_SWITCH := $(B)/worker/gpu/variants-built
+$(shell mkdir -p $(dir $(GPU_SWITCH)); [ "$$(cat $(GPU_SWITCH) 2>/dev/null)" = $(GPU_VARIANTS) ] || \
+	echo $(GPU_VARIANTS) >$(GPU_SWITCH))
+$(B)/worker/gpu/gpu.o: worker/gpu/gpu.cu $(GPU_SWITCH)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(ALL_NVCC_FLAGS) $(GPU_TABLE_FLAGS) -c -o $@ $<
+	$(NVCC) $(ALL_NVCC_FLAGS) $(call gpu_table,$(GPU_BUILT)) -c -o $@ $<
 
 # Each variant's kernel, built with the flags written here.
 $(B)/worker/gpu/gpu_kernel-%.o: worker/gpu/gpu_kernel.cu worker/gpu/gpu.mk

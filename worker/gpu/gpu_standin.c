@@ -74,6 +74,11 @@ int gpu_variants(void)
 	return (int)n;
 }
 
+int gpu_variants_shipped(void)
+{
+	return (int)gpu_host_variants_shipped();
+}
+
 int gpu_variants_auto(void)
 {
 	return (int)gpu_host_variants_auto();
