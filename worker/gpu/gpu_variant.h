@@ -41,7 +41,7 @@
  * GPU_SAVINGS is their table: the bits a saving reads, the value it
  * takes there, its name. A variant's name is its savings' names in the
  * table's order, joined by dashes, "base" for none (gpu_variant_label).
- * The build names its variants (gpu.mk); which one runs is chosen at
+ * The build names its variants (variants.mk); which one runs is chosen at
  * start by measurement. Without GPU_VARIANT: 0, the plain one. */
 #ifndef REVHASH_GPU_VARIANT_H
 #define REVHASH_GPU_VARIANT_H
