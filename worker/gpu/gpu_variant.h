@@ -1,67 +1,65 @@
 /* The GPU kernel's variants, built side by side: the same source compiled
  * once per variant (gpu_kernel.cu for the device, gpu_host.c for the host
- * build), with GPU_VARIANT a number whose bits turn on one saving each:
+ * build), with GPU_VARIANT a number whose bits turn on one saving each.
  *
- *   fma     adds on the FMA pipe (IMAD by a 1 the compiler cannot see),
- *           leaving the integer ALU to the rotates and logic ops
- *   kimm    the round constants of rounds 16..56 as immediates, not
- *           reads of constant memory
- *   sigma0  sigma0 of the fixed schedule words W17, W19, W21 in the
- *           segment's plan, not recomputed for every value
- *   sparse  the candidate word read every GPU_SPARSE values, not every
- *           value (a halt then reaches a thread that much later)
- *   wpoll   the whole first warp polls the stop and halt words, both
- *           read before the value is hashed: no warp runs two copies
- *           of the loop, and no poll waits for the other's trip
- *   occ     8 blocks an SM (32 registers, a few spilled) instead of 6
- *           (40): more warps to hide each one's latency
- *   grab    threads take the launch's values as they go, GPU_GRAB_EACH
- *           each at a time from a counter (a warp's lanes together),
- *           instead of a fixed strided share: no warp idles at the end
- *           of a launch while others, scheduled less, finish theirs
- *   grab4   grab with 4 values at a time, not 8: a finer share of the
- *           launch's end, for twice the counter's atomics
- *   b128    blocks of 128 threads, not 256, twice as many an SM: the
- *           same threads an SM and registers a thread, in blocks whose
- *           end (its barrier before the report) waits for 4 warps, not 8
- *   shrhi   the shifts of sigma0 and sigma1 (x >> 3, x >> 10) as the
- *           high half of x * 2^(32-n) (IMAD.HI), on the FMA pipe, the
- *           multipliers read from constant memory so that the compiler
- *           cannot turn them back into shifts
- *   fold    constants folded into the plan: h + K + W of rounds 1..3
- *           (their h is the plan's) and K + W of rounds 17, 19, 21
- *           (their W is fixed per segment): one add fewer each
- *   x2      two values a thread, the rounds of both interleaved, at
- *           half the threads an SM (80 registers each): independent
- *           work for the scheduler to pair on the ALU and FMA pipes
- *   r24, r48, r72  so many of the rounds' rotates, spread evenly, as the
- *           two halves of x * 2^(32-n) added (IMAD and IMAD.HI; the
- *           halves share no bit): two FMA-pipe slots for one ALU slot
- *
- * GPU_SAVINGS is their table: the bits a saving reads, the value it
- * takes there, its name. A variant's name is its savings' names in the
- * table's order, joined by dashes, "base" for none (gpu_variant_label).
- * The build names its variants (variants.mk); which one runs is chosen at
- * start by measurement. Without GPU_VARIANT: 0, the plain one. */
+ * GPU_SAVINGS is their table: X(bits, value, name) for each, variant v
+ * having the saving when (v & bits) == value. A variant's name is its
+ * savings' names in the table's order, joined by dashes, "base" for none
+ * (gpu_variant_label). The build names its variants (variants.mk); which
+ * one runs is chosen at start by measurement. Without GPU_VARIANT: 0, the
+ * plain one. */
 #ifndef REVHASH_GPU_VARIANT_H
 #define REVHASH_GPU_VARIANT_H
 
-/* X(bits, value, name): variant v has the saving when (v & bits) == value. */
-#define GPU_SAVINGS(X)                   \
-	X(1, 1, "fma")                   \
-	X(2, 2, "kimm")                  \
-	X(4, 4, "sigma0")                \
-	X(8, 8, "sparse")                \
-	X(16, 16, "wpoll")               \
-	X(32, 32, "occ")                 \
-	X(64 | 128, 64, "grab")          \
-	X(64 | 128, 64 | 128, "grab4")   \
-	X(256, 256, "b128")              \
-	X(512, 512, "shrhi")             \
-	X(1024, 1024, "fold")            \
-	X(2048, 2048, "x2")              \
-	X(4096 | 8192, 4096, "r24")      \
-	X(4096 | 8192, 8192, "r48")      \
+#define GPU_SAVINGS(X)                                                         \
+	/* adds on the FMA pipe (IMAD by a 1 the compiler cannot see), leaving \
+	 * the integer ALU to the rotates and logic ops */                     \
+	X(1, 1, "fma")                                                         \
+	/* the round constants of rounds 16..56 as immediates, not reads of    \
+	 * constant memory */                                                  \
+	X(2, 2, "kimm")                                                        \
+	/* sigma0 of the fixed schedule words W17, W19, W21 in the segment's   \
+	 * plan, not recomputed for every value */                             \
+	X(4, 4, "sigma0")                                                      \
+	/* the candidate word read every GPU_SPARSE values, not every value (a \
+	 * halt then reaches a thread that much later) */                      \
+	X(8, 8, "sparse")                                                      \
+	/* the whole first warp polls the stop and halt words, both read before\
+	 * the value is hashed: no warp runs two copies of the loop, and no    \
+	 * poll waits for the other's trip */                                  \
+	X(16, 16, "wpoll")                                                     \
+	/* 8 blocks an SM (32 registers, a few spilled) instead of 6 (40): more\
+	 * warps to hide each one's latency */                                 \
+	X(32, 32, "occ")                                                       \
+	/* threads take the launch's values as they go, GPU_GRAB_EACH each at a\
+	 * time from a counter (a warp's lanes together), instead of a fixed   \
+	 * strided share: no warp idles at the end of a launch while others,   \
+	 * scheduled less, finish theirs */                                    \
+	X(64 | 128, 64, "grab")                                                \
+	/* grab with 4 values at a time, not 8: a finer share of the launch's  \
+	 * end, for twice the counter's atomics */                             \
+	X(64 | 128, 64 | 128, "grab4")                                         \
+	/* blocks of 128 threads, not 256, twice as many an SM: the same       \
+	 * threads an SM and registers a thread, in blocks whose end (its      \
+	 * barrier before the report) waits for 4 warps, not 8 */              \
+	X(256, 256, "b128")                                                    \
+	/* the shifts of sigma0 and sigma1 (x >> 3, x >> 10) as the high half  \
+	 * of x * 2^(32-n) (IMAD.HI), on the FMA pipe, the multipliers read    \
+	 * from constant memory so that the compiler cannot make them shifts */\
+	X(512, 512, "shrhi")                                                   \
+	/* constants folded into the plan: h + K + W of rounds 1..3 (their h is\
+	 * the plan's) and K + W of rounds 17, 19, 21 (their W is fixed per    \
+	 * segment): one add fewer each */                                     \
+	X(1024, 1024, "fold")                                                  \
+	/* two values a thread, the rounds of both interleaved, at half the    \
+	 * threads an SM (80 registers each): independent work for the         \
+	 * scheduler to pair on the ALU and FMA pipes */                       \
+	X(2048, 2048, "x2")                                                    \
+	/* 24, 48 or 72 of the rounds' rotates, spread evenly, as the          \
+	 * two halves of x * 2^(32-n) added (IMAD and IMAD.HI; the halves      \
+	 * share no bit): two FMA-pipe slots for one ALU slot */               \
+	X(4096 | 8192, 4096, "r24")                                            \
+	X(4096 | 8192, 8192, "r48")                                            \
 	X(4096 | 8192, 4096 | 8192, "r72")
 
 #define GPU_NAME_LEN 64 /* a variant's name and its NUL, at most */
