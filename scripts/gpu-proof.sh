@@ -4,13 +4,14 @@
 # part the budget no longer covers is skipped and says so.
 #   preflight  the machine: nvidia-smi, clocks, the CPU, the tools, ldd of
 #              every binary (gpu-carry/lib goes first on the library
-#              path: the libcrypto the binaries were built against)
+#              path: the libcrypto the binaries were built against), and
+#              a build of every variant (GPU_VARIANTS=all)
 #   check      gpu-check under every variant, those on trial first:
 #              10,000 seeded random ranges and the edges, stops, false
 #              candidates; zero differences
 #   rates      G hashes/s side by side (goal 19.5 on an H100 or H200, the
-#              best so far 17.46): base, the best, the auto variants never
-#              timed and every variant on trial, the most promising first
+#              best so far 17.46): the shipped (base and the best) and
+#              every variant on trial, the most promising first
 #              (the lowest of its sm_90 bounds, sass-table.md); small
 #              searches, the worker's own pick, the CPU kernels beside
 #   sass       each variant's sm_90 loop (sass-count and its table,
@@ -47,8 +48,8 @@
 # a small scale, in a minute or two: the script's own plumbing, tested by
 # make check. Its figures say nothing of a GPU and its goals are not judged.
 #
-#   make gpu-carry    (here: the binaries, then gpu-carry/: cubins,
-#                      sass-count, libcrypto)
+#   make -j2 GPU_VARIANTS=all gpu-carry   (here: the binaries with every
+#                      variant, then gpu-carry/: cubins, sass-count, libcrypto)
 #   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
 #                        [--parts "PART..."] [--variant NAME] [--mix-rounds N]
 #                        [--mix "CONFIG..."]
@@ -77,12 +78,6 @@ mix 240 60"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
 CHECK_EACH_S=6 # about 5 s a variant on an H100: 2^35 values past false
 	       # candidates, 1.9e10 of edges, 30,000 searches of random ranges
-# The fastest variant a device has measured (docs/gpu.md): timed, profiled
-# and memchecked beside the new ones.
-BEST=fma-kimm-sigma0-wpoll-grab
-# Variants --kernel auto measures that no device has timed yet.
-UNTIMED="fma-kimm-sigma0-wpoll-grab-b128 fma-kimm-sigma0-wpoll-grab4-b128"
-
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
 ROUNDS="" MIX=""
 opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS --mix=MIX" "$@"
@@ -108,13 +103,10 @@ CARRY=$ROOT/gpu-carry
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/lib
 
 if [ $DRY = 1 ]; then
-	# every variant's host build is check_gpu_logic's: one is enough here
-	[ "$VARIANT" = all ] && VARIANT=$BEST
 	GPU_CHECK=$ROOT/gpu-check-standin
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
 	CPUS=2 KILL_N=8 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	RATES=(--variant "$BEST") # the plumbing: one variant is enough
 	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto+--poll
 else
 	GPU_CHECK=$ROOT/gpu-check
@@ -127,6 +119,19 @@ else
 fi
 MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
 MIX_WORKERS=${MIX:-$MIX_WORKERS}
+
+# variants STANDING: the names of the build's variants of that standing
+# (worker/gpu/variants.mk), as gpu-check lists them: shipped, timed (a
+# device timed them before) or trial (never timed).
+variants() { "$GPU_CHECK" --list | awk -v k="$1" '$2 == k { print $1 }'; }
+# The fastest variant a device has measured, shipped beside base: timed,
+# profiled and memchecked beside the new ones.
+BEST=$(variants shipped | grep -m1 -vx base)
+if [ $DRY = 1 ]; then
+	# every variant's host build is check_gpu_logic's: one is enough here
+	[ "$VARIANT" = all ] && VARIANT=$BEST
+	RATES=(--variant "$BEST") # the plumbing: one variant is enough
+fi
 WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 
 # --- one part, run by the script itself under its time box -------------
@@ -164,10 +169,6 @@ cuda_tool() {
 	done
 }
 
-# variants KIND: the names of the build's variants of KIND (auto: those the
-# worker measures at start; trial: those on trial), as gpu-check lists them.
-variants() { "$GPU_CHECK" --list | awk -v k="$1" '$2 == k { print $1 }'; }
-
 # promising NAME...: the names given, the most promising first: the
 # lowest of a variant's sm_90 bounds (ALU, FMA, issue: sass-table.md of
 # make gpu-sass) the highest; as given where there is no table.
@@ -185,14 +186,14 @@ promising() {
 		sort -s -k1,1 -g -r | awk '{ print $2 }'
 }
 
-# rates_variants: what the rates part times, by commas: base, the best so
-# far, the auto variants never timed, and every variant on trial, the
-# most promising first. The other auto variants were timed by earlier
-# calls (docs/gpu.md), and timing them all again would not fit its box.
+# rates_variants: what the rates part times, by commas: the shipped (base
+# and the best so far), and every variant on trial, the most promising
+# first. The timed variants were timed by earlier calls (docs/gpu.md), and
+# timing them all again would not fit its box.
 rates_variants() {
 	local v
-	# shellcheck disable=SC2046,SC2086 # the lists are words
-	v=$(printf '%s\n' base "$BEST" $UNTIMED $(promising $(variants trial)) | awk '!seen[$0]++')
+	# shellcheck disable=SC2046 # the lists are words
+	v=$(printf '%s\n' $(variants shipped) $(promising $(variants trial)))
 	tr '\n' , <<<"$v" | sed 's/,$//'
 }
 
@@ -204,7 +205,7 @@ check_variants() {
 		echo "$VARIANT"
 		return
 	fi
-	{ variants trial; variants auto; } | tr '\n' , | sed 's/,$//'
+	{ variants trial; variants shipped; variants timed; } | tr '\n' , | sed 's/,$//'
 }
 
 # goal_missed: 0 in a dry run, whose figures say nothing of a GPU: its
@@ -234,6 +235,10 @@ part_preflight() {
 		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
 	echo "figure: $("$GPU_CHECK" --list | wc -l) variants, $(variants trial | wc -l) on trial"
+	if [ -z "$(variants timed)" ]; then
+		echo "figure: $GPU_CHECK holds the shipped variants alone: make GPU_VARIANTS=all gpu-carry"
+		return 1
+	fi
 	for b in "$MASTER" "$BENCH" "$ROOT/kernel-bench" "$GPU_CHECK" "$GPU_WORKER"; do
 		[ -x "$b" ] || { echo "figure: MISSING $b"; return 1; }
 		ldd "$b" >>"$W/ldd.txt" 2>&1
@@ -595,7 +600,7 @@ part_sass() {
 		n=$((n + 1))
 		[ "$co" = "$sc" ] && agree=$((agree + 1))
 	done
-	[ $found = 1 ] || { echo "figure: no cubins in $CARRY/sass (make gpu-carry)"; return 3; }
+	[ $found = 1 ] || { echo "figure: no cubins in $CARRY/sass (make GPU_VARIANTS=all gpu-carry)"; return 3; }
 	sed 's/^/figure: /' "$CARRY/sass/sass-table.md"
 	[ $n = 0 ] || echo "figure: cuobjdump -sass: its loop as long as sass-count's in $agree of $n cubins"
 	[ $DRY = 0 ] || return 0

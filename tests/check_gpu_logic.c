@@ -58,7 +58,7 @@ START_TEST(every_variant_on_random_ranges)
 	for (int n = 0; n < cases; n++) {
 		cases_random(&state, RANDOM_MAX_LEN, &c);
 		ck_assert_msg(cases_check(variant((size_t)_i)->search, &c, why, sizeof why) == 0,
-			      "variant %s, seed %llu, case %d: %s", variant((size_t)_i)->name,
+			      "variant %s, seed %llu, case %d: %s", gpu_variant_label(variant((size_t)_i)->variant),
 			      (unsigned long long)seed, n, why);
 	}
 }
@@ -74,7 +74,7 @@ START_TEST(every_variant_on_the_edges)
 	for (size_t i = 0; i < n; i++)
 		ck_assert_msg(cases_check(variant((size_t)_i)->search, &cs[i], why,
 					  sizeof why) == 0,
-			      "variant %s, edge %zu: %s", variant((size_t)_i)->name, i, why);
+			      "variant %s, edge %zu: %s", gpu_variant_label(variant((size_t)_i)->variant), i, why);
 }
 END_TEST
 
@@ -280,6 +280,45 @@ START_TEST(scan_covers_a_whole_segment)
 }
 END_TEST
 
+/* A variant's name is made from its bits (GPU_SAVINGS), and is the one
+ * scripts and docs use: each saving alone is its own name, a combination
+ * its names in the table's order, and a bit or a value that no saving
+ * names has no name (gpu_variant.h then refuses to build it). Every
+ * variant of the build is named, each differently. */
+START_TEST(variant_names_come_from_their_bits)
+{
+	static const struct {
+		unsigned v;
+		const char *name;
+	} known[] = {
+		{ 0, "base" },
+		{ 48, "wpoll-occ" },
+		{ 87, "fma-kimm-sigma0-wpoll-grab" },
+		{ 215, "fma-kimm-sigma0-wpoll-grab4" },
+		{ 471, "fma-kimm-sigma0-wpoll-grab4-b128" },
+		{ 12375, "fma-kimm-sigma0-wpoll-grab-r72" },
+		{ 11863, "fma-kimm-sigma0-wpoll-grab-shrhi-fold-x2-r48" },
+	};
+	size_t n = variants();
+
+#define X(bits, value, name) ck_assert_str_eq(gpu_variant_label(value), name);
+	GPU_SAVINGS(X)
+#undef X
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		ck_assert_str_eq(gpu_variant_label(known[i].v), known[i].name);
+	ck_assert_ptr_null(gpu_variant_label(128));     /* grab4's size alone */
+	ck_assert_ptr_null(gpu_variant_label(1u << 14)); /* no saving's bit */
+	ck_assert_ptr_null(gpu_variant_label(87u | 1u << 31));
+	for (size_t i = 0; i < n; i++) {
+		const char *name = gpu_variant_label(variant(i)->variant);
+
+		ck_assert_msg(name, "variant %u has no name", variant(i)->variant);
+		for (size_t j = 0; j < i; j++)
+			ck_assert_str_ne(gpu_variant_label(variant(j)->variant), name);
+	}
+}
+END_TEST
+
 static Suite *gpu_logic_suite(void)
 {
 	Suite *s = suite_create("gpu_logic");
@@ -291,6 +330,7 @@ static Suite *gpu_logic_suite(void)
 	tcase_add_loop_test(host, every_variant_on_random_ranges, 0, n);
 	tcase_add_loop_test(host, every_variant_on_the_edges, 0, n);
 	tcase_add_loop_test(host, the_top_of_the_range_is_no_candidate, 0, n);
+	tcase_add_test(host, variant_names_come_from_their_bits);
 	tcase_add_test(host, near_miss_is_rejected);
 	tcase_add_test(host, generations_run_out_and_start_again);
 	tcase_add_test(host, stop_ends_a_long_search);

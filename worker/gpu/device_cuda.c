@@ -24,7 +24,7 @@
 #define MEASURE_ROUNDS 3
 
 static struct gpu *opened;
-static char name[64], choice[768]; /* a variant's name; every variant's rate */
+static char name[80], choice[768]; /* gpu-VARIANT; every variant's rate */
 static int told_watch; /* whether the device polls the stop word: said once */
 static uint64_t chosen_rate;
 
@@ -33,8 +33,8 @@ static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t
 {
 	int rc = gpu_search(opened, digest, lo, hi, found, stop);
 
-	/* SEARCH_STOPPED is negative too: a stopped search is no failure (it
-	 * was taken for one, and every stop ended the GPU worker). */
+	/* SEARCH_STOPPED is negative too, and no failure: the worker lets
+	 * its lease go and serves on. */
 	if (rc < 0 && rc != SEARCH_STOPPED) {
 		log_error("GPU %s: %s", gpu_name(opened), gpu_error(opened));
 		exit(1);
@@ -113,7 +113,7 @@ int device_open(int index, const char *want, const struct kernel **out,
 		p.handicap[i] = device_stop_handicap(gpu_variant_halt_every((int)i));
 	}
 	/* The variants on trial are taken by name only: measuring leaves
-	 * them out until a device has checked and timed them (gpu.mk). */
+	 * them out until a device has checked and timed them (variants.mk). */
 	p.n = (size_t)gpu_variants_auto() < all ? (size_t)gpu_variants_auto() : all;
 	for (size_t i = p.n; i < all; i++)
 		if (want && strcmp(want, p.names[i]) == 0)

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "worker/gpu/gpu_kernel.h"
+#include "worker/gpu/gpu_variant.h"
 #include "worker/gpu/gpu_walk.h"
 #include "lib/clock.h"
 #include "lib/pick.h"
@@ -34,8 +35,8 @@
 #define LAUNCH_NS 4000000               /* what a launch should take */
 #define SPIN_MAX_NS 2000000             /* then sleep on the event */
 
-#ifndef GPU_VARIANT_LIST
-#error "GPU_VARIANT_LIST: the build names the variants (gpu.mk)"
+#if !defined GPU_VARIANT_LIST || !defined GPU_VARIANTS_SHIPPED || !defined GPU_VARIANTS_AUTO
+#error "the build names the variants and counts the shipped and the measured (gpu.mk)"
 #endif
 #define X(n) extern "C" const struct gpu_kernel gpu_kernel_##n;
 GPU_VARIANT_LIST
@@ -45,10 +46,8 @@ static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
 #undef X
 #define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
 static_assert(NKERNELS <= PICK_MAX, "the worker measures every variant (device_cuda.c)");
-#ifndef GPU_VARIANTS_AUTO
-#error "GPU_VARIANTS_AUTO: the build says how many --kernel auto measures (gpu.mk)"
-#endif
-static_assert(GPU_VARIANTS_AUTO >= 1 && GPU_VARIANTS_AUTO <= NKERNELS, "auto's are the first");
+static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_AUTO &&
+	      GPU_VARIANTS_AUTO <= NKERNELS, "the shipped first, then the other measured");
 
 /* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
  * ones that the search before left in flight (it waited for one at least,
@@ -244,6 +243,11 @@ int gpu_variants(void)
 	return NKERNELS;
 }
 
+int gpu_variants_shipped(void)
+{
+	return GPU_VARIANTS_SHIPPED;
+}
+
 int gpu_variants_auto(void)
 {
 	return GPU_VARIANTS_AUTO;
@@ -251,7 +255,7 @@ int gpu_variants_auto(void)
 
 const char *gpu_variant_name(int v)
 {
-	return v >= 0 && v < NKERNELS ? kernels[v]->name : NULL;
+	return v >= 0 && v < NKERNELS ? gpu_variant_label(kernels[v]->variant) : NULL;
 }
 
 /* Make device current, blocking (not spinning) in waits on events, with

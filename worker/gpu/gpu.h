@@ -42,8 +42,11 @@ const char *gpu_name(const struct gpu *g);
 int gpu_variants(void);
 const char *gpu_variant_name(int v);
 
-/* How many of the first variants --kernel auto measures; those after them
- * are on trial (gpu.mk's GPU_TRIAL_VARIANTS), taken by name only. */
+/* How many of the first variants are shipped (variants.mk's GPU_SHIPPED:
+ * base, then the fastest measured), and how many --kernel auto measures
+ * (those, then in a build of all the variants those a device timed);
+ * those after them are on trial, taken by name only. */
+int gpu_variants_shipped(void);
 int gpu_variants_auto(void);
 
 /* Values a thread of variant v hashes between its reads of the candidate

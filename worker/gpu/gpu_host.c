@@ -95,7 +95,7 @@ static int search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 }
 
 const struct gpu_host_variant GPU_VARIANT_SYM(gpu_host_) = {
-	.name = GPU_VARIANT_NAME,
+	.variant = GPU_VARIANT,
 	.search = search,
 	.launcher = &host,
 };

@@ -16,7 +16,7 @@
 
 /* One variant's host build. */
 struct gpu_host_variant {
-	const char *name;          /* as the device's variant is named */
+	unsigned variant;          /* GPU_VARIANT: its savings, its name */
 	kernel_search_fn search;   /* not thread-safe: one search at a time */
 	struct gpu_launcher *launcher; /* its walk's state: counters, and
 					* the generation (tests set it) */
@@ -25,8 +25,9 @@ struct gpu_host_variant {
 /* The variants built (*n of them), the plain one first. */
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n);
 
-/* How many of the first are those --kernel auto measures (the rest are on
- * trial: gpu.h's gpu_variants_auto). */
+/* How many of the first are shipped, and how many --kernel auto measures
+ * (gpu.h's gpu_variants_shipped and gpu_variants_auto). */
+size_t gpu_host_variants_shipped(void);
 size_t gpu_host_variants_auto(void);
 
 /* The plain variant's search, and its rejected candidates so far. */

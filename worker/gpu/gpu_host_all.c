@@ -1,14 +1,14 @@
 /* The table of the host builds of the GPU kernel's variants. The build
- * compiles gpu_host.c once per variant and passes the list here as
- * GPU_VARIANT_LIST, X(n) for each, so the list is written once (GPU_VARIANTS
- * and GPU_TRIAL_VARIANTS in gpu.mk), and the count of the first, which
- * --kernel auto measures, as GPU_VARIANTS_AUTO. */
+ * compiles gpu_host.c once per variant of every list (worker/gpu/
+ * variants.mk) and passes them here as GPU_VARIANT_LIST, X(n) for each,
+ * with the counts of the first that are shipped and that --kernel auto
+ * measures. */
 #include "worker/gpu/gpu_host.h"
 
 #include "lib/pick.h"
 
-#ifndef GPU_VARIANT_LIST
-#error "GPU_VARIANT_LIST: the build names the variants (gpu.mk)"
+#if !defined GPU_VARIANT_LIST || !defined GPU_VARIANTS_SHIPPED || !defined GPU_VARIANTS_AUTO
+#error "the build names the variants and counts the shipped and the measured (gpu.mk)"
 #endif
 
 #define X(n) extern const struct gpu_host_variant gpu_host_##n;
@@ -20,16 +20,19 @@ static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
 #undef X
 _Static_assert(sizeof all / sizeof all[0] <= PICK_MAX,
 	       "the stand-in worker measures every variant (device_cuda.c)");
-#ifndef GPU_VARIANTS_AUTO
-#error "GPU_VARIANTS_AUTO: the build says how many --kernel auto measures (gpu.mk)"
-#endif
-_Static_assert(GPU_VARIANTS_AUTO >= 1 && GPU_VARIANTS_AUTO <= sizeof all / sizeof all[0],
-	       "auto's are the first");
+_Static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_AUTO &&
+	       GPU_VARIANTS_AUTO <= sizeof all / sizeof all[0],
+	       "the shipped first, then the other measured");
 
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
 {
 	*n = sizeof all / sizeof all[0];
 	return all;
+}
+
+size_t gpu_host_variants_shipped(void)
+{
+	return GPU_VARIANTS_SHIPPED;
 }
 
 size_t gpu_host_variants_auto(void)

@@ -104,5 +104,5 @@ static cudaError_t launch(const uint8_t digest[32], const struct gpu_job *j,
 }
 
 extern "C" const struct gpu_kernel GPU_VARIANT_SYM(gpu_kernel_) = {
-	GPU_VARIANT_NAME, GPU_VARIANT_BLOCK, GPU_BEST_EVERY, setup, occupancy, launch,
+	GPU_VARIANT, GPU_VARIANT_BLOCK, GPU_BEST_EVERY, setup, occupancy, launch,
 };

@@ -33,7 +33,7 @@ struct gpu_shared {
 };
 
 struct gpu_kernel {
-	const char *name;
+	unsigned variant; /* GPU_VARIANT: its savings (gpu_variant.h) */
 	unsigned block;  /* threads per block (GPU_VARIANT_BLOCK) */
 	/* Values a thread hashes between its reads of the word: how late a
 	 * halt reaches it (1, or GPU_SPARSE). */

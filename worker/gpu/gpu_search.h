@@ -321,10 +321,10 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t e
 
 /* Thread tid of launch j takes its values from the counter next (a
  * grab variant): GPU_GRAB_EACH at a time, or as many as the launch holds
- * for each of its threads when that is fewer (a small launch is hashed
- * by as many threads as a strided share would be: 100,000 values over
- * 200,000 threads took 59 us at 8 each, not 18). The first GPU_POLLERS
- * threads poll the stop and halt words at each of their values. */
+ * for each of its threads when that is fewer, so that a small launch is
+ * hashed by as many threads as a strided share would be (docs/gpu.md).
+ * The first GPU_POLLERS threads poll the stop and halt words at each of
+ * their values. */
 GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
 		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
 {

@@ -22,11 +22,13 @@ struct gpu {
 	uint64_t spin_ns;
 };
 
-static const struct gpu_host_variant *variant(int v, size_t *n)
+/* Variant v's host build, or NULL. */
+static const struct gpu_host_variant *variant(int v)
 {
-	const struct gpu_host_variant *const *all = gpu_host_variants(n);
+	size_t n;
+	const struct gpu_host_variant *const *all = gpu_host_variants(&n);
 
-	return v >= 0 && (size_t)v < *n ? all[v] : NULL;
+	return v >= 0 && (size_t)v < n ? all[v] : NULL;
 }
 
 int gpu_count(void)
@@ -74,6 +76,11 @@ int gpu_variants(void)
 	return (int)n;
 }
 
+int gpu_variants_shipped(void)
+{
+	return (int)gpu_host_variants_shipped();
+}
+
 int gpu_variants_auto(void)
 {
 	return (int)gpu_host_variants_auto();
@@ -81,24 +88,19 @@ int gpu_variants_auto(void)
 
 const char *gpu_variant_name(int v)
 {
-	size_t n;
-	const struct gpu_host_variant *h = variant(v, &n);
+	const struct gpu_host_variant *h = variant(v);
 
-	return h ? h->name : NULL;
+	return h ? gpu_variant_label(h->variant) : NULL;
 }
 
 unsigned gpu_variant_halt_every(int v)
 {
-	size_t n;
-
-	return variant(v, &n) ? 1 : 0; /* one thread after another: no lag */
+	return variant(v) ? 1 : 0; /* one thread after another: no lag */
 }
 
 int gpu_use(struct gpu *g, int v)
 {
-	size_t n;
-
-	if (!variant(v, &n))
+	if (!variant(v))
 		return -EINVAL;
 	g->variant = v;
 	return 0;
@@ -111,17 +113,14 @@ int gpu_variant(const struct gpu *g)
 
 void gpu_spin_ns(struct gpu *g, uint64_t ns)
 {
-	size_t n;
-
 	g->spin_ns = ns;
-	variant(g->variant, &n)->launcher->spin_ns = ns;
+	variant(g->variant)->launcher->spin_ns = ns;
 }
 
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	       uint64_t hi, uint64_t *found, const uint32_t *stop)
 {
-	size_t n;
-	const struct gpu_host_variant *h = variant(g->variant, &n);
+	const struct gpu_host_variant *h = variant(g->variant);
 
 	h->launcher->spin_ns = g->spin_ns;
 	return h->search(digest, lo, hi, found, stop);
@@ -141,8 +140,7 @@ const char *gpu_watch_error(const struct gpu *g)
 
 void gpu_stats(const struct gpu *g, struct gpu_stats *st)
 {
-	size_t n;
-	const struct gpu_launcher *l = variant(g->variant, &n)->launcher;
+	const struct gpu_launcher *l = variant(g->variant)->launcher;
 
 	st->launches = l->launches;
 	st->rejected = l->rejected;

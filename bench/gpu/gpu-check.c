@@ -18,9 +18,10 @@
  * launches of each, no more, for a profiler to time one of them. --scale
  * quick makes every case and measurement small, for compute-sanitizer or
  * the stand-in build (gpu-check-standin, the host build of the variants
- * behind gpu.h). --list prints each variant, a line each, with "auto" or
- * "trial" (gpu.mk: whether the GPU worker measures it at start), and needs
- * no device. */
+ * behind gpu.h). --list prints each variant, a line each, with where it
+ * stands (worker/gpu/variants.mk): "shipped", "timed" (a device timed it;
+ * the GPU worker measures it at start beside the shipped) or "trial"
+ * (taken by name only); it needs no device. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +29,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/gpu/gpu_check.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/parse.h"
 #include "proto/proto.h"
 #include "worker/search_cases.h"
 #include "worker/gpu/gpu.h"
-#include "worker/gpu/gpu_check.h"
 #include "worker/kernel.h"
 
 #define MAX_EDGES 128
@@ -238,7 +239,8 @@ static int find_variants(const char *names, int order[MAX_VARIANTS])
 static void list(void)
 {
 	for (int v = 0; v < gpu_variants(); v++)
-		printf("%s %s\n", gpu_variant_name(v), v < gpu_variants_auto() ? "auto" : "trial");
+		printf("%s %s\n", gpu_variant_name(v), v < gpu_variants_shipped() ? "shipped" :
+		       v < gpu_variants_auto() ? "timed" : "trial");
 }
 
 int main(int argc, char **argv)

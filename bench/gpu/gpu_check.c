@@ -3,7 +3,7 @@
  * first few differences are printed with the variant and the device's
  * last error; the rest are only counted, so that one broken variant does
  * not bury the report. */
-#include "worker/gpu/gpu_check.h"
+#include "bench/gpu/gpu_check.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench/gpu/gpu_check.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "proto/proto.h"
-#include "worker/gpu/gpu_check.h"
 #include "worker/gpu/device.h"
 #include "worker/gpu/gpu_walk.h"
 #include "worker/kernel.h"

@@ -2,11 +2,13 @@
  * value, counted from the cubin itself, where no disassembler is at hand
  * (cuobjdump comes with a CUDA driver install, not with nvcc alone).
  *
- *   sass-count FILE.cubin...                 each kernel's loop, by opcode
- *   sass-count --table NAME VALUES FILE.cubin...  one row a variant: its
- *                                            loop's pipes per value (VALUES
- *                                            hashed a trip), registers,
- *                                            spills, and the bounds they set
+ *   sass-count FILE.cubin...             each kernel's loop, by opcode
+ *   sass-count --table VARIANT FILE.cubin...  a row for each pair, a
+ *                                        variant's number (gpu_variant.h)
+ *                                        and its cubin: its name, its
+ *                                        loop's pipes per value,
+ *                                        registers, spills, and the
+ *                                        bounds they set
  *
  * Volta and later encode an instruction in 128 bits, its opcode in bits
  * 0..8 and the form of its operands in bits 9..11 (as Mesa's open encoder
@@ -31,6 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/parse.h"
+#include "worker/gpu/gpu_variant.h"
 
 #define OPS 512
 #define BIG_LOOP 256 /* instructions: a loop this long is a per-value loop */
@@ -310,7 +315,7 @@ static int cubin(const char *path, const char *name, int values)
 static int usage(void)
 {
 	fprintf(stderr, "usage: sass-count FILE.cubin...\n"
-		"       sass-count --table NAME VALUES FILE.cubin...\n");
+		"       sass-count --table VARIANT FILE.cubin [VARIANT FILE.cubin...]\n");
 	return 2;
 }
 
@@ -325,15 +330,21 @@ int main(int argc, char **argv)
 			rc |= cubin(argv[i], NULL, 1) ? 1 : 0;
 		return rc;
 	}
-	if (argc < 5 || (argc - 2) % 3)
+	if (argc < 4 || argc % 2)
 		return usage();
-	print_header();
-	for (int i = 2; i < argc; i += 3) {
-		int values = atoi(argv[i + 1]);
+	for (int i = 2; i < argc; i += 2) {
+		uint64_t v;
 
-		if (values < 1 || values > 64)
-			return usage();
-		rc |= cubin(argv[i + 2], argv[i], values) ? 1 : 0;
+		if (parse_u64(argv[i], 0, UINT32_MAX, &v) || !gpu_variant_label((unsigned)v)) {
+			fprintf(stderr, "sass-count: %s: no variant of that number\n", argv[i]);
+			return 2;
+		}
+	}
+	print_header();
+	for (int i = 2; i < argc; i += 2) {
+		unsigned v = (unsigned)strtoul(argv[i], NULL, 10);
+
+		rc |= cubin(argv[i + 1], gpu_variant_label(v), GPU_PER_THREAD_OF(v)) ? 1 : 0;
 	}
 	return rc;
 }
