@@ -20,12 +20,6 @@ void proto_store_be64(uint64_t x, uint8_t *p)
 	}
 }
 
-uint32_t proto_load_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 void proto_decode_request(const uint8_t buf[PROTO_REQUEST_LEN],
 			  struct proto_request *req)
 {

@@ -41,7 +41,4 @@ unsigned proto_priority(uint8_t sent);
 uint64_t proto_load_be64(const uint8_t *p);
 void proto_store_be64(uint64_t x, uint8_t *p);
 
-/* Load a 32-bit big-endian integer (SHA-256 digest words). */
-uint32_t proto_load_be32(const uint8_t *p);
-
 #endif

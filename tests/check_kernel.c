@@ -311,6 +311,14 @@ START_TEST(stop_never_skips_the_answer)
 }
 END_TEST
 
+START_TEST(sha256_words_are_big_endian)
+{
+	const uint8_t b[4] = { 0xde, 0xad, 0xbe, 0xef };
+
+	ck_assert_uint_eq(sha256_word(b), 0xdeadbeefu);
+}
+END_TEST
+
 START_TEST(reference_matches_openssl)
 {
 	uint8_t want[32], got[32];
@@ -418,6 +426,7 @@ static Suite *kernel_suite(void)
 	tcase_add_loop_test(search, stop_before_the_call, 0, n);
 	tcase_add_loop_test(search, stop_ends_a_long_search, 0, n);
 	tcase_add_loop_test(search, stop_never_skips_the_answer, 0, n);
+	tcase_add_test(other, sha256_words_are_big_endian);
 	tcase_add_test(other, reference_matches_openssl);
 	tcase_add_test(other, last_rounds_undone_from_the_digest);
 	tcase_add_test(other, find_by_name);

@@ -85,13 +85,6 @@ START_TEST(message_is_little_endian)
 }
 END_TEST
 
-START_TEST(be32_load)
-{
-	const uint8_t b[4] = { 0xde, 0xad, 0xbe, 0xef };
-
-	ck_assert_uint_eq(proto_load_be32(b), 0xdeadbeefu);
-}
-END_TEST
 
 START_TEST(priority_is_clamped)
 {
@@ -184,7 +177,6 @@ int main(void)
 	tcase_add_test(t, request_layout_is_big_endian);
 	tcase_add_test(t, reply_round_trip_and_layout);
 	tcase_add_test(t, message_is_little_endian);
-	tcase_add_test(t, be32_load);
 	tcase_add_test(t, priority_is_clamped);
 	tcase_add_test(t, proxy_headers_give_the_client);
 	tcase_add_test(t, proxy_parse_refuses_what_is_none);

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "proto/proto.h"
 #include "worker/sha256_ref.h"
 
 #define TOP UINT64_MAX
@@ -209,7 +208,7 @@ void cases_near_miss(uint64_t y, uint8_t out[32])
 	sha256_le64_a(y, a);
 	digest_of(y, out);
 	for (int i = 0; i < 8; i++)
-		st[i] = proto_load_be32(out + 4 * i) - sha256_iv[i];
+		st[i] = sha256_word(out + 4 * i) - sha256_iv[i];
 	st[0] ^= 1;
 	a60 = st[4] - (st[0] - t2(st[1], st[2], st[3]));
 	a59 = st[5] - (st[1] - t2(st[2], st[3], a60));

@@ -1,9 +1,10 @@
 /* Scalar SHA-256 of one 8-byte message, written for clarity over speed: it
  * runs only to confirm the rare candidate (one in 2^32 values) that a fast
- * kernel's partial compare lets through. Byte order goes through proto/. */
+ * kernel's partial compare lets through. SHA-256 reads and writes its
+ * words big-endian, whatever the CPU: written out with shifts here, since
+ * that order is the hash's own, not the wire format's. */
 #include "sha256_ref.h"
 
-#include "proto/proto.h"
 #include "lib/digest.h"
 
 const uint32_t sha256_k[64] = {
@@ -25,6 +26,19 @@ const uint32_t sha256_iv[8] = {
 	0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 };
 
+uint32_t sha256_word(const uint8_t p[4])
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void store_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 static uint32_t ror(uint32_t x, int n)
 {
 	return (x >> n) | (x << (32 - n));
@@ -35,8 +49,8 @@ void sha256_le64_block(uint64_t x, uint32_t w[16])
 	uint8_t msg[8];
 
 	digest_message(x, msg);
-	w[0] = proto_load_be32(msg);
-	w[1] = proto_load_be32(msg + 4);
+	w[0] = sha256_word(msg);
+	w[1] = sha256_word(msg + 4);
 	w[2] = 0x80000000;
 	for (int t = 3; t < 15; t++)
 		w[t] = 0;
@@ -98,9 +112,8 @@ void sha256_le64(uint64_t x, uint8_t out[32])
 	uint32_t s[8], a[65];
 
 	compress(x, s, a);
-	for (int i = 0; i < 8; i += 2)
-		proto_store_be64((uint64_t)(sha256_iv[i] + s[i]) << 32 |
-				 (uint32_t)(sha256_iv[i + 1] + s[i + 1]), out + 4 * i);
+	for (int i = 0; i < 8; i++)
+		store_be32(out + 4 * i, sha256_iv[i] + s[i]);
 }
 
 void sha256_le64_a(uint64_t x, uint32_t a[65])
@@ -120,7 +133,7 @@ void sha256_late_a(const uint8_t digest[32], uint32_t a[8])
 	uint32_t h[8];
 
 	for (int i = 0; i < 8; i++)
-		h[i] = proto_load_be32(digest + 4 * i) - sha256_iv[i];
+		h[i] = sha256_word(digest + 4 * i) - sha256_iv[i];
 	for (int i = 0; i < 4; i++)
 		a[7 - i] = h[i]; /* a64, a63, a62, a61 */
 	for (int k = 0; k < 4; k++) {

@@ -11,6 +11,8 @@ extern const uint32_t sha256_k[64], sha256_iv[8];
 
 /* out = SHA-256 of the 8 bytes of x in little-endian order. */
 void sha256_le64(uint64_t x, uint8_t out[32]);
+/* The big-endian word SHA-256 reads at p (a message's, a digest's). */
+uint32_t sha256_word(const uint8_t p[4]);
 
 /* The one block that message makes, as 16 words: W0 and W1 from x, then
  * the padding (0x80000000, zeros) and the bit length 64. */
