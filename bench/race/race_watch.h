@@ -15,8 +15,8 @@
 #include "bench/client.h"
 #include "bench/race/machine.h"
 #include "bench/race/proctree.h"
-#include "bench/race/race.h"
-#include "bench/race/race_report.h"
+#include "bench/race/race_leg.h"
+#include "bench/race/race_params.h"
 
 /* Where a server's processes are. */
 enum race_where {
