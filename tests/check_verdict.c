@@ -297,14 +297,35 @@ START_TEST(reliability_then_flagged_runs)
 }
 END_TEST
 
+/* A run is faster than hashing allows by its efficiency at its rate, or
+ * by its latencies against its work's hashing at its rate, or else at
+ * the machine's peak: a run with no probe is caught by the peak alone,
+ * and a figure of 0 checks nothing. */
 START_TEST(too_fast_runs)
 {
-	ck_assert_int_eq(verdict_too_fast(0.97, 2.0, 3.0), VERDICT_FAST_NO);
-	ck_assert_int_eq(verdict_too_fast(1.38, 2.0, 0.6), VERDICT_FAST_NO);
-	ck_assert_int_eq(verdict_too_fast(4.1, 2.0, 3.0), VERDICT_FAST_EFFICIENCY);
-	ck_assert_int_eq(verdict_too_fast(465, 2.0, 0.001), VERDICT_FAST_EFFICIENCY);
-	ck_assert_int_eq(verdict_too_fast(0, 2.0, 0.4), VERDICT_FAST_LATENCY);
-	ck_assert_int_eq(verdict_too_fast(0, 0, 0), VERDICT_FAST_NO);
+	/* 2e8 values at 1e8 a second: 2 s of hashing. */
+	static const struct {
+		struct verdict_speed s;
+		enum verdict_fast fast;
+	} c[] = {
+		{ { 0.97, 2e8, 3.0, 1e8, 0 }, VERDICT_FAST_NO },
+		{ { 1.38, 2e8, 0.6, 1e8, 0 }, VERDICT_FAST_NO },
+		{ { 4.1, 2e8, 3.0, 1e8, 0 }, VERDICT_FAST_EFFICIENCY },
+		{ { 465, 2e8, 0.001, 1e8, 0 }, VERDICT_FAST_EFFICIENCY },
+		{ { 0, 2e8, 0.4, 1e8, 0 }, VERDICT_FAST_LATENCY },
+		{ { 0, 2e8, 0.4, 1e8, 4e8 }, VERDICT_FAST_LATENCY },
+		{ { 0, 0, 0, 0, 0 }, VERDICT_FAST_NO },
+		/* No probe: the peak of 4e8 makes it 0.5 s of hashing. */
+		{ { 0, 2e8, 0.12, 0, 4e8 }, VERDICT_FAST_PEAK },
+		{ { 0, 2e8, 0.13, 0, 4e8 }, VERDICT_FAST_NO },
+		{ { 0, 2e8, 0.12, 0, 0 }, VERDICT_FAST_NO },
+		/* A probe above the peak (a server answering probes at once):
+		 * the peak still catches what the probe cannot. */
+		{ { 0, 2e8, 0.001, 1e12, 4e8 }, VERDICT_FAST_PEAK },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		ck_assert_msg(verdict_too_fast(&c[i].s) == c[i].fast, "case %zu", i);
 }
 END_TEST
 

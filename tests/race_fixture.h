@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "bench/workload.h"
+
 enum fake_mode {
 	FAKE_RIGHT,   /* the answer, searched by brute force (small ranges) */
 	FAKE_WRONG,   /* END + 1, at once */
@@ -13,6 +15,8 @@ enum fake_mode {
 	FAKE_GARBAGE, /* three bytes, then closes */
 	FAKE_HANG,    /* accepts, never reads nor replies nor closes */
 	FAKE_BUSY,    /* as FAKE_RIGHT, then keeps a CPU busy FAKE_BUSY_MS */
+	FAKE_TABLE,   /* the answer from the table (fake_table) at once,
+		       * hashing nothing; as FAKE_RIGHT for a digest not in it */
 };
 
 /* How long a FAKE_BUSY server spins after each answer, as a server that
@@ -31,6 +35,9 @@ struct fake {
 /* Start fake f on a loopback port of its own, served by a thread for the
  * rest of the test (Check's assertions abort it on failure). */
 void fake_start(struct fake *f);
+/* The answers every FAKE_TABLE server knows: t[0 .. n - 1], which
+ * stay the caller's, set before the race. */
+void fake_table(const struct wl_request *t, size_t n);
 /* The letters of every fake's connections so far, in their order. */
 const char *fake_log(void);
 /* "NAME=127.0.0.1:PORT" into buf, which it returns. */

@@ -21,6 +21,7 @@
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
+#include "bench/race/peak.h"
 #include "bench/race/race_plot.h"
 #include "bench/race/race_report.h"
 #include "bench/race/race_watch.h"
@@ -50,6 +51,9 @@ struct race {
 	struct race_leg *legs;     /* [(round - 1) * n + server] */
 	FILE *csv;
 	int delay_set;             /* a load preset's delay is known */
+	struct peak peak;          /* this machine's */
+	double peak_of[RACE_MAX_SERVERS]; /* each server's: this machine's,
+					   * or 0 (on another one) */
 };
 
 /* The ideal servers at the leg's rate on its send times (sim_ideal, as
@@ -119,41 +123,47 @@ static double fastest_probe(const struct race *r, unsigned round, unsigned i)
  * requests' latencies against the time their work takes (the hashes up
  * to the answer, which a search in any order needs as many of on
  * average; repeats within the run left out, a cache may answer those),
- * both at the fastest rate the server showed: its probe, or its fastest
- * probe of the race so far. An ideal server at a rate k times faster
- * scores at least k times better, so the efficiency at the faster rate
- * is at most the leg's over k. */
+ * at the fastest rate the server showed (its probe, or its fastest probe
+ * of the race so far), and the latencies at the machine's peak, which
+ * needs no probe. An ideal server at a rate k times faster scores at
+ * least k times better, so the efficiency at the faster rate is at most
+ * the leg's over k. */
 static void judge_speed(const struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	g->fast_rate = fmax(g->rate, fastest_probe(r, round, i));
-	g->fast_eff = g->speed * g->rate / g->fast_rate;
-	g->hashing_s = g->fresh_s = 0;
+	struct verdict_speed s = { .rate = fmax(g->rate, fastest_probe(r, round, i)),
+				   .peak = r->peak_of[i] };
+
+	if (g->rate)
+		s.efficiency = g->speed * g->rate / s.rate;
 	for (uint64_t k = 0; k < r->wl.total; k++) {
 		const struct wl_request *q = &r->reqs[k];
 
 		if (q->copy_of >= 0 || r->res[k].outcome != OUT_OK)
 			continue;
-		g->hashing_s += (double)(q->answer - q->start + 1) / g->fast_rate;
-		g->fresh_s += r->res[k].latency_ns / 1e9;
+		s.work += (double)(q->answer - q->start + 1);
+		s.latency_s += r->res[k].latency_ns / 1e9;
 	}
-	g->fast = verdict_too_fast(g->fast_eff, g->hashing_s, g->fresh_s);
+	g->fast = verdict_too_fast(&s);
+	g->fast_rate = g->fast == VERDICT_FAST_PEAK ? s.peak : s.rate;
+	g->fast_eff = s.efficiency;
+	g->hashing_s = g->fast_rate ? s.work / g->fast_rate : 0;
+	g->fresh_s = s.latency_s;
 }
 
-/* Judge the leg's speed; where it was too fast, probe again, and judge
- * it at the second probe when that one is faster: a neighbour can slow
- * one probe several times over (measured here: 18 M hashes/s before a
- * run, 67 in another round), where a cache answers a hundred times
- * faster than any probe. */
+/* Judge the leg's speed; where its probe's rate says it was too fast,
+ * probe again, and judge it at the second probe when that one is
+ * faster: a neighbour can slow one probe several times over (measured
+ * here: 18 M hashes/s before a run, 67 in another round), where a cache
+ * answers a hundred times faster than any probe. */
 static void check_speed(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
 	double again;
 
-	if (!g->rate)
-		return;
 	judge_speed(r, round, i, g);
-	if (g->fast == VERDICT_FAST_NO ||
+	if (!g->rate ||
+	    (g->fast != VERDICT_FAST_EFFICIENCY && g->fast != VERDICT_FAST_LATENCY) ||
 	    probe(r, i, &again) ||
 	    again <= g->rate)
 		return;
@@ -342,6 +352,11 @@ static int start(struct race *r)
 	/* Last: a race that cannot start prints nothing on stdout. */
 	for (unsigned i = 0; p->settle_s && i < p->n; i++)
 		race_watch_find(&p->server[i], &r->target[i], &r->watch[i]);
+	peak_measure(&r->peak);
+	for (unsigned i = 0; i < p->n; i++)
+		if (proctree_is_local(r->target[i].list->ai_addr) == 1)
+			r->peak_of[i] = r->peak.rate;
+	race_report_peak(p, &r->peak, r->peak_of);
 	return 0;
 }
 

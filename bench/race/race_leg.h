@@ -27,8 +27,10 @@ struct race_leg {
 	double eff;              /* when eff_kind is STATS_EFF_OK */
 	double speed;            /* the ideal's score over the run's, even
 				  * above 1; 0 when there is none */
-	double fast_rate;        /* the fastest the server showed: the rate
-				  * the leg is checked at for a cache */
+	double fast_rate;        /* the rate the leg was checked at for a
+				  * cache: the fastest the server showed,
+				  * or the machine's peak where that caught
+				  * it; 0: none */
 	double fast_eff;         /* the efficiency at it, at most */
 	double hashing_s;        /* the fresh requests' work at it */
 	double fresh_s;          /* and their latencies, summed */

@@ -65,10 +65,34 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
+void race_report_peak(const struct race_params *p, const struct peak *pk,
+		      const double *peak_of)
+{
+	if (pk->rate)
+		printf("this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
+		       "revhash's %s kernel on one core): a run whose fresh "
+		       "requests took under %.0f%% of their hashing at it "
+		       "answered from memory\n", pk->rate / 1e6, pk->cpus,
+		       pk->core / 1e6, pk->kernel, VERDICT_FAST_WORK * 100);
+	for (unsigned i = 0; !p->calibrate && i < p->n; i++) {
+		if (peak_of[i])
+			continue;
+		printf("%s: ", p->server[i].name);
+		if (pk->rate)
+			printf("on another machine, whose peak is unknown");
+		else
+			printf("this machine has a GPU (%s), whose rate no "
+			       "measure of its CPUs bounds", pk->gpu);
+		printf(": without probes, answers from memory cannot be caught\n");
+	}
+}
+
 /* Why a leg was faster than hashing allows, by verdict_too_fast(). */
 static const char *const too_fast[] = {
 	[VERDICT_FAST_EFFICIENCY] = "its efficiency",
 	[VERDICT_FAST_LATENCY] = "its fresh requests' latencies, summed, "
+		"against their hashing",
+	[VERDICT_FAST_PEAK] = "its fresh requests' latencies, summed, "
 		"against their hashing",
 };
 
@@ -76,15 +100,23 @@ static const char *const too_fast[] = {
  * what to do. */
 static void fast_note(const char *name, const struct race_leg *g)
 {
-	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, the "
-	       "fastest it showed (", name, too_fast[g->fast], g->fast_rate / 1e6);
+	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
+	       name, too_fast[g->fast], g->fast_rate / 1e6,
+	       g->fast == VERDICT_FAST_PEAK ? "this machine's peak" :
+	       "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
 		printf("%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
 	else
 		printf("%.3f s against %.3f s", g->fresh_s, g->hashing_s);
-	printf("): it knew answers before, from a cache of an earlier race with "
-	       "these seeds (restart it, or race with --seed), or it hashes faster "
-	       "than any probe showed; no verdict from its rounds\n");
+	if (g->fast == VERDICT_FAST_PEAK)
+		printf("): it answered from memory, a cache of an earlier race with "
+		       "these seeds (restart it, or race with --seed) or a table; "
+		       "no verdict from its rounds\n");
+	else
+		printf("): it knew answers before, from a cache of an earlier race "
+		       "with these seeds (restart it, or race with --seed), or it "
+		       "hashes faster than any probe showed; no verdict from its "
+		       "rounds\n");
 }
 
 /* The lines on the machine around leg g: not idle before it, busy after
@@ -366,7 +398,7 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			       verdict_percent(ok, all));
 		if (fast)
 			printf("%s ran faster than hashing allows in %u of %u "
-			       "rounds: it knew answers before, from a cache of an "
+			       "rounds: it answered from memory, a cache of an "
 			       "earlier race with these seeds: restart it, or race "
 			       "with --seed and a seed it has not played; no verdict "
 			       "involves it\n", p->server[i].name, fast, p->rounds);

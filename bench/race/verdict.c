@@ -40,13 +40,20 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	return 0;
 }
 
-enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
-				   double latency_s)
+/* Did latency_s fall short of the hashing of work at rate? */
+static int sooner(double work, double latency_s, double rate)
 {
-	if (efficiency > VERDICT_FAST_EFF)
+	return rate > 0 && work > 0 && latency_s < VERDICT_FAST_WORK * work / rate;
+}
+
+enum verdict_fast verdict_too_fast(const struct verdict_speed *s)
+{
+	if (s->efficiency > VERDICT_FAST_EFF)
 		return VERDICT_FAST_EFFICIENCY;
-	if (hashing_s > 0 && latency_s < VERDICT_FAST_WORK * hashing_s)
+	if (sooner(s->work, s->latency_s, s->rate))
 		return VERDICT_FAST_LATENCY;
+	if (sooner(s->work, s->latency_s, s->peak))
+		return VERDICT_FAST_PEAK;
 	return VERDICT_FAST_NO;
 }
 

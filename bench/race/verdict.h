@@ -13,10 +13,11 @@
 #define VERDICT_ALPHA 0.05  /* a 95% interval */
 /* A run was not all hashed when its efficiency at the fastest rate its
  * server showed is above VERDICT_FAST_EFF, or its fresh requests took
- * under VERDICT_FAST_WORK of their hashing time at that rate. Answers
- * from a cache run a hundred times faster (measured: 200); fresh servers
- * beat a probe that a neighbour slowed by 1.17 to 1.38 on this shared
- * machine, so 1.05 would flag them. */
+ * under VERDICT_FAST_WORK of their hashing time at that rate, or at the
+ * machine's peak (bench/race/peak.h). Answers from a cache run a hundred
+ * times faster (measured: 200); fresh servers beat a probe that a
+ * neighbour slowed by 1.17 to 1.38 on this shared machine, so 1.05 would
+ * flag them. */
 #define VERDICT_FAST_EFF 4.0
 #define VERDICT_FAST_WORK 0.25
 
@@ -62,6 +63,19 @@ enum verdict_fast {
 	VERDICT_FAST_NO,
 	VERDICT_FAST_EFFICIENCY, /* it beat the ideal at its own probe's rate */
 	VERDICT_FAST_LATENCY,    /* it answered sooner than hashing takes */
+	VERDICT_FAST_PEAK,       /* sooner than the machine's peak could */
+};
+
+/* What a run's speed is judged by. */
+struct verdict_speed {
+	double efficiency; /* the ideal server's score at rate over the run's;
+			    * 0: none */
+	double work;       /* the values up to each fresh request's answer
+			    * (repeats within the run left out), summed: as
+			    * many as a search in any order needs on average */
+	double latency_s;  /* and those requests' latencies, summed */
+	double rate;       /* the fastest rate the server showed; 0: none */
+	double peak;       /* the machine's peak rate; 0: none */
 };
 
 /* The judgement of a pair a (0) and b (1). */
@@ -89,12 +103,11 @@ unsigned verdict_order(unsigned round, unsigned n, unsigned k);
 /* The median (of the middle two when n is even), least and largest of
  * v[0 .. n - 1], n > 0; v itself is left alone. 0, or -EINVAL for n 0. */
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s);
-/* Was a run faster than hashing allows? efficiency: the ideal server's
- * score at the run's probed rate over the run's (0: none); hashing_s: the
- * seconds its fresh requests' work takes at that rate, latency_s: the
- * seconds they took, summed (0 and 0: unknown). */
-enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
-				   double latency_s);
+/* Was a run faster than hashing allows? Its efficiency above
+ * VERDICT_FAST_EFF, or its latencies under VERDICT_FAST_WORK of its work's
+ * hashing at the server's rate, or else at the machine's peak; a figure
+ * of 0 is none, and checks nothing. */
+enum verdict_fast verdict_too_fast(const struct verdict_speed *s);
 /* The fewest rounds that can give an interval at level alpha. */
 unsigned verdict_min_rounds(double alpha);
 /* The level of each look when --until-decided may look after every pair
