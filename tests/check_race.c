@@ -6,6 +6,7 @@
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
  * themselves are tested on numbers in check_verdict.c. */
+#include "bench/calibrate.h"
 #include "bench/race/machine.h"
 #include "bench/race/peak.h"
 #include "lib/digest.h"
@@ -728,6 +729,33 @@ START_TEST(machine_busy_share)
 }
 END_TEST
 
+/* A probe's requests grow towards twice the time trusted at the rate
+ * the one before showed, at least doubling and at most 64 times; a bound
+ * keeps each within most_s of hashing at the slowest rate the server
+ * showed, so that one that never cancels is done with a closed request
+ * within the race's wait; the first request is cut as the others. */
+START_TEST(probe_requests_are_bounded)
+{
+	struct calibrate_bound b = { 10, 1e6 }, none = { 10, 0 }, off = { 0, 1e6 };
+
+	ck_assert_uint_eq(calibrate_next(CALIBRATE_FIRST, 0, 0.5, NULL), CALIBRATE_FIRST);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, NULL), 100000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.002, 0.5, NULL), 128000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.4, 0.5, NULL), 5000000);
+	/* 10 s at 1M a second: 10M values at most, the first request too. */
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &b), 10000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.4, 0.5, &b), 5000000);
+	b.slowest = 1e5;
+	ck_assert_uint_eq(calibrate_next(CALIBRATE_FIRST, 0, 0.5, &b), 1000000);
+	/* No rate seen yet, or no bound: as without one. */
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &none), 100000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &off), 100000000);
+	/* Never under one value. */
+	b.slowest = 1e-3;
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &b), 1);
+}
+END_TEST
+
 /* A GPU's device file in a folder laid out as /dev: CUDA's nvidia0
  * (not its control file alone), ROCm's kfd, a dri/renderD*; none in a
  * folder of other files, or one that is not there. */
@@ -832,6 +860,7 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, preset_prints_its_words);
 	tcase_add_test(fakes, machine_busy_share);
 	tcase_add_test(fakes, a_gpu_is_found_in_dev);
+	tcase_add_test(fakes, probe_requests_are_bounded);
 	tcase_add_test(fakes, busy_after_its_run_is_named);
 	suite_add_tcase(s, fakes);
 	return s;

@@ -96,6 +96,16 @@ static uint64_t answer(const struct fake *f, const struct proto_request *q)
 	return f->mode == FAKE_WRONG ? q->end + 1 : search(q->digest, q->start, q->end);
 }
 
+/* A CPU busy for as long as FAKE_NOCANCEL hashes q's range. */
+static void hash_for(const struct proto_request *q)
+{
+	double s = (double)(q->end - q->start + 1) / FAKE_NOCANCEL_RATE;
+	uint64_t until = clock_ns() + (uint64_t)(fmin(s * 1e3, FAKE_NOCANCEL_MAX_MS) * 1e6);
+
+	while (clock_ns() < until)
+		;
+}
+
 static void serve_one(const struct fake *f, int fd)
 {
 	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
@@ -106,6 +116,8 @@ static void serve_one(const struct fake *f, int fd)
 	if (recv(fd, req, sizeof req, MSG_WAITALL) == (ssize_t)sizeof req) {
 		proto_decode_request(req, &q);
 		usleep(f->delay_ms * 1000);
+		if (f->mode == FAKE_NOCANCEL)
+			hash_for(&q);
 		if (f->mode == FAKE_GARBAGE)
 			send(fd, "\xde\xad\xbe", 3, MSG_NOSIGNAL);
 		if (f->mode != FAKE_CLOSE && f->mode != FAKE_GARBAGE) {

@@ -15,6 +15,9 @@ enum fake_mode {
 	FAKE_GARBAGE, /* three bytes, then closes */
 	FAKE_HANG,    /* accepts, never reads nor replies nor closes */
 	FAKE_BUSY,    /* as FAKE_RIGHT, then keeps a CPU busy FAKE_BUSY_MS */
+	FAKE_NOCANCEL, /* hashes a request at FAKE_NOCANCEL_RATE, a CPU busy
+		        * all the while, whether its client is there or
+		        * not, then answers as FAKE_RIGHT */
 	FAKE_TABLE,   /* the answer from the table (fake_table) at once,
 		       * hashing nothing; as FAKE_RIGHT for a digest not in it */
 };
@@ -23,6 +26,12 @@ enum fake_mode {
  * never cancels a search would: long enough to be seen after its run,
  * short enough that the next leg's wait for an idle machine is short. */
 #define FAKE_BUSY_MS 1000
+
+/* A FAKE_NOCANCEL server's rate, values a second, and the most it
+ * spends on one request: the race's first probe request, 2 million
+ * values, takes it 1.6 s. */
+#define FAKE_NOCANCEL_RATE 1250000
+#define FAKE_NOCANCEL_MAX_MS 3000
 
 struct fake {
 	enum fake_mode mode;

@@ -17,7 +17,11 @@
  * idle, and reads it once the run is over (bench/race/machine.h); and during
  * the run, it measures the CPU that others than the server used
  * (bench/race/race_watch.h). A probe is bounded: the race closes it at its
- * bound, and looks whether the server searches on. */
+ * bound, and looks whether the server searches on; one that does is
+ * probed no more, for each probe would leave it another search on its
+ * rivals' CPUs, and its run waits for that search to end. A run that
+ * answers faster than the machine's peak allows answered from memory,
+ * probe or none (bench/race/peak.h). */
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
@@ -51,6 +55,10 @@ struct race {
 	struct race_leg *legs;     /* [(round - 1) * n + server] */
 	FILE *csv;
 	int delay_set;             /* a load preset's delay is known */
+	unsigned unprobed[RACE_MAX_SERVERS]; /* the round in which a server
+					      * was seen searching a closed
+					      * probe; 0: none */
+	struct calibrate_bound bound[RACE_MAX_SERVERS]; /* of its probes */
 	struct peak peak;          /* this machine's */
 	double peak_of[RACE_MAX_SERVERS]; /* each server's: this machine's,
 					   * or 0 (on another one) */
@@ -95,8 +103,17 @@ static int64_t probe_bound_ns(const struct race_params *p)
 			      fmax(RACE_PROBE_FLOOR_S, 10 * p->probe_s)) * 1e9);
 }
 
+/* The longest wait for a server to end the search of a probe the race
+ * closed: as long as the probe's bound. */
+static double leftover_wait_s(const struct race_params *p)
+{
+	return probe_bound_ns(p) / 1e9;
+}
+
 /* Probe server i's rate into *rate, each request bounded by
- * probe_bound_ns(): 0, or calibrate_rate()'s error. */
+ * probe_bound_ns(), and sized so that a server that never cancels is done
+ * with it within leftover_wait_s() of its close, at the slowest rate it
+ * showed in the race (r->bound): 0, or calibrate_rate()'s error. */
 static int probe(struct race *r, unsigned i, double *rate)
 {
 	struct target *t = &r->target[i];
@@ -104,7 +121,8 @@ static int probe(struct race *r, unsigned i, double *rate)
 	int err;
 
 	t->timeout_ns = probe_bound_ns(r->p);
-	err = calibrate_rate(t, probe_s(r->p), 0, rate);
+	r->bound[i].most_s = probe_bound_ns(r->p) / 1e9 + leftover_wait_s(r->p);
+	err = calibrate_rate(t, probe_s(r->p), 0, &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
 }
@@ -259,6 +277,21 @@ static void watch_after(struct race_leg *g)
 	g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
 }
 
+/* After a probe request the race closed at its bound: did the server
+ * search on? One seen doing so is probed no more (each probe would leave
+ * it another search, on the CPUs its rivals' runs need), and its run
+ * waits for that search to end, up to leftover_wait_s(). */
+static void watch_probe(struct race *r, unsigned round, unsigned i,
+			struct race_leg *g)
+{
+	race_watch_probe(&r->watch[i], g);
+	if (!(g->probe_left > MACHINE_KEPT_CPU))
+		return;
+	r->unprobed[i] = round;
+	g->left_bound_s = leftover_wait_s(r->p);
+	race_watch_leftovers(&r->watch[i], g->left_bound_s, g);
+}
+
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
  * -EINVAL when the race cannot go on (no delay for its workload). */
 static int run_leg(struct race *r, unsigned round, unsigned i)
@@ -268,10 +301,12 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 
 	wait_idle(r->p, g);
 	g->others = g->probe_left = -1;
-	if (r->p->calibrate && (g->probe_err = probe(r, i, &g->rate)))
+	g->unprobed = r->unprobed[i];
+	if (r->p->calibrate && !g->unprobed &&
+	    (g->probe_err = probe(r, i, &g->rate)))
 		g->rate = 0;
 	if (g->probe_err == -ETIMEDOUT && r->p->settle_s)
-		race_watch_probe(&r->watch[i], g);
+		watch_probe(r, round, i, g);
 	if (set_delay(r, g, i))
 		return -EINVAL;
 	if (r->p->settle_s)

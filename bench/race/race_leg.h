@@ -49,6 +49,15 @@ struct race_leg {
 	double probe_left;       /* the CPUs the server's processes used
 				  * once the race closed a probe that timed
 				  * out; -1: not measured */
+	double left_bound_s;     /* where they searched on (probe_left over
+				  * MACHINE_KEPT_CPU): the longest wait for
+				  * that search to end; else 0 */
+	double left_wait_s;      /* the wait */
+	int left_on;             /* the search went on past it: the rivals'
+				  * runs may share the machine with it */
+	unsigned unprobed;       /* not probed: the round in which the server
+				  * was seen searching a closed probe; 0:
+				  * probed, as the race was asked */
 	uint64_t wrong, missing;
 	int cause[RACE_CAUSES];  /* the first reasons of the missing */
 	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */

@@ -86,8 +86,8 @@ static double pair_ratio(const struct race_params *p, const struct race_leg *leg
 static double put_interval(FILE *g, const struct race_params *p,
 			   const struct verdict *v, unsigned i)
 {
-	if (v->kind != VERDICT_FASTER && v->kind != VERDICT_EQUIVALENT &&
-	    v->kind != VERDICT_INCONCLUSIVE)
+	if (v->kind != VERDICT_FASTER && v->kind != VERDICT_AT_LEAST &&
+	    v->kind != VERDICT_EQUIVALENT && v->kind != VERDICT_INCONCLUSIVE)
 		return 0;
 	fprintf(g, "$ci%u << EOD\n0.5 %g %g %g\n%u.5 %g %g %g\nEOD\n", i, v->lo,
 		v->hi, v->ratio, p->rounds / 2, v->lo, v->hi, v->ratio);

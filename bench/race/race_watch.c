@@ -7,6 +7,7 @@
  * business. */
 #include "bench/race/race_watch.h"
 
+#include "lib/clock.h"
 #include "lib/parse.h"
 
 #include <errno.h>
@@ -119,19 +120,39 @@ void race_watch_end(struct race_watch *w, struct race_leg *g)
 		g->others_why = "no time passed on /proc/stat's clock";
 }
 
-void race_watch_probe(struct race_watch *w, struct race_leg *g)
+/* The CPUs the server's processes used over the next ms milliseconds;
+ * -1: unknown. */
+static double tree_cpus(const struct race_watch *w, unsigned ms)
 {
-	struct timespec t = { MACHINE_AFTER_MS / 1000,
-			      (long)(MACHINE_AFTER_MS % 1000) * 1000000L };
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	struct race_reading a, b;
 
-	g->probe_left = -1;
 	if (w->where != RACE_TREE)
-		return;
+		return -1;
 	take(w, &a);
 	while (nanosleep(&t, &t) && errno == EINTR)
 		;
 	take(w, &b);
-	if (!a.why && !b.why)
-		g->probe_left = machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+	if (a.why || b.why)
+		return -1;
+	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+}
+
+void race_watch_probe(struct race_watch *w, struct race_leg *g)
+{
+	g->probe_left = tree_cpus(w, MACHINE_AFTER_MS);
+}
+
+void race_watch_leftovers(struct race_watch *w, double bound_s, struct race_leg *g)
+{
+	uint64_t t0 = clock_ns();
+	double used;
+
+	do {
+		used = tree_cpus(w, MACHINE_SETTLE_MS);
+		g->left_wait_s = (clock_ns() - t0) / 1e9;
+		if (used >= 0 && used < MACHINE_KEPT_CPU)
+			return;
+	} while (g->left_wait_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
+	g->left_on = 1;
 }

@@ -59,5 +59,10 @@ void race_watch_end(struct race_watch *w, struct race_leg *g);
  * processes used over the next MACHINE_AFTER_MS into g->probe_left (-1:
  * unknown). */
 void race_watch_probe(struct race_watch *w, struct race_leg *g);
+/* Then, where they were busy: wait until they use under
+ * MACHINE_KEPT_CPU over MACHINE_SETTLE_MS, up to bound_s, into
+ * g->left_wait_s, and g->left_on when the bound came first (or their
+ * CPU could not be read). */
+void race_watch_leftovers(struct race_watch *w, double bound_s, struct race_leg *g);
 
 #endif

@@ -29,14 +29,16 @@ struct verdict_spread {
 /* One server's side of a pair: its score in each round (lower is better),
  * the right answers it gave over every round, how many of its runs
  * were flagged as faster than hashing allows (verdict_too_fast), after
- * how many it kept the CPUs busy, and during how many other processes
- * used the CPUs (bench/race/machine.h). */
+ * how many it kept the CPUs busy, during how many other processes used
+ * the CPUs (bench/race/machine.h), and before how many it searched a
+ * probe the race had closed past the race's wait for it. */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
 	unsigned flagged;
 	unsigned busy;
 	unsigned shared;
+	unsigned left;
 };
 
 /* How the pair is judged: the margin of equivalence (0.10: scores within
@@ -53,7 +55,12 @@ enum verdict_kind {
 	VERDICT_RELIABILITY,  /* more right answers: it wins whatever its score */
 	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
 	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
-	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run */
+	VERDICT_AT_LEAST,     /* one side's leftovers shared the machine with
+			       * the other's runs, and the other won by more
+			       * than the margin even so: it is faster by at
+			       * least the interval's bound */
+	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run
+			       * (or left a closed probe searching) */
 	VERDICT_SHARED,       /* none: others used the CPUs during a run */
 	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
 };
@@ -91,6 +98,7 @@ struct verdict {
 	unsigned flagged[2];
 	unsigned busy[2];
 	unsigned shared[2];
+	unsigned left[2];
 	uint64_t ok[2];          /* the sides' right answers */
 	uint64_t requests;       /* each side's, over every round */
 };
@@ -118,12 +126,17 @@ double verdict_look_alpha(unsigned rounds, double alpha);
  * b->score[r]; odd rounds ran a first) of requests requests each. First
  * reliability: the side with more right answers wins, whatever the
  * scores; as many but not all right is no verdict. Then a flagged run on
- * either side, or one after which its server kept the CPUs busy (the
- * other's runs shared the machine with it), or one during which other
- * processes used the CPUs: no verdict. Then the ratio of b's scores to a's, with its
- * interval (rounds whose scores are not positive and finite left out):
- * a winner when it excludes 1, equivalence when it lies within the margin,
- * else inconclusive. 0, or -EINVAL for no rounds or a bad rule. */
+ * either side: no verdict. Then a side that left the CPUs busy for the
+ * other's runs (after its run, or searching a closed probe past the
+ * race's wait): the other, whose runs bore that handicap, wins when its
+ * interval clears the margin even so (VERDICT_AT_LEAST), provided that
+ * the side that caused it ran on a machine of its own; else, and always
+ * when both caused one, no verdict. Then a run during which other
+ * processes used the CPUs: no verdict. Then the ratio of b's scores to
+ * a's, with its interval (rounds whose scores are not positive and
+ * finite left out): a winner when it excludes 1, equivalence when it
+ * lies within the margin, else inconclusive. 0, or -EINVAL for no rounds
+ * or a bad rule. */
 int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		  unsigned rounds, uint64_t requests,
 		  const struct verdict_rule *rule, struct verdict *v);
