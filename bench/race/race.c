@@ -263,18 +263,25 @@ static void wait_idle(const struct race_params *p, struct race_leg *g)
 	idle = machine_settle(p->settle_s, &g->before, &g->waited_s);
 	g->watched = idle >= 0;
 	g->not_idle = idle == 0;
-	g->after = -1;
+	g->after = g->after_own = -1;
 }
 
 /* After the run, its requests all answered or given up: did the server
- * keep the CPUs busy, searching what no one asks for any more? */
-static void watch_after(struct race_leg *g)
+ * keep the CPUs busy, searching what no one asks for any more? Its own
+ * processes' CPU says so where they are known, whatever a neighbour
+ * does meanwhile (the machine's share blamed a neighbour's build that
+ * started in the window); else the machine's share against the one
+ * before the leg. */
+static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 {
 	unsigned cpus;
 
-	if (!g->watched || machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+	if (!g->watched)
 		return;
-	g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
+	if ((g->after_own = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS)) >= 0)
+		g->kept_busy = g->after_own > MACHINE_KEPT_CPU;
+	else if (!machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+		g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
 }
 
 /* After a probe request the race closed at its bound: did the server
@@ -284,7 +291,7 @@ static void watch_after(struct race_leg *g)
 static void watch_probe(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	race_watch_probe(&r->watch[i], g);
+	g->probe_left = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS);
 	if (!(g->probe_left > MACHINE_KEPT_CPU))
 		return;
 	r->unprobed[i] = round;
@@ -316,7 +323,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	g->seconds = (clock_ns() - t0) / 1e9;
 	if (r->p->settle_s)
 		race_watch_end(&r->watch[i], g);
-	watch_after(g);
+	watch_after(r, i, g);
 	if (g->run_err)
 		for (uint64_t k = 0; k < n; k++)
 			r->res[k] = (struct result){ .outcome = OUT_MISSING,

@@ -40,6 +40,8 @@ struct race_leg {
 	double waited_s;         /* the wait for it to be idle */
 	int not_idle;            /* the wait ended at its bound */
 	double after;            /* the busy share after the run; -1: none */
+	double after_own;        /* the CPUs the server's processes used
+				  * then, where they are known; -1: not */
 	int kept_busy;           /* machine_kept_busy() said so */
 	double others;           /* the CPUs that everything but the server
 				  * and the race used during the run, on

@@ -129,7 +129,11 @@ static void machine_notes(const char *name, const struct race_leg *g)
 		printf("  %s: the machine was not idle before its run: %.0f%% of the "
 		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
 		       name, g->before * 100, g->waited_s, MACHINE_IDLE * 100);
-	if (g->kept_busy)
+	if (g->kept_busy && g->after_own >= 0)
+		printf("  %s kept %.2f CPUs busy after its run (its processes, over "
+		       "%.1f s): searches it was not asked for any more? no verdict "
+		       "from its rounds\n", name, g->after_own, MACHINE_AFTER_MS / 1e3);
+	else if (g->kept_busy)
 		printf("  %s kept %.0f%% of the CPUs busy after its run (%.0f%% "
 		       "before it): searches it was not asked for any more? no "
 		       "verdict from its rounds\n", name, g->after * 100,

@@ -120,9 +120,7 @@ void race_watch_end(struct race_watch *w, struct race_leg *g)
 		g->others_why = "no time passed on /proc/stat's clock";
 }
 
-/* The CPUs the server's processes used over the next ms milliseconds;
- * -1: unknown. */
-static double tree_cpus(const struct race_watch *w, unsigned ms)
+double race_watch_cpus(const struct race_watch *w, unsigned ms)
 {
 	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	struct race_reading a, b;
@@ -138,18 +136,13 @@ static double tree_cpus(const struct race_watch *w, unsigned ms)
 	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
 }
 
-void race_watch_probe(struct race_watch *w, struct race_leg *g)
-{
-	g->probe_left = tree_cpus(w, MACHINE_AFTER_MS);
-}
-
 void race_watch_leftovers(struct race_watch *w, double bound_s, struct race_leg *g)
 {
 	uint64_t t0 = clock_ns();
 	double used;
 
 	do {
-		used = tree_cpus(w, MACHINE_SETTLE_MS);
+		used = race_watch_cpus(w, MACHINE_SETTLE_MS);
 		g->left_wait_s = (clock_ns() - t0) / 1e9;
 		if (used >= 0 && used < MACHINE_KEPT_CPU)
 			return;

@@ -55,11 +55,10 @@ void race_watch_begin(struct race_watch *w);
 /* Read it as the run ends, and set the leg's others, others_why and
  * shared. */
 void race_watch_end(struct race_watch *w, struct race_leg *g);
-/* After a probe the race closed unanswered: the CPUs the server's
- * processes used over the next MACHINE_AFTER_MS into g->probe_left (-1:
- * unknown). */
-void race_watch_probe(struct race_watch *w, struct race_leg *g);
-/* Then, where they were busy: wait until they use under
+/* The CPUs the server's processes use over the next ms milliseconds (a
+ * probe the race closed, a run just over): -1 where they are unknown. */
+double race_watch_cpus(const struct race_watch *w, unsigned ms);
+/* After a probe the race closed, where they were busy: wait until they use under
  * MACHINE_KEPT_CPU over MACHINE_SETTLE_MS, up to bound_s, into
  * g->left_wait_s, and g->left_on when the bound came first (or their
  * CPU could not be read). */
