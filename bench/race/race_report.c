@@ -74,16 +74,16 @@ void race_report_peak(const struct race_params *p, const struct peak *pk,
 		       "requests took under %.0f%% of their hashing at it "
 		       "answered from memory\n", pk->rate / 1e6, pk->cpus,
 		       pk->core / 1e6, pk->kernel, VERDICT_FAST_WORK * 100);
+	else
+		printf("this machine has a GPU (%s), whose rate no measure of its "
+		       "CPUs bounds: no peak, and runs are judged for answers from "
+		       "memory at their probes' rates alone\n", pk->gpu);
 	for (unsigned i = 0; !p->calibrate && i < p->n; i++) {
 		if (peak_of[i])
 			continue;
-		printf("%s: ", p->server[i].name);
-		if (pk->rate)
-			printf("on another machine, whose peak is unknown");
-		else
-			printf("this machine has a GPU (%s), whose rate no "
-			       "measure of its CPUs bounds", pk->gpu);
-		printf(": without probes, answers from memory cannot be caught\n");
+		printf("%s: no peak bounds it (%s): without probes, answers "
+		       "from memory cannot be caught\n", p->server[i].name,
+		       pk->rate ? "it is on another machine" : "a GPU here");
 	}
 }
 
