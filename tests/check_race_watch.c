@@ -496,7 +496,7 @@ static unsigned count_of(const char *text, char c)
  * million values, 1.6 s of its hashing) times out at the bound of 1 s
  * (--timeout 1), and the race sees its processes search on: it says so,
  * waits for the search to end before the run (within the probe's bound,
- * which it states), and probes it no more: in round 2 it has no probe,
+ * which it states, and says whether it ended), and probes it no more: in round 2 it has no probe,
  * and no connection beyond its runs' 3 reaches it. The calm one is
  * probed each round. */
 START_TEST(a_server_that_never_cancels_is_probed_no_more)
@@ -521,8 +521,13 @@ START_TEST(a_server_that_never_cancels_is_probed_no_more)
 	expect(&r, "\n  nocancel: probe timed out: no reply within its bound");
 	expect(&r, "\n  nocancel still searched its closed probe: its processes used ");
 	expect(&r, " CPUs in the 0.5 s after: it is probed no more, and raced "
-	       "without a probe from here (its efficiency n/a); its search ended ");
-	expect(&r, " later (the race waits up to 1.0 s)\n");
+	       "without a probe from here (its efficiency n/a); its search ");
+	/* It ends 0.6 s after the close; where others keep the machine
+	 * busy the race cannot tell it ended, and says so at its bound. */
+	if (!strstr(r.out, "; its search went on past the 1.0 s the race waits "
+		    "for it: its rivals' runs may share the machine with it; no "
+		    "verdict for it from its rounds\n"))
+		expect(&r, " later (the race waits up to 1.0 s)\n");
 	expect(&r, "\n  nocancel: not probed: it searched a probe the race had "
 	       "closed, in round 1 (efficiency n/a)\n");
 	expect(&r, "\nnocancel searched a probe the race had closed: it was probed "

@@ -278,7 +278,7 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 
 	if (!g->watched)
 		return;
-	if ((g->after_own = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS)) >= 0)
+	if ((g->after_own = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL)) >= 0)
 		g->kept_busy = g->after_own > MACHINE_KEPT_CPU;
 	else if (!machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
 		g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
@@ -291,7 +291,7 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 static void watch_probe(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	g->probe_left = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS);
+	g->probe_left = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL);
 	if (!(g->probe_left > MACHINE_KEPT_CPU))
 		return;
 	r->unprobed[i] = round;
