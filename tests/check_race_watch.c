@@ -496,9 +496,9 @@ static unsigned count_of(const char *text, char c)
  * million values, 1.6 s of its hashing) times out at the bound of 1 s
  * (--timeout 1), and the race sees its processes search on: it says so,
  * waits for the search to end before the run (within the probe's bound,
- * which it states, and says whether it ended), and probes it no more: in round 2 it has no probe,
- * and no connection beyond its runs' 3 reaches it. The calm one is
- * probed each round. */
+ * which it states, and says whether it ended), and probes it no more: in
+ * round 2 it has no probe, and no connection beyond its runs' 3 reaches
+ * it. The calm one is probed each round. */
 START_TEST(a_server_that_never_cancels_is_probed_no_more)
 {
 	struct fake nocancel = { FAKE_NOCANCEL, 'N', 0, -1, 0 };

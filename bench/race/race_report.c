@@ -447,8 +447,8 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			printf("%s ran while other processes used more than %.2f "
 			       "CPUs in %u of %u rounds: its times were not its own; "
 			       "no verdict involves it but a win by more than the "
-			       "margin over a rival that left the CPUs busy\n", p->server[i].name,
-			       MACHINE_OTHERS_CPU, shared, p->rounds);
+			       "margin over a rival that left the CPUs busy\n",
+			       p->server[i].name, MACHINE_OTHERS_CPU, shared, p->rounds);
 		if (unprobed)
 			printf("%s searched a probe the race had closed: it was "
 			       "probed no more, and ran without a probe in %u of %u "

@@ -141,7 +141,7 @@ double race_watch_cpus(const struct race_watch *w, unsigned ms, double *idle)
 	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
 }
 
-void race_watch_leftovers(struct race_watch *w, double bound_s, struct race_leg *g)
+void race_watch_leftovers(const struct race_watch *w, double bound_s, struct race_leg *g)
 {
 	uint64_t t0 = clock_ns();
 	double used, idle;

@@ -66,6 +66,6 @@ double race_watch_cpus(const struct race_watch *w, unsigned ms, double *idle);
  * kept busy by others, a search slowed to a crawl looks ended), up to
  * bound_s, into g->left_wait_s, and g->left_on when the bound came
  * first (or their CPU could not be read). */
-void race_watch_leftovers(struct race_watch *w, double bound_s, struct race_leg *g);
+void race_watch_leftovers(const struct race_watch *w, double bound_s, struct race_leg *g);
 
 #endif
