@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <sys/random.h>
 
-#define CAL_FIRST 2000000     /* values in the first calibration request */
 #define CAL_REPEAT 2          /* then timed again; the fastest counts */
 #define CAL_AIM 2.0           /* the next, larger one aims at this many
 			       * times the length trusted */
@@ -45,17 +44,41 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 	return err;
 }
 
+uint64_t calibrate_next(uint64_t n, double secs, double enough_s,
+			const struct calibrate_bound *b)
+{
+	double next = n;
+
+	if (secs > 0)
+		next = fmin(n * fmin(fmax(CAL_AIM * enough_s / secs, 2), 64), CAL_MAX);
+	if (b && b->most_s > 0 && b->slowest > 0)
+		next = fmin(next, b->slowest * b->most_s);
+	return next >= 1 ? (uint64_t)next : 1;
+}
+
+/* Time a request of n values, and learn from it the slowest rate. */
+static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
+		 double *secs)
+{
+	int err = time_full_range(t, n, secs);
+
+	if (!err && b && *secs > 0 && (!b->slowest || n / *secs < b->slowest))
+		b->slowest = n / *secs;
+	return err;
+}
+
 /* Grow the range until one request takes enough_s, then time that size
  * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
- * sample says more about the neighbours than about the server. */
+ * sample says more about the neighbours than about the server. A range
+ * that b keeps from growing is as long as any will be: it is timed. */
 int calibrate_rate(struct target *t, double enough_s, int verbose,
-		   double *rate)
+		   struct calibrate_bound *b, double *rate)
 {
-	uint64_t n = CAL_FIRST;
+	uint64_t n = calibrate_next(CALIBRATE_FIRST, 0, enough_s, b), next;
 	double secs = 0, best;
 
 	for (int round = 0; round < CAL_ROUNDS + CAL_REPEAT; round++) {
-		int err = time_full_range(t, n, &secs);
+		int err = timed(t, n, b, &secs);
 
 		if (err) {
 			errno = -err;
@@ -68,12 +91,13 @@ int calibrate_rate(struct target *t, double enough_s, int verbose,
 			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
 		if (secs >= enough_s || round >= CAL_ROUNDS - 1 || n >= CAL_MAX)
 			break;
-		n = (uint64_t)fmin(n * fmin(fmax(CAL_AIM * enough_s / secs, 2), 64),
-				   CAL_MAX);
+		if ((next = calibrate_next(n, secs, enough_s, b)) <= n)
+			break;
+		n = next;
 	}
 	best = secs;
 	for (int again = 0; again < CAL_REPEAT; again++) {
-		if (time_full_range(t, n, &secs) == 0 && secs < best)
+		if (timed(t, n, b, &secs) == 0 && secs < best)
 			best = secs;
 		if (verbose)
 			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);

@@ -3,16 +3,39 @@
 #ifndef REVHASH_BENCH_CALIBRATE_H
 #define REVHASH_BENCH_CALIBRATE_H
 
+#include <stdint.h>
+
 #include "bench/client.h"
 
 #define CALIBRATE_ENOUGH_S 0.5 /* a request this long is trusted */
 
+#define CALIBRATE_FIRST 2000000 /* values in the first request */
+
+/* A bound on the requests' size, for a server that may go on hashing a
+ * request its client closed (one that never cancels): no request holds
+ * more than most_s seconds of hashing at the slowest rate the server
+ * showed, so that, hashing no slower than that, it is done with any of
+ * them most_s seconds after it came. */
+struct calibrate_bound {
+	double most_s;  /* 0: no bound */
+	double slowest; /* in and out: the slowest rate (values/s) a request
+			 * of the server's answered at; 0: none yet */
+};
+
 /* Measure the values per second t hashes on one request: requests grow,
  * each aiming at twice enough_s, until one takes enough_s seconds; the
- * fastest of that and two more of its size counts. verbose: print each
- * timing and a failure. 0 and *rate, or -errno (-EPROTO: a reply other
- * than 0, where the range held no answer). */
+ * fastest of that and two more of its size counts. b, when not NULL,
+ * bounds each request's size and learns the slowest rate. verbose: print
+ * each timing and a failure. 0 and *rate, or -errno (-EPROTO: a reply
+ * other than 0, where the range held no answer). */
 int calibrate_rate(struct target *t, double enough_s, int verbose,
-		   double *rate);
+		   struct calibrate_bound *b, double *rate);
+/* The values of the request after one of n values that took secs, when
+ * one of enough_s is wanted, within b (NULL: none): grown towards twice
+ * enough_s at the rate it showed, at least doubled and at most 64 times,
+ * then cut to b's bound, and never under 1. The first request is
+ * calibrate_next(CALIBRATE_FIRST, 0, ...): CALIBRATE_FIRST within b. */
+uint64_t calibrate_next(uint64_t n, double secs, double enough_s,
+			const struct calibrate_bound *b);
 
 #endif

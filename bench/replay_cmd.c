@@ -116,7 +116,7 @@ static void find_rate(struct replay_cmd *p, struct target *t)
 	if (p->rate) {
 		printf("hash rate: %.3f M hashes/s (--rate)\n", p->rate / 1e6);
 	} else if (p->calibrate) {
-		if (calibrate_rate(t, CALIBRATE_ENOUGH_S, 1, &p->rate))
+		if (calibrate_rate(t, CALIBRATE_ENOUGH_S, 1, NULL, &p->rate))
 			p->rate = 0;
 		else if (p->rate)
 			scale_calibrated(p);

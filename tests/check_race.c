@@ -6,7 +6,9 @@
  * them (ABBA), answer wrong, close early, send garbage or hang; and its
  * command line, each mistake exiting 2 with its own message. The rules
  * themselves are tested on numbers in check_verdict.c. */
+#include "bench/calibrate.h"
 #include "bench/race/machine.h"
+#include "bench/race/peak.h"
 #include "lib/digest.h"
 #include "tests/check_run.h"
 #include "tests/race_fixture.h"
@@ -19,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* --- races of real masters ------------------------------------------------ */
@@ -253,6 +256,62 @@ START_TEST(cached_answers_are_flagged)
 	}
 	ck_assert_int_eq(tm_stop(&warm), 0);
 	ck_assert_int_eq(tm_stop(&fresh), 0);
+}
+END_TEST
+
+/* A server that answers every request of the race's workload from a
+ * table made beforehand, hashing nothing, raced without probes against a
+ * master: no probe gives a rate to judge it by, but the machine's peak
+ * does (revhash's fastest kernel on every CPU), and its run is flagged as
+ * answered from memory, with no verdict; the master's, hashed, is not.
+ * Where the machine has a GPU, which its CPUs' peak does not bound, the
+ * race says instead that this cannot be caught. */
+START_TEST(a_table_is_caught_without_a_probe)
+{
+	const char *w1[] = { "--workers", "1", "--no-pin", NULL };
+	struct fake table = { FAKE_TABLE, 'T', 0, -1, 0 };
+	struct wl_params wl = { .total = 3, .difficulty = 80000000, .rep = 0,
+				.delay_us = 1000, .lambda = 1.5 };
+	struct wl_request *answers;
+	struct tmaster m;
+	static struct ran r;
+	char w[7][32], st[64], sm[64];
+
+	/* 0.3 s of one worker's hashing each, on average: their work at the
+	 * peak is 0.5 s, a quarter of which is more than the table took under
+	 * a load of 17 runnable processes on 2 CPUs (21 ms a request). */
+	workload(w, 3, 80000000, 1000);
+	wl.seed = strtoull(w[0], NULL, 10);
+	ck_assert_ptr_nonnull(answers = wl_requests(&wl));
+	fake_table(answers, wl.total);
+	fake_start(&table);
+	ck_assert_int_eq(tm_start(&m, NULL, w1), 0);
+	{
+		const char *args[] = { "--race", server(st, 64, "table", table.port),
+				       server(sm, 64, "master", m.port), w[0], w[1], w[2],
+				       w[3], w[4], w[5], w[6], "--rounds", "1", "--settle",
+				       "0", "--no-calibrate", NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	ck_assert_int_eq(tm_stop(&m), 0);
+	free(answers);
+	ck_assert_int_eq(r.status, 0);
+	if (strstr(r.out, "this machine has a GPU")) {
+		expect(&r, "this machine has a GPU (");
+		expect(&r, "\ntable: no peak bounds it (a GPU here): without probes, "
+		       "answers from memory cannot be caught\n");
+		th_skip(__func__, "a GPU here: the CPUs' peak bounds no server");
+		return;
+	}
+	expect(&r, "this machine's peak: ");
+	expect(&r, "\n  table: faster than hashing allows, by its fresh requests' "
+	       "latencies, summed, against their hashing at ");
+	expect(&r, "this machine's peak (");
+	expect(&r, "): it answered from memory, ");
+	expect(&r, "\nno verdict between table and master: table ran faster than "
+	       "hashing allows in 1 round");
+	ck_assert_ptr_null(strstr(r.out, "  master: faster than hashing"));
 }
 END_TEST
 
@@ -674,11 +733,84 @@ START_TEST(machine_busy_share)
 }
 END_TEST
 
+/* A probe's requests grow towards twice the time trusted at the rate
+ * the one before showed, at least doubling and at most 64 times; a bound
+ * keeps each within most_s of hashing at the slowest rate the server
+ * showed, so that one that never cancels is done with a closed request
+ * within the race's wait; the first request is cut as the others. */
+START_TEST(probe_requests_are_bounded)
+{
+	struct calibrate_bound b = { 10, 1e6 }, none = { 10, 0 }, off = { 0, 1e6 };
+
+	ck_assert_uint_eq(calibrate_next(CALIBRATE_FIRST, 0, 0.5, NULL), CALIBRATE_FIRST);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, NULL), 100000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.002, 0.5, NULL), 128000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.4, 0.5, NULL), 5000000);
+	/* 10 s at 1M a second: 10M values at most, the first request too. */
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &b), 10000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.4, 0.5, &b), 5000000);
+	b.slowest = 1e5;
+	ck_assert_uint_eq(calibrate_next(CALIBRATE_FIRST, 0, 0.5, &b), 1000000);
+	/* No rate seen yet, or no bound: as without one. */
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &none), 100000000);
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &off), 100000000);
+	/* Never under one value. */
+	b.slowest = 1e-3;
+	ck_assert_uint_eq(calibrate_next(2000000, 0.02, 0.5, &b), 1);
+}
+END_TEST
+
+/* A GPU's device file in a folder laid out as /dev: CUDA's nvidia0
+ * (not its control file alone), ROCm's kfd, a dri/renderD*; none in a
+ * folder of other files, or one that is not there. */
+START_TEST(a_gpu_is_found_in_dev)
+{
+	static const struct {
+		const char *files[3];
+		const char *found; /* NULL: none */
+	} c[] = {
+		{ { "null", "nvidiactl", "tty0" }, NULL },
+		{ { "nvidiactl", "nvidia0" }, "/nvidia0" },
+		{ { "kfd" }, "/kfd" },
+		{ { "dri/card0", "dri/renderD128" }, "/dri/renderD128" },
+		{ { "dri/card0" }, NULL },
+	};
+	char found[128], path[256];
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char dev[] = "/tmp/revhash-dev-XXXXXX";
+		FILE *f;
+
+		ck_assert_ptr_nonnull(mkdtemp(dev));
+		for (int k = 0; k < 3 && c[i].files[k]; k++) {
+			snprintf(path, sizeof path, "%s/dri", dev);
+			if (strchr(c[i].files[k], '/'))
+				mkdir(path, 0700);
+			snprintf(path, sizeof path, "%s/%s", dev, c[i].files[k]);
+			ck_assert_ptr_nonnull(f = fopen(path, "w"));
+			fclose(f);
+		}
+		found[0] = '\0';
+		ck_assert_int_eq(peak_gpu_in(dev, found, sizeof found), c[i].found != NULL);
+		if (c[i].found) {
+			snprintf(path, sizeof path, "%s%s", dev, c[i].found);
+			ck_assert_str_eq(found, path);
+		}
+		snprintf(path, sizeof path, "rm -r '%s'", dev);
+		ck_assert_int_eq(system(path), 0);
+	}
+	ck_assert_int_eq(peak_gpu_in("/nonexistent", found, sizeof found), 0);
+}
+END_TEST
+
 /* A server that keeps a CPU busy for a second after each answer, raced
  * against one that does not: it is named under each round it ran in and
  * in the summary, and no verdict comes from the race (with two rounds the
  * verdict would otherwise be "too few"); the other, run after it once the
- * machine was idle again, is not named. */
+ * machine was idle again, is not named. Both are threads of this
+ * process, which holds their ports: the CPU after each run is this
+ * process's, and a neighbour's build does not count (it did, when the
+ * machine's share was read). */
 START_TEST(busy_after_its_run_is_named)
 {
 	struct fake busy = { FAKE_BUSY, 'K', 0, -1, 0 };
@@ -698,9 +830,8 @@ START_TEST(busy_after_its_run_is_named)
 	}
 	expect(&r, "\nround 1 of 2, seed 5: busy, then calm\n");
 	expect(&r, "\n  busy kept ");
-	expect(&r, " of the CPUs busy after its run (");
-	expect(&r, "before it): searches it was not asked for any more? no "
-	       "verdict from its rounds\n");
+	expect(&r, " CPUs busy after its run (its processes, over 0.5 s): searches "
+	       "it was not asked for any more? no verdict from its rounds\n");
 	expect(&r, "\nbusy kept the CPUs busy after its run in 2 of 2 rounds: ");
 	expect(&r, "\nno verdict between busy and calm: busy kept the CPUs busy "
 	       "after its run in 2 rounds (the other's runs shared the machine "
@@ -721,6 +852,7 @@ static Suite *race_suite(void)
 	tcase_add_test(masters, two_workers_beat_one);
 	tcase_add_test(masters, identical_servers_no_verdict);
 	tcase_add_test(masters, cached_answers_are_flagged);
+	tcase_add_test(masters, a_table_is_caught_without_a_probe);
 	tcase_add_test(masters, hostile_servers_race_goes_on);
 	suite_add_tcase(s, masters);
 	tcase_set_timeout(fakes, 30);
@@ -733,6 +865,8 @@ static Suite *race_suite(void)
 	tcase_add_test(fakes, ask_gives_up_on_a_silent_server);
 	tcase_add_test(fakes, preset_prints_its_words);
 	tcase_add_test(fakes, machine_busy_share);
+	tcase_add_test(fakes, a_gpu_is_found_in_dev);
+	tcase_add_test(fakes, probe_requests_are_bounded);
 	tcase_add_test(fakes, busy_after_its_run_is_named);
 	suite_add_tcase(s, fakes);
 	return s;

@@ -481,6 +481,71 @@ START_TEST(a_process_gone_is_unknown)
 }
 END_TEST
 
+/* How many times c is in text. */
+static unsigned count_of(const char *text, char c)
+{
+	unsigned n = 0;
+
+	for (; *text; text++)
+		n += *text == c;
+	return n;
+}
+
+/* A server that never cancels: it hashes every request it reads to the
+ * end on a CPU, its client gone or not. Its first probe request (2
+ * million values, 1.6 s of its hashing) times out at the bound of 1 s
+ * (--timeout 1), and the race sees its processes search on: it says so,
+ * waits for the search to end before the run (within the probe's bound,
+ * which it states, and says whether it ended), and probes it no more: in
+ * round 2 it has no probe, and no connection beyond its runs' 3 reaches
+ * it. The calm one is probed each round. */
+START_TEST(a_server_that_never_cancels_is_probed_no_more)
+{
+	struct fake nocancel = { FAKE_NOCANCEL, 'N', 0, -1, 0 };
+	struct fake calm = { FAKE_RIGHT, 'C', 0, -1, 0 };
+	char sn[64], sc[64];
+	static struct ran r;
+	double v[7];
+
+	fake_start(&nocancel);
+	fake_start(&calm);
+	{
+		const char *args[] = { "--race", server(sn, sizeof sn, "nocancel", nocancel.port),
+				       server(sc, sizeof sc, "calm", calm.port),
+				       "5", "3", "0", "300", "0", "1000", "1.5",
+				       "--rounds", "2", "--settle", "0.3", "--timeout", "1",
+				       NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	expect(&r, "\n  nocancel: probe timed out: no reply within its bound");
+	expect(&r, "\n  nocancel still searched its closed probe: its processes used ");
+	expect(&r, " CPUs in the 0.5 s after: it is probed no more, and raced "
+	       "without a probe from here (its efficiency n/a); its search ");
+	/* It ends 0.6 s after the close; where others keep the machine
+	 * busy the race cannot tell it ended, and says so at its bound. */
+	if (!strstr(r.out, "; its search went on past the 1.0 s the race waits "
+		    "for it: its rivals' runs may share the machine with it; no "
+		    "verdict for it from its rounds\n"))
+		expect(&r, " later (the race waits up to 1.0 s)\n");
+	expect(&r, "\n  nocancel: not probed: it searched a probe the race had "
+	       "closed, in round 1 (efficiency n/a)\n");
+	expect(&r, "\nnocancel searched a probe the race had closed: it was probed "
+	       "no more, and ran without a probe in 1 of 2 rounds");
+	/* Round 2 (the last table before the summary): no rate, no
+	 * efficiency for it; the calm one probed. */
+	*strstr(r.out, "\nsummary") = '\0';
+	ck_assert_int_eq(row(r.out, "nocancel", v, 7), 7);
+	ck_assert(isnan(v[0]) && isnan(v[2]) && v[3] == 100);
+	ck_assert_int_eq(row(r.out, "calm", v, 7), 7);
+	ck_assert(v[0] > 0);
+	/* One probe request, then the runs' 3 requests in each round. */
+	ck_assert_msg(count_of(fake_log(), 'N') == 1 + 3 + 3, "connections: %s",
+		      fake_log());
+	ck_assert_int_eq(r.status, 0);
+}
+END_TEST
+
 /* --pid's mistakes exit 2 before anything is sent, each saying what is
  * wrong; a good --pid names the process in the race's first lines. */
 START_TEST(bad_pid_exits_2)
@@ -533,6 +598,7 @@ static Suite *race_watch_suite(void)
 	tcase_add_test(procs, tree_counts_its_children);
 	tcase_add_test(procs, others_burning_during_a_run_are_named);
 	tcase_add_test(procs, a_process_gone_is_unknown);
+	tcase_add_test(procs, a_server_that_never_cancels_is_probed_no_more);
 	tcase_add_test(procs, bad_pid_exits_2);
 	suite_add_tcase(s, procs);
 	return s;

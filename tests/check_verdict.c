@@ -166,7 +166,7 @@ static void rounds_of(const double *q, unsigned n, double *a, double *b)
 static struct verdict judge(const double *a, const double *b, unsigned rounds,
 			    double margin)
 {
-	struct verdict_side sa = { a, 100, 0, 0, 0 }, sb = { b, 100, 0, 0, 0 };
+	struct verdict_side sa = { a, 100, 0, 0, 0, 0 }, sb = { b, 100, 0, 0, 0, 0 };
 	struct verdict_rule rule = { margin, VERDICT_ALPHA };
 	struct verdict v;
 
@@ -248,7 +248,7 @@ START_TEST(reliability_then_flagged_runs)
 	/* a is ten times faster in every round, but lost one answer. */
 	const double a[] = { 10, 10, 10, 10, 10, 10, 10, 10 };
 	const double b[] = { 100, 100, 100, 100, 100, 100, 100, 100 };
-	struct verdict_side sa = { a, 799, 0, 0, 0 }, sb = { b, 800, 0, 0, 0 };
+	struct verdict_side sa = { a, 799, 0, 0, 0, 0 }, sb = { b, 800, 0, 0, 0, 0 };
 	struct verdict_rule rule = { 0.10, VERDICT_ALPHA };
 	const char *name[2] = { "fast", "right" };
 	char text[512];
@@ -297,14 +297,122 @@ START_TEST(reliability_then_flagged_runs)
 }
 END_TEST
 
+/* A side that left the CPUs busy for the other's runs (after its own, or
+ * searching a closed probe past the race's wait) never wins; the other,
+ * whose runs bore that handicap, wins when its interval clears the
+ * margin even so, "at least" by the interval's bound; by less, or when
+ * the side that caused it ran while others used the CPUs, or when both
+ * caused one, there is no verdict. */
+START_TEST(a_handicapped_win_is_one_sided)
+{
+	/* B's score 3 to 4 times A's: A faster by 67% [63%, 70%] or so. */
+	const double slower[] = { 1.10, 1.30, 1.20, 1.35, 1.15, 1.25, 1.28, 1.12 };
+	const double near[] = { 0.05, 0.12, 0.08, 0.15, 0.06, 0.10, 0.11, 0.07 };
+	const char *name[2] = { "A", "B" };
+	struct verdict_rule rule = { 0.10, VERDICT_ALPHA };
+	double a[8], b[8];
+	struct verdict_side sa = { a, 800, 0, 0, 0, 0 }, sb = { b, 800, 0, 0, 0, 0 };
+	struct verdict v;
+	char text[512];
+
+	rounds_of(slower, 8, a, b);
+	sb.busy = 8;
+	sa.shared = 8; /* B's leftovers, as A's runs saw them */
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_AT_LEAST);
+	ck_assert_uint_eq(v.winner, 0);
+	verdict_text(&v, name, &rule, text, sizeof text);
+	ck_assert_msg(strstr(text, "A is faster than B by at least ") == text &&
+		      strstr(text, "% (its interval's bound), measured under a handicap: "
+			     "A's runs shared the machine with what B left running (B "
+			     "kept the CPUs busy after its run in 8 rounds): A's score / "
+			     "B's 0."), "%s", text);
+	/* "at least" is the interval's bound: 1 - (A's / B's) at its top. */
+	ck_assert(strstr(text, "(97.1% interval, 8 rounds)"));
+	{
+		char bound[32];
+
+		snprintf(bound, sizeof bound, "at least %.1f%%", (1 - 1 / v.lo) * 100);
+		ck_assert_msg(strstr(text, bound), "%s lacks %s", text, bound);
+	}
+	/* The same from a closed probe B searched past the race's wait, and
+	 * with the sides the other way round. */
+	sb.busy = 0;
+	sb.left = 2;
+	ck_assert_int_eq(verdict_judge(&sb, &sa, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_AT_LEAST);
+	ck_assert_uint_eq(v.winner, 1);
+	name[0] = "B";
+	name[1] = "A";
+	verdict_text(&v, name, &rule, text, sizeof text);
+	ck_assert_msg(strstr(text, "A is faster than B by at least ") == text &&
+		      strstr(text, "(B searched a closed probe past the race's wait "
+			     "in 2 rounds): A's score / B's 0."), "%s", text);
+	name[0] = "A";
+	name[1] = "B";
+	/* Never for the side that caused it, however it scored: here A,
+	 * three times faster, and B's runs shared the machine with it. */
+	sb.left = 0;
+	sa.left = 3;
+	sa.shared = 0;
+	sb.shared = 8;
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_BUSY);
+	verdict_text(&v, name, &rule, text, sizeof text);
+	ck_assert_str_eq(text, "no verdict between A and B: A searched a closed probe "
+			 "past the race's wait in 3 rounds (the other's runs shared "
+			 "the machine with it)");
+	/* Both caused one. */
+	sb.busy = 1;
+	ck_assert_int_eq(verdict_judge(&sb, &sa, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_BUSY);
+	/* The side that caused it ran while others used the CPUs too. */
+	sa.left = 0;
+	sb.shared = 1;
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_BUSY);
+	/* A faster, but not by the margin at its interval's bound. */
+	sb.shared = 0;
+	rounds_of(near, 8, a, b);
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_BUSY);
+	/* Without the handicap, that is a plain win. */
+	sb.busy = 0;
+	ck_assert_int_eq(verdict_judge(&sa, &sb, 8, 800, &rule, &v), 0);
+	ck_assert_int_eq(v.kind, VERDICT_FASTER);
+	ck_assert_uint_eq(v.winner, 0);
+}
+END_TEST
+
+/* A run is faster than hashing allows by its efficiency at its rate, or
+ * by its latencies against its work's hashing at its rate, or else at
+ * the machine's peak: a run with no probe is caught by the peak alone,
+ * and a figure of 0 checks nothing. */
 START_TEST(too_fast_runs)
 {
-	ck_assert_int_eq(verdict_too_fast(0.97, 2.0, 3.0), VERDICT_FAST_NO);
-	ck_assert_int_eq(verdict_too_fast(1.38, 2.0, 0.6), VERDICT_FAST_NO);
-	ck_assert_int_eq(verdict_too_fast(4.1, 2.0, 3.0), VERDICT_FAST_EFFICIENCY);
-	ck_assert_int_eq(verdict_too_fast(465, 2.0, 0.001), VERDICT_FAST_EFFICIENCY);
-	ck_assert_int_eq(verdict_too_fast(0, 2.0, 0.4), VERDICT_FAST_LATENCY);
-	ck_assert_int_eq(verdict_too_fast(0, 0, 0), VERDICT_FAST_NO);
+	/* 2e8 values at 1e8 a second: 2 s of hashing. */
+	static const struct {
+		struct verdict_speed s;
+		enum verdict_fast fast;
+	} c[] = {
+		{ { 0.97, 2e8, 3.0, 1e8, 0 }, VERDICT_FAST_NO },
+		{ { 1.38, 2e8, 0.6, 1e8, 0 }, VERDICT_FAST_NO },
+		{ { 4.1, 2e8, 3.0, 1e8, 0 }, VERDICT_FAST_EFFICIENCY },
+		{ { 465, 2e8, 0.001, 1e8, 0 }, VERDICT_FAST_EFFICIENCY },
+		{ { 0, 2e8, 0.4, 1e8, 0 }, VERDICT_FAST_LATENCY },
+		{ { 0, 2e8, 0.4, 1e8, 4e8 }, VERDICT_FAST_LATENCY },
+		{ { 0, 0, 0, 0, 0 }, VERDICT_FAST_NO },
+		/* No probe: the peak of 4e8 makes it 0.5 s of hashing. */
+		{ { 0, 2e8, 0.12, 0, 4e8 }, VERDICT_FAST_PEAK },
+		{ { 0, 2e8, 0.13, 0, 4e8 }, VERDICT_FAST_NO },
+		{ { 0, 2e8, 0.12, 0, 0 }, VERDICT_FAST_NO },
+		/* A probe above the peak (a server answering probes at once):
+		 * the peak still catches what the probe cannot. */
+		{ { 0, 2e8, 0.001, 1e12, 4e8 }, VERDICT_FAST_PEAK },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+		ck_assert_msg(verdict_too_fast(&c[i].s) == c[i].fast, "case %zu", i);
 }
 END_TEST
 
@@ -319,7 +427,7 @@ static struct verdict simulate(unsigned rounds, double effect, double noise,
 			       int until)
 {
 	double a[64], b[64], sd = noise / sqrt(2), t = 0;
-	struct verdict_side sa = { a, 1, 0, 0, 0 }, sb = { b, 1, 0, 0, 0 };
+	struct verdict_side sa = { a, 1, 0, 0, 0, 0 }, sb = { b, 1, 0, 0, 0, 0 };
 	struct verdict_rule rule = { 0.10, until ? verdict_look_alpha(rounds, VERDICT_ALPHA) :
 				     VERDICT_ALPHA };
 	struct verdict v;
@@ -465,6 +573,7 @@ static Suite *verdict_suite(void)
 	tcase_add_test(t, steady_drift_cancels);
 	tcase_add_test(t, three_outcomes_and_their_sentences);
 	tcase_add_test(t, reliability_then_flagged_runs);
+	tcase_add_test(t, a_handicapped_win_is_one_sided);
 	tcase_add_test(t, too_fast_runs);
 	tcase_add_test(t, equal_servers_seldom_get_a_winner);
 	tcase_add_test(t, a_real_difference_is_found);

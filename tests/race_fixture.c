@@ -77,6 +77,35 @@ static void start_spinner(void)
 	pthread_detach(tid);
 }
 
+static const struct wl_request *table; /* FAKE_TABLE's answers */
+static size_t table_n;
+
+void fake_table(const struct wl_request *t, size_t n)
+{
+	table = t;
+	table_n = n;
+}
+
+/* What f answers for request q: the table's answer for the digest, or
+ * the search's. */
+static uint64_t answer(const struct fake *f, const struct proto_request *q)
+{
+	for (size_t i = 0; f->mode == FAKE_TABLE && i < table_n; i++)
+		if (memcmp(table[i].digest, q->digest, DIGEST_LEN) == 0)
+			return table[i].answer;
+	return f->mode == FAKE_WRONG ? q->end + 1 : search(q->digest, q->start, q->end);
+}
+
+/* A CPU busy for as long as FAKE_NOCANCEL hashes q's range. */
+static void hash_for(const struct proto_request *q)
+{
+	double s = (double)(q->end - q->start + 1) / FAKE_NOCANCEL_RATE;
+	uint64_t until = clock_ns() + (uint64_t)(fmin(s * 1e3, FAKE_NOCANCEL_MAX_MS) * 1e6);
+
+	while (clock_ns() < until)
+		;
+}
+
 static void serve_one(const struct fake *f, int fd)
 {
 	uint8_t req[PROTO_REQUEST_LEN], rep[PROTO_REPLY_LEN];
@@ -87,11 +116,12 @@ static void serve_one(const struct fake *f, int fd)
 	if (recv(fd, req, sizeof req, MSG_WAITALL) == (ssize_t)sizeof req) {
 		proto_decode_request(req, &q);
 		usleep(f->delay_ms * 1000);
+		if (f->mode == FAKE_NOCANCEL)
+			hash_for(&q);
 		if (f->mode == FAKE_GARBAGE)
 			send(fd, "\xde\xad\xbe", 3, MSG_NOSIGNAL);
 		if (f->mode != FAKE_CLOSE && f->mode != FAKE_GARBAGE) {
-			proto_encode_reply(f->mode == FAKE_WRONG ? q.end + 1 :
-					   search(q.digest, q.start, q.end), rep);
+			proto_encode_reply(answer(f, &q), rep);
 			send(fd, rep, sizeof rep, MSG_NOSIGNAL);
 		}
 		if (f->mode == FAKE_BUSY)

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "bench/workload.h"
+
 enum fake_mode {
 	FAKE_RIGHT,   /* the answer, searched by brute force (small ranges) */
 	FAKE_WRONG,   /* END + 1, at once */
@@ -13,12 +15,23 @@ enum fake_mode {
 	FAKE_GARBAGE, /* three bytes, then closes */
 	FAKE_HANG,    /* accepts, never reads nor replies nor closes */
 	FAKE_BUSY,    /* as FAKE_RIGHT, then keeps a CPU busy FAKE_BUSY_MS */
+	FAKE_NOCANCEL, /* hashes a request at FAKE_NOCANCEL_RATE, a CPU busy
+		        * all the while, whether its client is there or
+		        * not, then answers as FAKE_RIGHT */
+	FAKE_TABLE,   /* the answer from the table (fake_table) at once,
+		       * hashing nothing; as FAKE_RIGHT for a digest not in it */
 };
 
 /* How long a FAKE_BUSY server spins after each answer, as a server that
  * never cancels a search would: long enough to be seen after its run,
  * short enough that the next leg's wait for an idle machine is short. */
 #define FAKE_BUSY_MS 1000
+
+/* A FAKE_NOCANCEL server's rate, values a second, and the most it
+ * spends on one request: the race's first probe request, 2 million
+ * values, takes it 1.6 s. */
+#define FAKE_NOCANCEL_RATE 1250000
+#define FAKE_NOCANCEL_MAX_MS 3000
 
 struct fake {
 	enum fake_mode mode;
@@ -31,6 +44,9 @@ struct fake {
 /* Start fake f on a loopback port of its own, served by a thread for the
  * rest of the test (Check's assertions abort it on failure). */
 void fake_start(struct fake *f);
+/* The answers every FAKE_TABLE server knows: t[0 .. n - 1], which
+ * stay the caller's, set before the race. */
+void fake_table(const struct wl_request *t, size_t n);
 /* The letters of every fake's connections so far, in their order. */
 const char *fake_log(void);
 /* "NAME=127.0.0.1:PORT" into buf, which it returns. */

@@ -24,6 +24,10 @@
  * (the machine, the server, the race) is rounded to a tick. */
 #define MACHINE_OTHERS_CPU 0.25
 #define MACHINE_OTHERS_SLACK 3
+/* A search has ended when its server used under MACHINE_KEPT_CPU while
+ * this much of the machine stood idle: one still going would have
+ * taken it. */
+#define MACHINE_SPARE_CPU 0.5
 
 /* The CPU time of the whole machine at one instant, in clock ticks. */
 struct machine_cpu {

@@ -17,10 +17,15 @@
  * idle, and reads it once the run is over (bench/race/machine.h); and during
  * the run, it measures the CPU that others than the server used
  * (bench/race/race_watch.h). A probe is bounded: the race closes it at its
- * bound, and looks whether the server searches on. */
+ * bound, and looks whether the server searches on; one that does is
+ * probed no more, for each probe would leave it another search on its
+ * rivals' CPUs, and its run waits for that search to end. A run that
+ * answers faster than the machine's peak allows answered from memory,
+ * probe or none (bench/race/peak.h). */
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
+#include "bench/race/peak.h"
 #include "bench/race/race_plot.h"
 #include "bench/race/race_report.h"
 #include "bench/race/race_watch.h"
@@ -50,6 +55,13 @@ struct race {
 	struct race_leg *legs;     /* [(round - 1) * n + server] */
 	FILE *csv;
 	int delay_set;             /* a load preset's delay is known */
+	unsigned unprobed[RACE_MAX_SERVERS]; /* the round in which a server
+					      * was seen searching a closed
+					      * probe; 0: none */
+	struct calibrate_bound bound[RACE_MAX_SERVERS]; /* of its probes */
+	struct peak peak;          /* this machine's */
+	double peak_of[RACE_MAX_SERVERS]; /* each server's: this machine's,
+					   * or 0 (on another one) */
 };
 
 /* The ideal servers at the leg's rate on its send times (sim_ideal, as
@@ -91,8 +103,17 @@ static int64_t probe_bound_ns(const struct race_params *p)
 			      fmax(RACE_PROBE_FLOOR_S, 10 * p->probe_s)) * 1e9);
 }
 
+/* The longest wait for a server to end the search of a probe the race
+ * closed: as long as the probe's bound. */
+static double leftover_wait_s(const struct race_params *p)
+{
+	return probe_bound_ns(p) / 1e9;
+}
+
 /* Probe server i's rate into *rate, each request bounded by
- * probe_bound_ns(): 0, or calibrate_rate()'s error. */
+ * probe_bound_ns(), and sized so that a server that never cancels is done
+ * with it within leftover_wait_s() of its close, at the slowest rate it
+ * showed in the race (r->bound): 0, or calibrate_rate()'s error. */
 static int probe(struct race *r, unsigned i, double *rate)
 {
 	struct target *t = &r->target[i];
@@ -100,7 +121,8 @@ static int probe(struct race *r, unsigned i, double *rate)
 	int err;
 
 	t->timeout_ns = probe_bound_ns(r->p);
-	err = calibrate_rate(t, probe_s(r->p), 0, rate);
+	r->bound[i].most_s = probe_bound_ns(r->p) / 1e9 + leftover_wait_s(r->p);
+	err = calibrate_rate(t, probe_s(r->p), 0, &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
 }
@@ -119,41 +141,47 @@ static double fastest_probe(const struct race *r, unsigned round, unsigned i)
  * requests' latencies against the time their work takes (the hashes up
  * to the answer, which a search in any order needs as many of on
  * average; repeats within the run left out, a cache may answer those),
- * both at the fastest rate the server showed: its probe, or its fastest
- * probe of the race so far. An ideal server at a rate k times faster
- * scores at least k times better, so the efficiency at the faster rate
- * is at most the leg's over k. */
+ * at the fastest rate the server showed (its probe, or its fastest probe
+ * of the race so far), and the latencies at the machine's peak, which
+ * needs no probe. An ideal server at a rate k times faster scores at
+ * least k times better, so the efficiency at the faster rate is at most
+ * the leg's over k. */
 static void judge_speed(const struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	g->fast_rate = fmax(g->rate, fastest_probe(r, round, i));
-	g->fast_eff = g->speed * g->rate / g->fast_rate;
-	g->hashing_s = g->fresh_s = 0;
+	struct verdict_speed s = { .rate = fmax(g->rate, fastest_probe(r, round, i)),
+				   .peak = r->peak_of[i] };
+
+	if (g->rate)
+		s.efficiency = g->speed * g->rate / s.rate;
 	for (uint64_t k = 0; k < r->wl.total; k++) {
 		const struct wl_request *q = &r->reqs[k];
 
 		if (q->copy_of >= 0 || r->res[k].outcome != OUT_OK)
 			continue;
-		g->hashing_s += (double)(q->answer - q->start + 1) / g->fast_rate;
-		g->fresh_s += r->res[k].latency_ns / 1e9;
+		s.work += (double)(q->answer - q->start + 1);
+		s.latency_s += r->res[k].latency_ns / 1e9;
 	}
-	g->fast = verdict_too_fast(g->fast_eff, g->hashing_s, g->fresh_s);
+	g->fast = verdict_too_fast(&s);
+	g->fast_rate = g->fast == VERDICT_FAST_PEAK ? s.peak : s.rate;
+	g->fast_eff = s.efficiency;
+	g->hashing_s = g->fast_rate ? s.work / g->fast_rate : 0;
+	g->fresh_s = s.latency_s;
 }
 
-/* Judge the leg's speed; where it was too fast, probe again, and judge
- * it at the second probe when that one is faster: a neighbour can slow
- * one probe several times over (measured here: 18 M hashes/s before a
- * run, 67 in another round), where a cache answers a hundred times
- * faster than any probe. */
+/* Judge the leg's speed; where its probe's rate says it was too fast,
+ * probe again, and judge it at the second probe when that one is
+ * faster: a neighbour can slow one probe several times over (measured
+ * here: 18 M hashes/s before a run, 67 in another round), where a cache
+ * answers a hundred times faster than any probe. */
 static void check_speed(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
 	double again;
 
-	if (!g->rate)
-		return;
 	judge_speed(r, round, i, g);
-	if (g->fast == VERDICT_FAST_NO ||
+	if (!g->rate ||
+	    (g->fast != VERDICT_FAST_EFFICIENCY && g->fast != VERDICT_FAST_LATENCY) ||
 	    probe(r, i, &again) ||
 	    again <= g->rate)
 		return;
@@ -235,18 +263,40 @@ static void wait_idle(const struct race_params *p, struct race_leg *g)
 	idle = machine_settle(p->settle_s, &g->before, &g->waited_s);
 	g->watched = idle >= 0;
 	g->not_idle = idle == 0;
-	g->after = -1;
+	g->after = g->after_own = -1;
 }
 
 /* After the run, its requests all answered or given up: did the server
- * keep the CPUs busy, searching what no one asks for any more? */
-static void watch_after(struct race_leg *g)
+ * keep the CPUs busy, searching what no one asks for any more? Its own
+ * processes' CPU says so where they are known, whatever a neighbour
+ * does meanwhile (the machine's share blamed a neighbour's build that
+ * started in the window); else the machine's share against the one
+ * before the leg. */
+static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 {
 	unsigned cpus;
 
-	if (!g->watched || machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+	if (!g->watched)
 		return;
-	g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
+	if ((g->after_own = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL)) >= 0)
+		g->kept_busy = g->after_own > MACHINE_KEPT_CPU;
+	else if (!machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+		g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
+}
+
+/* After a probe request the race closed at its bound: did the server
+ * search on? One seen doing so is probed no more (each probe would leave
+ * it another search, on the CPUs its rivals' runs need), and its run
+ * waits for that search to end, up to leftover_wait_s(). */
+static void watch_probe(struct race *r, unsigned round, unsigned i,
+			struct race_leg *g)
+{
+	g->probe_left = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL);
+	if (!(g->probe_left > MACHINE_KEPT_CPU))
+		return;
+	r->unprobed[i] = round;
+	g->left_bound_s = leftover_wait_s(r->p);
+	race_watch_leftovers(&r->watch[i], g->left_bound_s, g);
 }
 
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
@@ -258,10 +308,12 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 
 	wait_idle(r->p, g);
 	g->others = g->probe_left = -1;
-	if (r->p->calibrate && (g->probe_err = probe(r, i, &g->rate)))
+	g->unprobed = r->unprobed[i];
+	if (r->p->calibrate && !g->unprobed &&
+	    (g->probe_err = probe(r, i, &g->rate)))
 		g->rate = 0;
 	if (g->probe_err == -ETIMEDOUT && r->p->settle_s)
-		race_watch_probe(&r->watch[i], g);
+		watch_probe(r, round, i, g);
 	if (set_delay(r, g, i))
 		return -EINVAL;
 	if (r->p->settle_s)
@@ -271,7 +323,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	g->seconds = (clock_ns() - t0) / 1e9;
 	if (r->p->settle_s)
 		race_watch_end(&r->watch[i], g);
-	watch_after(g);
+	watch_after(r, i, g);
 	if (g->run_err)
 		for (uint64_t k = 0; k < n; k++)
 			r->res[k] = (struct result){ .outcome = OUT_MISSING,
@@ -342,6 +394,11 @@ static int start(struct race *r)
 	/* Last: a race that cannot start prints nothing on stdout. */
 	for (unsigned i = 0; p->settle_s && i < p->n; i++)
 		race_watch_find(&p->server[i], &r->target[i], &r->watch[i]);
+	peak_measure(&r->peak);
+	for (unsigned i = 0; i < p->n; i++)
+		if (proctree_is_local(r->target[i].list->ai_addr) == 1)
+			r->peak_of[i] = r->peak.rate;
+	race_report_peak(p, &r->peak, r->peak_of);
 	return 0;
 }
 

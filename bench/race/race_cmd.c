@@ -52,7 +52,8 @@ const char race_cmd_help[] =
 	"  --pid NAME=PID    the server NAME is process PID and those below it\n"
 	"                    (else the process holding its port, where this user\n"
 	"                    can read it); repeat for each server or process\n"
-	"  --no-calibrate    no probe, so no efficiency\n";
+	"  --no-calibrate    no probe, so no efficiency (answers from memory are\n"
+	"                    still caught, by the machine's peak)\n";
 
 /* --- the servers ------------------------------------------------------- */
 

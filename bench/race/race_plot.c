@@ -86,8 +86,8 @@ static double pair_ratio(const struct race_params *p, const struct race_leg *leg
 static double put_interval(FILE *g, const struct race_params *p,
 			   const struct verdict *v, unsigned i)
 {
-	if (v->kind != VERDICT_FASTER && v->kind != VERDICT_EQUIVALENT &&
-	    v->kind != VERDICT_INCONCLUSIVE)
+	if (v->kind != VERDICT_FASTER && v->kind != VERDICT_AT_LEAST &&
+	    v->kind != VERDICT_EQUIVALENT && v->kind != VERDICT_INCONCLUSIVE)
 		return 0;
 	fprintf(g, "$ci%u << EOD\n0.5 %g %g %g\n%u.5 %g %g %g\nEOD\n", i, v->lo,
 		v->hi, v->ratio, p->rounds / 2, v->lo, v->hi, v->ratio);
@@ -130,8 +130,8 @@ static void plot_pairs(FILE *g, const struct race_params *p,
 
 	pairs_range(p, legs, vs, &lo, &hi);
 	fprintf(g, "set logscale y\nset xrange [0.5:%u.5]\nset xtics 1\n"
-		"set yrange [%g:%g]\nset ytics (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, "
-		"0.8, 1, 1.25, 2, 5, 10, 20, 50, 100)\n", pairs, lo, hi);
+		"set yrange [%g:%g]\nset ytics (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, "
+		"0.1, 0.2, 0.5, 0.8, 1, 1.25, 2, 5, 10, 20, 50, 100, 200, 500, 1000)\n", pairs, lo, hi);
 	fprintf(g, "set xlabel \"pair of rounds (one of each order)\"\nset ylabel "
 		"\"score / %s's (log; below 1: faster; grey: \u00b1%g%%)\"\n"
 		"set object 1 rect from graph 0, first %g to graph 1, first %g "
@@ -213,8 +213,13 @@ static void plot_script(FILE *g, const struct race_params *p,
 
 	fprintf(g, "set terminal pngcairo size %u,600 font \",10\" noenhanced\nset output ", width);
 	put_quoted(g, p->plot);
-	fprintf(g, "\nset key top left opaque\nset grid ytics mytics\n"
-		"set multiplot layout 1,%u title \"", panels);
+	/* The keys below the panels, under their x labels, two entries a
+	 * row: inside, a key covered the reference line or the points
+	 * wherever they lay. The left panel's is the longer, two entries a
+	 * server but the first: n - 1 rows. */
+	fprintf(g, "\nset key below center horizontal maxcols 2\nset bmargin %u\n"
+		"set grid ytics mytics\nset multiplot layout 1,%u title \"",
+		4 + (p->n - 1), panels);
 	put_wrapped(g, title, width / 8); /* about 7 pixels a character */
 	fputs("\"\n", g);
 	if (panels == 2)

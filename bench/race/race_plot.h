@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "bench/race/race_report.h"
+#include "bench/race/race_leg.h"
+#include "bench/race/race_params.h"
 #include "bench/race/verdict.h"
 
 /* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */

@@ -65,10 +65,34 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
+void race_report_peak(const struct race_params *p, const struct peak *pk,
+		      const double *peak_of)
+{
+	if (pk->rate)
+		printf("this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
+		       "revhash's %s kernel on one core): a run whose fresh "
+		       "requests took under %.0f%% of their hashing at it "
+		       "answered from memory\n", pk->rate / 1e6, pk->cpus,
+		       pk->core / 1e6, pk->kernel, VERDICT_FAST_WORK * 100);
+	else
+		printf("this machine has a GPU (%s), whose rate no measure of its "
+		       "CPUs bounds: no peak, and runs are judged for answers from "
+		       "memory at their probes' rates alone\n", pk->gpu);
+	for (unsigned i = 0; !p->calibrate && i < p->n; i++) {
+		if (peak_of[i])
+			continue;
+		printf("%s: no peak bounds it (%s): without probes, answers "
+		       "from memory cannot be caught\n", p->server[i].name,
+		       pk->rate ? "it is on another machine" : "a GPU here");
+	}
+}
+
 /* Why a leg was faster than hashing allows, by verdict_too_fast(). */
 static const char *const too_fast[] = {
 	[VERDICT_FAST_EFFICIENCY] = "its efficiency",
 	[VERDICT_FAST_LATENCY] = "its fresh requests' latencies, summed, "
+		"against their hashing",
+	[VERDICT_FAST_PEAK] = "its fresh requests' latencies, summed, "
 		"against their hashing",
 };
 
@@ -76,15 +100,23 @@ static const char *const too_fast[] = {
  * what to do. */
 static void fast_note(const char *name, const struct race_leg *g)
 {
-	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, the "
-	       "fastest it showed (", name, too_fast[g->fast], g->fast_rate / 1e6);
+	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
+	       name, too_fast[g->fast], g->fast_rate / 1e6,
+	       g->fast == VERDICT_FAST_PEAK ? "this machine's peak" :
+	       "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
 		printf("%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
 	else
 		printf("%.3f s against %.3f s", g->fresh_s, g->hashing_s);
-	printf("): it knew answers before, from a cache of an earlier race with "
-	       "these seeds (restart it, or race with --seed), or it hashes faster "
-	       "than any probe showed; no verdict from its rounds\n");
+	if (g->fast == VERDICT_FAST_PEAK)
+		printf("): it answered from memory, a cache of an earlier race with "
+		       "these seeds (restart it, or race with --seed) or a table; "
+		       "no verdict from its rounds\n");
+	else
+		printf("): it knew answers before, from a cache of an earlier race "
+		       "with these seeds (restart it, or race with --seed), or it "
+		       "hashes faster than any probe showed; no verdict from its "
+		       "rounds\n");
 }
 
 /* The lines on the machine around leg g: not idle before it, busy after
@@ -97,7 +129,11 @@ static void machine_notes(const char *name, const struct race_leg *g)
 		printf("  %s: the machine was not idle before its run: %.0f%% of the "
 		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
 		       name, g->before * 100, g->waited_s, MACHINE_IDLE * 100);
-	if (g->kept_busy)
+	if (g->kept_busy && g->after_own >= 0)
+		printf("  %s kept %.2f CPUs busy after its run (its processes, over "
+		       "%.1f s): searches it was not asked for any more? no verdict "
+		       "from its rounds\n", name, g->after_own, MACHINE_AFTER_MS / 1e3);
+	else if (g->kept_busy)
 		printf("  %s kept %.0f%% of the CPUs busy after its run (%.0f%% "
 		       "before it): searches it was not asked for any more? no "
 		       "verdict from its rounds\n", name, g->after * 100,
@@ -118,19 +154,38 @@ static void others_notes(const char *name, const struct race_leg *g)
 		       name, g->others_why);
 }
 
+/* The line for a server seen searching the probe the race had closed:
+ * it is probed no more, and how long its run waited for that search. */
+static void leftover_note(const char *name, const struct race_leg *g)
+{
+	printf("  %s still searched its closed probe: its processes used %.2f "
+	       "CPUs in the %.1f s after: it is probed no more, and raced without "
+	       "a probe from here (its efficiency n/a); ", name, g->probe_left,
+	       MACHINE_AFTER_MS / 1e3);
+	if (g->left_on)
+		printf("its search went on past the %.1f s the race waits for it: "
+		       "its rivals' runs may share the machine with it; no verdict "
+		       "for it from its rounds\n", g->left_bound_s);
+	else
+		printf("its search ended %.1f s later (the race waits up to %.1f s)\n",
+		       g->left_wait_s, g->left_bound_s);
+}
+
 /* The lines on leg g's probe: it failed, timed out, and whether the
- * server went on searching it once the race had closed it. */
+ * server went on searching it once the race had closed it; or none, for
+ * a server seen doing so before. */
 static void probe_notes(const char *name, const struct race_leg *g)
 {
-	if (g->probe_err == -ETIMEDOUT) {
+	if (g->unprobed) {
+		printf("  %s: not probed: it searched a probe the race had closed, "
+		       "in round %u (efficiency n/a)\n", name, g->unprobed);
+	} else if (g->probe_err == -ETIMEDOUT) {
 		printf("  %s: probe timed out: no reply within its bound (10 times "
 		       "--probe, at least %.0f s, at most --timeout); the race "
 		       "closed it: no rate, so no efficiency\n", name,
 		       RACE_PROBE_FLOOR_S);
-		if (g->probe_left > MACHINE_KEPT_CPU)
-			printf("  %s still searched its closed probe: its processes "
-			       "used %.2f CPUs in the %.1f s after\n", name,
-			       g->probe_left, MACHINE_AFTER_MS / 1e3);
+		if (g->left_bound_s)
+			leftover_note(name, g);
 	} else if (g->probe_err) {
 		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
 		       g->probe_err == -EPROTO ? "a wrong answer" :
@@ -285,7 +340,7 @@ static void summary(const struct race_params *p, const struct race_leg *legs)
 }
 
 /* What a run of server i can be marked with, in the summary. */
-enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED };
+enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED };
 
 static int marked(const struct race_leg *l, enum run_mark m)
 {
@@ -293,6 +348,8 @@ static int marked(const struct race_leg *l, enum run_mark m)
 	case RUN_FLAGGED: return l->fast != VERDICT_FAST_NO;
 	case RUN_KEPT_BUSY: return l->kept_busy != 0;
 	case RUN_SHARED: return l->shared != 0;
+	case RUN_LEFT: return l->left_on != 0;
+	case RUN_UNPROBED: return l->unprobed != 0;
 	}
 	return 0;
 }
@@ -308,21 +365,30 @@ static unsigned runs_marked(const struct race_params *p, const struct race_leg *
 	return n;
 }
 
+/* Server i's side of a pair, its scores in score. */
+static struct verdict_side side_of(const struct race_params *p,
+				   const struct race_leg *legs, unsigned i,
+				   double *score)
+{
+	column(p, legs, i, 0, score);
+	return (struct verdict_side){
+		.score = score, .ok = right_answers(p, legs, i),
+		.flagged = runs_marked(p, legs, i, RUN_FLAGGED),
+		.busy = runs_marked(p, legs, i, RUN_KEPT_BUSY),
+		.shared = runs_marked(p, legs, i, RUN_SHARED),
+		.left = runs_marked(p, legs, i, RUN_LEFT) };
+}
+
 /* The verdict between servers a and b (a listed first: it ran first in
  * the odd rounds). */
 static void judge_pair(const struct race_params *p, const struct race_leg *legs,
 		       unsigned a, unsigned b, struct verdict *v)
 {
 	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
-	const struct verdict_side side[2] = {
-		{ sa, right_answers(p, legs, a), runs_marked(p, legs, a, RUN_FLAGGED),
-		  runs_marked(p, legs, a, RUN_KEPT_BUSY), runs_marked(p, legs, a, RUN_SHARED) },
-		{ sb, right_answers(p, legs, b), runs_marked(p, legs, b, RUN_FLAGGED),
-		  runs_marked(p, legs, b, RUN_KEPT_BUSY), runs_marked(p, legs, b, RUN_SHARED) } };
+	const struct verdict_side side[2] = { side_of(p, legs, a, sa),
+					      side_of(p, legs, b, sb) };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
-	column(p, legs, a, 0, sa);
-	column(p, legs, b, 0, sb);
 	verdict_judge(&side[0], &side[1], p->rounds, p->wl.total * p->rounds,
 		      &rule, v);
 }
@@ -357,6 +423,8 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 		unsigned fast = runs_marked(p, legs, i, RUN_FLAGGED);
 		unsigned busy = runs_marked(p, legs, i, RUN_KEPT_BUSY);
 		unsigned shared = runs_marked(p, legs, i, RUN_SHARED);
+		unsigned left = runs_marked(p, legs, i, RUN_LEFT);
+		unsigned unprobed = runs_marked(p, legs, i, RUN_UNPROBED);
 
 		if (ok < all)
 			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -366,7 +434,7 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 			       verdict_percent(ok, all));
 		if (fast)
 			printf("%s ran faster than hashing allows in %u of %u "
-			       "rounds: it knew answers before, from a cache of an "
+			       "rounds: it answered from memory, a cache of an "
 			       "earlier race with these seeds: restart it, or race "
 			       "with --seed and a seed it has not played; no verdict "
 			       "involves it\n", p->server[i].name, fast, p->rounds);
@@ -378,8 +446,19 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 		if (shared)
 			printf("%s ran while other processes used more than %.2f "
 			       "CPUs in %u of %u rounds: its times were not its own; "
-			       "no verdict involves it\n", p->server[i].name,
-			       MACHINE_OTHERS_CPU, shared, p->rounds);
+			       "no verdict involves it but a win by more than the "
+			       "margin over a rival that left the CPUs busy\n",
+			       p->server[i].name, MACHINE_OTHERS_CPU, shared, p->rounds);
+		if (unprobed)
+			printf("%s searched a probe the race had closed: it was "
+			       "probed no more, and ran without a probe in %u of %u "
+			       "rounds (efficiency n/a)\n", p->server[i].name,
+			       unprobed, p->rounds);
+		if (left)
+			printf("%s searched a closed probe past the race's wait for "
+			       "it in %u of %u rounds: its rivals ran on a machine it "
+			       "shared; no verdict for it\n", p->server[i].name,
+			       left, p->rounds);
 	}
 }
 
@@ -402,6 +481,7 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 			judge_pair(p, legs, a, b, &v);
 			verdict_text(&v, name, &rule, line, sizeof line);
 			printf("%s%s\n", v.kind == VERDICT_FASTER ||
+			       v.kind == VERDICT_AT_LEAST ||
 			       v.kind == VERDICT_EQUIVALENT ||
 			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
 			if (len < size)

@@ -6,52 +6,15 @@
 
 #include <stdint.h>
 
-#include "bench/race/race.h"
-#include "bench/replay.h"
-#include "bench/stats.h"
-#include "bench/race/verdict.h"
+#include "bench/race/race_leg.h"
+#include "bench/race/race_params.h"
+#include "bench/race/peak.h"
 
-#define RACE_CAUSES 3 /* reasons of missing answers told apart per leg */
-
-/* One server's probe and run in one round. */
-struct race_leg {
-	double rate;             /* probed, hashes/s; 0: none */
-	double reprobed;         /* the probe before, where the run beat it
-				  * and a probe after was faster; else 0 */
-	int probe_err;           /* why there is no rate, or 0 */
-	int run_err;             /* why the run could not start, or 0 */
-	double seconds;          /* the run's wall time */
-	struct replay_summary s;
-	int rated;               /* the ideal could be computed */
-	enum stats_eff eff_kind; /* when rated */
-	double eff;              /* when eff_kind is STATS_EFF_OK */
-	double speed;            /* the ideal's score over the run's, even
-				  * above 1; 0 when there is none */
-	double fast_rate;        /* the fastest the server showed: the rate
-				  * the leg is checked at for a cache */
-	double fast_eff;         /* the efficiency at it, at most */
-	double hashing_s;        /* the fresh requests' work at it */
-	double fresh_s;          /* and their latencies, summed */
-	enum verdict_fast fast;  /* faster than hashing allows */
-	int watched;             /* the machine was read around the leg */
-	double before;           /* its busy share before the leg, 0 to 1 */
-	double waited_s;         /* the wait for it to be idle */
-	int not_idle;            /* the wait ended at its bound */
-	double after;            /* the busy share after the run; -1: none */
-	int kept_busy;           /* machine_kept_busy() said so */
-	double others;           /* the CPUs that everything but the server
-				  * and the race used during the run, on
-				  * average; -1: unknown */
-	const char *others_why;  /* why they are unknown, or NULL */
-	int shared;              /* machine_others() said so */
-	double probe_left;       /* the CPUs the server's processes used
-				  * once the race closed a probe that timed
-				  * out; -1: not measured */
-	uint64_t wrong, missing;
-	int cause[RACE_CAUSES];  /* the first reasons of the missing */
-	uint64_t cause_n[RACE_CAUSES]; /* and how many each; the rest: others */
-};
-
+/* Before round 1: the machine's peak pk, and each server that no run
+ * can be caught answering from memory for (no probe, and no peak:
+ * peak_of[i] 0). */
+void race_report_peak(const struct race_params *p, const struct peak *pk,
+		      const double *peak_of);
 /* On stderr: leg i of round ended, with its rate and time. */
 void race_report_progress(const struct race_params *p, unsigned round,
 			  unsigned i, const struct race_leg *g);

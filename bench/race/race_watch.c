@@ -7,6 +7,7 @@
  * business. */
 #include "bench/race/race_watch.h"
 
+#include "lib/clock.h"
 #include "lib/parse.h"
 
 #include <errno.h>
@@ -119,19 +120,37 @@ void race_watch_end(struct race_watch *w, struct race_leg *g)
 		g->others_why = "no time passed on /proc/stat's clock";
 }
 
-void race_watch_probe(struct race_watch *w, struct race_leg *g)
+double race_watch_cpus(const struct race_watch *w, unsigned ms, double *idle)
 {
-	struct timespec t = { MACHINE_AFTER_MS / 1000,
-			      (long)(MACHINE_AFTER_MS % 1000) * 1000000L };
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	struct race_reading a, b;
+	double busy;
 
-	g->probe_left = -1;
+	if (idle)
+		*idle = -1;
 	if (w->where != RACE_TREE)
-		return;
+		return -1;
 	take(w, &a);
 	while (nanosleep(&t, &t) && errno == EINTR)
 		;
 	take(w, &b);
-	if (!a.why && !b.why)
-		g->probe_left = machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+	if (a.why || b.why)
+		return -1;
+	if (idle && (busy = machine_busy(&a.cpu, &b.cpu)) >= 0)
+		*idle = (1 - busy) * b.cpu.cpus;
+	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+}
+
+void race_watch_leftovers(const struct race_watch *w, double bound_s, struct race_leg *g)
+{
+	uint64_t t0 = clock_ns();
+	double used, idle;
+
+	do {
+		used = race_watch_cpus(w, MACHINE_SETTLE_MS, &idle);
+		g->left_wait_s = (clock_ns() - t0) / 1e9;
+		if (used >= 0 && used < MACHINE_KEPT_CPU && idle >= MACHINE_SPARE_CPU)
+			return;
+	} while (g->left_wait_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
+	g->left_on = 1;
 }

@@ -15,8 +15,8 @@
 #include "bench/client.h"
 #include "bench/race/machine.h"
 #include "bench/race/proctree.h"
-#include "bench/race/race.h"
-#include "bench/race/race_report.h"
+#include "bench/race/race_leg.h"
+#include "bench/race/race_params.h"
 
 /* Where a server's processes are. */
 enum race_where {
@@ -55,9 +55,17 @@ void race_watch_begin(struct race_watch *w);
 /* Read it as the run ends, and set the leg's others, others_why and
  * shared. */
 void race_watch_end(struct race_watch *w, struct race_leg *g);
-/* After a probe the race closed unanswered: the CPUs the server's
- * processes used over the next MACHINE_AFTER_MS into g->probe_left (-1:
- * unknown). */
-void race_watch_probe(struct race_watch *w, struct race_leg *g);
+/* The CPUs the server's processes use over the next ms milliseconds (a
+ * probe the race closed, a run just over): -1 where they are unknown;
+ * and the machine's CPUs left idle meanwhile into *idle, when not NULL
+ * (-1: unknown). */
+double race_watch_cpus(const struct race_watch *w, unsigned ms, double *idle);
+/* After a probe the race closed, where they were busy: wait until they
+ * use under MACHINE_KEPT_CPU over MACHINE_SETTLE_MS while half a CPU or
+ * more stands idle (a search that goes on would take it: on a machine
+ * kept busy by others, a search slowed to a crawl looks ended), up to
+ * bound_s, into g->left_wait_s, and g->left_on when the bound came
+ * first (or their CPU could not be read). */
+void race_watch_leftovers(const struct race_watch *w, double bound_s, struct race_leg *g);
 
 #endif

@@ -40,13 +40,20 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	return 0;
 }
 
-enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
-				   double latency_s)
+/* Did latency_s fall short of the hashing of work at rate? */
+static int sooner(double work, double latency_s, double rate)
 {
-	if (efficiency > VERDICT_FAST_EFF)
+	return rate > 0 && work > 0 && latency_s < VERDICT_FAST_WORK * work / rate;
+}
+
+enum verdict_fast verdict_too_fast(const struct verdict_speed *s)
+{
+	if (s->efficiency > VERDICT_FAST_EFF)
 		return VERDICT_FAST_EFFICIENCY;
-	if (hashing_s > 0 && latency_s < VERDICT_FAST_WORK * hashing_s)
+	if (sooner(s->work, s->latency_s, s->rate))
 		return VERDICT_FAST_LATENCY;
+	if (sooner(s->work, s->latency_s, s->peak))
+		return VERDICT_FAST_PEAK;
 	return VERDICT_FAST_NO;
 }
 
@@ -137,10 +144,40 @@ static void judge_scores(const struct verdict_side *a, const struct verdict_side
 		v->more = more_rounds(v, rule->margin);
 }
 
+/* The runs a side left the CPUs busy for the other's. */
+static unsigned caused(const struct verdict_side *s)
+{
+	return s->busy + s->left;
+}
+
+/* Side c left the CPUs busy for the other's runs (and the other did not):
+ * the other wins only by more than the margin, its runs handicapped;
+ * the side that caused it never does. Not when c's own runs shared the
+ * machine with others: then both bore a handicap, of unknown weights. */
+static void judge_handicap(const struct verdict_side *side[2], unsigned c,
+			   unsigned rounds, const struct verdict_rule *rule,
+			   struct verdict *v)
+{
+	double edge = 1 + rule->margin;
+
+	if (side[c]->shared) {
+		settle(v, VERDICT_BUSY, 0);
+		return;
+	}
+	judge_scores(side[0], side[1], rounds, rule, v);
+	if (v->kind == VERDICT_FASTER && v->winner != c &&
+	    (c == 1 ? v->lo > edge : v->hi < 1 / edge))
+		settle(v, VERDICT_AT_LEAST, !c);
+	else
+		settle(v, VERDICT_BUSY, 0);
+}
+
 int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		  unsigned rounds, uint64_t requests,
 		  const struct verdict_rule *rule, struct verdict *v)
 {
+	const struct verdict_side *side[2] = { a, b };
+
 	if (rounds == 0 || !(rule->margin >= 0) ||
 	    !(rule->alpha > 0 && rule->alpha < 1))
 		return -EINVAL;
@@ -148,15 +185,18 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 			       .ok = { a->ok, b->ok },
 			       .flagged = { a->flagged, b->flagged },
 			       .busy = { a->busy, b->busy },
-			       .shared = { a->shared, b->shared } };
+			       .shared = { a->shared, b->shared },
+			       .left = { a->left, b->left } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
 		settle(v, VERDICT_UNRELIABLE, 0);
 	else if (a->flagged || b->flagged)
 		settle(v, VERDICT_FLAGGED, 0);
-	else if (a->busy || b->busy)
+	else if (caused(a) && caused(b))
 		settle(v, VERDICT_BUSY, 0);
+	else if (caused(a) || caused(b))
+		judge_handicap(side, caused(a) ? 0 : 1, rounds, rule, v);
 	else if (a->shared || b->shared)
 		settle(v, VERDICT_SHARED, 0);
 	else
@@ -174,13 +214,43 @@ double verdict_percent(uint64_t ok, uint64_t total)
 static int ratio_text(const struct verdict *v, const char *const name[2],
 		      char *buf, size_t size)
 {
-	int flip = v->kind == VERDICT_FASTER && v->winner == 0;
+	int flip = (v->kind == VERDICT_FASTER || v->kind == VERDICT_AT_LEAST) &&
+		   v->winner == 0;
 
 	return snprintf(buf, size, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% "
 			"interval, %u rounds)", name[!flip], name[flip],
 			flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
 			flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10,
 			v->rounds);
+}
+
+/* "B kept the CPUs busy after its run in 2 rounds, B searched a closed
+ * probe past the race's wait in 1 round": what each side left running
+ * for the other's runs, into buf; its length. */
+static int causes_text(const struct verdict *v, const char *const name[2],
+		       char *buf, size_t size)
+{
+	const struct {
+		const unsigned *count;
+		const char *what;
+	} cause[] = {
+		{ v->busy, "kept the CPUs busy after its run" },
+		{ v->left, "searched a closed probe past the race's wait" },
+	};
+	int n = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (unsigned s = 0; s < 2; s++)
+		for (size_t k = 0; k < sizeof cause / sizeof cause[0]; k++) {
+			unsigned c = cause[k].count[s];
+
+			if (c && n >= 0 && (size_t)n < size)
+				n += snprintf(buf + n, size - (size_t)n, "%s%s %s in %u "
+					      "round%s", n ? ", " : "", name[s],
+					      cause[k].what, c, c == 1 ? "" : "s");
+		}
+	return n;
 }
 
 static void faster(const struct verdict *v, const char *const name[2],
@@ -190,9 +260,21 @@ static void faster(const struct verdict *v, const char *const name[2],
 	double r = v->winner ? v->ratio : 1 / v->ratio;
 	double lo = v->winner ? v->lo : 1 / v->hi, hi = v->winner ? v->hi : 1 / v->lo;
 
-	n = snprintf(buf, size, "%s is faster than %s by %.1f%% [%.1f%%, %.1f%%]: ",
-		     name[v->winner], name[v->loser], (1 - r) * 100, (1 - hi) * 100,
-		     (1 - lo) * 100);
+	if (v->kind == VERDICT_AT_LEAST) {
+		n = snprintf(buf, size, "%s is faster than %s by at least %.1f%% "
+			     "(its interval's bound), measured under a handicap: "
+			     "%s's runs shared the machine with what %s left "
+			     "running (", name[v->winner], name[v->loser],
+			     (1 - hi) * 100, name[v->winner], name[v->loser]);
+		if (n > 0 && (size_t)n < size)
+			n += causes_text(v, name, buf + n, size - (size_t)n);
+		if (n > 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, "): ");
+	} else {
+		n = snprintf(buf, size, "%s is faster than %s by %.1f%% [%.1f%%, "
+			     "%.1f%%]: ", name[v->winner], name[v->loser],
+			     (1 - r) * 100, (1 - hi) * 100, (1 - lo) * 100);
+	}
 	if (n > 0 && (size_t)n < size)
 		ratio_text(v, name, buf + n, size - (size_t)n);
 }
@@ -237,6 +319,20 @@ static void withheld(const unsigned count[2], const char *what, const char *why,
 		snprintf(buf + n, size - (size_t)n, " (%s)", why);
 }
 
+/* No verdict, for what a side left running during the other's runs. */
+static void busy_text(const struct verdict *v, const char *const name[2],
+		      char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
+			 name[1]);
+
+	if (n > 0 && (size_t)n < size)
+		n += causes_text(v, name, buf + n, size - (size_t)n);
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " (the other's runs shared the "
+			 "machine with it)");
+}
+
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  const struct verdict_rule *rule, char *buf, size_t size)
 {
@@ -244,6 +340,7 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 
 	switch (v->kind) {
 	case VERDICT_FASTER:
+	case VERDICT_AT_LEAST:
 		faster(v, name, buf, size);
 		break;
 	case VERDICT_EQUIVALENT:
@@ -267,8 +364,7 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			 "before: restart it, or race with --seed", name, buf, size);
 		break;
 	case VERDICT_BUSY:
-		withheld(v->busy, "kept the CPUs busy after its run",
-			 "the other's runs shared the machine with it", name, buf, size);
+		busy_text(v, name, buf, size);
 		break;
 	case VERDICT_SHARED:
 		withheld(v->shared, "ran while other processes used the CPUs",

@@ -13,10 +13,11 @@
 #define VERDICT_ALPHA 0.05  /* a 95% interval */
 /* A run was not all hashed when its efficiency at the fastest rate its
  * server showed is above VERDICT_FAST_EFF, or its fresh requests took
- * under VERDICT_FAST_WORK of their hashing time at that rate. Answers
- * from a cache run a hundred times faster (measured: 200); fresh servers
- * beat a probe that a neighbour slowed by 1.17 to 1.38 on this shared
- * machine, so 1.05 would flag them. */
+ * under VERDICT_FAST_WORK of their hashing time at that rate, or at the
+ * machine's peak (bench/race/peak.h). Answers from a cache run a hundred
+ * times faster (measured: 200); fresh servers beat a probe that a
+ * neighbour slowed by 1.17 to 1.38 on this shared machine, so 1.05 would
+ * flag them. */
 #define VERDICT_FAST_EFF 4.0
 #define VERDICT_FAST_WORK 0.25
 
@@ -28,14 +29,16 @@ struct verdict_spread {
 /* One server's side of a pair: its score in each round (lower is better),
  * the right answers it gave over every round, how many of its runs
  * were flagged as faster than hashing allows (verdict_too_fast), after
- * how many it kept the CPUs busy, and during how many other processes
- * used the CPUs (bench/race/machine.h). */
+ * how many it kept the CPUs busy, during how many other processes used
+ * the CPUs (bench/race/machine.h), and before how many it searched a
+ * probe the race had closed past the race's wait for it. */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
 	unsigned flagged;
 	unsigned busy;
 	unsigned shared;
+	unsigned left;
 };
 
 /* How the pair is judged: the margin of equivalence (0.10: scores within
@@ -52,7 +55,12 @@ enum verdict_kind {
 	VERDICT_RELIABILITY,  /* more right answers: it wins whatever its score */
 	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
 	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
-	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run */
+	VERDICT_AT_LEAST,     /* one side's leftovers shared the machine with
+			       * the other's runs, and the other won by more
+			       * than the margin even so: it is faster by at
+			       * least the interval's bound */
+	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run
+			       * (or left a closed probe searching) */
 	VERDICT_SHARED,       /* none: others used the CPUs during a run */
 	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
 };
@@ -62,6 +70,19 @@ enum verdict_fast {
 	VERDICT_FAST_NO,
 	VERDICT_FAST_EFFICIENCY, /* it beat the ideal at its own probe's rate */
 	VERDICT_FAST_LATENCY,    /* it answered sooner than hashing takes */
+	VERDICT_FAST_PEAK,       /* sooner than the machine's peak could */
+};
+
+/* What a run's speed is judged by. */
+struct verdict_speed {
+	double efficiency; /* the ideal server's score at rate over the run's;
+			    * 0: none */
+	double work;       /* the values up to each fresh request's answer
+			    * (repeats within the run left out), summed: as
+			    * many as a search in any order needs on average */
+	double latency_s;  /* and those requests' latencies, summed */
+	double rate;       /* the fastest rate the server showed; 0: none */
+	double peak;       /* the machine's peak rate; 0: none */
 };
 
 /* The judgement of a pair a (0) and b (1). */
@@ -77,6 +98,7 @@ struct verdict {
 	unsigned flagged[2];
 	unsigned busy[2];
 	unsigned shared[2];
+	unsigned left[2];
 	uint64_t ok[2];          /* the sides' right answers */
 	uint64_t requests;       /* each side's, over every round */
 };
@@ -89,12 +111,11 @@ unsigned verdict_order(unsigned round, unsigned n, unsigned k);
 /* The median (of the middle two when n is even), least and largest of
  * v[0 .. n - 1], n > 0; v itself is left alone. 0, or -EINVAL for n 0. */
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s);
-/* Was a run faster than hashing allows? efficiency: the ideal server's
- * score at the run's probed rate over the run's (0: none); hashing_s: the
- * seconds its fresh requests' work takes at that rate, latency_s: the
- * seconds they took, summed (0 and 0: unknown). */
-enum verdict_fast verdict_too_fast(double efficiency, double hashing_s,
-				   double latency_s);
+/* Was a run faster than hashing allows? Its efficiency above
+ * VERDICT_FAST_EFF, or its latencies under VERDICT_FAST_WORK of its work's
+ * hashing at the server's rate, or else at the machine's peak; a figure
+ * of 0 is none, and checks nothing. */
+enum verdict_fast verdict_too_fast(const struct verdict_speed *s);
 /* The fewest rounds that can give an interval at level alpha. */
 unsigned verdict_min_rounds(double alpha);
 /* The level of each look when --until-decided may look after every pair
@@ -105,12 +126,17 @@ double verdict_look_alpha(unsigned rounds, double alpha);
  * b->score[r]; odd rounds ran a first) of requests requests each. First
  * reliability: the side with more right answers wins, whatever the
  * scores; as many but not all right is no verdict. Then a flagged run on
- * either side, or one after which its server kept the CPUs busy (the
- * other's runs shared the machine with it), or one during which other
- * processes used the CPUs: no verdict. Then the ratio of b's scores to a's, with its
- * interval (rounds whose scores are not positive and finite left out):
- * a winner when it excludes 1, equivalence when it lies within the margin,
- * else inconclusive. 0, or -EINVAL for no rounds or a bad rule. */
+ * either side: no verdict. Then a side that left the CPUs busy for the
+ * other's runs (after its run, or searching a closed probe past the
+ * race's wait): the other, whose runs bore that handicap, wins when its
+ * interval clears the margin even so (VERDICT_AT_LEAST), provided that
+ * the side that caused it ran on a machine of its own; else, and always
+ * when both caused one, no verdict. Then a run during which other
+ * processes used the CPUs: no verdict. Then the ratio of b's scores to
+ * a's, with its interval (rounds whose scores are not positive and
+ * finite left out): a winner when it excludes 1, equivalence when it
+ * lies within the margin, else inconclusive. 0, or -EINVAL for no rounds
+ * or a bad rule. */
 int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		  unsigned rounds, uint64_t requests,
 		  const struct verdict_rule *rule, struct verdict *v);
