@@ -3,7 +3,9 @@
  * repeats, the priority distribution) and, for the first request, against
  * the rand() sequence replayed by hand. The simulation is checked on cases
  * small enough to work out exactly on paper, and so are the statistics the
- * bench reports with it (bench/stats.c). */
+ * bench reports with it (bench/stats.c), and the writer that prints them
+ * as text and JSON from one call (bench/out.c). */
+#include "bench/out.h"
 #include "bench/simulate.h"
 #include "bench/stats.h"
 #include "bench/workload.h"
@@ -14,7 +16,9 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -759,6 +763,78 @@ START_TEST(stats_efficiency_verdicts)
 }
 END_TEST
 
+/* One call, both formats: the text is printf's; the JSON has each named
+ * conversion at the text's precision (nan: null), none of the words, the
+ * unnamed and the names past the conversions; strings escaped; objects
+ * and arrays nested; a lines array holds the text's lines, indent aside,
+ * however the calls cut them. */
+START_TEST(out_writes_the_text_and_its_json)
+{
+	static const char want_text[] =
+		"7 of them: 1.235 ms 9\n"
+		"p50   2.2 nan\n"
+		"a\"b\\c\t z\n"
+		"  first 1, then\n  second\nNo such file or directory\n"
+		"-3 18446744073709551615     0.50\n";
+	static const char want_json[] =
+		"{\"n\":7,\"ms\":1.235,\"latency\":{\"p50\":2.2,\"none\":null},"
+		"\"names\":[\"a\\\"b\\\\c\\u0009\",\"z\"],"
+		"\"notes\":[\"first 1, then\",\"second\",\"No such file or directory\"],"
+		"\"neg\":-3,\"big\":18446744073709551615,\"half\":0.50}\n";
+	char text[512] = "", json[512] = "";
+	FILE *t = fmemopen(text, sizeof text, "w"), *j = fmemopen(json, sizeof json, "w");
+	struct out o;
+
+	ck_assert(t && j);
+	out_init(&o, t, j);
+	out_printf(&o, "n - ms", "%" PRIu64 " of %s: %.3f ms %d\n", (uint64_t)7, "them",
+		   1.23456, 9);
+	out_object(&o, "latency");
+	out_printf(&o, "p50 none", "p50 %5.1f %g\n", 2.25, NAN);
+	out_end(&o);
+	out_array(&o, "names");
+	out_printf(&o, "x x", "%s %c\n", "a\"b\\c\t", 'z');
+	out_end(&o);
+	out_lines(&o, "notes");
+	out_printf(&o, "", "  first %d", 1);
+	out_printf(&o, "", ", then\n  second\n");
+	errno = ENOENT;
+	out_printf(&o, "why", "%m\n");
+	out_end(&o);
+	out_printf(&o, "neg big half", "%d %llu %*.*f\n", -3, 18446744073709551615ull, 8, 2,
+		   0.5);
+	ck_assert_int_eq(out_finish(&o), 0);
+	fclose(t);
+	fclose(j);
+	ck_assert_str_eq(text, want_text);
+	ck_assert_str_eq(json, want_json);
+	ck_assert_int_eq(th_jq(json, ".notes[1]", text, sizeof text), 0);
+	ck_assert_str_eq(text, "second\n");
+}
+END_TEST
+
+/* Either format alone: no JSON at all, or the JSON without the text. */
+START_TEST(out_writes_one_format_alone)
+{
+	char text[64] = "", json[64] = "";
+	FILE *t = fmemopen(text, sizeof text, "w"), *j = fmemopen(json, sizeof json, "w");
+	struct out o;
+
+	out_init(&o, t, NULL);
+	out_printf(&o, "a", "a %d\n", 1);
+	ck_assert_int_eq(out_finish(&o), 0);
+	out_init(&o, NULL, j);
+	out_printf(&o, "a", "a %d\n", 2);
+	out_array(&o, "left");
+	out_object(&o, NULL);
+	ck_assert_int_eq(out_finish(&o), 0); /* closes what is open */
+	fclose(t);
+	fclose(j);
+	ck_assert_str_eq(text, "a 1\n");
+	ck_assert_str_eq(json, "{\"a\":2,\"left\":[{}]}\n");
+}
+END_TEST
+
 static TCase *tcase(const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -771,7 +847,7 @@ static Suite *workload_suite(void)
 {
 	Suite *s = suite_create("workload");
 	TCase *gen = tcase("generate"), *sim = tcase("simulate");
-	TCase *stats = tcase("stats");
+	TCase *stats = tcase("stats"), *out = tcase("out");
 
 	tcase_add_test(gen, same_seed_same_requests);
 	tcase_add_test(gen, different_seeds_differ);
@@ -805,7 +881,10 @@ static Suite *workload_suite(void)
 	tcase_add_test(sim, sim_bad_arguments);
 	tcase_add_test(stats, stats_percentiles);
 	tcase_add_test(stats, stats_efficiency_verdicts);
+	tcase_add_test(out, out_writes_the_text_and_its_json);
+	tcase_add_test(out, out_writes_one_format_alone);
 	suite_add_tcase(s, gen);
+	suite_add_tcase(s, out);
 	suite_add_tcase(s, sim);
 	suite_add_tcase(s, stats);
 	return s;

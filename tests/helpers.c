@@ -192,6 +192,26 @@ const char *th_master_path(void)
 	return p ? p : "master/master";
 }
 
+int th_jq(const char *json, const char *filter, char *out, size_t size)
+{
+	char path[] = "/tmp/revhash-jq-XXXXXX", cmd[1024];
+	int fd = mkstemp(path);
+	size_t n = 0, len = strlen(json);
+	FILE *p;
+
+	if (fd < 0 || write(fd, json, len) != (ssize_t)len)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof cmd, "jq -r '%s' %s", filter, path);
+	if ((p = popen(cmd, "r"))) {
+		n = fread(out, 1, size - 1, p);
+		fd = pclose(p);
+	}
+	out[n] = '\0';
+	unlink(path);
+	return p && fd == 0 ? 0 : -1;
+}
+
 const char *th_bench_path(void)
 {
 	const char *p = getenv("REVHASH_BENCH");

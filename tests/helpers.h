@@ -32,6 +32,9 @@ struct tmaster {
 const char *th_master_path(void);
 /* The load generator under test: $REVHASH_BENCH, else revhash-bench. */
 const char *th_bench_path(void);
+/* What jq -r prints for filter (no single quote in it) on the JSON text
+ * json, into out (cut to size); 0, or -1 when jq refused the JSON. */
+int th_jq(const char *json, const char *filter, char *out, size_t size);
 /* Start $REVHASH_MASTER PORT args... (NULL-terminated, may be NULL) and wait
  * until it accepts connections. env may be NULL or "NAME=value". Unless
  * args name a --gpu option, the master runs with --gpu off: the tests
