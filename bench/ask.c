@@ -200,7 +200,7 @@ static int first_answer(struct piece *pc, struct pollfd *pf, uint64_t n,
 	return lost ? -ENODATA : 0;
 }
 
-int ask_run(struct target *t, const struct ask_params *p)
+int ask_run(struct target *t, const struct ask_params *p, struct out *o)
 {
 	uint64_t n = ask_pieces(p->start, p->end, p->split), answer = 0;
 	struct piece *pc = calloc(n, sizeof *pc);
@@ -222,6 +222,6 @@ int ask_run(struct target *t, const struct ask_params *p)
 	free(pc);
 	free(pf);
 	if (!err)
-		printf("%" PRIu64 "\n", answer);
+		out_printf(o, "answer", "%" PRIu64 "\n", answer);
 	return err == -ENOMEM ? 2 : err ? 1 : 0;
 }

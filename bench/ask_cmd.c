@@ -70,7 +70,7 @@ const struct options_parser ask_cmd_parser = {
 	sizeof(struct ask_cmd), options, NULL, init, option, words,
 };
 
-int ask_cmd_run(void *params)
+int ask_cmd_run(void *params, struct out *o)
 {
 	struct ask_cmd *p = params;
 	struct target target = { 0 };
@@ -78,7 +78,7 @@ int ask_cmd_run(void *params)
 
 	if (client_resolve(&target, p->at.host, p->at.port) == 0) {
 		client_raise_fd_limit();
-		status = ask_run(&target, &p->ask);
+		status = ask_run(&target, &p->ask, o);
 	}
 	client_free(&target);
 	return status;

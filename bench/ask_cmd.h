@@ -5,6 +5,7 @@
 
 #include "bench/ask.h"
 #include "bench/options.h"
+#include "bench/out.h"
 
 struct ask_cmd {
 	struct options_host at;
@@ -17,6 +18,6 @@ extern const char ask_cmd_usage[], ask_cmd_help[];
 extern const struct options_parser ask_cmd_parser;
 /* Ask and print the answer: ask_run's exit status, or 2 when the server's
  * name does not resolve. */
-int ask_cmd_run(void *params);
+int ask_cmd_run(void *params, struct out *o);
 
 #endif

@@ -71,7 +71,15 @@ static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
  * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
  * sample says more about the neighbours than about the server. A range
  * that b keeps from growing is as long as any will be: it is timed. */
-int calibrate_rate(struct target *t, double enough_s, int verbose,
+/* One timing, as an element of the calibration's array. */
+static void said(struct out *o, uint64_t n, double secs)
+{
+	out_object(o, NULL);
+	out_printf(o, "values seconds", "calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+	out_end(o);
+}
+
+int calibrate_rate(struct target *t, double enough_s, struct out *o,
 		   struct calibrate_bound *b, double *rate)
 {
 	uint64_t n = calibrate_next(CALIBRATE_FIRST, 0, enough_s, b), next;
@@ -82,13 +90,13 @@ int calibrate_rate(struct target *t, double enough_s, int verbose,
 
 		if (err) {
 			errno = -err;
-			if (verbose)
+			if (o)
 				fprintf(stderr, "calibration (%" PRIu64
 					" values): %m\n", n);
 			return err;
 		}
-		if (verbose)
-			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (o)
+			said(o, n, secs);
 		if (secs >= enough_s || round >= CAL_ROUNDS - 1 || n >= CAL_MAX)
 			break;
 		if ((next = calibrate_next(n, secs, enough_s, b)) <= n)
@@ -99,8 +107,8 @@ int calibrate_rate(struct target *t, double enough_s, int verbose,
 	for (int again = 0; again < CAL_REPEAT; again++) {
 		if (timed(t, n, b, &secs) == 0 && secs < best)
 			best = secs;
-		if (verbose)
-			printf("calibration: %" PRIu64 " values in %.3f s\n", n, secs);
+		if (o)
+			said(o, n, secs);
 	}
 	*rate = n / best;
 	return 0;

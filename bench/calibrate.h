@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "bench/client.h"
+#include "bench/out.h"
 
 #define CALIBRATE_ENOUGH_S 0.5 /* a request this long is trusted */
 
@@ -25,10 +26,10 @@ struct calibrate_bound {
 /* Measure the values per second t hashes on one request: requests grow,
  * each aiming at twice enough_s, until one takes enough_s seconds; the
  * fastest of that and two more of its size counts. b, when not NULL,
- * bounds each request's size and learns the slowest rate. verbose: print
- * each timing and a failure. 0 and *rate, or -errno (-EPROTO: a reply
- * other than 0, where the range held no answer). */
-int calibrate_rate(struct target *t, double enough_s, int verbose,
+ * bounds each request's size and learns the slowest rate. o, when not
+ * NULL, gets each timing (stderr a failure). 0 and *rate, or -errno
+ * (-EPROTO: a reply other than 0, where the range held no answer). */
+int calibrate_rate(struct target *t, double enough_s, struct out *o,
 		   struct calibrate_bound *b, double *rate);
 /* The values of the request after one of n values that took secs, when
  * one of enough_s is wanted, within b (NULL: none): grown towards twice

@@ -175,39 +175,36 @@ static void add_up(const struct thread *th, size_t n, struct totals *s)
 }
 
 /* "errors: 0 wrong, 3 missing (Connection refused: 2, ...)" */
-static void print_errors(const struct totals *s)
+static void print_errors(struct out *o, const struct totals *s)
 {
 	const char *sep = " (";
 
-	printf("errors: %" PRIu64 " wrong, %" PRIu64 " missing", s->wrong,
-	       s->missing);
+	out_printf(o, "wrong missing", "errors: %" PRIu64 " wrong, %" PRIu64 " missing",
+		   s->wrong, s->missing);
+	out_array(o, "missing_by");
 	for (int e = 0; e < ERRNO_SLOTS; e++) {
 		if (!s->by_errno[e])
 			continue;
-		errno = e;
-		if (e == ENODATA)
-			printf("%sclosed before the full reply", sep);
-		else if (e == 0)
-			printf("%sother errors", sep);
-		else
-			printf("%s%m", sep);
-		printf(": %" PRIu64, s->by_errno[e]);
+		out_object(o, NULL);
+		out_printf(o, "- why n", "%s%s: %" PRIu64, sep,
+			   e == ENODATA ? "closed before the full reply" :
+			   e == 0 ? "other errors" : strerror(e), s->by_errno[e]);
+		out_end(o);
 		sep = ", ";
 	}
-	printf("%s\n", *sep == ',' ? ")" : "");
+	out_end(o);
+	out_printf(o, "", "%s\n", *sep == ',' ? ")" : "");
 }
 
 /* Percentiles over every reply, right or wrong; a request that got none
  * has no latency to speak of (a refused connect takes microseconds). */
-static int print_latency(const struct thread *th, size_t n, size_t nlat)
+static int print_latency(struct out *o, const struct thread *th, size_t n, size_t nlat)
 {
-	static const double p[] = { 0.50, 0.90, 0.99, 0.999, 1 };
-	static const char *const name[] = { "p50", "p90", "p99", "p99.9", "max" };
 	int64_t *lat;
 	size_t at = 0;
 
 	if (!nlat) {
-		printf("latency: no replies\n");
+		out_printf(o, "", "latency: no replies\n");
 		return 0;
 	}
 	if (!(lat = malloc(nlat * sizeof *lat)))
@@ -217,28 +214,29 @@ static int print_latency(const struct thread *th, size_t n, size_t nlat)
 		at += th[k].nlat;
 	}
 	stats_sort(lat, nlat);
-	printf("latency:");
-	for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-		printf("%s %s %.3f ms", i ? "," : "", name[i],
-		       stats_percentile_ms(lat, nlat, p[i]));
-	putchar('\n');
+	out_object(o, "latency_ms");
+	out_printf(o, "p50 p90 p99 p99_9 max", "latency: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
+		   "p99.9 %.3f ms, max %.3f ms\n", stats_percentile_ms(lat, nlat, 0.50),
+		   stats_percentile_ms(lat, nlat, 0.90), stats_percentile_ms(lat, nlat, 0.99),
+		   stats_percentile_ms(lat, nlat, 0.999), stats_percentile_ms(lat, nlat, 1));
+	out_end(o);
 	free(lat);
 	return 0;
 }
 
 /* Print the figures; the exit status. */
-static int report(const struct thread *th, const struct closed_params *p,
+static int report(struct out *o, const struct thread *th, const struct closed_params *p,
 		  int64_t elapsed_ns)
 {
 	struct totals s;
 	double secs = elapsed_ns / 1e9;
 
 	add_up(th, p->concurrency, &s);
-	printf("requests: %" PRIu64 " in %.3f s\n",
-	       s.ok + s.wrong + s.missing, secs);
-	printf("requests/s: %.1f (correct replies)\n", s.ok / secs);
-	print_errors(&s);
-	if (print_latency(th, p->concurrency, s.nlat) || s.err) {
+	out_printf(o, "requests seconds", "requests: %" PRIu64 " in %.3f s\n",
+		   s.ok + s.wrong + s.missing, secs);
+	out_printf(o, "requests_s", "requests/s: %.1f (correct replies)\n", s.ok / secs);
+	print_errors(o, &s);
+	if (print_latency(o, th, p->concurrency, s.nlat) || s.err) {
 		fprintf(stderr, "revhash-bench: latencies: out of memory\n");
 		return 2;
 	}
@@ -311,7 +309,7 @@ static int prepare(struct loop *l, struct thread *th)
 	return prime(l) ? 1 : 0;
 }
 
-int closed_run(struct target *t, const struct closed_params *p)
+int closed_run(struct target *t, const struct closed_params *p, struct out *o)
 {
 	struct loop l = { .p = p, .target = t,
 			  .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -322,10 +320,10 @@ int closed_run(struct target *t, const struct closed_params *p)
 	int64_t t0 = 0;
 	int status;
 
-	printf("closed loop: %" PRIu64 " in flight for %.3f s, difficulty %"
-	       PRIu64 ", priority %u, %s requests\n", p->concurrency,
-	       p->duration_ms / 1e3, p->difficulty, p->priority,
-	       p->cached ? "cached" : "fresh");
+	out_printf(o, "concurrency duration_s difficulty priority kind",
+		   "closed loop: %" PRIu64 " in flight for %.3f s, difficulty %" PRIu64
+		   ", priority %u, %s requests\n", p->concurrency, p->duration_ms / 1e3,
+		   p->difficulty, p->priority, p->cached ? "cached" : "fresh");
 	fflush(stdout);
 	if (!th) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
@@ -338,7 +336,7 @@ int closed_run(struct target *t, const struct closed_params *p)
 			status = 2;
 			goto out;
 		}
-		printf("holding %" PRIu64 " searches that never end\n", p->hold);
+		out_printf(o, "holding", "holding %" PRIu64 " searches that never end\n", p->hold);
 		fflush(stdout);
 	}
 	if (start_threads(th, p->concurrency, &started) == 0) {
@@ -349,7 +347,7 @@ int closed_run(struct target *t, const struct closed_params *p)
 	for (size_t k = 0; k < started; k++)
 		pthread_join(th[k].tid, NULL);
 	status = started < p->concurrency ? 2 :
-		 report(th, p, (int64_t)clock_ns() - t0);
+		 report(o, th, p, (int64_t)clock_ns() - t0);
 out:
 	hold_close(&held);
 	for (uint64_t k = 0; k < p->concurrency; k++)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "bench/client.h"
+#include "bench/out.h"
 
 struct closed_params {
 	uint64_t concurrency; /* threads, each with one request in flight */
@@ -17,8 +18,8 @@ struct closed_params {
 	uint64_t hold;        /* searches held open meanwhile (bench/hold.h) */
 };
 
-/* Run the closed loop on t and print its report. Returns the exit status:
+/* Run the closed loop on t and print its report into o. The exit status:
  * 0, 1 when a reply was wrong or missing, 2 when the run could not start. */
-int closed_run(struct target *t, const struct closed_params *p);
+int closed_run(struct target *t, const struct closed_params *p, struct out *o);
 
 #endif

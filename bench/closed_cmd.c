@@ -79,7 +79,7 @@ const struct options_parser closed_cmd_parser = {
 	sizeof(struct closed_cmd), options, NULL, init, option, words,
 };
 
-int closed_cmd_run(void *params)
+int closed_cmd_run(void *params, struct out *o)
 {
 	struct closed_cmd *p = params;
 	struct target target = { 0 };
@@ -87,7 +87,7 @@ int closed_cmd_run(void *params)
 
 	if (client_resolve(&target, p->at.host, p->at.port) == 0) {
 		client_raise_fd_limit();
-		status = closed_run(&target, &p->loop);
+		status = closed_run(&target, &p->loop, o);
 	}
 	client_free(&target);
 	return status;

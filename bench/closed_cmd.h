@@ -5,6 +5,7 @@
 
 #include "bench/closed.h"
 #include "bench/options.h"
+#include "bench/out.h"
 
 struct closed_cmd {
 	struct options_host at;
@@ -17,6 +18,6 @@ extern const char closed_cmd_usage[], closed_cmd_help[];
 extern const struct options_parser closed_cmd_parser;
 /* Run the loop and print its report: closed_run's exit status, or 2 when
  * the server's name does not resolve. */
-int closed_cmd_run(void *params);
+int closed_cmd_run(void *params, struct out *o);
 
 #endif

@@ -61,11 +61,12 @@ const struct options_parser preset_cmd_parser = {
 	sizeof(struct preset_cmd), options, NULL, init, option, words,
 };
 
-int preset_cmd_run(void *params)
+int preset_cmd_run(void *params, struct out *o)
 {
 	const struct wl_params *w = &((struct preset_cmd *)params)->wl;
 
-	printf("%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %g\n",
-	       w->seed, w->total, w->start, w->difficulty, w->rep, w->delay_us, w->lambda);
+	out_printf(o, "seed total start difficulty rep delay_us lambda",
+		   "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %u %" PRIu64 " %g\n",
+		   w->seed, w->total, w->start, w->difficulty, w->rep, w->delay_us, w->lambda);
 	return 0;
 }

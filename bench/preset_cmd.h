@@ -5,6 +5,7 @@
 #define REVHASH_BENCH_PRESET_CMD_H
 
 #include "bench/options.h"
+#include "bench/out.h"
 
 struct preset_cmd {
 	const char *name;
@@ -17,6 +18,6 @@ extern const char preset_cmd_usage[], preset_cmd_help[];
 /* Its command line, into a struct preset_cmd. */
 extern const struct options_parser preset_cmd_parser;
 /* Print the words on a line: 0. */
-int preset_cmd_run(void *params);
+int preset_cmd_run(void *params, struct out *o);
 
 #endif

@@ -27,7 +27,7 @@ struct run {
 	const struct wl_request *reqs;
 	struct result *res;
 	uint64_t n;
-	int verbose;
+	struct out *out; /* a line per request; NULL: none */
 	int64_t t0;
 	pthread_mutex_t lock;
 	pthread_cond_t all_done;
@@ -48,20 +48,17 @@ static void sleep_until(int64_t ns)
 		;
 }
 
+/* Request i's line, the text's alone: the figures of every request are
+ * the CSV's (--csv). */
 static void print_line(const struct run *r, uint64_t i)
 {
 	const struct result *res = &r->res[i];
 
-	flockfile(stdout);
-	printf("%8" PRIu64 "  prio %2u  %12.3f ms  %s", i, r->reqs[i].priority,
-	       res->latency_ns / 1e6, outcome_name[res->outcome]);
 	errno = -res->err;
-	if (res->err == -ENODATA)
-		printf(" (closed before the full reply)");
-	else if (res->err)
-		printf(" (%m)");
-	putchar('\n');
-	funlockfile(stdout);
+	out_printf(r->out, "-", "%8" PRIu64 "  prio %2u  %12.3f ms  %s%s%s%s\n", i,
+		   r->reqs[i].priority, res->latency_ns / 1e6, outcome_name[res->outcome],
+		   res->err ? " (" : "", res->err == -ENODATA ? "closed before the full reply" :
+		   res->err ? strerror(-res->err) : "", res->err ? ")" : "");
 }
 
 static void record(struct run *r, uint64_t i, int err, int64_t begin,
@@ -75,7 +72,7 @@ static void record(struct run *r, uint64_t i, int err, int64_t begin,
 	res->err = err;
 	res->outcome = err ? OUT_MISSING :
 		       reply == r->reqs[i].answer ? OUT_OK : OUT_WRONG;
-	if (r->verbose)
+	if (r->out)
 		print_line(r, i);
 	pthread_mutex_lock(&r->lock);
 	if (++r->finished == r->n)
@@ -134,10 +131,10 @@ static void run_all(struct run *r, struct task *tasks, pthread_attr_t *attr,
 }
 
 int replay_run(struct target *t, const struct wl_request *reqs, uint64_t n,
-	       uint64_t delay_us, int verbose, struct result *res)
+	       uint64_t delay_us, struct out *o, struct result *res)
 {
 	struct run r = { .target = t, .reqs = reqs, .res = res, .n = n,
-			 .verbose = verbose, .lock = PTHREAD_MUTEX_INITIALIZER,
+			 .out = o, .lock = PTHREAD_MUTEX_INITIALIZER,
 			 .all_done = PTHREAD_COND_INITIALIZER };
 	struct task *tasks = calloc(n, sizeof *tasks);
 	pthread_attr_t attr;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "bench/client.h"
+#include "bench/out.h"
 #include "bench/result.h"
 #include "bench/workload.h"
 
@@ -31,11 +32,11 @@ struct replay_summary {
 /* Send reqs[0 .. n - 1] to t, request i delay_us * i after the start, each
  * from a thread of its own, and wait until every exchange has ended (each
  * is bounded by t's timeout). res[i] gets what became of request i, its
- * send time counted from the start; with verbose, a line per request is
- * printed as it ends. A thread that cannot be had makes its request
+ * send time counted from the start; o, when not NULL, gets a line per
+ * request as it ends (the text's alone). A thread that cannot be had makes its request
  * missing, not the run fail. 0, or -ENOMEM when the run could not start. */
 int replay_run(struct target *t, const struct wl_request *reqs, uint64_t n,
-	       uint64_t delay_us, int verbose, struct result *res);
+	       uint64_t delay_us, struct out *o, struct result *res);
 /* The figures of a run of n > 0 requests. 0 or -ENOMEM. */
 int replay_summarize(const struct wl_request *reqs, const struct result *res,
 		     uint64_t n, struct replay_summary *s);

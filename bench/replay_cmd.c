@@ -92,7 +92,7 @@ const struct options_parser replay_cmd_parser = {
 /* Calibration hashes one request, and without split one request gets one
  * worker: the server as a whole hashes as fast on each worker that has a
  * CPU of its own. Print the rate the ideal will use, and why. */
-static void scale_calibrated(struct replay_cmd *p)
+static void scale_calibrated(struct replay_cmd *p, struct out *o)
 {
 	const struct sim_policy *s = &p->policy.sim;
 	unsigned cpus = os_cpus_upto(RING_WORKERS);
@@ -100,50 +100,58 @@ static void scale_calibrated(struct replay_cmd *p)
 	double one = p->rate;
 
 	if (policy_shares_jobs(&s->policy) || times == 1) {
-		printf("hash rate: %.3f M hashes/s (calibrated)\n", one / 1e6);
+		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
+			   one / 1e6, "calibrated");
 		return;
 	}
 	p->rate = one * times;
-	printf("hash rate: %.3f M hashes/s (calibrated: %.3f on one request, "
-	       "which one worker hashes under --no-split; times %u workers "
-	       "with a CPU each)\n", p->rate / 1e6, one / 1e6, times);
+	out_printf(o, "rate_mhs rate_from one_request_mhs times",
+		   "hash rate: %.3f M hashes/s (%s: %.3f on one request, which one worker "
+		   "hashes under --no-split; times %u workers with a CPU each)\n",
+		   p->rate / 1e6, "calibrated", one / 1e6, times);
 }
 
 /* The rate the ideal servers hash at: --rate's, else calibrated on t
- * (unless --no-calibrate), else 0; said on stdout. */
-static void find_rate(struct replay_cmd *p, struct target *t)
+ * (unless --no-calibrate), else 0; said. */
+static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 {
+	int err;
+
 	if (p->rate) {
-		printf("hash rate: %.3f M hashes/s (--rate)\n", p->rate / 1e6);
+		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
+			   p->rate / 1e6, "--rate");
 	} else if (p->calibrate) {
-		if (calibrate_rate(t, CALIBRATE_ENOUGH_S, 1, NULL, &p->rate))
+		out_array(o, "calibration");
+		err = calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &p->rate);
+		out_end(o);
+		if (err)
 			p->rate = 0;
 		else if (p->rate)
-			scale_calibrated(p);
+			scale_calibrated(p, o);
 	}
 	fflush(stdout);
 }
 
 /* Send the workload, report, and return the exit status. */
 static int play(struct replay_cmd *p, struct target *t,
-		const struct wl_request *reqs, FILE *csv)
+		const struct wl_request *reqs, FILE *csv, struct out *o)
 {
 	struct score_run r = { .reqs = reqs, .n = p->wl.total, .rate = p->rate,
 			       .policy = &p->policy.sim };
 	struct result *res = calloc(r.n, sizeof *res);
 	int status = 1;
 
-	if (!res || replay_run(t, reqs, r.n, p->wl.delay_us, !p->quiet, res)) {
+	if (!res || replay_run(t, reqs, r.n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
 	} else {
 		r.res = res;
-		status = score_report(&r, csv, p->csv);
+		status = score_report(&r, csv, p->csv, o);
 	}
 	free(res);
 	return status;
 }
 
-int replay_cmd_run(void *params)
+int replay_cmd_run(void *params, struct out *o)
 {
 	struct replay_cmd *p = params;
 	struct target target = { 0 };
@@ -158,8 +166,8 @@ int replay_cmd_run(void *params)
 		goto out;
 	}
 	client_raise_fd_limit();
-	find_rate(p, &target);
-	status = play(p, &target, reqs, csv);
+	find_rate(p, &target, o);
+	status = play(p, &target, reqs, csv, o);
 out:
 	free(reqs);
 	client_free(&target);

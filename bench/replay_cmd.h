@@ -6,6 +6,7 @@
 #define REVHASH_BENCH_REPLAY_CMD_H
 
 #include "bench/options.h"
+#include "bench/out.h"
 
 struct replay_cmd {
 	struct options_host at;
@@ -22,6 +23,6 @@ extern const char replay_cmd_usage[], replay_cmd_help[];
 extern const struct options_parser replay_cmd_parser;
 /* Replay, report, write the CSV: the exit status, 0 when every answer was
  * right, 1 when one was not, 2 when the run could not start. */
-int replay_cmd_run(void *params);
+int replay_cmd_run(void *params, struct out *o);
 
 #endif

@@ -85,7 +85,7 @@ const struct options_parser rescore_cmd_parser = {
 	sizeof(struct rescore_cmd), options, policy, init, option, words,
 };
 
-int rescore_cmd_run(void *params)
+int rescore_cmd_run(void *params, struct out *o)
 {
 	struct rescore_cmd *p = params;
 	uint64_t n = p->wl.total;
@@ -100,14 +100,15 @@ int rescore_cmd_run(void *params)
 		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
 	if (!reqs || !res)
 		goto out;
-	printf("hash rate: %.3f M hashes/s (--rate); the run of %s\n", p->rate / 1e6, p->run);
+	out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run of %s\n",
+		   p->rate / 1e6, "--rate", p->run);
 	if (runcsv_load(p->run, reqs, n, res))
 		goto out;
 	if (p->csv && !(csv = fopen(p->csv, "w"))) {
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
 		goto out;
 	}
-	status = score_report(&r, csv, p->csv); /* runcsv_write closes csv */
+	status = score_report(&r, csv, p->csv, o); /* runcsv_write closes csv */
 out:
 	free(reqs);
 	free(res);

@@ -6,6 +6,7 @@
 #define REVHASH_BENCH_RESCORE_CMD_H
 
 #include "bench/options.h"
+#include "bench/out.h"
 
 struct rescore_cmd {
 	struct wl_params wl;          /* the recorded run's workload */
@@ -22,6 +23,6 @@ extern const struct options_parser rescore_cmd_parser;
 /* Score the run and print the replay's report: the exit status, 0 when
  * every answer was right, 1 when one was not, 2 when the CSV could not be
  * read or written. */
-int rescore_cmd_run(void *params);
+int rescore_cmd_run(void *params, struct out *o);
 
 #endif

@@ -13,10 +13,12 @@
  * given to the wrong mode is refused by name, with the modes it belongs
  * to, rather than taken for a typo; the options are read in order, as a
  * getopt user expects (--help stops the reading, a mistake before it
- * wins). --help is printed from the table. */
+ * wins). --help is printed from the table. --json is every mode's, and
+ * chooses where the one output (bench/out.h) goes. */
 #include "bench/ask_cmd.h"
 #include "bench/closed_cmd.h"
 #include "bench/options.h"
+#include "bench/out.h"
 #include "bench/preset_cmd.h"
 #include "bench/race/race_cmd.h"
 #include "bench/replay_cmd.h"
@@ -34,7 +36,7 @@ struct command {
 	const char *usage;                   /* its synopsis, after our name */
 	const char *help;                    /* its paragraph of --help */
 	const struct options_parser *parser; /* its command line */
-	int (*run)(void *params);            /* its exit status */
+	int (*run)(void *params, struct out *o); /* its exit status */
 };
 
 static const struct command commands[] = {
@@ -51,6 +53,7 @@ static const struct command commands[] = {
 #define VAL_BASE 0x100 /* getopt's value for a mode's option i: VAL_BASE + i */
 #define HELP 'h'
 #define SWITCHES 'Y'
+#define JSON 'J'
 
 /* getopt's table: ours, then every option of every mode once, then the
  * policy's (policy holds them with the values options_policy takes). */
@@ -80,6 +83,7 @@ static void gather(struct longs *l)
 	static const struct option ours[] = {
 		{ "help", no_argument, NULL, HELP },
 		{ "policy-switches", no_argument, NULL, SWITCHES },
+		{ "json", optional_argument, NULL, JSON },
 	};
 
 	l->n = 0;
@@ -157,6 +161,8 @@ static const struct command *choose(int n, char **args, const struct longs *l)
 			break;
 		if (c == ':')
 			c = optopt; /* its argument is missing: its mode's usage */
+		if (c == JSON)
+			continue;
 		if (c < VAL_BASE || !(m = chosen_by(l->opt[c - VAL_BASE].name)) || m == chosen)
 			continue;
 		if (chosen != &commands[0]) {
@@ -178,6 +184,9 @@ static void help(FILE *out)
 	fputs("       revhash-bench --help | --policy-switches\n\n", out);
 	for (size_t i = 0; i < COMMANDS; i++)
 		fputs(commands[i].help, out);
+	fputs("--json writes what a mode prints as one JSON object instead, its\n"
+	      "figures named (docs/lab.md: JSON); --json=FILE writes it into FILE\n"
+	      "and the text as ever.\n", out);
 	fputs("The presets (--race's PRESET, --preset's NAME):\n", out);
 	wl_preset_help(out);
 	fputs("--policy-switches prints the rules' switches, a line each. The policy\n"
@@ -185,10 +194,16 @@ static void help(FILE *out)
 	policy_help(out);
 }
 
-/* Read argv into params for mode m: 0, 1 when --help or
- * --policy-switches was printed instead, or -EINVAL (said). */
+/* Where the output goes: --json's, the text's alone by default. */
+struct where {
+	int json;         /* --json given */
+	const char *file; /* --json=FILE's, or NULL */
+};
+
+/* Read argv into params for mode m, and --json into *w: 0, 1 when --help
+ * or --policy-switches was printed instead, or -EINVAL (said). */
 static int parse(int argc, char **argv, const struct command *m, const struct longs *l,
-		 void *params)
+		 void *params, struct where *w)
 {
 	const struct options_parser *p = m->parser;
 	int c, val, policy, err;
@@ -204,6 +219,10 @@ static int parse(int argc, char **argv, const struct command *m, const struct lo
 		if (c == SWITCHES) {
 			policy_switches(stdout);
 			return 1;
+		}
+		if (c == JSON) {
+			*w = (struct where){ 1, optarg };
+			continue;
 		}
 		if (c < VAL_BASE)
 			return -EINVAL; /* getopt said what */
@@ -236,11 +255,32 @@ static int mistake(const struct command *m)
 	return 2;
 }
 
+/* Run mode m, its output where w says: its exit status. */
+static int run(const struct command *m, void *params, const struct where *w)
+{
+	FILE *json = w->file ? fopen(w->file, "w") : w->json ? stdout : NULL;
+	struct out o;
+	int status;
+
+	if (w->file && !json) {
+		fprintf(stderr, "revhash-bench: --json=%s: %m\n", w->file);
+		return 2;
+	}
+	out_init(&o, w->json && !w->file ? NULL : stdout, json);
+	status = m->run(params, &o);
+	if (out_finish(&o) | (w->file && fclose(json))) {
+		fprintf(stderr, "revhash-bench: writing the output: %m\n");
+		status = status ? status : 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	size_t size = (size_t)(argc + 1) * sizeof *argv;
 	char **args = malloc(size);
 	struct longs l;
+	struct where w = { 0 };
 	const struct command *m;
 	void *params;
 	int err, status;
@@ -254,8 +294,8 @@ int main(int argc, char **argv)
 		return mistake(NULL);
 	if (!(params = calloc(1, m->parser->size)))
 		return oom();
-	err = parse(argc, argv, m, &l, params);
-	status = err < 0 ? mistake(m) : err > 0 ? 0 : m->run(params);
+	err = parse(argc, argv, m, &l, params, &w);
+	status = err < 0 ? mistake(m) : err > 0 ? 0 : run(m, params, &w);
 	free(params);
 	return status;
 }

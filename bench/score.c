@@ -39,15 +39,19 @@ static const char *const no_efficiency[] = {
 		"run, can do that, or the hash rate is set too low",
 };
 
-/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9" */
-static void print_part(const char *name, const struct replay_part *p, uint64_t total)
+/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9",
+ * as the object key. */
+static void print_part(struct out *o, const char *key, const char *name,
+		       const struct replay_part *p, uint64_t total)
 {
-	printf("%s: %" PRIu64 " requests, mean latency ", name, p->n);
+	out_object(o, key);
+	out_printf(o, "- n", "%s: %" PRIu64 " requests, mean latency ", name, p->n);
 	if (p->n)
-		printf("%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
+		out_printf(o, "mean_ms", "%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
 	else
-		printf("n/a");
-	printf(", score contribution %.0f\n", (double)(p->weighted / total));
+		out_printf(o, "", "n/a");
+	out_printf(o, "score", ", score contribution %.0f\n", (double)(p->weighted / total));
+	out_end(o);
 }
 
 /* "wsrpt, preemptive, split, 2 workers" */
@@ -64,48 +68,57 @@ static const char *describe(const struct sim_policy *p, char *buf, size_t size)
 	return buf;
 }
 
-/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)". */
-static void print_ideal(const char *label, const struct sim_policy *p,
-			double ideal, const char *ratio, const struct replay_summary *s,
-			uint64_t total)
+/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)", as the
+ * object key. */
+static void print_ideal(struct out *o, const char *key, const char *label,
+			const struct sim_policy *p, double ideal, const char *ratio,
+			const struct replay_summary *s, uint64_t total)
 {
 	char name[96];
 	double eff = 0;
 	enum stats_eff verdict = stats_efficiency(ideal, s->score, &eff);
 
-	printf("%s (%s): %.0f, ", label, describe(p, name, sizeof name), ideal);
+	out_object(o, key);
+	out_printf(o, "- policy score", "%s (%s): %.0f, ", label,
+		   describe(p, name, sizeof name), ideal);
 	if (verdict == STATS_EFF_OK)
-		printf("%s = %.3f", ratio, eff);
+		out_printf(o, "- efficiency", "%s = %.3f", ratio, eff);
 	else
-		printf("%s: n/a (%s)", ratio, no_efficiency[verdict]);
-	printf("%s\n", s->ok < total ? " (but not every answer was right)" : "");
+		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio, no_efficiency[verdict]);
+	out_printf(o, "", "%s\n", s->ok < total ? " (but not every answer was right)" : "");
+	out_end(o);
 }
 
-static void report(const struct replay_summary *s, uint64_t total, double rate,
-		   const struct sim_policy *own, const struct sim_ideal *id)
+static void report(struct out *o, const struct replay_summary *s, uint64_t total,
+		   double rate, const struct sim_policy *own, const struct sim_ideal *id)
 {
-	printf("Results: %.2f %" PRIu64 "\n", 100.0 * s->ok / total,
-	       (uint64_t)s->score);
-	printf("latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
-	printf("repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
-	       s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
-	print_part("first-time", &s->first, total);
-	print_part("repeated", &s->repeat, total);
+	out_printf(o, "reliability_pct score", "Results: %.2f %" PRIu64 "\n",
+		   100.0 * s->ok / total, (uint64_t)s->score);
+	out_object(o, "latency_ms");
+	out_printf(o, "p50 p99", "latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
+	out_end(o);
+	out_printf(o, "repeats - fast_repeats",
+		   "repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
+		   s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
+	print_part(o, "first", "first-time", &s->first, total);
+	print_part(o, "repeated", "repeated", &s->repeat, total);
 	if (!rate) {
-		printf("hash rate: unknown, so no ideal score\n");
+		out_printf(o, "", "hash rate: unknown, so no ideal score\n");
 		return;
 	}
-	printf("hash rate: %.3f M hashes/s\n", rate / 1e6);
-	if (!id) {
-		printf("ideal score: not computed\n");
-		return;
+	out_object(o, "ideal");
+	out_printf(o, "rate_mhs", "hash rate: %.3f M hashes/s\n", rate / 1e6);
+	if (id) {
+		print_ideal(o, "own", "ideal", own, id->own_score, "efficiency", s, total);
+		print_ideal(o, "best", "best policy ideal", &id->best, id->best_score,
+			    "efficiency vs best", s, total);
+	} else {
+		out_printf(o, "", "ideal score: not computed\n");
 	}
-	print_ideal("ideal", own, id->own_score, "efficiency", s, total);
-	print_ideal("best policy ideal", &id->best, id->best_score,
-		    "efficiency vs best", s, total);
+	out_end(o);
 }
 
-int score_report(const struct score_run *r, FILE *csv, const char *path)
+int score_report(const struct score_run *r, FILE *csv, const char *path, struct out *o)
 {
 	uint64_t n = r->n;
 	struct sim_ideal ideal = { 0 }, *id = NULL;
@@ -124,7 +137,7 @@ int score_report(const struct score_run *r, FILE *csv, const char *path)
 	}
 	if (id && ideal_scores(r, id))
 		id = NULL;
-	report(&s, n, r->rate, r->policy, id);
+	report(o, &s, n, r->rate, r->policy, id);
 	if (csv && runcsv_write(csv, path, r->reqs, r->res, n,
 				id ? id->own_lat : NULL, id ? id->best_lat : NULL))
 		goto out;

@@ -243,34 +243,31 @@ static void *fake_serve(void *arg)
 }
 
 /* Ask the fake [start, end] in k pieces; the exit status, and what was
- * printed in out. */
+ * printed in out, as text, and in json, as JSON. */
 static int ask_fake(struct fake *f, uint64_t start, uint64_t end, uint64_t k,
-		    char *out, size_t size)
+		    char *out, size_t size, char json[64])
 {
 	struct ask_params p = { .start = start, .end = end, .priority = 3,
 				.split = k };
 	struct target t = { 0 };
-	FILE *tmp = tmpfile();
+	FILE *text = fmemopen(out, size, "w"), *js = fmemopen(json, 64, "w");
+	struct out o;
 	pthread_t tid;
 	char port[8];
-	int status, saved = dup(1);
+	int status;
 
 	digest_of(f->x, p.digest); /* what a finding fake replies is the answer */
 	snprintf(port, sizeof port, "%d", fake_listen(f));
 	f->n = ask_pieces(start, end, k);
 	ck_assert_int_eq(client_resolve(&t, "127.0.0.1", port), 0);
 	ck_assert_int_eq(pthread_create(&tid, NULL, fake_serve, f), 0);
-	fflush(stdout);
-	dup2(fileno(tmp), 1);
-	status = ask_run(&t, &p);
-	fflush(stdout);
-	dup2(saved, 1);
-	close(saved);
+	ck_assert(text && js);
+	out_init(&o, text, js);
+	status = ask_run(&t, &p, &o);
+	ck_assert_int_eq(out_finish(&o), 0);
+	fclose(text);
+	fclose(js);
 	pthread_join(tid, NULL);
-	rewind(tmp);
-	if (!fgets(out, (int)size, tmp))
-		out[0] = 0;
-	fclose(tmp);
 	client_free(&t);
 	close(f->lfd);
 	return status;
@@ -279,10 +276,11 @@ static int ask_fake(struct fake *f, uint64_t start, uint64_t end, uint64_t k,
 START_TEST(first_answer_wins_others_reset)
 {
 	struct fake f = { .mode = FAKE_FIND, .x = 777 };
-	char out[64];
+	char out[64], json[64];
 
-	ck_assert_int_eq(ask_fake(&f, 100, 1099, 4, out, sizeof out), 0);
+	ck_assert_int_eq(ask_fake(&f, 100, 1099, 4, out, sizeof out, json), 0);
 	ck_assert_str_eq(out, "777\n");
+	ck_assert_str_eq(json, "{\"answer\":777}\n");
 	ck_assert_uint_eq(f.n, 4);
 	for (uint64_t i = 0; i < 4; i++) {
 		ck_assert_uint_eq(f.req[i].start, 100 + 250 * i);
@@ -297,10 +295,11 @@ END_TEST
 START_TEST(every_piece_zero_is_zero)
 {
 	struct fake f = { .mode = FAKE_NONE };
-	char out[64];
+	char out[64], json[64];
 
-	ck_assert_int_eq(ask_fake(&f, 0, UINT64_MAX, 3, out, sizeof out), 0);
+	ck_assert_int_eq(ask_fake(&f, 0, UINT64_MAX, 3, out, sizeof out, json), 0);
 	ck_assert_str_eq(out, "0\n");
+	ck_assert_str_eq(json, "{\"answer\":0}\n");
 	ck_assert_uint_eq(f.req[2].end, UINT64_MAX);
 }
 END_TEST
@@ -308,11 +307,12 @@ END_TEST
 START_TEST(a_piece_without_reply_fails)
 {
 	struct fake f = { .mode = FAKE_DROP };
-	char out[64];
+	char out[64], json[64];
 
 	/* One piece closed unanswered, the other 0: no answer can be given. */
-	ck_assert_int_eq(ask_fake(&f, 1, 2, 2, out, sizeof out), 1);
+	ck_assert_int_eq(ask_fake(&f, 1, 2, 2, out, sizeof out, json), 1);
 	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(json, "{}\n");
 }
 END_TEST
 

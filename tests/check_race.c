@@ -149,6 +149,7 @@ START_TEST(two_workers_beat_one)
 	race_masters(&one, "one", &two, "two", w, "8", "0.05", &r);
 	ck_assert_int_eq(tm_stop(&one), 0);
 	ck_assert_int_eq(tm_stop(&two), 0);
+	json_agrees(&r);
 	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
 	two_cpus(&r, 8, &worst, &at);
 	if (!strstr(r.out, "verdict: two ") && worst < 1.3) {
@@ -445,6 +446,7 @@ START_TEST(abba_order_reaches_the_servers)
 		run_bench(args, NULL, &r);
 	}
 	ck_assert_int_eq(r.status, 0);
+	json_agrees(&r);
 	ck_assert_str_eq(fake_log(), "AAAABBBBCCCC" "CCCCBBBBAAAA" "AAAABBBBCCCC");
 	expect(&r, "round 1 of 3, seed 77: A, B, then C\n");
 	expect(&r, "round 2 of 3, seed 78: C, B, then A\n");
@@ -500,6 +502,7 @@ START_TEST(hostile_servers_race_goes_on)
 		run_bench(args, NULL, &r);
 	}
 	ck_assert_int_eq(tm_stop(&rh), 0);
+	json_agrees(&r);
 	expect(&r, "round 2 of 2, seed 10: refused, hang, garbage, closer, then rh\n");
 	expect(&r, "  closer: probe failed (closed before the full reply)");
 	expect(&r, "  closer: 6 missing of 6 answers (closed before the full reply: 6)\n");
@@ -672,8 +675,8 @@ START_TEST(bad_arguments_exit_2)
 END_TEST
 
 /* --preset prints a preset's seven words, which scripts/lib-bench.sh
- * reads: its delay from --rate where it follows one, which it must then
- * have. Each mistake says what is wrong. */
+ * reads (by name, with --json): its delay from --rate where it follows
+ * one, which it must then have. Each mistake says what is wrong. */
 START_TEST(preset_prints_its_words)
 {
 	const char *one_m[] = { "--preset", "1M", "--rate", "142.7e6", NULL };
@@ -692,6 +695,8 @@ START_TEST(preset_prints_its_words)
 	run_bench(one_m, NULL, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "3435245 200 0 1000000 20 11212 1.5\n");
+	ck_assert_str_eq(r.json, "{\"seed\":3435245,\"total\":200,\"start\":0,\"difficulty\":"
+			 "1000000,\"rep\":20,\"delay_us\":11212,\"lambda\":1.5}\n");
 	run_bench(final, NULL, &r);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_str_eq(r.out, "3435245 500 0 30000000 20 600000 1.5\n");

@@ -177,13 +177,17 @@ static void slurp(FILE *f, char *buf, size_t size)
 void run_bench(const char *const *args, const char *path, struct ran *r)
 {
 	const char *argv[64] = { th_bench_path() };
-	FILE *out = tmpfile(), *err = tmpfile();
-	int n = 1, status;
+	char json[] = "/tmp/revhash-race-json-XXXXXX", opt[64];
+	FILE *out = tmpfile(), *err = tmpfile(), *js;
+	int n = 1, status, fd = mkstemp(json);
 	pid_t pid;
 
-	ck_assert(out && err);
-	for (; *args && n < 63; args++)
+	ck_assert(out && err && fd >= 0);
+	ck_assert_ptr_nonnull(js = fdopen(fd, "r"));
+	for (; *args && n < 62; args++)
 		argv[n++] = *args;
+	snprintf(opt, sizeof opt, "--json=%s", json);
+	argv[n++] = opt;
 	argv[n] = NULL;
 	ck_assert((pid = fork()) >= 0);
 	if (pid == 0) {
@@ -198,6 +202,104 @@ void run_bench(const char *const *args, const char *path, struct ran *r)
 	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	slurp(out, r->out, sizeof r->out);
 	slurp(err, r->err, sizeof r->err);
+	slurp(js, r->json, sizeof r->json);
+	unlink(json);
+}
+
+/* jq's lines for filter on r's JSON into buf; fail when it is no JSON. */
+static void jq(const struct ran *r, const char *filter, char *buf, size_t size)
+{
+	if (th_jq(r->json, filter, buf, size))
+		fprintf(stderr, "--- JSON\n%s\n--- jq %s refused it\n", r->json, filter);
+	ck_assert_int_eq(th_jq(r->json, filter, buf, size), 0);
+}
+
+/* The figures of each row of the JSON table jq's filter gives (a line
+ * each: the name, then the figures, "n/a" for none) against text's
+ * rows of the same names. */
+static void rows_agree(const struct ran *r, const char *text, const char *filter)
+{
+	static char lines[65536];
+	char *save = NULL;
+
+	jq(r, filter, lines, sizeof lines);
+	ck_assert_int_gt(strlen(lines), 0);
+	for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		double v[12], j;
+		char *f = strchr(l, '\t'), *end;
+		int n;
+
+		ck_assert_ptr_nonnull(f);
+		*f++ = '\0';
+		n = row(text, l, v, 12);
+		for (int k = 0; k < n && *f; k++) {
+			j = strcmp(f, "n/a") == 0 || strncmp(f, "n/a\t", 4) == 0 ? NAN : strtod(f, &end);
+			if (!(isnan(j) ? isnan(v[k]) : fabs(j - v[k]) <= 1e-9 * fabs(j)))
+				fprintf(stderr, "--- text\n%s--- JSON\n%s\n--- %s: figure %d: "
+					"text %g, JSON %g\n", text, r->json, l, k, v[k], j);
+			ck_assert(isnan(j) ? isnan(v[k]) : fabs(j - v[k]) <= 1e-9 * fabs(j));
+			f += strcspn(f, "\t");
+			f += *f == '\t';
+		}
+	}
+}
+
+/* Every line jq's filter gives is a line of r's text, indent aside. */
+static void lines_in_text(const struct ran *r, const char *filter)
+{
+	static char lines[65536];
+	char *save = NULL;
+
+	jq(r, filter, lines, sizeof lines);
+	for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *at = strstr(r->out, l);
+
+		if (!at)
+			fprintf(stderr, "--- text\n%s--- lacks the JSON's line: %s\n", r->out, l);
+		ck_assert_ptr_nonnull(at);
+		ck_assert(at[strlen(l)] == '\n');
+	}
+}
+
+/* Into text, the table of n rows that follows from in r's text: its
+ * heading, "  server ...", and its rows, the lines after it. */
+static void table_from(const struct ran *r, const char *from, unsigned n, char *text)
+{
+	char *at;
+
+	ck_assert_ptr_nonnull(at = strstr(r->out, from));
+	ck_assert_ptr_nonnull(at = strstr(at, "\n  server "));
+	strcpy(text, at);
+	at = text;
+	for (unsigned k = 0; k <= n && at; k++)
+		at = strchr(at + 1, '\n');
+	if (at)
+		at[1] = '\0';
+}
+
+void json_agrees(const struct ran *r)
+{
+	static char text[65536];
+	char filter[256];
+	unsigned rounds, servers;
+
+	jq(r, ".rounds | length", filter, sizeof filter);
+	rounds = (unsigned)atoi(filter);
+	jq(r, ".summary | length", filter, sizeof filter);
+	servers = (unsigned)atoi(filter);
+	ck_assert(rounds > 0 && servers >= 2);
+	for (unsigned k = 1; k <= rounds; k++) {
+		snprintf(filter, sizeof filter, "round %u of ", k);
+		table_from(r, filter, servers, text);
+		snprintf(filter, sizeof filter, ".rounds[%u].legs[] | [.server, .rate_mhs, "
+			 ".score, .efficiency, .reliability_pct, .p50_ms, .p99_ms, "
+			 ".others_cpu] | map(. // \"n/a\") | @tsv", k - 1);
+		rows_agree(r, text, filter);
+	}
+	table_from(r, "\nsummary of ", servers, text);
+	rows_agree(r, text, ".summary[] | [.server, .reliability_pct, .median_score, .min, "
+		   "\"n/a\", .max, .median_eff, .ratio] | map(. // \"n/a\") | @tsv");
+	lines_in_text(r, ".rounds[].notes[], .warnings[], .verdicts[], .machine[]");
 }
 
 const char *expect(const struct ran *r, const char *needle)

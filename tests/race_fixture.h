@@ -57,11 +57,17 @@ struct ran {
 	int status;       /* the exit status, or -1 */
 	char out[65536];  /* stdout, cut short if longer */
 	char err[16384];  /* stderr */
+	char json[65536]; /* what --json=FILE wrote, cut short if longer */
 };
 
-/* Run revhash-bench ($REVHASH_BENCH) with args (NULL-terminated) into r;
- * path, when not NULL, replaces PATH for it. */
+/* Run revhash-bench ($REVHASH_BENCH) with args (NULL-terminated) and
+ * --json=FILE into r; path, when not NULL, replaces PATH for it. */
 void run_bench(const char *const *args, const char *path, struct ran *r);
+/* r's JSON says what its text says: every figure of every round's table
+ * and of the summary is the same number (or, where the text has "-" or
+ * "n/a", none), and every note, warning and verdict is a line of the
+ * text; else show both and fail. */
+void json_agrees(const struct ran *r);
 /* Where r's stdout holds needle; else show all it printed and fail. */
 const char *expect(const struct ran *r, const char *needle);
 /* The columns of server name's row in the last table of text (a round's

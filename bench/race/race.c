@@ -46,6 +46,7 @@
 
 struct race {
 	const struct race_params *p;
+	struct out *out;
 	struct target target[RACE_MAX_SERVERS];
 	struct race_watch watch[RACE_MAX_SERVERS]; /* when the machine is */
 	struct wl_params wl;       /* the round's */
@@ -122,7 +123,7 @@ static int probe(struct race *r, unsigned i, double *rate)
 
 	t->timeout_ns = probe_bound_ns(r->p);
 	r->bound[i].most_s = probe_bound_ns(r->p) / 1e9 + leftover_wait_s(r->p);
-	err = calibrate_rate(t, probe_s(r->p), 0, &r->bound[i], rate);
+	err = calibrate_rate(t, probe_s(r->p), NULL, &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
 }
@@ -246,9 +247,10 @@ static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
 	}
 	r->wl.seed = seed;
 	r->delay_set = 1;
-	printf("%s: delay %" PRIu64 " us, for a load of %.0f%% at %s's rate "
-	       "(%.3f M hashes/s)\n", w->name, r->wl.delay_us, w->load * 100,
-	       r->p->server[i].name, g->rate / 1e6);
+	out_printf(r->out, "preset delay_us load_pct rate_of rate_mhs",
+		   "%s: delay %" PRIu64 " us, for a load of %.0f%% at %s's rate "
+		   "(%.3f M hashes/s)\n", w->name, r->wl.delay_us, w->load * 100,
+		   r->p->server[i].name, g->rate / 1e6);
 	return 0;
 }
 
@@ -319,7 +321,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	if (r->p->settle_s)
 		race_watch_begin(&r->watch[i]);
 	t0 = clock_ns();
-	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, 0, r->res);
+	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, NULL, r->res);
 	g->seconds = (clock_ns() - t0) / 1e9;
 	if (r->p->settle_s)
 		race_watch_end(&r->watch[i], g);
@@ -350,11 +352,11 @@ static int run_round(struct race *r, unsigned round)
 		return -EINVAL;
 	for (unsigned k = 0; k < p->n; k++)
 		order[k] = verdict_order(round, p->n, k);
-	race_report_round_start(p, round, r->wl.seed, order);
+	race_report_round_start(r->out, p, round, r->wl.seed, order);
 	for (unsigned k = 0; k < p->n; k++)
 		if (run_leg(r, round, order[k]))
 			return -EINVAL;
-	race_report_round(p, &r->legs[(round - 1) * p->n]);
+	race_report_round(r->out, p, &r->legs[(round - 1) * p->n]);
 	fflush(stdout);
 	return 0;
 }
@@ -392,13 +394,15 @@ static int start(struct race *r)
 	if (r->csv)
 		fprintf(r->csv, "round,server,seed,rate," RUNCSV_COLUMNS "\n");
 	/* Last: a race that cannot start prints nothing on stdout. */
+	out_lines(r->out, "machine");
 	for (unsigned i = 0; p->settle_s && i < p->n; i++)
-		race_watch_find(&p->server[i], &r->target[i], &r->watch[i]);
+		race_watch_find(r->out, &p->server[i], &r->target[i], &r->watch[i]);
 	peak_measure(&r->peak);
 	for (unsigned i = 0; i < p->n; i++)
 		if (proctree_is_local(r->target[i].list->ai_addr) == 1)
 			r->peak_of[i] = r->peak.rate;
-	race_report_peak(p, &r->peak, r->peak_of);
+	race_report_peak(r->out, p, &r->peak, r->peak_of);
+	out_end(r->out);
 	return 0;
 }
 
@@ -422,20 +426,24 @@ static unsigned play(struct race *r)
 	const struct race_params *p = r->p;
 	unsigned played = 0;
 
+	out_array(r->out, "rounds");
 	while (played < p->rounds) {
-		if (run_round(r, ++played))
-			return 0;
+		if (run_round(r, ++played)) {
+			played = 0;
+			break;
+		}
 		if (p->until_decided && played % 2 == 0 &&
 		    race_report_decided(p, r->legs, played))
 			break;
 	}
+	out_end(r->out);
 	return played;
 }
 
-int race_run(const struct race_params *params)
+int race_run(const struct race_params *params, struct out *o)
 {
 	struct race_params q = *params, *p = &q;
-	struct race r = { .p = p, .wl = p->wl };
+	struct race r = { .p = p, .out = o, .wl = p->wl };
 	int status = 2;
 
 	client_raise_fd_limit();
@@ -447,7 +455,7 @@ int race_run(const struct race_params *params)
 		  VERDICT_ALPHA;
 	if (!(q.rounds = play(&r)))
 		goto out;
-	status = race_report_end(p, r.legs);
+	status = race_report_end(o, p, r.legs);
 out:
 	if (r.csv && (ferror(r.csv) | fclose(r.csv))) {
 		fprintf(stderr, "writing %s: %m\n", p->csv);

@@ -285,9 +285,9 @@ const struct options_parser race_cmd_parser = {
 	sizeof(struct race_cmd), options, NULL, init, option, words,
 };
 
-int race_cmd_run(void *params)
+int race_cmd_run(void *params, struct out *o)
 {
 	struct race_cmd *cmd = params;
 
-	return race_run(&cmd->race);
+	return race_run(&cmd->race, o);
 }

@@ -5,6 +5,7 @@
 #define REVHASH_BENCH_RACE_CMD_H
 
 #include "bench/options.h"
+#include "bench/out.h"
 #include "bench/race/race.h"
 
 struct race_cmd {
@@ -19,6 +20,6 @@ extern const char race_cmd_usage[], race_cmd_help[];
 /* Its command line, into a struct race_cmd. */
 extern const struct options_parser race_cmd_parser;
 /* Run the race and print it: race_run's exit status. */
-int race_cmd_run(void *params);
+int race_cmd_run(void *params, struct out *o);
 
 #endif

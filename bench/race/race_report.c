@@ -46,13 +46,17 @@ void race_report_progress(const struct race_params *p, unsigned round,
 		g->seconds);
 }
 
-void race_report_round_start(const struct race_params *p, unsigned round,
+void race_report_round_start(struct out *o, const struct race_params *p, unsigned round,
 			     uint64_t seed, const unsigned *order)
 {
-	printf("\nround %u of %u, seed %" PRIu64 ": ", round, p->rounds, seed);
+	out_object(o, NULL);
+	out_printf(o, "round - seed", "\nround %u of %u, seed %" PRIu64 ": ", round,
+		   p->rounds, seed);
+	out_array(o, "order");
 	for (unsigned k = 0; k < p->n; k++)
-		printf("%s%s", p->server[order[k]].name,
-		       k + 2 < p->n ? ", " : k + 1 < p->n ? ", then " : "\n");
+		out_printf(o, "name", "%s%s", p->server[order[k]].name,
+			   k + 2 < p->n ? ", " : k + 1 < p->n ? ", then " : "\n");
+	out_end(o);
 	fflush(stdout);
 }
 
@@ -65,23 +69,23 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
-void race_report_peak(const struct race_params *p, const struct peak *pk,
+void race_report_peak(struct out *o, const struct race_params *p, const struct peak *pk,
 		      const double *peak_of)
 {
 	if (pk->rate)
-		printf("this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
+		out_printf(o, "", "this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
 		       "revhash's %s kernel on one core): a run whose fresh "
 		       "requests took under %.0f%% of their hashing at it "
 		       "answered from memory\n", pk->rate / 1e6, pk->cpus,
 		       pk->core / 1e6, pk->kernel, VERDICT_FAST_WORK * 100);
 	else
-		printf("this machine has a GPU (%s), whose rate no measure of its "
+		out_printf(o, "", "this machine has a GPU (%s), whose rate no measure of its "
 		       "CPUs bounds: no peak, and runs are judged for answers from "
 		       "memory at their probes' rates alone\n", pk->gpu);
 	for (unsigned i = 0; !p->calibrate && i < p->n; i++) {
 		if (peak_of[i])
 			continue;
-		printf("%s: no peak bounds it (%s): without probes, answers "
+		out_printf(o, "", "%s: no peak bounds it (%s): without probes, answers "
 		       "from memory cannot be caught\n", p->server[i].name,
 		       pk->rate ? "it is on another machine" : "a GPU here");
 	}
@@ -98,22 +102,22 @@ static const char *const too_fast[] = {
 
 /* The line for a leg faster than hashing allows: what gave it away, and
  * what to do. */
-static void fast_note(const char *name, const struct race_leg *g)
+static void fast_note(struct out *o, const char *name, const struct race_leg *g)
 {
-	printf("  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
+	out_printf(o, "", "  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
 	       name, too_fast[g->fast], g->fast_rate / 1e6,
 	       g->fast == VERDICT_FAST_PEAK ? "this machine's peak" :
 	       "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
-		printf("%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
+		out_printf(o, "", "%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
 	else
-		printf("%.3f s against %.3f s", g->fresh_s, g->hashing_s);
+		out_printf(o, "", "%.3f s against %.3f s", g->fresh_s, g->hashing_s);
 	if (g->fast == VERDICT_FAST_PEAK)
-		printf("): it answered from memory, a cache of an earlier race with "
+		out_printf(o, "", "): it answered from memory, a cache of an earlier race with "
 		       "these seeds (restart it, or race with --seed) or a table; "
 		       "no verdict from its rounds\n");
 	else
-		printf("): it knew answers before, from a cache of an earlier race "
+		out_printf(o, "", "): it knew answers before, from a cache of an earlier race "
 		       "with these seeds (restart it, or race with --seed), or it "
 		       "hashes faster than any probe showed; no verdict from its "
 		       "rounds\n");
@@ -121,20 +125,20 @@ static void fast_note(const char *name, const struct race_leg *g)
 
 /* The lines on the machine around leg g: not idle before it, busy after
  * it. */
-static void machine_notes(const char *name, const struct race_leg *g)
+static void machine_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (!g->watched)
 		return;
 	if (g->not_idle)
-		printf("  %s: the machine was not idle before its run: %.0f%% of the "
+		out_printf(o, "", "  %s: the machine was not idle before its run: %.0f%% of the "
 		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
 		       name, g->before * 100, g->waited_s, MACHINE_IDLE * 100);
 	if (g->kept_busy && g->after_own >= 0)
-		printf("  %s kept %.2f CPUs busy after its run (its processes, over "
+		out_printf(o, "", "  %s kept %.2f CPUs busy after its run (its processes, over "
 		       "%.1f s): searches it was not asked for any more? no verdict "
 		       "from its rounds\n", name, g->after_own, MACHINE_AFTER_MS / 1e3);
 	else if (g->kept_busy)
-		printf("  %s kept %.0f%% of the CPUs busy after its run (%.0f%% "
+		out_printf(o, "", "  %s kept %.0f%% of the CPUs busy after its run (%.0f%% "
 		       "before it): searches it was not asked for any more? no "
 		       "verdict from its rounds\n", name, g->after * 100,
 		       g->before * 100);
@@ -143,116 +147,133 @@ static void machine_notes(const char *name, const struct race_leg *g)
 /* The lines on the CPU others used during the run: too much, or unknown
  * for a reason of this leg's (a server whose processes are not known is
  * said so once, before the race, and has no reason here). */
-static void others_notes(const char *name, const struct race_leg *g)
+static void others_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (g->shared)
-		printf("  %s: other processes used %.2f CPUs during its run (more "
+		out_printf(o, "", "  %s: other processes used %.2f CPUs during its run (more "
 		       "than %.2f): its time was not its own; no verdict from its "
 		       "rounds\n", name, g->others, MACHINE_OTHERS_CPU);
 	else if (g->others < 0 && g->others_why)
-		printf("  %s: the CPU others used during its run is unknown: %s\n",
+		out_printf(o, "", "  %s: the CPU others used during its run is unknown: %s\n",
 		       name, g->others_why);
 }
 
 /* The line for a server seen searching the probe the race had closed:
  * it is probed no more, and how long its run waited for that search. */
-static void leftover_note(const char *name, const struct race_leg *g)
+static void leftover_note(struct out *o, const char *name, const struct race_leg *g)
 {
-	printf("  %s still searched its closed probe: its processes used %.2f "
+	out_printf(o, "", "  %s still searched its closed probe: its processes used %.2f "
 	       "CPUs in the %.1f s after: it is probed no more, and raced without "
 	       "a probe from here (its efficiency n/a); ", name, g->probe_left,
 	       MACHINE_AFTER_MS / 1e3);
 	if (g->left_on)
-		printf("its search went on past the %.1f s the race waits for it: "
+		out_printf(o, "", "its search went on past the %.1f s the race waits for it: "
 		       "its rivals' runs may share the machine with it; no verdict "
 		       "for it from its rounds\n", g->left_bound_s);
 	else
-		printf("its search ended %.1f s later (the race waits up to %.1f s)\n",
+		out_printf(o, "", "its search ended %.1f s later (the race waits up to %.1f s)\n",
 		       g->left_wait_s, g->left_bound_s);
 }
 
 /* The lines on leg g's probe: it failed, timed out, and whether the
  * server went on searching it once the race had closed it; or none, for
  * a server seen doing so before. */
-static void probe_notes(const char *name, const struct race_leg *g)
+static void probe_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (g->unprobed) {
-		printf("  %s: not probed: it searched a probe the race had closed, "
+		out_printf(o, "", "  %s: not probed: it searched a probe the race had closed, "
 		       "in round %u (efficiency n/a)\n", name, g->unprobed);
 	} else if (g->probe_err == -ETIMEDOUT) {
-		printf("  %s: probe timed out: no reply within its bound (10 times "
+		out_printf(o, "", "  %s: probe timed out: no reply within its bound (10 times "
 		       "--probe, at least %.0f s, at most --timeout); the race "
 		       "closed it: no rate, so no efficiency\n", name,
 		       RACE_PROBE_FLOOR_S);
 		if (g->left_bound_s)
-			leftover_note(name, g);
+			leftover_note(o, name, g);
 	} else if (g->probe_err) {
-		printf("  %s: probe failed (%s): no rate, so no efficiency\n", name,
+		out_printf(o, "", "  %s: probe failed (%s): no rate, so no efficiency\n", name,
 		       g->probe_err == -EPROTO ? "a wrong answer" :
 		       cause_text(g->probe_err));
 	}
 }
 
 /* The lines under a round's table for leg g of server name. */
-static void leg_notes(const char *name, const struct race_leg *g,
+static void leg_notes(struct out *o, const char *name, const struct race_leg *g,
 		      uint64_t total)
 {
 	uint64_t told = 0;
 
-	machine_notes(name, g);
-	others_notes(name, g);
-	probe_notes(name, g);
+	machine_notes(o, name, g);
+	others_notes(o, name, g);
+	probe_notes(o, name, g);
 	if (g->reprobed)
-		printf("  %s: the run beat its probe (%.3f M hashes/s): rated at a "
+		out_printf(o, "", "  %s: the run beat its probe (%.3f M hashes/s): rated at a "
 		       "second probe, after the run\n", name, g->reprobed / 1e6);
 	if (g->fast != VERDICT_FAST_NO)
-		fast_note(name, g);
+		fast_note(o, name, g);
 	else if (g->rated && g->eff_kind != STATS_EFF_OK)
-		printf("  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
+		out_printf(o, "", "  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
 	if (!g->wrong && !g->missing)
 		return;
-	printf("  %s: ", name);
+	out_printf(o, "", "  %s: ", name);
 	if (g->wrong)
-		printf("%" PRIu64 " wrong%s", g->wrong, g->missing ? " and " : "");
+		out_printf(o, "", "%" PRIu64 " wrong%s", g->wrong, g->missing ? " and " : "");
 	if (g->missing)
-		printf("%" PRIu64 " missing", g->missing);
-	printf(" of %" PRIu64 " answers", total);
+		out_printf(o, "", "%" PRIu64 " missing", g->missing);
+	out_printf(o, "", " of %" PRIu64 " answers", total);
 	for (unsigned c = 0; c < RACE_CAUSES && g->cause_n[c]; c++) {
-		printf("%s%s: %" PRIu64, c ? ", " : " (", cause_text(g->cause[c]),
+		out_printf(o, "", "%s%s: %" PRIu64, c ? ", " : " (", cause_text(g->cause[c]),
 		       g->cause_n[c]);
 		told += g->cause_n[c];
 	}
 	if (told && told < g->missing)
-		printf(", others: %" PRIu64, g->missing - told);
-	printf("%s\n", told ? ")" : "");
+		out_printf(o, "", ", others: %" PRIu64, g->missing - told);
+	out_printf(o, "", "%s\n", told ? ")" : "");
 }
 
-void race_report_round(const struct race_params *p, const struct race_leg *legs)
+/* Leg g's row of its round's table: a cell without a figure reads "-"
+ * or "n/a", and is left out of the JSON. */
+static void leg_row(struct out *o, const struct race_params *p, const char *name,
+		    const struct race_leg *g, int w)
+{
+	out_object(o, NULL);
+	out_printf(o, "server", "  %-*s", w, name);
+	if (g->rate)
+		out_printf(o, "rate_mhs", " %10.3f", g->rate / 1e6);
+	else
+		out_printf(o, "", " %10s", "-");
+	out_printf(o, "score", " %10.0f", g->s.score);
+	if (g->rated && g->eff_kind == STATS_EFF_OK)
+		out_printf(o, "efficiency", " %10.3f", g->eff);
+	else
+		out_printf(o, "", " %10s", "n/a");
+	out_printf(o, "reliability_pct p50_ms p99_ms", " %10.2f%% %10.3f %10.3f",
+		   verdict_percent(g->s.ok, p->wl.total), g->s.p50_ms, g->s.p99_ms);
+	if (p->settle_s && g->others >= 0)
+		out_printf(o, "others_cpu", " %10.2f", g->others);
+	else if (p->settle_s)
+		out_printf(o, "", " %10s", "n/a");
+	out_printf(o, "", "\n");
+	out_end(o);
+}
+
+void race_report_round(struct out *o, const struct race_params *p,
+		       const struct race_leg *legs)
 {
 	int w = name_width(p);
 
-	printf("  %-*s %10s %10s %10s %11s %10s %10s%s\n", w, "server",
-	       "rate M/s", "score", "efficiency", "reliability", "p50 ms",
-	       "p99 ms", p->settle_s ? " others CPU" : "");
-	for (unsigned i = 0; i < p->n; i++) {
-		const struct race_leg *g = &legs[i];
-		char rate[24] = "-", eff[16] = "n/a", others[16] = "";
-
-		if (g->rate)
-			snprintf(rate, sizeof rate, "%.3f", g->rate / 1e6);
-		if (g->rated && g->eff_kind == STATS_EFF_OK)
-			snprintf(eff, sizeof eff, "%.3f", g->eff);
-		if (p->settle_s && g->others >= 0)
-			snprintf(others, sizeof others, " %10.2f", g->others);
-		else if (p->settle_s)
-			snprintf(others, sizeof others, " %10s", "n/a");
-		printf("  %-*s %10s %10.0f %10s %10.2f%% %10.3f %10.3f%s\n", w,
-		       p->server[i].name, rate, g->s.score, eff,
-		       verdict_percent(g->s.ok, p->wl.total), g->s.p50_ms,
-		       g->s.p99_ms, others);
-	}
+	out_printf(o, "", "  %-*s %10s %10s %10s %11s %10s %10s%s\n", w, "server",
+		   "rate M/s", "score", "efficiency", "reliability", "p50 ms",
+		   "p99 ms", p->settle_s ? " others CPU" : "");
+	out_array(o, "legs");
 	for (unsigned i = 0; i < p->n; i++)
-		leg_notes(p->server[i].name, &legs[i], p->wl.total);
+		leg_row(o, p, p->server[i].name, &legs[i], w);
+	out_end(o);
+	out_lines(o, "notes");
+	for (unsigned i = 0; i < p->n; i++)
+		leg_notes(o, p->server[i].name, &legs[i], p->wl.total);
+	out_end(o);
+	out_end(o); /* the round's, opened by race_report_round_start */
 }
 
 /* --- the summary and the verdicts --------------------------------------- */
@@ -286,9 +307,10 @@ static uint64_t right_answers(const struct race_params *p,
 }
 
 /* "1.99 (1.80 - 2.20)": server i's score over the first server's, the
- * ratio of the medians and the spread of the rounds' ratios. */
-static void versus_first(const struct race_params *p, const struct race_leg *legs,
-			 unsigned i, char *buf, size_t size)
+ * ratio of the medians and the spread of the rounds' ratios; "1" for the
+ * first, "n/a" where there is none. */
+static void versus_first(struct out *o, const struct race_params *p,
+			 const struct race_leg *legs, unsigned i)
 {
 	double v[RACE_MAX_ROUNDS], q[RACE_MAX_ROUNDS], own[RACE_MAX_ROUNDS];
 	struct verdict_spread first, mine, ratio;
@@ -301,42 +323,51 @@ static void versus_first(const struct race_params *p, const struct race_leg *leg
 			q[m++] = own[r] / v[r];
 	verdict_spread(v, p->rounds, &first);
 	verdict_spread(own, p->rounds, &mine);
-	if (i == 0 || !m || !(first.median > 0)) {
-		snprintf(buf, size, i == 0 ? "1" : "n/a");
-		return;
+	if (i == 0) {
+		out_printf(o, "ratio", "   %.0f\n", 1.0);
+	} else if (!m || !(first.median > 0)) {
+		out_printf(o, "", "   n/a\n");
+	} else {
+		verdict_spread(q, m, &ratio);
+		out_printf(o, "ratio ratio_min ratio_max", "   %.2f (%.2f - %.2f)\n",
+			   mine.median / first.median, ratio.min, ratio.max);
 	}
-	verdict_spread(q, m, &ratio);
-	snprintf(buf, size, "%.2f (%.2f - %.2f)", mine.median / first.median,
-		 ratio.min, ratio.max);
 }
 
-static void summary(const struct race_params *p, const struct race_leg *legs)
+static void summary(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
 	int w = name_width(p);
 
-	printf("\nsummary of %u round%s (score: mean of latency_us x priority, "
+	out_printf(o, "", "\nsummary of %u round%s (score: mean of latency_us x priority, "
 	       "lower is better;\nratio: the score over %s's, of the medians, "
 	       "and in brackets the rounds' least and largest)\n", p->rounds,
 	       p->rounds == 1 ? "" : "s", p->server[0].name);
-	printf("  %-*s %11s %12s %21s %10s   ratio\n", w, "server",
+	out_printf(o, "", "  %-*s %11s %12s %21s %10s   ratio\n", w, "server",
 	       "reliability", "median score", "min - max", "median eff");
+	out_array(o, "summary");
 	for (unsigned i = 0; i < p->n; i++) {
 		double v[RACE_MAX_ROUNDS];
 		struct verdict_spread s, e;
-		char range[48], eff[16] = "n/a", vs[48];
 		unsigned m;
+		int len;
 
 		column(p, legs, i, 0, v);
 		verdict_spread(v, p->rounds, &s);
-		snprintf(range, sizeof range, "%.0f - %.0f", s.min, s.max);
+		len = snprintf(NULL, 0, "%.0f - %.0f", s.min, s.max);
+		out_object(o, NULL);
+		out_printf(o, "server reliability_pct median_score - min max",
+			   "  %-*s %10.2f%% %12.0f %*s%.0f - %.0f", w, p->server[i].name,
+			   verdict_percent(right_answers(p, legs, i), all), s.median,
+			   len < 21 ? 21 - len : 0, "", s.min, s.max);
 		if ((m = column(p, legs, i, 1, v)) && !verdict_spread(v, m, &e))
-			snprintf(eff, sizeof eff, "%.3f", e.median);
-		versus_first(p, legs, i, vs, sizeof vs);
-		printf("  %-*s %10.2f%% %12.0f %21s %10s   %s\n", w,
-		       p->server[i].name, verdict_percent(right_answers(p, legs, i), all),
-		       s.median, range, eff, vs);
+			out_printf(o, "median_eff", " %10.3f", e.median);
+		else
+			out_printf(o, "", " %10s", "n/a");
+		versus_first(o, p, legs, i);
+		out_end(o);
 	}
+	out_end(o);
 }
 
 /* What a run of server i can be marked with, in the summary. */
@@ -414,7 +445,7 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
  * allows, kept the CPUs busy after its runs or ran while others used
  * them: it loses, or gives no verdict, and the reader should know why
  * before reading the verdicts. */
-static void warnings(const struct race_params *p, const struct race_leg *legs)
+static void warnings(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
 
@@ -427,35 +458,35 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 		unsigned unprobed = runs_marked(p, legs, i, RUN_UNPROBED);
 
 		if (ok < all)
-			printf("%s answered %" PRIu64 " of %" PRIu64 " requests "
+			out_printf(o, "", "%s answered %" PRIu64 " of %" PRIu64 " requests "
 			       "wrong or not at all (%.2f%% right): it loses to "
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
 		if (fast)
-			printf("%s ran faster than hashing allows in %u of %u "
+			out_printf(o, "", "%s ran faster than hashing allows in %u of %u "
 			       "rounds: it answered from memory, a cache of an "
 			       "earlier race with these seeds: restart it, or race "
 			       "with --seed and a seed it has not played; no verdict "
 			       "involves it\n", p->server[i].name, fast, p->rounds);
 		if (busy)
-			printf("%s kept the CPUs busy after its run in %u of %u "
+			out_printf(o, "", "%s kept the CPUs busy after its run in %u of %u "
 			       "rounds: searches it was not asked for any more? Its "
 			       "rivals ran on a machine it shared; no verdict "
 			       "involves it\n", p->server[i].name, busy, p->rounds);
 		if (shared)
-			printf("%s ran while other processes used more than %.2f "
+			out_printf(o, "", "%s ran while other processes used more than %.2f "
 			       "CPUs in %u of %u rounds: its times were not its own; "
 			       "no verdict involves it but a win by more than the "
 			       "margin over a rival that left the CPUs busy\n",
 			       p->server[i].name, MACHINE_OTHERS_CPU, shared, p->rounds);
 		if (unprobed)
-			printf("%s searched a probe the race had closed: it was "
+			out_printf(o, "", "%s searched a probe the race had closed: it was "
 			       "probed no more, and ran without a probe in %u of %u "
 			       "rounds (efficiency n/a)\n", p->server[i].name,
 			       unprobed, p->rounds);
 		if (left)
-			printf("%s searched a closed probe past the race's wait for "
+			out_printf(o, "", "%s searched a closed probe past the race's wait for "
 			       "it in %u of %u rounds: its rivals ran on a machine it "
 			       "shared; no verdict for it\n", p->server[i].name,
 			       left, p->rounds);
@@ -464,14 +495,17 @@ static void warnings(const struct race_params *p, const struct race_leg *legs)
 
 /* Every pair's verdict, after the warnings; the lines in text (for the
  * plot's title). */
-static void verdicts(const struct race_params *p, const struct race_leg *legs,
-		     char *text, size_t size)
+static void verdicts(struct out *o, const struct race_params *p,
+		     const struct race_leg *legs, char *text, size_t size)
 {
 	const struct verdict_rule rule = { p->margin, p->alpha };
 	size_t len = 0;
 
-	printf("\n");
-	warnings(p, legs);
+	out_printf(o, "", "\n");
+	out_lines(o, "warnings");
+	warnings(o, p, legs);
+	out_end(o);
+	out_lines(o, "verdicts");
 	for (unsigned a = 0; a < p->n; a++)
 		for (unsigned b = a + 1; b < p->n; b++) {
 			const char *name[2] = { p->server[a].name, p->server[b].name };
@@ -480,7 +514,7 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 
 			judge_pair(p, legs, a, b, &v);
 			verdict_text(&v, name, &rule, line, sizeof line);
-			printf("%s%s\n", v.kind == VERDICT_FASTER ||
+			out_printf(o, "", "%s%s\n", v.kind == VERDICT_FASTER ||
 			       v.kind == VERDICT_AT_LEAST ||
 			       v.kind == VERDICT_EQUIVALENT ||
 			       v.kind == VERDICT_RELIABILITY ? "verdict: " : "", line);
@@ -488,6 +522,7 @@ static void verdicts(const struct race_params *p, const struct race_leg *legs,
 				len += (size_t)snprintf(text + len, size - len, "%s%s",
 							len ? "\n" : "", line);
 		}
+	out_end(o);
 }
 
 /* The plot, with what it needs judged here: 0, or -errno (said). */
@@ -505,13 +540,13 @@ static int plot(const struct race_params *p, const struct race_leg *legs,
 	return race_plot_draw(p, legs, ok, vs, title);
 }
 
-int race_report_end(const struct race_params *p, const struct race_leg *legs)
+int race_report_end(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	char title[TEXT * 4] = "";
 	int status = 0;
 
-	summary(p, legs);
-	verdicts(p, legs, title, sizeof title);
+	summary(o, p, legs);
+	verdicts(o, p, legs, title, sizeof title);
 	for (unsigned k = 0; k < p->rounds * p->n; k++)
 		status |= legs[k].s.ok < p->wl.total;
 	fflush(stdout);

@@ -1,11 +1,13 @@
-/* What the race prints: a line on stderr as each leg ends, a table per
- * round, then the summary and the verdicts, and the plot (race_plot.h). It
+/* What the race prints (into a struct out: text, JSON or both): a line
+ * on stderr as each leg ends, a table per round, then the summary and the
+ * verdicts, and the plot (race_plot.h). It
  * reads the legs race.c filled; it judges through bench/race/verdict.h. */
 #ifndef REVHASH_BENCH_RACE_REPORT_H
 #define REVHASH_BENCH_RACE_REPORT_H
 
 #include <stdint.h>
 
+#include "bench/out.h"
 #include "bench/race/race_leg.h"
 #include "bench/race/race_params.h"
 #include "bench/race/peak.h"
@@ -13,24 +15,26 @@
 /* Before round 1: the machine's peak pk, and each server that no run
  * can be caught answering from memory for (no probe, and no peak:
  * peak_of[i] 0). */
-void race_report_peak(const struct race_params *p, const struct peak *pk,
+void race_report_peak(struct out *o, const struct race_params *p, const struct peak *pk,
 		      const double *peak_of);
 /* On stderr: leg i of round ended, with its rate and time. */
 void race_report_progress(const struct race_params *p, unsigned round,
 			  unsigned i, const struct race_leg *g);
 /* Round round's heading: its seed and its order (order[k]: the server
  * that runs k-th). */
-void race_report_round_start(const struct race_params *p, unsigned round,
+void race_report_round_start(struct out *o, const struct race_params *p, unsigned round,
 			     uint64_t seed, const unsigned *order);
 /* A round's table, legs[i] being server i's, and a line for each leg
  * that lost answers or has no efficiency, saying why. */
-void race_report_round(const struct race_params *p, const struct race_leg *legs);
+void race_report_round(struct out *o, const struct race_params *p,
+		       const struct race_leg *legs);
 /* After rounds rounds: has every pair a verdict, or one that more
  * rounds cannot change (--until-decided stops there)? */
 int race_report_decided(const struct race_params *p, const struct race_leg *legs,
 			unsigned rounds);
 /* The summary and the verdicts over every round (legs[(r - 1) * n + i]),
  * then the plot when asked for. The race's exit status (race.h). */
-int race_report_end(const struct race_params *p, const struct race_leg *legs);
+int race_report_end(struct out *o, const struct race_params *p,
+		    const struct race_leg *legs);
 
 #endif

@@ -42,7 +42,7 @@ int race_add_pid(const char *word, struct race_params *p)
 	return 0;
 }
 
-void race_watch_find(const struct race_server *s, const struct target *t,
+void race_watch_find(struct out *o, const struct race_server *s, const struct target *t,
 		     struct race_watch *w)
 {
 	int local = proctree_is_local(t->list->ai_addr), n;
@@ -52,22 +52,22 @@ void race_watch_find(const struct race_server *s, const struct target *t,
 		w->where = RACE_TREE;
 	} else if (local == 0) {
 		w->where = RACE_REMOTE;
-		printf("%s is not on this machine: all the CPU used here but the "
+		out_printf(o, "", "%s is not on this machine: all the CPU used here but the "
 		       "race's is others'\n", s->name);
 		return;
 	} else if ((n = proctree_find_port(t->list->ai_addr, &w->tree)) > 0) {
 		w->where = RACE_TREE;
 	}
 	if (w->where == RACE_UNKNOWN) {
-		printf("%s: no process this user can read holds its port: the CPU "
+		out_printf(o, "", "%s: no process this user can read holds its port: the CPU "
 		       "others use during its runs is unknown (--pid %s=PID names "
 		       "its process)\n", s->name, s->name);
 		return;
 	}
-	printf("%s's process%s:", s->name, w->tree.n > 1 ? "es" : "");
+	out_printf(o, "", "%s's process%s:", s->name, w->tree.n > 1 ? "es" : "");
 	for (unsigned k = 0; k < w->tree.n; k++)
-		printf(" %d", (int)w->tree.pid[k]);
-	printf(" (%s), and those below %s\n", s->pid.n ? "given by --pid" :
+		out_printf(o, "", " %d", (int)w->tree.pid[k]);
+	out_printf(o, "", " (%s), and those below %s\n", s->pid.n ? "given by --pid" :
 	       "holding its port", w->tree.n > 1 ? "them" : "it");
 }
 

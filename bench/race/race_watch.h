@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bench/client.h"
+#include "bench/out.h"
 #include "bench/race/machine.h"
 #include "bench/race/proctree.h"
 #include "bench/race/race_leg.h"
@@ -46,9 +47,9 @@ struct race_watch {
  * known as another process), at most PROCTREE_ROOTS a server. 0, or
  * -EINVAL after saying on stderr what is wrong with the word. */
 int race_add_pid(const char *word, struct race_params *p);
-/* Find server s's processes (resolved at t) into w, and say on stdout
+/* Find server s's processes (resolved at t) into w, and say into o
  * where they are. */
-void race_watch_find(const struct race_server *s, const struct target *t,
+void race_watch_find(struct out *o, const struct race_server *s, const struct target *t,
 		     struct race_watch *w);
 /* Read the machine as the run starts. */
 void race_watch_begin(struct race_watch *w);
