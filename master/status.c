@@ -202,14 +202,16 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	double on_cpus = 0, on_devices = 0;
 	unsigned busy = 0;
 
-	*hashes = seg->hdr->stats.dead_hashes;
+	*hashes = seg->hdr->stats.dead_hashes; /* an exited worker's, counted once */
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct worker_kind *k;
 		struct ring_slot_view v;
 
 		ring_slot_view(seg->ring, i, &v);
+		if (!v.pid)
+			continue;
 		*hashes += v.hashes;
-		if (!v.pid || !v.hash_ns || !(k = kind_at(v.kind)))
+		if (!v.hash_ns || !(k = kind_at(v.kind)))
 			continue;
 		if (k->wall_clock) {
 			on_devices += v.hashes * 1e9 / v.hash_ns;
@@ -272,7 +274,9 @@ static void worker_rows(struct status *st, const struct seg *seg)
 		ring_slot_view(seg->ring, i, &v);
 		if (!v.pid && !v.deaths)
 			continue;
-		if (v.pid && v.kind < KINDS_MAX)
+		if (!v.pid) /* what is left in the slot was its dead worker's */
+			v.rate = v.hashes = v.hash_ns = 0;
+		else if (v.kind < KINDS_MAX)
 			live[v.kind]++;
 		add(st, GROUP());
 		add(st, NUM(.key = "slot", .text = "slot", .label = "slot", .num = i));
