@@ -1,4 +1,5 @@
-/* Command-line options and the optional config file re-read on SIGHUP. */
+/* Command-line options and the optional config file re-read on SIGHUP,
+ * both read by one table (options.c; its rows: options_table.h). */
 #ifndef REVHASH_OPTIONS_H
 #define REVHASH_OPTIONS_H
 
@@ -8,20 +9,10 @@
 #include "worker/kind.h"
 
 #define OPT_LISTEN_MAX 8 /* --listen given at most this often */
-/* One peer's share of connections by default: an eighth of them, so that
- * it takes eight addresses to fill the master, and at most 1,024: twice
- * what the course's client holds if the master answered none of its
- * final run's 500 requests until the last (at its pace, one every
- * 600 ms, it holds one to three). docs/security.md. */
-#define OPT_PEER_CONNS_MAX 1024
-/* How long a client waits for its answer by default: an hour, past which
- * a search is not worth its connection (the course's take milliseconds
- * to seconds). */
-#define OPT_MAX_WAIT_MS 3600000u
 
 struct options {
 	unsigned port;
-	unsigned workers;          /* 0 = auto: one per CPU the master may use */
+	uint64_t workers;          /* 0 = auto: one per CPU the master may use */
 	const char *config;        /* re-read on SIGHUP; NULL = none */
 	const char *kernel;        /* "auto" or a kernel name */
 	const char *kind_spec[KINDS_MAX]; /* each found kind's --NAME: "auto"
@@ -68,21 +59,19 @@ struct options {
 	int hook;                  /* --hook: arm this test hook (enum
 	                              ring_hook) of a running master, or -1 */
 	int help;                  /* --help was printed: exit 0 */
-	unsigned given;            /* OPT_GIVEN_*: set on the command line,
-	                              which a config file does not override */
+	uint64_t given;            /* the rows (bit i: row i) given on the
+	                              command line, which a config file does
+	                              not override */
 };
 
 /* --poll, --no-poll, or neither: on where the master has a CPU of its own
  * (server.c). */
 enum opt_poll { OPT_POLL_AUTO = 0, OPT_POLL_ON, OPT_POLL_OFF };
 
-#define OPT_GIVEN_WORKERS 1u
-#define OPT_GIVEN_IDLE_TIMEOUT 2u
-
 /* Fill o from argv. 0 (to run, or with o->help after printing the usage),
- * or -EINVAL after printing what is wrong to stderr. */
+ * or -EINVAL after printing what is wrong to stderr, in one line. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Read the config file path into o (workers, idle_timeout; a key whose
+/* Read the config file path into o (the rows with a key; a key whose
  * option was given on the command line is checked but left as given, and
  * said in the log). 0, or -errno / -EINVAL with the reason logged; o is
  * untouched on error. */
