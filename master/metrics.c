@@ -122,30 +122,23 @@ static void series(FILE *out, const char *name, const char *labels, const struct
 		name, sel, (unsigned long long)seen);
 }
 
-/* The labels `name="value",...` of the n rows at r that have a label
- * (name: their label; value: theirs), or of one row: label="its key". */
-static void labels_of(char *buf, size_t len, const struct status_row *r, size_t n,
-		      const char *label)
+/* The labels `name="value",...` of the n rows at r that label their
+ * group's series. They are this build's own names (a kind's) and
+ * numbers: nothing to escape (the segment's words are labels of
+ * revhash_info alone, escaped). */
+static void labels_of(char *buf, size_t len, const struct status_row *r, size_t n)
 {
-	FILE *f = fmemopen(buf, len, "w");
+	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0, first = 1; f && i < n; i++) {
-		if (!label && !r[i].label)
-			continue;
-		fprintf(f, "%s%s=\"", first ? "" : ",", label ? label : r[i].label);
-		if (label || r[i].type == STATUS_WORD)
-			escaped(f, label ? r[i].key : r[i].word, 1);
-		else
-			fprintf(f, "%llu", (unsigned long long)r[i].num);
-		fputc('"', f);
-		first = 0;
+	for (size_t i = 0; i < n && at < len; i++) {
+		if (r[i].label && r[i].type == STATUS_WORD)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=\"%s\"", at ? "," : "",
+					       r[i].label, r[i].word);
+		else if (r[i].label)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=\"%llu\"", at ? "," : "",
+					       r[i].label, (unsigned long long)r[i].num);
 	}
-	if (f) {
-		fputc('\0', f);
-		fclose(f);
-	}
-	buf[len - 1] = '\0';
 }
 
 /* The group or list at i whose rows are one metric's series, each
@@ -159,7 +152,7 @@ static size_t family(FILE *out, const struct status_row *row, size_t i)
 	if (row[i + 1].type != STATUS_END)
 		header(out, name, g->help, type_of(&row[i + 1]));
 	for (i++; row[i].type != STATUS_END; i++) {
-		labels_of(labels, sizeof labels, &row[i], 1, g->label);
+		snprintf(labels, sizeof labels, "%s=\"%s\"", g->label, row[i].key);
 		series(out, name, labels, &row[i]);
 	}
 	return i + 1;
@@ -188,7 +181,7 @@ static size_t table(FILE *out, const struct status_row *row, size_t i)
 		metric_name(cell, name, sizeof name);
 		header(out, name, cell->help, type_of(cell));
 		for (size_t g = i + 1; g < end; g += span) {
-			labels_of(labels, sizeof labels, &row[g + 1], span - 2, NULL);
+			labels_of(labels, sizeof labels, &row[g + 1], span - 2);
 			series(out, name, labels, &row[g + c]);
 		}
 	}

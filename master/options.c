@@ -5,7 +5,7 @@
  * the ring's slots. The command line wins over the file: an operator who
  * starts a master with --workers 1 gets one worker, whatever a shared
  * config says, at start and at every reload. */
-#include "master/options_table.h"
+#include "master/options.h"
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"

@@ -4,7 +4,7 @@
  * man page has them: options_usage(out, 1)) in roff: an option's synopsis
  * a tag, its wrapped lines one paragraph, a line further in (the orders'
  * list) a line of its own. */
-#include "master/options_table.h"
+#include "master/options.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* `make man`: master/master.1 on stdin, the page with its synopsis and
  * OPTIONS made anew from the option table on stdout. */
-#include "master/options_table.h"
+#include "master/options.h"
 
 int main(void)
 {

@@ -5,7 +5,7 @@
  * makes of it. A row added to the table is tested here by its type,
  * without a line of its own (but for a row that reads its value itself,
  * OPT_OTHER: the_other_options_land_too). */
-#include "master/options_table.h"
+#include "master/options.h"
 #include "master/hook.h"
 #include "master/power.h"
 #include "shm/ring.h"
