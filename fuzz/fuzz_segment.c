@@ -8,7 +8,7 @@
  * a value that matters or any value, a flag, the loop's news, the audit
  * and the watchdog at a fake clock (audit.c, watchdog.c), a client gone,
  * a cache lookup, and the checks a reader makes of a header it maps
- * (seg_check, status_figures). Whatever the program:
+ * (seg_check) and the scoreboard's rows and writers. Whatever the program:
  *   - nothing crashes (ASan and UBSan watch every read);
  *   - nothing hangs (every operation is bounded; libFuzzer's -timeout);
  *   - no reply lies: an answer a client gets (from a search or the cache)
@@ -21,6 +21,7 @@
  * worker would. kill() is wrapped (the makefile's --wrap): the watchdog
  * kills no process. */
 #include "master/jobs.h"
+#include "master/metrics.h"
 #include "master/status.h"
 #include "master/workers.h"
 #include "lib/digest.h"
@@ -491,13 +492,13 @@ static void op_cache(struct in *in)
 }
 
 /* What a reader checks of a segment it maps, and what --status and the
- * exporter then read of it (status_figures). */
+ * exporter then make of it: the rows, and each writer's page. */
 static void op_reader(void)
 {
 	static char *copy;
 	static size_t size;
-	struct status_figure f[STATUS_FIGURES_MAX];
-	struct status_words words;
+	static FILE *sink;
+	struct status st = { 0 };
 	struct seg_layout lay;
 	struct seg s = { .fd = -1 };
 
@@ -512,7 +513,14 @@ static void op_reader(void)
 	if (seg_check(copy, size, &lay) < 0)
 		return;
 	seg_point(&s, copy, size, &lay);
-	status_figures(&s, f, &words);
+	if (!sink)
+		assert((sink = fopen("/dev/null", "w")));
+	if (status_make(&s, &st) == 0) {
+		status_text(sink, &st);
+		status_json(sink, &st);
+		metrics_write(sink, &st);
+	}
+	status_free(&st);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -11,8 +11,6 @@
 #include "master/jobs_entry.h"
 #include "lib/log.h"
 
-#include <string.h>
-
 #define AUDIT_MS 250
 
 /* Has entry e's cursor gone back since the master last looked? (It only
@@ -34,37 +32,45 @@ static int went_back(struct jobs *js, uint32_t e)
 }
 
 /* Entry e, job j's, as the master left it? Its key must be j's own (the
- * workers search what the entry says), its cursor never behind where it
- * was, its phase one the master asked for (an end that nobody flagged is
- * taken now), its weight the one published and taken in; a park of the
- * master's is done within PARK_WAIT_MS. */
+ * workers search what the entry says), its generation the one the master
+ * gave it (the master finds its leases by it), its cursor never behind
+ * where it was, its phase one the master asked for (an end that nobody
+ * flagged is taken now), its weight the one published and taken in; a
+ * park of the master's is done within PARK_WAIT_MS. */
 static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now_ms)
 {
-	if (memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) != 0) {
+	if (!entry_holds_key(js, e, j)) {
 		entry_written_over(js, e, "holds another key than its job's");
+		return;
+	}
+	if (!ring_gen_given(&js->table, e)) {
+		entry_written_over(js, e, "holds another generation than its own");
 		return;
 	}
 	if (went_back(js, e)) {
 		entry_written_over(js, e, "has its cursor behind where it was");
 		return;
 	}
-	/* A weight not the one published is published again; so is one of
-	 * an entry still NEW a period after it was submitted, which marks it
-	 * for the workers again: NEW written over a running job left it out
-	 * of their schedule, and nobody would take it in. */
-	if (!ring_weight_is(js->ring, e, j->weight) || ring_phase(js->ring, e) == PHASE_NEW)
-		ring_set_weight(js->ring, e, j->weight);
 	if (j->out && now_ms - js->rec[e].since_ms >= PARK_WAIT_MS &&
-	    ring_phase(js->ring, e) == PHASE_PARKING && entry_take_back(js, e, 0) == 0)
+	    ring_phase(js->ring, e) == PHASE_PARKING && entry_take_back(js, e) == 0)
 		return;
 	entry_end(js, e); /* an end, or a phase not asked, that came unflagged */
+	if (js->by_entry[e] != j)
+		return; /* it ended, or was taken back */
+	/* A weight not the one published is published again; so is one of
+	 * an entry still NEW a period after it was submitted, which marks it
+	 * for the workers again (their mark may have been lost with a lock
+	 * holder that died). After entry_end: a NEW written over a running
+	 * job is taken back there, not taken in. */
+	if (!ring_weight_is(js->ring, e, j->weight) || ring_phase(js->ring, e) == PHASE_NEW)
+		ring_set_weight(js->ring, e, j->weight);
 }
 
 /* Entry e, let go: its end, or, past RELEASE_WAIT_MS, taken back. */
 static void audit_let_go(struct jobs *js, uint32_t e, uint64_t now_ms)
 {
 	if (now_ms - js->rec[e].since_ms >= RELEASE_WAIT_MS &&
-	    ring_phase_workers(ring_phase(js->ring, e)) && entry_take_back(js, e, 0) == 0)
+	    ring_phase_workers(ring_phase(js->ring, e)) && entry_take_back(js, e) == 0)
 		return;
 	entry_end(js, e);
 }

@@ -354,7 +354,7 @@ int clients_accept(struct clients *cl, int listen_fd)
 {
 	/* One connection an event: the listener is level-triggered, so epoll
 	 * reports it again while more wait. Looping until EAGAIN cost a
-	 * failed accept (3-4 us here) on the path of every lone request. */
+	 * failed accept on the path of every lone request. */
 	for (int i = 0; i < ACCEPT_TRIES; i++) {
 		struct sockaddr_storage peer;
 		socklen_t len;

@@ -96,11 +96,18 @@ static void leave_table(struct jobs *js, uint32_t e)
 	js->by_entry[e] = NULL;
 }
 
-/* A job's weight changed while it is in the table (jobset_publish_fn). */
+/* A job's weight changed while it is in the table (jobset_publish_fn).
+ * Not while its entry says NEW and is no longer as the master gave it:
+ * the mark would have the workers take in a NEW that a worker wrote over
+ * the running job, which the audit would then never see; it takes the
+ * entry back instead, and the weight goes with the job's next entry. */
 static void publish_weight(void *ctx, const struct job *j)
 {
 	struct jobs *js = ctx;
 
+	if (ring_phase(js->ring, j->entry) == PHASE_NEW &&
+	    !ring_untouched(&js->table, j->entry))
+		return;
 	ring_set_weight(js->ring, j->entry, j->weight);
 }
 
@@ -161,6 +168,15 @@ static void back_to_backlog(struct jobs *js, struct job *j, const char *what)
 	jobset_free(&js->set, j);
 }
 
+/* p: j's progress from its start. A pass begun now covers whatever an
+ * earlier one lost, so its "not found" is believed (j->unsure). */
+static void from_the_start(struct job *j, struct ring_progress *p)
+{
+	memset(p, 0, sizeof *p);
+	p->next = j->key.start;
+	j->unsure = 0;
+}
+
 /* j's entry e is PARKED, as the master asked: j's progress comes to the
  * master, the entry is freed, and j waits in the backlog. Progress that
  * cannot be (the bytes a worker wrote) is not kept: j starts again. */
@@ -172,19 +188,42 @@ static void come_back(struct jobs *js, struct job *j, uint32_t e)
 			log_error("a parked search of %llu..%llu came back with progress out of "
 				  "its range: searching it again", (unsigned long long)j->key.start,
 				  (unsigned long long)j->key.end);
-		memset(&j->out->p, 0, sizeof j->out->p);
-		j->out->p.next = j->key.start;
+		from_the_start(j, &j->out->p);
 	}
 	back_to_backlog(js, j, "a parked search");
+}
+
+/* j's entry e says every value hashed, none matched, and j is unsure: its
+ * record may lack ranges that no worker hashed. The entry is freed and j
+ * searched again from its start; a pass without a take-back answers it
+ * (a worker that keeps lying keeps it from ending, never makes it end
+ * wrong). */
+static void search_again(struct jobs *js, struct job *j, uint32_t e)
+{
+	uint64_t n;
+
+	free_entry(js, e, NULL);
+	if (j->out || (j->out = calloc(1, sizeof *j->out)))
+		from_the_start(j, &j->out->p);
+	if ((n = log_every_due(&js->broken_said)))
+		log_error("a search of %llu..%llu ended with nothing found after its entry was "
+			  "taken back: searching it again from its start (%llu such searches)",
+			  (unsigned long long)j->key.start, (unsigned long long)j->key.end,
+			  (unsigned long long)n);
+	back_to_backlog(js, j, "a search searched again");
 }
 
 /* The master takes entry e back from the workers without waiting for them
  * (see ring_take_back): its job, if any, waits in the backlog with the
  * progress the entry shows, the leases out on it given back; or, where
- * restart (or that progress is none of the job's), from its start. 0, or
+ * that progress is none of the job's, from its start. What the workers
+ * did meanwhile may be missing from what the master read (a lease a
+ * worker dropped when the phase a liar wrote said its job had ended, a
+ * range given back between two reads), so the job is unsure from then
+ * on: it is searched on, but its "not found" is searched again. 0, or
  * -EAGAIN when the entry's phase moved meanwhile (its news is looked at
  * then: by the loop, or the next audit). */
-int entry_take_back(struct jobs *js, uint32_t e, int restart)
+int entry_take_back(struct jobs *js, uint32_t e)
 {
 	struct job *j = js->by_entry[e];
 	struct ring_progress p;
@@ -195,10 +234,9 @@ int entry_take_back(struct jobs *js, uint32_t e, int restart)
 	js->set.rebalance = 1;
 	if (!j)
 		return 0;
-	if (restart || ring_progress_check(&j->key, &p) < 0) {
-		memset(&p, 0, sizeof p);
-		p.next = j->key.start;
-	}
+	j->unsure = 1;
+	if (ring_progress_check(&j->key, &p) < 0)
+		from_the_start(j, &p);
 	if (j->out || (j->out = calloc(1, sizeof *j->out)))
 		j->out->p = p;
 	back_to_backlog(js, j, "a search taken back");
@@ -208,25 +246,23 @@ int entry_take_back(struct jobs *js, uint32_t e, int restart)
 /* Entry e, the master's, holds what the master did not write and the
  * workers do not (what: how, for the log): a worker wrote it. Nobody is
  * blamed (the segment says who, and any worker can write that too); the
- * entry is taken back and its job searched again: from its start the
- * first time (what was searched under a word written over is not known),
- * from where it got after that, so that a worker that lies again and
- * again costs time but cannot keep a search from ending. Said at most
- * once a second; never an abort. */
+ * entry is taken back and its job searched on from where it got, so that
+ * a worker that lies again and again costs time but cannot keep a search
+ * with an answer from ending; what was searched under a word written over
+ * is not known, so a "not found" is searched again (entry_take_back).
+ * Said at most once a second; never an abort. */
 void entry_written_over(struct jobs *js, uint32_t e, const char *what)
 {
 	struct job *j = js->by_entry[e];
-	int again = j && j->rewritten > 0;
 	uint64_t n;
 
-	if (entry_take_back(js, e, !again) < 0)
+	if (entry_take_back(js, e) < 0)
 		return;
 	if (j)
 		j->rewritten++;
 	if ((n = log_every_due(&js->broken_said)))
-		log_error("job entry %u %s: taken back, its search done again from %s (%llu "
-			  "such entries)", (unsigned)e, what, again ? "where it got" : "its start",
-			  (unsigned long long)n);
+		log_error("job entry %u %s: taken back, its search gone on from where it got "
+			  "(%llu such entries)", (unsigned)e, what, (unsigned long long)n);
 }
 
 /* x answers k: in its range, and its SHA-256 is k's digest. */
@@ -240,8 +276,10 @@ static int answers(const struct ring_key *k, uint64_t x)
 /* The phases entry e may show by the master's own record of it, a bit
  * each: its job's (NEW and RUNNING, then an answer or every value
  * hashed), the same while the master parks it (PARKING, then PARKED), or
- * those of a job let go (RELEASING, then CLOSED, or a late answer). */
-static uint32_t phases_asked(const struct jobs *js, uint32_t e)
+ * those of a job let go (RELEASING, then CLOSED, or a late answer). NEW
+ * only while no worker has leased from the entry: a NEW written over a
+ * running job had the workers drop its leases unhashed. */
+static uint32_t phases_asked(const struct jobs *js, uint32_t e, uint32_t phase)
 {
 	const struct job *j = js->by_entry[e];
 
@@ -249,6 +287,8 @@ static uint32_t phases_asked(const struct jobs *js, uint32_t e)
 		return BIT(RELEASING) | BIT(CLOSED) | BIT(FOUND);
 	if (j->out) /* parked by park_worst: its progress comes to j->out */
 		return BIT(PARKING) | BIT(PARKED) | BIT(FOUND) | BIT(EXHAUSTED);
+	if (phase == PHASE_NEW && !ring_untouched(&js->table, e))
+		return BIT(RUNNING) | BIT(FOUND) | BIT(EXHAUSTED);
 	return BIT(NEW) | BIT(RUNNING) | BIT(FOUND) | BIT(EXHAUSTED);
 }
 
@@ -272,6 +312,27 @@ static int values_left(const struct jobs *js, const struct job *j, uint32_t e)
 	return ring_remaining(&j->key, &p) != 0;
 }
 
+int entry_holds_key(const struct jobs *js, uint32_t e, const struct job *j)
+{
+	return memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) == 0;
+}
+
+/* Why job j's entry e cannot be at the end it says, one that says every
+ * lease of it is back (PARKED; EXHAUSTED, where exhausted: and nothing
+ * left to lease); NULL when it can. Values hashed under another key than
+ * j's count for nothing, and a lease out is values not hashed yet. */
+static const char *end_denied(const struct jobs *js, const struct job *j, uint32_t e,
+			      int exhausted)
+{
+	if (!entry_holds_key(js, e, j))
+		return "another key than its job's";
+	if (!ring_leases_back(&js->table, e))
+		return "a lease still out";
+	if (exhausted && values_left(js, j, e))
+		return "values left to hash";
+	return NULL;
+}
+
 /* What the workers did to the job in entry e, which its phase says: an
  * answer, none, or its leases back after a park or a release. The phase
  * must be one the master asked for, an answer one that the master's own
@@ -284,11 +345,12 @@ void entry_end(struct jobs *js, uint32_t e)
 	 * told (a worker can write both at any time). */
 	enum ring_phase phase = ring_phase(js->ring, e);
 	struct ring_key k;
+	const char *why;
 	char what[96];
 
 	if (!ring_taken(&js->table, e))
 		return; /* free: a late flag (a repair flags every entry) */
-	if (phase >= PHASE_COUNT || !(phases_asked(js, e) >> phase & 1)) {
+	if (phase >= PHASE_COUNT || !(phases_asked(js, e, phase) >> phase & 1)) {
 		unasked_phase(js, e, phase);
 		return;
 	}
@@ -311,13 +373,23 @@ void entry_end(struct jobs *js, uint32_t e)
 			cache_put(js->cache, k.digest, x);
 		break;
 	case PHASE_EXHAUSTED:
-		if (j && values_left(js, j, e)) {
-			entry_written_over(js, e, "says exhausted with values left to hash");
+		if (j && (why = end_denied(js, j, e, 1))) {
+			snprintf(what, sizeof what, "says exhausted with %s", why);
+			entry_written_over(js, e, what);
+			return;
+		}
+		if (j && j->unsure) {
+			search_again(js, j, e);
 			return;
 		}
 		shm_count(js->stats->not_found, j != NULL);
 		break;
 	case PHASE_PARKED: /* phases_asked: j was being parked, j->out is set */
+		if ((why = end_denied(js, j, e, 0))) {
+			snprintf(what, sizeof what, "says parked with %s", why);
+			entry_written_over(js, e, what);
+			return;
+		}
 		come_back(js, j, e);
 		return;
 	default: /* CLOSED: a job let go (phases_asked) */

@@ -12,18 +12,20 @@
                                 done by the master (entry_take_back) */
 #define RELEASE_WAIT_MS 1000 /* the same for a job let go */
 
+/* Does entry e hold job j's key, the master's own copy? */
+int entry_holds_key(const struct jobs *js, uint32_t e, const struct job *j);
 /* What the workers did to the job in entry e, which its phase says: an
  * answer (checked against the master's key), none, or its leases back;
  * or a phase the master did not ask for (entry_written_over). */
 void entry_end(struct jobs *js, uint32_t e);
 /* Take entry e back from the workers without waiting for them: its job,
  * if any, waits in the backlog with the entry's progress and its leases
- * out given back, or, where restart, from its start. 0, or -EAGAIN when
- * its phase moved meanwhile (looked at again later). */
-int entry_take_back(struct jobs *js, uint32_t e, int restart);
+ * out given back, unsure from then on (its "not found" is searched
+ * again). 0, or -EAGAIN when its phase moved meanwhile (looked at again
+ * later). */
+int entry_take_back(struct jobs *js, uint32_t e);
 /* Entry e holds what a worker wrote (what: how, for the log): taken back,
- * its job searched again from its start the first time, from where it
- * got after that. Nobody is blamed. */
+ * its job searched on from where it got. Nobody is blamed. */
 void entry_written_over(struct jobs *js, uint32_t e, const char *what);
 
 #endif

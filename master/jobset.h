@@ -61,6 +61,10 @@ struct job {
 	struct job_out *out;    /* while out (in the backlog, or on its way) */
 	struct rank rank;       /* its rank in the backlog, while out */
 	uint32_t rewritten;     /* times its entry was found written over */
+	uint32_t unsure;        /* its entry was taken back since its last
+	                           pass from the start began: values may be
+	                           missing from its record, so "not found"
+	                           is searched again (jobs.c) */
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 

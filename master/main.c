@@ -3,6 +3,7 @@
  * workers) and serve until stopped. Exit status: 0 after a clean stop, 1
  * when it could not start (or --status found no master), 2 for bad usage. */
 #include "lib/log.h"
+#include "master/hook.h"
 #include "master/options.h"
 #include "master/server.h"
 #include "master/status.h"
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 	if (o.help)
 		return 0;
 	if (o.hook >= 0)
-		return status_arm_hook(o.port, o.hook) < 0 ? 1 : 0;
+		return hook_arm(o.port, o.hook) < 0 ? 1 : 0;
 	if (o.status)
 		return status_print(o.port, o.json) < 0 ? 1 : 0;
 	if (o.quiet)

@@ -1,18 +1,20 @@
-/* The Prometheus text format of a master's scoreboard. Nothing here keeps
- * a list of counters: the figures come from master/status.c's one table
- * (status_figures), each written as a counter when the table marks it one
- * and as a gauge otherwise, its words as labels of revhash_info. The
+/* The Prometheus text format of a master's scoreboard: the third writer
+ * of master/status.c's rows. A row with a sentence is a metric: a counter
+ * where the row counts events, else a gauge; a mean a summary; the words
+ * at the top labels of revhash_info. The rows of a group with a metric of
+ * its own are that metric's series, labelled by their keys; a list of
+ * groups (the workers) gives a metric for each of its rows that has a
+ * sentence, a series a group, labelled by the group's labelling rows. The
  * latency histograms are the segment's own buckets, made cumulative here
- * from one copy, so that +Inf is _count whatever the master adds meanwhile.
- * The segment is mapped read-only for one rendering and unmapped at once, so
- * a master that restarts (a new segment) is followed without a restart of
- * the exporter, and the master never waits on a scrape. */
+ * from one copy, so that +Inf is _count whatever the master adds
+ * meanwhile. The segment is mapped read-only for one rendering and
+ * unmapped at once, so a master that restarts (a new segment) is followed
+ * without a restart of the exporter, and the master never waits on a
+ * scrape. */
 #include "master/metrics.h"
 #include "lib/utf8.h"
-#include "worker/kind.h"
 #include "master/status.h"
 #include "shm/hist.h"
-#include "shm/ring.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,25 +43,25 @@ static void escaped(FILE *out, const char *s, int quoted)
 	}
 }
 
-/* The metric's name from a figure's key: revhash_KEY, a key ending in
- * "_s" in seconds, one ending in "_count" in "_entries" (the suffix
- * belongs to summaries), a counter ending in "_total" (once). */
-static void metric_name(const struct status_figure *f, char *buf, size_t size)
+/* The metric's name of r: revhash_ and its metric, or its key (a key in
+ * seconds, "_s", in "_seconds"; one ending "_count" in "_entries", the
+ * suffix being a summary's), and "_total" once for a counter. */
+static void metric_name(const struct status_row *r, char *buf, size_t size)
 {
-	size_t n = strlen(f->key);
+	const char *stem = r->metric ? r->metric : r->key;
+	size_t n = strlen(stem);
 	const char *unit = "";
 
-	if (n > 2 && strcmp(f->key + n - 2, "_s") == 0) {
+	if (!r->metric && n > 2 && strcmp(stem + n - 2, "_s") == 0) {
 		n -= 2;
 		unit = "_seconds";
-	} else if (n > 6 && strcmp(f->key + n - 6, "_count") == 0) {
+	} else if (!r->metric && n > 6 && strcmp(stem + n - 6, "_count") == 0) {
 		n -= 6;
 		unit = "_entries";
-	} else if (n > 6 && strcmp(f->key + n - 6, "_total") == 0) {
+	} else if (n > 6 && strcmp(stem + n - 6, "_total") == 0) {
 		n -= 6;
 	}
-	snprintf(buf, size, "revhash_%.*s%s%s", (int)n, f->key, unit,
-		 f->counter ? "_total" : "");
+	snprintf(buf, size, "revhash_%.*s%s%s", (int)n, stem, unit, r->counter ? "_total" : "");
 }
 
 static void header(FILE *out, const char *name, const char *help, const char *type)
@@ -69,69 +71,10 @@ static void header(FILE *out, const char *name, const char *help, const char *ty
 	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
-/* One numeric figure: its HELP (the figure's own sentence), TYPE and
- * value. */
-static void figure(FILE *out, const struct status_figure *f)
+static const char *type_of(const struct status_row *r)
 {
-	char name[96];
-
-	metric_name(f, name, sizeof name);
-	header(out, name, f->help, f->counter ? "counter" : "gauge");
-	if (f->kind == STATUS_NUM)
-		fprintf(out, "%s %llu\n", name, (unsigned long long)f->num);
-	else
-		fprintf(out, "%s %.6g\n", name, f->real);
-}
-
-/* The words (kernel, schedule...) as labels of one metric whose value is 1. */
-static void info(FILE *out, const struct status_figure *f, size_t n)
-{
-	const char *sep = "";
-
-	header(out, "revhash_info", "the master's settings, as labels", "gauge");
-	fputs("revhash_info{", out);
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].kind != STATUS_WORD)
-			continue;
-		fprintf(out, "%s%s=\"", sep, f[i].key);
-		escaped(out, f[i].word, 1);
-		fputc('"', out);
-		sep = ",";
-	}
-	fputs("} 1\n", out);
-}
-
-/* Each worker slot's rate and hashes, and the live workers by kind. */
-static void workers(FILE *out, const struct ring *r)
-{
-	struct ring_slot_view v[RING_WORKERS];
-	unsigned live[KINDS_MAX] = { 0 };
-
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		ring_slot_view(r, i, &v[i]);
-		if (v[i].pid && v[i].kind < KINDS_MAX)
-			live[v[i].kind]++;
-	}
-	header(out, "revhash_workers", "live workers, by kind", "gauge");
-	for (unsigned k = 0; k < kind_count(); k++)
-		fprintf(out, "revhash_workers{kind=\"%s\"} %u\n", kind_at(k)->name, live[k]);
-	header(out, "revhash_worker_hash_rate", "a worker's measured rate, hashes/s", "gauge");
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (v[i].pid)
-			fprintf(out, "revhash_worker_hash_rate{slot=\"%u\",kind=\"%s\"} %llu\n",
-				i, status_worker_kind(&v[i]), (unsigned long long)v[i].rate);
-	header(out, "revhash_worker_hashes_total", "hashes by the worker now in the slot",
-	       "counter");
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (v[i].pid)
-			fprintf(out, "revhash_worker_hashes_total{slot=\"%u\",kind=\"%s\"} %llu\n",
-				i, status_worker_kind(&v[i]), (unsigned long long)v[i].hashes);
-	header(out, "revhash_worker_slot_deaths_total", "workers of the slot that died",
-	       "counter");
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (v[i].pid || v[i].deaths)
-			fprintf(out, "revhash_worker_slot_deaths_total{slot=\"%u\"} %u\n", i,
-				v[i].deaths);
+	return r->type == STATUS_HIST ? "histogram" : r->type == STATUS_MEAN ? "summary" :
+	       r->counter ? "counter" : "gauge";
 }
 
 /* ns as seconds in decimal, exact, without trailing zeros: a bucket's le. */
@@ -145,61 +88,128 @@ static void seconds(FILE *out, uint64_t ns)
 	fprintf(out, "%llu%s%s", (unsigned long long)(ns / 1000000000u), n ? "." : "", frac);
 }
 
-/* One histogram's series, labelled label="value": its buckets, counted
- * up to each bound, +Inf, the sum and the count. */
-static void histogram(FILE *out, const char *name, const char *label, const char *value,
-		      const struct seg_hist *h)
+/* One series of r, named name, with its labels (`a="b",...` or ""): a
+ * number; a mean's sum (in seconds where its name says so, else in us)
+ * and count; a histogram's buckets, counted up to each bound, +Inf, its
+ * sum and its count. */
+static void series(FILE *out, const char *name, const char *labels, const struct status_row *r)
 {
+	int in_s = strstr(name, "_seconds") != NULL;
+	char sel[300];
 	uint64_t seen = 0;
 
+	snprintf(sel, sizeof sel, "%s%s%s", *labels ? "{" : "", labels, *labels ? "}" : "");
+	if (r->type == STATUS_NUM)
+		fprintf(out, "%s%s %llu\n", name, sel, (unsigned long long)r->num);
+	else if (r->type == STATUS_REAL)
+		fprintf(out, "%s%s %.6g\n", name, sel, r->real);
+	else if (r->type == STATUS_MEAN)
+		fprintf(out, "%s_sum%s %.*f\n%s_count%s %llu\n", name, sel, in_s ? 9 : 3,
+			(double)r->sum_ns / (in_s ? 1e9 : 1e3), name, sel,
+			(unsigned long long)r->num);
+	if (r->type != STATUS_HIST)
+		return;
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		seen += h->n[i];
-		fprintf(out, "%s_bucket{%s=\"%s\",le=\"", name, label, value);
+		seen += r->hist->n[i];
+		fprintf(out, "%s_bucket{%s%sle=\"", name, labels, *labels ? "," : "");
 		if (i < HIST_BOUNDS)
 			seconds(out, hist_bound_ns(i));
 		else
 			fputs("+Inf", out);
 		fprintf(out, "\"} %llu\n", (unsigned long long)seen);
 	}
-	fprintf(out, "%s_sum{%s=\"%s\"} %.9f\n%s_count{%s=\"%s\"} %llu\n", name, label, value,
-		(double)h->sum_ns / 1e9, name, label, value, (unsigned long long)seen);
+	fprintf(out, "%s_sum%s %.9f\n%s_count%s %llu\n", name, sel, (double)r->hist->sum_ns / 1e9,
+		name, sel, (unsigned long long)seen);
 }
 
-/* The master's latency, from one copy of the segment's histograms: each
- * reply by outcome, each stage of a searched request, and the score's
- * sum and count, whose rates divide into the course's score. */
-static void latency(FILE *out, const struct seg_latency *live)
+/* The labels `name="value",...` of the n rows at r that label their
+ * group's series. They are this build's own names (a kind's) and
+ * numbers: nothing to escape (the segment's words are labels of
+ * revhash_info alone, escaped). */
+static void labels_of(char *buf, size_t len, const struct status_row *r, size_t n)
 {
-	struct seg_latency l = *live;
-	uint64_t replies = 0;
+	size_t at = 0;
 
-	header(out, "revhash_request_duration_seconds", "a request's time in the master, from its "
-	       "accept to its reply's last byte written, by what the reply said", "histogram");
-	for (int i = 0; i < OUTCOME_COUNT; i++) {
-		histogram(out, "revhash_request_duration_seconds", "outcome", status_outcome_name(i),
-			  &l.reply[i]);
-		replies += hist_count(&l.reply[i]);
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++) {
+		if (r[i].label && r[i].type == STATUS_WORD)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=\"%s\"", at ? "," : "",
+					       r[i].label, r[i].word);
+		else if (r[i].label)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s=\"%llu\"", at ? "," : "",
+					       r[i].label, (unsigned long long)r[i].num);
 	}
-	header(out, "revhash_stage_seconds", "a searched request's time, by stage", "histogram");
-	for (int i = 0; i < STAGE_COUNT; i++)
-		histogram(out, "revhash_stage_seconds", "stage", status_stage_name(i), &l.stage[i]);
-	header(out, "revhash_score", "a reply's latency in microseconds times its request's "
-	       "priority (1-16); rate(_sum) / rate(_count) is the mean, the course's score", "summary");
-	fprintf(out, "revhash_score_sum %.3f\nrevhash_score_count %llu\n", (double)l.score_ns / 1e3,
-		(unsigned long long)replies);
 }
 
-/* A cache hit's stages: a summary of sum and count. */
-static void hit_stages(FILE *out, const struct seg_stages *s)
+/* The group or list at i whose rows are one metric's series, each
+ * labelled by its key: returns the row past it. */
+static size_t family(FILE *out, const struct status_row *row, size_t i)
 {
-	header(out, "revhash_cache_hit_stage_seconds", "a cache hit's time, by stage",
-	       "summary");
-	fprintf(out, "revhash_cache_hit_stage_seconds_sum{stage=\"read\"} %.9f\n"
-		"revhash_cache_hit_stage_seconds_count{stage=\"read\"} %llu\n"
-		"revhash_cache_hit_stage_seconds_sum{stage=\"reply\"} %.9f\n"
-		"revhash_cache_hit_stage_seconds_count{stage=\"reply\"} %llu\n",
-		(double)s->hit_read_ns / 1e9, (unsigned long long)s->hits_timed,
-		(double)s->hit_reply_ns / 1e9, (unsigned long long)s->hits_timed);
+	const struct status_row *g = &row[i];
+	char name[96], labels[160];
+
+	metric_name(g, name, sizeof name);
+	if (row[i + 1].type != STATUS_END)
+		header(out, name, g->help, type_of(&row[i + 1]));
+	for (i++; row[i].type != STATUS_END; i++) {
+		snprintf(labels, sizeof labels, "%s=\"%s\"", g->label, row[i].key);
+		series(out, name, labels, &row[i]);
+	}
+	return i + 1;
+}
+
+/* The list of groups at i (the workers), alike, a row each: a metric
+ * for each of a group's rows with a sentence, a series a group, labelled
+ * by the group's rows with a label. Returns the row past the list. */
+static size_t table(FILE *out, const struct status_row *row, size_t i)
+{
+	size_t end = i + 1, span = 1;
+	char name[96], labels[256];
+
+	while (row[end].type == STATUS_GROUP)
+		while (row[end++].type != STATUS_END)
+			;
+	if (end == i + 1)
+		return end + 1;
+	while (row[i + span].type != STATUS_END)
+		span++;
+	for (size_t c = 1; c + 1 < span; c++) {
+		const struct status_row *cell = &row[i + 1 + c];
+
+		if (!cell->help)
+			continue;
+		metric_name(cell, name, sizeof name);
+		header(out, name, cell->help, type_of(cell));
+		for (size_t g = i + 1; g < end; g += span) {
+			labels_of(labels, sizeof labels, &row[g + 1], span - 2);
+			series(out, name, labels, &row[g + c]);
+		}
+	}
+	return end + 1;
+}
+
+/* The words at the top (kernel, schedule...) as labels of one metric
+ * whose value is 1. */
+static void info(FILE *out, const struct status *st)
+{
+	const char *sep = "";
+	unsigned depth = 0;
+
+	header(out, "revhash_info", "the master's settings, as labels", "gauge");
+	fputs("revhash_info{", out);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct status_row *r = &st->row[i];
+
+		depth += r->type == STATUS_GROUP || r->type == STATUS_LIST;
+		depth -= r->type == STATUS_END;
+		if (depth || r->type != STATUS_WORD || !r->key)
+			continue;
+		fprintf(out, "%s%s=\"", sep, r->key);
+		escaped(out, r->word, 1);
+		fputc('"', out);
+		sep = ",";
+	}
+	fputs("} 1\n", out);
 }
 
 static void up(FILE *out, int is_up)
@@ -208,22 +218,27 @@ static void up(FILE *out, int is_up)
 	fprintf(out, "revhash_up %d\n", is_up);
 }
 
-/* The metrics of the master whose segment is seg (mapped, alive),
- * revhash_up 1 first. */
-static void metrics_write(FILE *out, const struct seg *seg)
+void metrics_write(FILE *out, const struct status *st)
 {
-	struct status_figure f[STATUS_FIGURES_MAX];
-	struct status_words words;
-	size_t n = status_figures(seg, f, &words);
+	char name[96];
 
 	up(out, 1);
-	info(out, f, n);
-	for (size_t i = 0; i < n; i++)
-		if (f[i].kind != STATUS_WORD)
-			figure(out, &f[i]);
-	workers(out, seg->ring);
-	latency(out, &seg->hdr->stats.latency);
-	hit_stages(out, &seg->hdr->stats.stages);
+	info(out, st);
+	for (size_t i = 0; i < st->n;) {
+		const struct status_row *r = &st->row[i];
+
+		if ((r->type == STATUS_GROUP || r->type == STATUS_LIST) && r->metric)
+			i = family(out, st->row, i);
+		else if (r->type == STATUS_LIST && st->row[i + 1].type == STATUS_GROUP)
+			i = table(out, st->row, i);
+		else if (!r->help || r->type == STATUS_GROUP || r->type == STATUS_LIST)
+			i++;
+		else {
+			metric_name(r, name, sizeof name);
+			header(out, name, r->help, type_of(r));
+			series(out, name, "", &st->row[i++]);
+		}
+	}
 }
 
 /* What is known without a master: revhash_up 0. */
@@ -237,16 +252,21 @@ static void metrics_write_down(FILE *out, unsigned port)
 int metrics_render(unsigned port, char **body, size_t *len)
 {
 	struct seg seg = { .fd = -1 };
+	struct status st = { 0 };
 	FILE *out = open_memstream(body, len);
+	int rc = 0;
 
 	if (!out)
 		return -ENOMEM;
-	if (seg_open(port, 0, &seg) == 0 && seg.alive)
-		metrics_write(out, &seg); /* a private copy, read once */
-	else
+	if (seg_open(port, 0, &seg) == 0 && seg.alive) {
+		if ((rc = status_make(&seg, &st)) == 0) /* seg: a private copy, read once */
+			metrics_write(out, &st);
+	} else {
 		metrics_write_down(out, port);
+	}
+	status_free(&st);
 	seg_close(&seg);
-	if (fclose(out) != 0) {
+	if (fclose(out) != 0 || rc < 0) {
 		free(*body);
 		*body = NULL;
 		return -ENOMEM;

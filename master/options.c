@@ -1,184 +1,58 @@
-/* Parsing of the command line and of the small `key = value` config file.
- * Every bad value is reported with the option it came from; nothing is
- * silently clamped except the worker count, capped to the ring's slots.
- * The command line wins over the file: an operator who starts a master
- * with --workers 1 gets one worker, whatever a shared config says, at
- * start and at every reload. */
+/* The master's options: one table, rows[], parses the command line and
+ * the config file, and prints --help; options_man.c prints the man page
+ * from it. Every bad value is refused with the option it came to, in one
+ * line; nothing is silently clamped except the worker count, capped to
+ * the ring's slots. The command line wins over the file: an operator who
+ * starts a master with --workers 1 gets one worker, whatever a shared
+ * config says, at start and at every reload. */
 #include "master/options.h"
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
+#include "master/config.h"
+#include "master/hook.h"
+#include "master/power.h"
 #include "shm/ring.h"
 #include "worker/kernel.h"
-#include "master/config.h"
-#include "master/power.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
-/* A format: the worker slots, and the kernels (from their tables). */
-#define USAGE_HEAD \
-	"usage: master PORT [options]\n" \
-	"       master --status [PORT] [--json]\n" \
-	"       master --hook NAME [PORT]\n" \
-	"\n" \
-	"Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n" \
-	"\n" \
-	"  --workers N|auto       CPU worker processes (default auto: one per CPU\n" \
-	"                         this process may run on, less one for each GPU\n" \
-	"                         worker and one for the master beside them;\n" \
-	"                         at most %d)\n" \
-	"  --config FILE          read `workers = N|auto` and `idle_timeout = S`\n" \
-	"                         from FILE at start and on SIGHUP; an option\n" \
-	"                         given on the command line wins over the file\n" \
-	"  --kernel NAME          search kernel: auto (default: the fastest here,\n" \
-	"                         measured at start), or one of\n" \
-	"                         %s\n"
+#define OPT_PORT 5003
+/* One peer's share of connections by default: an eighth of them, so that
+ * it takes eight addresses to fill the master, and at most 1,024: twice
+ * what the course's client holds if the master answered none of its
+ * final run's 500 requests until the last (at its pace, one every
+ * 600 ms, it holds one to three). docs/security.md. */
+#define OPT_PEER_CONNS_MAX 1024
 
-/* A format: how often --listen and --proxy-from may be given, and the
- * test hooks (from their table). */
-static const char usage_tail[] =
-	"  --cache-entries N      answers the cache holds (default 1048576; 0: no\n"
-	"                         cache, every request is searched)\n"
-	"  --listen ADDR          listen on this IPv4 or IPv6 address only; may be\n"
-	"                         given up to %d times (default: every address)\n"
-	"  --listen unix:PATH     (once) a balancer's Unix socket, in a folder of\n"
-	"                         this user's own, mode 0700: every connection on\n"
-	"                         it opens with a PROXY v2 header naming the\n"
-	"                         client. Alone, the master listens on no TCP port\n"
-	"  --user NAME            started as root: bind the port, open what needs\n"
-	"                         root, then run as NAME, workers and all\n"
-	"  --proxy-from ADDR      connections from this address (a balancer) open\n"
-	"                         with a PROXY protocol v2 header naming the\n"
-	"                         client; up to %d times. From anyone else such a\n"
-	"                         header is refused\n"
-	"  --max-conns N          connections open at once, at most (default: the\n"
-	"                         descriptor limit less 1/16 and 64); more are\n"
-	"                         closed at once\n"
-	"  --peer-conns N         connections from one peer (an IPv4 address or an\n"
-	"                         IPv6 /64; ::1 and an IPv6 address that holds an\n"
-	"                         IPv4 one count as that IPv4 peer) at once\n"
-	"                         (default: an eighth of --max-conns, at most %d)\n"
-	"  --peer-searches N      searches one peer has in flight at once (default:\n"
-	"                         --peer-conns); a request past it is closed\n"
-	"  --peer-weight N        the priority one peer's searches share: past it,\n"
-	"                         each of them counts for less (default 64)\n"
-	"  --max-wait S           a client waits S seconds at most for its search's\n"
-	"                         answer, then its connection is closed unanswered\n"
-	"                         (default %u; 0: no limit)\n"
-	"  --no-attach            a repeat of a request in flight is searched\n"
-	"                         again instead of attaching to it\n"
-	"  --low-latency[=S]      while searches are in flight and S seconds after\n"
-	"                         the last (default 1), ask the kernel to keep\n"
-	"                         every CPU polling instead of sleeping\n"
-	"                         (/dev/cpu_dma_latency = 0; root only,\n"
-	"                         machine-wide): faster wake-ups for small\n"
-	"                         requests. On by default where permitted\n"
-	"  --no-low-latency       let idle CPUs sleep, even while busy\n"
-	"  --poll[=S]             while searches are in flight and S seconds after\n"
-	"                         the last request (default 1), the master polls\n"
-	"                         for events on its CPU instead of sleeping: an\n"
-	"                         answer or a request finds it awake. On by\n"
-	"                         default where --workers auto left the master a\n"
-	"                         CPU (beside a GPU worker)\n"
-	"  --no-poll              the master sleeps while it waits, always\n"
-	"  --no-pin               let the scheduler place workers (default: worker\n"
-	"                         i runs on the i-th CPU this process may use)\n"
-	"  --no-sandbox           run the workers unconfined, where no seccomp\n"
-	"                         filter can be loaded (an emulator, an old\n"
-	"                         kernel); the start fails there without it\n"
-	"  --idle-timeout S       a client has S seconds from connecting to send its\n"
-	"                         whole request, and S to read its reply (default 30)\n"
-	"  --stop-timeout S       on SIGTERM wait at most S seconds for requests\n"
-	"                         in flight (default 30)\n"
-	"  --verbose, --quiet     one log line per request / errors only\n"
-	"  --status [PORT]        print the running master's workers and counters\n"
-	"  --json                 with --status: print JSON\n"
-	"  --hook NAME [PORT]     tests only: make the next worker of a master\n"
-	"                         started with REVHASH_TEST_HOOKS=1 misbehave:\n"
-	"                         %s\n"
-	"  --help                 this text\n"
-	"\n"
-	"Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
-	"QUIT stops at once, USR1 logs the status.\n";
-
-/* Print the help lines of a text, each indented past the option column. */
-static void print_indented(FILE *out, const char *text)
-{
-	for (const char *line = text, *end; *line; line = end + (*end == '\n')) {
-		end = strchr(line, '\n');
-		if (!end)
-			end = line + strlen(line);
-		fprintf(out, "%*s%.*s\n", 25, "", (int)(end - line), line);
-	}
-}
-
-/* --hook's names, from the hooks' one list (shm/ring.h). */
-static const char *const hook_name[HOOK_COUNT] = {
-#define XX(hook, name) [HOOK_##hook] = name,
-	RING_HOOK_MAP(XX)
-#undef XX
+static const struct options defaults = {
+	.port = OPT_PORT,
+	.kernel = "auto",
+	.cache_entries = 1u << 20,
+	.peer_weight = 4 * POLICY_PEER_WEIGHT_MAX,
+	.idle_timeout_ms = 30000,
+	.stop_timeout_ms = 30000,
+	/* An hour, past which a search is not worth its connection (the
+	 * course's take milliseconds to seconds). */
+	.max_wait_ms = 3600000,
+	.attach_repeats = 1,
+	.pin = 1,
+	.sandbox = 1,
+	.low_latency = POWER_AUTO,
+	.low_latency_ms = 1000,
+	.poll_ms = 1000,
+	.hook = -1,
 };
 
-/* The hooks' names into buf, separated by commas, the last by last. */
-static void hook_names(char *buf, size_t len, const char *last)
-{
-	size_t at = 0;
+/* ---- the values the rows take that no type reads ------------------------- */
 
-	buf[0] = '\0';
-	for (int i = 0; i < HOOK_COUNT && at < len; i++)
-		at += (size_t)snprintf(buf + at, len - at, "%s%s",
-				       !i ? "" : i + 1 < HOOK_COUNT ? ", " : last, hook_name[i]);
-}
-
-/* The whole --help: the fixed lines, each found kind's options, the
- * policy's and the hooks', from their tables. */
-static void print_usage(FILE *out)
-{
-	char kernels[128], hooks[128];
-
-	kernel_names(kernels, sizeof kernels);
-	fprintf(out, USAGE_HEAD, RING_WORKERS, kernels);
-	for (unsigned k = 0; k < kind_count(); k++) {
-		const struct worker_kind *kind = kind_at(k);
-
-		if (!kind_is_found(kind))
-			continue;
-		fprintf(out, "  --%s auto|off|LIST\n", kind->name);
-		print_indented(out, kind->help);
-		fprintf(out, "  --%s-worker PATH\n", kind->name);
-		print_indented(out, "its program (default: beside the master, or\n"
-				    "worker/ in the build)");
-		fprintf(out, "  --%s-kernel NAME\n", kind->name);
-		print_indented(out, "the search its program runs (default: the\n"
-				    "fastest, measured at its start)");
-	}
-	policy_help(out);
-	hook_names(hooks, sizeof hooks, " or ");
-	fprintf(out, usage_tail, OPT_LISTEN_MAX, OPT_LISTEN_MAX, OPT_PEER_CONNS_MAX,
-		OPT_MAX_WAIT_MS / 1000, hooks);
-}
-
-static int parse_workers(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (strcmp(s, "auto") == 0) {
-		*out = 0;
-		return 0;
-	}
-	if (parse_u64(s, 1, RING_WORKERS, &v) < 0)
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
-/* --kernel: auto or the name of a compiled-in kernel. Whether this CPU can
- * run it is the start's question (exit 1), not the parser's. */
+/* auto or the name of a compiled-in kernel. Whether this CPU can run it
+ * is the start's question (exit 1), not the parser's. */
 static int valid_kernel(const char *s)
 {
 	size_t n;
@@ -192,201 +66,397 @@ static int valid_kernel(const char *s)
 	return 0;
 }
 
-static int parse_hook(const char *s, int *hook)
+/* A numeric IPv4 or IPv6 address, whole, IPv4 as IPv4-mapped (as the
+ * master keeps a peer's), as one more of list, which holds *n. */
+static int add_address(const char *s, uint8_t (*list)[16], unsigned *n)
 {
-	for (int i = 0; i < HOOK_COUNT; i++) {
-		if (strcmp(s, hook_name[i]) == 0) {
-			*hook = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
+	uint8_t *ip = list[*n];
 
-static int bad(const char *what, const char *value)
-{
-	fprintf(stderr, "master: invalid %s: '%s' (see master --help)\n", what,
-		value ? value : "");
-	return -EINVAL;
-}
-
-/* The three whose ranges come from tables: the worker slots, the hooks,
- * the kernels. */
-static int bad_workers(const char *value)
-{
-	char what[64];
-
-	snprintf(what, sizeof what, "--workers (1..%d or auto)", RING_WORKERS);
-	return bad(what, value);
-}
-
-static int bad_hook(const char *value)
-{
-	char what[160], hooks[128];
-
-	hook_names(hooks, sizeof hooks, ", ");
-	snprintf(what, sizeof what, "--hook (%s)", hooks);
-	return bad(what, value);
-}
-
-static int bad_kernel(const char *value)
-{
-	char what[160], kernels[128];
-
-	kernel_names(kernels, sizeof kernels);
-	snprintf(what, sizeof what, "--kernel (auto, %s)", kernels);
-	return bad(what, value);
-}
-
-static void set_defaults(struct options *o)
-{
-	memset(o, 0, sizeof *o);
-	o->port = 5003;
-	o->kernel = "auto";
-	o->cache_entries = 1u << 20;
-	o->idle_timeout_ms = 30000;
-	o->stop_timeout_ms = 30000;
-	o->policy = policy_default();
-	o->hook = -1;
-	o->attach_repeats = 1;
-	o->pin = 1;
-	o->sandbox = 1;
-	o->low_latency = POWER_AUTO;
-	o->low_latency_ms = 1000;
-	o->poll_ms = 1000;
-	o->peer_weight = 4 * POLICY_PEER_WEIGHT_MAX;
-	o->max_wait_ms = OPT_MAX_WAIT_MS;
-}
-
-/* A numeric IPv4 or IPv6 address into ip, whole, IPv4 as IPv4-mapped (as
- * the master keeps a peer's). 0 or -EINVAL. */
-static int parse_address(const char *s, uint8_t ip[16])
-{
+	if (*n >= OPT_LISTEN_MAX)
+		return -EINVAL;
 	memset(ip, 0, 16);
-	if (inet_pton(AF_INET, s, ip + 12) == 1) {
+	if (inet_pton(AF_INET, s, ip + 12) == 1)
 		ip[10] = ip[11] = 0xff;
-		return 0;
-	}
-	return inet_pton(AF_INET6, s, ip) == 1 ? 0 : -EINVAL;
-}
-
-/* --listen ADDR or --proxy-from ADDR (option): one more address of list,
- * which holds *n of OPT_LISTEN_MAX. */
-static int add_address(const char *option, const char *addr, uint8_t (*list)[16],
-		       unsigned *n)
-{
-	char what[64];
-
-	if (*n >= OPT_LISTEN_MAX) {
-		snprintf(what, sizeof what, "%s (given more than %d times)", option,
-			 OPT_LISTEN_MAX);
-		return bad(what, addr);
-	}
-	if (parse_address(addr, list[*n]) < 0) {
-		snprintf(what, sizeof what, "%s (a numeric IPv4 or IPv6 address)", option);
-		return bad(what, addr);
-	}
+	else if (inet_pton(AF_INET6, s, ip) != 1)
+		return -EINVAL;
 	(*n)++;
 	return 0;
 }
 
-/* The options of the connection caps and addresses (their getopt values
- * from OPT_CAPS); 1 when c is none of them, else 0 or -EINVAL. */
-#define OPT_CAPS 0x3000 /* above POLICY_OPT_BASE's, below KIND_OPT_BASE */
-static int caps_option(int c, const char *arg, struct options *o)
+static int parse_listen(const char *s, struct options *o)
 {
-	switch (c) {
-	case OPT_CAPS:
-		if (strncmp(arg, "unix:", 5) != 0)
-			return add_address("--listen", arg, o->listen, &o->nlisten);
-		if (o->listen_unix || !arg[5] || strlen(arg + 5) >= 108)
-			return bad("--listen unix:PATH (once, a path under 108 bytes)", arg);
-		o->listen_unix = arg + 5;
-		return 0;
-	case OPT_CAPS + 1:
-		return parse_u64(arg, 1, 1ull << 30, &o->max_conns) < 0 ?
-			bad("--max-conns (1..2^30)", arg) : 0;
-	case OPT_CAPS + 2:
-		return parse_u64(arg, 1, 1ull << 30, &o->peer_conns) < 0 ?
-			bad("--peer-conns (1..2^30)", arg) : 0;
-	case OPT_CAPS + 3:
-		return parse_u64(arg, 1, 1ull << 30, &o->peer_searches) < 0 ?
-			bad("--peer-searches (1..2^30)", arg) : 0;
-	case OPT_CAPS + 4:
-		return parse_u64(arg, 1, 1ull << 20, &o->peer_weight) < 0 ?
-			bad("--peer-weight (1..2^20)", arg) : 0;
-	case OPT_CAPS + 5:
-		return add_address("--proxy-from", arg, o->proxy_from, &o->nproxy);
-	case OPT_CAPS + 6:
-		if (!*arg)
-			return bad("--user (a user name)", arg);
-		o->user = arg;
-		return 0;
-	case OPT_CAPS + 7:
-		return parse_duration(arg, 86400, 1, &o->max_wait_ms) < 0 ?
-			bad("--max-wait (seconds, 0..86400)", arg) : 0;
-	}
-	return 1;
+	if (strncmp(s, "unix:", 5) != 0)
+		return add_address(s, o->listen, &o->nlisten);
+	if (o->listen_unix || !s[5] || strlen(s + 5) >= sizeof ((struct sockaddr_un *)0)->sun_path)
+		return -EINVAL;
+	o->listen_unix = s + 5;
+	return 0;
 }
 
-/* A found kind's options, each its getopt value KIND_OPT_BASE + 3k + i:
- * --NAME (its workers), --NAME-worker (its program), --NAME-kernel (the
- * search its program runs). */
-#define KIND_OPT_BASE 0x2000
-static const char *const kind_suffix[3] = { "", "-worker", "-kernel" };
-
-/* The found kinds' options into opts, and their names into names; returns
- * how many. */
-static size_t kind_options(struct option *opts, char names[][3][32])
+static int parse_proxy_from(const char *s, struct options *o)
 {
-	size_t n = 0;
+	return add_address(s, o->proxy_from, &o->nproxy);
+}
 
-	for (unsigned k = 0; k < kind_count(); k++) {
-		if (!kind_is_found(kind_at(k)))
-			continue;
-		for (int i = 0; i < 3; i++) {
-			snprintf(names[k][i], sizeof names[k][i], "%s%s", kind_at(k)->name,
-				 kind_suffix[i]);
-			opts[n++] = (struct option){ names[k][i], required_argument, NULL,
-						     KIND_OPT_BASE + 3 * (int)k + i };
+static int parse_hook(const char *s, struct options *o)
+{
+	if ((o->hook = hook_parse(s)) < 0)
+		return -EINVAL;
+	o->status = 1;
+	return 0;
+}
+
+static void order_names(char *buf, size_t len)
+{
+	policy_order_list(buf, len);
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+/* A row's field, of the type its row reads (a wrong one does not build). */
+#define FIELD(f, type) \
+	(offsetof(struct options, f) + 0 * sizeof((type *){ &((struct options *)0)->f }))
+#define SWITCH(f, value) .type = OPT_SWITCH, .at = FIELD(f, int), .to = (value)
+#define MODE(f, value, ms) .type = OPT_MODE, .at = FIELD(f, int), .to = (value), \
+	.ms_at = FIELD(ms, unsigned), .arg = "[=S]"
+#define NUMBER(f) .type = OPT_NUMBER, .at = FIELD(f, uint64_t), .arg = "N"
+#define SECONDS(f) .type = OPT_SECONDS, .at = FIELD(f, unsigned), .arg = "S"
+#define STRING(f) .type = OPT_STRING, .at = FIELD(f, const char *)
+#define STRINGS(f) .type = OPT_STRING, .at = FIELD(f[0], const char *)
+#define OTHER(fn) .type = OPT_OTHER, .parse = (fn)
+
+static const struct opt_row rows[] = {
+	{ .name = "workers", .type = OPT_NUMBER, .at = FIELD(workers, uint64_t), .arg = "N|auto",
+	  .word = "auto", .min = 1,
+	  .max = RING_WORKERS, .key = "workers",
+	  .help = "CPU worker processes, 1 to %M, or auto (the default): one per CPU this "
+		  "process may run on (its affinity mask), less one for each GPU worker and "
+		  "one for the master beside them" },
+	{ .name = "config", .arg = "FILE", STRING(config), .values = "a file",
+	  .help = "read %C from FILE at start and on SIGHUP" },
+	{ .name = "kernel", .arg = "NAME", STRING(kernel), .check = valid_kernel,
+	  .list = kernel_names, .machine = 1, .values = "auto, %L",
+	  .help = "the SHA-256 search kernel: auto (the default: each one this CPU can run "
+		  "is timed at start, for about 30 ms, and the fastest used) or one of %L" },
+	{ .name = "%K", .arg = "auto|off|LIST", STRINGS(kind_spec), .check = kind_spec_valid,
+	  .values = "auto, off or unit numbers, each once: 0,1", .help = "%H" },
+	{ .name = "%K-worker", .arg = "PATH", STRINGS(kind_path), .values = "a path",
+	  .help = "the %K workers' program (default: %B beside the master, or worker/%B in "
+		  "the build)" },
+	{ .name = "%K-kernel", .arg = "NAME", STRINGS(kind_kernel), .values = "a name",
+	  .help = "the search the %K workers' program runs (default: the fastest, measured at "
+		  "its start); the start fails where their devices have none of that name" },
+	{ .type = OPT_POLICY, .list = order_names, .values = "%L" },
+	{ .name = "cache-entries", NUMBER(cache_entries), .max = 1ull << 32,
+	  .help = "answers the cache holds (default %D; when full, the least useful makes "
+		  "room; 0: no cache, every request is searched)" },
+	{ .name = "listen", .arg = "ADDR", OTHER(parse_listen), .max = OPT_LISTEN_MAX,
+	  .values = "a numeric IPv4 or IPv6 address, %M at most, or unix:PATH once",
+	  .help = "listen on this numeric IPv4 or IPv6 address only, given up to %M times "
+		  "(default: every address); or once unix:PATH, a balancer's Unix socket "
+		  "(a PROXY header first on every connection); that alone: no TCP port" },
+	{ .name = "user", .arg = "NAME", STRING(user), .values = "a user name",
+	  .help = "started as root: bind the port, open what needs root, then run as NAME, "
+		  "workers and all (and its segment NAME's: run --status as NAME)" },
+	{ .name = "proxy-from", .arg = "ADDR", OTHER(parse_proxy_from), .max = OPT_LISTEN_MAX,
+	  .values = "a numeric IPv4 or IPv6 address, %M at most",
+	  .help = "connections from this address, a balancer's, open with a PROXY protocol v2 "
+		  "header naming the client; up to %M times" },
+	{ .name = "max-conns", NUMBER(max_conns), .min = 1, .max = 1ull << 30,
+	  .help = "connections open at once, at most (default: the descriptor limit less "
+		  "a sixteenth and 64); one more is closed at once" },
+	{ .name = "peer-conns", NUMBER(peer_conns), .min = 1, .max = 1ull << 30,
+	  .n = OPT_PEER_CONNS_MAX,
+	  .help = "connections from one peer at once (default: an eighth of --max-conns, at "
+		  "most %N)" },
+	{ .name = "peer-searches", NUMBER(peer_searches), .min = 1, .max = 1ull << 30,
+	  .help = "searches one peer has in flight at once (default: --peer-conns); a "
+		  "request past it is closed unanswered" },
+	{ .name = "peer-weight", NUMBER(peer_weight), .min = 1, .max = 1ull << 20,
+	  .help = "the priority one peer's searches share: past it, each of them counts "
+		  "for less (default %D)" },
+	{ .name = "max-wait", SECONDS(max_wait_ms), .max = 86400,
+	  .help = "a client waits S seconds at most for its search's answer, then its "
+		  "connection is closed unanswered, counted as expired (default %D; 0: no "
+		  "limit)" },
+	{ .name = "no-attach", SWITCH(attach_repeats, 0),
+	  .help = "a repeat of a request in flight is searched again instead of attaching "
+		  "to it" },
+	{ .name = "low-latency", MODE(low_latency, POWER_ON, low_latency_ms), .max = 3600,
+	  .help = "while searches are in flight and S seconds after the last (default %D), "
+		  "ask the kernel to keep every CPU polling instead of sleeping "
+		  "(/dev/cpu_dma_latency = 0; root only, machine-wide): faster wake-ups for "
+		  "small requests. On by default where permitted; where not, said in the log" },
+	{ .name = "no-low-latency", SWITCH(low_latency, POWER_OFF),
+	  .help = "let idle CPUs sleep, even while busy" },
+	{ .name = "poll", MODE(poll, OPT_POLL_ON, poll_ms), .min = 1, .max = 3600,
+	  .help = "while searches are in flight and S seconds after the last request "
+		  "(default %D), the master polls for events on its CPU instead of sleeping: "
+		  "an answer or a request finds it awake. On by default where --workers auto "
+		  "left the master a CPU (beside a GPU worker)" },
+	{ .name = "no-poll", SWITCH(poll, OPT_POLL_OFF),
+	  .help = "the master sleeps while it waits, always" },
+	{ .name = "no-pin", SWITCH(pin, 0),
+	  .help = "let the scheduler place the workers (default: worker i runs on the i-th "
+		  "CPU this process may use)" },
+	{ .name = "no-sandbox", SWITCH(sandbox, 0),
+	  .help = "run the workers unconfined, where no seccomp filter can be loaded (an "
+		  "emulator, an old kernel); there the start fails without it" },
+	{ .name = "idle-timeout", SECONDS(idle_timeout_ms), .min = 1, .max = 86400,
+	  .key = "idle_timeout",
+	  .help = "a client has S seconds from connecting to send its whole request, and S "
+		  "to read its reply (default %D)" },
+	{ .name = "stop-timeout", SECONDS(stop_timeout_ms), .min = 1, .max = 86400,
+	  .help = "on SIGTERM, wait at most S seconds for requests in flight (default %D)" },
+	{ .name = "verbose", SWITCH(verbose, 1), .help = "log one line per request" },
+	{ .name = "quiet", SWITCH(quiet, 1), .help = "log errors only" },
+	{ .name = "status", SWITCH(status, 1), .n = OPT_PORT,
+	  .help = "print the workers, counters and stage times of the master on PORT "
+		  "(default %N) and exit" },
+	{ .name = "json", SWITCH(json, 1), .help = "with --status: as one JSON object" },
+	{ .name = "hook", .arg = "NAME", OTHER(parse_hook), .list = hook_names, .values = "%L",
+	  .help = "tests only: make the next worker of the master on PORT, started with "
+		  "REVHASH_TEST_HOOKS=1, misbehave: %L" },
+	{ .name = "help", SWITCH(help, 1), .help = "print the options and exit" },
+};
+
+#define NROWS (sizeof rows / sizeof rows[0])
+_Static_assert(NROWS <= 64, "a row's bit in o->given");
+
+/* getopt_long's values for the rows' options: above every character,
+ * below the policy's (POLICY_OPT_BASE). */
+#define ROW_VALUE 0x100
+#define MADE_MAX (NROWS * KINDS_MAX)
+_Static_assert(ROW_VALUE + MADE_MAX <= POLICY_OPT_BASE, "the rows' values below the policy's");
+
+const struct opt_row *options_row(size_t i)
+{
+	return i < NROWS ? &rows[i] : NULL;
+}
+
+static int per_kind(const struct opt_row *r)
+{
+	return r->name && strstr(r->name, "%K");
+}
+
+const struct opt_row *options_next(struct opt_it *it, unsigned *kind)
+{
+	for (; it->row < NROWS; it->row++, it->kind = 0) {
+		const struct opt_row *r = &rows[it->row];
+
+		if (!per_kind(r)) {
+			*kind = 0;
+			it->row++;
+			return r;
+		}
+		while (it->kind < kind_count() && !kind_is_found(kind_at(it->kind)))
+			it->kind++;
+		if (it->kind < kind_count()) {
+			*kind = it->kind++;
+			return r;
 		}
 	}
-	return n;
+	return NULL;
 }
 
-/* An option of a table's (a found kind's, the policy's): 0 when taken,
- * -EINVAL (said) for a bad value, 1 when c is none of theirs. */
-static int table_option(int c, const char *arg, struct options *o)
+void options_defaults(struct options *o)
 {
-	unsigned k = (unsigned)(c - KIND_OPT_BASE) / 3;
-	char what[80];
-	int rc;
+	*o = defaults;
+	o->policy = policy_default();
+}
 
-	if ((rc = policy_option(c, arg, &o->policy)) < 0) {
-		char orders[64];
+/* ---- the texts ------------------------------------------------------------ */
 
-		snprintf(what, sizeof what, "--schedule (%s)",
-			 policy_order_list(orders, sizeof orders));
-		return bad(what, arg);
+/* The default of r's field, as its option takes it. */
+static void default_of(const struct opt_row *r, char *buf, size_t len)
+{
+	const char *f = (const char *)&defaults + r->at;
+
+	if (r->type == OPT_NUMBER)
+		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)f);
+	else if (r->type == OPT_SECONDS || r->type == OPT_MODE)
+		snprintf(buf, len, "%g", *(const unsigned *)((const char *)&defaults +
+				(r->type == OPT_MODE ? r->ms_at : r->at)) / 1000.0);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* The config file's keys, "workers = N|auto, idle_timeout = S". */
+static void config_keys(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NROWS && at < len; i++)
+		if (rows[i].key)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s = %s", at ? ", " : "",
+					       rows[i].key, rows[i].arg);
+}
+
+void options_text(const struct opt_row *r, unsigned kind, const char *text, int man,
+		  char *buf, size_t len)
+{
+	const struct worker_kind *k = kind_at(kind);
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (const char *s = text; *s && at + 1 < len; s++) {
+		char part[512] = "";
+
+		if (*s != '%' || !s[1]) {
+			buf[at++] = *s;
+			buf[at] = '\0';
+			continue;
+		}
+		switch (*++s) {
+		case 'D': default_of(r, part, sizeof part); break;
+		case 'M': snprintf(part, sizeof part, "%llu", (unsigned long long)r->max); break;
+		case 'N': snprintf(part, sizeof part, "%llu", (unsigned long long)r->n); break;
+		case 'L':
+			if (man && r->machine)
+				snprintf(part, sizeof part, "those built in (--help lists them)");
+			else if (r->list)
+				r->list(part, sizeof part);
+			break;
+		case 'C': config_keys(part, sizeof part); break;
+		case 'K': snprintf(part, sizeof part, "%s", k ? k->name : "?"); break;
+		case 'H': snprintf(part, sizeof part, "%s", k && k->help ? k->help : ""); break;
+		case 'B': snprintf(part, sizeof part, "%s", k && k->binary ? k->binary : ""); break;
+		default: snprintf(part, sizeof part, "%c", *s); break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s", part);
 	}
-	if (rc > 0)
-		return 0;
-	if (c < KIND_OPT_BASE || k >= kind_count())
-		return 1;
-	switch ((c - KIND_OPT_BASE) % 3) {
-	case 1:
-		o->kind_path[k] = arg;
-		return 0;
-	case 2:
-		o->kind_kernel[k] = arg; /* its program checks the name (exit 2) */
-		return 0;
+	for (char *nl = buf; (nl = strchr(nl, '\n'));)
+		*nl = ' '; /* the printers wrap */
+}
+
+/* "--NAME ARG" or "--NAME[=S]". */
+static void synopsis(const struct opt_row *r, unsigned kind, char *buf, size_t len)
+{
+	char name[64];
+
+	options_text(r, kind, r->name, 0, name, sizeof name);
+	snprintf(buf, len, "--%s%s%s", name, r->arg && r->arg[0] != '[' ? " " : "",
+		 r->arg ? r->arg : "");
+}
+
+/* The option's help in --help's columns: its synopsis, then its sentence
+ * from column 25, wrapped before column 80. */
+#define HELP_COLUMN 25
+#define HELP_WIDTH 79
+static void print_option(FILE *out, const struct opt_row *r, unsigned kind, int man)
+{
+	char text[1024];
+	size_t at;
+
+	synopsis(r, kind, text, sizeof text);
+	at = 2 + strlen(text);
+	fprintf(out, "  %s", text);
+	if (at >= HELP_COLUMN - 1) {
+		fputc('\n', out);
+		at = 0;
 	}
-	snprintf(what, sizeof what, "--%s (auto, off or unit numbers, each once: 0,1)",
-		 kind_at(k)->name);
-	if (!kind_spec_valid(arg))
-		return bad(what, arg);
-	o->kind_spec[k] = arg;
-	return 0;
+	options_text(r, kind, r->help, man, text, sizeof text);
+	for (const char *s = text; *s;) {
+		size_t word = strcspn(s, " ");
+
+		if (at > HELP_COLUMN && at + 1 + word > HELP_WIDTH) {
+			fputc('\n', out);
+			at = 0;
+		}
+		at += (size_t)fprintf(out, "%*s%.*s", at < HELP_COLUMN ? (int)(HELP_COLUMN - at) :
+				      1, "", (int)word, s);
+		s += word + strspn(s + word, " ");
+	}
+	fputc('\n', out);
+}
+
+void options_usage(FILE *out, int man)
+{
+	struct opt_it it = { 0 };
+	const struct opt_row *r;
+	unsigned kind;
+
+	fputs("usage: master PORT [options]\n"
+	      "       master --status [PORT] [--json]\n"
+	      "       master --hook NAME [PORT]\n"
+	      "\n"
+	      "Reverse SHA-256 hashes of 64-bit values by brute force, on TCP PORT.\n"
+	      "\n", out);
+	while ((r = options_next(&it, &kind)))
+		if (r->type == OPT_POLICY)
+			policy_help(out);
+		else
+			print_option(out, r, kind, man);
+	fputs("\n"
+	      "Signals: HUP reloads the worker count, TERM/INT stop gracefully,\n"
+	      "QUIT stops at once, USR1 logs the status.\n", out);
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+/* Read value into r's field for kind (o untouched by a bad value but for
+ * a kind's or the policy's). 0 or -EINVAL. */
+static int take(const struct opt_row *r, unsigned kind, const char *value, struct options *o)
+{
+	char *f = (char *)o + r->at;
+	uint64_t v;
+
+	switch (r->type) {
+	case OPT_SWITCH:
+		*(int *)f = r->to;
+		return 0;
+	case OPT_MODE:
+		if (value && parse_duration(value, (double)r->max, !r->min,
+					    (unsigned *)((char *)o + r->ms_at)) < 0)
+			return -EINVAL;
+		*(int *)f = r->to;
+		return 0;
+	case OPT_NUMBER:
+		if (r->word && strcmp(value, r->word) == 0)
+			v = 0;
+		else if (parse_u64(value, r->min, r->max, &v) < 0)
+			return -EINVAL;
+		*(uint64_t *)f = v;
+		return 0;
+	case OPT_SECONDS:
+		return parse_duration(value, (double)r->max, !r->min, (unsigned *)f);
+	case OPT_STRING:
+		if (!*value || (r->check && !r->check(value)))
+			return -EINVAL;
+		((const char **)f)[per_kind(r) ? kind : 0] = value;
+		return 0;
+	case OPT_OTHER:
+		return r->parse(value, o);
+	case OPT_POLICY:
+		break;
+	}
+	return -EINVAL;
+}
+
+/* Say that option (its name) refuses value, and what r's values are. */
+static int refuse(const char *option, const struct opt_row *r, unsigned kind,
+		  const char *value)
+{
+	char what[512];
+
+	if (r->type == OPT_NUMBER)
+		snprintf(what, sizeof what, "%llu..%llu%s%s", (unsigned long long)r->min,
+			 (unsigned long long)r->max, r->word ? " or " : "", r->word ? r->word : "");
+	else if (r->type == OPT_SECONDS || r->type == OPT_MODE)
+		snprintf(what, sizeof what, "seconds, %s..%llu", r->min ? "0.001" : "0",
+			 (unsigned long long)r->max);
+	else
+		options_text(r, kind, r->values ? r->values : "see --help", 0, what, sizeof what);
+	fprintf(stderr, "master: invalid --%s (%s): '%s' (see master --help)\n", option, what,
+		value);
+	return -EINVAL;
+}
+
+static int said(const char *what, const char *word)
+{
+	fprintf(stderr, "master: %s: '%s' (see master --help)\n", what, word);
+	return -EINVAL;
 }
 
 /* The port, and nothing after it. 0 or -EINVAL (said). */
@@ -396,124 +466,71 @@ static int operands(int argc, char **argv, struct options *o)
 
 	if (optind < argc) {
 		if (parse_u64(argv[optind], 1, 65535, &v) < 0)
-			return bad("port (1..65535)", argv[optind]);
+			return said("invalid PORT (1..65535)", argv[optind]);
 		o->port = (unsigned)v;
 		optind++;
 	} else if (!o->status) {
-		fprintf(stderr, "master: missing PORT\n");
-		print_usage(stderr);
+		fprintf(stderr, "master: missing PORT (see master --help)\n");
 		return -EINVAL;
 	}
 	if (optind < argc)
-		return bad("extra argument", argv[optind]);
+		return said("an argument too many", argv[optind]);
 	return 0;
 }
 
 int options_parse(int argc, char **argv, struct options *o)
 {
-	/* The switches without an argument set their field themselves
-	 * (getopt_long then returns 0); the tables' options follow. */
-	const struct option fixed[] = {
-		{ "workers", required_argument, NULL, 'w' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "kernel", required_argument, NULL, 'k' },
-		{ "cache-entries", required_argument, NULL, 'C' },
-		{ "no-attach", no_argument, &o->attach_repeats, 0 },
-		{ "listen", required_argument, NULL, OPT_CAPS },
-		{ "max-conns", required_argument, NULL, OPT_CAPS + 1 },
-		{ "peer-conns", required_argument, NULL, OPT_CAPS + 2 },
-		{ "peer-searches", required_argument, NULL, OPT_CAPS + 3 },
-		{ "peer-weight", required_argument, NULL, OPT_CAPS + 4 },
-		{ "proxy-from", required_argument, NULL, OPT_CAPS + 5 },
-		{ "user", required_argument, NULL, OPT_CAPS + 6 },
-		{ "max-wait", required_argument, NULL, OPT_CAPS + 7 },
-		{ "idle-timeout", required_argument, NULL, 'i' },
-		{ "stop-timeout", required_argument, NULL, 's' },
-		{ "no-pin", no_argument, &o->pin, 0 },
-		{ "no-sandbox", no_argument, &o->sandbox, 0 },
-		{ "low-latency", optional_argument, NULL, 'Q' },
-		{ "no-low-latency", no_argument, &o->low_latency, POWER_OFF },
-		{ "poll", optional_argument, NULL, 'P' },
-		{ "no-poll", no_argument, &o->poll, OPT_POLL_OFF },
-		{ "verbose", no_argument, &o->verbose, 1 },
-		{ "quiet", no_argument, &o->quiet, 1 },
-		{ "status", no_argument, &o->status, 1 },
-		{ "json", no_argument, &o->json, 1 },
-		{ "hook", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-	};
-	struct option longopts[sizeof fixed / sizeof fixed[0] + 3 * KINDS_MAX +
-			       POLICY_OPTIONS_MAX + 1];
-	size_t n = sizeof fixed / sizeof fixed[0];
-	char names[KINDS_MAX][3][32];
-	int c, rc;
+	struct option longopts[MADE_MAX + POLICY_OPTIONS_MAX + 1];
+	struct {
+		const struct opt_row *r;
+		unsigned kind;
+	} made[MADE_MAX];
+	char names[MADE_MAX][32];
+	struct opt_it it = { 0 };
+	const struct opt_row *r, *policy = NULL;
+	size_t n = 0, m = 0;
+	unsigned kind;
+	int c, at, rc, help = -1;
 
-	memcpy(longopts, fixed, sizeof fixed);
-	n += kind_options(longopts + n, names);
-	n += policy_getopt(longopts + n);
+	while ((r = options_next(&it, &kind))) {
+		if (r->type == OPT_POLICY) {
+			policy = r;
+			n += policy_getopt(longopts + n);
+			continue;
+		}
+		if (r->type == OPT_SWITCH && r->at == offsetof(struct options, help))
+			help = ROW_VALUE + (int)m; /* -h too */
+		options_text(r, kind, r->name, 0, names[m], sizeof names[m]);
+		longopts[n++] = (struct option){ names[m], !r->arg ? no_argument :
+			r->arg[0] == '[' ? optional_argument : required_argument, NULL,
+			ROW_VALUE + (int)m };
+		made[m].r = r;
+		made[m++].kind = kind;
+	}
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
-	set_defaults(o);
+	options_defaults(o);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'w':
-			if (parse_workers(optarg, &o->workers) < 0)
-				return bad_workers(optarg);
-			o->given |= OPT_GIVEN_WORKERS;
-			break;
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'k':
-			if (!valid_kernel(optarg))
-				return bad_kernel(optarg);
-			o->kernel = optarg;
-			break;
-		case 'C':
-			if (parse_u64(optarg, 0, 1ull << 32, &o->cache_entries) < 0)
-				return bad("--cache-entries (0..2^32)", optarg);
-			break;
-		case 'i':
-			if (parse_seconds(optarg, &o->idle_timeout_ms) < 0)
-				return bad("--idle-timeout (seconds)", optarg);
-			o->given |= OPT_GIVEN_IDLE_TIMEOUT;
-			break;
-		case 's':
-			if (parse_seconds(optarg, &o->stop_timeout_ms) < 0)
-				return bad("--stop-timeout (seconds)", optarg);
-			break;
-		case 0: /* a switch that set its field */
-			break;
-		case 'Q':
-			o->low_latency = POWER_ON;
-			if (optarg && parse_duration(optarg, 3600, 1, &o->low_latency_ms) < 0)
-				return bad("--low-latency (seconds, 0..3600)", optarg);
-			break;
-		case 'P':
-			o->poll = OPT_POLL_ON;
-			if (optarg && parse_duration(optarg, 3600, 0, &o->poll_ms) < 0)
-				return bad("--poll (seconds, 0.001..3600)", optarg);
-			break;
-		case 'H':
-			if (parse_hook(optarg, &o->hook) < 0)
-				return bad_hook(optarg);
-			o->status = 1;
-			break;
-		case 'h':
-			print_usage(stdout);
-			o->help = 1;
-			return 0;
-		default:
-			if ((rc = caps_option(c, optarg, o)) <= 0) {
-				if (rc < 0)
-					return rc;
-				break;
+	while ((c = getopt_long(argc, argv, ":h", longopts, &at)) != -1) {
+		if (c == 'h')
+			c = help;
+		if (c >= ROW_VALUE && c < ROW_VALUE + (int)m) {
+			r = made[c - ROW_VALUE].r;
+			kind = made[c - ROW_VALUE].kind;
+			if (take(r, kind, optarg, o) < 0)
+				return refuse(names[c - ROW_VALUE], r, kind, optarg);
+			o->given |= 1ull << (r - rows);
+			if (o->help) {
+				options_usage(stdout, 0);
+				return 0;
 			}
-			if ((rc = table_option(c, optarg, o)) > 0)
-				return bad("option", argv[optind - 1]);
-			if (rc < 0)
-				return rc;
+		} else if (c == ':') {
+			return said("a value missing after", argv[optind - 1]);
+		} else if (c == '?' || !policy ||
+			   (rc = policy_option(c, optarg, &o->policy)) == 0) {
+			return said("no such option", argv[optind - 1]);
+		} else if (rc < 0) {
+			return refuse(longopts[at].name, policy, 0, optarg);
 		}
 	}
 	if ((rc = operands(argc, argv, o)) < 0)
@@ -523,30 +540,24 @@ int options_parse(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* A key the command line already set: its value is still checked (a bad
- * file is a bad file), then left as the command line gave it. */
-static int given(const char *key, const char *option, int rc)
-{
-	if (rc == 0)
-		log_info("config: %s left as %s gave it on the command line", key, option);
-	return rc;
-}
+/* ---- the config file ------------------------------------------------------ */
 
-/* One config key of the options at ctx (a config_set_fn). */
+/* One config key of the options at ctx (a config_set_fn). A key the
+ * command line already set: its value is still checked (a bad file is a
+ * bad file), then left as the command line gave it. */
 static int set_key(void *ctx, const char *key, const char *value)
 {
-	struct options *o = ctx;
-	unsigned workers, ms;
+	struct options *o = ctx, scratch = *o;
 
-	if (strcmp(key, "workers") == 0) {
-		if (o->given & OPT_GIVEN_WORKERS)
-			return given(key, "--workers", parse_workers(value, &workers));
-		return parse_workers(value, &o->workers);
-	}
-	if (strcmp(key, "idle_timeout") == 0) {
-		if (o->given & OPT_GIVEN_IDLE_TIMEOUT)
-			return given(key, "--idle-timeout", parse_seconds(value, &ms));
-		return parse_seconds(value, &o->idle_timeout_ms);
+	for (size_t i = 0; i < NROWS; i++) {
+		if (!rows[i].key || strcmp(rows[i].key, key) != 0)
+			continue;
+		if (!(o->given >> i & 1))
+			return take(&rows[i], 0, value, o);
+		if (take(&rows[i], 0, value, &scratch) < 0)
+			return -EINVAL;
+		log_info("config: %s left as --%s gave it on the command line", key, rows[i].name);
+		return 0;
 	}
 	return -ENOENT;
 }
@@ -563,9 +574,9 @@ int options_load(struct options *o, const char *path)
 
 unsigned options_workers(const struct options *o)
 {
-	unsigned n = o->workers ? o->workers : os_cpu_count();
+	uint64_t n = o->workers ? o->workers : os_cpu_count();
 
-	return n > RING_WORKERS ? RING_WORKERS : n;
+	return n > RING_WORKERS ? RING_WORKERS : (unsigned)n;
 }
 
 void options_caps(struct options *o, long nofile)

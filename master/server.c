@@ -69,9 +69,9 @@ static void on_notify(struct server *s)
 /* The CPU workers o asks for. auto: one per CPU, less one for each other
  * worker (a GPU's) and one for the master when there are others: a GPU
  * worker spins for its launches and polls for its next lease, and beside
- * a CPU worker on every CPU its wake-ups and the master's waited for the
- * scheduler's tick (a 30M request's latency: +0.76 ms at the p50, p90
- * +3.4 ms), while 16 CPU workers add 5% to an H100's rate. */
+ * a CPU worker on every CPU its wake-ups and the master's wait for the
+ * scheduler's tick, which costs more than those CPU workers add
+ * (docs/performance.md). */
 static unsigned cpu_workers(const struct server *s, const struct options *o)
 {
 	unsigned n = options_workers(o), others = s->workers.fixed;
@@ -83,11 +83,9 @@ static unsigned cpu_workers(const struct server *s, const struct options *o)
 
 /* How long the master polls after it was last busy, with cpu CPU
  * workers: --poll's, or by default where they and the other workers left
- * it a CPU of its own (--workers auto beside a GPU worker: there its sleep
- * in epoll_wait cost a request on an H200's host about 100 us, a wake-up
- * from a halted CPU, twice: a 100-request mix of 30M requests scored
- * 1,408-1,510 polling against 1,615-1,763 sleeping); never where it would
- * take a worker's CPU. */
+ * it a CPU of its own (--workers auto beside a GPU worker, where a sleep
+ * in epoll_wait costs a request a wake-up from a halted CPU, twice:
+ * docs/performance.md); never where it would take a worker's CPU. */
 static uint64_t poll_ns(const struct server *s, const struct options *o, unsigned cpu)
 {
 	if (o->poll == OPT_POLL_OFF ||

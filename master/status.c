@@ -1,15 +1,6 @@
-/* The live scoreboard: the worker slots and counters already sit in the
- * shared segment, so `master --status PORT` maps it read-only and prints it,
- * and SIGUSR1 writes the same to the log.
- *
- * Each figure is listed once, in gather() and the few functions it calls
- * in the order the figures are shown: one struct status_figure each, its
- * fields named (its JSON key, the words that name it in the text, its
- * value, whether it is a counter, its sentence). The text and the JSON are
- * both printed from that list, and the Prometheus exporter
- * (master/metrics.c) reads it through status_figures(). The workers, the stages and the
- * latency histograms are lists of their own, printed as a table (text) or
- * an array (JSON).
+/* The scoreboard's rows (see status.h), made once from the segment, and
+ * two of their writers: the text and the JSON. The exporter's is
+ * metrics.c.
  *
  * The words the segment holds (the kernel's name, each kind's note, which
  * a GPU program of another build wrote) are whatever bytes its writers
@@ -21,19 +12,25 @@
 #include "lib/utf8.h"
 #include "master/power.h"
 #include "shm/hist.h"
+#include "shm/ring.h"
 #include "worker/kind.h"
 
 #include <errno.h>
-#include <stddef.h>
-#include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define MAX_FIGURES STATUS_FIGURES_MAX
+/* The rows at most: the figures (two per kind and one per policy rule
+ * among them), 14 per worker slot, the lists. */
+#define ROWS_MAX (160 + 14 * RING_WORKERS + HIST_BOUNDS + RING_QUEUED_BUCKETS + \
+		  2 * (OUTCOME_COUNT + STAGE_COUNT))
+#define WORDS_MAX (1 + SEG_KINDS + 2 * RING_WORKERS)
+#define DEPTH_MAX 8
 
 _Static_assert(sizeof(((struct seg_header *)0)->kernel) <= STATUS_WORD_MAX &&
-	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX, "a word of the segment fits");
+	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX,
+	       "a word of the segment fits");
 
 static const char *const stage_names[STAGE_COUNT] = {
 #define XX(stage, name) [STAGE_##stage] = name,
@@ -46,6 +43,107 @@ static const char *const outcome_names[OUTCOME_COUNT] = {
 	SEG_OUTCOME_MAP(XX)
 #undef XX
 };
+
+/* ---- the rows ------------------------------------------------------------- */
+
+#define NUM(...) (struct status_row){ .type = STATUS_NUM, __VA_ARGS__ }
+#define REAL(...) (struct status_row){ .type = STATUS_REAL, __VA_ARGS__ }
+#define WORD(...) (struct status_row){ .type = STATUS_WORD, __VA_ARGS__ }
+#define MEAN(...) (struct status_row){ .type = STATUS_MEAN, __VA_ARGS__ }
+#define HIST(...) (struct status_row){ .type = STATUS_HIST, __VA_ARGS__ }
+#define GROUP(...) (struct status_row){ .type = STATUS_GROUP, __VA_ARGS__ }
+#define LIST(...) (struct status_row){ .type = STATUS_LIST, __VA_ARGS__ }
+#define END (struct status_row){ .type = STATUS_END }
+
+/* The master's counters, in the order the text shows them. */
+static const struct counter {
+	const char *key, *text; /* a text starting with '\n' starts a line */
+	size_t at;              /* in struct seg_stats */
+	const char *help;
+} counters[] = {
+#define AT(field) offsetof(struct seg_stats, field)
+	{ "requests", "\nrequests", AT(requests), "requests read whole" },
+	{ "accepted", "connections", AT(accepted), "connections accepted" },
+	{ "answered", "answered", AT(answered), "replies sent in full" },
+	{ "cache_hits", "cache hits", AT(cache_hits), "requests answered from the cache" },
+	{ "attached", "attached", AT(attached),
+	  "requests that joined a search of the same question" },
+	{ "jobs", "jobs", AT(jobs), "searches started" },
+	{ "not_found", "not found", AT(not_found),
+	  "searches whose range held no answer (replied 0)" },
+	{ "cancelled", "cancelled", AT(cancelled),
+	  "searches dropped because every client asking left" },
+	{ "parked", "parked", AT(parked), "searches set aside for better ones (job table full)" },
+	{ "dropped", "dropped", AT(dropped), "connections closed before a reply (timeout, error)" },
+	{ "timeouts", "timeouts", AT(timeouts),
+	  "dropped connections that were too slow to send or read" },
+	{ "worker_deaths", "\nworker deaths", AT(worker_deaths), "workers that died" },
+	{ "stalls", "stalled", AT(stalls), "workers killed for making no progress" },
+	{ "respawns", "respawns", AT(respawns), "workers started in place of dead ones" },
+	{ "reloads", "reloads", AT(reloads), "worker count reloads (SIGHUP)" },
+	{ "dead_hashes", NULL, AT(dead_hashes), "hashes done by workers that have exited" },
+	{ "wakeups", "master wake-ups", AT(wakeups), "times the master's loop woke with events" },
+	{ "wrong_answers", "wrong answers", AT(wrong_answers),
+	  "answers a worker reported that did not hash to the digest (searched again)" },
+	{ "refused_full", "\nrefused: master full", AT(refused_full),
+	  "connections closed at once: the master held --max-conns" },
+	{ "refused_peer_conns", "peer's connections", AT(refused_peer_conns),
+	  "connections closed at once: their peer held --peer-conns" },
+	{ "refused_peer_searches", "peer's searches", AT(refused_peer_searches),
+	  "requests closed unanswered: their peer had --peer-searches searches" },
+	{ "expired", "waited too long", AT(expired),
+	  "requests closed unanswered: their client waited --max-wait" },
+#undef AT
+};
+
+/* One more row. A number the JSON shows at its top without a sentence
+ * for its metric, or a row past ROWS_MAX, is a mistake in this file: stop
+ * on it rather than serve a scoreboard without it. */
+static void add(struct status *st, struct status_row r)
+{
+	int group = r.type == STATUS_GROUP || r.type == STATUS_LIST;
+
+	if (st->n >= ROWS_MAX || (!st->depth && r.key && !group && r.type != STATUS_WORD &&
+				  !r.help)) {
+		fprintf(stderr, "status: row %s: %s\n", r.key ? r.key : "?",
+			st->n >= ROWS_MAX ? "past ROWS_MAX (raise it)" : "no help sentence");
+		abort();
+	}
+	st->depth += group - (r.type == STATUS_END);
+	st->row[st->n++] = r;
+}
+
+/* A word of the rows' own, to fill: past WORDS_MAX is a mistake in this
+ * file. */
+static char *word(struct status *st)
+{
+	if (st->nwords >= WORDS_MAX)
+		abort();
+	return st->word[st->nwords++];
+}
+
+/* A field of the segment's, size bytes: read once, and ended at its last
+ * byte at the latest, whatever a writer of the segment left there. */
+static const char *copied(struct status *st, const char *field, size_t size)
+{
+	char *w = word(st);
+
+	memcpy(w, field, size - 1);
+	w[size - 1] = '\0';
+	return w;
+}
+
+__attribute__((format(printf, 2, 3)))
+static const char *made(struct status *st, const char *fmt, ...)
+{
+	char *w = word(st);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w, STATUS_WORD_MAX, fmt, ap);
+	va_end(ap);
+	return w;
+}
 
 static double uptime_s(const struct seg_header *h)
 {
@@ -72,32 +170,24 @@ static const char *low_latency_name(uint32_t state)
 	return state < POWER_STATE_COUNT ? names[state] : "?";
 }
 
-/* A figure past the array's end, or one without its sentence, is a
- * mistake in this file (the figures are a fixed list, but for one per rule
- * and two per kind): stop on it rather than print a scoreboard without
- * it. */
-static void add(struct status_figure *f, size_t *n, struct status_figure one)
+static const char *slot_state(const struct ring_slot_view *v)
 {
-	if (*n >= MAX_FIGURES || !one.help) {
-		fprintf(stderr, "status: figure %s: %s\n", one.key, one.help ?
-			"past STATUS_FIGURES_MAX (raise it)" : "no help sentence");
-		abort();
-	}
-	f[(*n)++] = one;
+	static const char *const names[SLOT_STATE_COUNT] = {
+#define XX(state, name) [SLOT_##state] = name,
+		RING_SLOT_STATE_MAP(XX)
+#undef XX
+	};
+
+	if (!v->pid)
+		return "dead";
+	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
 }
 
-/* A figure whose word is a field of the segment's, size bytes: read once
- * into a word of words, it ends at the field's last byte at the latest,
- * whatever a writer of the segment left there. */
-static void add_copied(struct status_figure *f, size_t *n, struct status_figure one,
-		       struct status_words *words, const char *field, size_t size)
+static const char *kind_name(uint32_t kind)
 {
-	char *copy = words->word[words->n++];
+	const struct worker_kind *k = kind_at(kind);
 
-	memcpy(copy, field, size - 1);
-	copy[size - 1] = '\0';
-	one.word = copy;
-	add(f, n, one);
+	return k ? k->name : "?";
 }
 
 /* What the workers hashed: every live and dead worker's hashes, and the
@@ -112,14 +202,16 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	double on_cpus = 0, on_devices = 0;
 	unsigned busy = 0;
 
-	*hashes = seg->hdr->stats.dead_hashes;
+	*hashes = seg->hdr->stats.dead_hashes; /* an exited worker's, counted once */
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct worker_kind *k;
 		struct ring_slot_view v;
 
 		ring_slot_view(seg->ring, i, &v);
+		if (!v.pid)
+			continue;
 		*hashes += v.hashes;
-		if (!v.pid || !v.hash_ns || !(k = kind_at(v.kind)))
+		if (!v.hash_ns || !(k = kind_at(v.kind)))
 			continue;
 		if (k->wall_clock) {
 			on_devices += v.hashes * 1e9 / v.hash_ns;
@@ -133,197 +225,342 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	*busy_rate = on_cpus + on_devices;
 }
 
-/* Test hooks armed and not yet fired, all kinds together. */
-static uint64_t hooks_armed(const struct ring *r)
-{
-	uint64_t n = 0;
-
-	for (int i = 0; i < HOOK_COUNT; i++)
-		n += ring_hook_armed(r, (enum ring_hook)i);
-	return n;
-}
-
 /* The master's own first line: who it is, what it runs, how long it has. */
-static void master_figures(const struct seg *seg, struct status_figure *f, size_t *n,
-			   struct status_words *words)
+static void master_rows(struct status *st, const struct seg *seg)
 {
 	const struct seg_header *h = seg->hdr;
 	/* The master puts the policy back where a worker wrote over it. */
-	const struct policy pol = { .order = shm_read(seg->ring->policy.order),
-				    .rules = shm_read(seg->ring->policy.rules) },
-			    *p = &pol;
+	const struct policy p = { .order = shm_read(seg->ring->policy.order),
+				  .rules = shm_read(seg->ring->policy.rules) };
 
-	add(f, n, (struct status_figure){ .key = "pid", .text = "revhash master pid",
-		.num = (uint64_t)h->master_pid, .help = "the master's process id" });
-	add(f, n, (struct status_figure){ .key = "port", .text = "port", .num = h->port,
-		.help = "the TCP port the master serves" });
-	add_copied(f, n, (struct status_figure){ .key = "kernel", .text = "kernel",
-		.kind = STATUS_WORD, .help = "the CPU workers' SHA-256 kernel" },
-		words, h->kernel, sizeof h->kernel);
+	add(st, NUM(.key = "pid", .text = "revhash master pid", .num = (uint64_t)h->master_pid,
+		    .help = "the master's process id"));
+	add(st, NUM(.key = "port", .text = "port", .num = h->port,
+		    .help = "the TCP port the master serves"));
+	add(st, WORD(.key = "kernel", .text = "kernel",
+		     .word = copied(st, h->kernel, sizeof h->kernel)));
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind_is_found(kind))
 			continue;
-		add_copied(f, n, (struct status_figure){ .key = kind->name, .text = kind->name,
-			.kind = STATUS_WORD, .help = "the devices the kind's workers run on" },
-			words, h->kinds[k].note, sizeof h->kinds[k].note);
-		add(f, n, (struct status_figure){ .key = kind->count_key, .num = h->kinds[k].n,
-			.help = kind->count_help });
+		add(st, WORD(.key = kind->name, .text = kind->name,
+			     .word = copied(st, h->kinds[k].note, sizeof h->kinds[k].note)));
+		add(st, NUM(.key = kind->count_key, .num = h->kinds[k].n,
+			    .help = kind->count_help));
 	}
-	add(f, n, (struct status_figure){ .key = "schedule", .text = "schedule",
-		.kind = STATUS_WORD, .word = policy_order_name(p->order),
-		.help = "the order jobs get the workers in" });
+	add(st, WORD(.key = "schedule", .text = "schedule", .word = policy_order_name(p.order)));
 	for (unsigned i = 0; i < policy_rules(); i++)
-		add(f, n, (struct status_figure){ .key = policy_rule_key(i),
-			.text = policy_rule_key(i), .num = (uint64_t)policy_rule_on(p, i),
-			.help = policy_rule_state(i) });
-	add(f, n, (struct status_figure){ .key = "low_latency", .text = "low latency",
-		.kind = STATUS_WORD, .word = low_latency_name(h->low_latency),
-		.help = "what the master does with the CPUs' idle states" });
-	add(f, n, (struct status_figure){ .key = "low_latency_holds", .num = h->low_latency_holds,
-		.counter = 1, .help = "times the master held the CPUs out of deep idle states" });
-	add(f, n, (struct status_figure){ .key = "uptime_s", .text = "up", .unit = " s",
-		.kind = STATUS_REAL, .real = uptime_s(h),
-		.help = "seconds since the master started" });
+		add(st, NUM(.key = policy_rule_key(i), .text = policy_rule_key(i),
+			    .num = (uint64_t)policy_rule_on(&p, i), .help = policy_rule_state(i)));
+	add(st, WORD(.key = "low_latency", .text = "low latency",
+		     .word = low_latency_name(h->low_latency)));
+	add(st, NUM(.key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
+		    .help = "times the master held the CPUs out of deep idle states"));
+	add(st, REAL(.key = "uptime_s", .text = "up", .unit = " s", .real = uptime_s(h),
+		     .help = "seconds since the master started"));
 }
 
-/* What the master holds: the workers it aims for, the job table, the
- * cache. */
-static void table_figures(const struct seg *seg, struct status_figure *f, size_t *n)
+/* A row of the table for each slot that has had a worker, and the live
+ * workers by kind. */
+static void worker_rows(struct status *st, const struct seg *seg)
 {
-	unsigned counts[RING_QUEUED_BUCKETS];
+	unsigned live[KINDS_MAX] = { 0 };
 
-	add(f, n, (struct status_figure){ .key = "workers_wanted", .text = "workers wanted",
-		.num = seg->hdr->workers, .help = "CPU workers the master aims for" });
-	add(f, n, (struct status_figure){ .key = "jobs_in_table", .text = "jobs in the table",
-		.num = ring_in_use(seg->ring), .help = "jobs in the shared job table, in any phase" });
-	add(f, n, (struct status_figure){ .key = "jobs_queued", .text = "searched",
-		.num = ring_queued(seg->ring, counts),
-		.help = "jobs being searched or waiting for a worker" });
-	add(f, n, (struct status_figure){ .key = "cache_count", .text = "cache",
-		.num = shm_read(seg->cache->count), .help = "answers the cache holds" });
-	add(f, n, (struct status_figure){ .key = "cache_capacity", .text = "of", .unit = " answers",
-		.num = shm_read(seg->cache->capacity), .help = "answers the cache can hold" });
+	add(st, LIST(.key = "workers", .text = ""));
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		struct ring_slot_view v;
+
+		ring_slot_view(seg->ring, i, &v);
+		if (!v.pid && !v.deaths)
+			continue;
+		if (!v.pid) /* what is left in the slot was its dead worker's */
+			v.rate = v.hashes = v.hash_ns = 0;
+		else if (v.kind < KINDS_MAX)
+			live[v.kind]++;
+		add(st, GROUP());
+		add(st, NUM(.key = "slot", .text = "slot", .label = "slot", .num = i));
+		add(st, WORD(.key = "kind", .text = "kind", .label = "kind",
+			     .word = kind_name(v.kind)));
+		add(st, NUM(.key = "pid", .text = "pid", .num = (uint64_t)v.pid));
+		add(st, WORD(.key = "state", .text = "state", .word = slot_state(&v)));
+		add(st, WORD(.text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) :
+			     "-"));
+		add(st, WORD(.text = "lease", .word = !v.has_lease ? "-" :
+			     made(st, "%llu..%llu", (unsigned long long)v.lease_lo,
+				  (unsigned long long)v.lease_hi)));
+		add(st, REAL(.text = "Mhash/s", .real = (double)v.rate / 1e6));
+		add(st, NUM(.key = "rate", .metric = "worker_hash_rate", .num = v.rate,
+			    .help = "a worker's measured rate, hashes/s"));
+		add(st, NUM(.key = "hashes", .metric = "worker_hashes", .num = v.hashes,
+			    .counter = 1, .help = "hashes by the worker now in the slot"));
+		add(st, NUM(.key = "hash_cpu_ns", .num = v.hash_ns));
+		add(st, NUM(.key = "deaths", .text = "deaths", .metric = "worker_slot_deaths",
+			    .num = v.deaths, .counter = 1,
+			    .help = "workers of the slot that died"));
+		add(st, END);
+	}
+	add(st, END);
+	add(st, GROUP(.key = "live_workers", .metric = "workers", .label = "kind",
+		      .help = "live workers, by kind"));
+	for (unsigned k = 0; k < kind_count() && k < KINDS_MAX; k++)
+		add(st, NUM(.key = kind_at(k)->name, .num = live[k]));
+	add(st, END);
 }
 
-/* The requests and connections the master has seen, counted since its
- * start. */
-static void request_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
+/* What the master holds, counted, and what the workers hashed. */
+static void figure_rows(struct status *st, const struct seg *seg)
 {
-	add(f, n, (struct status_figure){ .key = "requests", .text = "\nrequests",
-		.num = st->requests, .counter = 1, .help = "requests read whole" });
-	add(f, n, (struct status_figure){ .key = "accepted", .text = "connections",
-		.num = st->accepted, .counter = 1, .help = "connections accepted" });
-	add(f, n, (struct status_figure){ .key = "answered", .text = "answered",
-		.num = st->answered, .counter = 1, .help = "replies sent in full" });
-	add(f, n, (struct status_figure){ .key = "cache_hits", .text = "cache hits",
-		.num = st->cache_hits, .counter = 1, .help = "requests answered from the cache" });
-	add(f, n, (struct status_figure){ .key = "attached", .text = "attached",
-		.num = st->attached, .counter = 1,
-		.help = "requests that joined a search of the same question" });
-	add(f, n, (struct status_figure){ .key = "jobs", .text = "jobs",
-		.num = st->jobs, .counter = 1, .help = "searches started" });
-	add(f, n, (struct status_figure){ .key = "not_found", .text = "not found",
-		.num = st->not_found, .counter = 1,
-		.help = "searches whose range held no answer (replied 0)" });
-	add(f, n, (struct status_figure){ .key = "cancelled", .text = "cancelled",
-		.num = st->cancelled, .counter = 1,
-		.help = "searches dropped because every client asking left" });
-	add(f, n, (struct status_figure){ .key = "parked", .text = "parked",
-		.num = st->parked, .counter = 1,
-		.help = "searches set aside for better ones (job table full)" });
-	add(f, n, (struct status_figure){ .key = "dropped", .text = "dropped",
-		.num = st->dropped, .counter = 1,
-		.help = "connections closed before a reply (timeout, error)" });
-	add(f, n, (struct status_figure){ .key = "timeouts", .text = "timeouts",
-		.num = st->timeouts, .counter = 1,
-		.help = "dropped connections that were too slow to send or read" });
-}
-
-/* The workers' lives and the master's own work, counted since its start. */
-static void worker_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
-{
-	add(f, n, (struct status_figure){ .key = "worker_deaths", .text = "\nworker deaths",
-		.num = st->worker_deaths, .counter = 1, .help = "workers that died" });
-	add(f, n, (struct status_figure){ .key = "stalls", .text = "stalled",
-		.num = st->stalls, .counter = 1, .help = "workers killed for making no progress" });
-	add(f, n, (struct status_figure){ .key = "respawns", .text = "respawns",
-		.num = st->respawns, .counter = 1, .help = "workers started in place of dead ones" });
-	add(f, n, (struct status_figure){ .key = "reloads", .text = "reloads",
-		.num = st->reloads, .counter = 1, .help = "worker count reloads (SIGHUP)" });
-	add(f, n, (struct status_figure){ .key = "dead_hashes",
-		.num = st->dead_hashes, .counter = 1,
-		.help = "hashes done by workers that have exited" });
-	add(f, n, (struct status_figure){ .key = "wakeups", .text = "master wake-ups",
-		.num = st->wakeups, .counter = 1,
-		.help = "times the master's loop woke with events" });
-	add(f, n, (struct status_figure){ .key = "wrong_answers", .text = "wrong answers",
-		.num = st->wrong_answers, .counter = 1,
-		.help = "answers a worker reported that did not hash to the digest (searched again)" });
-}
-
-/* The connections and requests closed at once by a cap. */
-static void refused_figures(const struct seg_stats *st, struct status_figure *f, size_t *n)
-{
-	add(f, n, (struct status_figure){ .key = "refused_full", .text = "\nrefused: master full",
-		.num = st->refused_full, .counter = 1,
-		.help = "connections closed at once: the master held --max-conns" });
-	add(f, n, (struct status_figure){ .key = "refused_peer_conns", .text = "peer's connections",
-		.num = st->refused_peer_conns, .counter = 1,
-		.help = "connections closed at once: their peer held --peer-conns" });
-	add(f, n, (struct status_figure){ .key = "refused_peer_searches", .text = "peer's searches",
-		.num = st->refused_peer_searches, .counter = 1,
-		.help = "requests closed unanswered: their peer had --peer-searches searches" });
-	add(f, n, (struct status_figure){ .key = "expired", .text = "waited too long",
-		.num = st->expired, .counter = 1,
-		.help = "requests closed unanswered: their client waited --max-wait" });
-}
-
-/* What the workers hashed, and what the lock and the hooks have seen. */
-static void work_figures(const struct seg *seg, struct status_figure *f, size_t *n)
-{
-	uint64_t hashes;
+	const struct seg_stats *stats = &seg->hdr->stats;
+	unsigned queued[RING_QUEUED_BUCKETS];
+	uint64_t hashes, armed = 0;
 	double busy_rate;
 
+	add(st, NUM(.key = "workers_wanted", .text = "\nworkers wanted", .num = seg->hdr->workers,
+		    .help = "CPU workers the master aims for"));
+	add(st, NUM(.key = "jobs_in_table", .text = "jobs in the table",
+		    .num = ring_in_use(seg->ring),
+		    .help = "jobs in the shared job table, in any phase"));
+	add(st, NUM(.key = "jobs_queued", .text = "searched", .num = ring_queued(seg->ring, queued),
+		    .help = "jobs being searched or waiting for a worker"));
+	add(st, NUM(.key = "cache_count", .text = "cache", .num = shm_read(seg->cache->count),
+		    .help = "answers the cache holds"));
+	add(st, NUM(.key = "cache_capacity", .text = "of", .unit = " answers",
+		    .num = shm_read(seg->cache->capacity), .help = "answers the cache can hold"));
+	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
+		add(st, NUM(.key = counters[i].key, .text = counters[i].text, .counter = 1,
+			    .num = *(const uint64_t *)((const char *)stats + counters[i].at),
+			    .help = counters[i].help));
 	hashing(seg, &hashes, &busy_rate);
-	add(f, n, (struct status_figure){ .key = "lock_repairs", .text = "lock repairs",
-		.num = ring_repairs(seg->ring), .counter = 1,
-		.help = "times the job table's lock was taken back from a dead holder" });
-	add(f, n, (struct status_figure){ .key = "hashes_total", .text = "hashes",
-		.num = hashes, .counter = 1, .help = "hashes done by all workers, live and exited" });
-	add(f, n, (struct status_figure){ .key = "busy_rate", .text = "busy rate",
-		.unit = " hashes/s", .kind = STATUS_REAL, .real = busy_rate,
-		.help = "hashes per second of the workers' hashing time, summed over live "
-			"workers (hashes/s)" });
-	add(f, n, (struct status_figure){ .key = "hooks_armed", .num = hooks_armed(seg->ring),
-		.help = "test fault hooks armed and not yet fired" });
+	add(st, NUM(.key = "lock_repairs", .text = "lock repairs", .num = ring_repairs(seg->ring),
+		    .counter = 1,
+		    .help = "times the job table's lock was taken back from a dead holder"));
+	add(st, NUM(.key = "hashes_total", .text = "hashes", .num = hashes, .counter = 1,
+		    .help = "hashes done by all workers, live and exited"));
+	add(st, REAL(.key = "busy_rate", .text = "busy rate", .unit = " hashes/s",
+		     .real = busy_rate, .help = "hashes per second of the workers' hashing time, "
+		     "summed over live workers (hashes/s)"));
+	for (int i = 0; i < HOOK_COUNT; i++)
+		armed += ring_hook_armed(seg->ring, (enum ring_hook)i);
+	add(st, NUM(.key = "hooks_armed", .num = armed,
+		    .help = "test fault hooks armed and not yet fired"));
+	add(st, LIST(.key = "jobs_by_priority"));
+	for (unsigned w = 1; w < RING_QUEUED_BUCKETS; w++)
+		add(st, NUM(.num = queued[w]));
+	add(st, END);
 }
 
-/* Every figure of the scoreboard into f, in the order they are shown;
- * returns how many, and in *head how many of them make the master's own
- * first line. */
-static size_t gather(const struct seg *seg, struct status_figure *f, size_t *head,
-		     struct status_words *words)
+/* Where a request's time goes: the means of the stages of a searched one
+ * and of a cache hit, and the histograms, read once: the replies by
+ * outcome, the stages, and the score (latency x priority). */
+static void time_rows(struct status *st, const struct seg *seg)
 {
-	size_t n = 0;
+	const struct seg_stats *stats = &seg->hdr->stats;
+	const struct seg_stages *s = &stats->stages;
+	uint64_t replies = 0;
 
-	words->n = 0;
-	master_figures(seg, f, &n, words);
-	*head = n;
-	table_figures(seg, f, &n);
-	request_figures(&seg->hdr->stats, f, &n);
-	worker_figures(&seg->hdr->stats, f, &n);
-	refused_figures(&seg->hdr->stats, f, &n);
-	work_figures(seg, f, &n);
-	return n;
+	st->latency = stats->latency;
+	add(st, GROUP(.key = "stages_us", .text = "\nstages, mean us:"));
+	for (int i = 0; i < STAGE_COUNT; i++)
+		add(st, REAL(.key = stage_names[i], .text = stage_names[i],
+			     .real = mean_us(s->ns[i], s->timed)));
+	add(st, NUM(.key = "timed", .text = "over", .unit = " searched requests", .num = s->timed));
+	add(st, END);
+	add(st, GROUP(.key = "cache_hit_stages", .text = "cache hits:",
+		      .metric = "cache_hit_stage_seconds", .label = "stage",
+		      .help = "a cache hit's time, by stage"));
+	add(st, MEAN(.key = "read", .text = "read", .num = s->hits_timed,
+		     .sum_ns = s->hit_read_ns));
+	add(st, MEAN(.key = "reply", .text = "reply", .num = s->hits_timed,
+		     .sum_ns = s->hit_reply_ns));
+	add(st, END);
+	add(st, REAL(.text = "\nmaster wake-ups per request", .real = !stats->requests ? 0 :
+		     (double)stats->wakeups / (double)stats->requests));
+	add(st, GROUP(.key = "latency"));
+	add(st, LIST(.key = "bounds_us"));
+	for (unsigned i = 0; i < HIST_BOUNDS; i++)
+		add(st, NUM(.num = hist_bound_ns(i) / 1000));
+	add(st, END);
+	add(st, LIST(.key = "replies", .text = "\nreplies:", .metric = "request_duration_seconds",
+		     .label = "outcome", .help = "a request's time in the master, from its accept "
+		     "to its reply's last byte written, by what the reply said"));
+	for (int i = 0; i < OUTCOME_COUNT; i++) {
+		add(st, HIST(.key = outcome_names[i], .text = outcome_names[i],
+			     .hist = &st->latency.reply[i]));
+		replies += hist_count(&st->latency.reply[i]);
+	}
+	add(st, END);
+	add(st, LIST(.key = "stages", .metric = "stage_seconds", .label = "stage",
+		     .help = "a searched request's time, by stage"));
+	for (int i = 0; i < STAGE_COUNT; i++)
+		add(st, HIST(.key = stage_names[i], .hist = &st->latency.stage[i]));
+	add(st, END);
+	add(st, MEAN(.key = "score", .text = "score", .unit = " (mean us x priority)",
+		     .num = replies, .sum_ns = st->latency.score_ns,
+		     .help = "a reply's latency in microseconds times its request's priority "
+			     "(1-16); rate(_sum) / rate(_count) is the mean, the course's score"));
+	add(st, END);
 }
 
-/* ---- text ---------------------------------------------------------------- */
+int status_make(const struct seg *seg, struct status *st)
+{
+	memset(st, 0, sizeof *st);
+	st->row = malloc(ROWS_MAX * sizeof *st->row);
+	st->word = malloc(WORDS_MAX * sizeof *st->word);
+	if (!st->row || !st->word)
+		return -ENOMEM;
+	master_rows(st, seg);
+	worker_rows(st, seg);
+	figure_rows(st, seg);
+	time_rows(st, seg);
+	return 0;
+}
+
+void status_free(struct status *st)
+{
+	free(st->row);
+	free(st->word);
+	st->row = NULL;
+	st->word = NULL;
+}
+
+/* The row after the group or list at i ends. */
+static size_t past(const struct status *st, size_t i)
+{
+	unsigned depth = 0;
+
+	do {
+		if (st->row[i].type == STATUS_GROUP || st->row[i].type == STATUS_LIST)
+			depth++;
+		else if (st->row[i].type == STATUS_END)
+			depth--;
+	} while (++i < st->n && depth);
+	return i;
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+/* A row's value as the text shows it, into buf: a word's control
+ * characters (C0, DEL, C1) and bytes that are no part of a UTF-8
+ * character as '?'. */
+static void text_value(const struct status_row *r, char *buf, size_t len)
+{
+	size_t at = 0;
+	uint64_t n, p99;
+
+	switch (r->type) {
+	case STATUS_NUM:
+		snprintf(buf, len, "%llu", (unsigned long long)r->num);
+		break;
+	case STATUS_REAL:
+		snprintf(buf, len, r->real < 10 ? "%.2f" : "%.1f", r->real);
+		break;
+	case STATUS_MEAN:
+		snprintf(buf, len, "%.1f", mean_us(r->sum_ns, r->num));
+		break;
+	case STATUS_HIST:
+		n = hist_count(r->hist);
+		at = (size_t)snprintf(buf, len, "%llu", (unsigned long long)n);
+		p99 = hist_at_most(r->hist, 0.99);
+		if (n)
+			snprintf(buf + at, len - at, " (mean %.1f us, p99 %s %llu us)",
+				 mean_us(r->hist->sum_ns, n), p99 == UINT64_MAX ? ">" : "<=",
+				 (unsigned long long)(p99 == UINT64_MAX ?
+					hist_bound_ns(HIST_BOUNDS - 1) : p99) / 1000);
+		break;
+	default:
+		for (const char *s = r->word; *s && at + 4 < len;) {
+			size_t c = utf8_char(s);
+
+			if (!c || utf8_control(s, c)) {
+				buf[at++] = '?';
+			} else {
+				memcpy(buf + at, s, c);
+				at += c;
+			}
+			s += c ? c : 1;
+		}
+		buf[at] = '\0';
+	}
+}
+
+#define COLUMNS_MAX 16
+
+/* The list of groups at i as a table under a head: a column for each of a
+ * group's rows with words (the head's, those words), as wide as its
+ * widest, numbers to the right. Returns the row past the list. */
+static size_t table(FILE *out, const struct status *st, size_t i)
+{
+	size_t end = past(st, i) - 1, width[COLUMNS_MAX] = { 0 };
+	char cell[256];
+
+	for (int pass = 0; pass < 2 && i + 1 < end; pass++) {
+		for (size_t g = i + 1, head = 1; g < end; g = head ? g : past(st, g), head = 0) {
+			size_t c = 0;
+
+			for (size_t j = g + 1; st->row[j].type != STATUS_END; j++) {
+				const struct status_row *r = &st->row[j];
+
+				if (!r->text || c >= COLUMNS_MAX)
+					continue;
+				if (head)
+					snprintf(cell, sizeof cell, "%s", r->text);
+				else
+					text_value(r, cell, sizeof cell);
+				if (!pass && strlen(cell) > width[c])
+					width[c] = strlen(cell);
+				if (pass) /* words to the left */
+					fprintf(out, "%s%*s", c ? "  " : "", (int)width[c] *
+						(r->type == STATUS_WORD ? -1 : 1), cell);
+				c++;
+			}
+			if (pass)
+				fputc('\n', out);
+		}
+	}
+	return end + 1;
+}
+
+/* The rows with words, "words value unit", a comma between; a group with
+ * words is a heading for its rows, a list with "" a table. */
+void status_text(FILE *out, const struct status *st)
+{
+	int fresh = 1, heading = 0;
+	char value[256];
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct status_row *r = &st->row[i];
+		const char *text = r->text;
+
+		if (!text) /* an end, or a row not shown (a group's rows may be) */
+			continue;
+		if (*text == '\n' || (r->type == STATUS_LIST && !*text)) {
+			if (!fresh)
+				fputc('\n', out);
+			fresh = 1;
+			text += *text == '\n';
+		}
+		if (r->type == STATUS_LIST && !*text) {
+			i = table(out, st, i) - 1;
+			continue;
+		}
+		fprintf(out, "%s%s", fresh ? "" : heading ? " " : ", ", text);
+		fresh = 0;
+		heading = r->type == STATUS_GROUP || r->type == STATUS_LIST;
+		if (heading)
+			continue;
+		text_value(r, value, sizeof value);
+		fprintf(out, " %s%s", value, r->unit ? r->unit : "");
+	}
+	if (!fresh)
+		fputc('\n', out);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
 
 /* s as a JSON string: quotes and backslashes escaped, control characters
  * (C1's too) as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
-static void print_json_string(FILE *out, const char *s)
+static void json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	while (*s) {
@@ -343,272 +580,74 @@ static void print_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* s for a terminal or a log: a control character (C0, DEL, C1), or a
- * byte that is no part of a UTF-8 character, as '?'. */
-static void print_text_word(FILE *out, const char *s)
+/* One object, the rows with keys; a list's rows as an array; a histogram
+ * as an object of its count, its sum and its buckets' own counts (not
+ * cumulative; the last above the top bound), named by its list's label. */
+void status_json(FILE *out, const struct status *st)
 {
-	while (*s) {
-		size_t n = utf8_char(s);
+	const struct status_row *in[DEPTH_MAX] = { NULL };
+	int first[DEPTH_MAX] = { 1 };
+	unsigned d = 0;
 
-		if (!n || utf8_control(s, n))
-			fputc('?', out);
-		else
-			fwrite(s, 1, n, out);
-		s += n ? n : 1;
-	}
-}
-
-static void print_value(FILE *out, const struct status_figure *f, int json)
-{
-	if (f->kind == STATUS_NUM)
-		fprintf(out, "%llu", (unsigned long long)f->num);
-	else if (f->kind == STATUS_REAL)
-		fprintf(out, json ? "%.3f" : "%.1f", f->real);
-	else
-		(json ? print_json_string : print_text_word)(out, f->word);
-}
-
-static void print_figures_text(FILE *out, const struct status_figure *f, size_t n)
-{
-	int first = 1;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *text = f[i].text;
-
-		if (!text)
-			continue;
-		if (text[0] == '\n') {
-			fputc('\n', out);
-			text++;
-			first = 1;
-		}
-		fprintf(out, "%s%s ", first ? "" : ", ", text);
-		print_value(out, &f[i], 0);
-		fputs(f[i].unit ? f[i].unit : "", out);
-		first = 0;
-	}
-	fputc('\n', out);
-}
-
-static const char *slot_state(const struct ring_slot_view *v)
-{
-	static const char *const names[SLOT_STATE_COUNT] = {
-#define XX(state, name) [SLOT_##state] = name,
-		RING_SLOT_STATE_MAP(XX)
-#undef XX
-	};
-
-	if (!v->pid)
-		return "dead";
-	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
-}
-
-const char *status_worker_kind(const struct ring_slot_view *v)
-{
-	const struct worker_kind *k = kind_at(v->kind);
-
-	return k ? k->name : "?";
-}
-
-const char *status_stage_name(int stage)
-{
-	return stage >= 0 && stage < STAGE_COUNT ? stage_names[stage] : "?";
-}
-
-const char *status_outcome_name(int outcome)
-{
-	return outcome >= 0 && outcome < OUTCOME_COUNT ? outcome_names[outcome] : "?";
-}
-
-size_t status_figures(const struct seg *seg, struct status_figure *f, struct status_words *words)
-{
-	size_t head;
-
-	return gather(seg, f, &head, words);
-}
-
-static void print_workers_text(FILE *out, const struct ring *r)
-{
-	fprintf(out, "%-5s %-4s %-8s %-9s %-6s %-44s %9s %8s\n", "slot", "kind", "pid",
-		"state", "job", "lease", "Mhash/s", "deaths");
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
-		char lease[64] = "-", job[16] = "-";
-
-		ring_slot_view(r, i, &v);
-		if (!v.pid && !v.deaths)
-			continue;
-		if (v.has_lease) {
-			snprintf(job, sizeof job, "%u", v.lease_job);
-			snprintf(lease, sizeof lease, "%llu..%llu",
-				 (unsigned long long)v.lease_lo,
-				 (unsigned long long)v.lease_hi);
-		}
-		fprintf(out, "%-5u %-4s %-8d %-9s %-6s %-44s %9.2f %8u\n", i, status_worker_kind(&v),
-			v.pid, slot_state(&v), job, lease, (double)v.rate / 1e6, v.deaths);
-	}
-}
-
-/* Where a searched request's time goes, on average (enum seg_stage). */
-static void print_stages_text(FILE *out, const struct seg_header *h)
-{
-	const struct seg_stages *s = &h->stats.stages;
-
-	fprintf(out, "stages, mean us over %llu searched requests:",
-		(unsigned long long)s->timed);
-	for (int i = 0; i < STAGE_COUNT; i++)
-		fprintf(out, " %s %.1f%s", stage_names[i], mean_us(s->ns[i], s->timed),
-			i < STAGE_COUNT - 1 ? "," : "");
-	fprintf(out, "; %llu cache hits: read %.1f, reply %.1f\n",
-		(unsigned long long)s->hits_timed, mean_us(s->hit_read_ns, s->hits_timed),
-		mean_us(s->hit_reply_ns, s->hits_timed));
-	if (h->stats.requests)
-		fprintf(out, "master wake-ups per request %.2f\n",
-			(double)h->stats.wakeups / (double)h->stats.requests);
-}
-
-/* p99 in us as the histograms know it: its bucket's upper bound. */
-static void print_p99(FILE *out, const struct seg_hist *hist)
-{
-	uint64_t ns = hist_at_most(hist, 0.99);
-
-	if (ns == UINT64_MAX)
-		fprintf(out, "> %llu", (unsigned long long)(hist_bound_ns(HIST_BOUNDS - 1) / 1000));
-	else
-		fprintf(out, "<= %llu", (unsigned long long)(ns / 1000));
-}
-
-/* Each outcome's replies: how many, their mean latency, their p99's
- * bound; and the score, the mean of latency x priority. */
-static void print_latency_text(FILE *out, const struct seg_latency *l)
-{
-	uint64_t n, all = 0;
-
-	fputs("replies:", out);
-	for (int i = 0; i < OUTCOME_COUNT; i++) {
-		n = hist_count(&l->reply[i]);
-		all += n;
-		fprintf(out, " %s %llu", outcome_names[i], (unsigned long long)n);
-		if (n) {
-			fprintf(out, " (mean %.1f us, p99 ", mean_us(l->reply[i].sum_ns, n));
-			print_p99(out, &l->reply[i]);
-			fputc(')', out);
-		}
-		fputc(';', out);
-	}
-	fprintf(out, " score %.1f (mean us x priority)\n", mean_us(l->score_ns, all));
-}
-
-static void print_text(FILE *out, const struct seg *seg)
-{
-	struct status_figure f[MAX_FIGURES];
-	struct status_words words;
-	size_t head, n = gather(seg, f, &head, &words);
-
-	print_figures_text(out, f, head); /* the master, then the workers */
-	print_workers_text(out, seg->ring);
-	print_figures_text(out, f + head, n - head);
-	print_stages_text(out, seg->hdr);
-	print_latency_text(out, &seg->hdr->stats.latency);
-}
-
-/* ---- JSON ---------------------------------------------------------------- */
-
-static void print_workers_json(FILE *out, const struct ring *r)
-{
-	const char *sep = "";
-
-	fputs("\"workers\":[", out);
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
-
-		ring_slot_view(r, i, &v);
-		if (!v.pid && !v.deaths)
-			continue;
-		fprintf(out, "%s{\"slot\":%u,\"kind\":\"%s\",\"pid\":%d,\"state\":\"%s\","
-			"\"hashes\":%llu,\"rate\":%llu,\"hash_cpu_ns\":%llu,\"deaths\":%u}", sep,
-			i, status_worker_kind(&v), v.pid, slot_state(&v), (unsigned long long)v.hashes,
-			(unsigned long long)v.rate, (unsigned long long)v.hash_ns, v.deaths);
-		sep = ",";
-	}
-	fputs("]", out);
-}
-
-static void print_stages_json(FILE *out, const struct seg_stages *s)
-{
-	fputs("\"stages_us\":{", out);
-	for (int i = 0; i < STAGE_COUNT; i++)
-		fprintf(out, "\"%s\":%.3f,", stage_names[i], mean_us(s->ns[i], s->timed));
-	fprintf(out, "\"timed\":%llu,\"hit_read\":%.3f,\"hit_reply\":%.3f,\"hits_timed\":%llu}",
-		(unsigned long long)s->timed, mean_us(s->hit_read_ns, s->hits_timed),
-		mean_us(s->hit_reply_ns, s->hits_timed), (unsigned long long)s->hits_timed);
-}
-
-/* One histogram as an object: key, its name, its count, sum, and each
- * bucket's count (not cumulative; the last one above the top bound). */
-static void print_hist_json(FILE *out, const char *key, const char *name,
-			    const struct seg_hist *hist)
-{
-	fprintf(out, "{\"%s\":\"%s\",\"count\":%llu,\"sum_us\":%.3f,\"buckets\":[", key, name,
-		(unsigned long long)hist_count(hist), (double)hist->sum_ns / 1e3);
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
-		fprintf(out, "%llu%s", (unsigned long long)hist->n[i], i < HIST_BOUNDS ? "," : "]}");
-}
-
-/* The latency histograms, read from one copy: each bucket's upper bound
- * in us, the replies by outcome, the stages, and the score's sum (us x
- * priority) and count (the replies). */
-static void print_latency_json(FILE *out, const struct seg_latency *live)
-{
-	struct seg_latency l = *live;
-	uint64_t all = 0;
-
-	fputs("\"latency\":{\"bounds_us\":[", out);
-	for (unsigned i = 0; i < HIST_BOUNDS; i++)
-		fprintf(out, "%llu%s", (unsigned long long)(hist_bound_ns(i) / 1000),
-			i < HIST_BOUNDS - 1 ? "," : "],\"replies\":[");
-	for (int i = 0; i < OUTCOME_COUNT; i++) {
-		all += hist_count(&l.reply[i]);
-		print_hist_json(out, "outcome", outcome_names[i], &l.reply[i]);
-		fputs(i < OUTCOME_COUNT - 1 ? "," : "],\"stages\":[", out);
-	}
-	for (int i = 0; i < STAGE_COUNT; i++) {
-		print_hist_json(out, "stage", stage_names[i], &l.stage[i]);
-		fputs(i < STAGE_COUNT - 1 ? "," : "],", out);
-	}
-	fprintf(out, "\"score_sum\":%.3f,\"score_count\":%llu}", (double)l.score_ns / 1e3,
-		(unsigned long long)all);
-}
-
-static void print_json(FILE *out, const struct seg *seg)
-{
-	struct status_figure f[MAX_FIGURES];
-	struct status_words words;
-	size_t head, n = gather(seg, f, &head, &words);
-	unsigned counts[RING_QUEUED_BUCKETS];
-
-	ring_queued(seg->ring, counts);
 	fputc('{', out);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "\"%s\":", f[i].key);
-		print_value(out, &f[i], 1);
-		fputc(',', out);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct status_row *r = &st->row[i];
+		int list = d && in[d]->type == STATUS_LIST;
+
+		if (r->type == STATUS_END) {
+			fputc(in[d]->type == STATUS_LIST ? ']' : '}', out);
+			d--;
+			continue;
+		}
+		if (!list && !r->key) {
+			if (r->type == STATUS_GROUP || r->type == STATUS_LIST)
+				i = past(st, i) - 1;
+			continue;
+		}
+		fputs(first[d] ? "" : ",", out);
+		first[d] = 0;
+		if (!list && r->type != STATUS_MEAN)
+			fprintf(out, "\"%s\":", r->key);
+		switch (r->type) {
+		case STATUS_NUM:
+			fprintf(out, "%llu", (unsigned long long)r->num);
+			break;
+		case STATUS_REAL:
+			fprintf(out, "%.3f", r->real);
+			break;
+		case STATUS_WORD:
+			json_string(out, r->word);
+			break;
+		case STATUS_MEAN:
+			fprintf(out, "\"%s_sum\":%.3f,\"%s_count\":%llu", r->key,
+				(double)r->sum_ns / 1e3, r->key, (unsigned long long)r->num);
+			break;
+		case STATUS_HIST:
+			fprintf(out, "{\"%s\":\"%s\",\"count\":%llu,\"sum_us\":%.3f,\"buckets\":[",
+				in[d]->label, r->key, (unsigned long long)hist_count(r->hist),
+				(double)r->hist->sum_ns / 1e3);
+			for (unsigned b = 0; b < HIST_BUCKETS; b++)
+				fprintf(out, "%llu%s", (unsigned long long)r->hist->n[b],
+					b < HIST_BOUNDS ? "," : "]}");
+			break;
+		case STATUS_GROUP:
+		case STATUS_LIST:
+			if (d + 1 >= DEPTH_MAX)
+				abort(); /* nested deeper than this file makes them */
+			fputc(r->type == STATUS_LIST ? '[' : '{', out);
+			in[++d] = r;
+			first[d] = 1;
+			break;
+		case STATUS_END:
+			break;
+		}
 	}
-	fputs("\"jobs_by_priority\":[", out);
-	for (unsigned w = 1; w < RING_QUEUED_BUCKETS; w++)
-		fprintf(out, "%u%s", counts[w], w < RING_QUEUED_BUCKETS - 1 ? "," : "],");
-	print_workers_json(out, seg->ring);
-	fputc(',', out);
-	print_stages_json(out, &seg->hdr->stats.stages);
-	fputc(',', out);
-	print_latency_json(out, &seg->hdr->stats.latency);
 	fputs("}\n", out);
 }
 
-/* ---- finding the master -------------------------------------------------- */
+/* ---- finding the master ----------------------------------------------------- */
 
-/* Map the live master's segment on port, or say why there is none. */
-static int find(const char *what, unsigned port, int rw, struct seg *seg)
+int status_open(const char *what, unsigned port, int rw, struct seg *seg)
 {
 	int rc = seg_open(port, rw, seg);
 
@@ -634,23 +673,15 @@ static int find(const char *what, unsigned port, int rw, struct seg *seg)
 int status_print(unsigned port, int json)
 {
 	struct seg seg = { .fd = -1 };
-	int rc = find("--status", port, 0, &seg);
+	struct status st = { 0 };
+	int rc = status_open("--status", port, 0, &seg);
 
-	if (rc == 0) /* a private copy, read once: it holds still */
-		(json ? print_json : print_text)(stdout, &seg);
+	if (rc == 0 && (rc = status_make(&seg, &st)) < 0) /* seg: a private copy */
+		fprintf(stderr, "master --status: %s\n", strerror(-rc));
+	else if (rc == 0)
+		(json ? status_json : status_text)(stdout, &st);
+	status_free(&st);
 	seg_close(&seg); /* a segment not found or already closed: nothing */
-	return rc;
-}
-
-int status_arm_hook(unsigned port, int hook)
-{
-	struct seg seg = { .fd = -1 };
-	int rc = find("--hook", port, 1, &seg);
-
-	if (rc == 0 && (rc = ring_arm_hook(seg.ring, (enum ring_hook)hook, 1)) < 0)
-		fprintf(stderr, "master --hook: the master on port %u was started "
-			"without REVHASH_TEST_HOOKS\n", port);
-	seg_close(&seg);
 	return rc;
 }
 
@@ -658,12 +689,14 @@ void status_log(const struct seg *seg)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct status st = { 0 };
+	FILE *f;
 
-	if (!f)
-		return;
-	print_text(f, seg);
-	fclose(f);
-	log_info("status:\n%s", buf);
-	free(buf);
+	if (status_make(seg, &st) == 0 && (f = open_memstream(&buf, &len))) {
+		status_text(f, &st);
+		fclose(f);
+		log_info("status:\n%s", buf);
+		free(buf);
+	}
+	status_free(&st);
 }

@@ -1,64 +1,82 @@
 /* The live scoreboard: the worker slots and counters already sit in the
- * shared segment, so `master --status PORT` maps it read-only and prints it,
- * and SIGUSR1 writes the same to the log. */
+ * shared segment, so `master --status PORT` maps it read-only and prints
+ * it, SIGUSR1 writes the same to the log, and the exporter serves it.
+ *
+ * Each figure is a row, made once (status.c: status_make); writers print
+ * the rows: the text and the JSON (status.c), and Prometheus's format
+ * (metrics.c). Where a row shows: in the text when it has words (text),
+ * in the JSON when it has a key (a list's rows always), as a metric when
+ * it has a sentence (help). */
 #ifndef REVHASH_STATUS_H
 #define REVHASH_STATUS_H
 
-#include "shm/ring.h"
 #include "shm/segment.h"
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
-/* One figure of the scoreboard: its JSON key, the words that name it in
- * the text (NULL: JSON only; a leading '\n' starts a line), its unit, and
- * its value. master/status.c lists each figure once. */
-enum status_kind { STATUS_NUM, STATUS_REAL, STATUS_WORD };
-struct status_figure {
-	const char *key, *text, *unit;
-	enum status_kind kind;
-	uint64_t num;
-	double real;
-	const char *word; /* one of the segment's points into struct
-	                     status_words: NUL-terminated, any other byte */
-	int counter; /* it only ever grows (a count of events) */
-	const char *help; /* what it is, in a sentence of its own (the
-	                     exporter's HELP line) */
+enum status_type {
+	STATUS_NUM,   /* a whole number */
+	STATUS_REAL,  /* a real number */
+	STATUS_WORD,  /* words: each writer escapes them its way */
+	STATUS_MEAN,  /* num times that took sum_ns: the mean in the text,
+	                 KEY_sum (us) and KEY_count in the JSON, a summary */
+	STATUS_HIST,  /* a histogram of times */
+	STATUS_GROUP, /* the rows up to its STATUS_END: an object */
+	STATUS_LIST,  /* the same, as an array (a table in the text) */
+	STATUS_END,
 };
 
-/* The words of the segment's the figures show, copied out of it: the
- * kernel's name and each kind's note, NUL included. */
+struct status_row {
+	enum status_type type;
+	const char *key;    /* its JSON key; its metric's name is made of it */
+	const char *text;   /* the words before it in the text (a leading '\n'
+	                       starts a line); a list of groups: a table */
+	const char *unit;   /* the words after it in the text */
+	const char *help;   /* its metric's HELP, a sentence of its own */
+	const char *metric; /* its metric's name where not made of the key;
+	                       a group's: the one metric its rows are series
+	                       of, each labelled label="its key" */
+	const char *label;  /* a group's (above); a row of a list's group: it
+	                       labels that group's series, label="its value" */
+	int counter;        /* it only ever grows (a count of events) */
+	uint64_t num;       /* NUM; MEAN: how many times */
+	double real;        /* REAL */
+	uint64_t sum_ns;    /* MEAN */
+	const char *word;   /* WORD */
+	const struct seg_hist *hist; /* HIST */
+};
+
+/* The words a row may show: the segment's (the kernel's name, each
+ * kind's note), each copied out of it once, NUL included, and those made
+ * of numbers (a lease). */
 #define STATUS_WORD_MAX 96
-struct status_words {
-	char word[1 + SEG_KINDS][STATUS_WORD_MAX];
-	unsigned n;
+
+struct status {
+	struct status_row *row;
+	size_t n;
+	char (*word)[STATUS_WORD_MAX];
+	size_t nwords;
+	unsigned depth;             /* of the groups open while made */
+	struct seg_latency latency; /* the histograms, read once */
 };
 
-/* The fixed figures, two per worker kind and one per policy rule, with
- * room to spare (status.c stops on one past it). */
-#define STATUS_FIGURES_MAX 64
-
+/* Every row of seg's scoreboard into st, in the order it is shown. 0, or
+ * -ENOMEM; status_free() either way. */
+int status_make(const struct seg *seg, struct status *st);
+void status_free(struct status *st);
+/* The writers of status.c. */
+void status_text(FILE *out, const struct status *st);
+void status_json(FILE *out, const struct status *st);
+/* Map the live master's segment on port read-only (rw: read-write), or
+ * say why not, as the option what: -ENOENT (no master), -ESRCH (its
+ * master is gone, the segment left over) or -EPROTO (damaged). */
+int status_open(const char *what, unsigned port, int rw, struct seg *seg);
 /* Print the status of the master on port (text or JSON) to stdout. 0, or
- * -ENOENT (no master), -ESRCH (its master is gone, the segment left over)
- * or -EPROTO (a damaged segment), said on stderr. */
+ * status_open's error, said on stderr. */
 int status_print(unsigned port, int json);
-/* Arm test hook (enum ring_hook) once in the master on port. 0, -ENOENT
- * (no master), or -EPERM (started without REVHASH_TEST_HOOKS); said on
- * stderr. */
-int status_arm_hook(unsigned port, int hook);
 /* Log this master's status. */
 void status_log(const struct seg *seg);
-/* Every figure of the scoreboard of seg into f (STATUS_FIGURES_MAX at
- * most); returns how many. The words of the segment's are copied into
- * words, which the figures point into. */
-size_t status_figures(const struct seg *seg, struct status_figure *f, struct status_words *words);
-/* The kind of worker in a slot, as --status names it: its kind's name in
- * the table (worker/kind.c), "?" for none. */
-const char *status_worker_kind(const struct ring_slot_view *v);
-/* The name of a stage (enum seg_stage): "read", "dispatch"... */
-const char *status_stage_name(int stage);
-/* The name of a reply's outcome (enum seg_outcome): "cache_hit", "found",
- * "not_found". */
-const char *status_outcome_name(int outcome);
 
 #endif

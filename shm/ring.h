@@ -223,6 +223,13 @@ _Static_assert(sizeof(struct ring_job) % 16 == 0, "job entries stay aligned");
 _Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
 _Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
 
+/* What every lease moves of a progress (the cursor, or the last returned
+ * range, which it leases from): the same mark, no lease taken between. */
+struct ring_mark {
+	uint64_t next, last_lo;
+	uint32_t cursor_done, nreturned;
+};
+
 /* The master's own record of the table, in its private memory: which
  * entries it has taken, the free ones, and the generation of each. A
  * worker can write anything in the segment, so nothing the master
@@ -232,6 +239,7 @@ struct ring_master {
 	uint32_t nfree;               /* entries of freelist[] in use */
 	uint32_t freelist[RING_JOBS];
 	uint32_t gen[RING_JOBS];      /* each entry's, as the master gave it */
+	struct ring_mark given[RING_JOBS]; /* each entry's progress, as given */
 	uint8_t taken[RING_JOBS];     /* submitted and not yet freed */
 };
 
@@ -330,21 +338,35 @@ uint64_t ring_answer(const struct ring *r, uint32_t job);
 /* Take back the entry of a job the master has taken, at one of its ends
  * or with a phase out of the table (what a worker wrote there since is
  * overruled: an end is the master's); its progress goes to *p (may be
- * NULL), to be checked with ring_progress_check. 0, or -ENOENT when the
+ * NULL), to be checked with ring_progress_check, and its generation moves
+ * on (no lease of the use just over counts again). 0, or -ENOENT when the
  * master had not taken it. */
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
 /* Take back an entry the master has taken, from whatever phase it is in,
  * without waiting for its workers (a worker wrote over it, or a park or
  * release takes too long): into *p its progress, with every lease still
  * out on it given back (ring_progress_give_back), read in that order
- * while the entry is still the workers', so that no value leased is lost;
- * then the phase moves to FREE if no worker moved it meanwhile, the
- * leases out stop, and the workers drop the entry. 0, -ENOENT when the
- * master had not taken it, or -EAGAIN when a worker moved its phase first
- * (its news to be looked at: an answer is not to be lost). */
+ * while the entry is still the workers', so that no lease taken meanwhile
+ * is lost; then the phase moves to FREE if no worker moved it meanwhile,
+ * the leases out stop, its generation moves on, and the workers drop the
+ * entry. What a worker dropped or gave back between the reads is not in
+ * *p: the caller searches a "not found" again (jobs.c, unsure). 0,
+ * -ENOENT when the master had not taken it, or -EAGAIN when a worker
+ * moved its phase first (its news to be looked at: an answer is not to
+ * be lost). */
 int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p);
 /* Has the master taken any entry? */
 int ring_has_taken(const struct ring_master *m);
+/* Does job's entry show the generation the master gave it (the one its
+ * leases carry)? */
+int ring_gen_given(const struct ring_master *m, uint32_t job);
+/* Are the leases of job's use all back: its entry shows the generation
+ * the master gave it, and no slot holds a lease of that? What an end
+ * that says every lease is back (EXHAUSTED, PARKED) must show. */
+int ring_leases_back(const struct ring_master *m, uint32_t job);
+/* Is job as ring_submit gave it: its progress the one given, and no lease
+ * of it out? What a job the workers are yet to take in (NEW) shows. */
+int ring_untouched(const struct ring_master *m, uint32_t job);
 /* A snapshot of job's progress, read without the lock (the number of its
  * returned ranges cut to the table's). */
 void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress *p);

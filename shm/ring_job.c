@@ -206,6 +206,15 @@ void job_take(struct ring_job *j, uint64_t hi, uint64_t now)
 	}
 }
 
+struct ring_mark job_mark(const struct ring_progress *p)
+{
+	uint32_t n = p->nreturned < RING_RETURNED ? p->nreturned : RING_RETURNED;
+
+	return (struct ring_mark){ .next = p->next, .cursor_done = p->cursor_done,
+				   .nreturned = p->nreturned,
+				   .last_lo = n ? p->returned[n - 1].lo : 0 };
+}
+
 /* The returned range of p nearest to [lo, hi] (0 values apart when they
  * meet). */
 static uint32_t nearest(const struct ring_progress *p, uint64_t lo, uint64_t hi)

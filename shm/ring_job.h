@@ -56,6 +56,8 @@ void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit);
 /* Move j's progress past a lease from where job_next_range starts to hi,
  * leased at now. */
 void job_take(struct ring_job *j, uint64_t hi, uint64_t now);
+/* The mark of p that every lease moves (struct ring_mark). */
+struct ring_mark job_mark(const struct ring_progress *p);
 /* Put [lo, hi] of j back to be leased again. */
 void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi);
 

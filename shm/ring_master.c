@@ -109,6 +109,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 		memset(&j->p, 0, sizeof j->p);
 		j->p.next = key->start;
 	}
+	m->given[*job] = job_mark(&j->p);
 	publish(j->weight, clamp_weight(weight));
 	job_own_move(j, PHASE_NEW);
 	mark_pending(r, *job);
@@ -177,6 +178,14 @@ uint64_t ring_answer(const struct ring *r, uint32_t job)
 	return peek(r->jobs[job].answer);
 }
 
+/* Entry job is the master's again: its generation moves on, so that no
+ * lease of the use just over (still in a slot: stopped, or not back yet)
+ * counts again, whatever phase a worker writes there next. */
+static void void_leases(struct ring_master *m, uint32_t job)
+{
+	publish(m->ring->jobs[job].gen, ++m->gen[job]);
+}
+
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p)
 {
 	struct ring_job *j;
@@ -186,6 +195,7 @@ int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p
 	j = &m->ring->jobs[job];
 	if (p)
 		*p = j->p;
+	void_leases(m, job);
 	job_own_move(j, PHASE_FREE);
 	m->taken[job] = 0;
 	m->freelist[m->nfree++] = job;
@@ -244,11 +254,42 @@ int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
 	if (!job_take_back(j, phase))
 		return -EAGAIN;
 	slot_stop_leases(r, job, gen);
-	publish(j->gen, gen); /* leases of a gen a worker wrote are void too */
+	void_leases(m, job); /* and those of a gen a worker wrote */
 	mark_pending(r, job);
 	m->taken[job] = 0;
 	m->freelist[m->nfree++] = job;
 	return 0;
+}
+
+int ring_gen_given(const struct ring_master *m, uint32_t job)
+{
+	return peek(m->ring->jobs[job].gen) == m->gen[job];
+}
+
+int ring_leases_back(const struct ring_master *m, uint32_t job)
+{
+	const struct ring *r = m->ring;
+	uint32_t gen = m->gen[job];
+
+	if (!ring_gen_given(m, job))
+		return 0; /* a lease of it may carry the gen written there */
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (slot_holds(&r->slots[i], job, gen))
+			return 0;
+	return 1;
+}
+
+int ring_untouched(const struct ring_master *m, uint32_t job)
+{
+	const struct ring_mark *given = &m->given[job];
+	struct ring_progress p;
+	struct ring_mark now;
+
+	ring_progress_now(m->ring, job, &p);
+	now = job_mark(&p);
+	return now.next == given->next && now.cursor_done == given->cursor_done &&
+	       now.nreturned == given->nreturned && now.last_lo == given->last_lo &&
+	       ring_leases_back(m, job);
 }
 
 /* Does the master's record let the workers lease from entry e? */
@@ -270,7 +311,7 @@ static int reclaim(struct ring_master *m, uint32_t e)
 	slot_stop_leases(r, e, peek(j->gen));
 	if (!job_take_back(j, peek(j->phase)))
 		return 0; /* moved again: the next audit looks */
-	publish(j->gen, m->gen[e]);
+	void_leases(m, e);
 	mark_pending(r, e);
 	return 1;
 }

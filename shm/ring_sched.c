@@ -116,6 +116,15 @@ void sched_restart(struct ring *r, struct ring_job *j)
 	place(r, j);
 }
 
+void sched_recount(struct ring *r, struct ring_job *j)
+{
+	uint32_t idx = (uint32_t)(j - r->jobs), gen = peek(j->gen), n = 0;
+
+	for (unsigned s = 0; s < RING_WORKERS; s++)
+		n += (uint32_t)slot_holds(&r->slots[s], idx, gen);
+	j->nleases = n;
+}
+
 void sched_ended(struct ring *r, struct ring_job *j)
 {
 	j->nleases = 0;

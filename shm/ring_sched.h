@@ -25,6 +25,9 @@ void sched_lease_back(struct ring *r, struct ring_job *j);
 /* j's progress is none of its key's (a worker wrote over it): j starts
  * again from its start; values are hashed twice, none is skipped. */
 void sched_restart(struct ring *r, struct ring_job *j);
+/* j's entry holds a new use (gen): only leases of it count, the count of
+ * an earlier use taken back with leases out is forgotten. */
+void sched_recount(struct ring *r, struct ring_job *j);
 /* j reached an end: its leases no longer count, it leaves the heap. */
 void sched_ended(struct ring *r, struct ring_job *j);
 /* Rebuild every derived field from the authoritative ones (a lock holder

@@ -96,9 +96,13 @@ static int take_in(struct ring *r, uint32_t idx)
 	struct ring_job *j = &r->jobs[idx];
 	enum ring_phase now = peek(j->phase);
 
-	if (now == PHASE_NEW) /* no lease out: its last use ended with none */
+	if (now == PHASE_NEW) {
+		/* A new use of the entry: the master may have taken its last
+		 * one back with leases out, whose count is still the entry's. */
+		sched_recount(r, j);
 		now = job_move(j, PHASE_NEW, PHASE_RUNNING) ? PHASE_RUNNING
 							    : peek(j->phase);
+	}
 	if (now == PHASE_FREE) { /* taken back by the master: its leases are void */
 		sched_ended(r, j);
 		return 0;

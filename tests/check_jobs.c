@@ -538,6 +538,24 @@ static void scrawl_phase(uint32_t e, uint32_t phase)
 	r->changed[e / 64] |= UINT64_C(1) << (e % 64);
 }
 
+/* The workers lease from the one job, 500 values at a time, each lease
+ * found when it holds answer, else hashed to its end, until it is found
+ * or none is left; the loop hears of each. */
+static void search_on(uint64_t answer)
+{
+	struct ring_lease l;
+
+	while (ring_lease(r, 0, 500, 500, &l) == 0) {
+		int found = l.lo <= answer && answer <= l.hi;
+
+		ring_finish(r, 0, found ? SEARCH_FOUND : SEARCH_NONE, answer);
+		loop_turn();
+		if (found)
+			return;
+	}
+	loop_turn();
+}
+
 /* A phase out of the table is no abort: the entry is taken back (nobody
  * is blamed: the segment says who, and any worker can write that), and
  * the job searched again from its start, its client answered in the end. */
@@ -782,10 +800,9 @@ START_TEST(closed_written_into_a_live_entry_is_no_not_found)
 END_TEST
 
 /* A worker that writes a wrong answer again and again (naming slot 0, an
- * honest worker, as the finder): the first lie sends the search back to
- * its start, each later one only takes the entry back with its progress
- * and the leases out on it, so the search gets on and ends, answered
- * right. (Each lie sent it back to its start: it never ended.) */
+ * honest worker, as the finder): each lie only takes the entry back with
+ * its progress and the leases out on it, so the search gets on and ends,
+ * answered right. (Each lie sent it back to its start: it never ended.) */
 START_TEST(lies_again_and_again_do_not_keep_a_search_from_ending)
 {
 	struct ring_lease l;
@@ -797,10 +814,8 @@ START_TEST(lies_again_and_again_do_not_keep_a_search_from_ending)
 	fd = request(9999, 0, 9999, 1);
 	for (int lie = 0; lie < 10; lie++) {
 		ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
-		/* The first lie: from the start; each later one: on from the
-		 * lease that was out at the lie. */
-		if (lie >= 1)
-			ck_assert_uint_eq(l.lo, 500 * (uint64_t)(lie - 1));
+		/* On from the lease that was out at the last lie. */
+		ck_assert_uint_eq(l.lo, 500 * (uint64_t)lie);
 		at = l.lo;
 		ring_finish(r, 0, SEARCH_NONE, 0);
 		ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0); /* out at the lie */
@@ -814,8 +829,8 @@ START_TEST(lies_again_and_again_do_not_keep_a_search_from_ending)
 		ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void */
 	}
 	ck_assert_uint_eq(stats.wrong_answers, 10);
-	/* Nine lies after the first cost nothing leased: from 0, 500 at a
-	 * time, and the lease out at each lie given back. */
+	/* The lies cost nothing leased: from 0, 500 at a time, and the lease
+	 * out at each lie given back. */
 	while (ring_lease(r, 0, 500, 500, &l) == 0) {
 		int found = l.lo <= 9999 && 9999 <= l.hi;
 
@@ -855,6 +870,30 @@ START_TEST(a_cursor_written_back_is_found_by_the_audit)
 }
 END_TEST
 
+/* A generation written over a running job: the worker whose lease holds
+ * the answer takes its lease for one of an earlier use and drops it, and
+ * the workers' count of leases out keeps it, so the search never ended.
+ * The audit finds the generation not the master's and takes the entry
+ * back; the answer is found on a pass searched again. */
+START_TEST(a_generation_written_over_is_found_by_the_audit)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 5999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
+	r->jobs[the_entry()].gen += 77;
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 0); /* dropped */
+	audit_now();
+	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	search_on(4321);
+	search_on(4321);
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	teardown();
+}
+END_TEST
+
 /* EXHAUSTED written over a running job with values left: its clients were
  * told "not found" at once. The entry's own progress says otherwise. */
 START_TEST(exhausted_with_values_left_is_no_not_found)
@@ -871,6 +910,172 @@ START_TEST(exhausted_with_values_left_is_no_not_found)
 	ck_assert_uint_eq(stats.not_found, 0);
 	ck_assert_uint_eq(jobs_in_flight(&js), 1);
 	close(fd);
+	teardown();
+}
+END_TEST
+
+/* The worker that found the answer finishes just after a liar wrote FOUND
+ * (a wrong answer) into the entry: the job looks ended to it, so its
+ * answer and its lease are dropped, and the master's take-back, which
+ * reads the leases out, finds none. Where a worker looked at the ring
+ * between the take-back and the job's next entry, the search went on from
+ * where it got and ended EXHAUSTED: "not found", of a range holding the
+ * answer; where none did, the workers still counted the lease dropped as
+ * out on the entry, and the search never ended. Now a job taken back is
+ * unsure, and its "not found" is searched again from its start, which
+ * finds the answer; and the workers count the leases of an entry's new
+ * use afresh. Both interleavings, forced. */
+START_TEST(a_lease_dropped_after_a_lie_is_searched_again)
+{
+	struct ring_lease l;
+	uint32_t e;
+	int fd;
+
+	for (int look_between = 0; look_between < 2; look_between++) {
+		setup_with(policy_default());
+		fd = request(4321, 4000, 5999, 1);
+		for (int lie = 0; lie < 2; lie++) {
+			ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
+			ck_assert_uint_eq(l.lo, 4000);
+			e = the_entry();
+			r->jobs[e].answer = 1;
+			scrawl_phase(e, PHASE_FOUND);
+			if (lie == 1) /* the answer found after the lie: dropped */
+				ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 0);
+			jobs_news(&js); /* taken back */
+			if (look_between)
+				ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), -EAGAIN);
+			jobs_balance(&js); /* in an entry again */
+			clients_bury(&cl);
+			if (lie == 0) /* after the take-back, which gave it back */
+				ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0);
+			no_reply(fd);
+		}
+		ck_assert_uint_eq(stats.wrong_answers, 2);
+		while (ring_lease(r, 0, 500, 500, &l) == 0) /* 4500..5999: not there */
+			ring_finish(r, 0, SEARCH_NONE, 0);
+		ck_assert_int_eq(ring_phase(r, e), PHASE_EXHAUSTED);
+		loop_turn();
+		no_reply(fd);
+		ck_assert_uint_eq(stats.not_found, 0);
+		search_on(4321); /* again from 4000 */
+		ck_assert_uint_eq(reply_of(fd), 4321);
+		ck_assert_uint_eq(jobs_in_flight(&js), 0);
+		teardown();
+	}
+}
+END_TEST
+
+/* EXHAUSTED written while the last lease is still out (nothing left to
+ * lease: the entry's progress agreed): its clients were told "not found"
+ * while a worker hashed the range that held the answer. A lease out is
+ * a value not hashed yet. */
+START_TEST(exhausted_with_a_lease_out_is_no_not_found)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(321, 0, 999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_uint_eq(l.hi, 999); /* all of it */
+	scrawl_phase(the_entry(), PHASE_EXHAUSTED);
+	loop_turn();
+	no_reply(fd);
+	ck_assert_uint_eq(stats.not_found, 0);
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 321), 0); /* void now */
+	search_on(321);
+	ck_assert_uint_eq(reply_of(fd), 321);
+	teardown();
+}
+END_TEST
+
+/* A digest written over a running job, and the job hashed to its end
+ * before the audit came (the workers search what the entry says): its
+ * clients were told "not found". An end is believed only under the
+ * job's own key. */
+START_TEST(exhausted_under_another_key_is_no_not_found)
+{
+	struct ring_lease l;
+	int fd;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 4999, 1);
+	r->jobs[the_entry()].key.digest[0] ^= 1;
+	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
+	ck_assert_uint_eq(l.hi, 4999); /* all of it, under the other digest */
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1);
+	loop_turn();
+	no_reply(fd);
+	ck_assert_uint_eq(stats.not_found, 0);
+	search_on(4321);
+	search_on(4321);
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	teardown();
+}
+END_TEST
+
+/* NEW written over a running job, unflagged: NEW is not a job's end, so
+ * the worker whose lease holds the answer drops it (the job is not live
+ * to it), and NEW is a phase the master asked for. A repeat of the
+ * request then changed the job's weight, which marked the entry for the
+ * workers: they took the NEW in and leased on, but their count of leases
+ * out kept the one dropped, so the job never ended (or, once a lock's
+ * repair counted again, ended "not found"). NEW is asked only while no
+ * worker has leased from the entry: the audit takes it back, and the
+ * weight is not published to it meanwhile. */
+START_TEST(new_written_over_a_running_job_is_taken_back)
+{
+	struct ring_lease l;
+	int fd, again;
+
+	setup_with(policy_default());
+	fd = request(4321, 4000, 5999, 1);
+	ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
+	ck_assert_uint_eq(l.lo, 4000);
+	r->jobs[the_entry()].phase = PHASE_NEW;
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 0); /* dropped */
+	again = request_from("127.0.0.2", 4321, 4000, 5999, 4); /* attached */
+	ck_assert_uint_eq(stats.attached, 1);
+	search_on(4321);
+	audit_now();
+	search_on(4321);
+	search_on(4321);
+	ck_assert_uint_eq(reply_of(fd), 4321);
+	ck_assert_uint_eq(reply_of(again), 4321);
+	teardown();
+}
+END_TEST
+
+/* PARKED written while the master parks a job whose lease is still out:
+ * the master took the entry's progress for the job's and the range leased
+ * was lost (the worker drops it: the job is parked). An end that says
+ * every lease is back must show none out: the entry is taken back with
+ * the lease in its progress. */
+START_TEST(parked_with_a_lease_out_keeps_the_lease)
+{
+	struct ring_lease l;
+	int light, heavy;
+	uint32_t e;
+
+	setup_with(th_policy(POLICY_PRIORITY, 1, 1));
+	fill_table_but(1);
+	light = request(123456789, 0, 99999, 1);
+	e = the_entry();
+	ck_assert_int_eq(ring_lease(r, 0, 1000, 1000, &l), 0);
+	heavy = request(55, 50, 60, 16); /* the table is full: light is parked */
+	ck_assert_int_eq(ring_phase(r, e), PHASE_PARKING);
+	scrawl_phase(e, PHASE_PARKED);
+	loop_turn();
+	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void */
+	ck_assert_uint_eq(js.set.nbacklog, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].lo, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].hi, 999);
+	ck_assert_uint_eq(js.set.backlog[0]->unsure, 1);
+	close(light);
+	close(heavy);
 	teardown();
 }
 END_TEST
@@ -1157,6 +1362,12 @@ int main(void)
 	tcase_add_test(t, lies_again_and_again_do_not_keep_a_search_from_ending);
 	tcase_add_test(t, a_cursor_written_back_is_found_by_the_audit);
 	tcase_add_test(t, exhausted_with_values_left_is_no_not_found);
+	tcase_add_test(t, a_generation_written_over_is_found_by_the_audit);
+	tcase_add_test(t, a_lease_dropped_after_a_lie_is_searched_again);
+	tcase_add_test(t, exhausted_with_a_lease_out_is_no_not_found);
+	tcase_add_test(t, exhausted_under_another_key_is_no_not_found);
+	tcase_add_test(t, new_written_over_a_running_job_is_taken_back);
+	tcase_add_test(t, parked_with_a_lease_out_keeps_the_lease);
 	tcase_add_test(t, a_phantom_job_in_a_free_entry_is_taken_back);
 	tcase_add_test(t, parking_written_into_an_entry_stops_no_park);
 	tcase_add_test(t, a_park_whose_lease_never_comes_back_is_done_by_the_master);

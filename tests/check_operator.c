@@ -1234,6 +1234,37 @@ static int output_of(const char *cmd, char *buf, size_t size)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* hashes_total counts each hash once: a worker a reload retired gave its
+ * hashes to dead_hashes, and what is left in its slot is not counted
+ * again (it was, until a new worker took the slot). */
+START_TEST(hashes_total_counts_a_retired_workers_hashes_once)
+{
+	char cfg[] = "/tmp/revhash-cfg-XXXXXX", cmd[512], out[16384], *at;
+	int fd = mkstemp(cfg);
+	const char *args[] = { "--config", cfg, "--kernel", "openssl", NULL };
+	uint64_t x, n = 4000000, base = th_rand64() >> 1;
+	uint8_t d[32];
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_file(cfg, "workers = 2\n");
+	start(NULL, args);
+	ck_assert_int_eq(tm_wait_workers(&m, 2, 5000), 0);
+	digest_of(base - 1, d); /* no answer: each value is hashed once */
+	ck_assert_int_eq(th_request(m.port, d, base, base + n - 1, 1, &x), 0);
+	ck_assert_uint_eq(x, 0);
+	write_file(cfg, "workers = 1\n");
+	kill(m.pid, SIGHUP);
+	ck_assert(TH_WAIT_UNTIL(header_now().stats.dead_hashes > 0, 5000));
+	snprintf(cmd, sizeof cmd, "'%s' --status %u --json", th_master_path(), m.port);
+	ck_assert_int_eq(output_of(cmd, out, sizeof out), 0);
+	ck_assert_ptr_nonnull(at = strstr(out, "\"hashes_total\":"));
+	ck_assert_uint_eq(strtoull(at + strlen("\"hashes_total\":"), NULL, 10), n);
+	stop();
+	unlink(cfg);
+}
+END_TEST
+
 /* The words in the segment (the kernel's name, each kind's note, which a
  * GPU program of another build writes) are whatever bytes its writers
  * left. Start a master and leave in its segment a kernel's name that
@@ -1612,6 +1643,7 @@ int main(void)
 	tcase_add_test(t, status_of_a_lying_segment);
 	tcase_add_test(t, status_ignores_what_is_not_a_segment_of_ours);
 	tcase_add_test(t, status_escapes_the_words_of_the_segment);
+	tcase_add_test(t, hashes_total_counts_a_retired_workers_hashes_once);
 	tcase_add_test(t, metrics_escape_the_words_of_the_segment);
 	tcase_add_test(t, a_squatted_segment_name_costs_the_master_nothing);
 	tcase_add_test(t, low_latency_holds_the_cpus_only_while_busy);
