@@ -327,15 +327,15 @@ attack_cluster() {
 		--port "$port" --workers 1 >"$LOGS/cluster.log" 2>&1) || rc=1
 	if [ $rc = 0 ]; then
 		run=$(env -u XDG_RUNTIME_DIR bash -c ". '$ROOT/scripts/lib.sh' && run_base")/revhash-cluster-$port
-		[ -n "$(listen_inodes $((port + 1)))$(listen_inodes $((port + 2)))" ] && rc=2
-		read -r _ _ sock _ <"$run/n1.pid"
-		sock=${sock#unix:}
+		{ listening $((port + 1)) || listening $((port + 2)); } && rc=2
+		sock=$run/n1.sock
+		[ -n "$user" ] && sock=/run/revhash-nodes-$port/n1.sock
 		bare=$(unix_ask "$sock" "$user" "$(digest_of 5)" 0 10)
 		[ -n "$user" ] && other=$(unix_ask "$sock" nobody "$(digest_of 5)" 0 10)
 	fi
 	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" stop --port "$port" \
 		>>"$LOGS/cluster.log" 2>&1)
-	rm -rf "/tmp/revhash-cluster-$port.stopped-"*
+	rm -rf "/tmp/revhash-cluster-$port.stopped-"* "$run.logs"
 	[ -d "$victim" ] || fail "attack cluster: stop deleted $victim"
 	rm -rf "$here"
 	[ $rc = 1 ] && fail "attack cluster: the cluster did not start: $(tail -n 3 "$LOGS/cluster.log")"

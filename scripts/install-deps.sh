@@ -34,6 +34,7 @@ need pkg-config command -v pkg-config
 need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
 need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
 need procps command -v ps # scripts/chaos.sh finds workers with ps
+need iproute2 command -v ss # who listens where (lib.sh listening, pid_listens)
 need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
 need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests

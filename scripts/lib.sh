@@ -57,22 +57,10 @@ need_built() {
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
 }
 
-# listen_inodes PORT [NET]: the inodes of the sockets listening on TCP
-# PORT in the tables NET/tcp and NET/tcp6 (default /proc/self/net, this
-# shell's network namespace): state 0A, the inode in field 10. The kernel
-# lists every listening socket before any connection, so each table is
-# read up to its first connection: on a machine busy with tests the
-# whole tables held 34,000 lines, and reading them took up to 0.9 s.
-listen_inodes() {
-	local net=${2:-/proc/self/net}
-	awk -v p=":$(printf '%04X' "$1")" 'FNR > 1 && $4 != "0A" { nextfile }
-		$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
-		"$net/tcp" "$net/tcp6" 2>/dev/null
-}
-
 # listening PORT: something in this network namespace listens on TCP
-# PORT, found without connecting to it (no server counts a probe).
-listening() { [ -n "$(listen_inodes "$1")" ]; }
+# PORT, found without connecting to it (no server counts a probe): ss
+# asks the kernel, filtered there.
+listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # free_port [OFFSET...]: print a TCP port P nobody listens on, nor on
 # P + each OFFSET (a cluster's nodes and stats).
@@ -96,19 +84,19 @@ free_port() {
 # kill or delete what it names; what a node's socket or log holds is for
 # this user alone to reach.
 run_base() {
-	local d uid
-	uid=$(id -u)
-	if [ -n "${XDG_RUNTIME_DIR:-}" ]; then
-		d=$XDG_RUNTIME_DIR
-	elif [ "$uid" = 0 ]; then
-		d=/run/revhash
-	else
-		d=/tmp/revhash-$uid
-	fi
-	[ -e "$d" ] || [ -L "$d" ] || mkdir -m 700 "$d" 2>/dev/null
-	[ -n "$(find "$d" -maxdepth 0 -type d -user "$uid" ! -perm /077 2>/dev/null)" ] ||
+	local d=/tmp/revhash-$(id -u)
+	[ "$(id -u)" = 0 ] && d=/run/revhash
+	d=${XDG_RUNTIME_DIR:-$d}
+	own_dir "$d" ||
 		fail "$d: not a folder of this user's own that only it may use (a link, another's, or open to group or others: chmod 700 it)"
 	echo "$d"
+}
+
+# own_dir DIR: DIR is a folder of this user's that only it may use (made
+# 0700 where there is none); non-zero for a link, another's or an open one.
+own_dir() {
+	[ -e "$1" ] || [ -L "$1" ] || mkdir -m 700 "$1" 2>/dev/null
+	[ -n "$(find "$1" -maxdepth 0 -type d -user "$(id -u)" ! -perm /077 2>/dev/null)" ]
 }
 
 # wait_listening PORT PID LOG: until process PID (logging to LOG) holds a
@@ -130,40 +118,21 @@ wait_listening() {
 }
 
 # probing PID: a child of PID runs with --probe (the master's GPU probe).
-probing() {
-	local c kids
-	read -r -a kids <"/proc/$1/task/$1/children" 2>/dev/null || return 1
-	for c in "${kids[@]}"; do
-		[[ $(tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null) == *" --probe"* ]] && return 0
-	done
-	return 1
-}
+probing() { [[ $(ps -o args= --ppid "$1") == *" --probe"* ]]; }
 
-# unix_listen_inodes PATH [NET]: the inodes of the Unix stream sockets
-# listening at PATH in NET/unix (default /proc/self/net): flag 00010000
-# (accepting), type 0001 (stream), the path last.
-unix_listen_inodes() {
-	awk -v p="$1" 'NR > 1 && $4 == "00010000" && $5 == "0001" && $8 == p { print $7 }' \
-		"${2:-/proc/self/net}/unix" 2>/dev/null
-}
-
-# pid_listens PID PORT: process PID holds a socket listening on TCP PORT
-# (in its own network namespace), or on the Unix socket at PATH where
-# PORT is unix:PATH, found without connecting to it: one of its
-# listening sockets there (listen_inodes, unix_listen_inodes) among PID's
-# descriptors.
+# pid_listens PID PORT: process PID holds a socket listening on TCP PORT,
+# or on the Unix socket at PATH where PORT is unix:PATH, found without
+# connecting to it: ss -p, in PID's network namespace (entered as root:
+# a namespaced node's port is in its own).
 pid_listens() {
-	local ino fds inodes
-	fds=$(ls -l "/proc/$1/fd" 2>/dev/null) || return 1
+	local net=() q
+	[ "$(id -u)" = 0 ] && net=(nsenter -t "$1" -n)
 	if [[ $2 == unix:* ]]; then
-		inodes=$(unix_listen_inodes "${2#unix:}" "/proc/$1/net")
+		q=$("${net[@]}" ss -Hlxp src "${2#unix:}" 2>/dev/null)
 	else
-		inodes=$(listen_inodes "$2" "/proc/$1/net")
+		q=$("${net[@]}" ss -Hltnp "sport = :$2" 2>/dev/null)
 	fi
-	for ino in $inodes; do
-		[[ $fds == *"socket:[$ino]"* ]] && return 0
-	done
-	return 1
+	[[ $q == *"pid=$1,"* ]]
 }
 
 # user_argv USER: into the array AS_USER, the words that run a command
@@ -219,73 +188,6 @@ wait_workers() {
 # alive PID: process PID runs (a zombie, exited but not yet reaped by a
 # parent that is not this shell, does not).
 alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
-
-# --- processes known by more than their pid ---
-# A pid is reused once its process is gone, and a name (comm) is anyone's:
-# a Postfix `master` or the system's HAProxy may come to hold a pid a node
-# had. So what a script starts is recorded as "PID START PORT EXE"
-# (proc_record), and it is signalled or vouched for only while all four
-# still hold (proc_is).
-
-# proc_start PID: when process PID started, in clock ticks since boot:
-# field 22 of /proc/PID/stat, counted after the name (which may hold
-# spaces and parentheses). Non-zero when PID does not run.
-proc_start() {
-	local f
-	f=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
-	read -r -a f <<<"${f##*) }"
-	[ -n "${f[19]:-}" ] && echo "${f[19]}"
-}
-
-# proc_exe PID: the program process PID runs, as /proc/PID/exe names it
-# (without " (deleted)": a binary rebuilt while it runs); non-zero when
-# that cannot be read (gone, a zombie, another user's).
-proc_exe() {
-	local e
-	e=$(readlink "/proc/$1/exe" 2>/dev/null) && [ -n "$e" ] && echo "${e% (deleted)}"
-}
-
-# proc_record PID PORT EXE: the record of process PID, just started to
-# run EXE (any path to it) and serve TCP PORT: "PID START PORT EXE", the
-# program's real path. Non-zero when PID is already gone.
-proc_record() {
-	local start exe
-	start=$(proc_start "$1") && exe=$(realpath -e -- "$3") && echo "$1 $start $2 $exe"
-}
-
-# proc_same PID START EXE: process PID is the one that started at START
-# running EXE (no reused pid), whatever it does now.
-proc_same() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ "$(proc_start "$1")" = "$2" ] && [ "$(proc_exe "$1")" = "$3" ]
-}
-
-# proc_is RECORD: the process RECORD names runs, is the one recorded
-# (proc_same) and holds a socket listening on its port (pid_listens).
-proc_is() {
-	local pid start port exe
-	read -r pid start port exe <<<"$1"
-	proc_same "$pid" "$start" "$exe" && pid_listens "$pid" "$port"
-}
-
-# procs PID...: "PID START EXE" of each of these processes that runs: who
-# they are now, to signal them later (signal_procs) and reach no other.
-procs() {
-	local p s e
-	for p in "$@"; do
-		s=$(proc_start "$p") && e=$(proc_exe "$p") && echo "$p $s $e"
-	done
-	return 0
-}
-
-# signal_procs SIGNAL < PROCS: SIGNAL to each process procs listed that is
-# still the one listed.
-signal_procs() {
-	local p s e
-	while read -r p s e; do
-		proc_same "$p" "$s" "$e" && kill "-$1" "$p" 2>/dev/null
-	done
-	return 0
-}
 
 # stop_master PID SECONDS: SIGTERM, and make sure it and its workers are gone.
 stop_master() {

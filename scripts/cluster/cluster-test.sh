@@ -180,6 +180,7 @@ grep -q "node n2.*port $((P2 + 2))" <<<"$out" || fail "start did not say which n
 [ -e "/run/revhash-nodes-$P2" ] && fail "the failed start left its socket folder"
 pgrep -f "revhash-cluster-$P2/haproxy.cfg" >/dev/null && fail "the failed start left haproxy"
 alive "$MASTER_PID" || fail "the failed start stopped the stranger"
+rm -rf "$(run_base)/revhash-cluster-$P2.logs"
 stop_master "$MASTER_PID" 20
 MASTER_PID=""
 say "a start beside a stranger on a node's port failed, said so, left nothing"
@@ -192,8 +193,7 @@ NODE_USER=$CLUSTER_USER # status_json asks the nodes as their user
 # none was handed to a node.
 picked=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ { s += $5 } END { print s }')
 [ "$picked" = 0 ] || fail "start's probes show: the balancer picked a node $picked time(s)"
-awk -v p="$(printf ':%04X' "$PORT")" '$4 == "0A" && substr($2, length($2) - 4) == p { print $2 }' \
-	/proc/net/tcp /proc/net/tcp6 | grep -qv '^0100007F:' &&
+ss -Hltn "sport = :$PORT" | awk '{ print $4 }' | grep -qv '^127\.0\.0\.1:' &&
 	fail "the balancer listens on an address other than 127.0.0.1"
 # Each local node listens on no TCP port, only on its socket, in a folder
 # of the nodes' user, mode 0700, and takes no request there without the
@@ -204,19 +204,20 @@ awk -v p="$(printf ':%04X' "$PORT")" '$4 == "0A" && substr($2, length($2) - 4) =
 # namespace.)
 if [ ${#NETNS[@]} = 0 ]; then
 	RUN=$(run_base)/revhash-cluster-$PORT
+	socks=$RUN
+	[ -n "$CLUSTER_USER" ] && socks=/run/revhash-nodes-$PORT
 	for i in $(seq 1 $NODES); do
-		[ -z "$(listen_inodes $((PORT + i)))" ] || fail "node $i listens on TCP port $((PORT + i))"
-		read -r _ _ sock _ <"$RUN/n$i.pid"
-		sock=${sock#unix:}
+		listening $((PORT + i)) && fail "node $i listens on TCP port $((PORT + i))"
+		sock=$socks/n$i.sock
 		[ -S "$sock" ] || fail "node $i has no socket ($sock)"
 		[ -n "$(find "$(dirname "$sock")" -maxdepth 0 -type d -user "${CLUSTER_USER:-$(id -un)}" \
 			! -perm /077)" ] || fail "node $i's socket is not in a 0700 folder of the nodes' user"
 	done
-	read -r _ _ sock _ <"$RUN/n1.pid"
-	[ "$(unix_ask "${sock#unix:}" "$CLUSTER_USER" "$(digest 5)" 0 10)" = none ] ||
+	sock=$socks/n1.sock
+	[ "$(unix_ask "$sock" "$CLUSTER_USER" "$(digest 5)" 0 10)" = none ] ||
 		fail "node 1 answered a request without the balancer's header"
 	if [ -n "$CLUSTER_USER" ]; then
-		[ "$(unix_ask "${sock#unix:}" nobody "$(digest 5)" 0 10)" = refused ] ||
+		[ "$(unix_ask "$sock" nobody "$(digest 5)" 0 10)" = refused ] ||
 			fail "another user (nobody) reached node 1's socket"
 		read -r hap _ <"$RUN/haproxy.pid"
 		for p in $hap $(awk '{ print $1 }' "$RUN"/n*.pid); do
@@ -366,7 +367,7 @@ awk -v b="$WAIT_MS" '{ for (i = 1; i <= NF; i++) if ($i == "max") exit !($(i + 1
 # it says.
 pids=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $3 }')
 "$CLIENT" flood 127.0.0.1 "$PORT" 20 >/dev/null
-read -r hap _ <"$(run_base)/revhash-cluster-$PORT/haproxy.pid" # PID START PORT EXE
+hap=$(cat "$(run_base)/revhash-cluster-$PORT/haproxy.pid")
 kill -KILL "$hap"
 "$CLUSTER" status --port "$PORT" >/dev/null 2>"$LOGS/cluster-status.err" &&
 	fail "status exits 0 with the balancer dead"
@@ -379,7 +380,7 @@ awk -v t="$took" 'BEGIN { exit !(t < 10) }' || fail "stop took $took s"
 for p in $pids $hap; do alive "$p" && fail "process $p outlived stop"; done
 for p in $pids; do ls /dev/shm/revhash-*-"$p" >/dev/null 2>&1 && fail "node $p's segment outlived stop"; done
 kept=$(sed -n 's/.*logs kept in //p' <<<"$out")
-[ -s "$kept/haproxy.log" ] && [ -s "$kept/n1.log" ] || fail "stop did not keep the logs ($out)"
+[ -s "$kept/haproxy.log.0" ] && [ -s "$kept/n1.log.0" ] || fail "stop did not keep the logs ($out)"
 "$CLUSTER" status --port "$PORT" >/dev/null 2>&1 && fail "the cluster still answers status"
 ip netns list 2>/dev/null | grep -q "revhash-$PORT-" && fail "a namespace outlived stop"
 rm -rf "$kept"

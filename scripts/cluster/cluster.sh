@@ -38,38 +38,26 @@
 # the masters already serving at H:P, ... (other machines). Started as
 # root, the nodes, their exporters and HAProxy run as --user NAME
 # (default revhash, a system user made if there is none: no login, no
-# home); otherwise as this user. The config, pid files and
-# logs live in a folder of this user's own (lib.sh's run_base:
-# $XDG_RUNTIME_DIR, /run/revhash for root, else /tmp/revhash-UID), in
-# revhash-cluster-P; stop moves them aside to revhash-cluster-P.stopped-TIME,
-# keeps the three newest, and says so. A process start made is recorded
-# by its pid, start time, port and program (lib.sh's proc_record) and is
-# signalled, or said to run, only while all four hold.
+# home); otherwise as this user. The config, pid files and logs live in
+# a folder of this user's own (lib.sh's run_base: $XDG_RUNTIME_DIR,
+# /run/revhash for root, else /tmp/revhash-UID), in revhash-cluster-P;
+# stop keeps the logs in revhash-cluster-P.logs, the three newest of each
+# (savelog). A process start made is recorded by its pid alone, and is
+# signalled, or said to run, only while start-stop-daemon finds that pid
+# running its program and it listens where it serves.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CMD=${1:-}
 [ $# -gt 0 ] && shift
-NODES=3 PORT=5003 WORKERS=1 WORKERS_SAID=0 STATS_PORT="" HOSTS="" NETNS=0 NODE="" BIND=127.0.0.1
+NODES=3 PORT=5003 WORKERS="" STATS_PORT="" HOSTS="" NETNS=0 BIND=127.0.0.1
 PER_SOURCE=64 FIN_TIMEOUT=5 USER_SAID=""
-while [ $# -gt 0 ]; do
-	case $1 in
-	--nodes) NODES=$2; shift ;;
-	--port) PORT=$2; shift ;;
-	--workers) WORKERS=$2 WORKERS_SAID=1; shift ;;
-	--stats-port) STATS_PORT=$2; shift ;;
-	--hosts) HOSTS=$2; shift ;;
-	--bind) BIND=$2; shift ;;
-	--per-source) PER_SOURCE=$2; shift ;;
-	--fin-timeout) FIN_TIMEOUT=$2; shift ;;
-	--user) USER_SAID=$2; shift ;;
-	--netns) NETNS=1 ;;
-	[0-9]*) NODE=$1 ;;
-	*) fail "unknown option $1 (see the top of $0)" ;;
-	esac
-	shift
-done
+opts "--nodes=NODES --port=PORT --workers=WORKERS --stats-port=STATS_PORT --hosts=HOSTS \
+--bind=BIND --per-source=PER_SOURCE --fin-timeout=FIN_TIMEOUT --user=USER_SAID --netns:NETNS=1 --rest" "$@"
+NODE=${ARGS[0]:-}
+WORKERS_SAID=${WORKERS:+1}
+WORKERS=${WORKERS:-1}
 uint() { [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]; }
 uint "$NODES" 1 63 || fail "--nodes: 1 .. 63, not '$NODES'"
 uint "$PORT" 1 $((65535 - 300)) || fail "--port: 1 .. 65235, not '$PORT'"
@@ -122,18 +110,31 @@ appendable() {
 		fail "$1: not a regular file of this user's (a link?): not written"
 }
 
-# record NAME PID PORT EXE: process PID, just started to run EXE and serve
-# PORT, into $RUN/NAME.pid (proc_record's line), before it is waited for:
-# a start that fails then stops it by its record. Nothing is recorded for
-# a process already gone.
-record() {
-	local rec
-	rec=$(proc_record "$2" "$3" "$4") && put "$1.pid" "$rec"
-	return 0
+# recorded NAME: the pid in $RUN/NAME.pid (empty, non-zero without one).
+recorded() {
+	local pid
+	pid=$(cat "$RUN/$1.pid" 2>/dev/null) && [[ $pid =~ ^[0-9]+$ ]] && echo "$pid"
 }
 
-# recorded NAME: $RUN/NAME.pid's line (empty without one).
-recorded() { cat "$RUN/$1.pid" 2>/dev/null; }
+# running NAME EXE LISTEN: NAME's recorded pid runs EXE (start-stop-daemon
+# --exec reads /proc/PID/exe: a name, which anyone may take, counts for
+# nothing) and holds a socket listening at LISTEN (lib.sh's pid_listens).
+# A pid that has come to name another program, or a master of another
+# port, is neither.
+running() {
+	local pid
+	pid=$(recorded "$1") && start-stop-daemon --status --pidfile "$RUN/$1.pid" --exec "$2" &&
+		pid_listens "$pid" "$3"
+}
+
+# signal NAME EXE ARGS...: start-stop-daemon --stop on NAME's record, its
+# pid signalled (ARGS: --signal S, or --retry SCHEDULE) only while it
+# still runs EXE; non-zero when a --retry schedule ends with it running.
+signal() {
+	local name=$1 exe=$2
+	shift 2
+	start-stop-daemon --stop --quiet --oknodo --pidfile "$RUN/$name.pid" --exec "$exe" "$@"
+}
 
 # --- the nodes --------------------------------------------------------
 
@@ -273,7 +274,7 @@ node_start() {
 	appendable "$log"
 	"${wrap[@]}" "$MASTER" "$port" "${args[@]}" 2>>"$log" >/dev/null </dev/null &
 	pid=$!
-	record "$name" "$pid" "$listen" "$MASTER"
+	put "$name.pid" "$pid"
 	for _ in $(seq 1 300); do
 		node_ready "$pid" "$listen" "$port" && { metrics_start "$name" "$port"; return 0; }
 		alive "$pid" || break
@@ -282,18 +283,9 @@ node_start() {
 	tail -n 3 "$log" >&2
 	alive "$pid" || fail "node $name: its master exited at start (port $port taken?" \
 		"its log: $log)"
-	stop_unready "$(recorded "$name")"
+	# It runs and does not serve, so running() would not vouch for it.
+	signal "$name" "$MASTER" --retry TERM/3/KILL/2
 	fail "node $name: its master (pid $pid) does not serve port $port after 6 s"
-}
-
-# stop_unready RECORD: the process just started and recorded, which does
-# not serve (so proc_is does not vouch for it): SIGTERM, SIGKILL 3 s on.
-stop_unready() {
-	local pid start exe
-	read -r pid start _ exe <<<"$1"
-	proc_same "$pid" "$start" "$exe" || return 0
-	kill -TERM "$pid"
-	gone_within "$pid" 3 || signal_procs KILL <<<"$pid $start $exe"
 }
 
 # metrics_port NAME: the port of node NAME's exporter.
@@ -312,7 +304,7 @@ metrics_start() {
 	"${AS_USER[@]}" "$METRICS" "$2" --listen "127.0.0.1:$mport" \
 		2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
 	pid=$!
-	record "$1-metrics" "$pid" "$mport" "$METRICS"
+	put "$1-metrics.pid" "$pid"
 	for _ in $(seq 1 100); do
 		pid_listens "$pid" "$mport" && return 0
 		alive "$pid" || break
@@ -324,33 +316,28 @@ metrics_start() {
 # metrics_state NAME: node NAME's exporter: its port when it serves,
 # "down" when it was started and does not, "-" when there is none.
 metrics_state() {
-	local rec
-	rec=$(recorded "$1-metrics") || { echo -; return; }
-	proc_is "$rec" && { echo ":$(metrics_port "$1")"; return; }
+	recorded "$1-metrics" >/dev/null || { echo -; return; }
+	running "$1-metrics" "$METRICS" "$(metrics_port "$1")" && { echo ":$(metrics_port "$1")"; return; }
 	echo down
 }
 
-# stop_node NAME PORT: stop node NAME's master and exporter, each only if
-# its record still vouches for it (proc_is): a pid that has come to name
-# another process is left alone. A stopped (SIGSTOP) master is continued
-# first; one still there after 3 s of SIGTERM gets SIGQUIT (kill the
-# workers at once), then SIGKILL. Then the segment of a master that did
-# not remove its own (killed, now or before stop) goes. Non-zero when it
-# had to be killed.
+# stop_node NAME PORT LISTEN: stop node NAME's master and exporter, each
+# only while its record vouches for it (running). A stopped (SIGSTOP)
+# master and its workers are continued first; one still there after 3 s
+# of SIGTERM gets SIGQUIT (kill the workers at once), then SIGKILL 2 s
+# on (its workers die with it: PR_SET_PDEATHSIG). Then the segment of a
+# master that did not remove its own (killed, now or before stop) goes.
+# Non-zero when it had to be killed.
 stop_node() {
-	local rec pid list rc=0
-	rec=$(recorded "$1-metrics")
-	proc_is "$rec" && signal_procs TERM < <(procs "${rec%% *}")
-	rec=$(recorded "$1") || return 0
-	pid=${rec%% *}
-	if proc_is "$rec"; then
-		# shellcheck disable=SC2046 # workers_of's words are pids
-		list=$(procs "$pid" $(workers_of "$pid"))
-		signal_procs CONT <<<"$list"
-		signal_procs TERM <<<"${list%%$'\n'*}"
-		gone_within "$pid" 3 || { signal_procs QUIT <<<"${list%%$'\n'*}"; gone_within "$pid" 2; } || {
-			signal_procs KILL <<<"$list"
-			gone_within "$pid" 2
+	local pid rc=0
+	running "$1-metrics" "$METRICS" "$(metrics_port "$1")" &&
+		signal "$1-metrics" "$METRICS" --retry TERM/2/KILL/1
+	pid=$(recorded "$1") || return 0
+	if running "$1" "$MASTER" "$3"; then
+		start-stop-daemon --stop --quiet --oknodo --ppid "$pid" --exec "$MASTER" --signal CONT
+		signal "$1" "$MASTER" --signal CONT
+		signal "$1" "$MASTER" --retry TERM/3/QUIT/2 || {
+			signal "$1" "$MASTER" --retry KILL/2
 			say "node $1: master $pid killed"
 			rc=1
 		}
@@ -378,17 +365,6 @@ drop_segments() {
 			say "$f: in use: left"
 	done < <(find /dev/shm -maxdepth 1 -regextype posix-extended \
 		-regex "/dev/shm/revhash-$1-$2(\.[0-9]+)?" -type f -user "$uid" ! -perm /077 -print0)
-}
-
-# gone_within PID SECONDS: until PID has exited, SECONDS by the clock
-# (not a count of polls: each asks ps, which took 50 ms on a busy
-# machine); non-zero if it has not.
-gone_within() {
-	local end=$((${EPOCHREALTIME/./} + $2 * 1000000))
-	while alive "$1"; do
-		[ "${EPOCHREALTIME/./}" -lt $end ] || return 1
-		sleep 0.02
-	done
 }
 
 # --- the balancer -----------------------------------------------------
@@ -553,7 +529,7 @@ balancer_start() {
 	appendable "$RUN/haproxy.log"
 	haproxy -db -f "$RUN/haproxy.cfg" >>"$RUN/haproxy.log" 2>&1 </dev/null &
 	pid=$!
-	record haproxy "$pid" "$PORT" "$(command -v haproxy)"
+	put haproxy.pid "$pid"
 	for _ in $(seq 1 300); do
 		alive "$pid" || { tail -n 5 "$RUN/haproxy.log" >&2; fail "haproxy exited at start" \
 			"(port $PORT or $STATS_PORT taken?)"; }
@@ -566,21 +542,20 @@ balancer_start() {
 # --- the commands -----------------------------------------------------
 
 # stop_all: stop what $RUN says runs: the balancer (a soft stop: what is
-# in flight has 3 s), then every node at once; the run dir is moved aside
-# with its logs, and the newest three of those kept. Goes on past a
-# process that would not stop, and says so in its status.
+# in flight has 3 s), then every node at once. The logs go to
+# $RUN.logs, where savelog keeps the three newest of each (NAME.log.0 the
+# newest), and the run dir is removed. Goes on past a process that would
+# not stop, and says so in its status.
 stop_all() {
-	local rc=0 rec list pid name port kind kept
-	rec=$(recorded haproxy)
-	if proc_is "$rec"; then
-		pid=${rec%% *}
-		list=$(procs "$pid")
-		signal_procs CONT <<<"$list"
-		signal_procs USR1 <<<"$list"
-		gone_within "$pid" 4 || { signal_procs KILL <<<"$list"; say "haproxy $pid killed"; rc=1; }
+	local rc=0 pid name port kind hap f logs=$RUN.logs
+	hap=$(command -v haproxy)
+	if running haproxy "$hap" "$PORT"; then
+		signal haproxy "$hap" --signal CONT
+		signal haproxy "$hap" --retry USR1/4 ||
+			{ signal haproxy "$hap" --retry KILL/2; say "haproxy $(recorded haproxy) killed"; rc=1; }
 	fi
 	while read -r name _ port kind; do
-		[ "$kind" = remote ] || stop_node "$name" "$port" &
+		[ "$kind" = remote ] || stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
 	done < <(cat "$RUN/nodes" 2>/dev/null)
 	for pid in $(jobs -p); do wait "$pid" || rc=1; done
 	while read -r name _ _ kind; do
@@ -590,17 +565,16 @@ stop_all() {
 	[ "$SOCKS" != "$RUN" ] &&
 		[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" 2>/dev/null)" ] &&
 		rm -rf -- "$SOCKS"
-	kept=$RUN.stopped-$(date +%Y%m%dT%H%M%S)
-	rm -f "$RUN"/*.pid "$RUN/started"
-	mv "$RUN" "$kept" && say "logs kept in $kept"
-	# the three newest kept: the names sort as their times
-	local old=() d i
-	for d in "$RUN".stopped-*; do
-		[ -d "$d" ] && [ ! -L "$d" ] && old+=("$d")
-	done
-	for ((i = 0; i < ${#old[@]} - 3; i++)); do
-		rm -rf -- "${old[i]}"
-	done
+	if own_dir "$logs"; then
+		for f in "$RUN"/*.log; do
+			[ -f "$f" ] && mv -f -T -- "$f" "$logs/${f##*/}" && savelog -q -l -c 3 "$logs/${f##*/}"
+		done
+		say "logs kept in $logs"
+	else
+		say "$logs: not a folder of this user's own, mode 0700: the logs are lost" >&2
+		rc=1
+	fi
+	rm -rf -- "$RUN"
 	return $rc
 }
 
@@ -649,13 +623,12 @@ counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 # (with `serving`: a down exporter is said, and the status is the
 # serving's alone).
 status() {
-	local name addr port kind pid view state picked json bad=() hpid exporter rec shown
+	local name addr port kind pid view state picked json bad=() hpid exporter shown
 	local said=()
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	STATS_PORT=$(cat "$RUN/stats-port")
-	rec=$(recorded haproxy)
-	hpid=${rec%% *}
-	proc_is "$rec" || bad+=("the balancer (pid ${hpid:-?}) is not running")
+	hpid=$(recorded haproxy)
+	running haproxy "$(command -v haproxy)" "$PORT" || bad+=("the balancer (pid ${hpid:-?}) is not running")
 	view=$(balancer_view) || bad+=("the balancer's statistics do not answer on :$STATS_PORT")
 	say "balancer $BIND:$PORT (pid ${hpid:-?}), stats" \
 		"http://127.0.0.1:$STATS_PORT/stats, run dir $RUN"
@@ -664,9 +637,9 @@ status() {
 	while read -r name addr port kind; do
 		pid=-
 		if [ "$kind" != remote ]; then
-			rec=$(recorded "$name")
-			pid=${rec%% *}
-			proc_is "$rec" || pid=gone
+			running "$name" "$MASTER" "$(node_listen "$name" "$port" "$kind")" ||
+				pid=gone
+			[ $pid = gone ] || pid=$(recorded "$name")
 		fi
 		state="" picked=""
 		read -r _ state picked < <(grep "^$name " <<<"$view")
@@ -688,7 +661,7 @@ status() {
 }
 
 node_again() {
-	local name addr port kind rec w
+	local name addr port kind pid w
 	[ -e "$RUN/nodes" ] || fail "no cluster on port $PORT ($RUN)"
 	read -r name addr port kind < <(grep "^n${NODE:-0} " "$RUN/nodes") ||
 		fail "node-start: no node '${NODE:-}' (1 .. $(wc -l <"$RUN/nodes"))"
@@ -696,20 +669,19 @@ node_again() {
 	# As many workers as start gave it (a number, checked again), unless
 	# told another.
 	w=$(cat "$RUN/workers" 2>/dev/null)
-	[ "$WORKERS_SAID" = 0 ] && uint "$w" 1 64 && WORKERS=$w
-	rec=$(recorded "$name")
-	proc_is "$rec" && fail "node-start: $name still runs (pid ${rec%% *})"
+	[ -z "$WORKERS_SAID" ] && uint "$w" 1 64 && WORKERS=$w
+	running "$name" "$MASTER" "$(node_listen "$name" "$port" "$kind")" &&
+		fail "node-start: $name still runs (pid $(recorded "$name"))"
 	# The dead master's segment: its successor's start sweeps it only if
 	# nothing of it is left at that moment (a worker still exiting, an
 	# unreaped pid).
-	[ -n "$rec" ] && drop_segments "$port" "${rec%% *}"
-	rec=$(recorded "$name-metrics")
+	pid=$(recorded "$name") && drop_segments "$port" "$pid"
 	# (gone before its successor binds the same port)
-	proc_is "$rec" && { signal_procs TERM < <(procs "${rec%% *}"); gone_within "${rec%% *}" 2; }
+	running "$name-metrics" "$METRICS" "$(metrics_port "$name")" &&
+		signal "$name-metrics" "$METRICS" --retry TERM/2/KILL/1
 	user_ready
 	node_start "$name" "$addr" "$port" "$kind"
-	rec=$(recorded "$name")
-	say "$name serves again on $addr:$port (pid ${rec%% *})"
+	say "$name serves again on $addr:$port (pid $(recorded "$name"))"
 }
 
 case $CMD in
