@@ -99,6 +99,9 @@ for p in $PARTS; do
 	[[ " $ALL " == *" $p "* ]] || fail "unknown part $p ($ALL)"
 done
 CARRY=$ROOT/gpu-carry
+# jq, which reads every JSON here, travels in the carry (bin/, its
+# libraries in lib/): the device's machine may have none, and no network.
+[ -x "$CARRY/bin/jq" ] && PATH=$CARRY/bin:$PATH
 [ -d "$CARRY/lib" ] && [[ :${LD_LIBRARY_PATH:-}: != *":$CARRY/lib:"* ]] &&
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/lib
 
@@ -144,7 +147,7 @@ WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 gpu_ready() {
 	local tries=600
 	while [ $tries -gt 0 ]; do
-		status_json "$1" | grep -q '"kind":"gpu","pid":[1-9]' && return 0
+		status_json "$1" | jq -e 'any(.workers[]; .kind == "gpu" and .pid > 0)' >/dev/null && return 0
 		sleep 0.1
 		tries=$((tries - 1))
 	done
@@ -153,8 +156,7 @@ gpu_ready() {
 
 # gpu_hashing PORT: the GPU worker's pid while it is hashing, else nothing.
 gpu_hashing() {
-	status_json "$1" | grep -o '"kind":"gpu","pid":[0-9]*,"state":"hashing"' |
-		head -n 1 | sed 's/.*"pid":\([0-9]*\).*/\1/'
+	status_json "$1" | jq -r 'first(.workers[] | select(.kind == "gpu" and .state == "hashing") | .pid) // empty'
 }
 
 # cuda_tool NAME: NAME's path: on the PATH, else where CUDA's installs put
@@ -212,8 +214,8 @@ check_variants() {
 # goals are computed and printed, not judged; else 1.
 goal_missed() { [ $DRY = 1 ]; }
 
-# p50_us FILE: the p50 of a revhash-bench closed-loop run, in us.
-p50_us() { awk '/^latency: p50/ { printf "%.0f", $3 * 1000 }' "$1"; }
+# p50_us FILE: the p50 of a revhash-bench closed-loop run (its --json), in us.
+p50_us() { jq -r '.latency_ms.p50 // empty | . * 1000 | round' "$1" 2>/dev/null; }
 
 part_preflight() {
 	local b
@@ -234,6 +236,7 @@ part_preflight() {
 	for b in curl jq; do
 		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
+	command -v jq >/dev/null || { echo "figure: no jq, which reads the JSON (make gpu-carry carries it)"; return 1; }
 	echo "figure: $("$GPU_CHECK" --list | wc -l) variants, $(variants trial | wc -l) on trial"
 	if [ -z "$(variants timed)" ]; then
 		echo "figure: $GPU_CHECK holds the shipped variants alone: make GPU_VARIANTS=all gpu-carry"
@@ -310,12 +313,10 @@ part_memcheck() {
 
 # stages FILE NAME: where NAME's searched requests spent their time, the
 # means of --status's stages from its JSON in FILE (wake: from the job's
-# entry in the ring to a worker's first lease). Read with grep and sed,
-# as the rest of this script reads the JSON: lib-bench.sh's stage_line
-# needs jq, which the device may lack (the preflight says).
+# entry in the ring to a worker's first lease).
 stages() {
 	local s
-	s=$(grep -o '"stages_us":{[^}]*}' "$1" 2>/dev/null | sed 's/"stages_us":{//; s/}//; s/"//g; s/:/ /g; s/,/, /g')
+	s=$(jq -r '.stages_us // empty | to_entries | map("\(.key) \(.value)") | join(", ")' "$1" 2>/dev/null)
 	[ -z "$s" ] || echo "figure: $2: stages, mean us: $s"
 }
 
@@ -332,10 +333,10 @@ small_run() {
 	port=$(free_port)
 	start_master "$port" "$W/$name.log" --workers 4 "${WITH_GPU[@]}"
 	gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached >"$W/$name-hit.txt" 2>&1 ||
-		rc=1
+	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached \
+		--json="$W/$name-hit.json" >"$W/$name-hit.txt" 2>&1 || rc=1
 	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --difficulty 100000 \
-		>"$W/$name-100k.txt" 2>&1 || rc=1
+		--json="$W/$name-100k.json" >"$W/$name-100k.txt" 2>&1 || rc=1
 	status_json "$port" >"$W/$name-status.json"
 	stop_master "$MASTER_PID" 30
 	stages "$W/$name-status.json" "$name"
@@ -354,7 +355,7 @@ part_small() {
 	local hit miss rc=0 met=1 n
 	for n in small small-sleep; do
 		small_run "$n" "$([ $n = small ] && echo - || echo sleep)" || rc=1
-		hit=$(p50_us "$W/$n-hit.txt") miss=$(p50_us "$W/$n-100k.txt")
+		hit=$(p50_us "$W/$n-hit.json") miss=$(p50_us "$W/$n-100k.json")
 		[ -n "$hit" ] && [ -n "$miss" ] || { echo "figure: $n: no latency figures"; rc=1; continue; }
 		grep -h -E '^(latency|errors)' "$W/$n-hit.txt" "$W/$n-100k.txt" | sed "s/^/figure: $n: /"
 		echo "figure: $n: p50 of a 100,000-value request $miss us, of a cache hit $hit us: $((miss - hit)) us more (goal: at most 40)"
@@ -418,12 +419,12 @@ mix_run() {
 		smi=$!
 	fi
 	"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
-		--workers "$CPUS" --csv "$W/$name.csv" >"$W/$name.txt" 2>&1
+		--workers "$CPUS" --csv "$W/$name.csv" --json="$W/$name.json" >"$W/$name.txt" 2>&1
 	local rc=$?
 	[ -n "$smi" ] && kill "$smi" 2>/dev/null && wait "$smi" 2>/dev/null
 	if [ "$floor" = floor ]; then
 		"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
-			--no-calibrate >"$W/$name-floor.txt" 2>&1 || rc=1
+			--no-calibrate --json="$W/$name-floor.json" >"$W/$name-floor.txt" 2>&1 || rc=1
 	fi
 	status_json "$port" >"$W/$name-status.json"
 	grep -m1 'listening on port' "$W/$name.log" | sed "s/.*: CPU workers/figure: $name: CPU workers/"
@@ -442,9 +443,9 @@ mix_run() {
 # the same above its floor (ideal / (score - all-cached score)).
 mix_judge() {
 	local g f e
-	g=$(awk '/^Results:/ { print $3 }' "$W/$1.txt" 2>/dev/null)
-	f=$(awk '/^Results:/ { print $3 }' "$W/$1-floor.txt" 2>/dev/null)
-	e=$(sed -n 's/^ideal (.*): \([0-9.]*\), efficiency.*/\1/p' "$W/$1.txt" | head -n 1)
+	g=$(jq -r '.score // empty' "$W/$1.json" 2>/dev/null)
+	f=$(jq -r '.score // empty' "$W/$1-floor.json" 2>/dev/null)
+	e=$(jq -r '.ideal.own.score // empty' "$W/$1.json" 2>/dev/null)
 	[ -n "$g" ] && [ -n "$2" ] || { echo "figure: $1: no score"; return 1; }
 	awk -v n="$1" -v g="$g" -v c="$2" -v f="${f:-0}" -v i="${e:-0}" 'BEGIN {
 		e = i / g; ef = g > f ? i / (g - f) : 0
@@ -479,7 +480,7 @@ part_mix() {
 			) || rc=1
 		done
 	done
-	c=$(awk '/^Results:/ { print $3 }' "$W/mix-cpu.txt" 2>/dev/null)
+	c=$(jq -r '.score // empty' "$W/mix-cpu.json" 2>/dev/null)
 	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; return 1; }
 	for r in $(seq 1 "$MIX_ROUNDS"); do
 		for n in $MIX_WORKERS; do

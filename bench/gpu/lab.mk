@@ -39,18 +39,21 @@ $(B)/bench/gpu/sass-count: $(call objs,bench/gpu/sass-count.o worker/gpu/gpu_var
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^
 
 # What a GPU machine needs beside the binaries (scripts/gpu-proof.sh): the
-# cubins and their table, sass-count, and the libcrypto the binaries link,
-# for a machine that has none. Then what a device call carries, GPU_CARRY
+# cubins and their table, sass-count, the libcrypto the binaries link, and
+# jq (which reads the JSON there) with its libraries, for a machine that
+# has none. Then what a device call carries, GPU_CARRY
 # (docs/gpu.md), and its size: at most 64 MiB may travel. A device call
 # checks and times every variant: make GPU_VARIANTS=all gpu-carry.
 GPU_CARRY := master/master revhash-bench kernel-bench gpu-check worker/revhash-gpu gpu-carry
 GPU_CARRY_BUILD = GPU_VARIANTS=$(GPU_VARIANTS), $(words $(GPU_BUILT)) variants
 gpu-carry: all gpu-sass
 	rm -rf gpu-carry
-	mkdir -p gpu-carry/sass gpu-carry/lib
+	mkdir -p gpu-carry/sass gpu-carry/lib gpu-carry/bin
 	cp $(foreach v,$(GPU_BUILT),$(GPU_SASS)/gpu_kernel-$(v).cubin) \
 		$(GPU_SASS)/sass-table.md $(B)/bench/gpu/sass-count gpu-carry/sass/
-	cp -L $$(ldd $(BIN)/master/master | awk '/libcrypto/ { print $$3 }') gpu-carry/lib/
+	cp -L $$(command -v jq) gpu-carry/bin/
+	cp -L $$(ldd $(BIN)/master/master $$(command -v jq) | \
+		awk '/libcrypto|libjq|libonig/ { print $$3 }' | sort -u) gpu-carry/lib/
 	@du -cbL $(GPU_CARRY) | awk 'END { printf "carry of $(GPU_CARRY_BUILD): $(GPU_CARRY): " \
 		"%.1f MiB of 64\n", $$1 / 1048576; if ($$1 > 64 * 1048576) { print "gpu-carry: over 64 MiB"; exit 1 } }'
 else
