@@ -13,8 +13,8 @@ calibrate() {
 	local port
 	port=$(free_port)
 	start_master "$port" "$OUT/calibrate.log" "$@"
-	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet 2>/dev/null |
-		sed -n 's/^hash rate: \([0-9.]*\) M hashes\/s (calibrated)/\1/p' | head -n 1)
+	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet --json 2>/dev/null |
+		jq -r 'select(.rate_from == "calibrated") | .rate_mhs')
 	stop_master "$MASTER_PID" 60
 	[ -n "$RATE" ] || fail "calibration failed"
 }
@@ -25,8 +25,8 @@ calibrate() {
 # it follows the rate.
 preset() {
 	local w
-	w=$("$BENCH" --preset "$1" --rate "${RATE:-1}e6") || fail "no preset $1"
-	awk '{ print $2, $4, $6 }' <<<"$w"
+	w=$("$BENCH" --preset "$1" --rate "${RATE:-1}e6" --json) || fail "no preset $1"
+	jq -r '"\(.total) \(.difficulty) \(.delay_us)"' <<<"$w"
 }
 
 # delay_for DIFFICULTY LOAD: the client's delay (us) that keeps a server of
@@ -78,7 +78,8 @@ replay_row() {
 	rate=(--rate "${RATE}e6")
 	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
 	start_master "$port" "$OUT/$name.log" "$@"
-	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" >"$out" 2>&1
+	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" \
+		--json="$OUT/$name.json" >"$out" 2>&1
 	local rc=$? status busy score p50 p99 eff eff_best eff_busy
 	status=$(status_json "$port")
 	busy=$(busy_rate "$status")
@@ -86,7 +87,7 @@ replay_row() {
 	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
 	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
 	# best_ideal,best_policy,eff_best,...
-	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$out")"
+	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$OUT/$name.json")"
 	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
 	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s %7s  %s\n' "$name" "$total" \
 		"$diff" "$delay" "$score" "$eff" "$eff_best" \
@@ -175,41 +176,30 @@ policy_columns() {
 busy_rate() { json_num "$1" busy_rate; }
 
 # eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
-# recorded again at RATE (revhash-bench --rescore, its output into OUT)
-# and print the efficiency, or n/a.
+# recorded again at RATE (revhash-bench --rescore, its output into OUT,
+# its JSON into OUT.json) and print the efficiency, or n/a.
 eff_at() {
-	local rate=$1 csv=$2 out=$3 eff=n/a
+	local rate=$1 csv=$2 out=$3 eff=""
 	shift 3
-	if [ "${rate:-0}" -gt 0 ] && "$BENCH" x 1 "$@" --rescore "$csv" --rate "$rate" >"$out" 2>&1; then
-		IFS=, read -r _ _ _ _ _ _ eff _ <<<"$(bench_summary "$out")"
-	fi
+	[ "${rate:-0}" -gt 0 ] && "$BENCH" x 1 "$@" --rescore "$csv" --rate "$rate" \
+		--json="$out.json" >"$out" 2>&1 && eff=$(jq -r '.ideal.own.efficiency' "$out.json")
 	echo "${eff:-n/a}"
 }
 
 # The figures bench_summary prints, in its order.
 BENCH_COLUMNS=reliability,score,p50_ms,p99_ms,rate,ideal,eff,best_ideal,best_policy,eff_best,first_n,first_ms,first_score,repeat_n,repeat_ms,repeat_score
 
-# bench_summary FILE: the figures of a revhash-bench replay's output as one
-# CSV line (BENCH_COLUMNS); a figure the run did not print is left empty,
-# an efficiency that is n/a reads n/a. Policies read "wsrpt/preemptive/...".
+# bench_summary FILE: the figures of a revhash-bench replay's --json in
+# FILE as one CSV line (BENCH_COLUMNS); a figure the run did not give is
+# left empty, an efficiency that is n/a reads n/a. Policies read
+# "wsrpt/preemptive/...".
 bench_summary() {
-	awk '
-	function after(s, re) { return match(s, re) ? substr(s, RSTART + RLENGTH) : "" }
-	function num(s) { sub(/[^0-9.].*/, "", s); return s }
-	function eff(s) { return s ~ /^ = / ? num(substr(s, 4)) : "n/a" }
-	function policy(s) { s = substr(s, 2, index(s, ")") - 2); gsub(/, /, "/", s); return s }
-	function part(s, k) { n = split(s, f, /[ ,]+/); v[k "_n"] = f[2]
-		v[k "_ms"] = f[6] == "n/a" ? "" : f[6]; v[k "_score"] = f[n] }
-	/^Results: / { v["reliability"] = $2; v["score"] = $3 }
-	/^latency: p50 / { v["p50_ms"] = $3; v["p99_ms"] = $6 }
-	/^hash rate: [0-9]/ { v["rate"] = sprintf("%.0f", $3 * 1e6) }
-	/^ideal \(/ { v["ideal"] = num(after($0, "[)]: ")); v["eff"] = eff(after($0, ", efficiency")) }
-	/^best policy ideal \(/ { v["best_policy"] = policy(after($0, "^best policy ideal "))
-		v["best_ideal"] = num(after($0, "[)]: ")); v["eff_best"] = eff(after($0, "efficiency vs best")) }
-	/^first-time: / { part($0, "first") }
-	/^repeated: / { part($0, "repeat") }
-	END { n = split(cols, c, ","); for (i = 1; i <= n; i++) printf "%s%s", v[c[i]], i < n ? "," : "\n" }
-	' cols="$BENCH_COLUMNS" "$1"
+	jq -r 'def eff: if . then .efficiency // "n/a" else null end;
+		[.reliability_pct, .score, .latency_ms.p50, .latency_ms.p99,
+		(.ideal.rate_mhs | if . then . * 1e6 | round else . end), .ideal.own.score,
+		(.ideal.own | eff), .ideal.best.score, (.ideal.best.policy // "" | gsub(", "; "/")),
+		(.ideal.best | eff), .first.n, .first.mean_ms, .first.score, .repeated.n,
+		.repeated.mean_ms, .repeated.score] | map(. // "" | tostring) | join(",")' "$1"
 }
 
 # proc_ticks PID...: CPU time used so far by these processes, user + system,

@@ -72,12 +72,10 @@ closed() {
 	local target=$1 port=$2 label=$3 t0 out=$OUT/run
 	shift 3
 	t0=$(proc_ticks "$HAPROXY")
-	"$BENCH" 127.0.0.1 "$port" --concurrency 8 --duration 3 "$@" >"$out" ||
+	"$BENCH" 127.0.0.1 "$port" --concurrency 8 --duration 3 "$@" --json >"$out" ||
 		{ cat "$out"; fail "closed loop $label to $target went wrong"; }
 	local n rate p50
-	n=$(awk '/^requests:/ { print $2 }' "$out")
-	rate=$(awk '/^requests\/s:/ { print $2 }' "$out")
-	p50=$(awk '/^latency:/ { print $3 }' "$out")
+	read -r n rate p50 < <(jq -r '"\(.requests) \(.requests_s) \(.latency_ms.p50)"' "$out")
 	record "$label us/request (8/throughput)" "$target" "$(awk -v r="$rate" 'BEGIN { printf "%.1f", 8e6 / r }')"
 	record "$label p50 ms" "$target" "$p50"
 	[ "$target" = balancer ] && record "balancer CPU us/request ($label)" "$target" \
@@ -92,11 +90,11 @@ replay() {
 	local target=$1 port=$2 label=$3 out=$OUT/run
 	shift 3
 	node_as "$target"
-	"$BENCH" 127.0.0.1 "$port" "$SEED" "$@" --no-calibrate --quiet >"$out" ||
+	"$BENCH" 127.0.0.1 "$port" "$SEED" "$@" --no-calibrate --quiet --json >"$out" ||
 		{ cat "$out"; fail "replay $label to $target went wrong"; }
-	record "$label score" "$target" "$(awk '/^Results:/ { print $3 }' "$out")"
-	record "$label p50 ms" "$target" "$(awk '/^latency:/ { print $3 }' "$out")"
-	record "$label first-time mean ms" "$target" "$(awk '/^first-time:/ { print $6 }' "$out")"
+	record "$label score" "$target" "$(jq -r .score "$out")"
+	record "$label p50 ms" "$target" "$(jq -r .latency_ms.p50 "$out")"
+	record "$label first-time mean ms" "$target" "$(jq -r .first.mean_ms "$out")"
 }
 
 # round TARGET PORT: every workload once.

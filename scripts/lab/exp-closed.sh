@@ -31,7 +31,7 @@ nworkers=$(workers_asked $margs)
 wait_workers "$MASTER_PID" "$nworkers" 10 || fail "the master's $nworkers workers did not start"
 workers=$(workers_of "$MASTER_PID")
 "$BENCH" 127.0.0.1 "$port" --concurrency "$conc" --duration "$secs" "$@" \
-	>"$prefix.txt" 2>&1 &
+	--json="$prefix.json" >"$prefix.txt" 2>&1 &
 bench_pid=$!
 quarter=$(awk -v s="$secs" 'BEGIN { print s / 4 }')
 sleep "$quarter"
@@ -44,12 +44,10 @@ mhwm=$(proc_hwm_kb "$MASTER_PID")
 whwm=$(for w in $workers; do proc_hwm_kb "$w"; done | sort -n | tail -n 1)
 stop_master "$MASTER_PID" 60
 
-awk -v hz="$(getconf CLK_TCK)" -v t="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
-	-v dm=$((m1 - m0)) -v dw=$((w1 - w0)) -v mh="$mhwm" -v wh="$whwm" '
-	/^requests\/s: / { rps = $2 }
-	/^latency: / { p50 = $3; p99 = $9 }
-	/^errors: / { err = $2 + $4 }
-	END { printf "%s,%s,%s,%.1f,%.1f,%s,%s,%s\n", rps, p50, p99,
-		100 * dm / hz / t, 100 * dw / hz / t, mh, wh, err }' "$prefix.txt"
+jq -r --argjson hz "$(getconf CLK_TCK)" --argjson t "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" \
+	--argjson dm $((m1 - m0)) --argjson dw $((w1 - w0)) --arg mh "$mhwm" --arg wh "$whwm" '
+	def pct: 100 * . / $hz / $t * 10 | round / 10;
+	[.requests_s, .latency_ms.p50 // "", .latency_ms.p99 // "", ($dm | pct), ($dw | pct), $mh, $wh,
+	.wrong + .missing] | map(tostring) | join(",")' "$prefix.json"
 [ $rc -eq 0 ] || say "$prefix: bench exited $rc (see $prefix.txt)" >&2
 exit $((rc != 0))

@@ -15,8 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 port=$(free_port)
 start_master "$port" "$tmp/log" --quiet --workers "$1"
 # One tiny request: the run is the calibration.
-"$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 0 --quiet >"$tmp/out" 2>&1
+"$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 0 --quiet --json >"$tmp/out" 2>"$tmp/err"
 rc=$?
 stop_master "$MASTER_PID" 30
-[ $rc -eq 0 ] || { cat "$tmp/out" >&2; fail "calibration with $1 workers failed"; }
-awk '/^hash rate: [0-9]/ { printf "%.0f\n", $3 * 1e6; exit }' "$tmp/out"
+[ $rc -eq 0 ] || { cat "$tmp/out" "$tmp/err" >&2; fail "calibration with $1 workers failed"; }
+jq -r '.rate_mhs // empty | . * 1e6 | round' "$tmp/out"

@@ -6,8 +6,8 @@
 # master, and print the run's figures as one CSV line (BENCH_COLUMNS in
 # lib-bench.sh, then busy_rate and eff_busy: the efficiency again at the
 # rate the workers hashed at during the run, which the machine's drift
-# between the calibration and the run does not move). It leaves PREFIX.txt (the bench's
-# output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
+# between the calibration and the run does not move). It leaves PREFIX.txt and
+# PREFIX.json (the bench's output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
 # PREFIX.status.csv (the samples) and PREFIX.log (the master's).
 #   scripts/lab/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
 #       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
@@ -29,7 +29,7 @@ port=$(free_port)
 start_master "$port" "$prefix.log" --quiet $margs
 # shellcheck disable=SC2046
 "$BENCH" 127.0.0.1 "$port" "$@" --quiet --csv "$prefix.csv" "${rate[@]}" \
-	$(bench_policy $margs) >"$prefix.txt" 2>&1 &
+	$(bench_policy $margs) --json="$prefix.json" >"$prefix.txt" 2>&1 &
 bench_pid=$!
 sample_status "$port" "$prefix.status.csv" "$bench_pid" &
 sampler_pid=$!
@@ -39,7 +39,7 @@ wait "$sampler_pid"
 busy=$(busy_rate "$(status_json "$port")")
 stop_master "$MASTER_PID" 60
 # shellcheck disable=SC2046
-echo "$(bench_summary "$prefix.txt"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \
+echo "$(bench_summary "$prefix.json"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \
 	"$@" $(bench_policy $margs))"
 [ $rc -eq 0 ] || say "$prefix: bench exited $rc (wrong or missing answers: see $prefix.txt)" >&2
 exit $((rc != 0))
