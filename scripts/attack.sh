@@ -186,7 +186,7 @@ attack_squat() {
 	[ "$(id -u)" = 0 ] || { skip squat "needs root to make another user's files"; return; }
 	id nobody >/dev/null 2>&1 || { skip squat "no user nobody"; return; }
 	port=$(free_port)
-	last=$(cat /proc/sys/kernel/ns_last_pid)
+	last=$(sysctl -n kernel.ns_last_pid)
 	for i in $(seq 1 300); do
 		name=/dev/shm/revhash-$port-$((last + i))
 		install -o nobody -m 600 /dev/null "$name"

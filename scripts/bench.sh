@@ -28,11 +28,11 @@ OUT=$ROOT/bench-out
 mkdir -p "$OUT"
 wanted() { [ -z "$ONLY" ] || case $ONLY in *,"$1",*) return 0 ;; *) return 1 ;; esac; }
 
-say "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+say "machine: $(cpu_model), $(nproc) CPUs"
 if wanted kernels; then
 	say "1. search kernels, one core each"
 	"$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" | tee "$OUT/kernels.txt"
-	if grep -qw sha_ni /proc/cpuinfo; then
+	if lscpu | grep -qw sha_ni; then
 		# OpenSSL uses the SHA extensions here; the ratios a CPU without
 		# them would show come from OpenSSL told to ignore them.
 		say "1b. against OpenSSL ignoring the SHA extensions, as on a CPU without them"

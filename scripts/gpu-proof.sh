@@ -219,7 +219,7 @@ p50_us() { jq -r '.latency_ms.p50 // empty | . * 1000 | round' "$1" 2>/dev/null;
 
 part_preflight() {
 	local b
-	echo "figure: cpu $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+	echo "figure: cpu $(cpu_model), $(nproc) CPUs"
 	if command -v nvidia-smi >/dev/null; then
 		nvidia-smi >"$W/nvidia-smi.txt" 2>&1
 		echo "figure: gpu $(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu \

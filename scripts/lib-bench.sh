@@ -203,7 +203,8 @@ bench_summary() {
 }
 
 # proc_ticks PID...: CPU time used so far by these processes, user + system,
-# in clock ticks (fields 14 and 15 of /proc/PID/stat, after the name).
+# in clock ticks (fields 14 and 15 of /proc/PID/stat, after the name):
+# ps counts whole seconds alone, and a search costs microseconds.
 proc_ticks() {
 	local p t=0 f
 	for p in "$@"; do
@@ -214,7 +215,8 @@ proc_ticks() {
 	echo "$t"
 }
 
-# proc_hwm_kb PID: the process's peak resident set (VmHWM), in kB.
+# proc_hwm_kb PID: the process's peak resident set (VmHWM), in kB, which
+# ps does not give (its rss is the present one).
 proc_hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
 # sample_status PORT OUT.csv PID: while PID lives, about every 100 ms, and

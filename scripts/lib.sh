@@ -237,6 +237,9 @@ EOF
 
 # --- reading a master; the tools the scripts call ---
 
+# cpu_model: the CPU's model name, as lscpu gives it.
+cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -n 1; }
+
 # now_s: seconds since the epoch, with microseconds (bash's own clock).
 now_s() { echo "$EPOCHREALTIME"; }
 

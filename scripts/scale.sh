@@ -15,7 +15,7 @@ opts "--counts=COUNTS --requests=REQUESTS" "$@"
 need_built
 OUT=$ROOT/bench-out/scale
 mkdir -p "$OUT"
-say "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
+say "machine: $(cpu_model), $(nproc) CPUs"
 printf '%-8s %12s   ' workers "M hashes/s"
 row_header
 for w in $COUNTS; do
