@@ -21,30 +21,11 @@
 #                                                    start would write, start nothing
 #                                                    (as root, make the nodes' user
 #                                                    and socket folder it names)
-# The balancer listens on ADDR:P (default 127.0.0.1:5003; --bind 0.0.0.0
-# for every address); each local node (default 3 nodes of 1 worker) on a
-# Unix socket alone, nI.sock in a folder of the nodes' user, mode 0700
-# (the run dir; as root /run/revhash-nodes-P), where no other local user
-# can reach it or pass for the balancer, and known by P+I (its --status);
-# each node's Prometheus exporter on 127.0.0.1:P+200+I, the
-# balancer's statistics on 127.0.0.1:S (default P+100: /stats, /stats;csv,
-# /metrics). One source address holds at most C connections at once
-# (default 64); a client's close reaches a node as a half-close, which
-# ends the search S seconds later (default 5).
-# --netns runs each node in a network namespace of its own behind a veth
-# pair, with its own address (10.X.Y.4i+2, X.Y from P), on TCP, as
-# separate hosts would be (root and `ip netns` only; otherwise said, and
-# nodes run as local ones). --hosts starts no node: the balancer goes to
-# the masters already serving at H:P, ... (other machines). Started as
-# root, the nodes, their exporters and HAProxy run as --user NAME
-# (default revhash, a system user made if there is none: no login, no
-# home); otherwise as this user. The config, pid files and logs live in
-# a folder of this user's own (lib.sh's run_base: $XDG_RUNTIME_DIR,
-# /run/revhash for root, else /tmp/revhash-UID), in revhash-cluster-P;
-# stop keeps the logs in revhash-cluster-P.logs, the three newest of each
-# (savelog). A process start made is recorded by its pid alone, and is
-# signalled, or said to run, only while start-stop-daemon finds that pid
-# running its program and it listens where it serves.
+# Where each part listens, the defaults, --netns, --hosts and --user,
+# the run dir and what stop keeps: docs/cluster.md. A process start made
+# is recorded by its pid alone, and is signalled, or said to run, only
+# while start-stop-daemon finds that pid running its program and ss
+# shows it listening where it serves.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
