@@ -29,7 +29,9 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
+# Absolute: start-stop-daemon's --exec takes a relative path from /.
+MASTER=$(realpath -m -- "$MASTER")
+METRICS=$(realpath -m -- "${REVHASH_METRICS:-$ROOT/master/revhash-metrics}")
 CMD=${1:-}
 [ $# -gt 0 ] && shift
 NODES=3 PORT=5003 WORKERS="" STATS_PORT="" HOSTS="" NETNS=0 BIND=127.0.0.1
@@ -528,17 +530,22 @@ balancer_start() {
 # newest), and the run dir is removed. Goes on past a process that would
 # not stop, and says so in its status.
 stop_all() {
-	local rc=0 pid name port kind hap f logs=$RUN.logs
+	local rc=0 pid name port kind hap f logs=$RUN.logs stops=()
 	hap=$(command -v haproxy)
 	if running haproxy "$hap" "$PORT"; then
 		signal haproxy "$hap" --signal CONT
 		signal haproxy "$hap" --retry USR1/4 ||
 			{ signal haproxy "$hap" --retry KILL/2; say "haproxy $(recorded haproxy) killed"; rc=1; }
 	fi
+	# Waited for by pid: in a start that failed, this shell's jobs are
+	# also the processes it started, which a wait for them all would
+	# wait on for ever had one not been stopped.
 	while read -r name _ port kind; do
-		[ "$kind" = remote ] || stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
+		[ "$kind" = remote ] && continue
+		stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
+		stops+=($!)
 	done < <(cat "$RUN/nodes" 2>/dev/null)
-	for pid in $(jobs -p); do wait "$pid" || rc=1; done
+	for pid in "${stops[@]}"; do wait "$pid" || rc=1; done
 	while read -r name _ _ kind; do
 		[ "$kind" = netns ] && netns_down "${name#n}"
 	done < <(cat "$RUN/nodes" 2>/dev/null)
