@@ -250,12 +250,18 @@ static int ask_fake(struct fake *f, uint64_t start, uint64_t end, uint64_t k,
 	struct ask_params p = { .start = start, .end = end, .priority = 3,
 				.split = k };
 	struct target t = { 0 };
-	FILE *text = fmemopen(out, size, "w"), *js = fmemopen(json, 64, "w");
+	FILE *text, *js;
 	struct out o;
 	pthread_t tid;
 	char port[8];
 	int status;
 
+	/* fmemopen writes the terminating NUL only with the first write: an
+	 * output that stays empty must read as "" all the same. */
+	memset(out, 0, size);
+	memset(json, 0, 64);
+	text = fmemopen(out, size, "w");
+	js = fmemopen(json, 64, "w");
 	digest_of(f->x, p.digest); /* what a finding fake replies is the answer */
 	snprintf(port, sizeof port, "%d", fake_listen(f));
 	f->n = ask_pieces(start, end, k);
