@@ -25,6 +25,7 @@
 #include "master/status.h"
 #include "master/workers.h"
 #include "lib/digest.h"
+#include "shm/ring_hook.h"
 #include "shm/segment.h"
 
 #include <arpa/inet.h>

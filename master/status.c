@@ -12,6 +12,7 @@
 #include "lib/utf8.h"
 #include "master/power.h"
 #include "shm/hist.h"
+#include "shm/ring_hook.h"
 #include "shm/ring.h"
 #include "worker/kind.h"
 

@@ -80,7 +80,6 @@ void workers_init(struct workers *ws, struct seg *seg,
 	/* The ring's words as the master wrote them, before any worker was
 	 * there to write over them: the watchdog puts them back. */
 	ws->policy = seg->ring->policy;
-	ws->hooks = __atomic_load_n(&seg->ring->hooks, __ATOMIC_ACQUIRE) != 0;
 	workers_set_target(ws, target);
 }
 

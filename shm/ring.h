@@ -205,7 +205,7 @@ struct ring {
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	uint32_t dead_leases; /* a worker died: its lease is to be given back */
 	struct policy policy;
-	uint32_t hooks;       /* test hooks allowed */
+	uint32_t hooks;       /* the master's hooks switch, shown (ring_hook.h) */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
 	uint32_t nheap;       /* entries of heap[] in use */
 	uint32_t pad;
@@ -439,19 +439,9 @@ pid_t ring_lock_holder(const struct ring *r);
  * over) or one that was cut from the segment. 0, -EBUSY when someone took
  * the new lock first (it is tried again later), or -errno (logged). */
 int ring_reset(struct ring *r);
-/* Allow test hooks (the master sets it from REVHASH_TEST_HOOKS): in the
- * segment, for --hook to see, and in this process, for the workers it
- * forks (ring_hooks_here). */
-void ring_allow_hooks(struct ring *r, int on);
 /* Put back the ring-wide words the master owns where a worker wrote over
- * them: the policy, whether hooks are allowed, the shutdown flag. The
- * number of words put back. */
-int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
-		       int shutdown);
-/* Arm a test hook n more times; -EPERM when hooks are not allowed. */
-int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);
-/* How many times a hook is still armed. */
-unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
+ * them: the policy, the shutdown flag. The number of words put back. */
+int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown);
 
 /* ---- the workers (ring_worker.c) ----------------------------------------- */
 
@@ -491,11 +481,5 @@ void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms);
  * For a worker with a CPU of its own, whose sleep would cost a wake-up
  * from idle (tens of us, more in a VM) on its next lease. */
 int ring_poll(struct ring *r, unsigned slot, uint64_t ns);
-/* Take one arming of a test hook: 1 when the caller should misbehave
- * (hooks allowed in the segment and in this process). */
-int ring_hook_fire(struct ring *r, enum ring_hook hook);
-/* Allow this process to fire hooks, or not (default: REVHASH_TEST_HOOKS
- * in its environment). */
-void ring_hooks_here(int on);
 
 #endif

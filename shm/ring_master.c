@@ -12,6 +12,7 @@
  * either. */
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_hook.h"
 #include "shm/ring_slot.h"
 
 #include <errno.h>
@@ -45,6 +46,7 @@ int ring_init(struct ring *r, const struct policy *policy)
 			return rc;
 		}
 	r->policy = *policy;
+	ring_hooks_show(r);
 	for (uint32_t i = 0; i < RING_JOBS; i++)
 		r->jobs[i].heap_pos = RING_NONE;
 	return 0;
@@ -592,14 +594,7 @@ pid_t ring_lock_holder(const struct ring *r)
 #endif
 }
 
-void ring_allow_hooks(struct ring *r, int on)
-{
-	publish(r->hooks, on ? 1u : 0u);
-	ring_hooks_here(on);
-}
-
-int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
-		       int shutdown)
+int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown)
 {
 	int fixed = 0;
 
@@ -608,26 +603,9 @@ int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
 		publish(r->policy.rules, policy->rules);
 		fixed++;
 	}
-	if (peek(r->hooks) != (hooks ? 1u : 0u)) {
-		publish(r->hooks, hooks ? 1u : 0u);
-		fixed++;
-	}
 	if (peek(r->shutdown) != (shutdown ? 1u : 0u)) {
 		publish(r->shutdown, shutdown ? 1u : 0u);
 		fixed++;
 	}
 	return fixed;
-}
-
-int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
-{
-	if (!peek(r->hooks) || hook >= HOOK_COUNT)
-		return -EPERM;
-	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
-	return 0;
-}
-
-unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
-{
-	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
 }

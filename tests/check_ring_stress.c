@@ -14,6 +14,7 @@
  * death outside it, which an emulator that cannot recover a dead holder's
  * lock runs too (th_no_robust_locks: there the first kind is skipped). */
 #include "shm/ring.h"
+#include "shm/ring_hook.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 
@@ -258,9 +259,9 @@ START_TEST(no_value_skipped_nothing_hangs)
 	seed = (seed ^ seed >> 31) * 0xbf58476d1ce4e5b9ull | 1; /* never 0 */
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
+	ring_hooks_here(1);
 	ck_assert_int_eq(ring_init(r, &p), 0);
 	ring_master_init(&own, r);
-	ring_allow_hooks(r, 1);
 	for (unsigned i = 0; i < WORKERS; i++)
 		spawn(i);
 	for (int round = 0; round < ROUNDS; round++)

@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/signals.h"
+#include "shm/ring_hook.h"
 #include "worker/sandbox.h"
 
 #include <errno.h>
