@@ -26,6 +26,7 @@
 #include "master/workers.h"
 #include "lib/digest.h"
 #include "shm/ring_hook.h"
+#include "shm/ring_worker.h"
 #include "shm/segment.h"
 
 #include <arpa/inet.h>

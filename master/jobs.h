@@ -21,7 +21,7 @@
 #include "lib/log.h"
 #include "shm/cache.h"
 #include "shm/policy.h"
-#include "shm/ring.h"
+#include "shm/ring_master.h"
 #include "master/clients.h"
 #include "master/jobset.h"
 

@@ -13,7 +13,7 @@
 #include "master/power.h"
 #include "shm/hist.h"
 #include "shm/ring_hook.h"
-#include "shm/ring.h"
+#include "shm/ring_master.h"
 #include "worker/kind.h"
 
 #include <errno.h>

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "shm/ring_master.h"
 #include "shm/segment.h"
 #include "worker/kernel.h"
 #include "worker/kind.h"

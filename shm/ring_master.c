@@ -1,5 +1,5 @@
-/* The job table and priority ring (see ring.h): the master's calls, from
- * the ring's creation to its end, and what --status reads. Every function
+/* The ring's master side (see ring_master.h): its calls, from the ring's
+ * creation to its end, and what --status reads. Every function
  * here returns at once: the master fills free entries in, moves a phase
  * with a compare-and-swap, marks what it changed pending, reads what the
  * workers flagged in changed[], and never takes the lock. So it builds on
@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "shm/ring_slot.h"
 
 #include <errno.h>

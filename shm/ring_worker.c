@@ -1,4 +1,4 @@
-/* The job table and priority ring (see ring.h): the workers' calls. A
+/* The ring's worker side (see ring_worker.h): the workers' calls. A
  * worker's start, a lease and a finish each take the lock, take in what
  * the master changed, do their part through the schedule (ring_sched.h)
  * and the slots (ring_slot.h), and bring a job to its end when it got
@@ -18,6 +18,8 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "shm/ring_hook.h"
+#include "shm/ring_master.h"
+#include "shm/ring_worker.h"
 #include "shm/ring_sched.h"
 
 #include <errno.h>

@@ -12,6 +12,7 @@
 #include "lib/os.h"
 #include "lib/signals.h"
 #include "shm/ring_hook.h"
+#include "shm/ring_worker.h"
 #include "worker/sandbox.h"
 
 #include <errno.h>
