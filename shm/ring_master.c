@@ -5,7 +5,7 @@
  * workers flagged in changed[], and never takes the lock. So it builds on
  * the entries and the slots (ring_slot.h) and never on the schedule, which
  * runs under the lock: it preempts on a snapshot of the ranks instead.
- * Which entries it has taken, the free list and each entry's generation
+ * Who holds each entry it has taken, the free list and each entry's generation
  * are its own (struct ring_master, in its private memory): a worker can
  * write anything in the segment, and the master addresses memory with
  * none of it. The master is one thread, so its record needs no lock
@@ -90,7 +90,7 @@ void ring_master_init(struct ring_master *m, struct ring *r)
 
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
-		uint32_t *job)
+		void *holder, uint32_t *job)
 {
 	struct ring *r = m->ring;
 	struct ring_job *j;
@@ -98,7 +98,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	if (m->nfree == 0)
 		return -ENOSPC;
 	*job = m->freelist[--m->nfree];
-	m->taken[*job] = 1;
+	m->holder[*job] = holder;
 	j = &r->jobs[*job];
 	publish(j->gen, ++m->gen[*job]); /* first: leases of its last use are void */
 	j->key = *key;
@@ -126,9 +126,15 @@ int ring_has_room(const struct ring_master *m)
 	return m->nfree > 0;
 }
 
-int ring_taken(const struct ring_master *m, uint32_t job)
+void *ring_holder(const struct ring_master *m, uint32_t job)
 {
-	return job < RING_JOBS && m->taken[job];
+	return job < RING_JOBS ? m->holder[job] : NULL;
+}
+
+void ring_hold(struct ring_master *m, uint32_t job, void *holder)
+{
+	if (ring_holder(m, job))
+		m->holder[job] = holder;
 }
 
 unsigned ring_in_use(const struct ring *r)
@@ -193,14 +199,14 @@ int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p
 {
 	struct ring_job *j;
 
-	if (!ring_taken(m, job))
+	if (!ring_holder(m, job))
 		return -ENOENT;
 	j = &m->ring->jobs[job];
 	if (p)
 		*p = j->p;
 	void_leases(m, job);
 	job_own_move(j, PHASE_FREE);
-	m->taken[job] = 0;
+	m->holder[job] = NULL;
 	m->freelist[m->nfree++] = job;
 	return 0;
 }
@@ -238,7 +244,7 @@ int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
 	struct ring_job *j;
 	uint32_t phase, gen;
 
-	if (!ring_taken(m, job))
+	if (!ring_holder(m, job))
 		return -ENOENT;
 	j = &r->jobs[job];
 	gen = m->gen[job];
@@ -259,7 +265,7 @@ int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
 	slot_stop_leases(r, job, gen);
 	void_leases(m, job); /* and those of a gen a worker wrote */
 	mark_pending(r, job);
-	m->taken[job] = 0;
+	m->holder[job] = NULL;
 	m->freelist[m->nfree++] = job;
 	return 0;
 }
@@ -298,7 +304,7 @@ int ring_untouched(const struct ring_master *m, uint32_t job)
 /* Does the master's record let the workers lease from entry e? */
 static int phantom(const struct ring_master *m, uint32_t e)
 {
-	return e < RING_JOBS && !m->taken[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
+	return e < RING_JOBS && !m->holder[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
 }
 
 /* Phantom entry e made FREE again (see ring_reclaim_phantoms): 1, or 0

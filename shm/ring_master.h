@@ -22,7 +22,10 @@ struct ring_master {
 	uint32_t freelist[RING_JOBS];
 	uint32_t gen[RING_JOBS];      /* each entry's, as the master gave it */
 	struct ring_mark given[RING_JOBS]; /* each entry's progress, as given */
-	uint8_t taken[RING_JOBS];     /* submitted and not yet freed */
+	void *holder[RING_JOBS];      /* who holds each entry, as the caller
+	                                 said (ring_submit, ring_hold); NULL:
+	                                 free. The one record of which entries
+	                                 the master has taken */
 };
 
 /* What the master and --status see of a worker slot. */
@@ -53,16 +56,24 @@ unsigned ring_workers(const struct ring *r);
 /* The master's record of ring r: every entry free. */
 void ring_master_init(struct ring_master *m, struct ring *r);
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq; *job receives its entry (NEW). The
- * sleeping workers are woken to take it in, and the leases it preempts
- * stop (ring_preempt). 0, or -ENOSPC when every entry is taken. */
+ * with weight and arrival order seq, held by holder (not NULL: the
+ * caller's, given back by ring_holder); *job receives its entry (NEW).
+ * The sleeping workers are woken to take it in, and the leases it
+ * preempts stop (ring_preempt). 0, or -ENOSPC when every entry is taken. */
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
-		uint32_t *job);
+		void *holder, uint32_t *job);
 /* Is an entry free for ring_submit? */
 int ring_has_room(const struct ring_master *m);
-/* Is job an entry the master has taken (submitted, not yet freed)? */
-int ring_taken(const struct ring_master *m, uint32_t job);
+/* The holder of an entry that m keeps for none of its caller's own (a
+ * job let go, which the workers are yet to drop). */
+#define RING_HELD_ALONE(m) ((void *)(m))
+/* Who holds entry job, as ring_submit or ring_hold said: NULL when the
+ * master has not taken it (free, or past the table). */
+void *ring_holder(const struct ring_master *m, uint32_t job);
+/* Entry job, which the master has taken, is held by holder (not NULL)
+ * from now on. */
+void ring_hold(struct ring_master *m, uint32_t job, void *holder);
 /* Entries in use, as the segment shows them (not FREE): for --status and
  * the tests; the master counts its own. */
 unsigned ring_in_use(const struct ring *r);

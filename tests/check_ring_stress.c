@@ -195,7 +195,7 @@ static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
 		return RING_NONE;
 	k = *ring_key(r, job);
 	ring_free_entry(&own, job, &p);
-	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, seq, &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, seq, RING_HELD_ALONE(&own), &job), 0);
 	ring_wake(r);
 	return job;
 }
@@ -211,8 +211,10 @@ static void round_of(int round)
 	int parks = 0;
 
 	memcpy(k.digest, &answer, sizeof answer);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)round * 2, &job), 0);
-	ck_assert_int_eq(ring_submit(&own, &k2, NULL, 16, (uint64_t)round * 2 + 1, &better), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)round * 2,
+					  RING_HELD_ALONE(&own), &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k2, NULL, 16, (uint64_t)round * 2 + 1,
+					  RING_HELD_ALONE(&own), &better), 0);
 	ring_wake(r);
 	ring_preempt(r, better);
 	if (in_lock && round % 10 == 0) /* some deaths in the lock, however fast jobs end */
