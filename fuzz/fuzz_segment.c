@@ -25,6 +25,8 @@
 #include "master/status.h"
 #include "master/workers.h"
 #include "lib/digest.h"
+#include "shm/ring_hook.h"
+#include "shm/ring_worker.h"
 #include "shm/segment.h"
 
 #include <arpa/inet.h>
@@ -378,7 +380,7 @@ static uint32_t some_entry(struct in *in)
 	uint32_t pick = (uint32_t)take(in, 2);
 
 	for (uint32_t e = 0; e < RING_JOBS && (pick & 1); e++)
-		if (js.by_entry[(e + (pick >> 1)) % RING_JOBS])
+		if (jobs_job_in(&js, (e + (pick >> 1)) % RING_JOBS))
 			return (e + (pick >> 1)) % RING_JOBS;
 	return (pick >> 1) % RING_JOBS;
 }

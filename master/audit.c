@@ -55,7 +55,7 @@ static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now
 	    ring_phase(js->ring, e) == PHASE_PARKING && entry_take_back(js, e) == 0)
 		return;
 	entry_end(js, e); /* an end, or a phase not asked, that came unflagged */
-	if (js->by_entry[e] != j)
+	if (jobs_job_in(js, e) != j)
 		return; /* it ended, or was taken back */
 	/* A weight not the one published is published again; so is one of
 	 * an entry still NEW a period after it was submitted, which marks it
@@ -89,9 +89,11 @@ uint64_t jobs_audit(struct jobs *js, uint64_t now_ms)
 	if (now_ms < js->audit_ms)
 		return js->audit_ms;
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		if (js->by_entry[e])
-			audit_entry(js, e, js->by_entry[e], now_ms);
-		else if (ring_taken(&js->table, e))
+		struct job *j = jobs_job_in(js, e);
+
+		if (j)
+			audit_entry(js, e, j, now_ms);
+		else if (ring_holder(&js->table, e))
 			audit_let_go(js, e, now_ms);
 	}
 	if ((phantoms = ring_reclaim_phantoms(&js->table)) &&

@@ -1,7 +1,7 @@
 /* The --hook client: its names from the hooks' one list, and the arming. */
 #include "master/hook.h"
 #include "master/status.h"
-#include "shm/ring.h"
+#include "shm/ring_hook.h"
 
 #include <errno.h>
 #include <stdio.h>

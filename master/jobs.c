@@ -33,7 +33,7 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
-	ring_job_times(js->ring, j->entry, &submitted, &leased, &found);
+	ring_job_times(js->ring, jobs_entry_of(j), &submitted, &leased, &found);
 	if (!leased || !found || leased < submitted || found < leased ||
 	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
@@ -74,26 +74,55 @@ static void note(const struct conn *c, const char *how)
 
 /* ---- life and death of a job --------------------------------------------- */
 
-/* j moves into entry e of the table, its progress there from: the one
- * place the mapping from entries to jobs and back is made, and the
- * master's record of the entry begun (its cursor as it gave it). */
+/* Where a job is has one record: who holds each entry, in the master's
+ * record of the table (ring_holder): the job; the table itself
+ * (RING_HELD_ALONE) for an entry whose job was let go and which the
+ * workers are yet to drop; NULL for a free one. j->entry reads it the
+ * other way; the functions below write both. */
+struct job *jobs_job_in(const struct jobs *js, uint32_t e)
+{
+	void *h = ring_holder(&js->table, e);
+
+	return h == RING_HELD_ALONE(&js->table) ? NULL : h;
+}
+
+uint32_t jobs_entry_of(const struct job *j)
+{
+	return j->entry;
+}
+
+/* j, submitted to entry e (which ring_submit recorded j holds), with its
+ * progress there from: the master's record of the entry begun (its
+ * cursor as it gave it). */
 static void enter_table(struct jobs *js, struct job *j, uint32_t e,
 			const struct ring_progress *from)
 {
-	js->by_entry[e] = j;
 	j->entry = e;
 	js->rec[e] = (struct entry_rec){ .next = from->next, .done = from->cursor_done != 0 };
 }
 
-/* Entry e's job (if any) is no longer in it: the one place the mapping
- * is undone. */
-static void leave_table(struct jobs *js, uint32_t e)
+/* Entry e's job, if any, is no longer in it: returned, its j->entry
+ * undone. The entry's side goes with the call that frees the entry
+ * (ring_free_entry, ring_take_back) or lets the job go (let_go). */
+static struct job *leave_table(struct jobs *js, uint32_t e)
 {
-	struct job *j = js->by_entry[e];
+	struct job *j = jobs_job_in(js, e);
 
 	if (j)
 		j->entry = RING_NONE;
-	js->by_entry[e] = NULL;
+	return j;
+}
+
+/* j, in entry e, is let go: the entry stays the master's, held by no job,
+ * until the workers drop it (CLOSED) or RELEASE_WAIT_MS passes. */
+static void let_go(struct jobs *js, struct job *j)
+{
+	uint32_t e = jobs_entry_of(j);
+
+	js->rec[e].since_ms = clock_ms();
+	ring_release(js->ring, e);
+	leave_table(js, e);
+	ring_hold(&js->table, e, RING_HELD_ALONE(&js->table));
 }
 
 /* A job's weight changed while it is in the table (jobset_publish_fn).
@@ -104,11 +133,11 @@ static void leave_table(struct jobs *js, uint32_t e)
 static void publish_weight(void *ctx, const struct job *j)
 {
 	struct jobs *js = ctx;
+	uint32_t e = jobs_entry_of(j);
 
-	if (ring_phase(js->ring, j->entry) == PHASE_NEW &&
-	    !ring_untouched(&js->table, j->entry))
+	if (ring_phase(js->ring, e) == PHASE_NEW && !ring_untouched(&js->table, e))
 		return;
-	ring_set_weight(js->ring, j->entry, j->weight);
+	ring_set_weight(js->ring, e, j->weight);
 }
 
 /* Entry e is done with: free again, its job (if any) no longer in it. The
@@ -125,11 +154,8 @@ static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 static void cancel(struct jobs *js, struct job *j)
 {
 	shm_count(js->stats->cancelled, 1);
-	if (j->entry != RING_NONE) {
-		js->rec[j->entry].since_ms = clock_ms();
-		ring_release(js->ring, j->entry);
-		leave_table(js, j->entry);
-	}
+	if (jobs_entry_of(j) != RING_NONE)
+		let_go(js, j);
 	jobset_free(&js->set, j);
 }
 
@@ -225,12 +251,13 @@ static void search_again(struct jobs *js, struct job *j, uint32_t e)
  * then: by the loop, or the next audit). */
 int entry_take_back(struct jobs *js, uint32_t e)
 {
-	struct job *j = js->by_entry[e];
+	struct job *j = jobs_job_in(js, e);
 	struct ring_progress p;
 
 	if (ring_take_back(&js->table, e, &p) < 0)
 		return -EAGAIN;
-	leave_table(js, e);
+	if (j)
+		j->entry = RING_NONE; /* the entry, free: jobs_job_in says none now */
 	js->set.rebalance = 1;
 	if (!j)
 		return 0;
@@ -253,7 +280,7 @@ int entry_take_back(struct jobs *js, uint32_t e)
  * Said at most once a second; never an abort. */
 void entry_written_over(struct jobs *js, uint32_t e, const char *what)
 {
-	struct job *j = js->by_entry[e];
+	struct job *j = jobs_job_in(js, e);
 	uint64_t n;
 
 	if (entry_take_back(js, e) < 0)
@@ -281,7 +308,7 @@ static int answers(const struct ring_key *k, uint64_t x)
  * running job had the workers drop its leases unhashed. */
 static uint32_t phases_asked(const struct jobs *js, uint32_t e, uint32_t phase)
 {
-	const struct job *j = js->by_entry[e];
+	const struct job *j = jobs_job_in(js, e);
 
 	if (!j)
 		return BIT(RELEASING) | BIT(CLOSED) | BIT(FOUND);
@@ -339,7 +366,7 @@ static const char *end_denied(const struct jobs *js, const struct job *j, uint32
  * copy of the key confirms, before anyone is told or the cache keeps it. */
 void entry_end(struct jobs *js, uint32_t e)
 {
-	struct job *j = js->by_entry[e];
+	struct job *j = jobs_job_in(js, e);
 	uint64_t heard = clock_ns(), x = 0;
 	/* The phase and the answer are read once: what is checked is what is
 	 * told (a worker can write both at any time). */
@@ -348,7 +375,7 @@ void entry_end(struct jobs *js, uint32_t e)
 	const char *why;
 	char what[96];
 
-	if (!ring_taken(&js->table, e))
+	if (!ring_holder(&js->table, e))
 		return; /* free: a late flag (a repair flags every entry) */
 	if (phase >= PHASE_COUNT || !(phases_asked(js, e, phase) >> phase & 1)) {
 		unasked_phase(js, e, phase);
@@ -513,9 +540,9 @@ static void park_worst(struct jobs *js)
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
 		enum ring_phase now = ring_phase(js->ring, e);
 
-		if (!in_table(now) && ring_taken(&js->table, e))
+		if (!in_table(now) && ring_holder(&js->table, e))
 			unasked_phase(js, e, now);
-		if (!(j = js->by_entry[e]))
+		if (!(j = jobs_job_in(js, e)))
 			continue;
 		if (j->out && now_ms - js->rec[e].since_ms < PARK_WAIT_MS)
 			return;
@@ -529,7 +556,7 @@ static void park_worst(struct jobs *js)
 	}
 	if (victim == RING_NONE || !policy_outranks(&js->set.policy, &best, &worst))
 		return;
-	j = js->by_entry[victim];
+	j = jobs_job_in(js, victim);
 	if (!(j->out = calloc(1, sizeof *j->out)))
 		return; /* no memory to keep its progress: it runs on */
 	if (!ring_park(js->ring, victim)) {
@@ -550,7 +577,7 @@ static int admit(struct jobs *js)
 	uint32_t e;
 
 	if (!j || !ring_has_room(&js->table) ||
-	    ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, &e) < 0)
+	    ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, j, &e) < 0)
 		return 0;
 	enter_table(js, j, e, &j->out->p);
 	jobset_admitted(&js->set, j);
@@ -573,8 +600,8 @@ void jobs_balance(struct jobs *js)
 void jobs_drop_all(struct jobs *js)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js->by_entry[e])
-			drop_waiters(js, js->by_entry[e]);
+		if (jobs_job_in(js, e))
+			drop_waiters(js, jobs_job_in(js, e));
 	for (uint32_t i = 0; i < js->set.nbacklog; i++)
 		drop_waiters(js, js->set.backlog[i]);
 }

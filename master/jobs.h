@@ -21,7 +21,7 @@
 #include "lib/log.h"
 #include "shm/cache.h"
 #include "shm/policy.h"
-#include "shm/ring.h"
+#include "shm/ring_master.h"
 #include "master/clients.h"
 #include "master/jobset.h"
 
@@ -37,14 +37,12 @@ struct entry_rec {
 struct jobs {
 	struct ring *ring;
 	struct ring_master table;         /* the master's record of the ring's
-	                                     table: which entries are its own */
+	                                     table: which entries are its own,
+	                                     and the job each holds */
 	struct cache *cache;
 	struct clients *clients;
 	struct seg_stats *stats;
 	struct jobset set;                /* the index, the backlog, the weights */
-	struct job *by_entry[RING_JOBS];  /* the job in each ring entry (with
-	                                     j->entry, set by enter_table and
-	                                     leave_table alone) */
 	struct entry_rec rec[RING_JOBS];  /* what the master last saw of each
 	                                     entry, and when it let it go */
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
@@ -79,6 +77,13 @@ uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
 /* After each batch of events: give free entries to the backlog's best,
  * and park the worst job of a full table for a better one out. */
 void jobs_balance(struct jobs *js);
+/* Which job is in entry e: NULL when none (a free entry, or one whose
+ * job the master let go, which the workers are yet to drop). Read from
+ * the one record of where jobs are: who holds each entry (js->table). */
+struct job *jobs_job_in(const struct jobs *js, uint32_t e);
+/* Which entry holds job j: RING_NONE while it is out of the table. The
+ * same record, read the other way (j->entry, written with it). */
+uint32_t jobs_entry_of(const struct job *j);
 /* Jobs not yet done with: in the ring's table or out. */
 unsigned jobs_in_flight(const struct jobs *js);
 /* Drop every waiting connection (at exit). */

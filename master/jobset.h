@@ -55,8 +55,10 @@ struct job {
 	                           workers can write */
 	uint64_t hash;          /* of the key, for the index */
 	struct job *hnext;      /* index chain */
-	uint32_t entry;         /* its ring entry, or RING_NONE while out
-	                           (set by jobs.c alone) */
+	uint32_t entry;         /* its ring entry, or RING_NONE while out:
+	                           the entry's holder read the other way,
+	                           written with it by jobs.c alone
+	                           (jobs_entry_of) */
 	uint32_t backlog_pos;   /* in the backlog, while out; else RING_NONE */
 	struct job_out *out;    /* while out (in the backlog, or on its way) */
 	struct rank rank;       /* its rank in the backlog, while out */

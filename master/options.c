@@ -249,7 +249,7 @@ const struct opt_row *options_next(struct opt_it *it, unsigned *kind)
 			it->row++;
 			return r;
 		}
-		while (it->kind < kind_count() && !kind_is_found(kind_at(it->kind)))
+		while (it->kind < kind_count() && !kind_at(it->kind)->help)
 			it->kind++;
 		if (it->kind < kind_count()) {
 			*kind = it->kind++;

@@ -359,7 +359,6 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = seg_create(o->port, o->cache_entries, &o->policy, &s->seg)) < 0 ||
 	    (rc = seg_guard(&s->seg)) < 0)
 		return rc;
-	ring_allow_hooks(s->seg.ring, getenv("REVHASH_TEST_HOOKS") != NULL);
 	shm_show(s->seg.hdr->low_latency, power_state(&s->power));
 	seg_show_name(s->seg.hdr->kernel, sizeof s->seg.hdr->kernel, s->kernel->name);
 	shm_show(s->seg.hdr->cpus, os_cpu_count());

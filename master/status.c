@@ -12,7 +12,8 @@
 #include "lib/utf8.h"
 #include "master/power.h"
 #include "shm/hist.h"
-#include "shm/ring.h"
+#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "worker/kind.h"
 
 #include <errno.h>
@@ -242,7 +243,7 @@ static void master_rows(struct status *st, const struct seg *seg)
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
-		if (!kind_is_found(kind))
+		if (!kind->count_key)
 			continue;
 		add(st, WORD(.key = kind->name, .text = kind->name,
 			     .word = copied(st, h->kinds[k].note, sizeof h->kinds[k].note)));

@@ -92,13 +92,12 @@ static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
 /* What the segment says of each slot's worker, against the master's own
  * table: a pid in a slot without a worker (or with another), a rate no
  * worker gives, put back (ring_slot_restore); and the ring-wide words the
- * master owns (its policy, the hooks' permission, the shutdown flag); said
+ * master owns (its policy, the shutdown flag); said
  * at most once a second. A worker not yet shown in its slot writes its
  * pid itself. */
 static void restore_slots(struct workers *ws, uint64_t now)
 {
-	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->hooks,
-						      ws->shutdown) +
+	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->shutdown) +
 			 (unsigned)seg_restore_header(ws->seg);
 
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
@@ -111,7 +110,7 @@ static void restore_slots(struct workers *ws, uint64_t now)
 	ws->restored += fixed;
 	if (ws->restored && now >= ws->restored_said_ms + 1000) {
 		log_warn("workers: %u slot record(s), ring or header word(s) written over (a "
-			 "pid, a rate past any worker's, the policy, hooks, shutdown, the "
+			 "pid, a rate past any worker's, the policy, shutdown, the "
 			 "header's layout) put back from the master's own", ws->restored);
 		ws->restored = 0;
 		ws->restored_said_ms = now;

@@ -33,26 +33,17 @@
 #define BACKOFF_MAX_MS 10000
 #define WATCH_EVERY_MS 50     /* the watchdog's rounds */
 
-/* Which kind and unit each slot is for, from the found kinds and the
- * worker count. */
+/* Which kind and unit each slot is for (kind_plan), from the found kinds
+ * and the worker count. */
 static void plan(struct workers *ws)
 {
-	unsigned top = RING_WORKERS, cpus = workers_target(ws);
+	int kind[RING_WORKERS];
+	unsigned unit[RING_WORKERS];
 
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		ws->w[i].kind = -1;
-	for (unsigned k = 0; k < kind_count(); k++) {
-		for (unsigned u = 0; kind_is_found(kind_at(k)) && u < ws->found[k].n; u++) {
-			top--;
-			ws->w[top].kind = (int)k;
-			ws->w[top].unit = (unsigned)ws->found[k].unit[u];
-		}
-	}
-	for (unsigned k = 0; k < kind_count(); k++) {
-		for (unsigned u = 0; !kind_is_found(kind_at(k)) && u < cpus && u < top; u++) {
-			ws->w[u].kind = (int)k;
-			ws->w[u].unit = u;
-		}
+	kind_plan(ws->found, workers_target(ws), RING_WORKERS, kind, unit);
+	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		ws->w[i].kind = kind[i];
+		ws->w[i].unit = unit[i];
 	}
 }
 
@@ -62,14 +53,6 @@ void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target)
 {
-	unsigned counted = 0;
-
-	for (unsigned k = 0; k < kind_count(); k++)
-		counted += !kind_is_found(kind_at(k));
-	if (counted != 1) { /* the table is wrong: a bug */
-		log_error("workers: %u kinds counted by --workers, not 1", counted);
-		abort();
-	}
 	memset(ws, 0, sizeof *ws);
 	ws->seg = seg;
 	ws->ring = seg->ring;
@@ -80,7 +63,6 @@ void workers_init(struct workers *ws, struct seg *seg,
 	/* The ring's words as the master wrote them, before any worker was
 	 * there to write over them: the watchdog puts them back. */
 	ws->policy = seg->ring->policy;
-	ws->hooks = __atomic_load_n(&seg->ring->hooks, __ATOMIC_ACQUIRE) != 0;
 	workers_set_target(ws, target);
 }
 
@@ -93,8 +75,6 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		const struct worker_kind *kind = kind_at(k);
 		struct seg_kind *note = &ws->seg->hdr->kinds[k];
 
-		if (!kind_is_found(kind))
-			continue;
 		if (kind_find(kind, spec[k] ? spec[k] : "auto", path[k], kernel[k],
 			       &ws->found[k]) < 0)
 			return -EINVAL;
@@ -133,8 +113,7 @@ static void child(const struct workers *ws, unsigned slot)
 				  .path = ws->found[p->kind].path,
 				  .program_fd = ws->found[p->kind].fd,
 				  .kernel_name = ws->kind_kernel[p->kind], .master = ws->master,
-				  .notify_fd = ws->notify_fd, .pin = ws->pin,
-				  .batch = !kind->wall_clock };
+				  .notify_fd = ws->notify_fd, .pin = ws->pin };
 
 	kind_become(kind, &w);
 	_exit(127); /* not reached */

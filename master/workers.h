@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "shm/ring_master.h"
 #include "shm/segment.h"
 #include "worker/kernel.h"
 #include "worker/kind.h"
@@ -63,7 +64,6 @@ struct workers {
 	uint64_t reset_ms;       /* ... since then */
 	uint64_t jam_ms;         /* since when the lock's word names none of ours */
 	struct policy policy;    /* the ring's policy, as the master set it */
-	int hooks;               /* test hooks allowed, as the master set it */
 	struct wslot w[RING_WORKERS];
 };
 

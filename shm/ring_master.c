@@ -1,17 +1,19 @@
-/* The job table and priority ring (see ring.h): the master's calls, from
- * the ring's creation to its end, and what --status reads. Every function
+/* The ring's master side (see ring_master.h): its calls, from the ring's
+ * creation to its end, and what --status reads. Every function
  * here returns at once: the master fills free entries in, moves a phase
  * with a compare-and-swap, marks what it changed pending, reads what the
  * workers flagged in changed[], and never takes the lock. So it builds on
  * the entries and the slots (ring_slot.h) and never on the schedule, which
  * runs under the lock: it preempts on a snapshot of the ranks instead.
- * Which entries it has taken, the free list and each entry's generation
+ * Who holds each entry it has taken, the free list and each entry's generation
  * are its own (struct ring_master, in its private memory): a worker can
  * write anything in the segment, and the master addresses memory with
  * none of it. The master is one thread, so its record needs no lock
  * either. */
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "shm/ring_slot.h"
 
 #include <errno.h>
@@ -45,6 +47,7 @@ int ring_init(struct ring *r, const struct policy *policy)
 			return rc;
 		}
 	r->policy = *policy;
+	ring_hooks_show(r);
 	for (uint32_t i = 0; i < RING_JOBS; i++)
 		r->jobs[i].heap_pos = RING_NONE;
 	return 0;
@@ -87,7 +90,7 @@ void ring_master_init(struct ring_master *m, struct ring *r)
 
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
-		uint32_t *job)
+		void *holder, uint32_t *job)
 {
 	struct ring *r = m->ring;
 	struct ring_job *j;
@@ -95,7 +98,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	if (m->nfree == 0)
 		return -ENOSPC;
 	*job = m->freelist[--m->nfree];
-	m->taken[*job] = 1;
+	m->holder[*job] = holder;
 	j = &r->jobs[*job];
 	publish(j->gen, ++m->gen[*job]); /* first: leases of its last use are void */
 	j->key = *key;
@@ -123,9 +126,15 @@ int ring_has_room(const struct ring_master *m)
 	return m->nfree > 0;
 }
 
-int ring_taken(const struct ring_master *m, uint32_t job)
+void *ring_holder(const struct ring_master *m, uint32_t job)
 {
-	return job < RING_JOBS && m->taken[job];
+	return job < RING_JOBS ? m->holder[job] : NULL;
+}
+
+void ring_hold(struct ring_master *m, uint32_t job, void *holder)
+{
+	if (ring_holder(m, job))
+		m->holder[job] = holder;
 }
 
 unsigned ring_in_use(const struct ring *r)
@@ -190,14 +199,14 @@ int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p
 {
 	struct ring_job *j;
 
-	if (!ring_taken(m, job))
+	if (!ring_holder(m, job))
 		return -ENOENT;
 	j = &m->ring->jobs[job];
 	if (p)
 		*p = j->p;
 	void_leases(m, job);
 	job_own_move(j, PHASE_FREE);
-	m->taken[job] = 0;
+	m->holder[job] = NULL;
 	m->freelist[m->nfree++] = job;
 	return 0;
 }
@@ -235,7 +244,7 @@ int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
 	struct ring_job *j;
 	uint32_t phase, gen;
 
-	if (!ring_taken(m, job))
+	if (!ring_holder(m, job))
 		return -ENOENT;
 	j = &r->jobs[job];
 	gen = m->gen[job];
@@ -256,7 +265,7 @@ int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p)
 	slot_stop_leases(r, job, gen);
 	void_leases(m, job); /* and those of a gen a worker wrote */
 	mark_pending(r, job);
-	m->taken[job] = 0;
+	m->holder[job] = NULL;
 	m->freelist[m->nfree++] = job;
 	return 0;
 }
@@ -295,7 +304,7 @@ int ring_untouched(const struct ring_master *m, uint32_t job)
 /* Does the master's record let the workers lease from entry e? */
 static int phantom(const struct ring_master *m, uint32_t e)
 {
-	return e < RING_JOBS && !m->taken[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
+	return e < RING_JOBS && !m->holder[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
 }
 
 /* Phantom entry e made FREE again (see ring_reclaim_phantoms): 1, or 0
@@ -592,14 +601,7 @@ pid_t ring_lock_holder(const struct ring *r)
 #endif
 }
 
-void ring_allow_hooks(struct ring *r, int on)
-{
-	publish(r->hooks, on ? 1u : 0u);
-	ring_hooks_here(on);
-}
-
-int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
-		       int shutdown)
+int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown)
 {
 	int fixed = 0;
 
@@ -608,26 +610,9 @@ int ring_restore_words(struct ring *r, const struct policy *policy, int hooks,
 		publish(r->policy.rules, policy->rules);
 		fixed++;
 	}
-	if (peek(r->hooks) != (hooks ? 1u : 0u)) {
-		publish(r->hooks, hooks ? 1u : 0u);
-		fixed++;
-	}
 	if (peek(r->shutdown) != (shutdown ? 1u : 0u)) {
 		publish(r->shutdown, shutdown ? 1u : 0u);
 		fixed++;
 	}
 	return fixed;
-}
-
-int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
-{
-	if (!peek(r->hooks) || hook >= HOOK_COUNT)
-		return -EPERM;
-	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
-	return 0;
-}
-
-unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
-{
-	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
 }

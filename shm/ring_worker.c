@@ -1,4 +1,4 @@
-/* The job table and priority ring (see ring.h): the workers' calls. A
+/* The ring's worker side (see ring_worker.h): the workers' calls. A
  * worker's start, a lease and a finish each take the lock, take in what
  * the master changed, do their part through the schedule (ring_sched.h)
  * and the slots (ring_slot.h), and bring a job to its end when it got
@@ -17,6 +17,9 @@
  * news as bits in changed[]; neither side ever waits for the other. */
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
+#include "shm/ring_worker.h"
 #include "shm/ring_sched.h"
 
 #include <errno.h>
@@ -255,35 +258,6 @@ static int enter(struct ring *r, struct ring_slot *s)
 	tell = take_pending(r) | (r->repairs != repairs);
 	__atomic_fetch_add(&s->beat, 1, __ATOMIC_RELAXED);
 	return tell;
-}
-
-/* ---- test hooks ---------------------------------------------------------- */
-
-/* Whether this process may fire hooks: its own word, not the segment's,
- * which any worker can write (one random store there armed a hook that
- * killed every worker at its start, for ever). Set with the segment's by
- * the master before it forks its workers (ring_allow_hooks); a worker that
- * is a program of its own takes it from the environment it was started
- * with, as the master did. */
-static int hooks_here = -1;
-
-void ring_hooks_here(int on)
-{
-	hooks_here = on != 0;
-}
-
-int ring_hook_fire(struct ring *r, enum ring_hook hook)
-{
-	uint32_t n = peek(r->hook[hook]);
-
-	if (hooks_here < 0)
-		hooks_here = getenv("REVHASH_TEST_HOOKS") != NULL;
-	if (!hooks_here || !peek(r->hooks))
-		return 0;
-	while (n && !__atomic_compare_exchange_n(&r->hook[hook], &n, n - 1, 0,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		;
-	return n != 0;
 }
 
 /* Die or freeze inside the lock, at the worst place: a lease published in

@@ -23,6 +23,7 @@
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_master.h"
 
 #include <dirent.h>
 #include <errno.h>

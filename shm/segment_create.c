@@ -5,6 +5,7 @@
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/ring_master.h"
 
 #include <errno.h>
 #include <fcntl.h>

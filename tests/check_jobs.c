@@ -129,7 +129,7 @@ static uint32_t the_entry(void)
 	uint32_t found = RING_NONE;
 
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		if (js.by_entry[e]) {
+		if (jobs_job_in(&js, e)) {
 			ck_assert_uint_eq(found, RING_NONE);
 			found = e;
 		}
@@ -142,7 +142,7 @@ static uint32_t the_entry(void)
 static uint32_t entry_at(uint64_t start)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++)
-		if (js.by_entry[e] && js.by_entry[e]->key.start == start)
+		if (jobs_job_in(&js, e) && jobs_job_in(&js, e)->key.start == start)
 			return e;
 	ck_abort_msg("no job at %llu", (unsigned long long)start);
 	return RING_NONE;
@@ -192,7 +192,8 @@ static void fill_table_but(unsigned n)
 	uint32_t e;
 
 	while (ring_in_use(r) < RING_JOBS - n)
-		ck_assert_int_eq(ring_submit(&js.table, &k, NULL, 100, 1000000, &e), 0);
+		ck_assert_int_eq(ring_submit(&js.table, &k, NULL, 100, 1000000,
+						  RING_HELD_ALONE(&js.table), &e), 0);
 	memset(r->pending, 0, sizeof r->pending);
 	r->pending_any = 0;
 }
@@ -397,7 +398,7 @@ START_TEST(the_backlog_is_admitted_best_first)
 		fd[i] = request(100 + (uint64_t)i, 1ull << 40, 1ull << 41, prio[i]);
 	ck_assert_uint_eq(js.set.nbacklog, 3);
 	for (uint32_t i = 0, n = 0; n < 3; i++)
-		if (ring_phase(r, i) == PHASE_NEW && !js.by_entry[i])
+		if (ring_phase(r, i) == PHASE_NEW && !jobs_job_in(&js, i))
 			filler[n++] = i;
 	for (int i = 0; i < 3; i++) {
 		ck_assert_int_eq(ring_release(r, filler[i]), 1);
@@ -405,7 +406,7 @@ START_TEST(the_backlog_is_admitted_best_first)
 		loop_turn();
 		ck_assert_uint_eq(js.set.nbacklog, 2 - (uint32_t)i);
 		e = filler[i];
-		ck_assert_ptr_nonnull(js.by_entry[e]);
+		ck_assert_ptr_nonnull(jobs_job_in(&js, e));
 		ck_assert_uint_eq(r->jobs[e].weight, want[i] * JOBSET_UNIT);
 	}
 	for (int i = 0; i < 3; i++)
@@ -486,7 +487,7 @@ END_TEST
 static uint64_t weight_at(uint64_t start)
 {
 	for (uint32_t e = 0; e < RING_JOBS; e++) {
-		struct job *j = js.by_entry[e];
+		struct job *j = jobs_job_in(&js, e);
 
 		if (j && j->key.start == start) {
 			ck_assert_uint_eq(r->jobs[e].weight, j->weight);
@@ -572,7 +573,7 @@ START_TEST(a_phase_out_of_the_table_is_searched_again)
 	scrawl_phase(e = the_entry(), 77);
 	loop_turn();
 	no_reply(fd);
-	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	ck_assert_uint_eq(jobs_job_in(&js, the_entry())->rewritten, 1);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* its lease is void */
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
 	ck_assert_uint_eq(l.lo, 4000);
@@ -738,7 +739,7 @@ START_TEST(the_audit_finds_what_a_worker_wrote_unflagged)
 	r->jobs[e].weight = 1u << 30; /* alone, it is published again */
 	audit_now();
 	ck_assert_uint_eq(r->jobs[e].weight, 3 * JOBSET_UNIT);
-	ck_assert_uint_eq(js.by_entry[e]->rewritten, 1);
+	ck_assert_uint_eq(jobs_job_in(&js, e)->rewritten, 1);
 	ck_assert_int_eq(ring_lease(r, 0, 100000, 1, &l), 0);
 	ck_assert_uint_eq(l.lo, 4000);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 1);
@@ -861,10 +862,10 @@ START_TEST(a_cursor_written_back_is_found_by_the_audit)
 		ring_finish(r, 0, SEARCH_NONE, 0);
 	}
 	audit_now();
-	ck_assert_uint_eq(js.by_entry[e]->rewritten, 0);
+	ck_assert_uint_eq(jobs_job_in(&js, e)->rewritten, 0);
 	r->jobs[e].p.next = 1000;
 	audit_now();
-	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	ck_assert_uint_eq(jobs_job_in(&js, the_entry())->rewritten, 1);
 	close(fd);
 	teardown();
 }
@@ -886,7 +887,7 @@ START_TEST(a_generation_written_over_is_found_by_the_audit)
 	r->jobs[the_entry()].gen += 77;
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 4321), 0); /* dropped */
 	audit_now();
-	ck_assert_uint_eq(js.by_entry[the_entry()]->rewritten, 1);
+	ck_assert_uint_eq(jobs_job_in(&js, the_entry())->rewritten, 1);
 	search_on(4321);
 	search_on(4321);
 	ck_assert_uint_eq(reply_of(fd), 4321);
@@ -1092,7 +1093,7 @@ START_TEST(a_phantom_job_in_a_free_entry_is_taken_back)
 
 	setup_with(th_policy(POLICY_PRIORITY, 1, 1)); /* the heaviest first */
 	fd = request(4321, 4000, 4999, 1);
-	ck_assert(!js.by_entry[ph]);
+	ck_assert(!jobs_job_in(&js, ph));
 	memset(r->jobs[ph].key.digest, 0xab, 32);
 	r->jobs[ph].key.start = r->jobs[ph].p.next = 0;
 	r->jobs[ph].key.end = UINT64_MAX;

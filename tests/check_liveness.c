@@ -5,6 +5,7 @@
 #include "tests/helpers.h"
 #include "tests/fixture.h"
 #include "lib/digest.h"
+#include "shm/ring_hook.h"
 
 #include <check.h>
 #include <signal.h>

@@ -3,6 +3,7 @@
  * holds the ring's lock. The test plays the master and the workers (slots
  * registered under made-up pids) in one process. */
 #include "shm/ring.h"
+#include "shm/ring_hook.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "lib/clock.h"
@@ -25,6 +26,7 @@ static void setup_with(struct policy p)
 {
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
+	ring_hooks_here(1); /* some tests arm hooks: the master's switch, on */
 	ck_assert_int_eq(ring_init(r, &p), 0);
 	ring_master_init(&own, r);
 	seq = 0;
@@ -49,7 +51,8 @@ static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 	uint32_t job;
 
 	digest_of(start ^ end ^ weight, k.digest);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, weight, seq++, &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, weight, seq++,
+					  RING_HELD_ALONE(&own), &job), 0);
 	return job;
 }
 
@@ -636,7 +639,7 @@ START_TEST(parked_job_keeps_its_progress)
 	ck_assert_uint_eq(ring_in_use(r), 0);
 	ck_assert(ring_remaining(&k, &p) == 850); /* 50..99 and 200..999 */
 	/* It comes back where it was: only the unhashed values are left. */
-	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, 0, &again), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, 0, RING_HELD_ALONE(&own), &again), 0);
 	drain(3, 100, 0, seen);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_uint_eq(seen[i], (i >= 50 && i < 100) || i >= 200);
@@ -789,7 +792,6 @@ START_TEST(worker_killed_inside_the_lock)
 	pid_t pid;
 
 	submit(0, 999, 1);
-	ring_allow_hooks(r, 1);
 	ck_assert_int_eq(ring_arm_hook(r, HOOK_DIE_IN_LOCK, 1), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -825,7 +827,6 @@ START_TEST(worker_stopped_inside_the_lock_blocks_no_master_call)
 	pid_t pid;
 
 	job = submit(0, 999, 1);
-	ring_allow_hooks(r, 1);
 	ck_assert_int_eq(ring_arm_hook(r, HOOK_STOP_IN_LOCK, 1), 0);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -896,14 +897,15 @@ START_TEST(full_table_says_so)
 	uint32_t job;
 
 	for (int i = 0; i < RING_JOBS; i++)
-		ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)i, &job), 0);
+		ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)i,
+						  RING_HELD_ALONE(&own), &job), 0);
 	ck_assert(!ring_has_room(&own));
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, &job), -ENOSPC);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, RING_HELD_ALONE(&own), &job), -ENOSPC);
 	ring_release(r, 5);
 	lease(0, 1, &l); /* a worker takes it in */
 	phase_is(5, PHASE_CLOSED, 0);
 	ring_free_entry(&own, 5, NULL);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, RING_HELD_ALONE(&own), &job), 0);
 	ck_assert_uint_eq(job, 5);
 }
 END_TEST

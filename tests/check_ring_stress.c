@@ -14,6 +14,7 @@
  * death outside it, which an emulator that cannot recover a dead holder's
  * lock runs too (th_no_robust_locks: there the first kind is skipped). */
 #include "shm/ring.h"
+#include "shm/ring_hook.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 
@@ -194,7 +195,7 @@ static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
 		return RING_NONE;
 	k = *ring_key(r, job);
 	ring_free_entry(&own, job, &p);
-	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, seq, &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, &p, 1, seq, RING_HELD_ALONE(&own), &job), 0);
 	ring_wake(r);
 	return job;
 }
@@ -210,8 +211,10 @@ static void round_of(int round)
 	int parks = 0;
 
 	memcpy(k.digest, &answer, sizeof answer);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)round * 2, &job), 0);
-	ck_assert_int_eq(ring_submit(&own, &k2, NULL, 16, (uint64_t)round * 2 + 1, &better), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)round * 2,
+					  RING_HELD_ALONE(&own), &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k2, NULL, 16, (uint64_t)round * 2 + 1,
+					  RING_HELD_ALONE(&own), &better), 0);
 	ring_wake(r);
 	ring_preempt(r, better);
 	if (in_lock && round % 10 == 0) /* some deaths in the lock, however fast jobs end */
@@ -258,9 +261,9 @@ START_TEST(no_value_skipped_nothing_hangs)
 	seed = (seed ^ seed >> 31) * 0xbf58476d1ce4e5b9ull | 1; /* never 0 */
 	r = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(r, MAP_FAILED);
+	ring_hooks_here(1);
 	ck_assert_int_eq(ring_init(r, &p), 0);
 	ring_master_init(&own, r);
-	ring_allow_hooks(r, 1);
 	for (unsigned i = 0; i < WORKERS; i++)
 		spawn(i);
 	for (int round = 0; round < ROUNDS; round++)

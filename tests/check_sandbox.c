@@ -11,6 +11,7 @@
 #include "tests/check_run.h"
 #include "tests/fixture.h"
 #include "tests/helpers.h"
+#include "shm/ring_hook.h"
 #include "worker/kernel.h"
 #include "worker/sandbox.h"
 

@@ -9,6 +9,8 @@
 
 #include "proto/proto.h"
 #include "lib/clock.h"
+#include "shm/ring_master.h"
+#include "shm/ring_worker.h"
 #include "shm/segment.h"
 
 struct tmaster {

@@ -7,6 +7,7 @@
  * is no worker of that master, or does not stop.
  *
  *   stop_unlocked PORT PID */
+#include "shm/ring_master.h"
 #include "shm/segment.h"
 
 #include <errno.h>

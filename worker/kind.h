@@ -38,26 +38,22 @@ struct kind_found {
 struct worker_kind {
 	const char *name;       /* its label in --status and the log; for a
 	                           found kind, also its option (--NAME) */
-	const char *count_key;  /* --status's JSON key for its worker count */
+	const char *count_key;  /* --status's JSON key for its worker count
+	                           (NULL: none of its own; the CPU kind's is
+	                           the worker count) */
 	const char *count_help; /* and that count in a sentence (the
 	                           exporter's HELP line) */
 	const char *binary;     /* its program, found by probing it and
 	                           exec'd, looked for beside the master, then
 	                           in the build's worker/; NULL: forked, the
 	                           worker loop in the master's image */
-	const char *help;       /* a found kind's --NAME option, for --help */
+	const char *help;       /* its --NAME option, for --help (NULL: no
+	                           options of its own) */
 	uint64_t lease_ns;      /* a lease of it should take this long */
 	uint64_t min_lease_ns;  /* the least worth a lease */
 	int wall_clock;         /* its hashing time is the wall clock's (it
 	                           waits on a device), not its CPU time */
 };
-
-/* Are k's workers found (a program probed for its units, --NAME
- * auto|off|LIST), not counted (the CPU's: --workers, re-read on HUP)? */
-static inline int kind_is_found(const struct worker_kind *k)
-{
-	return k->binary != NULL;
-}
 
 /* The number of kinds. */
 unsigned kind_count(void);
@@ -71,14 +67,21 @@ int kind_spec_valid(const char *spec);
 
 /* ---- kind_run.c: what a kind does ----------------------------------------- */
 
-/* Find the workers of found kind k that spec asks for ("auto": every unit
+/* Find the workers of kind k that spec asks for ("auto": every unit
  * there is, none being no error; "off"; or a list of unit numbers, which
  * must all be there), running the program at path (NULL: k's binary,
  * looked for beside the master, then in the build's worker/), whose units
- * must have the search kernel named (NULL: any). 0, or -EINVAL with the
- * reason logged. */
+ * must have the search kernel named (NULL: any). A kind that is no
+ * program of its own finds none: its workers are counted (--workers).
+ * 0, or -EINVAL with the reason logged. */
 int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	      const char *kernel, struct kind_found *out);
+/* Which kind and unit each of nslots slots is for (kind[i] -1: none):
+ * the workers found of each kind (found[k]) take the top slots, which a
+ * reload never moves; below them the counted kind's target workers take
+ * the slots from 0 up, unit i in slot i. */
+void kind_plan(const struct kind_found found[KINDS_MAX], unsigned target, unsigned nslots,
+	       int kind[], unsigned unit[]);
 /* In the child of the master's fork: become the worker w, of kind k (run
  * the worker loop, or exec k's program); never returns. */
 void kind_become(const struct worker_kind *k, const struct worker_start *w);

@@ -11,6 +11,8 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/signals.h"
+#include "shm/ring_hook.h"
+#include "shm/ring_worker.h"
 #include "worker/sandbox.h"
 
 #include <errno.h>
