@@ -12,14 +12,24 @@
  *   - nothing crashes (ASan and UBSan watch every read);
  *   - nothing hangs (every operation is bounded; libFuzzer's -timeout);
  *   - no reply lies: an answer a client gets (from a search or the cache)
- *     hashes to its digest and lies in its range.
- * ("Not found" is not judged: a worker can make a search end so, which
- * docs/security.md says.) The workers are this process's: after a write
- * of their own derived fields (heap, lease counts, ranks), which crashes
- * a worker and is repaired by its successor, they take no more leases in
- * that run; while the lock's word says it is held, they wait, as a
- * worker would. kill() is wrapped (the makefile's --wrap): the watchdog
- * kills no process. */
+ *     hashes to its digest and lies in its range;
+ *   - in a run of lies (one run in two), no "not found" lies either: a
+ *     client whose range holds its answer never hears 0.
+ * A run of lies writes only what the master judges, and what the entry
+ * still shows when it looks: a wrong answer, a phase (a_lie), a key, a
+ * generation, and words that only rank or stop (a weight, the stop word,
+ * a rate); none of them twice into one entry before the audit has
+ * looked. Other runs write anything, and
+ * "not found" is not judged there: a worker can make a range count as
+ * hashed (its progress, a lease, a word written and put back), which
+ * docs/security.md says. The workers are this process's: one holds its
+ * lease across operations (its next one finishes it, as a worker does);
+ * after a write of their own derived fields (heap, lease counts, ranks),
+ * or of a word that makes a lease they stopped counting count again,
+ * which crashes a worker and is repaired by its successor, they take no
+ * more leases in that run; while the lock's word says it is held, they
+ * wait, as a worker would. kill() is wrapped (the makefile's --wrap): the
+ * watchdog kills no process. */
 #include "master/jobs.h"
 #include "master/metrics.h"
 #include "master/status.h"
@@ -34,6 +44,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -89,6 +100,17 @@ static int epfd, lfd, efd;
 static struct sockaddr_in at; /* the listener's address */
 static uint64_t now_ms;
 static int workers_down; /* a write crashed the workers: no more leases */
+static int lies_only;    /* a run of lies: "not found" is judged too */
+static uint8_t unseen[RING_JOBS]; /* a run of lies: the entry's phase, key
+                                     or generation written since the
+                                     audit last looked */
+
+/* The lease each worker holds across operations (its next one finishes
+ * it), as its copy from ring_lease. */
+static struct held {
+	int on;
+	struct ring_lease l;
+} held[4];
 
 /* What each client asked, for the oracle. */
 static struct client {
@@ -96,6 +118,16 @@ static struct client {
 	uint8_t digest[32];
 	uint64_t lo, hi, answer; /* answer: the value whose digest it is */
 } client[CLIENTS];
+
+/* Every digest asked in the run and the value it is of, for the workers,
+ * who must find a search's answer after its client is gone too (a repeat
+ * may attach to the search meanwhile): at most one a request. */
+#define ASKED 256
+static struct asked {
+	uint8_t digest[32];
+	uint64_t answer;
+} asked[ASKED];
+static unsigned nasked;
 
 static void once(void)
 {
@@ -128,6 +160,10 @@ static void set_up(struct in *in)
 		p.order = POLICY_PRIORITY;
 	if (pick & 2)
 		p.rules &= ~POLICY_SPLIT;
+	lies_only = (pick & 8) != 0;
+	nasked = 0;
+	memset(unseen, 0, sizeof unseen);
+	memset(held, 0, sizeof held);
 	memset(r, 0, sizeof *r);
 	assert(ring_init(r, &p) == 0);
 	memset(hdr, 0, sizeof *hdr);
@@ -167,37 +203,86 @@ static void set_up(struct in *in)
 	workers_down = 0;
 }
 
+/* Close fd with a reset: no TIME_WAIT left behind (a run opens thousands
+ * of connections a second; the loopback's ports would run out). */
+static void hang_up(int fd)
+{
+	struct linger lg = { 1, 0 };
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
+	close(fd);
+}
+
+/* A client that asks again closes its last connection: reset where the
+ * master has closed its side already (a reset leaves it no TIME_WAIT,
+ * whose ports the loopback runs out of at this rate), else half-closed,
+ * as a client that still waits for its answer may be. */
+static void gone_or_half_closed(int fd)
+{
+	char b;
+
+	if (recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0)
+		hang_up(fd);
+	else
+		close(fd);
+}
+
 static void tear_down(void)
 {
+	/* The clients first, reset: the master's side then leaves no
+	 * TIME_WAIT either. */
+	for (unsigned i = 0; i < CLIENTS; i++)
+		if (client[i].fd >= 0)
+			hang_up(client[i].fd);
 	jobs_drop_all(&js);
 	clients_close_all(&cl);
 	clients_bury(&cl);
 	jobs_free(&js);
 	clients_free(&cl);
-	for (unsigned i = 0; i < CLIENTS; i++)
-		if (client[i].fd >= 0)
-			close(client[i].fd);
+	/* Connections the master never took: the next run would read their
+	 * requests as its own clients', of digests its workers never heard of. */
+	for (int fd; (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0;)
+		hang_up(fd);
 	ring_free(r);
 }
 
 /* ---- the oracle ---------------------------------------------------------- */
 
-/* Every reply a client has is true (or "not found"). */
+/* Every reply a client has is true; "not found" too, in a run of lies. */
 static void replies_are_true(void)
 {
 	for (unsigned i = 0; i < CLIENTS; i++) {
+		const struct client *c = &client[i];
 		uint8_t b[PROTO_REPLY_LEN];
 		uint64_t x;
 
-		if (client[i].fd < 0 ||
-		    recv(client[i].fd, b, sizeof b, MSG_DONTWAIT) != (ssize_t)sizeof b)
+		if (c->fd < 0 || recv(c->fd, b, sizeof b, MSG_DONTWAIT) != (ssize_t)sizeof b)
 			continue;
 		x = proto_decode_reply(b);
-		assert(x == 0 || digest_answers(x, client[i].digest, client[i].lo, client[i].hi));
+		assert(x == 0 || digest_answers(x, c->digest, c->lo, c->hi));
+		assert(x != 0 || !lies_only || c->answer < c->lo || c->answer > c->hi);
 	}
 }
 
 /* ---- the operations ------------------------------------------------------ */
+
+/* Connect fd to the master's listener: 0 or -errno. A connect cut short
+ * by a signal (libFuzzer's timer) goes on in the kernel: it is waited for. */
+static int dial(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (connect(fd, (struct sockaddr *)&at, sizeof at) == 0)
+		return 0;
+	if (errno != EINTR)
+		return -errno;
+	while (poll(&p, 1, -1) < 0 && errno == EINTR)
+		;
+	getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
+	return -err;
+}
 
 /* A client asks for the value whose digest it sends, in a range that holds
  * it or not; the master reads and dispatches it as the loop does. */
@@ -211,19 +296,23 @@ static void op_request(struct in *in)
 	struct conn *conn = NULL;
 
 	if (c->fd >= 0)
-		close(c->fd);
+		gone_or_half_closed(c->fd);
 	c->answer = answer;
 	c->lo = answer > below ? answer - below : 1;
 	c->hi = c->lo + span;
 	if (take(in, 1) & 1) /* a range without it */
 		c->lo = c->hi = answer + 1 + span;
 	digest_of(answer, c->digest);
+	if (nasked < ASKED) {
+		memcpy(asked[nasked].digest, c->digest, 32);
+		asked[nasked++].answer = answer;
+	}
 	memcpy(q.digest, c->digest, 32);
 	q.start = c->lo;
 	q.end = c->hi;
 	proto_encode_request(&q, buf);
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert(c->fd >= 0 && connect(c->fd, (struct sockaddr *)&at, sizeof at) == 0);
+	assert(c->fd >= 0 && dial(c->fd) == 0);
 	assert(send(c->fd, buf, sizeof buf, MSG_NOSIGNAL) == (ssize_t)sizeof buf);
 	for (int i = 0; i < 1000 && !conn; i++) {
 		clients_accept(&cl, lfd);
@@ -247,7 +336,8 @@ static int workers_can_run(void)
 
 /* An honest worker of slot s leases and reports: the answer, when its
  * lease holds a value a client asked for the digest of (true by
- * construction), else none, or it stops part-way. */
+ * construction), else none, or it stops part-way. It may hold its lease
+ * on (silent) till its next operation, which reports it. */
 static void op_worker(struct in *in)
 {
 	unsigned s = (unsigned)take(in, 1) % 4, how = (unsigned)take(in, 1);
@@ -255,30 +345,39 @@ static void op_worker(struct in *in)
 	enum search_result res = SEARCH_NONE;
 	struct ring_lease l;
 
-	if (!workers_can_run() || ring_lease(r, s, chunk, 1, &l) < 0)
+	if (!workers_can_run())
 		return;
-	for (unsigned i = 0; i < CLIENTS; i++) {
-		const struct client *c = &client[i];
+	if (held[s].on) {
+		l = held[s].l;
+		held[s].on = 0;
+	} else if (ring_lease(r, s, chunk, 1, &l) < 0) {
+		return;
+	} else if (how % 8 == 1) {
+		held[s] = (struct held){ 1, l };
+		return;
+	}
+	for (unsigned i = 0; i < nasked; i++) {
+		const struct asked *a = &asked[i];
 
-		if (c->fd >= 0 && memcmp(l.digest, c->digest, 32) == 0 && c->answer >= l.lo &&
-		    c->answer <= l.hi) {
+		if (memcmp(l.digest, a->digest, 32) == 0 && a->answer >= l.lo && a->answer <= l.hi) {
 			res = SEARCH_FOUND;
-			x = c->answer;
+			x = a->answer;
 		}
 	}
 	if (res == SEARCH_NONE && how % 4 == 0 && l.hi > l.lo) {
 		res = SEARCH_STOPPED;
 		x = l.lo + (l.hi - l.lo) / 2;
 	}
-	if (how % 8 == 1)
-		return; /* it holds its lease on: a silent worker */
 	ring_finish(r, s, res, x);
 }
 
 /* A field: where in its struct, how wide. */
 struct field {
 	size_t off, size;
-	int derived; /* the workers' own derived state: writing it crashes them */
+	int derived; /* writing it crashes the workers: their own derived state,
+	                or a word that makes a lease they no longer count (one
+	                void, or dropped) count again, which the next lock's
+	                repair counts afresh */
 };
 
 #define FLD(type, member, d) { offsetof(type, member), sizeof(((type *)0)->member), d }
@@ -286,7 +385,7 @@ struct field {
 static const struct field entry_fields[] = {
 	FLD(struct ring_job, key.digest[0], 0), FLD(struct ring_job, key.start, 0),
 	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, seq, 0),
-	FLD(struct ring_job, submit_ns, 0), FLD(struct ring_job, gen, 0),
+	FLD(struct ring_job, submit_ns, 0), FLD(struct ring_job, gen, 1),
 	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
 	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
 	FLD(struct ring_job, found_slot, 0), FLD(struct ring_job, first_lease_ns, 0),
@@ -300,9 +399,9 @@ static const struct field entry_fields[] = {
 
 static const struct field slot_fields[] = {
 	FLD(struct ring_slot, pid, 0), FLD(struct ring_slot, retire, 0),
-	FLD(struct ring_slot, state, 0), FLD(struct ring_slot, has_lease, 0),
-	FLD(struct ring_slot, lease_pid, 0), FLD(struct ring_slot, lease_job, 0),
-	FLD(struct ring_slot, lease_gen, 0), FLD(struct ring_slot, keep_job, 0),
+	FLD(struct ring_slot, state, 0), FLD(struct ring_slot, has_lease, 1),
+	FLD(struct ring_slot, lease_pid, 0), FLD(struct ring_slot, lease_job, 1),
+	FLD(struct ring_slot, lease_gen, 1), FLD(struct ring_slot, keep_job, 0),
 	FLD(struct ring_slot, keep_gen, 0), FLD(struct ring_slot, stop, 0),
 	FLD(struct ring_slot, lease_lo, 0), FLD(struct ring_slot, lease_hi, 0),
 	FLD(struct ring_slot, lease_ns, 0), FLD(struct ring_slot, beat, 0),
@@ -335,6 +434,20 @@ static const struct field header_fields[] = {
 static const struct field cache_fields[] = {
 	FLD(struct cache_entry, hash, 0), FLD(struct cache_entry, answer, 0),
 	FLD(struct cache_entry, used, 0), FLD(struct cache_entry, ref, 0),
+};
+
+/* A run of lies writes only these (see the top). */
+static const struct field lie_entry_fields[] = {
+	FLD(struct ring_job, key.digest[0], 0), FLD(struct ring_job, key.start, 0),
+	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, gen, 1),
+	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
+	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
+	FLD(struct ring_job, found_slot, 0),
+};
+
+static const struct field lie_slot_fields[] = {
+	FLD(struct ring_slot, stop, 0), FLD(struct ring_slot, rate, 0),
+	FLD(struct ring_slot, beat, 0),
 };
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
@@ -385,11 +498,56 @@ static uint32_t some_entry(struct in *in)
 	return (pick >> 1) % RING_JOBS;
 }
 
+/* The phases a run of lies writes: not those a running job's workers
+ * write themselves (RUNNING, EXHAUSTED: the lie would look like their
+ * work), nor those they take a job they had ended back into without
+ * counting its leases again (PARKING, RELEASING: their repair's case, as
+ * a derived field's). */
+static int a_lie(uint32_t phase)
+{
+	return phase != PHASE_RUNNING && phase != PHASE_EXHAUSTED && phase != PHASE_PARKING &&
+	       phase != PHASE_RELEASING;
+}
+
+/* A lie into entry e's field f: the entry shows it until the master looks
+ * (the audit), so nothing is written over it meanwhile. */
+static void lie(uint32_t e, const struct field *f, uint64_t v)
+{
+	int judged = f->off == offsetof(struct ring_job, phase) ||
+		     f->off == offsetof(struct ring_job, gen) || f->off < sizeof(struct ring_key);
+
+	if (judged && unseen[e])
+		return;
+	if (f->off == offsetof(struct ring_job, phase) && !a_lie((uint32_t)v))
+		return;
+	unseen[e] |= judged;
+	write_field((char *)&r->jobs[e], f, v);
+}
+
+/* A run of lies: an entry's field or a slot's (see the top). */
+static void op_lie(struct in *in)
+{
+	unsigned what = (unsigned)take(in, 1) % 2, k = (unsigned)take(in, 1);
+
+	if (what == 0) {
+		uint32_t e = some_entry(in);
+
+		lie(e, &lie_entry_fields[k % N(lie_entry_fields)], value(in));
+		return;
+	}
+	write_field((char *)&r->slots[take(in, 1) % RING_WORKERS],
+		    &lie_slot_fields[k % N(lie_slot_fields)], value(in));
+}
+
 static void op_write(struct in *in)
 {
 	unsigned what = (unsigned)take(in, 1) % 5, k = (unsigned)take(in, 1);
 	uint32_t e;
 
+	if (lies_only) {
+		op_lie(in);
+		return;
+	}
 	switch (what) {
 	case 0:
 		e = some_entry(in);
@@ -430,8 +588,11 @@ static void op_news(void)
 
 static void op_audit(struct in *in)
 {
+	uint64_t due = js.audit_ms;
+
 	now_ms += 1 + take(in, 2) % 1200;
-	jobs_audit(&js, now_ms);
+	if (jobs_audit(&js, now_ms) == UINT64_MAX || (due && now_ms >= due))
+		memset(unseen, 0, sizeof unseen); /* it looked at every entry (or holds none) */
 	jobs_balance(&js);
 	clients_bury(&cl);
 }
@@ -449,6 +610,7 @@ static void op_watch(struct in *in)
 		if (!ws.w[i].reset && !ws.w[i].killed)
 			continue;
 		ring_slot_dead(r, i, EXIT_STALLED, &hashes, &chunks);
+		held[i].on = 0; /* its successor does not hold it */
 		ws.w[i].pid = FAKE_PID + (pid_t)i; /* its successor */
 		ws.w[i].reset = ws.w[i].killed = 0;
 		ws.w[i].shown_ms = 0;
@@ -461,14 +623,12 @@ static void op_watch(struct in *in)
 static void op_gone(struct in *in)
 {
 	struct client *c = &client[take(in, 1) % CLIENTS];
-	struct linger lg = { 1, 0 };
 	struct epoll_event ev[16];
 	int n;
 
 	if (c->fd < 0)
 		return;
-	setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-	close(c->fd);
+	hang_up(c->fd);
 	c->fd = -1;
 	n = epoll_wait(epfd, ev, 16, 0);
 	for (int i = 0; i < n; i++) {
