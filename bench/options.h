@@ -12,6 +12,7 @@
 
 #include "bench/simulate.h"
 #include "bench/workload.h"
+#include "shm/policy_options.h"
 #include "shm/ring.h"
 
 /* The words, as the messages about them name them. */

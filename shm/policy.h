@@ -13,10 +13,8 @@
 #ifndef REVHASH_POLICY_H
 #define REVHASH_POLICY_H
 
-#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 /* The rules (bits of struct policy's rules). */
 #define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
@@ -107,6 +105,13 @@ const char *policy_rule_key(unsigned i);
 const char *policy_rule_state(unsigned i);
 /* Is rule i (as policy_rule_key numbers them) in force in p? */
 int policy_rule_on(const struct policy *p, unsigned i);
+/* Rule i's switch ("no-preempt") and its help line; "?" for none. */
+const char *policy_rule_switch(unsigned i);
+const char *policy_rule_help(unsigned i);
+/* Turn rule i off in p, as its switch does. */
+void policy_rule_off(struct policy *p, unsigned i);
+/* Order i's help line, "?" for none. */
+const char *policy_order_help(uint32_t order);
 
 /* The policies the ideal is sought among, for sim_best: every order with
  * every combination of the rules the ideal server follows (the others as
@@ -114,21 +119,5 @@ int policy_rule_on(const struct policy *p, unsigned i);
  * and the i-th. */
 unsigned policy_variants(void);
 struct policy policy_variant(unsigned i);
-
-/* ---- the switches, for getopt_long tables -------------------------------- */
-
-#define POLICY_OPTIONS_MAX 8    /* entries policy_getopt may add */
-#define POLICY_OPT_BASE 0x1000 /* their getopt values: from here up */
-
-/* Append the policy's options (--schedule and each rule's switch) to the
- * getopt_long table at opts; returns how many. */
-size_t policy_getopt(struct option *opts);
-/* Apply getopt value c (with its argument) to p: 1 when c is one of the
- * policy's, 0 when it is not, -1 for an order with no such name. */
-int policy_option(int c, const char *arg, struct policy *p);
-/* Print the options' help lines, indented like the master's --help. */
-void policy_help(FILE *out);
-/* Print each rule's switch ("--no-preempt"), a line each. */
-void policy_switches(FILE *out);
 
 #endif
