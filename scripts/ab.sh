@@ -34,9 +34,17 @@ trap stop_all EXIT
 PORT_A=$(free_port)
 MASTER=$A start_master "$PORT_A" "$OUT/a.log" "$@"
 PIDS=$MASTER_PID
+# A's workers hold the CPUs polling for a second after they start; B
+# timing its kernels meanwhile could take a slower one (seen: hybrid
+# clocked at 38 M hashes/s, 118 alone), and the race would compare
+# kernels, not builds.
+sleep 2
 PORT_B=$(free_port)
 MASTER=$B start_master "$PORT_B" "$OUT/b.log" "$@"
 PIDS="$PIDS $MASTER_PID"
+kernel_of() { sed -n 's/.*listening on .*(kernel \([a-z0-9]*\)).*/\1/p' "$1"; }
+[ "$(kernel_of "$OUT/a.log")" = "$(kernel_of "$OUT/b.log")" ] ||
+	fail "the masters chose different kernels (A $(kernel_of "$OUT/a.log"), B $(kernel_of "$OUT/b.log")): run again, or give both --kernel NAME"
 say "A = $A, B = $B${*:+, both with $*}, up to $ROUNDS rounds a row"
 status=0
 for row in ${ONLY//,/ }; do
