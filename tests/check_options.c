@@ -53,11 +53,9 @@ static int parse(struct options *o, char *out, char *err, size_t len, const char
 	return rc;
 }
 
-/* Parse words (a port added) and expect no complaint. */
-static void parse_ok(struct options *o, const char *const *words)
+/* words, at most ARGS_MAX - 1 of them, then the port, into all. */
+static void with_port(const char **all, const char *const *words)
 {
-	const char *all[ARGS_MAX + 1];
-	char out[4096], err[4096];
 	int n = 0;
 
 	while (words[n] && n < ARGS_MAX - 1) {
@@ -66,6 +64,15 @@ static void parse_ok(struct options *o, const char *const *words)
 	}
 	all[n++] = "5003";
 	all[n] = NULL;
+}
+
+/* Parse words (a port added) and expect no complaint. */
+static void parse_ok(struct options *o, const char *const *words)
+{
+	const char *all[ARGS_MAX + 1];
+	char out[4096], err[4096];
+
+	with_port(all, words);
 	ck_assert_msg(parse(o, out, err, sizeof err, all) == 0, "%s %s: %s", words[0],
 		      words[1] ? words[1] : "", err);
 	ck_assert_str_eq(err, "");
@@ -293,14 +300,8 @@ static void refused(const char *start, const char *const *words)
 	const char *all[ARGS_MAX + 1];
 	char out[4096], err[4096];
 	struct options o;
-	int n = 0;
 
-	while (words[n] && n < ARGS_MAX - 1) {
-		all[n] = words[n];
-		n++;
-	}
-	all[n++] = "5003";
-	all[n] = NULL;
+	with_port(all, words);
 	ck_assert_int_eq(parse(&o, out, err, sizeof err, all), -EINVAL);
 	ck_assert_str_eq(out, "");
 	ck_assert_msg(strncmp(err, start, strlen(start)) == 0, "%s %s: '%s' is not '%s...'",
