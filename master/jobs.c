@@ -329,16 +329,6 @@ static void unasked_phase(struct jobs *js, uint32_t e, uint32_t phase)
 	entry_written_over(js, e, what);
 }
 
-/* Does job j's entry e show values still to hash? (The workers end a job
- * EXHAUSTED only when none is left.) */
-static int values_left(const struct jobs *js, const struct job *j, uint32_t e)
-{
-	struct ring_progress p;
-
-	ring_progress_now(js->ring, e, &p);
-	return ring_remaining(&j->key, &p) != 0;
-}
-
 int entry_holds_key(const struct jobs *js, uint32_t e, const struct job *j)
 {
 	return memcmp(ring_key(js->ring, e), &j->key, sizeof j->key) == 0;
@@ -351,11 +341,20 @@ int entry_holds_key(const struct jobs *js, uint32_t e, const struct job *j)
 static const char *end_denied(const struct jobs *js, const struct job *j, uint32_t e,
 			      int exhausted)
 {
+	struct ring_progress p;
+
 	if (!entry_holds_key(js, e, j))
 		return "another key than its job's";
 	if (!ring_leases_back(&js->table, e))
 		return "a lease still out";
-	if (exhausted && values_left(js, j, e))
+	if (!exhausted)
+		return NULL;
+	/* A cursor word written to anything but 0 or 1 reads as "none left":
+	 * the workers end such a job EXHAUSTED, every value leased or not. */
+	ring_progress_now(js->ring, e, &p);
+	if (ring_progress_check(&j->key, &p) < 0)
+		return "its progress out of its range";
+	if (ring_remaining(&j->key, &p))
 		return "values left to hash";
 	return NULL;
 }

@@ -222,6 +222,8 @@ static uint32_t held_entry(void)
 			    ring_phase(seg.ring, e) == PHASE_RUNNING)
 				at = e;
 		at != RING_NONE; }), 5000);
+	if (at == RING_NONE)
+		held_unanswered(last); /* gone with a reply: say which */
 	ck_assert_msg(at != RING_NONE, "the search held in flight is gone after %s", last);
 	return at;
 }

@@ -915,6 +915,35 @@ START_TEST(exhausted_with_values_left_is_no_not_found)
 }
 END_TEST
 
+/* A cursor word written past the values it may hold (any but 0 or 1),
+ * with a lease out: the lease comes back and the worker, reading "every
+ * value leased", ends the job EXHAUSTED. Its client was told "not found"
+ * of a range never hashed. An end is believed only where the entry's
+ * progress is one the job can have: taken back, searched again, found. */
+START_TEST(exhausted_with_its_cursor_written_out_of_range_is_no_not_found)
+{
+	static const uint32_t written[] = { 2, 0x57cd, UINT32_MAX };
+
+	for (unsigned i = 0; i < sizeof written / sizeof written[0]; i++) {
+		struct ring_lease l;
+		int fd;
+
+		setup_with(policy_default());
+		fd = request(1999, 0, 1999, 1);
+		ck_assert_int_eq(ring_lease(r, 0, 500, 500, &l), 0);
+		r->jobs[the_entry()].p.cursor_done = written[i];
+		ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 1);
+		loop_turn();
+		no_reply(fd);
+		ck_assert_uint_eq(stats.not_found, 0);
+		ck_assert_uint_eq(jobs_in_flight(&js), 1);
+		search_on(1999);
+		ck_assert_uint_eq(reply_of(fd), 1999);
+		teardown();
+	}
+}
+END_TEST
+
 /* The worker that found the answer finishes just after a liar wrote FOUND
  * (a wrong answer) into the entry: the job looks ended to it, so its
  * answer and its lease are dropped, and the master's take-back, which
@@ -1363,6 +1392,7 @@ int main(void)
 	tcase_add_test(t, lies_again_and_again_do_not_keep_a_search_from_ending);
 	tcase_add_test(t, a_cursor_written_back_is_found_by_the_audit);
 	tcase_add_test(t, exhausted_with_values_left_is_no_not_found);
+	tcase_add_test(t, exhausted_with_its_cursor_written_out_of_range_is_no_not_found);
 	tcase_add_test(t, a_generation_written_over_is_found_by_the_audit);
 	tcase_add_test(t, a_lease_dropped_after_a_lie_is_searched_again);
 	tcase_add_test(t, exhausted_with_a_lease_out_is_no_not_found);
