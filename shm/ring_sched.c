@@ -20,12 +20,17 @@
 
 /* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
 
+/* The job at heap place pos. The heap is in the segment, which any worker
+ * can write: an index past the table is cut into it, so a write costs a
+ * rebuild (below), never a read or a write out of the table. */
+#define JOB_AT(r, pos) (&(r)->jobs[(r)->heap[pos] & (RING_JOBS - 1)])
+_Static_assert((RING_JOBS & (RING_JOBS - 1)) == 0, "JOB_AT cuts by a mask");
+
 static int heap_before(const void *set, uint32_t a, uint32_t b)
 {
 	const struct ring *r = set;
 
-	return policy_outranks(&r->policy, &r->jobs[r->heap[a]].rank,
-			       &r->jobs[r->heap[b]].rank);
+	return policy_outranks(&r->policy, &JOB_AT(r, a)->rank, &JOB_AT(r, b)->rank);
 }
 
 static void heap_swap(void *set, uint32_t a, uint32_t b)
@@ -35,8 +40,8 @@ static void heap_swap(void *set, uint32_t a, uint32_t b)
 
 	r->heap[a] = r->heap[b];
 	r->heap[b] = t;
-	r->jobs[r->heap[a]].heap_pos = a;
-	r->jobs[r->heap[b]].heap_pos = b;
+	JOB_AT(r, a)->heap_pos = a;
+	JOB_AT(r, b)->heap_pos = b;
 }
 
 static const struct heap_ops by_rank = { heap_before, heap_swap };
@@ -48,11 +53,40 @@ static int leasable(const struct ring *r, const struct ring_job *j)
 	       policy_leasable(&r->policy, j->nleases);
 }
 
+/* Is j at the heap place it says it holds? The schedule's own fields (a
+ * job's heap place, the heap, its size, a lease count) live in the
+ * segment, where any worker can write them: one that cannot be true is
+ * no bug of ours, and must cost a rebuild, not a job left out of the
+ * heap for ever, a lease of a job that ended, or a write past the heap. */
+static int in_heap_at(const struct ring *r, const struct ring_job *j, uint32_t pos)
+{
+	return pos < r->nheap && r->nheap <= RING_JOBS && r->heap[pos] == (uint32_t)(j - r->jobs);
+}
+
+/* The schedule's own fields were written over (what): rebuilt from the
+ * entries and the slots, which every operation checks anyway. Said at
+ * most once a second by each worker. */
+static void rebuild_written_over(struct ring *r, const char *what)
+{
+	static struct log_every said;
+	uint64_t n;
+
+	if ((n = log_every_due(&said)))
+		log_error("ring: %s written over: the schedule rebuilt (%llu such rebuilds)", what,
+			  (unsigned long long)n);
+	sched_rebuild(r);
+}
+
 /* Rank j afresh and put it where that says in the heap, or out of it. */
 static void place(struct ring *r, struct ring_job *j)
 {
 	uint32_t pos = j->heap_pos;
 
+	if ((pos != RING_NONE && !in_heap_at(r, j, pos)) ||
+	    (pos == RING_NONE && r->nheap >= RING_JOBS)) {
+		rebuild_written_over(r, "a heap place");
+		return; /* j placed again with the others */
+	}
 	j->rank = ring_rank_of(peek(j->weight), j->seq, &j->key, &j->p);
 	if (!leasable(r, j)) {
 		if (pos == RING_NONE)
@@ -94,10 +128,9 @@ void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t h
 
 void sched_lease_back(struct ring *r, struct ring_job *j)
 {
-	if (!j->nleases) { /* the count is wrong: a bug, not a case */
-		log_error("ring: a lease of job %u came back with none counted",
-			  (unsigned)(j - r->jobs));
-		abort();
+	if (!j->nleases) { /* written over: this lease is counted with the others */
+		rebuild_written_over(r, "a lease count");
+		return;
 	}
 	j->nleases--;
 	place(r, j);
@@ -105,8 +138,13 @@ void sched_lease_back(struct ring *r, struct ring_job *j)
 
 void sched_restart(struct ring *r, struct ring_job *j)
 {
-	log_error("ring: job %u's progress is out of its range: searching it again",
-		  (unsigned)(j - r->jobs));
+	static struct log_every said; /* a worker writing it again and again
+	                                 must not flood the log */
+	uint64_t n;
+
+	if ((n = log_every_due(&said)))
+		log_error("ring: job %u's progress is out of its range: searching it again "
+			  "(%llu such restarts)", (unsigned)(j - r->jobs), (unsigned long long)n);
 	/* Word by word, published: the master snapshots it without the lock
 	 * (ring_job.c). With none returned, the returned ranges are not read. */
 	publish(j->p.nreturned, 0);
@@ -186,7 +224,7 @@ static struct ring_job *kept(struct ring *r, const struct ring_slot *s)
 		return NULL;
 	j = &r->jobs[s->keep_job];
 	/* The job may have ended since: the master may be reusing its entry. */
-	return peek(j->gen) == s->keep_gen && j->heap_pos != RING_NONE ? j : NULL;
+	return peek(j->gen) == s->keep_gen && in_heap_at(r, j, j->heap_pos) ? j : NULL;
 }
 
 /* The job the worker of s should lease from: the one it is kept on, the
@@ -199,12 +237,17 @@ struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 	struct ring_job *cand[3];
 	unsigned n = 0;
 
+	for (uint32_t pos = 0; pos < 3 && pos < r->nheap; pos++)
+		if (!in_heap_at(r, JOB_AT(r, pos), pos)) {
+			rebuild_written_over(r, "the heap");
+			break;
+		}
 	if ((cand[n] = kept(r, s)))
 		n++;
 	if (r->nheap > 0)
-		cand[n++] = &r->jobs[r->heap[0]];
+		cand[n++] = JOB_AT(r, 0);
 	if (r->nheap > 1)
-		cand[n++] = &r->jobs[r->heap[heap_second(&by_rank, r, r->nheap)]];
+		cand[n++] = JOB_AT(r, heap_second(&by_rank, r, r->nheap));
 	for (unsigned i = 0; i < n; i++)
 		if ((i == 0 || cand[i] != cand[0]) &&
 		    (*size = size_for(r, s, cand[i], chunk, min_chunk, now)))

@@ -1058,6 +1058,88 @@ START_TEST(progress_out_of_its_key_is_refused)
 }
 END_TEST
 
+/* The schedule's own fields live in the segment, where any worker can
+ * write them: a heap place and a lease count written over must cost a
+ * rebuild, never a job left out of the schedule for ever, a lease given
+ * twice or a worker's abort. Values a place can be written to: in the
+ * heap but another job's, past its end, the table's size, none. */
+static const uint32_t places[] = { 0, 1, RING_JOBS, RING_JOBS + 1, RING_NONE - 1, RING_NONE };
+
+/* Jobs ja (values 0..999) and jb (1000..1999), leased 50 at a time from
+ * slot 0 until none is left; after the first lease, ja's heap place is
+ * written to place where over_ja says. Every value must be leased once,
+ * and both jobs end. */
+static void both_leased_once(uint32_t ja, uint32_t jb, uint32_t place, int over_ja)
+{
+	uint8_t seen[2000] = { 0 };
+	struct ring_lease l;
+	int n = 0;
+
+	for (int first = 1; lease(0, 50, &l) == 0 && n++ < 100; first = 0) {
+		for (uint64_t v = l.lo; v <= l.hi; v++)
+			seen[v]++;
+		ring_finish(r, 0, SEARCH_NONE, 0);
+		if (first && over_ja)
+			r->jobs[ja].heap_pos = place;
+	}
+	for (int v = 0; v < 2000; v++)
+		ck_assert_msg(seen[v] == 1, "place %#x: value %d leased %u times", place, v, seen[v]);
+	phase_is(ja, PHASE_EXHAUSTED, 0);
+	phase_is(jb, PHASE_EXHAUSTED, 0);
+	teardown();
+	setup();
+}
+
+/* A place written into a free entry stays there for its next job (the
+ * master does not write the workers' fields): that job is still leased,
+ * all of it once. */
+START_TEST(a_heap_place_written_into_a_free_entry_is_healed)
+{
+	for (unsigned i = 0; i < sizeof places / sizeof places[0]; i++) {
+		uint32_t ja = submit(0, 999, 1);
+
+		for (uint32_t e = 0; e < RING_JOBS; e++)
+			if (e != ja)
+				r->jobs[e].heap_pos = places[i];
+		both_leased_once(ja, submit(1000, 1999, 1000) /* ranks first */, places[i], 0);
+	}
+}
+END_TEST
+
+/* A place written over a job in the heap, between two leases: both jobs
+ * are still leased, every value once, and both end. */
+START_TEST(a_heap_place_written_over_a_running_job_is_healed)
+{
+	for (unsigned i = 0; i < sizeof places / sizeof places[0]; i++) {
+		uint32_t ja = submit(0, 999, 1);
+
+		both_leased_once(ja, submit(1000, 1999, 1), places[i], 1);
+	}
+}
+END_TEST
+
+/* A lease count written to 0 while a lease is out: the lease comes back,
+ * and the job goes on to its end (a worker aborted, and each worker after
+ * it on the same count). */
+START_TEST(a_lease_count_written_over_is_counted_again)
+{
+	uint8_t seen[1000] = { 0 };
+	uint32_t job = submit(0, 999, 1);
+	struct ring_lease l;
+
+	ck_assert_int_eq(lease(0, 100, &l), 0);
+	for (uint64_t v = l.lo; v <= l.hi; v++)
+		seen[v]++;
+	r->jobs[job].nleases = 0;
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	phase_is(job, PHASE_RUNNING, 0);
+	ck_assert_int_eq(drain(1, 100, 0, seen), 9);
+	for (int v = 0; v < 1000; v++)
+		ck_assert_uint_eq(seen[v], 1);
+	phase_is(job, PHASE_EXHAUSTED, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ring");
@@ -1066,6 +1148,9 @@ int main(void)
 	tcase_set_timeout(t, 20);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, the_workers_own_the_phases_before_an_end);
+	tcase_add_test(t, a_heap_place_written_into_a_free_entry_is_healed);
+	tcase_add_test(t, a_heap_place_written_over_a_running_job_is_healed);
+	tcase_add_test(t, a_lease_count_written_over_is_counted_again);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
 	tcase_add_test(t, the_fastest_worker_is_woken_first);
