@@ -13,23 +13,23 @@
  *   - nothing hangs (every operation is bounded; libFuzzer's -timeout);
  *   - no reply lies: an answer a client gets (from a search or the cache)
  *     hashes to its digest and lies in its range;
- *   - in a run of lies (one run in two), no "not found" lies either: a
+ *   - in a run of lies (one run in two), "not found" is true too: a
  *     client whose range holds its answer never hears 0.
- * A run of lies writes only what the master judges, and what the entry
- * still shows when it looks: a wrong answer, a phase (a_lie), a key, a
- * generation, and words that only rank or stop (a weight, the stop word,
- * a rate); none of them twice into one entry before the audit has
- * looked. Other runs write anything, and
- * "not found" is not judged there: a worker can make a range count as
- * hashed (its progress, a lease, a word written and put back), which
- * docs/security.md says. The workers are this process's: one holds its
- * lease across operations (its next one finishes it, as a worker does);
- * after a write of their own derived fields (heap, lease counts, ranks),
- * or of a word that makes a lease they stopped counting count again,
- * which crashes a worker and is repaired by its successor, they take no
- * more leases in that run; while the lock's word says it is held, they
- * wait, as a worker would. kill() is wrapped (the makefile's --wrap): the
- * watchdog kills no process. */
+ * A run of lies writes only what the master checks before it believes it
+ * (an answer, a phase, the key, the generation) and words that only rank
+ * or stop a search (a weight, the stop word, a rate). A lie must still be
+ * there when the master looks: one written and put back before the audit
+ * is one no master can see, so an entry gets at most one between audits.
+ * Other runs write any field, and there "not found" is not judged: a
+ * worker can make a range count as hashed (its progress, a lease), as
+ * docs/security.md says.
+ * The workers are this process's. One may keep its lease until its next
+ * operation, so leases are out when lies and take-backs come. A write of
+ * what a real worker derives and would crash on (heap, lease counts,
+ * ranks, or a word that makes a lease it stopped counting count again)
+ * stops them taking leases for the rest of the run. While the lock's word
+ * says it is held, they wait, as a worker would. kill() is wrapped (the
+ * makefile's --wrap): the watchdog kills no process. */
 #include "master/jobs.h"
 #include "master/metrics.h"
 #include "master/status.h"
@@ -101,12 +101,10 @@ static struct sockaddr_in at; /* the listener's address */
 static uint64_t now_ms;
 static int workers_down; /* a write crashed the workers: no more leases */
 static int lies_only;    /* a run of lies: "not found" is judged too */
-static uint8_t unseen[RING_JOBS]; /* a run of lies: the entry's phase, key
-                                     or generation written since the
-                                     audit last looked */
+static uint8_t unseen[RING_JOBS]; /* a run of lies: a checked field of the
+                                     entry written since the last audit */
 
-/* The lease each worker holds across operations (its next one finishes
- * it), as its copy from ring_lease. */
+/* A lease a worker keeps until its next operation, which finishes it. */
 static struct held {
 	int on;
 	struct ring_lease l;
@@ -119,9 +117,9 @@ static struct client {
 	uint64_t lo, hi, answer; /* answer: the value whose digest it is */
 } client[CLIENTS];
 
-/* Every digest asked in the run and the value it is of, for the workers,
- * who must find a search's answer after its client is gone too (a repeat
- * may attach to the search meanwhile): at most one a request. */
+/* Every digest asked in the run and its value, so the workers find a
+ * search's answer after its client left too: a later request for the same
+ * digest may have joined that search. */
 #define ASKED 256
 static struct asked {
 	uint8_t digest[32];
@@ -203,8 +201,8 @@ static void set_up(struct in *in)
 	workers_down = 0;
 }
 
-/* Close fd with a reset: no TIME_WAIT left behind (a run opens thousands
- * of connections a second; the loopback's ports would run out). */
+/* Close fd with a reset, which leaves no TIME_WAIT: at thousands of
+ * connections a second, the loopback's ports would run out. */
 static void hang_up(int fd)
 {
 	struct linger lg = { 1, 0 };
@@ -213,10 +211,10 @@ static void hang_up(int fd)
 	close(fd);
 }
 
-/* A client that asks again closes its last connection: reset where the
- * master has closed its side already (a reset leaves it no TIME_WAIT,
- * whose ports the loopback runs out of at this rate), else half-closed,
- * as a client that still waits for its answer may be. */
+/* A client that asks again closes its last connection: with a reset if
+ * the master has closed its side already (no TIME_WAIT), else with a FIN,
+ * as a client still waiting for its answer does (a reset would cancel the
+ * search); that leaves a TIME_WAIT, whose port the loopback reuses. */
 static void gone_or_half_closed(int fd)
 {
 	char b;
@@ -229,7 +227,7 @@ static void gone_or_half_closed(int fd)
 
 static void tear_down(void)
 {
-	/* The clients first, reset: the master's side then leaves no
+	/* The clients first, with a reset: the master's side then leaves no
 	 * TIME_WAIT either. */
 	for (unsigned i = 0; i < CLIENTS; i++)
 		if (client[i].fd >= 0)
@@ -239,8 +237,8 @@ static void tear_down(void)
 	clients_bury(&cl);
 	jobs_free(&js);
 	clients_free(&cl);
-	/* Connections the master never took: the next run would read their
-	 * requests as its own clients', of digests its workers never heard of. */
+	/* Connections the master never took, or the next run would read
+	 * their requests as its own, for digests its workers never saw. */
 	for (int fd; (fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) >= 0;)
 		hang_up(fd);
 	ring_free(r);
@@ -335,9 +333,9 @@ static int workers_can_run(void)
 }
 
 /* An honest worker of slot s leases and reports: the answer, when its
- * lease holds a value a client asked for the digest of (true by
- * construction), else none, or it stops part-way. It may hold its lease
- * on (silent) till its next operation, which reports it. */
+ * lease holds a value asked for in the run (true by construction), else
+ * none, or it stops part-way. Or it keeps its lease, silent, and its
+ * next operation reports it. */
 static void op_worker(struct in *in)
 {
 	unsigned s = (unsigned)take(in, 1) % 4, how = (unsigned)take(in, 1);
@@ -374,10 +372,10 @@ static void op_worker(struct in *in)
 /* A field: where in its struct, how wide. */
 struct field {
 	size_t off, size;
-	int derived; /* writing it crashes the workers: their own derived state,
-	                or a word that makes a lease they no longer count (one
-	                void, or dropped) count again, which the next lock's
-	                repair counts afresh */
+	int derived; /* writing it crashes the workers (their successors'
+	                repair counts afresh): their own derived state, or a
+	                word that makes a lease they no longer count count
+	                again */
 };
 
 #define FLD(type, member, d) { offsetof(type, member), sizeof(((type *)0)->member), d }
@@ -498,19 +496,19 @@ static uint32_t some_entry(struct in *in)
 	return (pick >> 1) % RING_JOBS;
 }
 
-/* The phases a run of lies writes: not those a running job's workers
- * write themselves (RUNNING, EXHAUSTED: the lie would look like their
- * work), nor those they take a job they had ended back into without
- * counting its leases again (PARKING, RELEASING: their repair's case, as
- * a derived field's). */
+/* The phases a run of lies writes. Not RUNNING or EXHAUSTED: the workers
+ * write those themselves, so the lie looks like their work. Not PARKING or
+ * RELEASING: written over a job the workers had ended, they take it back
+ * without counting its leases again, which only a crashed worker's repair
+ * puts right (as for a derived field). */
 static int a_lie(uint32_t phase)
 {
 	return phase != PHASE_RUNNING && phase != PHASE_EXHAUSTED && phase != PHASE_PARKING &&
 	       phase != PHASE_RELEASING;
 }
 
-/* A lie into entry e's field f: the entry shows it until the master looks
- * (the audit), so nothing is written over it meanwhile. */
+/* A lie into entry e's field f. A checked field is not written again
+ * before the audit has looked (see the top). */
 static void lie(uint32_t e, const struct field *f, uint64_t v)
 {
 	int judged = f->off == offsetof(struct ring_job, phase) ||
