@@ -16,7 +16,9 @@
  *   - in a run of lies (one run in two), "not found" is true too: a
  *     client whose range holds its answer never hears 0.
  * A run of lies writes only what the master checks before it believes it
- * (an answer, a phase, the key, the generation) and words that only rank
+ * (an answer, a phase, the key, the generation, a cursor word past its
+ * two values, 0 and 1, which a master cannot tell from a worker's
+ * own) and words that only rank
  * or stop a search (a weight, the stop word, a rate). A lie must still be
  * there when the master looks: one written and put back before the audit
  * is one no master can see, so an entry gets at most one between audits.
@@ -440,7 +442,7 @@ static const struct field lie_entry_fields[] = {
 	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, gen, 1),
 	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
 	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
-	FLD(struct ring_job, found_slot, 0),
+	FLD(struct ring_job, found_slot, 0), FLD(struct ring_job, p.cursor_done, 0),
 };
 
 static const struct field lie_slot_fields[] = {
@@ -511,13 +513,17 @@ static int a_lie(uint32_t phase)
  * before the audit has looked (see the top). */
 static void lie(uint32_t e, const struct field *f, uint64_t v)
 {
+	int cursor = f->off == offsetof(struct ring_job, p.cursor_done);
 	int judged = f->off == offsetof(struct ring_job, phase) ||
-		     f->off == offsetof(struct ring_job, gen) || f->off < sizeof(struct ring_key);
+		     f->off == offsetof(struct ring_job, gen) || f->off < sizeof(struct ring_key) ||
+		     cursor;
 
 	if (judged && unseen[e])
 		return;
 	if (f->off == offsetof(struct ring_job, phase) && !a_lie((uint32_t)v))
 		return;
+	if (cursor && (uint32_t)v <= 1)
+		return; /* 0 and 1 are a cursor's own values: no master can tell */
 	unseen[e] |= judged;
 	write_field((char *)&r->jobs[e], f, v);
 }
