@@ -26,10 +26,11 @@
  * worker can make a range count as hashed (its progress, a lease), as
  * docs/security.md says.
  * The workers are this process's. One may keep its lease until its next
- * operation, so leases are out when lies and take-backs come. A write of
- * what a real worker derives and would crash on (heap, lease counts,
- * ranks, or a word that makes a lease it stopped counting count again)
- * stops them taking leases for the rest of the run. While the lock's word
+ * operation, so leases are out when lies and take-backs come. They go on
+ * after a write of their heap, its size or a lease count (they rebuild
+ * their schedule); a write of what a real worker derives and would crash
+ * on (a rank, or a word that makes a lease it stopped counting count
+ * again) stops them taking leases for the rest of the run. While the lock's word
  * says it is held, they wait, as a worker would. kill() is wrapped (the
  * makefile's --wrap): the watchdog kills no process. */
 #include "master/jobs.h"
@@ -394,7 +395,7 @@ static const struct field entry_fields[] = {
 	FLD(struct ring_job, p.returned[0].lo, 0), FLD(struct ring_job, p.returned[0].hi, 0),
 	FLD(struct ring_job, p.returned[1].lo, 0), FLD(struct ring_job, p.started, 0),
 	FLD(struct ring_job, rank.weight, 1), FLD(struct ring_job, rank.seq, 1),
-	FLD(struct ring_job, nleases, 1), FLD(struct ring_job, heap_pos, 1),
+	FLD(struct ring_job, nleases, 0), FLD(struct ring_job, heap_pos, 0),
 };
 
 static const struct field slot_fields[] = {
@@ -417,8 +418,8 @@ static const struct field ring_fields[] = {
 	FLD(struct ring, shutdown, 0), FLD(struct ring, dead_leases, 0),
 	FLD(struct ring, policy.order, 0), FLD(struct ring, policy.rules, 0),
 	FLD(struct ring, hooks, 0), FLD(struct ring, hook[0], 0),
-	FLD(struct ring, nheap, 1), FLD(struct ring, heap[0], 1),
-	FLD(struct ring, heap[1], 1), FLD(struct ring, pending_any, 0),
+	FLD(struct ring, nheap, 0), FLD(struct ring, heap[0], 0),
+	FLD(struct ring, heap[1], 0), FLD(struct ring, pending_any, 0),
 	FLD(struct ring, pending[0], 0), FLD(struct ring, changed[0], 0),
 };
 
