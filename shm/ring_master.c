@@ -25,27 +25,10 @@
 
 int ring_init(struct ring *r, const struct policy *policy)
 {
-	pthread_mutexattr_t a;
-	int rc;
+	int rc = ring_make_sync(r);
 
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	rc = pthread_mutex_init(&r->lock, &a);
-	pthread_mutexattr_destroy(&a);
-	if (rc) {
-		log_error("pthread_mutex_init: %s", strerror(rc));
-		return -rc;
-	}
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
-			rc = -errno;
-			log_error("sem_init: %s", strerror(-rc));
-			while (i--)
-				sem_destroy(&r->slots[i].wake);
-			pthread_mutex_destroy(&r->lock);
-			return rc;
-		}
+	if (rc)
+		return rc;
 	r->policy = *policy;
 	ring_hooks_show(r);
 	for (uint32_t i = 0; i < RING_JOBS; i++)

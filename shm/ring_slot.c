@@ -10,6 +10,36 @@
  * slot_holds(): the slot has a lease, on that entry, of that job's
  * generation (an entry is reused; a lease of its earlier job is void). */
 #include "shm/ring_slot.h"
+#include "lib/log.h"
+
+#include <errno.h>
+#include <string.h>
+
+int ring_make_sync(struct ring *r)
+{
+	pthread_mutexattr_t a;
+	int rc;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	rc = pthread_mutex_init(&r->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	if (rc) {
+		log_error("pthread_mutex_init: %s", strerror(rc));
+		return -rc;
+	}
+	for (unsigned i = 0; i < RING_WORKERS; i++)
+		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
+			rc = -errno;
+			log_error("sem_init: %s", strerror(-rc));
+			while (i--)
+				sem_destroy(&r->slots[i].wake);
+			pthread_mutex_destroy(&r->lock);
+			return rc;
+		}
+	return 0;
+}
 
 int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen)
 {

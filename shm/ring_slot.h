@@ -7,6 +7,10 @@
 
 #include "shm/ring_job.h"
 
+/* Make r's lock (process-shared, robust) and every slot's semaphore over
+ * whatever their words hold: 0, or -errno (said), with none of them left
+ * made. */
+int ring_make_sync(struct ring *r);
 /* Does slot s hold a lease on job (entry) of generation gen? The one test
  * of "this lease is on that job". */
 int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen);

@@ -218,24 +218,10 @@ void ring_unlock(struct ring *r)
  * was taken by someone not ours). */
 int ring_reset(struct ring *r)
 {
-	pthread_mutexattr_t a;
-	int rc;
+	int rc = ring_make_sync(r);
 
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	rc = pthread_mutex_init(&r->lock, &a);
-	pthread_mutexattr_destroy(&a);
-	if (rc) {
-		log_error("pthread_mutex_init: %s", strerror(rc));
-		return -rc;
-	}
-	for (unsigned i = 0; i < RING_WORKERS; i++)
-		if (sem_init(&r->slots[i].wake, 1, 0) < 0) {
-			rc = -errno;
-			log_error("sem_init: %s", strerror(-rc));
-			return rc;
-		}
+	if (rc)
+		return rc;
 	rc = pthread_mutex_trylock(&r->lock);
 	if (rc == EOWNERDEAD) /* taken and left by someone not ours: ours now */
 		pthread_mutex_consistent(&r->lock);
