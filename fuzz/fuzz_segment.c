@@ -27,11 +27,9 @@
  * docs/security.md says.
  * The workers are this process's. One may keep its lease until its next
  * operation, so leases are out when lies and take-backs come. They go on
- * after a write of their heap, its size or a lease count (they rebuild
- * their schedule); a write of what a real worker derives and would crash
- * on (a rank, or a word that makes a lease it stopped counting count
- * again) stops them taking leases for the rest of the run. While the lock's word
- * says it is held, they wait, as a worker would. kill() is wrapped (the
+ * after any write, their own schedule's words too (a heap place, a lease
+ * count, a slot's lease: they rebuild what cannot be true). While the
+ * lock's word says it is held, they wait, as a worker would. kill() is wrapped (the
  * makefile's --wrap): the watchdog kills no process. */
 #include "master/jobs.h"
 #include "master/metrics.h"
@@ -102,7 +100,6 @@ static struct workers ws;
 static int epfd, lfd, efd;
 static struct sockaddr_in at; /* the listener's address */
 static uint64_t now_ms;
-static int workers_down; /* a write crashed the workers: no more leases */
 static int lies_only;    /* a run of lies: "not found" is judged too */
 static uint8_t unseen[RING_JOBS]; /* a run of lies: a checked field of the
                                      entry written since the last audit */
@@ -201,7 +198,6 @@ static void set_up(struct in *in)
 	for (unsigned i = 0; i < CLIENTS; i++)
 		client[i].fd = -1;
 	now_ms = 1000000;
-	workers_down = 0;
 }
 
 /* Close fd with a reset, which leaves no TIME_WAIT: at thousands of
@@ -326,13 +322,12 @@ static void op_request(struct in *in)
 }
 
 /* May the workers (this process) take the lock? Not while its word says
- * someone holds it (they would wait), nor after their own state was
- * written over (they would crash, and be repaired). */
+ * someone holds it (they would wait). */
 static int workers_can_run(void)
 {
 	uint32_t word = (uint32_t)__atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
 
-	return !workers_down && (word == 0 || word == FUTEX_OWNER_DIED);
+	return word == 0 || word == FUTEX_OWNER_DIED;
 }
 
 /* An honest worker of slot s leases and reports: the answer, when its
@@ -375,80 +370,76 @@ static void op_worker(struct in *in)
 /* A field: where in its struct, how wide. */
 struct field {
 	size_t off, size;
-	int derived; /* writing it crashes the workers (their successors'
-	                repair counts afresh): their own derived state, or a
-	                word that makes a lease they no longer count count
-	                again */
 };
 
-#define FLD(type, member, d) { offsetof(type, member), sizeof(((type *)0)->member), d }
+#define FLD(type, member) { offsetof(type, member), sizeof(((type *)0)->member) }
 
 static const struct field entry_fields[] = {
-	FLD(struct ring_job, key.digest[0], 0), FLD(struct ring_job, key.start, 0),
-	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, seq, 0),
-	FLD(struct ring_job, submit_ns, 0), FLD(struct ring_job, gen, 1),
-	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
-	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
-	FLD(struct ring_job, found_slot, 0), FLD(struct ring_job, first_lease_ns, 0),
-	FLD(struct ring_job, found_ns, 0), FLD(struct ring_job, p.next, 0),
-	FLD(struct ring_job, p.cursor_done, 0), FLD(struct ring_job, p.nreturned, 0),
-	FLD(struct ring_job, p.returned[0].lo, 0), FLD(struct ring_job, p.returned[0].hi, 0),
-	FLD(struct ring_job, p.returned[1].lo, 0), FLD(struct ring_job, p.started, 0),
-	FLD(struct ring_job, rank.weight, 1), FLD(struct ring_job, rank.seq, 1),
-	FLD(struct ring_job, nleases, 0), FLD(struct ring_job, heap_pos, 0),
+	FLD(struct ring_job, key.digest[0]), FLD(struct ring_job, key.start),
+	FLD(struct ring_job, key.end), FLD(struct ring_job, seq),
+	FLD(struct ring_job, submit_ns), FLD(struct ring_job, gen),
+	FLD(struct ring_job, phase), FLD(struct ring_job, phase),
+	FLD(struct ring_job, weight), FLD(struct ring_job, answer),
+	FLD(struct ring_job, found_slot), FLD(struct ring_job, first_lease_ns),
+	FLD(struct ring_job, found_ns), FLD(struct ring_job, p.next),
+	FLD(struct ring_job, p.cursor_done), FLD(struct ring_job, p.nreturned),
+	FLD(struct ring_job, p.returned[0].lo), FLD(struct ring_job, p.returned[0].hi),
+	FLD(struct ring_job, p.returned[1].lo), FLD(struct ring_job, p.started),
+	FLD(struct ring_job, rank.weight), FLD(struct ring_job, rank.seq),
+	FLD(struct ring_job, nleases), FLD(struct ring_job, heap_pos),
 };
 
 static const struct field slot_fields[] = {
-	FLD(struct ring_slot, pid, 0), FLD(struct ring_slot, retire, 0),
-	FLD(struct ring_slot, state, 0), FLD(struct ring_slot, has_lease, 1),
-	FLD(struct ring_slot, lease_pid, 0), FLD(struct ring_slot, lease_job, 1),
-	FLD(struct ring_slot, lease_gen, 1), FLD(struct ring_slot, keep_job, 0),
-	FLD(struct ring_slot, keep_gen, 0), FLD(struct ring_slot, stop, 0),
-	FLD(struct ring_slot, lease_lo, 0), FLD(struct ring_slot, lease_hi, 0),
-	FLD(struct ring_slot, lease_ns, 0), FLD(struct ring_slot, beat, 0),
-	FLD(struct ring_slot, hashes, 0), FLD(struct ring_slot, chunks, 0),
-	FLD(struct ring_slot, rate, 0), FLD(struct ring_slot, hash_ns, 0),
-	FLD(struct ring_slot, started_ns, 0), FLD(struct ring_slot, deaths, 0),
-	FLD(struct ring_slot, kind, 0), FLD(struct ring_slot, unit, 0),
+	FLD(struct ring_slot, pid), FLD(struct ring_slot, retire),
+	FLD(struct ring_slot, state), FLD(struct ring_slot, has_lease),
+	FLD(struct ring_slot, lease_pid), FLD(struct ring_slot, lease_job),
+	FLD(struct ring_slot, lease_gen), FLD(struct ring_slot, keep_job),
+	FLD(struct ring_slot, keep_gen), FLD(struct ring_slot, stop),
+	FLD(struct ring_slot, lease_lo), FLD(struct ring_slot, lease_hi),
+	FLD(struct ring_slot, lease_ns), FLD(struct ring_slot, beat),
+	FLD(struct ring_slot, hashes), FLD(struct ring_slot, chunks),
+	FLD(struct ring_slot, rate), FLD(struct ring_slot, hash_ns),
+	FLD(struct ring_slot, started_ns), FLD(struct ring_slot, deaths),
+	FLD(struct ring_slot, kind), FLD(struct ring_slot, unit),
 };
 
 static const struct field ring_fields[] = {
-	{ offsetof(struct ring, lock), sizeof(int), 0 }, /* the lock's word alone */
-	FLD(struct ring, lock_owner, 0), FLD(struct ring, repairs, 0),
-	FLD(struct ring, shutdown, 0), FLD(struct ring, dead_leases, 0),
-	FLD(struct ring, policy.order, 0), FLD(struct ring, policy.rules, 0),
-	FLD(struct ring, hooks, 0), FLD(struct ring, hook[0], 0),
-	FLD(struct ring, nheap, 0), FLD(struct ring, heap[0], 0),
-	FLD(struct ring, heap[1], 0), FLD(struct ring, pending_any, 0),
-	FLD(struct ring, pending[0], 0), FLD(struct ring, changed[0], 0),
+	{ offsetof(struct ring, lock), sizeof(int) }, /* the lock's word alone */
+	FLD(struct ring, lock_owner), FLD(struct ring, repairs),
+	FLD(struct ring, shutdown), FLD(struct ring, dead_leases),
+	FLD(struct ring, policy.order), FLD(struct ring, policy.rules),
+	FLD(struct ring, hooks), FLD(struct ring, hook[0]),
+	FLD(struct ring, nheap), FLD(struct ring, heap[0]),
+	FLD(struct ring, heap[1]), FLD(struct ring, pending_any),
+	FLD(struct ring, pending[0]), FLD(struct ring, changed[0]),
 };
 
 static const struct field header_fields[] = {
-	FLD(struct seg_header, magic, 0), FLD(struct seg_header, version, 0),
-	FLD(struct seg_header, size, 0), FLD(struct seg_header, master_pid, 0),
-	FLD(struct seg_header, ring_off, 0), FLD(struct seg_header, cache_off, 0),
-	FLD(struct seg_header, kernel, 0), FLD(struct seg_header, kinds[0].note, 0),
-	FLD(struct seg_header, kinds[0].n, 0), FLD(struct seg_header, stats.requests, 0),
-	FLD(struct seg_header, stats.latency.score_ns, 0),
+	FLD(struct seg_header, magic), FLD(struct seg_header, version),
+	FLD(struct seg_header, size), FLD(struct seg_header, master_pid),
+	FLD(struct seg_header, ring_off), FLD(struct seg_header, cache_off),
+	FLD(struct seg_header, kernel), FLD(struct seg_header, kinds[0].note),
+	FLD(struct seg_header, kinds[0].n), FLD(struct seg_header, stats.requests),
+	FLD(struct seg_header, stats.latency.score_ns),
 };
 
 static const struct field cache_fields[] = {
-	FLD(struct cache_entry, hash, 0), FLD(struct cache_entry, answer, 0),
-	FLD(struct cache_entry, used, 0), FLD(struct cache_entry, ref, 0),
+	FLD(struct cache_entry, hash), FLD(struct cache_entry, answer),
+	FLD(struct cache_entry, used), FLD(struct cache_entry, ref),
 };
 
 /* A run of lies writes only these (see the top). */
 static const struct field lie_entry_fields[] = {
-	FLD(struct ring_job, key.digest[0], 0), FLD(struct ring_job, key.start, 0),
-	FLD(struct ring_job, key.end, 0), FLD(struct ring_job, gen, 1),
-	FLD(struct ring_job, phase, 0), FLD(struct ring_job, phase, 0),
-	FLD(struct ring_job, weight, 0), FLD(struct ring_job, answer, 0),
-	FLD(struct ring_job, found_slot, 0), FLD(struct ring_job, p.cursor_done, 0),
+	FLD(struct ring_job, key.digest[0]), FLD(struct ring_job, key.start),
+	FLD(struct ring_job, key.end), FLD(struct ring_job, gen),
+	FLD(struct ring_job, phase), FLD(struct ring_job, phase),
+	FLD(struct ring_job, weight), FLD(struct ring_job, answer),
+	FLD(struct ring_job, found_slot), FLD(struct ring_job, p.cursor_done),
 };
 
 static const struct field lie_slot_fields[] = {
-	FLD(struct ring_slot, stop, 0), FLD(struct ring_slot, rate, 0),
-	FLD(struct ring_slot, beat, 0),
+	FLD(struct ring_slot, stop), FLD(struct ring_slot, rate),
+	FLD(struct ring_slot, beat),
 };
 
 #define N(a) (sizeof(a) / sizeof(a)[0])
@@ -485,7 +476,6 @@ static void write_field(char *base, const struct field *f, uint64_t v)
 		__atomic_store_n((uint64_t *)at, v, __ATOMIC_RELAXED);
 	else
 		memcpy(at, &v, f->size < 8 ? f->size : 8);
-	workers_down |= f->derived;
 }
 
 /* An entry to write: one the master gave a job, or any. */
@@ -500,14 +490,10 @@ static uint32_t some_entry(struct in *in)
 }
 
 /* The phases a run of lies writes. Not RUNNING or EXHAUSTED: the workers
- * write those themselves, so the lie looks like their work. Not PARKING or
- * RELEASING: written over a job the workers had ended, they take it back
- * without counting its leases again, which only a crashed worker's repair
- * puts right (as for a derived field). */
+ * write those themselves, so the lie looks like their work. */
 static int a_lie(uint32_t phase)
 {
-	return phase != PHASE_RUNNING && phase != PHASE_EXHAUSTED && phase != PHASE_PARKING &&
-	       phase != PHASE_RELEASING;
+	return phase != PHASE_RUNNING && phase != PHASE_EXHAUSTED;
 }
 
 /* A lie into entry e's field f. A checked field is not written again
