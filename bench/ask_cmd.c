@@ -1,60 +1,34 @@
-/* --ask (see ask_cmd.h). The words after the options are the question,
- * read by bench/ask.c, which says which of them is wrong; a question is
- * asked whole unless --split cuts it. */
-#include "bench/ask_cmd.h"
+/* --ask: one question (bench/ask.h). The words after the options are the
+ * question, read by bench/ask.c, which says which of them is wrong; a
+ * question is asked whole unless --split cuts it. */
+#include "bench/ask.h"
 #include "bench/client.h"
+#include "bench/options.h"
 
-#include <errno.h>
-
-const char ask_cmd_usage[] =
-	"HOST PORT --ask DIGEST_HEX START END [--priority P]\n"
-	"           [--split K] [--timeout SECONDS]\n";
-
-const char ask_cmd_help[] =
-	"--ask asks one question and prints the answer: the x in [START, END]\n"
-	"whose SHA-256 (of its 8 bytes, little-endian) is DIGEST_HEX (64 hex\n"
-	"digits), or 0 when there is none. Exit 0 on a reply, 1 when none came.\n"
-	"It waits as long as the search takes, up to --timeout (default 3600 s;\n"
-	"a server whose host vanished is noticed in about 25 s); a connection it\n"
-	"drops is reset, so an interrupted question cancels its search:\n"
-	"  --priority P    of the request, 1 .. 16 (default 1)\n"
-	"  --split K       send K requests at once (1 .. 1024, default 1), for K\n"
-	"                  contiguous pieces of the range (fewer when it holds\n"
-	"                  fewer values); the first answer that is not 0 wins\n"
-	"                  and the other pieces are reset (cancelled). Through a\n"
-	"                  balancer that hashes the range (scripts/cluster/cluster.sh)\n"
-	"                  the pieces spread over its nodes\n";
-
-static const struct option options[] = {
-	{ "ask", no_argument, NULL, 'A' },
-	{ "priority", required_argument, NULL, 'p' },
-	{ "split", required_argument, NULL, 'K' },
-	{ "timeout", required_argument, NULL, 'T' },
-	{ NULL, 0, NULL, 0 },
+struct ask_cmd {
+	struct options_host at;
+	struct ask_params ask;
 };
 
-static void init(void *params)
-{
-	struct ask_cmd *p = params;
+#define F(field) OPT_FIELD(struct ask_cmd, field)
 
-	*p = (struct ask_cmd){ .ask = { .priority = 1, .split = 1,
-					.timeout_ms = ASK_TIMEOUT_S * 1000 } };
-}
+static const struct opt opts[] = {
+	{ "ask", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "priority", "P", OPT_WHOLE, F(ask.priority), PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX,
+	  NULL, "of the request, 1 .. 16" },
+	{ "split", "K", OPT_WHOLE, F(ask.split), 1, ASK_MAX_SPLIT, NULL,
+	  "send K requests at once (1 .. 1024), for K contiguous pieces of the range "
+	  "(fewer when it holds fewer values); the first answer that is not 0 wins and "
+	  "the other pieces are reset (cancelled). Through a balancer that hashes the "
+	  "range (scripts/cluster/cluster.sh) the pieces spread over its nodes" },
+	{ "timeout", "SECONDS", OPT_MS, F(ask.timeout_ms), 1, 86400000, NULL,
+	  "the longest wait for the answer" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
-static int option(int c, const char *arg, void *params)
-{
-	struct ask_params *p = &((struct ask_cmd *)params)->ask;
-
-	switch (c) {
-	case 'p':
-		return options_priority(arg, &p->priority);
-	case 'K':
-		return options_whole("split", arg, 1, ASK_MAX_SPLIT, &p->split);
-	case 'T':
-		return options_seconds("timeout", arg, &p->timeout_ms);
-	}
-	return 0; /* --ask */
-}
+static const struct ask_cmd defaults = {
+	.ask = { .priority = 1, .split = 1, .timeout_ms = ASK_TIMEOUT_S * 1000 },
+};
 
 static int words(int n, char **w, void *params)
 {
@@ -66,11 +40,9 @@ static int words(int n, char **w, void *params)
 	return ask_parse(w + 2, &p->ask);
 }
 
-const struct options_parser ask_cmd_parser = {
-	sizeof(struct ask_cmd), options, NULL, init, option, words,
-};
-
-int ask_cmd_run(void *params, struct out *o)
+/* Ask and print the answer: ask_run's exit status, or 2 when the
+ * server's name does not resolve. */
+static int run(void *params, struct out *o)
 {
 	struct ask_cmd *p = params;
 	struct target target = { 0 };
@@ -83,3 +55,14 @@ int ask_cmd_run(void *params, struct out *o)
 	client_free(&target);
 	return status;
 }
+
+const struct mode ask_mode = {
+	"--ask", "HOST PORT --ask DIGEST_HEX START END",
+	"--ask asks one question and prints the answer: the x in [START, END]\n"
+	"whose SHA-256 (of its 8 bytes, little-endian) is DIGEST_HEX (64 hex\n"
+	"digits), or 0 when there is none. Exit 0 on a reply, 1 when none came.\n"
+	"It waits as long as the search takes, up to --timeout (a server whose\n"
+	"host vanished is noticed in about 25 s); a connection it drops is\n"
+	"reset, so an interrupted question cancels its search:\n",
+	opts, sizeof(struct ask_cmd), &defaults, OPT_NO_POLICY, words, run,
+};

@@ -1,67 +1,38 @@
-/* --concurrency (see closed_cmd.h): both the number of requests in flight
- * and the duration must be given, for a closed loop has no natural end and
- * no natural size. */
-#include "bench/closed_cmd.h"
+/* --concurrency: the closed loop (bench/closed.h). Both the number of
+ * requests in flight and the duration must be given, for a closed loop
+ * has no natural end and no natural size. */
 #include "bench/client.h"
-
-#include <errno.h>
+#include "bench/closed.h"
+#include "bench/options.h"
+#include "proto/proto.h"
 
 #define MAX_CONCURRENCY 10000 /* threads */
 #define MAX_HOLD 1000000      /* held searches, a descriptor each */
 
-const char closed_cmd_usage[] =
-	"HOST PORT --concurrency N --duration SECONDS\n"
-	"           [--difficulty D] [--cached] [--priority P] [--hold N]\n";
-
-const char closed_cmd_help[] =
-	"--concurrency keeps N requests (1 .. 10000) in flight for SECONDS, a\n"
-	"thread each (closed loop, as wrk), and prints requests/s, errors and\n"
-	"latency percentiles:\n"
-	"  --difficulty D  fresh requests, end = start + D (default 1)\n"
-	"  --cached        one request, answered once before the clock starts\n"
-	"  --priority P    of every request, 1 .. 16 (default 1)\n"
-	"  --hold N        meanwhile hold N searches that never end (priority 1,\n"
-	"                  a 2^60 range each): a full queue, or a job-table flood\n";
-
-static const struct option options[] = {
-	{ "concurrency", required_argument, NULL, 'C' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "difficulty", required_argument, NULL, 'D' },
-	{ "cached", no_argument, NULL, 'k' },
-	{ "priority", required_argument, NULL, 'p' },
-	{ "hold", required_argument, NULL, 'H' },
-	{ NULL, 0, NULL, 0 },
+struct closed_cmd {
+	struct options_host at;
+	struct closed_params loop;
 };
 
-static void init(void *params)
-{
-	struct closed_cmd *p = params;
+#define F(field) OPT_FIELD(struct closed_cmd, field)
 
-	*p = (struct closed_cmd){ .loop = { .difficulty = 1, .priority = 1 } };
-}
+static const struct opt opts[] = {
+	{ "concurrency", "N", OPT_WHOLE, F(loop.concurrency), 1, MAX_CONCURRENCY, NULL, NULL },
+	{ "duration", "SECONDS", OPT_MS, F(loop.duration_ms), 1, 86400000, NULL, NULL },
+	/* The client's limit: a start below 2^64 - 2 - D must exist. */
+	{ "difficulty", "D", OPT_WHOLE, F(loop.difficulty), 1, UINT64_MAX - 2, NULL,
+	  "fresh requests, end = start + D" },
+	{ "cached", NULL, OPT_FLAG, F(loop.cached), 0, 0, NULL,
+	  "one request, answered once before the clock starts" },
+	{ "priority", "P", OPT_WHOLE, F(loop.priority), PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX,
+	  NULL, "of every request, 1 .. 16" },
+	{ "hold", "N", OPT_WHOLE, F(loop.hold), 1, MAX_HOLD, NULL,
+	  "meanwhile hold N searches that never end (priority 1, a 2^60 range each): "
+	  "a full queue, or a job-table flood" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
-static int option(int c, const char *arg, void *params)
-{
-	struct closed_params *p = &((struct closed_cmd *)params)->loop;
-
-	switch (c) {
-	case 'C':
-		return options_whole("concurrency", arg, 1, MAX_CONCURRENCY, &p->concurrency);
-	case 'd':
-		return options_seconds("duration", arg, &p->duration_ms);
-	case 'D':
-		/* The client's limit: a start below 2^64 - 2 - D must exist. */
-		return options_whole("difficulty", arg, 1, UINT64_MAX - 2, &p->difficulty);
-	case 'k':
-		p->cached = 1;
-		break;
-	case 'p':
-		return options_priority(arg, &p->priority);
-	case 'H':
-		return options_whole("hold", arg, 1, MAX_HOLD, &p->hold);
-	}
-	return 0;
-}
+static const struct closed_cmd defaults = { .loop = { .difficulty = 1, .priority = 1 } };
 
 static int words(int n, char **w, void *params)
 {
@@ -75,11 +46,9 @@ static int words(int n, char **w, void *params)
 	return 0;
 }
 
-const struct options_parser closed_cmd_parser = {
-	sizeof(struct closed_cmd), options, NULL, init, option, words,
-};
-
-int closed_cmd_run(void *params, struct out *o)
+/* Run the loop and print its report: closed_run's exit status, or 2
+ * when the server's name does not resolve. */
+static int run(void *params, struct out *o)
 {
 	struct closed_cmd *p = params;
 	struct target target = { 0 };
@@ -92,3 +61,11 @@ int closed_cmd_run(void *params, struct out *o)
 	client_free(&target);
 	return status;
 }
+
+const struct mode closed_mode = {
+	"--concurrency", "HOST PORT --concurrency N --duration SECONDS",
+	"--concurrency keeps N requests (1 .. 10000) in flight for SECONDS, a\n"
+	"thread each (closed loop, as wrk), and prints requests/s, errors and\n"
+	"latency percentiles:\n",
+	opts, sizeof(struct closed_cmd), &defaults, OPT_NO_POLICY, words, run,
+};

@@ -1,15 +1,18 @@
-/* revhash-bench's command line, what its modes share: the shape of a
- * mode's parser (the command table in revhash-bench.c reads the options
- * and hands each to the mode the command line chose), the words several
- * modes take (HOST PORT, a workload's seven), the policy's switches that
- * describe the server under test, and the numbers' checks, each saying
- * what is wrong in a line of its own. */
+/* revhash-bench's command line: its modes (each one in a *_cmd.c beside
+ * what it drives) and what they share. A mode's options are rows of one
+ * table that parses each into the mode's struct and prints its line of
+ * --help, with its default read from the mode's defaults. Also here: the
+ * words several modes take (HOST PORT, a workload's seven) and the
+ * policy's switches that describe the server under test. */
 #ifndef REVHASH_BENCH_OPTIONS_H
 #define REVHASH_BENCH_OPTIONS_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "bench/out.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
 #include "shm/policy_options.h"
@@ -22,49 +25,69 @@
 /* The policy's options (options_policy_getopt), at most. */
 #define OPTIONS_POLICY_MAX (POLICY_OPTIONS_MAX + 2)
 
+/* What an option's argument is, and where it goes. */
+enum opt_kind {
+	OPT_NONE,   /* taken, and nothing stored (a mode's own option) */
+	OPT_FLAG,   /* an int set to 1 */
+	OPT_STRING, /* a const char *: the argument itself */
+	OPT_WHOLE,  /* a whole number in [min, max], into 1, 4 or 8 bytes */
+	OPT_MS,     /* seconds, into unsigned milliseconds in [min, max] */
+	OPT_NUMBER, /* a double in [min, max] */
+	OPT_CALL,   /* call(arg, field): 0, or -EINVAL (said) */
+};
+
+/* One option of a mode. */
+struct opt {
+	const char *name;  /* without its "--" */
+	const char *arg;   /* its argument, as --help names it; NULL: none */
+	enum opt_kind kind;
+	size_t at, size;   /* its field in the mode's struct: OPT_FIELD */
+	uint64_t min, max; /* OPT_WHOLE's, OPT_MS's (ms), OPT_NUMBER's */
+	int (*call)(const char *arg, void *field);
+	const char *help;  /* its line of --help; NULL: not listed */
+};
+
+#define OPT_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field)
+#define OPT_NO_POLICY SIZE_MAX
+
+/* A mode of revhash-bench. */
+struct mode {
+	const char *name;       /* "--race": the option that chooses it,
+	                           opts[0]; the default's: "the replay" */
+	const char *words;      /* its synopsis's words; the options not
+	                           named in them follow, in brackets */
+	const char *help;       /* its paragraph of --help, its options'
+	                           lines after it */
+	const struct opt *opts; /* ended by a row of NULL name */
+	size_t size;            /* of its parameters' struct */
+	const void *defaults;   /* size bytes of them; NULL: zeros */
+	size_t policy;          /* its struct options_policy's offset, when
+	                           the policy's switches are its too */
+	/* Read the n words left after the options: 0, or -EINVAL (said). */
+	int (*words_of)(int n, char **words, void *params);
+	int (*run)(void *params, struct out *o); /* its exit status */
+};
+
 /* HOST PORT. */
 struct options_host {
 	const char *host, *port;
 };
 
-/* The server under test's policy, given with the master's switches, for
- * the ideal server's: sim.shares points into shares (--worker-rates), so
- * the struct stays where options_policy_init put it. */
-struct options_policy {
-	struct sim_policy sim;
-	double shares[RING_WORKERS];
-};
-
-/* A mode's command line: its options, and how they and the words after
- * them are read into its parameters (params: the mode's own struct). */
-struct options_parser {
-	size_t size; /* of its parameters' struct */
-	/* Its long options, the one that chooses the mode among them; an
-	 * entry of zeros ends them. Their values are the mode's own. */
-	const struct option *options;
-	/* Its struct options_policy, when the policy's switches are its too;
-	 * NULL when they are not. */
-	struct options_policy *(*policy)(void *params);
-	/* Set the defaults. */
-	void (*init)(void *params);
-	/* Store its option c (with its argument): 0, or -EINVAL (said). */
-	int (*option)(int c, const char *arg, void *params);
-	/* Read the n words left after the options: 0, or -EINVAL (said). */
-	int (*words)(int n, char **words, void *params);
-};
+/* The modes, in the order --help lists them. */
+extern const struct mode replay_mode, rescore_mode, closed_mode, ask_mode, race_mode,
+	preset_mode;
 
 /* Say on stderr, after "revhash-bench: ", what is wrong; -EINVAL. */
 int options_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* --name's arg, a whole number in [min, max], into *v: 0, or -EINVAL
- * (said). */
-int options_whole(const char *name, const char *arg, uint64_t min, uint64_t max,
-		  uint64_t *v);
-/* --name's arg, seconds (0.001 to a day), into *ms: 0, or -EINVAL (said). */
-int options_seconds(const char *name, const char *arg, unsigned *ms);
-/* --priority's arg, 1 .. 16: 0, or -EINVAL (said). */
-int options_priority(const char *arg, uint8_t *priority);
-/* --rate's arg, hashes per second above 0: 0, or -EINVAL (said). */
-int options_rate(const char *arg, double *rate);
+/* Store option o's argument arg into params: 0, or -EINVAL (said). */
+int options_store(const struct opt *o, const char *arg, void *params);
+/* m's synopsis, after "revhash-bench ", wrapped. */
+void options_usage(FILE *out, const struct mode *m);
+/* m's paragraph and a line for each of its options. */
+void options_help(FILE *out, const struct mode *m);
+/* --rate's arg, hashes per second above 0, into the double rate: 0, or
+ * -EINVAL (said). */
+int options_rate(const char *arg, void *rate);
 
 /* HOST PORT from words[0 .. 1]: 0, or -EINVAL when PORT is not 1 .. 65535
  * (not said: the caller names the words it wanted). */
@@ -73,6 +96,14 @@ int options_host(char *const words[2], struct options_host *h);
  * number within its bounds (not said, as options_host); -ERANGE after
  * saying that DIFFICULTY, or START with it, makes no request. */
 int options_workload(char *const words[7], struct wl_params *w);
+
+/* The server under test's policy, given with the master's switches, for
+ * the ideal server's: sim.shares points into shares (--worker-rates), so
+ * the struct stays where options_policy_init put it. */
+struct options_policy {
+	struct sim_policy sim;
+	double shares[RING_WORKERS];
+};
 
 /* The master's policy by default, a worker per CPU here. */
 void options_policy_init(struct options_policy *p);

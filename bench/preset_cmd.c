@@ -1,41 +1,24 @@
-/* --preset (see preset_cmd.h). The words are worked out while the command
- * line is read, so that a preset that cannot be printed (no such name, or
- * a delay that follows a rate not given) is a mistake of the command line,
- * said before anything is printed on stdout. */
-#include "bench/preset_cmd.h"
+/* --preset: a named workload's seven words, printed for the scripts that
+ * run it (bench/workload.h's presets). The words are worked out while the
+ * command line is read, so that a preset that cannot be printed (no such
+ * name, or a delay that follows a rate not given) is a mistake of the
+ * command line, said before anything is printed on stdout. */
+#include "bench/options.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 
-const char preset_cmd_usage[] = "--preset NAME [--rate HASHES_PER_S]\n";
-
-const char preset_cmd_help[] =
-	"--preset prints a preset's seven workload words, its delay set from\n"
-	"--rate where it follows one (as the race does from its first probe).\n";
-
-static const struct option options[] = {
-	{ "preset", required_argument, NULL, 'W' },
-	{ "rate", required_argument, NULL, 'r' },
-	{ NULL, 0, NULL, 0 },
+struct preset_cmd {
+	const char *name;
+	double rate; /* --rate (hashes/s); 0: none given */
+	struct wl_params wl;
 };
 
-static void init(void *params)
-{
-	struct preset_cmd *p = params;
-
-	*p = (struct preset_cmd){ 0 };
-}
-
-static int option(int c, const char *arg, void *params)
-{
-	struct preset_cmd *p = params;
-
-	if (c == 'r')
-		return options_rate(arg, &p->rate);
-	p->name = arg;
-	return 0;
-}
+static const struct opt opts[] = {
+	{ "preset", "NAME", OPT_STRING, OPT_FIELD(struct preset_cmd, name), 0, 0, NULL, NULL },
+	{ "rate", "HASHES_PER_S", OPT_CALL, OPT_FIELD(struct preset_cmd, rate), 0, 0,
+	  options_rate, "the hash rate a load's delay follows" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
 static int words(int n, char **w, void *params)
 {
@@ -57,11 +40,8 @@ static int words(int n, char **w, void *params)
 	return 0;
 }
 
-const struct options_parser preset_cmd_parser = {
-	sizeof(struct preset_cmd), options, NULL, init, option, words,
-};
-
-int preset_cmd_run(void *params, struct out *o)
+/* Print the words on a line: 0. */
+static int run(void *params, struct out *o)
 {
 	const struct wl_params *w = &((struct preset_cmd *)params)->wl;
 
@@ -70,3 +50,10 @@ int preset_cmd_run(void *params, struct out *o)
 		   w->seed, w->total, w->start, w->difficulty, w->rep, w->delay_us, w->lambda);
 	return 0;
 }
+
+const struct mode preset_mode = {
+	"--preset", "--preset NAME",
+	"--preset prints a preset's seven workload words, its delay set from\n"
+	"--rate where it follows one (as the race does from its first probe).\n",
+	opts, sizeof(struct preset_cmd), NULL, OPT_NO_POLICY, words, run,
+};

@@ -1,11 +1,13 @@
-/* The replay (see replay_cmd.h): the workload is generated whole before
- * anything is sent, and the server's hash rate measured (unless --rate
- * gives it), so that the run itself does nothing but send at its
- * deadlines. A failed connection or a short reply is counted, never fatal,
+/* The replay, revhash-bench's default mode: the public client's workload
+ * sent at its pace to one server (bench/replay.c), then scored against
+ * ideal servers of the rate it calibrated (bench/score.c). The workload
+ * is generated whole before anything is sent, and the server's hash rate
+ * measured (unless --rate gives it), so that the run itself does nothing
+ * but send at its deadlines. A failed connection or a short reply is counted, never fatal,
  * and every exchange has a timeout, so a run always ends with a report. */
-#include "bench/replay_cmd.h"
 #include "bench/calibrate.h"
 #include "bench/client.h"
+#include "bench/options.h"
 #include "bench/replay.h"
 #include "bench/score.h"
 #include "lib/os.h"
@@ -14,64 +16,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const char replay_cmd_usage[] =
-	"HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
-	"           [--csv FILE] [--quiet] [--rate HASHES_PER_S] [--no-calibrate]\n"
-	"           [--schedule ORDER] [--no-RULE ...] [--workers N]\n"
-	"           [--worker-rates R1,R2,...]\n";
-
-const char replay_cmd_help[] =
-	"The replay (no mode's option) plays the public client's workload at its\n"
-	"pace (open loop) and compares the score with an ideal server's: one\n"
-	"following the policy of the server under test, described with the\n"
-	"master's switches (default: wsrpt, preemptive, split, one worker per CPU\n"
-	"here), and one following the best policy for this workload. With\n"
-	"--worker-rates the server's workers hash at unequal rates (a GPU beside\n"
-	"CPUs: their rates per second, or any numbers in that proportion); the\n"
-	"ideal without split then gives the best job the fastest worker.\n";
-
-static const struct option options[] = {
-	{ "csv", required_argument, NULL, 'c' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "rate", required_argument, NULL, 'r' },
-	{ "no-calibrate", no_argument, NULL, 'n' },
-	{ NULL, 0, NULL, 0 },
+struct replay_cmd {
+	struct options_host at;
+	struct wl_params wl;
+	struct options_policy policy; /* the server's, for its ideal */
+	const char *csv;              /* the per-request CSV, or NULL */
+	double rate;                  /* --rate (hashes/s); 0: calibrate */
+	int quiet, no_calibrate;
 };
 
-static struct options_policy *policy(void *params)
-{
-	struct replay_cmd *p = params;
+#define F(field) OPT_FIELD(struct replay_cmd, field)
 
-	return &p->policy;
-}
-
-static void init(void *params)
-{
-	struct replay_cmd *p = params;
-
-	*p = (struct replay_cmd){ .calibrate = 1 };
-	options_policy_init(&p->policy);
-}
-
-static int option(int c, const char *arg, void *params)
-{
-	struct replay_cmd *p = params;
-
-	switch (c) {
-	case 'c':
-		p->csv = arg;
-		break;
-	case 'q':
-		p->quiet = 1;
-		break;
-	case 'r':
-		return options_rate(arg, &p->rate);
-	case 'n':
-		p->calibrate = 0;
-		break;
-	}
-	return 0;
-}
+static const struct opt opts[] = {
+	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
+	  "every request, a row each, with its ideal latencies" },
+	{ "quiet", NULL, OPT_FLAG, F(quiet), 0, 0, NULL, "no line per request" },
+	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate,
+	  "the ideal's hash rate, instead of a calibration's" },
+	{ "no-calibrate", NULL, OPT_FLAG, F(no_calibrate), 0, 0, NULL,
+	  "no calibration: no ideal, unless --rate" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
 static int words(int n, char **w, void *params)
 {
@@ -84,10 +49,6 @@ static int words(int n, char **w, void *params)
 					OPTIONS_WORKLOAD_WORDS);
 	return err;
 }
-
-const struct options_parser replay_cmd_parser = {
-	sizeof(struct replay_cmd), options, policy, init, option, words,
-};
 
 /* Calibration hashes one request, and without split one request gets one
  * worker: the server as a whole hashes as fast on each worker that has a
@@ -120,7 +81,7 @@ static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 	if (p->rate) {
 		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
 			   p->rate / 1e6, "--rate");
-	} else if (p->calibrate) {
+	} else if (!p->no_calibrate) {
 		out_array(o, "calibration");
 		err = calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &p->rate);
 		out_end(o);
@@ -151,7 +112,9 @@ static int play(struct replay_cmd *p, struct target *t,
 	return status;
 }
 
-int replay_cmd_run(void *params, struct out *o)
+/* Replay, report, write the CSV: the exit status, 0 when every answer
+ * was right, 1 when one was not, 2 when the run could not start. */
+static int run(void *params, struct out *o)
 {
 	struct replay_cmd *p = params;
 	struct target target = { 0 };
@@ -173,3 +136,16 @@ out:
 	client_free(&target);
 	return status;
 }
+
+const struct mode replay_mode = {
+	"the replay", "HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA",
+	"The replay (no mode's option) plays the public client's workload at its\n"
+	"pace (open loop) and compares the score with an ideal server's: one\n"
+	"following the policy of the server under test, described with the\n"
+	"master's switches (default: wsrpt, preemptive, split, one worker per CPU\n"
+	"here), and one following the best policy for this workload. With\n"
+	"--worker-rates the server's workers hash at unequal rates (a GPU beside\n"
+	"CPUs: their rates per second, or any numbers in that proportion); the\n"
+	"ideal without split then gives the best job the fastest worker:\n",
+	opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words, run,
+};

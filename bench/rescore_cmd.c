@@ -1,9 +1,12 @@
-/* --rescore (see rescore_cmd.h). It takes the replay's words, HOST and
- * PORT included though nothing is sent (any host, any port: "x 1"), and
- * the replay's --quiet and --no-calibrate, which mean nothing here, so a
- * script rescores a run with the very words that made it. The CSV is read
- * whole before the new one is opened, so the two may be the same file. */
-#include "bench/rescore_cmd.h"
+/* --rescore: a replay that a --csv recorded, scored again at another
+ * hash rate without sending anything (bench/score.c), e.g. at the rate
+ * the server's workers hashed at while they served it. It takes the
+ * replay's words, HOST and PORT included though nothing is sent (any
+ * host, any port: "x 1"), and the replay's --quiet and --no-calibrate,
+ * which mean nothing here, so a script rescores a run with the very
+ * words that made it. The CSV is read whole before the new one is
+ * opened, so the two may be the same file. */
+#include "bench/options.h"
 #include "bench/runcsv.h"
 #include "bench/score.h"
 
@@ -12,58 +15,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-const char rescore_cmd_usage[] =
-	"HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA\n"
-	"           --rescore CSV --rate HASHES_PER_S [--csv FILE]\n"
-	"           [--schedule ORDER] [--no-RULE ...] [--workers N]\n"
-	"           [--worker-rates R1,R2,...]\n";
-
-const char rescore_cmd_help[] =
-	"--rescore sends nothing: it scores the run a --csv of the same workload\n"
-	"recorded, at --rate (e.g. the busy_rate of the server's --status --json\n"
-	"after the run: the rate its workers hashed at while they served it), and\n"
-	"--csv writes the run again with the ideal latencies at that rate.\n";
-
-static const struct option options[] = {
-	{ "rescore", required_argument, NULL, 'S' },
-	{ "rate", required_argument, NULL, 'r' },
-	{ "csv", required_argument, NULL, 'c' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "no-calibrate", no_argument, NULL, 'n' },
-	{ NULL, 0, NULL, 0 },
+struct rescore_cmd {
+	struct wl_params wl;          /* the recorded run's workload */
+	struct options_policy policy; /* the server's, for its ideal */
+	const char *run;              /* the recorded run's CSV */
+	const char *csv;              /* the run written again, or NULL */
+	double rate;                  /* --rate (hashes/s) */
 };
 
-static struct options_policy *policy(void *params)
-{
-	struct rescore_cmd *p = params;
+#define F(field) OPT_FIELD(struct rescore_cmd, field)
 
-	return &p->policy;
-}
-
-static void init(void *params)
-{
-	struct rescore_cmd *p = params;
-
-	*p = (struct rescore_cmd){ 0 };
-	options_policy_init(&p->policy);
-}
-
-static int option(int c, const char *arg, void *params)
-{
-	struct rescore_cmd *p = params;
-
-	switch (c) {
-	case 'S':
-		p->run = arg;
-		break;
-	case 'r':
-		return options_rate(arg, &p->rate);
-	case 'c':
-		p->csv = arg;
-		break;
-	}
-	return 0; /* --quiet, --no-calibrate: nothing to say or measure */
-}
+static const struct opt opts[] = {
+	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
+	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
+	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
+	  "the run again, with the ideal latencies at --rate" },
+	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
 static int words(int n, char **w, void *params)
 {
@@ -81,11 +51,10 @@ static int words(int n, char **w, void *params)
 	return err;
 }
 
-const struct options_parser rescore_cmd_parser = {
-	sizeof(struct rescore_cmd), options, policy, init, option, words,
-};
-
-int rescore_cmd_run(void *params, struct out *o)
+/* Score the run and print the replay's report: the exit status, 0 when
+ * every answer was right, 1 when one was not, 2 when the CSV could not be
+ * read or written. */
+static int run(void *params, struct out *o)
 {
 	struct rescore_cmd *p = params;
 	uint64_t n = p->wl.total;
@@ -114,3 +83,12 @@ out:
 	free(res);
 	return status;
 }
+
+const struct mode rescore_mode = {
+	"--rescore", "HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA --rescore CSV "
+	"--rate HASHES_PER_S",
+	"--rescore sends nothing: it scores the run a --csv of the same workload\n"
+	"recorded, at --rate (e.g. the busy_rate of the server's --status --json\n"
+	"after the run: the rate its workers hashed at while they served it):\n",
+	opts, sizeof(struct rescore_cmd), NULL, offsetof(struct rescore_cmd, policy), words, run,
+};

@@ -6,49 +6,28 @@
  * throughput (--concurrency), one question (--ask), a race of servers
  * (--race), a preset's words (--preset).
  *
- * A tool of several modes, it is a command table, as git is: commands[]
- * names each mode by the option that chooses it, with its synopsis and
- * help, its parser and its run, and this file holds nothing else of any
- * mode. Every mode's options are known to getopt at once, so that one
- * given to the wrong mode is refused by name, with the modes it belongs
- * to, rather than taken for a typo; the options are read in order, as a
+ * A tool of several modes, it is a command table, as git is: modes[]
+ * holds each mode (bench/options.h: the option that chooses it, its
+ * synopsis and help, its options' rows, its words and its run), and this
+ * file holds nothing else of any mode. Every mode's options are known to
+ * getopt at once, so that one given to the wrong mode is refused by name,
+ * with the modes it belongs to, rather than taken for a typo; the options are read in order, as a
  * getopt user expects (--help stops the reading, a mistake before it
  * wins). --help is printed from the table. --json is every mode's, and
  * chooses where the one output (bench/out.h) goes. */
-#include "bench/ask_cmd.h"
-#include "bench/closed_cmd.h"
 #include "bench/options.h"
 #include "bench/out.h"
-#include "bench/preset_cmd.h"
-#include "bench/race/race_cmd.h"
-#include "bench/replay_cmd.h"
-#include "bench/rescore_cmd.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A mode of revhash-bench. */
-struct command {
-	const char *name;                    /* "--race": the option that chooses
-	                                        it; the default's: "the replay" */
-	const char *usage;                   /* its synopsis, after our name */
-	const char *help;                    /* its paragraph of --help */
-	const struct options_parser *parser; /* its command line */
-	int (*run)(void *params, struct out *o); /* its exit status */
+static const struct mode *const modes[] = {
+	&replay_mode, &rescore_mode, &closed_mode, &ask_mode, &race_mode, &preset_mode,
 };
 
-static const struct command commands[] = {
-	{ "the replay", replay_cmd_usage, replay_cmd_help, &replay_cmd_parser, replay_cmd_run },
-	{ "--rescore", rescore_cmd_usage, rescore_cmd_help, &rescore_cmd_parser, rescore_cmd_run },
-	{ "--concurrency", closed_cmd_usage, closed_cmd_help, &closed_cmd_parser, closed_cmd_run },
-	{ "--ask", ask_cmd_usage, ask_cmd_help, &ask_cmd_parser, ask_cmd_run },
-	{ "--race", race_cmd_usage, race_cmd_help, &race_cmd_parser, race_cmd_run },
-	{ "--preset", preset_cmd_usage, preset_cmd_help, &preset_cmd_parser, preset_cmd_run },
-};
-
-#define COMMANDS (sizeof commands / sizeof commands[0])
+#define MODES (sizeof modes / sizeof modes[0])
 #define LONGS_MAX 64   /* every mode's options, the policy's, and ours */
 #define VAL_BASE 0x100 /* getopt's value for a mode's option i: VAL_BASE + i */
 #define HELP 'h'
@@ -89,58 +68,58 @@ static void gather(struct longs *l)
 	l->n = 0;
 	for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
 		add_long(l, &ours[i], ours[i].val);
-	for (size_t i = 0; i < COMMANDS; i++)
-		for (const struct option *o = commands[i].parser->options; o->name; o++)
-			add_long(l, o, 0);
+	for (size_t i = 0; i < MODES; i++)
+		for (const struct opt *o = modes[i]->opts; o->name; o++)
+			add_long(l, &(struct option){ o->name, o->arg ? required_argument :
+				 no_argument, NULL, 0 }, 0);
 	l->policies = options_policy_getopt(l->policy);
 	for (size_t i = 0; i < l->policies; i++)
 		add_long(l, &l->policy[i], 0);
 	l->opt[l->n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
-/* Mode m's value for the option called name, *policy set when it is one
- * of the policy's; -1 when the option is not m's. */
-static int value(const struct command *m, const struct longs *l, const char *name,
-		 int *policy)
+/* Mode m's row of the option called name into *row, or its policy's
+ * value for it (*row NULL); -1 when the option is not m's. */
+static int value(const struct mode *m, const struct longs *l, const char *name,
+		 const struct opt **row)
 {
-	*policy = 0;
-	for (const struct option *o = m->parser->options; o->name; o++)
-		if (strcmp(o->name, name) == 0)
-			return o->val;
-	for (size_t i = 0; m->parser->policy && i < l->policies; i++)
-		if (strcmp(l->policy[i].name, name) == 0) {
-			*policy = 1;
-			return l->policy[i].val;
+	*row = NULL;
+	for (const struct opt *o = m->opts; o->name; o++)
+		if (strcmp(o->name, name) == 0) {
+			*row = o;
+			return 0;
 		}
+	for (size_t i = 0; m->policy != OPT_NO_POLICY && i < l->policies; i++)
+		if (strcmp(l->policy[i].name, name) == 0)
+			return l->policy[i].val;
 	return -1;
 }
 
 /* The mode that the option called name chooses, or NULL. */
-static const struct command *chosen_by(const char *name)
+static const struct mode *chosen_by(const char *name)
 {
-	for (size_t i = 0; i < COMMANDS; i++)
-		if (strncmp(commands[i].name, "--", 2) == 0 &&
-		    strcmp(commands[i].name + 2, name) == 0)
-			return &commands[i];
+	for (size_t i = 0; i < MODES; i++)
+		if (strncmp(modes[i]->name, "--", 2) == 0 && strcmp(modes[i]->name + 2, name) == 0)
+			return modes[i];
 	return NULL;
 }
 
 /* Refuse the option called name, which is not m's: -EINVAL (said, with
  * the modes it belongs to). */
-static int refuse(const char *name, const struct command *m, const struct longs *l)
+static int refuse(const char *name, const struct mode *m, const struct longs *l)
 {
+	const struct opt *row;
 	char owners[256] = "";
 	size_t len = 0, k = 0, n = 0;
-	int policy;
 
-	for (size_t i = 0; i < COMMANDS; i++)
-		n += value(&commands[i], l, name, &policy) >= 0;
-	for (size_t i = 0; i < COMMANDS && len < sizeof owners; i++) {
-		if (value(&commands[i], l, name, &policy) < 0)
+	for (size_t i = 0; i < MODES; i++)
+		n += value(modes[i], l, name, &row) >= 0;
+	for (size_t i = 0; i < MODES && len < sizeof owners; i++) {
+		if (value(modes[i], l, name, &row) < 0)
 			continue;
 		k++;
 		len += (size_t)snprintf(owners + len, sizeof owners - len, "%s%s",
-					k == 1 ? "" : k == n ? " and " : ", ", commands[i].name);
+					k == 1 ? "" : k == n ? " and " : ", ", modes[i]->name);
 	}
 	return options_complain("--%s belongs to %s, not to %s", name, owners, m->name);
 }
@@ -149,9 +128,9 @@ static int refuse(const char *name, const struct command *m, const struct longs 
  * none is; NULL (said) when two are. getopt says nothing here (the options
  * are read again for the mode) and permutes args, a copy of argv: after a
  * missing argument it would move the words in front of the option. */
-static const struct command *choose(int n, char **args, const struct longs *l)
+static const struct mode *choose(int n, char **args, const struct longs *l)
 {
-	const struct command *chosen = &commands[0], *m;
+	const struct mode *chosen = modes[0], *m;
 	int c;
 
 	opterr = 0;
@@ -165,7 +144,7 @@ static const struct command *choose(int n, char **args, const struct longs *l)
 			continue;
 		if (c < VAL_BASE || !(m = chosen_by(l->opt[c - VAL_BASE].name)) || m == chosen)
 			continue;
-		if (chosen != &commands[0]) {
+		if (chosen != modes[0]) {
 			options_complain("%s and %s are two modes: give one", chosen->name,
 					 m->name);
 			return NULL;
@@ -179,11 +158,13 @@ static const struct command *choose(int n, char **args, const struct longs *l)
  * switches, which the replay and --rescore take. */
 static void help(FILE *out)
 {
-	for (size_t i = 0; i < COMMANDS; i++)
-		fprintf(out, "%s revhash-bench %s", i ? "      " : "usage:", commands[i].usage);
+	for (size_t i = 0; i < MODES; i++) {
+		fprintf(out, "%s revhash-bench", i ? "      " : "usage:");
+		options_usage(out, modes[i]);
+	}
 	fputs("       revhash-bench --help | --policy-switches\n\n", out);
-	for (size_t i = 0; i < COMMANDS; i++)
-		fputs(commands[i].help, out);
+	for (size_t i = 0; i < MODES; i++)
+		options_help(out, modes[i]);
 	fputs("--json writes what a mode prints as one JSON object instead, its\n"
 	      "figures named (docs/lab.md: JSON); --json=FILE writes it into FILE\n"
 	      "and the text as ever.\n", out);
@@ -202,13 +183,16 @@ struct where {
 
 /* Read argv into params for mode m, and --json into *w: 0, 1 when --help
  * or --policy-switches was printed instead, or -EINVAL (said). */
-static int parse(int argc, char **argv, const struct command *m, const struct longs *l,
+static int parse(int argc, char **argv, const struct mode *m, const struct longs *l,
 		 void *params, struct where *w)
 {
-	const struct options_parser *p = m->parser;
-	int c, val, policy, err;
+	const struct opt *row;
+	int c, val, err;
 
-	p->init(params);
+	if (m->defaults)
+		memcpy(params, m->defaults, m->size);
+	if (m->policy != OPT_NO_POLICY)
+		options_policy_init((struct options_policy *)((char *)params + m->policy));
 	opterr = 1;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", l->opt, NULL)) != -1) {
@@ -226,17 +210,18 @@ static int parse(int argc, char **argv, const struct command *m, const struct lo
 		}
 		if (c < VAL_BASE)
 			return -EINVAL; /* getopt said what */
-		val = value(m, l, l->opt[c - VAL_BASE].name, &policy);
+		val = value(m, l, l->opt[c - VAL_BASE].name, &row);
 		if (val < 0)
 			err = refuse(l->opt[c - VAL_BASE].name, m, l);
-		else if (policy)
-			err = options_policy(val, optarg, p->policy(params));
+		else if (row)
+			err = options_store(row, optarg, params);
 		else
-			err = p->option(val, optarg, params);
+			err = options_policy(val, optarg,
+					     (struct options_policy *)((char *)params + m->policy));
 		if (err)
 			return err;
 	}
-	return p->words(argc - optind, argv + optind, params);
+	return m->words_of(argc - optind, argv + optind, params);
 }
 
 static int oom(void)
@@ -247,16 +232,18 @@ static int oom(void)
 
 /* After a mistake, said: the synopsis of m (NULL: no one mode was
  * chosen) and where to read more. The exit status, 2. */
-static int mistake(const struct command *m)
+static int mistake(const struct mode *m)
 {
-	if (m)
-		fprintf(stderr, "usage: revhash-bench %s", m->usage);
+	if (m) {
+		fputs("usage: revhash-bench", stderr);
+		options_usage(stderr, m);
+	}
 	fputs("(revhash-bench --help says more)\n", stderr);
 	return 2;
 }
 
 /* Run mode m, its output where w says: its exit status. */
-static int run(const struct command *m, void *params, const struct where *w)
+static int run(const struct mode *m, void *params, const struct where *w)
 {
 	FILE *json = w->file ? fopen(w->file, "w") : w->json ? stdout : NULL;
 	struct out o;
@@ -281,7 +268,7 @@ int main(int argc, char **argv)
 	char **args = malloc(size);
 	struct longs l;
 	struct where w = { 0 };
-	const struct command *m;
+	const struct mode *m;
 	void *params;
 	int err, status;
 
@@ -292,7 +279,7 @@ int main(int argc, char **argv)
 	free(args);
 	if (!m)
 		return mistake(NULL);
-	if (!(params = calloc(1, m->parser->size)))
+	if (!(params = calloc(1, m->size)))
 		return oom();
 	err = parse(argc, argv, m, &l, params, &w);
 	status = err < 0 ? mistake(m) : err > 0 ? 0 : run(m, params, &w);

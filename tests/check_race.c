@@ -639,7 +639,7 @@ START_TEST(bad_arguments_exit_2)
 		{ { "--race", A, B, "final", "C=127.0.0.1:3" }, "after the servers" },
 		{ { "--race", A, B, "final", "--rounds", "0" }, "--rounds: a whole number" },
 		{ { "--race", A, B, "final", "--rounds", "x" }, "--rounds: a whole number" },
-		{ { "--race", A, B, "final", "--margin", "-1" }, "--margin: a percentage" },
+		{ { "--race", A, B, "final", "--margin", "-1" }, "--margin: a number from 0 to 1000" },
 		{ { "--race", A, B, "final", "--timeout", "0" }, "--timeout: seconds" },
 		{ { "--race", A, B, "final", "--probe", "61" }, "--probe: seconds" },
 		{ { "--race", A, B, "final", "--plot", "a\nb.png" }, "--plot: a file name" },

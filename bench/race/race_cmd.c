@@ -1,12 +1,13 @@
-/* --race's command line and run (see race_cmd.h): the servers, each
+/* --race's command line and run (bench/race/race.h): the servers, each
  * NAME=HOST:PORT, each checked against those before it (no name twice,
  * and no server twice, whose cache would answer the second run of each
  * round), then a workload or a preset, then --pid's words, read last, once
  * the servers they name are known. Every mistake is said in a line of its
  * own that names the word or the option. */
-#include "bench/race/race_cmd.h"
 #include "bench/calibrate.h"
+#include "bench/options.h"
 #include "bench/race/machine.h"
+#include "bench/race/race.h"
 #include "bench/race/race_watch.h"
 #include "lib/parse.h"
 
@@ -15,45 +16,19 @@
 #include <stdio.h>
 #include <string.h>
 
-const char race_cmd_usage[] =
-	"--race NAME=HOST:PORT NAME=HOST:PORT [...]\n"
-	"           SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET\n"
-	"           [--rounds N] [--until-decided] [--margin PERCENT] [--seed S]\n"
-	"           [--csv FILE] [--plot FILE.png] [--timeout SECONDS] [--probe SECONDS]\n"
-	"           [--settle SECONDS] [--pid NAME=PID ...] [--no-calibrate]\n";
+/* --pid's words, read once the servers they name are known. */
+struct pids {
+	const char *word[RACE_MAX_SERVERS * PROCTREE_ROOTS];
+	unsigned n;
+};
 
-const char race_cmd_help[] =
-	"--race races servers (2 to 8, any servers, named as they are to be\n"
-	"called) on one workload, or a preset (below: a load follows the first\n"
-	"probe's rate), in rounds of alternating order (A B, B A, ...); each\n"
-	"round has the next seed. Each server's hash rate is probed before each\n"
-	"of its runs. A table per round, a summary, and for each pair the ratio\n"
-	"of their scores with a 95% interval: a winner when it excludes 1,\n"
-	"equivalence when it lies within the margin, else how many more rounds\n"
-	"would likely decide; fewer right answers lose whatever the score, and a\n"
-	"run faster than hashing allows (a cache) gives no verdict. Exit 0 when\n"
-	"every answer was right, else 1:\n"
-	"  --rounds N        1 .. 1000 (default 10; an interval needs 8)\n"
-	"  --until-decided   stop after a pair of rounds once every pair is\n"
-	"                    decided (each look at a share of the 5%)\n"
-	"  --margin PERCENT  of equivalence, either way (default 10)\n"
-	"  --seed S          round 1's seed, instead of the workload's\n"
-	"  --csv FILE        every request of every round, a row each\n"
-	"  --plot FILE.png   the ratio per pair of rounds with its interval, and\n"
-	"                    each server's score per round; log axes (gnuplot)\n"
-	"  --timeout SECONDS a request's bound, connect to reply (default 120)\n"
-	"  --probe SECONDS   how long a probe's request must take (default 0.5)\n"
-	"  --settle SECONDS  the longest wait for an idle machine before a run\n"
-	"                    (default 5; 0: the machine is not watched). Watched,\n"
-	"                    the CPU that others than the server and the race\n"
-	"                    used during each run is measured, and a run during\n"
-	"                    which they used over a quarter of a CPU gives no\n"
-	"                    verdict\n"
-	"  --pid NAME=PID    the server NAME is process PID and those below it\n"
-	"                    (else the process holding its port, where this user\n"
-	"                    can read it); repeat for each server or process\n"
-	"  --no-calibrate    no probe, so no efficiency (answers from memory are\n"
-	"                    still caught, by the machine's peak)\n";
+struct race_cmd {
+	struct race_params race;
+	struct pids pid;
+	double margin_pct;
+	unsigned probe_ms, settle_ms;
+	int no_calibrate;
+};
 
 /* --- the servers ------------------------------------------------------- */
 
@@ -134,101 +109,73 @@ static int add_server(const char *word, struct race_params *p)
 
 /* --- the options ------------------------------------------------------- */
 
-static const struct option options[] = {
-	{ "race", no_argument, NULL, 'X' },
-	{ "rounds", required_argument, NULL, 'N' },
-	{ "until-decided", no_argument, NULL, 'U' },
-	{ "margin", required_argument, NULL, 'M' },
-	{ "seed", required_argument, NULL, 'e' },
-	{ "csv", required_argument, NULL, 'c' },
-	{ "plot", required_argument, NULL, 'P' },
-	{ "timeout", required_argument, NULL, 'T' },
-	{ "probe", required_argument, NULL, 'B' },
-	{ "settle", required_argument, NULL, 'L' },
-	{ "pid", required_argument, NULL, 'I' },
-	{ "no-calibrate", no_argument, NULL, 'n' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static void init(void *params)
+/* --plot's file name: one that gnuplot is given cannot hold a control
+ * character, for a line break would end its command (race_plot.c quotes
+ * the rest). */
+static int plot_name(const char *arg, void *field)
 {
-	struct race_cmd *c = params;
-
-	*c = (struct race_cmd){ .race = {
-		.rounds = RACE_ROUNDS, .margin = RACE_MARGIN, .seed = -1, .calibrate = 1,
-		.probe_s = CALIBRATE_ENOUGH_S, .settle_s = MACHINE_SETTLE_S,
-		.timeout_ms = RACE_TIMEOUT_S * 1000 } };
-}
-
-/* Whether s holds a control character: a file name that gnuplot is given
- * (--plot) cannot, for a line break would end its command (race_plot.c
- * quotes the rest). */
-static int has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 1;
+	for (const char *c = arg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			arg = "";
+	if (!*arg)
+		return options_complain("--plot: a file name, with no line break or "
+					"other control character");
+	*(const char **)field = arg;
 	return 0;
 }
 
-static int option(int c, const char *arg, void *params)
+static int add_pid(const char *arg, void *field)
 {
-	struct race_cmd *cmd = params;
-	struct race_params *p = &cmd->race;
-	uint64_t rounds, seed;
-	unsigned ms;
+	struct pids *p = field;
 
-	switch (c) {
-	case 'N':
-		if (options_whole("rounds", arg, 1, RACE_MAX_ROUNDS, &rounds))
-			return -EINVAL;
-		p->rounds = (unsigned)rounds;
-		break;
-	case 'U':
-		p->until_decided = 1;
-		break;
-	case 'M':
-		if (parse_double(arg, 0, 1000, &p->margin))
-			return options_complain("--margin: a percentage from 0 to 1000");
-		p->margin /= 100;
-		break;
-	case 'e':
-		if (parse_u64(arg, 0, UINT32_MAX, &seed))
-			return options_complain("--seed: a whole number below 2^32");
-		p->seed = (int64_t)seed;
-		break;
-	case 'c':
-		p->csv = arg;
-		break;
-	case 'P':
-		if (!*arg || has_control(arg))
-			return options_complain("--plot: a file name, with no line break or "
-						"other control character");
-		p->plot = arg;
-		break;
-	case 'T':
-		return options_seconds("timeout", arg, &p->timeout_ms);
-	case 'B':
-		if (parse_duration(arg, 60, 0, &ms))
-			return options_complain("--probe: seconds, 0.001 to 60");
-		p->probe_s = ms / 1000.0;
-		break;
-	case 'L':
-		if (parse_duration(arg, 3600, 1, &ms))
-			return options_complain("--settle: seconds, 0 to 3600");
-		p->settle_s = ms / 1000.0;
-		break;
-	case 'I':
-		if (cmd->pids == sizeof cmd->pid / sizeof cmd->pid[0])
-			return options_complain("--pid: given too many times");
-		cmd->pid[cmd->pids++] = arg;
-		break;
-	case 'n':
-		p->calibrate = 0;
-		break;
-	}
-	return 0; /* --race */
+	if (p->n == sizeof p->word / sizeof p->word[0])
+		return options_complain("--pid: given too many times");
+	p->word[p->n++] = arg;
+	return 0;
 }
+
+#define F(field) OPT_FIELD(struct race_cmd, field)
+
+static const struct opt opts[] = {
+	{ "race", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "rounds", "N", OPT_WHOLE, F(race.rounds), 1, RACE_MAX_ROUNDS, NULL,
+	  "1 .. 1000; an interval needs 8" },
+	{ "until-decided", NULL, OPT_FLAG, F(race.until_decided), 0, 0, NULL,
+	  "stop after a pair of rounds once every pair is decided (each look at a "
+	  "share of the 5%)" },
+	{ "margin", "PERCENT", OPT_NUMBER, F(margin_pct), 0, 1000, NULL,
+	  "of equivalence, either way" },
+	{ "seed", "S", OPT_WHOLE, F(race.seed), 0, UINT32_MAX, NULL,
+	  "round 1's seed, instead of the workload's" },
+	{ "csv", "FILE", OPT_STRING, F(race.csv), 0, 0, NULL,
+	  "every request of every round, a row each" },
+	{ "plot", "FILE.png", OPT_CALL, F(race.plot), 0, 0, plot_name,
+	  "the ratio per pair of rounds with its interval, and each server's score per "
+	  "round; log axes (gnuplot)" },
+	{ "timeout", "SECONDS", OPT_MS, F(race.timeout_ms), 1, 86400000, NULL,
+	  "a request's bound, connect to reply" },
+	{ "probe", "SECONDS", OPT_MS, F(probe_ms), 1, 60000, NULL,
+	  "how long a probe's request must take" },
+	{ "settle", "SECONDS", OPT_MS, F(settle_ms), 0, 3600000, NULL,
+	  "the longest wait for an idle machine before a run (0: the machine is not "
+	  "watched). Watched, the CPU that others than the server and the race used "
+	  "during each run is measured, and a run during which they used over a "
+	  "quarter of a CPU gives no verdict" },
+	{ "pid", "NAME=PID", OPT_CALL, F(pid), 0, 0, add_pid,
+	  "the server NAME is process PID and those below it (else the process "
+	  "holding its port, where this user can read it); repeat for each server or "
+	  "process" },
+	{ "no-calibrate", NULL, OPT_FLAG, F(no_calibrate), 0, 0, NULL,
+	  "no probe, so no efficiency (answers from memory are still caught, by the "
+	  "machine's peak)" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
+
+static const struct race_cmd defaults = {
+	.race = { .rounds = RACE_ROUNDS, .seed = -1, .timeout_ms = RACE_TIMEOUT_S * 1000 },
+	.margin_pct = RACE_MARGIN * 100, .probe_ms = CALIBRATE_ENOUGH_S * 1000,
+	.settle_ms = MACHINE_SETTLE_S * 1000,
+};
 
 /* --- the words --------------------------------------------------------- */
 
@@ -256,6 +203,10 @@ static int words(int n, char **w, void *params)
 	char names[128];
 	int k = 0, err = 0;
 
+	p->margin = cmd->margin_pct / 100;
+	p->probe_s = cmd->probe_ms / 1000.0;
+	p->settle_s = cmd->settle_ms / 1000.0;
+	p->calibrate = !cmd->no_calibrate;
 	while (k < n && is_server(w[k]))
 		if (add_server(w[k++], p))
 			return -EINVAL;
@@ -273,21 +224,31 @@ static int words(int n, char **w, void *params)
 		return err;
 	if (p->seed >= 0)
 		p->wl.seed = (uint64_t)p->seed;
-	for (unsigned i = 0; i < cmd->pids; i++)
-		if (race_add_pid(cmd->pid[i], p))
+	for (unsigned i = 0; i < cmd->pid.n; i++)
+		if (race_add_pid(cmd->pid.word[i], p))
 			return -EINVAL;
-	if (cmd->pids && !p->settle_s)
+	if (cmd->pid.n && !p->settle_s)
 		return options_complain("--pid: the machine is not watched with --settle 0");
 	return 0;
 }
 
-const struct options_parser race_cmd_parser = {
-	sizeof(struct race_cmd), options, NULL, init, option, words,
-};
-
-int race_cmd_run(void *params, struct out *o)
+static int run(void *params, struct out *o)
 {
-	struct race_cmd *cmd = params;
-
-	return race_run(&cmd->race, o);
+	return race_run(&((struct race_cmd *)params)->race, o);
 }
+
+const struct mode race_mode = {
+	"--race", "--race NAME=HOST:PORT NAME=HOST:PORT [...] "
+	"SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA | PRESET",
+	"--race races servers (2 to 8, any servers, named as they are to be\n"
+	"called) on one workload, or a preset (below: a load follows the first\n"
+	"probe's rate), in rounds of alternating order (A B, B A, ...); each\n"
+	"round has the next seed. Each server's hash rate is probed before each\n"
+	"of its runs. A table per round, a summary, and for each pair the ratio\n"
+	"of their scores with a 95% interval: a winner when it excludes 1,\n"
+	"equivalence when it lies within the margin, else how many more rounds\n"
+	"would likely decide; fewer right answers lose whatever the score, and a\n"
+	"run faster than hashing allows (a cache) gives no verdict. Exit 0 when\n"
+	"every answer was right, else 1:\n",
+	opts, sizeof(struct race_cmd), &defaults, OPT_NO_POLICY, words, run,
+};
