@@ -26,7 +26,6 @@
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
 #include "bench/race/peak.h"
-#include "bench/race/race_plot.h"
 #include "bench/race/race_report.h"
 #include "bench/race/race_watch.h"
 #include "bench/replay.h"

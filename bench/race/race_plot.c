@@ -1,9 +1,9 @@
-/* The race's plot (see race_plot.h), drawn by gnuplot from a script
+/* The race's plot (see race_report.h), drawn by gnuplot from a script
  * written down its pipe. Both panels have log axes: a ratio of 0.8 lies
  * as far below 1 as 1.25 above it, and a server's spread from round to
  * round reads the same whatever its level, where a linear axis made one
  * server's bars a fifth of the other's and their spread invisible. */
-#include "bench/race/race_plot.h"
+#include "bench/race/race_report.h"
 
 #include <errno.h>
 #include <math.h>

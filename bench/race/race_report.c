@@ -6,7 +6,6 @@
  * score (bench/race/verdict.c). */
 #include "bench/race/race_report.h"
 #include "bench/race/machine.h"
-#include "bench/race/race_plot.h"
 #include "bench/race/verdict.h"
 
 #include <errno.h>

@@ -16,8 +16,7 @@
 #include "bench/out.h"
 #include "bench/race/machine.h"
 #include "bench/race/proctree.h"
-#include "bench/race/race_leg.h"
-#include "bench/race/race_params.h"
+#include "bench/race/race.h"
 
 /* Where a server's processes are. */
 enum race_where {
