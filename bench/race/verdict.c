@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -209,26 +210,43 @@ double verdict_percent(uint64_t ok, uint64_t total)
 	return total ? floor(10000.0L * ok / total) / 100 : 0;
 }
 
+/* A sentence being written into buf, cut short at its size. */
+struct text {
+	char *buf;
+	size_t size, len;
+};
+
+static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->len >= t->size)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
+	va_end(ap);
+	t->len += n > 0 ? (size_t)n : 0;
+}
+
 /* "B's score / A's 0.799 [0.730, 0.877] (96.8% interval, 10 rounds)",
  * the winner's over the loser's where there is one, else b's over a's. */
-static int ratio_text(const struct verdict *v, const char *const name[2],
-		      char *buf, size_t size)
+static void ratio_text(struct text *t, const struct verdict *v, const char *const name[2])
 {
 	int flip = (v->kind == VERDICT_FASTER || v->kind == VERDICT_AT_LEAST) &&
 		   v->winner == 0;
 
-	return snprintf(buf, size, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% "
-			"interval, %u rounds)", name[!flip], name[flip],
-			flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
-			flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10,
-			v->rounds);
+	add(t, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% interval, %u rounds)",
+	    name[!flip], name[flip], flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
+	    flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10, v->rounds);
 }
 
 /* "B kept the CPUs busy after its run in 2 rounds, B searched a closed
  * probe past the race's wait in 1 round": what each side left running
- * for the other's runs, into buf; its length. */
-static int causes_text(const struct verdict *v, const char *const name[2],
-		       char *buf, size_t size)
+ * for the other's runs. */
+static void causes_text(struct text *t, const struct verdict *v, const char *const name[2])
 {
 	const struct {
 		const unsigned *count;
@@ -237,143 +255,113 @@ static int causes_text(const struct verdict *v, const char *const name[2],
 		{ v->busy, "kept the CPUs busy after its run" },
 		{ v->left, "searched a closed probe past the race's wait" },
 	};
-	int n = 0;
+	const char *sep = "";
 
-	if (size)
-		buf[0] = '\0';
 	for (unsigned s = 0; s < 2; s++)
 		for (size_t k = 0; k < sizeof cause / sizeof cause[0]; k++) {
 			unsigned c = cause[k].count[s];
 
-			if (c && n >= 0 && (size_t)n < size)
-				n += snprintf(buf + n, size - (size_t)n, "%s%s %s in %u "
-					      "round%s", n ? ", " : "", name[s],
-					      cause[k].what, c, c == 1 ? "" : "s");
+			if (!c)
+				continue;
+			add(t, "%s%s %s in %u round%s", sep, name[s], cause[k].what, c,
+			    c == 1 ? "" : "s");
+			sep = ", ";
 		}
-	return n;
 }
 
-static void faster(const struct verdict *v, const char *const name[2],
-		   char *buf, size_t size)
+static void faster(struct text *t, const struct verdict *v, const char *const name[2])
 {
-	int n;
 	double r = v->winner ? v->ratio : 1 / v->ratio;
 	double lo = v->winner ? v->lo : 1 / v->hi, hi = v->winner ? v->hi : 1 / v->lo;
+	const char *w = name[v->winner], *l = name[v->loser];
 
 	if (v->kind == VERDICT_AT_LEAST) {
-		n = snprintf(buf, size, "%s is faster than %s by at least %.1f%% "
-			     "(its interval's bound), measured under a handicap: "
-			     "%s's runs shared the machine with what %s left "
-			     "running (", name[v->winner], name[v->loser],
-			     (1 - hi) * 100, name[v->winner], name[v->loser]);
-		if (n > 0 && (size_t)n < size)
-			n += causes_text(v, name, buf + n, size - (size_t)n);
-		if (n > 0 && (size_t)n < size)
-			n += snprintf(buf + n, size - (size_t)n, "): ");
+		add(t, "%s is faster than %s by at least %.1f%% (its interval's bound), "
+		    "measured under a handicap: %s's runs shared the machine with what %s "
+		    "left running (", w, l, (1 - hi) * 100, w, l);
+		causes_text(t, v, name);
+		add(t, "): ");
 	} else {
-		n = snprintf(buf, size, "%s is faster than %s by %.1f%% [%.1f%%, "
-			     "%.1f%%]: ", name[v->winner], name[v->loser],
-			     (1 - r) * 100, (1 - hi) * 100, (1 - lo) * 100);
+		add(t, "%s is faster than %s by %.1f%% [%.1f%%, %.1f%%]: ", w, l, (1 - r) * 100,
+		    (1 - hi) * 100, (1 - lo) * 100);
 	}
-	if (n > 0 && (size_t)n < size)
-		ratio_text(v, name, buf + n, size - (size_t)n);
+	ratio_text(t, v, name);
 }
 
-static void undecided(const struct verdict *v, const char *const name[2],
-		      double margin, char *buf, size_t size)
+static void undecided(struct text *t, const struct verdict *v, const char *const name[2],
+		      double margin)
 {
-	int n;
-
 	if (v->kind == VERDICT_EQUIVALENT)
-		n = snprintf(buf, size, "%s and %s are equivalent within "
-			     "\u00b1%g%%: ", name[0], name[1], margin * 100);
+		add(t, "%s and %s are equivalent within \u00b1%g%%: ", name[0], name[1],
+		    margin * 100);
 	else if (v->more == UINT32_MAX)
-		n = snprintf(buf, size, "no verdict between %s and %s: "
-			     "inconclusive, and no number of rounds would "
-			     "decide at this spread: ", name[0], name[1]);
+		add(t, "no verdict between %s and %s: inconclusive, and no number of rounds "
+		    "would decide at this spread: ", name[0], name[1]);
 	else
-		n = snprintf(buf, size, "no verdict between %s and %s: "
-			     "inconclusive: about %u more rounds would decide: ",
-			     name[0], name[1], v->more);
-	if (n > 0 && (size_t)n < size)
-		n += ratio_text(v, name, buf + n, size - (size_t)n);
-	if (v->kind == VERDICT_INCONCLUSIVE && n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, "; a verdict needs the "
-			 "interval clear of 1, or within \u00b1%g%%", margin * 100);
+		add(t, "no verdict between %s and %s: inconclusive: about %u more rounds "
+		    "would decide: ", name[0], name[1], v->more);
+	ratio_text(t, v, name);
+	if (v->kind == VERDICT_INCONCLUSIVE)
+		add(t, "; a verdict needs the interval clear of 1, or within \u00b1%g%%",
+		    margin * 100);
 }
 
 /* No verdict, for what count[s] rounds of side s showed (what: "ran
  * faster than hashing allows"...), and why that withholds it. */
-static void withheld(const unsigned count[2], const char *what, const char *why,
-		     const char *const name[2], char *buf, size_t size)
+static void withheld(struct text *t, const unsigned count[2], const char *what,
+		     const char *why, const char *const name[2])
 {
-	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
-			 name[1]);
-
-	for (unsigned s = 0; s < 2 && n > 0 && (size_t)n < size; s++)
+	add(t, "no verdict between %s and %s: ", name[0], name[1]);
+	for (unsigned s = 0; s < 2; s++)
 		if (count[s])
-			n += snprintf(buf + n, size - (size_t)n, "%s%s %s in %u round%s",
-				      s && count[0] ? ", " : "", name[s], what,
-				      count[s], count[s] == 1 ? "" : "s");
-	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " (%s)", why);
-}
-
-/* No verdict, for what a side left running during the other's runs. */
-static void busy_text(const struct verdict *v, const char *const name[2],
-		      char *buf, size_t size)
-{
-	int n = snprintf(buf, size, "no verdict between %s and %s: ", name[0],
-			 name[1]);
-
-	if (n > 0 && (size_t)n < size)
-		n += causes_text(v, name, buf + n, size - (size_t)n);
-	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " (the other's runs shared the "
-			 "machine with it)");
+			add(t, "%s%s %s in %u round%s", s && count[0] ? ", " : "", name[s], what,
+			    count[s], count[s] == 1 ? "" : "s");
+	add(t, " (%s)", why);
 }
 
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  const struct verdict_rule *rule, char *buf, size_t size)
 {
 	const char *w = name[v->winner], *l = name[v->loser];
+	struct text t = { buf, size, 0 };
 
+	if (size)
+		buf[0] = '\0';
 	switch (v->kind) {
 	case VERDICT_FASTER:
 	case VERDICT_AT_LEAST:
-		faster(v, name, buf, size);
+		faster(&t, v, name);
 		break;
 	case VERDICT_EQUIVALENT:
 	case VERDICT_INCONCLUSIVE:
-		undecided(v, name, rule->margin, buf, size);
+		undecided(&t, v, name, rule->margin);
 		break;
 	case VERDICT_RELIABILITY:
-		snprintf(buf, size, "%s beats %s on reliability: %" PRIu64 " of "
-			 "%" PRIu64 " answers right, %s %" PRIu64 " (%.2f%%)", w,
-			 l, v->ok[v->winner], v->requests, l, v->ok[v->loser],
-			 verdict_percent(v->ok[v->loser], v->requests));
+		add(&t, "%s beats %s on reliability: %" PRIu64 " of %" PRIu64 " answers right, "
+		    "%s %" PRIu64 " (%.2f%%)", w, l, v->ok[v->winner], v->requests, l,
+		    v->ok[v->loser], verdict_percent(v->ok[v->loser], v->requests));
 		break;
 	case VERDICT_FEW_ROUNDS:
-		snprintf(buf, size, "no verdict between %s and %s: %u round%s "
-			 "too few (a %g%% interval needs %u, of both orders)", w, l,
-			 v->rounds, v->rounds == 1 ? " is" : "s are",
-			 (1 - rule->alpha) * 100, v->need);
+		add(&t, "no verdict between %s and %s: %u round%s too few (a %g%% interval "
+		    "needs %u, of both orders)", w, l, v->rounds, v->rounds == 1 ? " is" : "s are",
+		    (1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		withheld(v->flagged, "ran faster than hashing allows", "answers it knew "
-			 "before: restart it, or race with --seed", name, buf, size);
+		withheld(&t, v->flagged, "ran faster than hashing allows", "answers it knew "
+			 "before: restart it, or race with --seed", name);
 		break;
 	case VERDICT_BUSY:
-		busy_text(v, name, buf, size);
+		add(&t, "no verdict between %s and %s: ", name[0], name[1]);
+		causes_text(&t, v, name);
+		add(&t, " (the other's runs shared the machine with it)");
 		break;
 	case VERDICT_SHARED:
-		withheld(v->shared, "ran while other processes used the CPUs",
-			 "its times were not its own", name, buf, size);
+		withheld(&t, v->shared, "ran while other processes used the CPUs",
+			 "its times were not its own", name);
 		break;
 	case VERDICT_UNRELIABLE:
-		snprintf(buf, size, "no verdict between %s and %s: neither "
-			 "answered every request right (%.2f%% each)", w, l,
-			 verdict_percent(v->ok[0], v->requests));
+		add(&t, "no verdict between %s and %s: neither answered every request right "
+		    "(%.2f%% each)", w, l, verdict_percent(v->ok[0], v->requests));
 		break;
 	}
 }
