@@ -67,10 +67,6 @@ static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
 	return err;
 }
 
-/* Grow the range until one request takes enough_s, then time that size
- * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
- * sample says more about the neighbours than about the server. A range
- * that b keeps from growing is as long as any will be: it is timed. */
 /* One timing, as an element of the calibration's array. */
 static void said(struct out *o, uint64_t n, double secs)
 {
@@ -79,6 +75,10 @@ static void said(struct out *o, uint64_t n, double secs)
 	out_end(o);
 }
 
+/* Grow the range until one request takes enough_s, then time that size
+ * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
+ * sample says more about the neighbours than about the server. A range
+ * that b keeps from growing is as long as any will be: it is timed. */
 int calibrate_rate(struct target *t, double enough_s, struct out *o,
 		   struct calibrate_bound *b, double *rate)
 {

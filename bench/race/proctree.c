@@ -14,7 +14,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -51,43 +50,22 @@ unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 }
 
 /* The whole of a /proc file into a buffer of the caller's to free: 0, or
- * -errno. */
+ * -errno. It holds no NUL, so getdelim reads it to its end. */
 static int slurp(const char *path, char **text)
 {
-	size_t size = 4096, n = 0;
-	char *buf = malloc(size);
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	FILE *f = fopen(path, "re");
+	size_t cap = 0;
+	int err = 0;
 
-	if (fd < 0 || !buf) {
-		err = fd < 0 ? -errno : -ENOMEM;
-		free(buf);
-		if (fd >= 0)
-			close(fd);
-		return err;
+	if (!f)
+		return -errno;
+	*text = NULL;
+	if (getdelim(text, &cap, '\0', f) < 0) {
+		err = ferror(f) ? -EIO : -ENODATA;
+		free(*text);
 	}
-	while ((got = read(fd, buf + n, size - n - 1)) > 0) {
-		char *more;
-
-		n += (size_t)got;
-		if (n + 1 < size)
-			continue;
-		if (!(more = realloc(buf, size *= 2))) {
-			free(buf);
-			close(fd);
-			return -ENOMEM;
-		}
-		buf = more;
-	}
-	err = got < 0 ? -errno : 0;
-	close(fd);
-	if (err) {
-		free(buf);
-		return err;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	return 0;
+	fclose(f);
+	return err;
 }
 
 int proctree_add(struct proctree *t, pid_t pid)

@@ -45,13 +45,9 @@ static int bad_server(const char *word, const char *why)
 
 static int good_name(const char *name, size_t len)
 {
-	if (len == 0 || len > RACE_NAME_MAX)
-		return 0;
-	for (size_t i = 0; i < len; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-			    "0123456789._-", name[i]) || !name[i])
-			return 0;
-	return 1;
+	return len && len <= RACE_NAME_MAX &&
+	       strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789._-") >= len;
 }
 
 /* HOST:PORT, the host's brackets taken off, into s. */
