@@ -41,6 +41,19 @@
 #define MAX_EDGES 128
 #define LARGE_EVERY 100
 #define MAX_VARIANTS 64
+#define MAX_REPORTS 10 /* differences printed; the rest only counted */
+
+static const struct check_scale scales[] = {
+	/* A device: edges of 2^28, random ranges up to 4M (one in a hundred
+	 * up to 2^28), stops 20 ms in (about 2^28 values), about 8 false
+	 * candidates in 2^35 values; rates over searches of 2^33; answers
+	 * in ranges of 30M, the course's requests. */
+	{ "full", UINT64_C(1) << 28, UINT64_C(1) << 22, UINT64_C(1) << 28, 20000000L, 34,
+	  UINT64_C(1) << 35, UINT64_C(1) << 33, 2000, 100, 30000000, 30 },
+	/* A short run: every case kind, small. */
+	{ "quick", UINT64_C(1) << 14, UINT64_C(1) << 10, UINT64_C(1) << 14, 2000000L, 19,
+	  0, UINT64_C(1) << 20, 100, 10, 100000, 3 },
+};
 
 struct options {
 	uint64_t seed, cases;
@@ -54,6 +67,27 @@ struct options {
 /* The run: main's, set before any check; check_search reaches it here,
  * as the cases call a search with no context. */
 static struct check_run run;
+
+/* The scale called name, or NULL. */
+static const struct check_scale *scale_named(const char *name)
+{
+	for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
+		if (strcmp(scales[i].name, name) == 0)
+			return &scales[i];
+	return NULL;
+}
+
+/* The first few differences are printed with the variant and the
+ * device's last error; the rest are only counted, so that one broken
+ * variant does not bury the report. */
+void check_fail(struct check_run *run, const char *part, const char *why)
+{
+	if (run->failures++ >= MAX_REPORTS)
+		return;
+	printf("FAIL %s (%s): %s\n", part, gpu_variant_name(gpu_variant(run->dev)), why);
+	if (*gpu_error(run->dev))
+		printf("  device: %s\n", gpu_error(run->dev));
+}
 
 static int check_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 			uint64_t *found, const uint32_t *stop)
@@ -192,7 +226,7 @@ static void parse(int argc, char **argv, struct options *o)
 		else if (strcmp(argv[i - 1], "--variant") == 0)
 			o->variant = strcmp(v, "all") == 0 ? NULL : v;
 		else if (strcmp(argv[i - 1], "--scale") == 0)
-			r = (run.scale = check_scale_named(v)) ? 0 : -1;
+			r = (run.scale = scale_named(v)) ? 0 : -1;
 		else
 			r = -1;
 		if (r)
@@ -249,7 +283,7 @@ int main(int argc, char **argv)
 	char err[200];
 	int order[MAX_VARIANTS], n, r;
 
-	run.scale = check_scale_named("full");
+	run.scale = scale_named("full");
 	parse(argc, argv, &o);
 	if (o.list) {
 		list();

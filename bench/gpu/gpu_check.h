@@ -1,8 +1,8 @@
 /* gpu-check's run, which its checks (gpu-check.c) and its measurements
  * (gpu_bench.c) share: the device under test, the scale of the run, and
- * the differences met. gpu-check.c's main owns the one run and hands it
- * down, to the measurements and to what both use (gpu_check.c: the
- * scales, and the counting of differences); no global holds it. */
+ * the differences met. gpu-check.c's main owns the one run, its scales
+ * and the counting of differences, and hands the run down to the
+ * measurements. */
 #ifndef REVHASH_GPU_CHECK_H
 #define REVHASH_GPU_CHECK_H
 
@@ -34,9 +34,6 @@ struct check_run {
 	const struct check_scale *scale; /* the scale of its run */
 	int failures;                    /* differences met so far */
 };
-
-/* The scale called name, or NULL. */
-const struct check_scale *check_scale_named(const char *name);
 
 /* Count a difference of run's in part, and print the first few. */
 void check_fail(struct check_run *run, const char *part, const char *why);
