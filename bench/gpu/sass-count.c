@@ -20,15 +20,10 @@
  * fewest loads, which is the one that counts. The registers and the stack
  * frame (where spilled registers go) are ptxas's, from the .nv.info
  * section's attributes for the kernel's symbol (the symbol is the .text
- * section's sh_info); spill code is LDL and STL, local memory.
- *
- * Checked against cuobjdump's disassembly of the kernel as it was before
- * the variants came (CUDA 13.0): 513 SHF, 288 LOP3 and 180 IADD3, 986
- * instructions on the integer ALU pipe, in a loop of 1,123 per value; this
- * tool counts the same, and 1,124 with the loop's closing branch. The
- * registers agree with ptxas -v, LDL and STL with a kernel that indexes a
- * local array. Opcodes it has no name for are listed by number; op36 is
- * an integer add that sm_90 code uses and whose pipe is not known here. */
+ * section's sh_info); spill code is LDL and STL, local memory. How it was
+ * checked against cuobjdump: docs/gpu.md. Opcodes it has no name for are
+ * listed by number; op36 is an integer add that sm_90 code uses and whose
+ * pipe is not known here. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>

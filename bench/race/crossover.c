@@ -1,19 +1,9 @@
-/* The crossover's estimate and interval (see crossover.h).
- *
- * Round r gives q_r = log(B's score / A's). With a steady drift, the one
- * who runs second gains or loses the same d in every round: q = e + d + noise
- * where A ran first, e - d + noise where B did. Any AB round averaged with
- * any BA round is then e plus noise: the Hodges-Lehmann estimate is the
- * median of those m * n averages, and the interval inverts the rank-sum
- * test of x - e against e - y, which have one distribution under e when
- * the runs' noise is alike for both servers (it is when they are the same
- * server: the case a false verdict comes from). This is the analysis of
- * bioequivalence trials (Hauschke, Steinijans and Diletti, 1990). Pairing
- * each AB round with its next BA round alone would give n / 2 pairs, and
- * a signed-rank interval at 95% needs 6 pairs (12 rounds); this one needs
- * 8 rounds.
- *
- * The order statistics of the m * n sums are found by bisection on their
+/* The crossover's estimate and interval (see crossover.h; why a
+ * crossover, and its source: docs/race.md, Why pairs of rounds). With a
+ * steady drift, the one who runs second gains or loses the same d in
+ * every round: q = e + d + noise where A ran first, e - d + noise where B
+ * did, so any AB round averaged with any BA round is e plus noise. The
+ * order statistics of the m * n sums are found by bisection on their
  * value, counting the sums below it in O(m + n): no table of m * n. */
 #include "bench/race/crossover.h"
 

@@ -1,27 +1,11 @@
 /* The race (see race.h): rounds of legs, a leg being one server's probe
- * and then its run of the round's workload. Every server of a round gets
- * the same requests; each round has its own seed (the first round the
- * one given, each later round the next), because a server that caches
- * answers, as revhash does, would otherwise answer every later round from
- * its cache while the first had to search. The order alternates (A B,
- * B A, ...), and the rate is probed right before each run, so a run is
- * rated at the speed the shared machine gave that very server then.
- *
- * Any server may be raced, so nothing it does stops the race: every
- * exchange, the probe's too, is bounded by --timeout; a refusal, an early
- * close, a hang or garbage costs that leg its answers, which its round
- * reports, and the next leg runs.
- *
- * Nor can the race stop a server from searching on after its run, on the
- * CPUs its rival's run needs next: each leg waits for the machine to be
- * idle, and reads it once the run is over (bench/race/machine.h); and during
- * the run, it measures the CPU that others than the server used
- * (bench/race/race_watch.h). A probe is bounded: the race closes it at its
- * bound, and looks whether the server searches on; one that does is
- * probed no more, for each probe would leave it another search on its
- * rivals' CPUs, and its run waits for that search to end. A run that
- * answers faster than the machine's peak allows answered from memory,
- * probe or none (bench/race/peak.h). */
+ * and then its run of the round's workload. Each round has its own seed
+ * (a caching server would answer every later round from its cache), the
+ * order alternates, and the rate is probed right before each run; any
+ * server may be raced, so everything it does is bounded and nothing it
+ * does stops the race; the machine is watched around each leg. Why each
+ * of these: docs/race.md (A round, The machine, Bounded probes, Runs
+ * faster than hashing allows). */
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
@@ -171,9 +155,8 @@ static void judge_speed(const struct race *r, unsigned round, unsigned i,
 
 /* Judge the leg's speed; where its probe's rate says it was too fast,
  * probe again, and judge it at the second probe when that one is
- * faster: a neighbour can slow one probe several times over (measured
- * here: 18 M hashes/s before a run, 67 in another round), where a cache
- * answers a hundred times faster than any probe. */
+ * faster: a neighbour can slow one probe several times over, where a
+ * cache answers a hundred times faster than any probe. */
 static void check_speed(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {

@@ -1,15 +1,9 @@
-/* The race's rules (see verdict.h). Two servers' scores are compared by
- * their ratio, with a 95% interval (bench/race/crossover.c: the median of
- * every AB round's log ratio averaged with every BA round's, so that a steady
- * drift of the machine's speed cancels, and the rank-sum interval around
- * it). On a shared machine one run against another can differ by a fifth
- * or more with no change in the code: a winner is named only when the
- * interval excludes 1, two servers are called equivalent only when it
- * lies within the margin, and otherwise the race says how many more rounds
- * would likely decide. A wrong or missing answer outweighs any speed: a
- * server that answers quickly and wrongly must never win; and a run
- * faster than hashing allows (answers from a cache, of an earlier race
- * with the same seeds) gives no verdict at all. */
+/* The race's rules (see verdict.h): a winner only when the ratio's
+ * interval (bench/race/crossover.c) excludes 1, equivalence only within
+ * the margin, else how many more rounds would likely decide; a wrong or
+ * missing answer outweighs any speed, and a run faster than hashing
+ * allows gives no verdict. Why: docs/race.md (The summary and the
+ * verdict). */
 #include "bench/race/verdict.h"
 #include "bench/race/crossover.h"
 

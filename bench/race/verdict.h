@@ -14,10 +14,8 @@
 /* A run was not all hashed when its efficiency at the fastest rate its
  * server showed is above VERDICT_FAST_EFF, or its fresh requests took
  * under VERDICT_FAST_WORK of their hashing time at that rate, or at the
- * machine's peak (bench/race/peak.h). Answers from a cache run a hundred
- * times faster (measured: 200); fresh servers beat a probe that a
- * neighbour slowed by 1.17 to 1.38 on this shared machine, so 1.05 would
- * flag them. */
+ * machine's peak (bench/race/peak.h): docs/race.md says why these
+ * bounds. */
 #define VERDICT_FAST_EFF 4.0
 #define VERDICT_FAST_WORK 0.25
 
