@@ -14,7 +14,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
-METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 B=${B:-build}
 # segment, lies, fields, host, wait, escape: their Check tests run in
 # make check already
@@ -45,10 +44,7 @@ attack_flood() {
 	wait_listening "$port" "$MASTER_PID" "$log"
 	"$CLIENT" keep 127.0.0.1 "$port" 1200 >"$LOGS/keep.out" &
 	KEEP_PID=$!
-	for _ in $(seq 1 100); do
-		grep -q '^keep: ' "$LOGS/keep.out" && break
-		sleep 0.1
-	done
+	wait_until 100 0.1 grep -q '^keep: ' "$LOGS/keep.out"
 	out=$("$CLIENT" steady 127.0.0.1 "$port" 3 --from 127.0.0.2 --every 50 --range 10000) ||
 		fail "attack flood: another peer got wrong or no answers: $out"
 	p99=$(sed -n 's/.* p99 \([0-9.]*\) ms.*/\1/p' <<<"$out")
@@ -71,11 +67,7 @@ keep_from() {
 	"$CLIENT" keep "$([[ $1 == *:* ]] && echo ::1 || echo 127.0.0.1)" "$PORT" "$2" --from "$1" \
 		--all 1 >"$3" &
 	KEEPS+=($!)
-	for _ in $(seq 1 100); do
-		grep -qs '^keep: ' "$3" && return 0
-		sleep 0.1
-	done
-	fail "attack host: the client from $1 did not send its searches"
+	wait_until 100 0.1 grep -qs '^keep: ' "$3" || fail "attack host: the client from $1 did not send its searches"
 }
 
 # host: one host from three addresses (127.0.0.1, its IPv6 twin ::1,
@@ -113,11 +105,11 @@ attack_wait() {
 	local port log=$LOGS/wait.log t0 rc expired
 	port=$(free_port)
 	start_master "$port" "$log" --workers 1 --gpu off --max-wait 1
-	t0=$(now_s)
+	t0=$EPOCHREALTIME
 	"$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 1)" 2 $((1 << 40)) --timeout 10 >/dev/null 2>&1
 	rc=$?
 	local took
-	took=$(awk -v a="$t0" -v b="$(now_s)" 'BEGIN { printf "%.2f", b - a }')
+	took=$(elapsed "$t0")
 	expired=$(json_num "$(status_json "$port")" expired)
 	stop_master "$MASTER_PID" 10
 	[ $rc = 1 ] || fail "attack wait: --ask got a reply (exit $rc) for a search that cannot end"
@@ -126,6 +118,9 @@ attack_wait() {
 		fail "attack wait: the connection was closed after $took s, not about 1"
 	pass wait "a search of 2^40 values closed unanswered after $took s, counted as expired"
 }
+
+# sigsys_seen LOG N: LOG says at least N workers died of SIGSYS.
+sigsys_seen() { [ "$(grep -c 'killed by signal 31' "$1")" -ge "$2" ]; }
 
 # escape: a worker tries to stop its master (kill(getppid(), SIGTERM)),
 # then another to reopen the segment and truncate it (test hooks): its
@@ -143,10 +138,7 @@ attack_escape() {
 		"$MASTER" --hook "$hook" "$port" || fail "attack escape: --hook $hook"
 		w=$(workers_of "$MASTER_PID" | head -n 1)
 		kill -KILL "$w"
-		for _ in $(seq 1 100); do
-			[ "$(grep -c 'killed by signal 31' "$log")" -ge $n ] && break
-			sleep 0.05
-		done
+		wait_until 100 0.05 sigsys_seen "$log" $n
 	done
 	wait_workers "$MASTER_PID" 2 5 || fail "attack escape: the workers were not replaced"
 	x=$("$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 4242)" 4000 5000 --timeout 10 2>/dev/null)
@@ -166,16 +158,15 @@ attack_escape() {
 
 # fifo: a FIFO named like a segment must not hang --status.
 attack_fifo() {
-	local port t0 t1 name
+	local port t0 took name
 	port=$(free_port)
 	name=/dev/shm/revhash-$port-1
 	mkfifo "$name" || fail "attack fifo: mkfifo $name"
-	t0=$(now_s)
+	t0=$EPOCHREALTIME
 	timeout 10 "$MASTER" --status "$port" >/dev/null 2>&1
-	t1=$(now_s)
+	took=$(elapsed "$t0")
 	rm -f "$name"
-	awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 3) }' ||
-		fail "attack fifo: --status took $(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') s"
+	awk -v t="$took" 'BEGIN { exit !(t < 3) }' || fail "attack fifo: --status took $took s"
 	pass fifo "--status returned at once"
 }
 
@@ -199,23 +190,18 @@ attack_squat() {
 	pass squat "300 names taken; the master started and answered"
 }
 
-# digest_of X: the SHA-256 (hex) of the 8 little-endian bytes of X.
-digest_of() {
-	local x=$1 i bytes=""
-	for i in 0 1 2 3 4 5 6 7; do
-		bytes+=$(printf '\\x%02x' $(((x >> (8 * i)) & 255)))
-	done
-	printf '%b' "$bytes" | sha256sum | cut -d' ' -f1
+# check_case ATTACK CASE TEST: Check case CASE (every case: "") of the
+# test binary TEST passed, and ran; its output into out.
+check_case() {
+	out=$(env ${2:+"CK_RUN_CASE=$2"} "$ROOT/$B/tests/$3" 2>&1) || fail "attack $1: $out"
+	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack $1: no check ran: $out"
 }
 
 # segment: random writes over the segment while the master serves (a
 # broken or hostile worker): run by its Check test, which knows the
 # layout and checks every reply with SHA-256.
 attack_segment() {
-	local out
-	out=$(CK_RUN_CASE="worker writes" "$ROOT/$B/tests/check_hostile" 2>&1) ||
-		fail "attack segment: $out"
-	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack segment: no check ran: $out"
+	check_case segment "worker writes" check_hostile
 	pass segment "2,000 random writes while serving; every reply right"
 }
 
@@ -231,14 +217,7 @@ attack_cut() {
 	start_master "$port" "$log" --workers 1 --gpu off
 	name=$(cd /dev/shm && ls -d "revhash-$port-$MASTER_PID"* 2>/dev/null | head -n 1)
 	[ -n "$name" ] || fail "attack cut: no segment of the master in /dev/shm"
-	if [ -x "$METRICS" ]; then
-		"$METRICS" "$port" --listen "127.0.0.1:$mport" 2>"$LOGS/cut-metrics.log" &
-		mpid=$!
-		for _ in $(seq 1 100); do
-			curl -s -m 1 -o /dev/null "http://127.0.0.1:$mport/metrics" && break
-			sleep 0.05
-		done
-	fi
+	[ -x "$METRICS" ] && start_exporter "$port" "$mport" "$LOGS/cut-metrics.log" && mpid=$EXPORTER_PID
 	truncate -s 4096 "/dev/shm/$name"
 	timeout 10 "$MASTER" --status "$port" >/dev/null 2>&1
 	rc=$?
@@ -263,10 +242,7 @@ attack_cut() {
 # table all "used". The master blames nobody, breaks or remakes the lock,
 # and answers right.
 attack_lies() {
-	local out
-	out=$(CK_RUN_CASE="worker lies" "$ROOT/$B/tests/check_hostile" 2>&1) ||
-		fail "attack lies: $out"
-	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack lies: no check ran: $out"
+	check_case lies "worker lies" check_hostile
 	pass lies "a search $(grep -o 'answered after [0-9]* lies, [0-9]* ms' <<<"$out"); a lock \
 held by none of ours made anew, $(sed -n 's/.*made_anew: \(answered in [0-9]* ms\).*/\1/p' <<<"$out"); \
 500 requests over an all-used cache: $(sed -n 's/.* \([0-9]* ms of the master.s CPU\).*/\1/p' <<<"$out")"
@@ -276,9 +252,7 @@ held by none of ours made anew, $(sed -n 's/.*made_anew: \(answered in [0-9]* ms
 # the values that matter, one at a time, each followed by a fresh request
 # answered right within 10 s (check_fields).
 attack_fields() {
-	local out
-	out=$("$ROOT/$B/tests/check_fields" 2>&1) || fail "attack fields: $out"
-	grep -q '100%: Checks: 1' <<<"$out" || fail "attack fields: no check ran: $out"
+	check_case fields "" check_fields
 	pass fields "$(grep -o '[0-9]* writes, .*' <<<"$out")"
 }
 
@@ -291,12 +265,8 @@ attack_scrapers() {
 	port=$(free_port)
 	mport=$(free_port)
 	start_master "$port" "$log" --workers 1 --gpu off
-	"$METRICS" "$port" --listen "127.0.0.1:$mport" 2>"$LOGS/metrics.log" &
-	mpid=$!
-	for _ in $(seq 1 100); do
-		curl -s -m 1 -o /dev/null "http://127.0.0.1:$mport/metrics" && break
-		sleep 0.05
-	done
+	start_exporter "$port" "$mport" "$LOGS/metrics.log"
+	mpid=$EXPORTER_PID
 	"$CLIENT" drip 127.0.0.1 "$mport" 8 --every 4000 >"$LOGS/hold.out" 2>&1 &
 	sleep 8
 	read -r code t < <(curl -s -m 2 -o /dev/null -w '%{http_code} %{time_total}\n' \

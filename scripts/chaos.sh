@@ -30,23 +30,14 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-REQUESTS=50 DELAY_US=400000 DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM GPU=off
-OPTS=() # the options but the seed, for the replay command
-while [ $# -gt 0 ]; do
-	case $1 in
-	--long) REQUESTS=600 DELAY_US=500000; OPTS+=("$1") ;;
-	--requests) REQUESTS=$2; OPTS+=("$1" "$2"); shift ;;
-	--delay-us) DELAY_US=$2; OPTS+=("$1" "$2"); shift ;;
-	--difficulty) DIFFICULTY=$2; OPTS+=("$1" "$2"); shift ;;
-	--workers) WORKERS=$2; OPTS+=("$1" "$2"); shift ;;
-	--seed) SEED=$2; shift ;;
-	--gpu) GPU=$2; OPTS+=("$1" "$2"); shift ;;
-	*) fail "unknown option $1" ;;
-	esac
-	shift
-done
+REQUESTS="" DELAY_US="" DIFFICULTY=20000000 WORKERS=2 SEED=$RANDOM GPU=off LONG=0
+opts "--long:LONG=1 --requests=REQUESTS --delay-us=DELAY_US --difficulty=DIFFICULTY \
+--workers=WORKERS --seed=SEED --gpu=GPU" "$@"
+[ $LONG = 1 ] && REQUESTS=${REQUESTS:-600} DELAY_US=${DELAY_US:-500000}
+REQUESTS=${REQUESTS:-50} DELAY_US=${DELAY_US:-400000}
 [[ $SEED =~ ^[0-9]+$ ]] || fail "--seed wants a number, not $SEED"
-REPLAY="scripts/chaos.sh ${OPTS[*]}${OPTS:+ }--seed $SEED"
+REPLAY="scripts/chaos.sh --requests $REQUESTS --delay-us $DELAY_US --difficulty $DIFFICULTY \
+--workers $WORKERS --gpu $GPU --seed $SEED"
 need_built
 
 TMP=$(mktemp -d /tmp/revhash-chaos.XXXXXX)

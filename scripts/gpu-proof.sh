@@ -3,38 +3,29 @@
 # (default 480): each part in its own time box, the most valuable first; a
 # part the budget no longer covers is skipped and says so.
 #   preflight  the machine: nvidia-smi, clocks, the CPU, the tools, ldd of
-#              every binary (gpu-carry/lib goes first on the library
-#              path: the libcrypto the binaries were built against), and
-#              a build of every variant (GPU_VARIANTS=all)
-#   check      gpu-check under every variant, those on trial first:
-#              10,000 seeded random ranges and the edges, stops, false
+#              every binary (gpu-carry/lib first on the library path: the
+#              libcrypto they were built against), every variant built
+#   check      gpu-check under every variant, those on trial first: 10,000
+#              seeded random ranges and the edges, stops, false
 #              candidates; zero differences
-#   rates      G hashes/s side by side (goal 19.5 on an H100 or H200, the
-#              best so far 17.46): the shipped (base and the best) and
-#              every variant on trial, the most promising first
-#              (the lowest of its sm_90 bounds, sass-table.md); small
-#              searches, the worker's own pick, the CPU kernels beside
-#   sass       each variant's sm_90 loop (sass-count and its table,
-#              cuobjdump -sass where there is one) and ncu (Nsight Compute,
-#              where there is one) on one full launch of the best and of
-#              each variant on trial: the ALU and fmaheavy pipes' use,
-#              fmaheavy's cycles an instruction against the ALU's (is
-#              IMAD.HI full rate?), issue active, eligible warps, the top
-#              stall reasons
+#   rates      G hashes/s side by side (goal 19.5 on an H100 or H200): the
+#              shipped and every variant on trial, the most promising
+#              first (sass-table.md); small searches, the worker's own
+#              pick, the CPU kernels beside
+#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
+#              ncu on one launch of the best and of each variant on trial:
+#              the pipes' use, issue active, eligible warps, top stalls
 #   memcheck   compute-sanitizer memcheck on a quick run of four variants
 #   stop       the stop latency, stop word to return (goal: 50 us)
-#   small      a server with the GPU: p50 of 100,000-value requests against
-#              a cache hit's (goal: at most 40 us more), with the GPU
-#              worker's own waits and with it sleeping in them; the system
-#              calls its sandbox refused its driver (goal: none)
-#   kills      the server under a closed loop while its GPU worker is killed
-#              mid-lease again and again: no answer lost or wrong
+#   small      p50 of 100,000-value requests against a cache hit's (goal:
+#              at most 40 us more), the GPU worker spinning or sleeping in
+#              its waits; the system calls its sandbox refused (goal: none)
+#   kills      the GPU worker killed mid-lease again and again under a
+#              closed loop: no answer lost or wrong
 #   mix        GPU + 16 CPU workers against 16 CPU workers alone on 100
 #              requests of 30M (goals: 10x the score; efficiency at the
-#              combined calibrated rate at least 0.9): the GPU worker
-#              beside auto's CPU workers (the master polling), the same
-#              with --no-poll, and 2 polling, in turn (--mix); the
-#              all-cached floor of each, and the GPU's clocks
+#              combined calibrated rate 0.9): each --mix server in turn,
+#              the all-cached floor of each, and the GPU's clocks
 # Into --out DIR (default bench-out/gpu-proof), three files: proof.log
 # (everything), summary.txt (a PASS, FAIL or SKIP line per part, its
 # figures against their goals) and parts.tar.gz (each part's outputs,
@@ -144,15 +135,8 @@ WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 
 # gpu_ready PORT: 0 once the GPU worker shows in its slot (it has
 # measured its variants), 1 when none has in 60 s.
-gpu_ready() {
-	local tries=600
-	while [ $tries -gt 0 ]; do
-		status_json "$1" | jq -e 'any(.workers[]; .kind == "gpu" and .pid > 0)' >/dev/null && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
-}
+gpu_ready() { wait_until 600 0.1 gpu_shown "$1"; }
+gpu_shown() { status_json "$1" | jq -e 'any(.workers[]; .kind == "gpu" and .pid > 0)' >/dev/null; }
 
 # gpu_hashing PORT: the GPU worker's pid while it is hashing, else nothing.
 gpu_hashing() {
@@ -193,21 +177,16 @@ promising() {
 # first. The timed variants were timed by earlier calls (docs/gpu.md), and
 # timing them all again would not fit its box.
 rates_variants() {
-	local v
 	# shellcheck disable=SC2046 # the lists are words
-	v=$(printf '%s\n' $(variants shipped) $(promising $(variants trial)))
-	tr '\n' , <<<"$v" | sed 's/,$//'
+	printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,
 }
 
 # check_variants: what the check part checks, by commas: --variant's, or
 # every variant, those on trial first (no device has checked them: if
 # the box runs out, it is on variants that earlier calls checked).
 check_variants() {
-	if [ "$VARIANT" != all ]; then
-		echo "$VARIANT"
-		return
-	fi
-	{ variants trial; variants shipped; variants timed; } | tr '\n' , | sed 's/,$//'
+	[ "$VARIANT" = all ] || { echo "$VARIANT"; return; }
+	{ variants trial; variants shipped; variants timed; } | paste -sd,
 }
 
 # goal_missed: 0 in a dry run, whose figures say nothing of a GPU: its
@@ -323,8 +302,8 @@ stages() {
 # small_run NAME WAITS: a master of 4 CPU workers and the GPU, one client:
 # cache hits, then 100,000-value requests, 5 s each. WAITS "sleep": the
 # GPU worker sleeps on its launches' events and for its next lease
-# (REVHASH_GPU_SPIN_US=0, REVHASH_GPU_IDLE_SPIN_MS=0), as it did before
-# it spun and polled; "-": its defaults.
+# (REVHASH_GPU_SPIN_US=0, REVHASH_GPU_IDLE_SPIN_MS=0); "-": its
+# defaults.
 small_run() {
 	local name=$1 port rc=0
 	if [ "$2" = sleep ]; then

@@ -11,7 +11,7 @@
 #                                      (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
-#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
+#   scripts/install-deps.sh --cluster   also haproxy and envsubst (scripts/cluster/cluster.sh)
 #   scripts/install-deps.sh --prometheus  also prometheus and promtool
 #                                      (scripts/metrics-test.sh)
 #   scripts/install-deps.sh --cross-arm64  also an aarch64 cross compiler,
@@ -48,7 +48,8 @@ for arg in "$@"; do
 		    need libclang-rt-dev sh -c 'f=$(mktemp) && echo "int main(void){return 0;}" |
 			clang -fsanitize=address,undefined -x c - -o "$f"; r=$?; rm -f "$f"; exit $r' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
-	--cluster) need haproxy command -v haproxy ;;
+	--cluster) need haproxy command -v haproxy
+		   need gettext-base command -v envsubst ;; # cluster.sh fills its configs
 	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
 	--cross-arm64)
 		# On arm64 itself the packages above are the arm64 ones.

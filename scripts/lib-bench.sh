@@ -82,7 +82,7 @@ replay_row() {
 		--json="$OUT/$name.json" >"$out" 2>&1
 	local rc=$? status busy score p50 p99 eff eff_best eff_busy
 	status=$(status_json "$port")
-	busy=$(busy_rate "$status")
+	busy=$(json_num "$status" busy_rate)
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
 	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
@@ -96,10 +96,6 @@ replay_row() {
 }
 
 # --- the experiment lab's helpers (scripts/lab/exp-*.sh, plot-*.sh) ---
-
-# ncpus: the CPUs this shell may run on, which is what the master's
-# `--workers auto` and revhash-bench's default --workers come to.
-ncpus() { nproc; }
 
 # need_gnuplot: gnuplot is there, or gets installed (install-deps.sh --plot).
 need_gnuplot() { need_tool gnuplot --plot || fail "gnuplot is missing"; }
@@ -128,12 +124,7 @@ panel_layout() { echo "set multiplot layout 1,$PANELS title \"$TITLE\""; }
 
 # workers_asked MASTER_ARGS...: the worker count a master started with these
 # arguments runs.
-workers_asked() {
-	local w
-	w=$(ncpus)
-	while [ $# -gt 0 ]; do [ "$1" = --workers ] && w=$2; shift; done
-	echo "$w"
-}
+workers_asked() { policy_columns "$@" | cut -d, -f1; }
 
 # bench_policy MASTER_ARGS...: the revhash-bench options that describe a
 # master started with these arguments, so its ideal follows the same policy.
@@ -155,7 +146,7 @@ bench_policy() {
 # for a master started with these arguments (defaults filled in).
 policy_columns() {
 	local w s=wsrpt p=1 sp=1 c=default a=1
-	w=$(ncpus)
+	w=$(nproc) # what --workers auto comes to
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--workers) w=$2; shift ;;
@@ -169,11 +160,6 @@ policy_columns() {
 	done
 	echo "$w,$s,$p,$sp,$c,$a"
 }
-
-# busy_rate JSON: from a master's --status --json, the rate its workers
-# hashed at per second of their hashing CPU time (hashes/s; 0 when they
-# hashed nothing, empty for no JSON).
-busy_rate() { json_num "$1" busy_rate; }
 
 # eff_at RATE CSV OUT WORKLOAD_AND_POLICY_ARGS...: score the replay CSV
 # recorded again at RATE (revhash-bench --rescore, its output into OUT,

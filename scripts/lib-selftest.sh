@@ -2,8 +2,7 @@
 # The readers lib.sh and lib-bench.sh give the other scripts, on JSON made
 # to trip them (in a second or two, no server): json_num reads the top
 # level only, so a master's pid, hashes or rate is its own and never the
-# one of a worker listed after it (a greedy sed returned the last "pid" in
-# the text); a real number reads as its whole part; a word, a missing key
+# one of a worker listed after it; a real number reads as its whole part; a word, a missing key
 # or no JSON at all read as nothing; stage_line and wakeups_line read
 # their figures whatever the order of the keys; http_get fails at once
 # where nothing listens; opts parses through getopt(1). And
@@ -27,7 +26,7 @@ json+='"requests":8,"wakeups":12}'
 expect "pid" "$(json_num "$json" pid)" 100
 expect "hashes" "$(json_num "$json" hashes)" 7
 expect "rate" "$(json_num "$json" rate)" 5
-expect "busy_rate (a real)" "$(busy_rate "$json")" 1234
+expect "busy_rate (a real)" "$(json_num "$json" busy_rate)" 1234
 expect "a word" "$(json_num "$json" kernel)" ""
 expect "a missing key" "$(json_num "$json" jobs)" ""
 expect "no JSON" "$(json_num "" pid)" ""

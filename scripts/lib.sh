@@ -10,6 +10,7 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MASTER=${REVHASH_MASTER:-$ROOT/master/master}
 BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
+METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
@@ -99,6 +100,48 @@ own_dir() {
 	[ -n "$(find "$1" -maxdepth 0 -type d -user "$(id -u)" ! -perm /077 2>/dev/null)" ]
 }
 
+# wait_until TRIES PAUSE COMMAND...: COMMAND again every PAUSE seconds
+# until it succeeds; non-zero when it failed TRIES times.
+wait_until() {
+	local n=$1 pause=$2
+	shift 2
+	until "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep "$pause"
+	done
+}
+
+# elapsed T0: the seconds since $EPOCHREALTIME was T0, to 0.01 s.
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; }
+
+# digest_of X: the hex SHA-256 of X's 8 bytes, little-endian (X below 2^63).
+digest_of() {
+	local i esc=""
+	for i in 0 1 2 3 4 5 6 7; do esc+=$(printf '\\%03o' $(($1 >> 8 * i & 255))); done
+	printf '%b' "$esc" | sha256sum | cut -c1-64
+}
+
+# haproxy_stats PORT FIELD...: a row of HAProxy's statistics CSV on
+# 127.0.0.1:PORT a line, "PXNAME SVNAME FIELD..." (a value's spaces as
+# _: status "no check"); non-zero when it does not answer.
+haproxy_stats() {
+	local csv fields="$*"
+	csv=$(http_get 127.0.0.1 "$1" '/stats;csv' 2>/dev/null) && [ -n "$csv" ] || return 1
+	awk -F, -v want="pxname svname ${fields#* }" '
+		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; n = split(want, w, " "); next }
+		{ for (i = 1; i <= n; i++) { v = $col[w[i]]; gsub(/ /, "_", v); printf "%s%s", v, i < n ? " " : "\n" } }' <<<"$csv"
+}
+
+# start_exporter PORT MPORT LOG: revhash-metrics (METRICS) of the master
+# of PORT on 127.0.0.1:MPORT in the background, its pid EXPORTER_PID,
+# once it listens there.
+start_exporter() {
+	"$METRICS" "$1" --listen "127.0.0.1:$2" 2>"$3" &
+	EXPORTER_PID=$!
+	wait_until 100 0.02 pid_listens "$EXPORTER_PID" "$2" || fail "the exporter does not listen on :$2"
+}
+
 # wait_listening PORT PID LOG: until process PID (logging to LOG) holds a
 # socket listening on TCP PORT (pid_listens, which no counter of the
 # master sees): at most 6 s once no child of PID probes for GPUs
@@ -176,29 +219,20 @@ workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
 live_workers_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 !~ /^[TtZX]/ { print $1 }'; }
 
 # wait_workers PID N SECONDS: until master PID has exactly N workers.
-wait_workers() {
-	local i
-	for i in $(seq 1 $(($3 * 20))); do
-		[ "$(workers_of "$1" | wc -l)" -eq "$2" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+wait_workers() { wait_until $(($3 * 20)) 0.05 has_workers "$1" "$2"; }
+has_workers() { [ "$(workers_of "$1" | wc -l)" -eq "$2" ]; }
 
 # alive PID: process PID runs (a zombie, exited but not yet reaped by a
-# parent that is not this shell, does not).
+# parent that is not this shell, does not); gone PID: it does not.
 alive() { local s; s=$(ps -o stat= -p "$1" 2>/dev/null) && [[ $s != Z* ]]; }
+gone() { ! alive "$1"; }
 
 # stop_master PID SECONDS: SIGTERM, and make sure it and its workers are gone.
 stop_master() {
-	local pid=$1 kids i
+	local pid=$1 kids
 	kids=$(workers_of "$pid")
 	kill -TERM "$pid" 2>/dev/null
-	for i in $(seq 1 $(($2 * 20))); do
-		alive "$pid" || break
-		sleep 0.05
-	done
-	if alive "$pid"; then
+	if ! wait_until $(($2 * 20)) 0.05 gone "$pid"; then
 		kill -KILL "$pid"
 		fail "master $pid did not stop within $2 s"
 	fi
@@ -239,9 +273,6 @@ EOF
 
 # cpu_model: the CPU's model name, as lscpu gives it.
 cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -n 1; }
-
-# now_s: seconds since the epoch, with microseconds (bash's own clock).
-now_s() { echo "$EPOCHREALTIME"; }
 
 # need_tool COMMAND OPTION: COMMAND is there, or gets installed
 # (install-deps.sh OPTION); non-zero when it is still missing.

@@ -1,27 +1,15 @@
 #!/usr/bin/env bash
 # The Prometheus exporter's promises (master/revhash-metrics beside one
-# master): its /metrics passes `promtool check metrics`, and has every
-# number of `--status --json` with a HELP sentence of its own; each series
-# of its histograms (the latency by outcome, the stages) has its buckets
-# in increasing order up to +Inf, which is its _count, and each reply is
-# counted under its outcome; a real Prometheus scrapes it, and its query
-# API returns the master's request counter equal to `master --status`,
-# though eight slow connections from its address, a byte every 4 s, were
-# there first, and a scrape 8 s into their drip answers within 2 s; with
-# 1,000 hostile scrapers held on it at once (silent, slow, garbage) and a
-# scrape loop besides, every small request of a closed loop is answered
-# right, the exporter still serves a full scrape afterwards, and the
-# master's latency is printed side by side with a run without them (a
-# figure, not a bound: the machine is shared); the score's sum and count
-# moved with those requests, and Prometheus computes the p99 and the score
-# as docs/operations.md has them. Where no master runs on the port it says
-# revhash_up 0. Prints "SKIP: ..." and exits 77 where prometheus cannot be
-# had.
+# master), each numbered step below saying its own: revhash_up 0 with no
+# master (1); a clean /metrics with every number of --status --json, its
+# histograms whole (2); a real Prometheus scrapes it past slow scrapers
+# (3); under 1,000 hostile scrapers every request is answered right, and
+# the PromQL of docs/operations.md reads the score and p99 (4). Prints
+# "SKIP: ..." and exits 77 where prometheus cannot be had.
 #   scripts/metrics-test.sh
 set -u
 . "$(dirname "$0")/lib.sh"
 
-METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 need_built
 [ -x "$METRICS" ] || fail "$METRICS not built (run make)"
@@ -34,11 +22,11 @@ fi
 PORT=$(free_port 200 300)
 MPORT=$((PORT + 200)) PROM=$((PORT + 300))
 OUT=$(mktemp -d /tmp/revhash-metrics-test.XXXXXX)
-EXPORTER="" PROMETHEUS="" BACKGROUND=""
+EXPORTER_PID="" PROMETHEUS="" BACKGROUND=""
 cleanup() {
 	[ -n "$PROMETHEUS" ] && kill "$PROMETHEUS" 2>/dev/null && wait "$PROMETHEUS" 2>/dev/null
 	[ -n "$BACKGROUND" ] && kill $BACKGROUND 2>/dev/null
-	[ -n "$EXPORTER" ] && kill "$EXPORTER" 2>/dev/null
+	[ -n "$EXPORTER_PID" ] && kill "$EXPORTER_PID" 2>/dev/null
 	[ -n "${MASTER_PID:-}" ] && alive "$MASTER_PID" && (stop_master "$MASTER_PID" 20)
 	rm -rf "$OUT"
 }
@@ -116,27 +104,21 @@ closed() {
 }
 
 # 1. No master yet: up 0.
-"$METRICS" "$PORT" --listen "127.0.0.1:$MPORT" 2>"$OUT/exporter.log" &
-EXPORTER=$!
-for _ in $(seq 1 100); do pid_listens "$EXPORTER" "$MPORT" && break; sleep 0.02; done
+start_exporter "$PORT" "$MPORT" "$OUT/exporter.log"
 scrape | grep -qx 'revhash_up 0' || fail "no master, yet the exporter does not say revhash_up 0"
 
 # 2. A master and some requests; the format is clean.
 start_master "$PORT" "$OUT/master.log" --workers 1 --gpu off
 for x in 11 22 33 44 55; do
-	d=$(printf '%b' "$(printf '\\%03o' "$x")\0\0\0\0\0\0\0" | sha256sum | cut -c1-64)
+	d=$(digest_of "$x")
 	[ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 100)" = "$x" ] || fail "no answer for $x"
 done
 # the last again (the cache), and out of its range (not found)
 [ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 100)" = 55 ] || fail "no cached answer"
 [ "$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$d" 0 50)" = 0 ] || fail "an answer out of range"
 # (a rendering is kept 200 ms: the first may still be the one without it)
-for _ in $(seq 1 20); do
-	scrape >"$OUT/metrics.txt"
-	grep -qx 'revhash_up 1' "$OUT/metrics.txt" && break
-	sleep 0.1
-done
-grep -qx 'revhash_up 1' "$OUT/metrics.txt" || fail "the exporter does not see the master"
+scraped_up() { scrape >"$OUT/metrics.txt" && grep -qx 'revhash_up 1' "$OUT/metrics.txt"; }
+wait_until 20 0.1 scraped_up || fail "the exporter does not see the master"
 promtool check metrics <"$OUT/metrics.txt" || fail "promtool check metrics found problems"
 want=$(json_num "$(status_json "$PORT")" requests)
 grep -qx "revhash_requests_total $want" "$OUT/metrics.txt" ||
@@ -229,7 +211,7 @@ wait "$loop"
 say "$(cat "$OUT/hold.txt")"
 say "small requests, 2 in flight: quiet:   $quiet"
 say "small requests, 2 in flight: scraped: $flooded"
-alive "$EXPORTER" || fail "the exporter died under the hostile scrapers"
+alive "$EXPORTER_PID" || fail "the exporter died under the hostile scrapers"
 scrape >"$OUT/after.txt"
 promtool check metrics <"$OUT/after.txt" || fail "the exporter's scrape after the flood is not clean"
 # The score moved with the closed loops' requests, and is theirs.
@@ -247,12 +229,11 @@ query() {
 	promtool query instant "http://127.0.0.1:$PROM" "$1" 2>/dev/null |
 		sed -n 's/.*=> \([0-9][0-9.e+-]*\) @.*/\1/p'
 }
-for _ in $(seq 1 20); do
+figures() {
 	p99=$(query 'histogram_quantile(0.99, sum by (le) (rate(revhash_request_duration_seconds_bucket[1m])))')
 	rated=$(query 'sum(rate(revhash_score_sum[1m])) / sum(rate(revhash_score_count[1m]))')
-	[ -n "$p99" ] && [ -n "$rated" ] && break
-	sleep 0.5
-done
-[ -n "$p99" ] && [ -n "$rated" ] || fail "prometheus gives no p99 ('$p99') or score ('$rated')"
+	[ -n "$p99" ] && [ -n "$rated" ]
+}
+wait_until 20 0.5 figures || fail "prometheus gives no p99 ('$p99') or score ('$rated')"
 say "prometheus over the last minute: p99 $p99 s, score $rated"
 say "PASS"

@@ -39,8 +39,8 @@ took() {
 	mark=$now
 }
 out=$(mktemp)
-cluster_out="" cluster_pid=""
-trap 'rm -f "$out" ${cluster_out:+"$cluster_out"}; [ -n "$cluster_pid" ] && kill "$cluster_pid" 2>/dev/null' EXIT
+beside="" beside_pid=""
+trap 'rm -f "$out" "$out.rc"; [ -n "$beside" ] && rm -rf "$beside"; [ -n "$beside_pid" ] && kill "$beside_pid" 2>/dev/null' EXIT
 
 # skips: how many SKIP lines the output in $out holds.
 skips() { grep -c '^SKIP: ' "$out"; }
@@ -72,9 +72,9 @@ for t in "$@"; do
 		failed=$((failed + 1))
 		continue
 	fi
-	n=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-	f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
-	e=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+	read -r n f e <<-EOF
+	$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*Failures: ([0-9]+).*Errors: ([0-9]+).*/\1 \2 \3/')
+	EOF
 	s=$(skips)
 	[ "$s" -gt $((n - f - e)) ] && s=$((n - f - e)) # a test that said SKIP, then failed
 	passed=$((passed + n - f - e - s))
@@ -83,71 +83,74 @@ for t in "$@"; do
 	[ $((f + e)) -gt 0 ] && failing "$t"
 	took "${t#check_}"
 done
-# The cluster behind HAProxy and the Prometheus exporter: one more test
-# each, skipped (exit 77, "SKIP: ...") where haproxy or prometheus cannot
-# be had, which is not a pass. They wait on what they test (down marks, a
-# slow scraper's drip, the exporter's 5 s close) more than they compute
-# (about 0.6 of a CPU over their minute): so they run beside the parts
-# below, their output kept apart and shown after them, and their counts
-# added in at the end.
+# one NAME COMMAND...: COMMAND (a script, its output shown) is one more
+# test: passed (exit 0), skipped (77: haproxy or prometheus cannot be
+# had, which is not a pass) or failed; the SKIP lines of its parts that
+# cannot run here are counted as skips beside it.
+one() {
+	name=$1
+	shift
+	{ "$@" 2>&1; echo $? >"$out.rc"; } | tee "$out"
+	case $(cat "$out.rc") in
+	0) passed=$((passed + 1))
+	   skipped=$((skipped + $(skips))) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failing "$name"
+	   failed=$((failed + 1))
+	   skipped=$((skipped + $(skips))) ;;
+	esac
+	took "${name%.sh}"
+}
+S=$(dirname "$0")
+REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client
+export REVHASH_CLUSTER_CLIENT
+# The cluster behind HAProxy and the Prometheus exporter wait on what they
+# test (down marks, a slow scraper's drip, the exporter's 5 s close) more
+# than they compute (about 0.6 of a CPU over their minute): so they run in
+# the background, one after the other, beside the scripts below; each one's
+# output, exit status and seconds are kept in $beside/NAME.*, and counted
+# by one (replayed) once those are done.
 if [ -n "${RUN_CLUSTER:-}" ]; then
-	cluster_out=$(mktemp)
+	beside=$(mktemp -d)
 	(
 		for t in cluster/cluster-test.sh metrics-test.sh; do
-			start=$(date +%s)
-			REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client "$(dirname "$0")/$t"
-			echo "result: $? $t $(($(date +%s) - start))"
+			n=$(basename "$t")
+			t0=$(date +%s)
+			"$S/$t" >"$beside/$n.out" 2>&1
+			echo $? >"$beside/$n.rc"
+			echo $(($(date +%s) - t0)) >"$beside/$n.s"
 		done
-	) >"$cluster_out" 2>&1 &
-	cluster_pid=$!
+	) &
+	beside_pid=$!
 fi
-# The readers lib.sh and lib-bench.sh give the scripts (a second or two):
-# one more test.
-if [ -n "${RUN_LIB:-}" ]; then
-	if "$(dirname "$0")/lib-selftest.sh"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		broken="$broken lib-selftest.sh"
-	fi
-	took lib.sh
-fi
-# The short crash-injection run counts as one more test (its parts that
-# cannot run here as skips beside it).
-if [ -n "${RUN_CHAOS:-}" ]; then
-	"$(dirname "$0")/chaos.sh" 2>&1 | tee "$out"
-	if grep -qx 'chaos.sh: PASS' "$out"; then
-		passed=$((passed + 1))
-	else
-		failing chaos.sh
-		failed=$((failed + 1))
-	fi
-	skipped=$((skipped + $(skips)))
-	took chaos
-fi
-# The lab's report generator on its smoke preset (seconds): every section,
-# table, finding and plot must be there. One more test.
-if [ -n "${RUN_LAB:-}" ]; then
+# replayed NAME: what the background run of NAME printed, and its status.
+replayed() {
+	cat "$beside/$1.out"
+	return "$(cat "$beside/$1.rc")"
+}
+# The readers lib.sh and lib-bench.sh give the scripts (a second or two).
+[ -n "${RUN_LIB:-}" ] && one lib-selftest.sh "$S/lib-selftest.sh"
+# The short crash-injection run; a failure keeps its replay line.
+[ -n "${RUN_CHAOS:-}" ] && one chaos.sh "$S/chaos.sh"
+# lab_smoke: the lab's report generator on its smoke preset (seconds):
+# every section, table, finding and plot must be there.
+lab_smoke() {
 	lab=$(mktemp -d /tmp/revhash-lab.XXXXXX)
-	if "$(dirname "$0")/lab/experiments.sh" --preset smoke --out "$lab" &&
-		"$(dirname "$0")/lab/exp-check.sh" "$lab"; then
-		passed=$((passed + 1))
-		rm -rf "$lab"
-	else
-		failed=$((failed + 1))
-		broken="$broken lab-smoke(kept:$lab)"
-	fi
-	took lab
-fi
-# The GPU machine's one script, dry (scripts/gpu-proof.sh --dry-run: the
-# stand-ins, every part): it must pass, say every part in its summary, and
-# leave at most the 8 files a device call brings back, its tarball holding
-# each part's outputs, and the summary again where the repository keeps
-# it. One more test.
-if [ -n "${RUN_GPU_PROOF:-}" ]; then
+	"$S/lab/experiments.sh" --preset smoke --out "$lab" && "$S/lab/exp-check.sh" "$lab" &&
+		rm -rf "$lab" && return 0
+	echo "kept: $lab"
+	return 1
+}
+[ -n "${RUN_LAB:-}" ] && one lab-smoke lab_smoke
+# gpu_dry: the GPU machine's one script, dry (scripts/gpu-proof.sh
+# --dry-run: the stand-ins, every part): it must pass, say every part in
+# its summary, and leave at most the 8 files a device call brings back,
+# its tarball holding each part's outputs, and the summary again where
+# the repository keeps it.
+gpu_dry() {
 	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
 	ok=1
-	"$(dirname "$0")/gpu-proof.sh" --dry-run --out "$dir" >"$dir.log" 2>&1 || ok=0
+	"$S/gpu-proof.sh" --dry-run --out "$dir" >"$dir.log" 2>&1 || ok=0
 	for part in preflight check memcheck rates stop small kills mix sass; do
 		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
 	done
@@ -158,47 +161,25 @@ if [ -n "${RUN_GPU_PROOF:-}" ]; then
 		tar -tzf "$dir/parts.tar.gz" 2>/dev/null | grep -qx "./$f" || ok=0
 	done
 	if [ $ok = 1 ]; then
-		passed=$((passed + 1))
 		echo "gpu-proof.sh --dry-run: PASS"
 		rm -rf "$dir" "$dir.log"
-	else
-		cat "$dir.log"
-		failed=$((failed + 1))
-		broken="$broken gpu-proof-dry(kept:$dir)"
+		return 0
 	fi
-	took gpu-proof
-fi
-# The quick attacks (scripts/attack.sh --quick): one more test, its
-# attacks that cannot run here as skips beside it.
-if [ -n "${RUN_ATTACK:-}" ]; then
-	B=$B REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client "$(dirname "$0")/attack.sh" --quick \
-		2>&1 | tee "$out"
-	if grep -qx 'attack.sh: PASS' "$out"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		broken="$broken attack.sh"
-	fi
-	skipped=$((skipped + $(skips)))
-	took attack
-fi
-if [ -n "$cluster_out" ]; then
-	wait "$cluster_pid"
-	cluster_pid=""
-	grep -v '^result: ' "$cluster_out"
-	while read -r _ rc t secs; do
-		case $rc in
-		0) passed=$((passed + 1)) ;;
-		77) skipped=$((skipped + 1)) ;;
-		*) failed=$((failed + 1))
-		   broken="$broken $t" ;;
-		esac
-		times="$times $(basename "$t" .sh) $secs(beside)"
-	done <<EOF_RESULTS
-$(grep '^result: ' "$cluster_out")
-EOF_RESULTS
-	rm -f "$cluster_out"
-	took cluster-wait
+	cat "$dir.log"
+	echo "kept: $dir"
+	return 1
+}
+[ -n "${RUN_GPU_PROOF:-}" ] && one gpu-proof gpu_dry
+# The quick attacks (scripts/attack.sh --quick).
+[ -n "${RUN_ATTACK:-}" ] && one attack.sh env B="$B" "$S/attack.sh" --quick
+if [ -n "$beside_pid" ]; then
+	wait "$beside_pid"
+	beside_pid=""
+	took beside-wait
+	for n in cluster-test.sh metrics-test.sh; do
+		one "$n" replayed "$n"
+		times="${times% *} $(cat "$beside/$n.s")(beside)"
+	done
 fi
 [ -n "$tests" ] && echo "failed tests:$tests"
 [ -n "$replay" ] && echo "to replay:$replay"

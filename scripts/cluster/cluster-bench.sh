@@ -17,7 +17,7 @@
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
-ROUNDS=3 WORKERS=$(ncpus) SEED=7
+ROUNDS=3 WORKERS=$(nproc) SEED=7
 opts "--rounds=ROUNDS --workers=WORKERS --seed=SEED" "$@"
 need_built
 need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
@@ -109,11 +109,11 @@ round() {
 	local user=""
 	[ "$1" = balancer ] && user=$(cat "$(run_base)/revhash-cluster-$PORT/user")
 	record "node busy_rate M hashes/s" "$1" \
-		"$(awk -v r="$(busy_rate "$(NODE_USER=$user status_json "$NODE")")" 'BEGIN { printf "%.1f", r / 1e6 }')"
+		"$(awk -v r="$(json_num "$(NODE_USER=$user status_json "$NODE")" busy_rate)" 'BEGIN { printf "%.1f", r / 1e6 }')"
 }
 
 say "node: $WORKERS workers on 127.0.0.1:$NODE; balancer on :$PORT; $ROUNDS rounds, seed $SEED"
-say "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(ncpus) CPUs"
+say "machine: $(cpu_model), $(nproc) CPUs"
 for r in $(seq 1 "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then order="direct balancer"; else order="balancer direct"; fi
 	for target in $order; do

@@ -1,31 +1,12 @@
 #!/usr/bin/env bash
-# The cluster's promises, end to end (scripts/cluster/cluster.sh, 3 nodes of one
-# worker): a start whose node number is another live master's fails, says
-# which, and leaves nothing of its own behind; a start probes without a
-# connection any node counts; the balancer listens on 127.0.0.1 alone;
-# the nodes on no TCP port, each on a socket of its own in a folder of
-# the nodes' user, mode 0700, where a request without the balancer's
-# PROXY header is dropped and (as root) another user cannot connect, and
-# as root the nodes, their exporters and the balancer run as that user,
-# not root; exact repeats reach one
-# node and are answered from its cache; pieces of one search (same digest,
-# other ranges) spread; a node killed with SIGKILL (the one holding the
-# cached answer) is marked down within 5 s, status says so and exits 1, a
-# request sent at once is answered elsewhere, its keys move to one other
-# node and nobody else's move; brought back on its port, it is seen up
-# again and its keys return; a --split 4 question finds its answer and the
-# three pieces left are cancelled; 10,000 searches of a client that walks
-# away (close() after the request) leave a client of another address
-# answered in full, p99 under 50 ms, and are all cancelled within 10 s; a
-# node hung with SIGSTOP under load is marked down within 2 s, no client
-# waits more than 3 s and no answer is wrong; status exits 1 when the
-# balancer is dead; stop, with a node stopped and searches in flight,
-# takes under 10 s, leaves no process, segment, run dir or namespace, and
-# keeps the logs where it says; then scripts/cluster/cluster-trust-test.sh (IPv6
-# sources counted by /64; no write through a link; a pid that came to
-# name another process left alone; a node SIGKILLed before stop has its
-# segment removed by it, and only its). Prints "SKIP: ..." and exits 77
-# where haproxy cannot be had.
+# The cluster's promises, end to end (scripts/cluster/cluster.sh, 3 nodes
+# of one worker), each numbered step below saying its own: a start beside
+# a stranger on a node's port (0); where the balancer and the nodes listen,
+# and as whom they run; affinity (1) and spread (2); a node killed (3) and
+# brought back (4); --split (5); a client that walks away (6); a node hung
+# under load (7); status with the balancer dead, and stop (8); then what
+# cluster.sh trusts (9, scripts/cluster/cluster-trust-test.sh). Prints
+# "SKIP: ..." and exits 77 where haproxy cannot be had.
 #   scripts/cluster/cluster-test.sh [--netns]    (--netns: each node in a namespace)
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -58,13 +39,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# digest X: the hex SHA-256 of X's 8 bytes, little-endian (X below 2^63).
-digest() {
-	local i esc=""
-	for i in 0 1 2 3 4 5 6 7; do esc+=$(printf '\\0%03o' $(($1 >> 8 * i & 255))); done
-	printf '%b' "$esc" | sha256sum | cut -c1-64
-}
-
 # ask DIGEST START END [OPTIONS]: the cluster's answer (20 s at most).
 ask() {
 	timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$@" || fail "--ask $* got no answer"
@@ -73,7 +47,7 @@ ask() {
 # expect_answer X START END [OPTIONS]: the cluster answers X.
 expect_answer() {
 	local got
-	got=$(ask "$(digest "$1")" "${@:2}")
+	got=$(ask "$(digest_of "$1")" "${@:2}")
 	[ "$got" = "$1" ] || fail "asked for $1 in [$2, $3] ${*:4}, got '$got'"
 }
 
@@ -98,22 +72,18 @@ deltas() {
 
 # view NODE: the node's state as the balancer sees it (UP, DOWN, ...),
 # from its statistics (quicker than status, which asks every node too).
-view() {
-	http_get 127.0.0.1 $((PORT + 100)) '/stats;csv' | awk -F, -v n="n$1" '
-		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["pxname"] == "nodes" && $col["svname"] == n { print $col["status"] }'
-}
+view() { haproxy_stats $((PORT + 100)) status | awk -v n="n$1" '$1 == "nodes" && $2 == n { print $3 }'; }
 
 # wait_view NODE STATE SECONDS: until the balancer sees NODE in STATE;
 # prints how long that took (s).
 wait_view() {
 	local t0=$EPOCHREALTIME
-	for _ in $(seq 1 $(($3 * 20))); do
-		[ "$(view "$1")" = "$2" ] && { awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; return 0; }
-		sleep 0.05
-	done
+	wait_until $(($3 * 20)) 0.05 seen_as "$1" "$2" && { elapsed "$t0"; return 0; }
 	fail "node $1 not $2 as the balancer sees it within $3 s (it says '$(view "$1")')"
 }
+
+# seen_as NODE STATE: the balancer sees NODE in STATE.
+seen_as() { [ "$(view "$1")" = "$2" ]; }
 
 # the_one DELTAS: the one node whose jobs rose by 1 while every other's
 # stayed (each request that reached another node would be a job there:
@@ -140,16 +110,12 @@ repeats() {
 # owner: the node whose jobs rose between snap BEFORE and now.
 owner() { the_one "$(deltas "$1" "$(snap)")"; }
 
-# elapsed T0: seconds since $EPOCHREALTIME was T0.
-elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; }
-
 # in_flight: the searches in every node's job table, summed.
 in_flight() {
 	local i s=0 n
 	for i in $(seq 1 $NODES); do
 		n=$(json_num "$(status_json $((PORT + i)))" jobs_in_table)
-		# A status that could not be read is no zero: once it ended a
-		# wait for none left while a search still ran.
+		# A status that could not be read is no zero.
 		[ -n "$n" ] || { echo "?"; return; }
 		s=$((s + n))
 	done
@@ -214,10 +180,10 @@ if [ ${#NETNS[@]} = 0 ]; then
 			! -perm /077)" ] || fail "node $i's socket is not in a 0700 folder of the nodes' user"
 	done
 	sock=$socks/n1.sock
-	[ "$(unix_ask "$sock" "$CLUSTER_USER" "$(digest 5)" 0 10)" = none ] ||
+	[ "$(unix_ask "$sock" "$CLUSTER_USER" "$(digest_of 5)" 0 10)" = none ] ||
 		fail "node 1 answered a request without the balancer's header"
 	if [ -n "$CLUSTER_USER" ]; then
-		[ "$(unix_ask "$sock" nobody "$(digest 5)" 0 10)" = refused ] ||
+		[ "$(unix_ask "$sock" nobody "$(digest_of 5)" 0 10)" = refused ] ||
 			fail "another user (nobody) reached node 1's socket"
 		read -r hap _ <"$RUN/haproxy.pid"
 		for p in $hap $(awk '{ print $1 }' "$RUN"/n*.pid); do
@@ -230,12 +196,8 @@ if [ ${#NETNS[@]} = 0 ]; then
 fi
 # Each node's first health check is searched, the next ones are cache
 # hits: from then on every job a node counts is ours.
-for i in $(seq 1 $NODES); do
-	for _ in $(seq 1 60); do
-		[ "$(json_num "$(status_json $((PORT + i)))" cache_hits)" -ge 1 ] 2>/dev/null && break
-		sleep 0.05
-	done
-done
+checked() { [ "$(json_num "$(status_json $((PORT + $1)))" cache_hits)" -ge 1 ] 2>/dev/null; }
+for i in $(seq 1 $NODES); do wait_until 60 0.05 checked "$i"; done
 
 # 1. Affinity: an exact repeat reaches the node that holds its answer.
 X=7777777 LO=7277777 HI=8277777
@@ -246,7 +208,7 @@ say "affinity: $REPEATS repeats all answered by node $holder, from its cache aft
 # several nodes. Each piece alone, to see where it lands (an answer not
 # found is not cached: each is a job). Then as many other questions, with
 # answers, whose nodes are noted for step 3.
-DY=$(digest 3333333333)
+DY=$(digest_of 3333333333)
 for p in $(seq 0 $((PIECES - 1))); do
 	before=$(snap)
 	[ "$(ask "$DY" $((p * 100000)) $((p * 100000 + 99999)))" = 0 ] || fail "piece $p found an answer"
@@ -270,8 +232,7 @@ hpid=$("$CLUSTER" status --port "$PORT" | awk -v n="n$holder" '$1 == n { print $
 kill -KILL "$hpid" || fail "could not kill node $holder (pid $hpid)"
 t0=$EPOCHREALTIME
 expect_answer $X $LO $HI
-say "node $holder killed; a request sent at once answered in" \
-	"$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }') s"
+say "node $holder killed; a request sent at once answered in $(elapsed "$t0") s"
 down=$(wait_view "$holder" DOWN 5) || exit 1
 say "node $holder marked down $down s after the kill"
 "$CLUSTER" status --port "$PORT" >/dev/null 2>"$LOGS/cluster-status.err" &&
@@ -304,11 +265,8 @@ say "node $holder up again after $up s; its key is back"
 L=$((1 << 40)) Z=$(((1 << 40) + 5))
 before=$(snap)
 expect_answer $Z $L $((L + (1 << 32) - 1)) --split 4
-for _ in $(seq 1 60); do
-	cancelled=$(deltas "$before" "$(snap)" | awk '{ s += $4 } END { print s }')
-	[ "$cancelled" -ge 3 ] && break
-	sleep 0.05
-done
+cancels() { cancelled=$(deltas "$before" "$(snap)" | awk '{ s += $4 } END { print s }') && [ "$cancelled" -ge "$1" ]; }
+wait_until 60 0.05 cancels 3
 [ "$cancelled" = 3 ] || fail "--split 4: $cancelled pieces cancelled, not 3"
 say "--split 4 answered $Z; the 3 other pieces were cancelled"
 
@@ -336,8 +294,7 @@ say "$line"
 [ "$left" = 0 ] || fail "$left searches still run $after s after the flood"
 awk -v b="$P99_MS" '{ for (i = 1; i <= NF; i++) if ($i == "p99") exit !($(i + 1) < b) }' <<<"$line" ||
 	fail "p99 of the steady client over $P99_MS ms under the flood"
-cancelled=$(deltas "$before" "$(snap)" | awk '{ s += $4 } END { print s }')
-[ "$cancelled" -ge 1 ] || fail "the flood's searches were not cancelled"
+cancels 1 || fail "the flood's searches were not cancelled"
 say "the flood's $cancelled searches were cancelled, none left $after s after it ended"
 
 # 7. A node hangs (SIGSTOP) under load: four loops asking every 20 ms.

@@ -1,18 +1,12 @@
 #!/usr/bin/env bash
 # What cluster.sh trusts, tested (called by scripts/cluster/cluster-test.sh;
-# runs alone too): the balancer counts an IPv6 /64 as one source and an
-# IPv4 address as one (its config passes `haproxy -c`; behind
-# `unshare -n`, where addresses can be made, a second connection from
-# the /64 of a held one is refused, one from another /64 or IPv4 address
-# is not); node-start writes its pid record and its log through no link,
-# and removes the segment of the master it replaces; a pid that has come
-# to name another process (a program named `master` or `haproxy`, or a
-# real master of another port) is neither signalled by stop nor taken
-# for the node by status; and stop removes the segment of a node
-# SIGKILLed before it, but no name that is a link, another user's,
-# group- or other-readable or locked by a live process, and not another
-# master's. Prints "SKIP: ..." for a part this machine cannot run (root
-# for the other user's file and the namespace).
+# runs alone too), each numbered step below saying its own: the balancer
+# counts an IPv6 /64 as one source (1); node-start writes through no link
+# and removes the segment of the master it replaces (2); a pid that came
+# to name another process is neither signalled by stop nor taken for a
+# node by status, and stop removes a SIGKILLed node's segment and no
+# other name like it (3, 4). Prints "SKIP: ..." for a part this machine
+# cannot run (root for the other user's file and the namespace).
 #   scripts/cluster/cluster-trust-test.sh
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -27,7 +21,7 @@ sources_check() {
 		ip addr add fd00:2::1/64 dev lo; } || fail "could not make the test's addresses"
 	haproxy -db -f "$cfg" >"$cfg.log" 2>&1 </dev/null &
 	hap=$!
-	for _ in $(seq 1 100); do frontend "$stats" >/dev/null && break; sleep 0.05; done
+	wait_until 100 0.05 frontend "$stats" >/dev/null
 	for from in fd00:1::2/0 fd00:1::3/1 fd00:2::1/1 127.0.0.2/1 127.0.0.3/1; do
 		want=${from#*/} from=${from%/*} n=$((n + 1))
 		if [[ $from == *:* ]]; then to="[::1]"; else to=127.0.0.1; fi
@@ -46,10 +40,7 @@ sources_check() {
 # frontend STATS_PORT: "REFUSED TAKEN", the connections the balancer's
 # frontend refused by its rules and those it let in, from its statistics.
 frontend() {
-	curl -sf --max-time 2 "http://127.0.0.1:$1/stats;csv" | awk -F, '
-		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$1 == "revhash" && $2 == "FRONTEND" { print $col["dcon"], $col["stot"]; ok = 1 }
-		END { exit !ok }'
+	haproxy_stats "$1" dcon stot | awk '$1 == "revhash" && $2 == "FRONTEND" { print $3, $4; ok = 1 } END { exit !ok }'
 }
 
 if [ "${1:-}" = --sources ]; then
@@ -108,8 +99,8 @@ kill_node() {
 	local p
 	p=$(node_pid "$1")
 	kill -KILL "$p"
-	for _ in $(seq 1 100); do alive "$p" || return 0; sleep 0.02; done
-	fail "node $1 (pid $p) outlived SIGKILL"
+	wait_until 100 0.02 gone "$p" ||
+		fail "node $1 (pid $p) outlived SIGKILL"
 }
 
 # 2. node-start writes through no link: not its log (it refuses), not

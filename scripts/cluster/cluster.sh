@@ -371,54 +371,20 @@ node_address() {
 	esac
 }
 
-# config < NODE_TABLE: the HAProxy configuration.
+# config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled.
 config() {
-	cat <<EOF
-# revhash cluster, balancer on port $PORT: written by scripts/cluster/cluster.sh
-# (docs/cluster.md explains each line).
-global
-	log stderr format short local0 notice
-	maxconn $(max_connections)
-	hard-stop-after 3s
-$(unprivileged)
-defaults
-	mode tcp
-	log global
-	option tcplog
-	timeout connect 2s
-	timeout client 24h
-	timeout server 24h
-	timeout server-fin ${FIN_TIMEOUT}s
-	timeout check 500ms
-	option clitcpka
-	clitcpka-idle 10s
-	clitcpka-intvl 5s
-	clitcpka-cnt 3
-	retries 1
-	option redispatch
+	fill haproxy.cfg.in PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
+		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="$(bind_address)" PER_SOURCE="$PER_SOURCE" \
+		CHECK_REQUEST="$(check_request)" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
+		STATS_PORT="$STATS_PORT"
+}
 
-frontend revhash
-	bind $(bind_address):$PORT
-	stick-table type ipv6 size 100k expire 60s store conn_cur
-	tcp-request connection track-sc0 src,ipmask(32,64)
-	tcp-request connection reject if { sc0_conn_cur gt $PER_SOURCE }
-	tcp-request inspect-delay 5s
-	tcp-request content set-var(txn.key) req.payload(0,48) if { req.len ge 49 }
-	tcp-request content accept if { req.len ge 49 }
-	default_backend nodes
-
-backend nodes
-	balance hash var(txn.key)
-	hash-type consistent
-	option tcp-check
-	tcp-check send-binary $(check_request)
-	tcp-check expect binary $CHECK_REPLY
-	default-server check inter 250ms fastinter 250ms downinter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
-EOF
+# servers < NODE_TABLE: the balancer's server lines. Nodes this script
+# starts read the client's address from a PROXY header (on their socket,
+# or from --proxy-from), checks included.
+servers() {
+	local name addr port kind
 	while read -r name addr port kind; do
-		# Nodes this script starts read the client's address from a
-		# PROXY header (on their socket, or from --proxy-from),
-		# checks included.
 		if [ "$kind" = remote ]; then
 			printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
 		else
@@ -426,18 +392,16 @@ EOF
 				"$(node_address "$name" "$addr" "$port" "$kind")"
 		fi
 	done
-	cat <<EOF
+}
 
-frontend stats
-	mode http
-	bind 127.0.0.1:$STATS_PORT
-	maxconn 64
-	timeout client 10s
-	http-request use-service prometheus-exporter if { path /metrics }
-	stats enable
-	stats uri /stats
-	stats refresh 5s
-EOF
+# fill TEMPLATE NAME=VALUE...: scripts/cluster/TEMPLATE with each ${NAME}
+# in it replaced by VALUE (envsubst, told those names alone).
+fill() {
+	local t=$1
+	shift
+	need_tool envsubst --cluster || fail "envsubst is missing (scripts/install-deps.sh --cluster)"
+	# shellcheck disable=SC2016 # the names, as envsubst is told them
+	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")" <"$ROOT/scripts/cluster/$t"
 }
 
 # max_connections: what HAProxy may hold at once: two descriptors each
@@ -459,35 +423,18 @@ bind_address() { if [[ $BIND == *:* ]]; then echo "ipv6@$BIND"; else echo "$BIND
 prometheus_config() {
 	local targets="" name
 	while read -r name _ _ kind; do
-		[ "$kind" = remote ] && continue
-		targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
+		[ "$kind" = remote ] || targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
 	done
-	cat <<EOF
-# revhash cluster on port $PORT: written by scripts/cluster/cluster.sh.
-# prometheus --config.file=$RUN/prometheus.yml
-global:
-  scrape_interval: 5s
-scrape_configs:
-  - job_name: revhash
-    static_configs:
-      - targets: [$targets]
-  - job_name: haproxy
-    static_configs:
-      - targets: ['127.0.0.1:$STATS_PORT']
-EOF
+	fill prometheus.yml.in PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT"
 }
 
 # balancer_view: "NAME STATUS PICKED" for each node, as HAProxy sees it
 # (its stats CSV: status UP, DOWN, or on the way "UP_1/2", ...; picked:
 # how many connections it sent there); non-zero when it does not answer.
 balancer_view() {
-	local csv
-	csv=$(http_get 127.0.0.1 "$STATS_PORT" '/stats;csv' 2>/dev/null) && [ -n "$csv" ] || return 1
-	awk -F, '
-		NR == 1 { sub(/^# /, ""); for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["pxname"] == "nodes" && $col["svname"] != "BACKEND" {
-			s = $col["status"]; gsub(/ /, "_", s)
-			print $col["svname"], s, $col["lbtot"] }' <<<"$csv"
+	local rows
+	rows=$(haproxy_stats "$STATS_PORT" status lbtot) || return 1
+	awk '$1 == "nodes" && $2 != "BACKEND" { print $2, $3, $4 }' <<<"$rows"
 }
 
 # wait_up SECONDS: until the balancer sees every node UP; non-zero when

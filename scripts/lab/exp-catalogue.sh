@@ -17,25 +17,14 @@
 # empty: the order hardly matters), heavy 90% (a queue forms behind long
 # requests, which is where the orders differ) and the stress point 150%
 # (more work arrives than the server can do: the backlog grows all run).
-#
-# Budget of --quick: under ten minutes on a 2-CPU machine hashing ~110 M
-# values/s, with reps 2 and a margin of a third for a busy machine. A
-# replay lasts about TOTAL x DELAY plus ~0.3 s to start and stop the
-# master, so the quick sizes aim at (per rep): architecture ~30 s (8
-# milestone requests, 4.8 s a configuration; 100 rapid ones, 2 s),
-# scheduling ~30 s (30 requests of 5M: heavy 0.5 s, light 1.9 s a run),
-# cache ~25 s (18 runs of 100 requests of 1M at 10 ms), sweeps ~40 s (6 to
-# 20 requests a point), concurrency ~17 s (six 1.5 s runs); then the
-# milestone once (~61 s), the calibration of four worker counts (~14 s) and
-# the plots (~5 s): about 6 minutes in all. `scripts/lab/experiments.sh --quick
-# --dry-run` prints this machine's estimate without running anything.
+# The budget of --quick: docs/lab.md.
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
 PRESET="" RATE="" ONLY=""
 opts "--preset=PRESET --rate=RATE --only=ONLY" "$@"
 [ -n "$RATE" ] || fail "--rate HASHES_PER_S is needed"
-C=$(ncpus)
+C=$(nproc)
 MILESTONE="3435245 %s 0 30000000 20 %s 1.5" # TOTAL DELAY_US
 case $PRESET in
 smoke) # every experiment with two configurations, tiny requests

@@ -35,9 +35,9 @@ workers=$(workers_of "$MASTER_PID")
 bench_pid=$!
 quarter=$(awk -v s="$secs" 'BEGIN { print s / 4 }')
 sleep "$quarter"
-t0=$(now_s) m0=$(proc_ticks "$MASTER_PID") w0=$(proc_ticks $workers)
+t0=$EPOCHREALTIME m0=$(proc_ticks "$MASTER_PID") w0=$(proc_ticks $workers)
 sleep "$(awk -v s="$secs" 'BEGIN { print s / 2 }')"
-t1=$(now_s) m1=$(proc_ticks "$MASTER_PID") w1=$(proc_ticks $workers)
+t1=$EPOCHREALTIME m1=$(proc_ticks "$MASTER_PID") w1=$(proc_ticks $workers)
 wait "$bench_pid"
 rc=$?
 mhwm=$(proc_hwm_kb "$MASTER_PID")

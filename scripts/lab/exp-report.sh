@@ -20,83 +20,10 @@ summary_of() { [ "$1" = concurrency ] && echo "$DIR/closed-summary.csv" || echo 
 table() { awk -f "$AWK" -v file="$(summary_of "$1")" -v experiment="$1" -v what=table -v spec="$2"; }
 finding() { awk -f "$AWK" -v file="$(summary_of "$1")" -v experiment="$1" -v what=finding; }
 
-title() {
-	case $1 in
-	architecture) echo "a. Architecture" ;;
-	scheduling) echo "b. Scheduling" ;;
-	cache) echo "c. Cache" ;;
-	sweeps) echo "d. Sweeps" ;;
-	concurrency) echo "e. Concurrency" ;;
-	named) echo "f. The course's named runs" ;;
-	esac
-}
-
-about() {
-	case $1 in
-	architecture) cat <<'EOF'
-One worker, one per core and two per core, each job split over every
-worker (the default) or one worker per job (`--no-split`, the classic
-pool), on the milestone workload and on a rapid one (many small requests);
-and one per core with idle CPUs left to sleep while serving
-(`--no-low-latency`), where the default holds them polling while busy
-(root only: elsewhere the two are the same server).
-EOF
-	;;
-	scheduling) cat <<'EOF'
-Which job gets the workers: `fifo` (oldest first), `priority` (highest
-first) and `wsrpt` (highest priority per remaining value, the default), each
-preemptive (a better job takes the workers at the next ~2 ms chunk) or run
-to completion (`--no-preempt`), for several priority spreads (lambda 0: all
-priorities 1; the smaller lambda, the wider the spread). Client delays come
-from the measured hash rate: at *light* load (25%) the queue is nearly
-always empty and the order hardly matters; at *heavy* load (90%) a queue
-forms behind long requests, and that is where the orders differ (load =
-first-time share x difficulty/2 / (rate x delay), see exp-catalogue.sh).
-The rate is the calibrated one, the fastest of three timings: when the
-efficiency of every order in a scenario is low, the server hashed slower
-during it (the machine's other users) and "heavy" was in fact overload.
-EOF
-	;;
-	cache) cat <<'EOF'
-No answer cache (`--cache-entries 0`), 50 entries, the default (1,048,576),
-each with a repeat in flight joining the original (the default) or searched
-again (`--no-attach`), at 0, 20 and 80% repeats. The delay is the same at
-every repeat level (50% load when nothing repeats), so the only change is
-how much work the repeats could save. First-time and repeated requests are
-reported apart. The ideal always has a perfect cache and joins repeats, so
-here efficiency shows what the missing cache or attach costs.
-EOF
-	;;
-	sweeps) cat <<'EOF'
-One parameter at a time from the milestone workload: the worker count (1
-to twice the CPUs), the client delay (400 to 800 ms, and a stress delay at
-which 150% of the server's capacity arrives) and the difficulty (100k to
-30M, with the delay scaled with it so that the load stays the milestone's:
-the small sizes show the per-request overhead the ideal does not have).
-EOF
-	;;
-	concurrency) cat <<'EOF'
-Closed loop (`revhash-bench --concurrency N`): N connections always in
-flight, each sending a request, reading the reply and starting again, with
-fresh requests of difficulty 1 or with one cached request. CPU is % of one
-CPU from `/proc/PID/stat` (utime + stime) over the middle half of each run
-(the workers summed); memory is the peak resident set (`VmHWM` in
-`/proc/PID/status`; the master's includes the pages of the shared segment
-it touched). The load generator runs on the same CPUs and takes its share.
-The *published* figures (an epoll server: 7.9 / 42.3 / 71.5 % CPU at 500 /
-1000 / 3000 clients, 1.66 MB) come from a different machine and workload:
-context only, not a comparison.
-EOF
-	;;
-	named) cat <<'EOF'
-The course's own settings, unchanged, on the default server: the milestone
-(seed 3435245, 100 requests, difficulty 30,000,000, 20% repeats, one every
-600 ms, lambda 1.5) and, in the full catalogue, the final (the same with 500
-requests).
-EOF
-	;;
-	esac
-}
+# title EXP, about EXP: EXP's heading and what it compares (about.md).
+ABOUT=$ROOT/scripts/lab/about.md
+title() { sed -n "s/^## $1: //p" "$ABOUT"; }
+about() { awk -v h="## $1: " 'index($0, "## ") == 1 { on = index($0, h) == 1; next } on && NF' "$ABOUT"; }
 
 SCORE="n:Reps,score:Score (avg),score_best:Best,score_worst:Worst,eff:Efficiency,eff_busy:At busy rate,eff_best:Vs best policy,p99_ms:p99 ms"
 spec() {

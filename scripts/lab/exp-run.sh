@@ -36,7 +36,7 @@ sampler_pid=$!
 wait "$bench_pid"
 rc=$?
 wait "$sampler_pid"
-busy=$(busy_rate "$(status_json "$port")")
+busy=$(json_num "$(status_json "$port")" busy_rate)
 stop_master "$MASTER_PID" 60
 # shellcheck disable=SC2046
 echo "$(bench_summary "$prefix.json"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \

@@ -6,7 +6,7 @@
 #                              [--only EXPERIMENT] [--out DIR] [--dry-run]
 # Presets: full (the default, `make experiments`; reps 3), quick (a
 # shortened catalogue in under ten minutes on a 2-CPU machine; reps 2; its
-# budget is in exp-catalogue.sh) and smoke (two configurations an
+# budget is in docs/lab.md) and smoke (two configurations an
 # experiment, tiny requests, 1 rep: the test of the report in make check).
 # Experiments: architecture, scheduling, cache, sweeps, concurrency, named.
 # Steps, each a script that can run alone: measure the hash rate of every
@@ -33,8 +33,8 @@ need_built
 [ $DRY = 1 ] || need_gnuplot
 mkdir -p "$OUT" || fail "cannot create $OUT"
 OUT=$(cd "$OUT" && pwd)
-T0=$(now_s)
-C=$(ncpus)
+T0=$EPOCHREALTIME
+C=$(nproc)
 
 # rate_of WORKERS: the hash rate measured for that many workers (RATES).
 declare -A RATES
@@ -80,7 +80,7 @@ rm -rf "$OUT/runs" "$OUT"/*.csv "$OUT"/*.png "$OUT/report.md" "$OUT/findings"
 	echo "preset=$PRESET"
 	echo "reps=$REPS"
 	echo "only=$ONLY"
-	echo "machine=$(lscpu | sed -n 's/^Model name: *//p' | head -n 1)"
+	echo "machine=$(cpu_model)"
 	echo "cpus=$C"
 	echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)"
@@ -119,7 +119,7 @@ done
 "$ROOT/scripts/lab/exp-aggregate.sh" requests_s "$OUT/closed.csv" >"$OUT/closed-summary.csv"
 echo "failed_runs=$failed" >>"$OUT/meta.txt"
 "$ROOT/scripts/lab/exp-plots.sh" "$OUT" || fail "plots failed"
-echo "took_s=$(awk -v a="$T0" -v b="$(now_s)" 'BEGIN { printf "%.0f", b - a }')" >>"$OUT/meta.txt"
+echo "took_s=$(elapsed "$T0" | cut -d. -f1)" >>"$OUT/meta.txt"
 "$ROOT/scripts/lab/exp-report.sh" "$OUT" >"$OUT/report.md" || fail "report failed"
 say "report: $OUT/report.md ($(sed -n 's/^took_s=//p' "$OUT/meta.txt") s)"
 [ $failed -eq 0 ] || fail "$failed run(s) had wrong or missing answers (see the report)"
