@@ -209,11 +209,8 @@ part_preflight() {
 	echo "figure: cpu idle: driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)," \
 		"states $(cat /sys/devices/system/cpu/cpu0/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')," \
 		"governor $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
-	for b in nvcc cuobjdump compute-sanitizer ncu; do
+	for b in nvcc cuobjdump compute-sanitizer ncu curl jq; do
 		echo "figure: tool $b $(cuda_tool "$b" | grep . || echo missing)"
-	done
-	for b in curl jq; do
-		echo "figure: tool $b $(command -v "$b" || echo missing)"
 	done
 	command -v jq >/dev/null || { echo "figure: no jq, which reads the JSON (make gpu-carry carries it)"; return 1; }
 	echo "figure: $("$GPU_CHECK" --list | wc -l) variants, $(variants trial | wc -l) on trial"
@@ -264,11 +261,11 @@ part_stop() {
 	grep '^stop latency' "$W/../rates/rates.txt" 2>/dev/null | sed 's/^/figure: /'
 	line=$(grep -m1 "^stop latency.*the worker's wait" "$W/../rates/rates.txt" 2>/dev/null)
 	[ -n "$line" ] || { echo "figure: no stop latency (the rates part did not print one)"; return 1; }
-	p50=$(sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p' <<<"$line")
-	p99=$(sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p' <<<"$line")
-	[ -n "$p50" ] && [ -n "$p99" ] || { echo "figure: no p50 or p99 in: $line"; return 1; }
-	awk -v p="$p50" -v q="$p99" 'BEGIN { printf "figure: goal stop within 50 us (the worker'"'"'s wait): p50 %s, p99 %s: %s\n", p, q,
-		(p <= 50 ? "met" : "MISSED"); exit p <= 50 ? 0 : 1 }' || goal_missed || return 1
+	read -r p50 p99 < <(sed -n 's/.*p50 \([0-9.]*\) us.*p99 \([0-9.]*\) us.*/\1 \2/p' <<<"$line")
+	[ -n "$p99" ] || { echo "figure: no p50 or p99 in: $line"; return 1; }
+	echo "figure: goal stop within 50 us (the worker's wait): p50 $p50, p99 $p99:" \
+		"$(awk -v p="$p50" 'BEGIN { print p <= 50 ? "met" : "MISSED" }')"
+	awk -v p="$p50" 'BEGIN { exit !(p <= 50) }' || goal_missed || return 1
 	grep -q 'the device polls' <<<"$line" || { echo "figure: the device does not poll the stop word"; return 1; }
 }
 

@@ -7,11 +7,11 @@
 # none), so that nothing starts that the user did not ask for.
 #   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
 #                                      libmicrohttpd (the metrics exporter), libseccomp
-#                                      (the workers' sandbox), curl, jq and python3
+#                                      (the workers' sandbox), curl, jq, python3 and envsubst
 #                                      (the scripts)
 #   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
 #   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
-#   scripts/install-deps.sh --cluster   also haproxy and envsubst (scripts/cluster/cluster.sh)
+#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
 #   scripts/install-deps.sh --prometheus  also prometheus and promtool
 #                                      (scripts/metrics-test.sh)
 #   scripts/install-deps.sh --cross-arm64  also an aarch64 cross compiler,
@@ -38,6 +38,7 @@ need iproute2 command -v ss # who listens where (lib.sh listening, pid_listens)
 need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
 need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests
+need gettext-base command -v envsubst # cluster.sh's configs, the lab's report
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 need libseccomp-dev sh -c 'pkg-config --exists libseccomp || test -f /usr/include/seccomp.h'
 for arg in "$@"; do
@@ -48,8 +49,7 @@ for arg in "$@"; do
 		    need libclang-rt-dev sh -c 'f=$(mktemp) && echo "int main(void){return 0;}" |
 			clang -fsanitize=address,undefined -x c - -o "$f"; r=$?; rm -f "$f"; exit $r' ;;
 	--plot) need gnuplot-nox command -v gnuplot ;;
-	--cluster) need haproxy command -v haproxy
-		   need gettext-base command -v envsubst ;; # cluster.sh fills its configs
+	--cluster) need haproxy command -v haproxy ;;
 	--prometheus) need prometheus sh -c 'command -v prometheus && command -v promtool' ;;
 	--cross-arm64)
 		# On arm64 itself the packages above are the arm64 ones.

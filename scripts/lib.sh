@@ -188,13 +188,6 @@ user_argv() {
 	fi
 }
 
-# as_user USER COMMAND...: COMMAND as USER (user_argv).
-as_user() {
-	user_argv "$1"
-	shift
-	"${AS_USER[@]}" "$@"
-}
-
 # http_get HOST PORT PATH: the body of an HTTP GET of PATH (curl, at most
 # 5 s in all); non-zero, with curl's reason on stderr, when there is no
 # answer or its status is not a success.
@@ -286,7 +279,10 @@ need_tool() {
 # asked as $NODE_USER where that is set (a cluster started as root runs
 # its nodes as that user, and --status reads only its own user's
 # segments).
-status_json() { as_user "${NODE_USER:-}" "$MASTER" --status "$1" --json 2>/dev/null; }
+status_json() {
+	user_argv "${NODE_USER:-}"
+	"${AS_USER[@]}" "$MASTER" --status "$1" --json 2>/dev/null
+}
 
 # json_num JSON KEY: the whole number under KEY at the top level of JSON
 # (a master's --status --json: the master's own figure, never a worker's

@@ -55,28 +55,15 @@ workloads() { # the distinct workloads of an experiment, as revhash-bench argume
 }
 
 took=$(meta took_s)
-cat <<EOF
-# revhash experiments
-
-Preset **$(meta preset)**, $(meta reps) repetition(s) a configuration (best /
-average / worst), run $(meta date) on $(meta machine) ($(meta cpus) CPUs), commit
-$(meta commit). Took $(minutes "${took:-0}") (expected about $(minutes "$(meta expected_s)")).
-The machine is a shared VM: compare configurations within this report, not
-absolute figures across reports. Scores are the client's, mean(latency us x
-priority), lower is better; *efficiency* is the score of an ideal server of
-the same hash rate following the same policy divided by the measured score
-(at the rate measured before the runs), *at busy rate* the same at the rate
-the run's own workers hashed at per second of CPU spent hashing (which the
-machine's drift between calibration and run does not move; near saturation
-it swings with that rate and can read n/a), *vs best policy* the same with
-the best policy's ideal (revhash-bench).
-Tables give each configuration's average, best and worst repetition;
-findings compare best repetitions: interference from the machine's other
-users only ever adds latency, so the best is the closest to what the
-configuration itself costs.
-Hash rates measured for this run: $(sed -n 's/^rate_\([0-9]*\)=\(.*\)/\1 \2/p' "$DIR/meta.txt" | sort -n |
-	awk '{ printf "%s%s worker%s %.1f M/s", (NR > 1 ? ", " : ""), $1, ($1 == 1 ? "" : "s"), $2 / 1e6 }').
-EOF
+echo "# revhash experiments"
+echo
+# shellcheck disable=SC2016 # the names, as envsubst is told them
+about intro | env PRESET="$(meta preset)" REPS="$(meta reps)" DATE="$(meta date)" \
+	MACHINE="$(meta machine)" CPUS="$(meta cpus)" COMMIT="$(meta commit)" TOOK="$(minutes "${took:-0}")" \
+	EXPECTED="$(minutes "$(meta expected_s)")" RATES="$(sed -n 's/^rate_\([0-9]*\)=\(.*\)/\1 \2/p' \
+	"$DIR/meta.txt" | sort -n | awk '{ printf "%s%s worker%s %.1f M/s", (NR > 1 ? ", " : ""), $1,
+		($1 == 1 ? "" : "s"), $2 / 1e6 }')" \
+	envsubst '${PRESET} ${REPS} ${DATE} ${MACHINE} ${CPUS} ${COMMIT} ${TOOK} ${EXPECTED} ${RATES}'
 if [ "$(meta failed_runs)" != 0 ]; then
 	echo
 	echo "**$(meta failed_runs) run(s) got wrong or missing answers**: the rows whose reliability is below 100:"
