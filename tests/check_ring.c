@@ -1140,6 +1140,32 @@ START_TEST(a_lease_count_written_over_is_counted_again)
 }
 END_TEST
 
+/* A worker writes PARKING over a job another found while a third still
+ * held a lease of it: that lease, no longer counted since the end, comes
+ * back to a live phase. The honest worker recounts (it aborted, and each
+ * one after it), and the schedule still leases the next job whole. */
+START_TEST(a_parking_written_over_a_found_job_is_counted_again)
+{
+	uint8_t seen[100] = { 0 };
+	uint32_t job = submit(0, 19, 1), next;
+	struct ring_lease held, l;
+
+	live_workers(2);
+	ck_assert_int_eq(lease(0, 10, &held), 0);
+	ck_assert_int_eq(lease(1, 10, &l), 0);
+	ring_finish(r, 1, SEARCH_FOUND, l.lo);
+	phase_is(job, PHASE_FOUND, l.lo);
+	r->jobs[job].phase = PHASE_PARKING;
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	phase_is(job, PHASE_EXHAUSTED, 0); /* every value leased: the master judges it */
+	next = submit(100, 199, 1);
+	ck_assert_int_eq(drain(0, 10, 100, seen), 10);
+	for (int v = 0; v < 100; v++)
+		ck_assert_uint_eq(seen[v], 1);
+	phase_is(next, PHASE_EXHAUSTED, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ring");
@@ -1151,6 +1177,7 @@ int main(void)
 	tcase_add_test(t, a_heap_place_written_into_a_free_entry_is_healed);
 	tcase_add_test(t, a_heap_place_written_over_a_running_job_is_healed);
 	tcase_add_test(t, a_lease_count_written_over_is_counted_again);
+	tcase_add_test(t, a_parking_written_over_a_found_job_is_counted_again);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
 	tcase_add_test(t, the_fastest_worker_is_woken_first);
