@@ -64,8 +64,12 @@ static int in_heap_at(const struct ring *r, const struct ring_job *j, uint32_t p
 }
 
 /* The schedule's own fields were written over (what): rebuilt from the
- * entries and the slots, which every operation checks anyway. Said at
- * most once a second by each worker. */
+ * entries and the slots, which every operation checks anyway, and every
+ * live job marked for the workers to take in again at their next call,
+ * as a dead lock holder's successor does (ring_worker.c): a job whose
+ * last lease was lost to a write, with nothing left to lease, ends there
+ * and does not wait for ever. Said at most once a second by each
+ * worker. */
 static void rebuild_written_over(struct ring *r, const char *what)
 {
 	static struct log_every said;
@@ -75,6 +79,11 @@ static void rebuild_written_over(struct ring *r, const char *what)
 		log_error("ring: %s written over: the schedule rebuilt (%llu such rebuilds)", what,
 			  (unsigned long long)n);
 	sched_rebuild(r);
+	for (uint32_t i = 0; i < RING_JOBS; i++)
+		if (job_live(peek(r->jobs[i].phase))) {
+			flag(r->pending, i);
+			__atomic_fetch_or(&r->pending_any, 1ull << (i / 64), __ATOMIC_RELEASE);
+		}
 }
 
 /* Rank j afresh and put it where that says in the heap, or out of it. */

@@ -1166,6 +1166,30 @@ START_TEST(a_parking_written_over_a_found_job_is_counted_again)
 }
 END_TEST
 
+/* A job leased whole whose lease is lost to a write of its slot: nothing
+ * is left to lease and no lease comes back to end it. A rebuild of the
+ * schedule (here for a heap place written over) has the workers take
+ * every live job in again at their next call, and this one ends; it
+ * stayed RUNNING for ever, its client unanswered. */
+START_TEST(a_job_whose_lease_was_lost_ends_at_a_rebuild)
+{
+	uint32_t job = submit(0, 99, 1), other = submit(1000, 1999, 1);
+	struct ring_lease l;
+
+	ck_assert_int_eq(lease(0, 100, &l), 0);
+	ck_assert_uint_eq(l.job, job);
+	ck_assert_uint_eq(l.hi, 99); /* all of it */
+	r->slots[0].has_lease = 0;   /* the lease lost */
+	ring_finish(r, 0, SEARCH_NONE, 0);
+	phase_is(job, PHASE_RUNNING, 0);
+	r->jobs[other].heap_pos = RING_JOBS;
+	ck_assert_int_eq(lease(1, 10, &l), 0); /* finds the place wrong: rebuilds */
+	ck_assert_uint_eq(l.job, other);
+	ring_finish(r, 1, SEARCH_NONE, 0);
+	phase_is(job, PHASE_EXHAUSTED, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ring");
@@ -1178,6 +1202,7 @@ int main(void)
 	tcase_add_test(t, a_heap_place_written_over_a_running_job_is_healed);
 	tcase_add_test(t, a_lease_count_written_over_is_counted_again);
 	tcase_add_test(t, a_parking_written_over_a_found_job_is_counted_again);
+	tcase_add_test(t, a_job_whose_lease_was_lost_ends_at_a_rebuild);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
 	tcase_add_test(t, the_fastest_worker_is_woken_first);
