@@ -119,6 +119,21 @@ static int drain(unsigned slot, uint64_t chunk, uint64_t start, uint8_t *seen)
 	return n;
 }
 
+/* Slot drains job (values start .. start + n - 1, n at most 1000) in
+ * leases of chunk: that many leases, each value leased once, and the job
+ * EXHAUSTED. */
+static void drained_whole(unsigned slot, uint64_t chunk, uint32_t job, uint64_t start, int n,
+			  int leases)
+{
+	uint8_t seen[1000] = { 0 };
+
+	ck_assert_int_le(n, 1000);
+	ck_assert_int_eq(drain(slot, chunk, start, seen), leases);
+	for (int v = 0; v < n; v++)
+		ck_assert_uint_eq(seen[v], 1);
+	phase_is(job, PHASE_EXHAUSTED, 0);
+}
+
 /* A dead worker's slot, as the master reaps it. */
 static void dies(unsigned slot)
 {
@@ -204,13 +219,7 @@ END_TEST
 
 START_TEST(leases_cover_the_range_once)
 {
-	uint8_t seen[1000] = { 0 };
-	uint32_t job = submit(5000, 5999, 1);
-
-	ck_assert_int_eq(drain(0, 64, 5000, seen), 16);
-	for (int i = 0; i < 1000; i++)
-		ck_assert_uint_eq(seen[i], 1);
-	phase_is(job, PHASE_EXHAUSTED, 0);
+	drained_whole(0, 64, submit(5000, 5999, 1), 5000, 1000, 16);
 }
 END_TEST
 
@@ -1146,8 +1155,7 @@ END_TEST
  * one after it), and the schedule still leases the next job whole. */
 START_TEST(a_parking_written_over_a_found_job_is_counted_again)
 {
-	uint8_t seen[100] = { 0 };
-	uint32_t job = submit(0, 19, 1), next;
+	uint32_t job = submit(0, 19, 1);
 	struct ring_lease held, l;
 
 	live_workers(2);
@@ -1158,11 +1166,7 @@ START_TEST(a_parking_written_over_a_found_job_is_counted_again)
 	r->jobs[job].phase = PHASE_PARKING;
 	ring_finish(r, 0, SEARCH_NONE, 0);
 	phase_is(job, PHASE_EXHAUSTED, 0); /* every value leased: the master judges it */
-	next = submit(100, 199, 1);
-	ck_assert_int_eq(drain(0, 10, 100, seen), 10);
-	for (int v = 0; v < 100; v++)
-		ck_assert_uint_eq(seen[v], 1);
-	phase_is(next, PHASE_EXHAUSTED, 0);
+	drained_whole(0, 10, submit(100, 199, 1), 100, 100, 10);
 }
 END_TEST
 
