@@ -31,6 +31,13 @@ static inline void flag(uint64_t *bits, uint32_t job)
 	__atomic_fetch_or(&bits[job / 64], 1ull << (job % 64), __ATOMIC_RELEASE);
 }
 
+/* The workers should take job in at their next call. */
+static inline void mark_pending(struct ring *r, uint32_t job)
+{
+	flag(r->pending, job);
+	__atomic_fetch_or(&r->pending_any, 1ull << (job / 64), __ATOMIC_RELEASE);
+}
+
 /* Move j from phase `from` to `to`, the one way a phase changes: 1, or 0
  * when j was no longer in `from` (the other side moved it first). A move
  * the table of ring_job.c does not have is a bug, and aborts. */

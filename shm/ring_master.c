@@ -50,13 +50,6 @@ enum ring_phase ring_phase(const struct ring *r, uint32_t job)
 	return (enum ring_phase)peek(r->jobs[job].phase);
 }
 
-/* The workers should take job in at their next call. */
-static void mark_pending(struct ring *r, uint32_t job)
-{
-	flag(r->pending, job);
-	__atomic_fetch_or(&r->pending_any, 1ull << (job / 64), __ATOMIC_RELEASE);
-}
-
 static uint64_t clamp_weight(uint64_t w)
 {
 	return w == 0 ? 1 : w > UINT32_MAX ? UINT32_MAX : w;

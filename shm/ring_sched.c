@@ -80,10 +80,8 @@ static void rebuild_written_over(struct ring *r, const char *what)
 			  (unsigned long long)n);
 	sched_rebuild(r);
 	for (uint32_t i = 0; i < RING_JOBS; i++)
-		if (job_live(peek(r->jobs[i].phase))) {
-			flag(r->pending, i);
-			__atomic_fetch_or(&r->pending_any, 1ull << (i / 64), __ATOMIC_RELEASE);
-		}
+		if (job_live(peek(r->jobs[i].phase)))
+			mark_pending(r, i);
 }
 
 /* Rank j afresh and put it where that says in the heap, or out of it. */
