@@ -439,15 +439,9 @@ balancer_view() {
 
 # wait_up SECONDS: until the balancer sees every node UP; non-zero when
 # it does not within SECONDS.
-wait_up() {
-	local n
-	n=$(wc -l <"$RUN/nodes")
-	for _ in $(seq 1 $(($1 * 10))); do
-		[ "$(balancer_view | awk '$2 == "UP"' | wc -l)" = "$n" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+wait_up() { wait_until $(($1 * 10)) 0.1 all_up "$(wc -l <"$RUN/nodes")"; }
+# all_up N: the balancer sees N nodes UP.
+all_up() { [ "$(balancer_view | awk '$2 == "UP"' | wc -l)" = "$1" ]; }
 
 # balancer_start: HAProxy on $RUN/haproxy.cfg, recorded as
 # $RUN/haproxy.pid, ready once its statistics answer (it binds every
