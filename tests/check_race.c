@@ -150,13 +150,15 @@ START_TEST(two_workers_beat_one)
 	ck_assert_int_eq(tm_stop(&one), 0);
 	ck_assert_int_eq(tm_stop(&two), 0);
 	json_agrees(&r);
-	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
+	/* Where the probes show that two workers never had two CPUs, neither
+	 * verdict is the code's: a neighbour held one of them. */
 	two_cpus(&r, 8, &worst, &at);
 	if (!strstr(r.out, "verdict: two ") && worst < 1.3) {
 		th_skip(__func__, "neighbours held a CPU: in round %d two workers "
 			"ran at %.2f times one worker's rate", at, worst);
 		return;
 	}
+	ck_assert_ptr_null(strstr(r.out, "verdict: one "));
 	expect(&r, "verdict: two is faster than one by ");
 	expect(&r, " interval, 8 rounds)\n");
 	ck_assert_int_eq(r.status, 0);
