@@ -175,13 +175,6 @@ static const char *slot_state(const struct ring_slot_view *v)
 	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
 }
 
-static const char *kind_name(uint32_t kind)
-{
-	const struct worker_kind *k = kind_at(kind);
-
-	return k ? k->name : "?";
-}
-
 /* Every live and dead worker's hashes, and the busy rate: the live
  * workers' hashes per second of hashing time, summed; CPU workers beyond
  * the CPUs count the CPUs' worth of their mean rate, a wall-clock kind (a
@@ -268,7 +261,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 		add(st, GROUP());
 		add(st, NUM(.key = "slot", .text = "slot", .label = "slot", .num = i));
 		add(st, WORD(.key = "kind", .text = "kind", .label = "kind",
-			     .word = kind_name(v.kind)));
+			     .word = kind_at(v.kind) ? kind_at(v.kind)->name : "?"));
 		add(st, NUM(.key = "pid", .text = "pid", .num = (uint64_t)v.pid));
 		add(st, WORD(.key = "state", .text = "state", .word = slot_state(&v)));
 		add(st, WORD(.text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) :

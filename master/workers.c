@@ -161,15 +161,6 @@ void workers_set_target(struct workers *ws, unsigned n)
 	plan(ws);
 }
 
-static void describe(int status, char *buf, size_t len)
-{
-	if (WIFSIGNALED(status))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
-}
-
 /* Plan the replacement of the worker that died in slot. */
 static void plan_respawn(struct workers *ws, unsigned slot, uint64_t now,
 			 int progressed)
@@ -217,7 +208,11 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 		log_info("worker %u (pid %d) retired", slot, (int)pid);
 		return;
 	}
-	describe(status, how, sizeof how);
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof how, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
 	shm_count(st->worker_deaths, 1);
 	w->died = 1;
 	log_warn("worker %u (pid %d) %s; its lease is given back", slot, (int)pid, how);
