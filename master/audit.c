@@ -1,21 +1,15 @@
 /* The audit (see jobs.h): every AUDIT_MS while the master holds entries,
- * each of them is compared with the master's own record of it, unflagged
- * as a worker may have written it; and the entries the workers would
- * lease from are compared with the master's list of those it gave out.
- * What does not agree is taken back (jobs.c: entry_written_over), and
- * nobody is blamed: the segment, which every worker can write, is no
- * witness of who wrote it. Cost: a pass over the entries the master
- * holds (its own bytes first), the heap's indices and the slots, four
- * times a second while busy; none idle. */
+ * each is compared with the master's own record, and the entries the
+ * workers would lease from with those it gave out; what does not agree is
+ * taken back (entry_written_over). Nothing while idle. */
 #include "master/jobs.h"
 #include "master/jobs_entry.h"
 #include "lib/log.h"
 
 #define AUDIT_MS 250
 
-/* Has entry e's cursor gone back since the master last looked? (It only
- * goes forward: a range given back goes to the entry's returned ranges,
- * ring_progress_give_back.) The look is recorded. */
+/* Has entry e's cursor gone back since the master last looked (given-back
+ * ranges go elsewhere)? The look is recorded. */
 static int went_back(struct jobs *js, uint32_t e)
 {
 	struct entry_rec *rec = &js->rec[e];
@@ -31,12 +25,9 @@ static int went_back(struct jobs *js, uint32_t e)
 	return back;
 }
 
-/* Entry e, job j's, as the master left it? Its key must be j's own (the
- * workers search what the entry says), its generation the one the master
- * gave it (the master finds its leases by it), its cursor never behind
- * where it was, its phase one the master asked for (an end that nobody
- * flagged is taken now), its weight the one published and taken in; a
- * park of the master's is done within PARK_WAIT_MS. */
+/* Entry e, job j's, as the master left it: j's key, its generation, its
+ * cursor never behind, a phase asked for (an unflagged end is taken now),
+ * the weight published; a park done within PARK_WAIT_MS. */
 static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now_ms)
 {
 	if (!entry_holds_key(js, e, j)) {
@@ -54,14 +45,12 @@ static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now
 	if (j->out && now_ms - js->rec[e].since_ms >= PARK_WAIT_MS &&
 	    ring_phase(js->ring, e) == PHASE_PARKING && entry_take_back(js, e) == 0)
 		return;
-	entry_end(js, e); /* an end, or a phase not asked, that came unflagged */
+	entry_end(js, e);
 	if (jobs_job_in(js, e) != j)
 		return; /* it ended, or was taken back */
-	/* A weight not the one published is published again; so is one of
-	 * an entry still NEW a period after it was submitted, which marks it
-	 * for the workers again (their mark may have been lost with a lock
-	 * holder that died). After entry_end: a NEW written over a running
-	 * job is taken back there, not taken in. */
+	/* Published again: a weight not the one published, or a NEW a period
+	 * on (its mark may be lost with a holder that died). After entry_end,
+	 * which takes back a NEW written over a running job. */
 	if (!ring_weight_is(js->ring, e, j->weight) || ring_phase(js->ring, e) == PHASE_NEW)
 		ring_set_weight(js->ring, e, j->weight);
 }
@@ -80,7 +69,7 @@ uint64_t jobs_audit(struct jobs *js, uint64_t now_ms)
 	unsigned phantoms;
 	uint64_t n;
 
-	if (!ring_has_taken(&js->table)) { /* nothing to look at: no wake-up for it */
+	if (!ring_has_taken(&js->table)) {
 		js->audit_ms = 0;
 		return UINT64_MAX;
 	}

@@ -1,8 +1,7 @@
 /* Connections as a set. Each is in at most one list: `timed` while reading
- * or writing (one timeout for all, so arrival order is deadline order),
- * `lingering` after its reply, a job's waiters while waiting (the list
- * jobs.c hands clients_wait), or the graveyard once closed. This file
- * alone moves a connection between lists; jobs.c alone sets c->job. */
+ * or writing (one timeout for all: arrival order is deadline order),
+ * `lingering` after its reply, its job's waiters, or the graveyard. This
+ * file alone moves a connection between lists; jobs.c alone sets c->job. */
 #include "master/clients.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -26,13 +25,7 @@ static void list_push(struct conn_list *l, struct conn *c)
 {
 	if (c->list)
 		abort(); /* in two lists at once: a bug, which would corrupt both */
-	c->next = NULL;
-	c->prev = l->tail;
-	if (l->tail)
-		l->tail->next = c;
-	else
-		l->head = c;
-	l->tail = c;
+	TAILQ_INSERT_TAIL(&l->q, c, link);
 	c->list = l;
 	l->n++;
 }
@@ -40,50 +33,18 @@ static void list_push(struct conn_list *l, struct conn *c)
 /* Remove c from whatever list holds it (no-op if none). */
 static void list_remove(struct conn *c)
 {
-	struct conn_list *l = c->list;
-
-	if (!l)
+	if (!c->list)
 		return;
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		l->head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	else
-		l->tail = c->prev;
-	c->prev = c->next = NULL;
+	TAILQ_REMOVE(&c->list->q, c, link);
+	c->list->n--;
 	c->list = NULL;
-	l->n--;
-}
-
-/* c waits for its answer from now on: last in the waiting list. */
-static void wait_push(struct clients *cl, struct conn *c)
-{
-	c->wait_next = NULL;
-	c->wait_prev = cl->wait_tail;
-	if (cl->wait_tail)
-		cl->wait_tail->wait_next = c;
-	else
-		cl->wait_head = c;
-	cl->wait_tail = c;
-	c->in_wait = 1;
 }
 
 /* c waits no more (no-op if it did not). */
 static void wait_remove(struct clients *cl, struct conn *c)
 {
-	if (!c->in_wait)
-		return;
-	if (c->wait_prev)
-		c->wait_prev->wait_next = c->wait_next;
-	else
-		cl->wait_head = c->wait_next;
-	if (c->wait_next)
-		c->wait_next->wait_prev = c->wait_prev;
-	else
-		cl->wait_tail = c->wait_prev;
-	c->wait_prev = c->wait_next = NULL;
+	if (c->in_wait)
+		TAILQ_REMOVE(&cl->waiting, c, wait_link);
 	c->in_wait = 0;
 }
 
@@ -96,6 +57,11 @@ void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 	cl->timeout_ms = timeout_ms;
 	cl->max_conns = max_conns;
 	cl->peer_conns = peer_conns;
+	TAILQ_INIT(&cl->timed.q);
+	TAILQ_INIT(&cl->lingering.q);
+	TAILQ_INIT(&cl->graveyard.q);
+	TAILQ_INIT(&cl->ready.q);
+	TAILQ_INIT(&cl->waiting);
 	peers_init(&cl->peers);
 }
 
@@ -110,15 +76,14 @@ void clients_free(struct clients *cl)
 	peers_free(&cl->peers);
 }
 
-/* Have epoll report events on c (none but errors and hang-ups when 0). A
- * connection joins the epoll set only when it has to wait for something. */
+/* Have epoll report events on c (0: errors and hang-ups only). */
 static int arm(struct clients *cl, struct conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = &c->src };
 	int op = c->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
 
 	if (epoll_ctl(cl->epfd, op, c->src.fd, &ev) < 0) {
-		int err = errno; /* before the log line's calls can change it */
+		int err = errno;
 
 		log_error("epoll_ctl(%d): %s", c->src.fd, strerror(err));
 		return -err;
@@ -127,10 +92,8 @@ static int arm(struct clients *cl, struct conn *c, uint32_t events)
 	return 0;
 }
 
-/* Out of the epoll set first: closing alone would not do it while a worker
- * forked a moment ago still holds a copy of the descriptor (it closes what
- * it inherits, but maybe not yet), and the set would go on reporting a
- * connection that is freed after this batch. */
+/* Out of the epoll set first: a worker forked a moment ago may still hold
+ * a copy of the descriptor, and the set would go on reporting it. */
 static void close_conn(struct clients *cl, struct conn *c)
 {
 	struct peer *pe;
@@ -158,7 +121,7 @@ void clients_drop(struct clients *cl, struct conn *c)
 	close_conn(cl, c);
 }
 
-/* Out of descriptors: say so at most once a second, with a count. */
+/* Out of descriptors. */
 static void turned_away(struct clients *cl)
 {
 	uint64_t n = log_every_due(&cl->emfile);
@@ -169,16 +132,8 @@ static void turned_away(struct clients *cl)
 			 (unsigned long long)n);
 }
 
-/* c's whole request is in: off the deadline list, and counted. */
-static void request_read(struct clients *cl, struct conn *c)
-{
-	list_remove(c);
-	c->request_ns = clock_ns();
-	shm_count(cl->stats->requests, 1);
-}
-
-/* Read and throw away what fd's client sent so far: closed over unread
- * bytes, its connection would be reset instead of ended. */
+/* Throw away what fd's client sent: closed over unread bytes, the
+ * connection would be reset instead of ended. */
 static void drain(int fd)
 {
 	uint8_t junk[512];
@@ -186,8 +141,7 @@ static void drain(int fd)
 	(void)!read(fd, junk, sizeof junk);
 }
 
-/* A connection refused over a cap (why: which, for the log): counted in
- * counter, and said at most once a second. */
+/* A connection refused over a cap (why: which), counted in counter. */
 static void refused(struct clients *cl, uint64_t *counter, const char *why)
 {
 	uint64_t n = log_every_due(&cl->refused);
@@ -198,27 +152,19 @@ static void refused(struct clients *cl, uint64_t *counter, const char *why)
 			 (unsigned long long)n, why);
 }
 
-/* A connection over the master's cap, before it has a record: what it
- * sent with its connection is read and thrown away first, so that it
- * gets a clean end of stream, not a reset, and nobody else notices. */
-static void refuse(struct clients *cl, int fd)
-{
-	drain(fd);
-	close(fd);
-	refused(cl, &cl->stats->refused_full, "over the master's connection cap");
-}
-
-/* Room for one more connection in all? Else fd is refused: -1. */
+/* Room for one more connection in all? Else fd is closed, drained first
+ * for a clean end of stream: -1. */
 static int admit(struct clients *cl, int fd)
 {
 	if (cl->open < cl->max_conns)
 		return 0;
-	refuse(cl, fd);
+	drain(fd);
+	close(fd);
+	refused(cl, &cl->stats->refused_full, "over the master's connection cap");
 	return -1;
 }
 
-/* c's peer may hold one more connection: counted in its record, 0; or -1,
- * c closed (refused, or out of memory). */
+/* c's peer may hold one more connection: counted, 0; or -1, c closed. */
 static int count_peer(struct clients *cl, struct conn *c)
 {
 	struct peer *pe = peers_get(&cl->peers, c->peer);
@@ -249,32 +195,32 @@ static int from_proxy(const struct clients *cl, const uint8_t addr[16])
 	return 0;
 }
 
-/* A whole request that opens with the PROXY signature came from a source
- * not trusted to send one: refused (1), so that nobody can pass for a
- * balancer; else 0. */
-static int bad_proxy(struct clients *cl, struct conn *c)
-{
-	uint64_t n;
-
-	if (memcmp(c->in, proxy_sig, PROXY_SIG_LEN) != 0)
-		return 0;
-	if ((n = log_every_due(&cl->bad_proxy)))
-		log_warn("refused %llu PROXY header(s) from sources not named by "
-			 "--proxy-from", (unsigned long long)n);
-	clients_drop(cl, c);
-	return 1;
-}
-
-/* Read what c sent: its balancer's PROXY header first, then its peer is
- * counted, then the request. What conn_read says, but that the header is
- * handled here (CONN_ERROR, c closed, when its peer is refused). */
-static enum conn_io take(struct clients *cl, struct conn *c)
+/* Read c's request, its balancer's PROXY header first (its peer then
+ * counted): 1 when whole (off the deadline list, counted), 0 when more
+ * must come, -1 when c is closed. A request that opens with the PROXY
+ * signature from a source not trusted to send one is dropped: nobody
+ * passes for a balancer. */
+static int read_request(struct clients *cl, struct conn *c)
 {
 	enum conn_io io = conn_read(c);
+	uint64_t n;
 
 	if (io == CONN_PROXIED)
 		io = count_peer(cl, c) < 0 ? CONN_ERROR : conn_read(c);
-	return io;
+	if (io == CONN_MORE)
+		return 0;
+	if (io == CONN_DONE && memcmp(c->in, proxy_sig, PROXY_SIG_LEN) != 0) {
+		list_remove(c);
+		c->request_ns = clock_ns();
+		shm_count(cl->stats->requests, 1);
+		return 1;
+	}
+	if (io == CONN_DONE && (n = log_every_due(&cl->bad_proxy)))
+		log_warn("refused %llu PROXY header(s) from sources not named by "
+			 "--proxy-from", (unsigned long long)n);
+	if (c->src.fd >= 0) /* else refused, and closed */
+		clients_drop(cl, c);
+	return -1;
 }
 
 void clients_refuse(struct clients *cl, struct conn *c)
@@ -283,11 +229,12 @@ void clients_refuse(struct clients *cl, struct conn *c)
 	refused(cl, &cl->stats->refused_peer_searches, "over its peer's search cap");
 }
 
-/* A new connection: read its request right away (it often came with the
+/* A new connection: read its request at once (it usually came with the
  * connection), else wait for it. */
 static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 {
 	struct conn *c;
+	int rc;
 
 	if (admit(cl, fd) < 0)
 		return;
@@ -313,52 +260,31 @@ static void add(struct clients *cl, int fd, const struct sockaddr *peer)
 	conn_peer_mask(c->peer);
 	if (!c->pp && count_peer(cl, c) < 0)
 		return;
-	switch (take(cl, c)) {
-	case CONN_DONE:
-		if (bad_proxy(cl, c))
-			break;
-		request_read(cl, c);
+	rc = read_request(cl, c);
+	if (rc > 0)
 		list_push(&cl->ready, c);
-		break;
-	case CONN_MORE:
-		if (arm(cl, c, EPOLLIN) < 0)
-			clients_drop(cl, c);
-		break;
-	default:
-		if (c->src.fd >= 0) /* else refused, and closed */
-			clients_drop(cl, c);
-	}
+	else if (rc == 0 && arm(cl, c, EPOLLIN) < 0)
+		clients_drop(cl, c);
 }
 
 struct conn *clients_ready(struct clients *cl)
 {
-	struct conn *c = cl->ready.head;
+	struct conn *c = TAILQ_FIRST(&cl->ready.q);
 
 	if (c)
 		list_remove(c);
 	return c;
 }
 
-/* accept failed with err (ENOBUFS, ENOMEM...): said at most once a second,
- * with how many failed since, not once for each of a wake-up's tries. */
-static void accept_failed(struct clients *cl, int err)
-{
-	uint64_t n = log_every_due(&cl->accept_error);
-
-	if (n)
-		log_warn("accept: %s (%llu failed since the last such line)", strerror(err),
-			 (unsigned long long)n);
-}
-
 int clients_accept(struct clients *cl, int listen_fd)
 {
-	/* One connection an event: the listener is level-triggered, so epoll
-	 * reports it again while more wait. Looping until EAGAIN cost a
-	 * failed accept on the path of every lone request. */
+	/* One connection an event: the listener is level-triggered, and a
+	 * loop until EAGAIN costs every lone request a failed accept. */
 	for (int i = 0; i < ACCEPT_TRIES; i++) {
 		struct sockaddr_storage peer;
 		socklen_t len;
 		int fd, err = 0;
+		uint64_t n;
 
 		switch (net_accept(listen_fd, &fd, &peer, &len, &err)) {
 		case NET_ACCEPTED:
@@ -372,17 +298,18 @@ int clients_accept(struct clients *cl, int listen_fd)
 		case NET_EXHAUSTED:
 			turned_away(cl);
 			return 1;
-		case NET_FAILED:
-			if (err != ECONNABORTED && err != EPROTO)
-				accept_failed(cl, err);
-			break; /* that one is gone: try the next */
+		case NET_FAILED: /* ENOBUFS, ENOMEM...: that one is gone, try the next */
+			if (err != ECONNABORTED && err != EPROTO &&
+			    (n = log_every_due(&cl->accept_error)))
+				log_warn("accept: %s (%llu failed since the last such line)",
+					 strerror(err), (unsigned long long)n);
+			break;
 		}
 	}
 	return 0;
 }
 
-/* c's reply is out, its last byte handed to the kernel: counted, and its
- * time since its accept into the latency of its outcome. */
+/* c's reply is out: counted, its time since accept into its latency. */
 static void answered(struct clients *cl, struct conn *c)
 {
 	shm_count(cl->stats->answered, 1);
@@ -433,8 +360,9 @@ void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters)
 	c->since_ms = clock_ms();
 	list_remove(c);
 	list_push(waiters, c);
-	wait_push(cl, c);
-	arm(cl, c, 0); /* errors and hang-ups only */
+	TAILQ_INSERT_TAIL(&cl->waiting, c, wait_link);
+	c->in_wait = 1;
+	arm(cl, c, 0);
 }
 
 enum client_news clients_event(struct clients *cl, struct conn *c,
@@ -442,23 +370,11 @@ enum client_news clients_event(struct clients *cl, struct conn *c,
 {
 	switch (c->state) {
 	case CONN_READING:
-		switch (take(cl, c)) {
-		case CONN_DONE:
-			if (bad_proxy(cl, c))
-				break;
-			request_read(cl, c);
+		if (read_request(cl, c) > 0)
 			return CLIENT_REQUEST;
-		case CONN_MORE:
-			break;
-		default:
-			if (c->src.fd >= 0) /* else refused, and closed */
-				clients_drop(cl, c);
-		}
 		break;
 	case CONN_WAITING:
-		/* Nothing is read while waiting, so only a reset or an error
-		 * gets here: an end of stream (a half-close) still gets its
-		 * answer. */
+		/* Only a reset or an error: a half-close still gets its answer. */
 		return CLIENT_GONE;
 	case CONN_WRITING:
 		if (events & EPOLLERR)
@@ -479,25 +395,26 @@ uint64_t clients_expire(struct clients *cl, uint64_t now_ms)
 	uint64_t t = cl->timeout_ms, next = UINT64_MAX;
 	struct conn *c;
 
-	while ((c = cl->timed.head) && c->since_ms + t <= now_ms) {
+	while ((c = TAILQ_FIRST(&cl->timed.q)) && c->since_ms + t <= now_ms) {
 		log_debug("dropping a client too slow for %llu ms", (unsigned long long)t);
 		shm_count(cl->stats->timeouts, 1);
 		clients_drop(cl, c);
 	}
 	if (c)
 		next = c->since_ms + t;
-	while ((c = cl->lingering.head) && c->since_ms + LINGER_MS <= now_ms)
+	while ((c = TAILQ_FIRST(&cl->lingering.q)) && c->since_ms + LINGER_MS <= now_ms)
 		close_conn(cl, c);
 	if (c && c->since_ms + LINGER_MS < next)
 		next = c->since_ms + LINGER_MS;
-	if ((c = cl->wait_head) && cl->max_wait_ms && c->since_ms + cl->max_wait_ms < next)
+	if ((c = TAILQ_FIRST(&cl->waiting)) && cl->max_wait_ms &&
+	    c->since_ms + cl->max_wait_ms < next)
 		next = c->since_ms + cl->max_wait_ms;
 	return next;
 }
 
 struct conn *clients_overdue(struct clients *cl, uint64_t now_ms)
 {
-	struct conn *c = cl->wait_head;
+	struct conn *c = TAILQ_FIRST(&cl->waiting);
 	uint64_t n;
 
 	if (!c || !cl->max_wait_ms || c->since_ms + cl->max_wait_ms > now_ms)
@@ -517,10 +434,10 @@ uint64_t clients_owed(const struct clients *cl)
 
 void clients_close_unsent(struct clients *cl)
 {
-	struct conn *c = cl->timed.head, *next;
+	struct conn *c = TAILQ_FIRST(&cl->timed.q), *next;
 
 	for (; c; c = next) {
-		next = c->next;
+		next = TAILQ_NEXT(c, link);
 		if (c->state == CONN_READING)
 			clients_drop(cl, c);
 	}
@@ -530,9 +447,9 @@ void clients_close_all(struct clients *cl)
 {
 	struct conn *c;
 
-	while ((c = cl->timed.head))
+	while ((c = TAILQ_FIRST(&cl->timed.q)))
 		clients_drop(cl, c);
-	while ((c = cl->lingering.head))
+	while ((c = TAILQ_FIRST(&cl->lingering.q)))
 		close_conn(cl, c);
 }
 
@@ -540,7 +457,7 @@ void clients_bury(struct clients *cl)
 {
 	struct conn *c;
 
-	while ((c = cl->graveyard.head)) {
+	while ((c = TAILQ_FIRST(&cl->graveyard.q))) {
 		list_remove(c);
 		free(c->pp);
 		free(c);

@@ -1,9 +1,7 @@
-/* The master's client connections as a set: accepting them, watching them
- * in the epoll set, their deadlines, replies and closing. Above conn.c and
- * net.c, below the job bookkeeping (which replies through it) and the loop
- * (which feeds it events). Closed connections are freed only after the
- * current event batch (clients_bury), so a later event of the same batch
- * never touches freed memory. */
+/* The master's client connections as a set: accepting, watching them in
+ * the epoll set, deadlines, replies, closing. Above conn.c and net.c,
+ * below jobs.c and the loop. A closed connection is freed only after the
+ * event batch (clients_bury): a later event of the batch may name it. */
 #ifndef REVHASH_CLIENTS_H
 #define REVHASH_CLIENTS_H
 
@@ -32,63 +30,53 @@ struct clients {
 	struct conn_list graveyard;  /* closed in this batch */
 	struct conn_list ready;      /* whole requests read at accept */
 	uint64_t open;               /* connections open */
-	struct peers peers;          /* each peer's connections (and jobset.c's
-	                                searches and weight) */
+	struct peers peers;          /* each peer's counts (clients.c, jobset.c) */
 	uint64_t max_conns;          /* open at most; more are turned away */
 	uint32_t peer_conns;         /* open at most from one peer */
 	struct log_every refused;    /* connections over a cap: their log lines */
-	uint8_t proxies[CLIENTS_PROXIES_MAX][16]; /* sources that send a PROXY
-	                                header first (whole addresses) */
+	uint8_t proxies[CLIENTS_PROXIES_MAX][16]; /* balancers: whole addresses */
 	unsigned nproxies;
-	struct log_every bad_proxy;  /* PROXY headers refused: their log lines */
-	struct log_every emfile;       /* out of descriptors: its log lines */
-	struct log_every accept_error; /* other accept errors: theirs */
-	struct conn *wait_head, *wait_tail; /* waiting for an answer, the
-	                                oldest first: whose wait ends first */
+	struct log_every bad_proxy;  /* PROXY headers refused */
+	struct log_every emfile;       /* out of descriptors */
+	struct log_every accept_error; /* other accept errors */
+	TAILQ_HEAD(, conn) waiting;  /* waiting for an answer, oldest first */
 	unsigned max_wait_ms;        /* how long one may (0: for ever) */
-	struct log_every expired_said; /* waits cut short: their log lines */
+	struct log_every expired_said; /* waits cut short */
 };
 
-/* Set up an empty set on the epoll instance epfd: at most max_conns
- * connections open, peer_conns of them from one peer. */
+/* An empty set on epoll instance epfd: at most max_conns connections
+ * open, peer_conns of them from one peer. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns);
-/* Connections from the n addresses at addrs (whole, IPv4 as IPv4-mapped,
- * at most CLIENTS_PROXIES_MAX) are a balancer's: each must open with a
- * PROXY version 2 header, and counts as the client it names. A header
- * from any other source is refused. */
+/* Connections from the n addresses at addrs (at most CLIENTS_PROXIES_MAX)
+ * are a balancer's: each opens with a PROXY v2 header and counts as the
+ * client it names. A header from any other source is refused. */
 void clients_trust_proxies(struct clients *cl, const uint8_t (*addrs)[16], unsigned n);
 /* Free what the set holds itself (at exit, after clients_close_all). */
 void clients_free(struct clients *cl);
-/* Accept a connection the listener has, reading its request at once: if
- * it is whole, clients_ready hands it over. 1 when descriptors ran out and
- * a waiting connection could not even be turned away: the caller should
- * stop watching the listener a while; else 0. */
+/* Accept a connection and read its request at once (whole: clients_ready
+ * hands it over). 1 when descriptors ran out and it could not even be
+ * turned away: stop watching the listener a while; else 0. */
 int clients_accept(struct clients *cl, int listen_fd);
 /* The next connection whose whole request came with its accept, or NULL. */
 struct conn *clients_ready(struct clients *cl);
 /* Handle events on c; says what the layers above must do. */
 enum client_news clients_event(struct clients *cl, struct conn *c,
 			       uint32_t events);
-/* c's request is being searched: it waits in the list waiters (its job's),
- * watched only for a reset or an error. */
+/* c waits in waiters (its job's), watched only for a reset or an error. */
 void clients_wait(struct clients *cl, struct conn *c, struct conn_list *waiters);
-/* Send answer to c (leaving whatever list it waits in); closed once
- * written, and its latency then counted under outcome (enum seg_outcome). */
+/* Send answer to c; closed once written, its latency counted under
+ * outcome (enum seg_outcome). */
 void clients_reply(struct clients *cl, struct conn *c, uint64_t answer, unsigned outcome);
-/* Close c without an answer (leaving whatever list it waits in), counted
- * as dropped. */
+/* Close c without an answer, counted as dropped. */
 void clients_drop(struct clients *cl, struct conn *c);
-/* Close c, whose request is read, without an answer: its peer has as many
- * searches as it may (counted as refused_peer_searches). */
+/* Close c unanswered: its peer has as many searches as it may. */
 void clients_refuse(struct clients *cl, struct conn *c);
-/* Close what is past its deadline; returns the next deadline (clock_ms()),
- * or UINT64_MAX when none: a waiting connection's included, which
- * clients_overdue hands over. */
+/* Close what is past its deadline; the next deadline (clock_ms()), a
+ * waiting connection's included, or UINT64_MAX. */
 uint64_t clients_expire(struct clients *cl, uint64_t now_ms);
-/* The oldest connection that has waited max_wait_ms for its answer by
- * now_ms, counted as expired (said at most once a second), or NULL: the
- * caller detaches it from its job and drops it (jobs_client_gone). */
+/* The oldest connection that has waited max_wait_ms by now_ms, counted as
+ * expired, or NULL: the caller drops it (jobs_client_gone). */
 struct conn *clients_overdue(struct clients *cl, uint64_t now_ms);
 /* Connections still owed something: reading, waiting or writing. */
 uint64_t clients_owed(const struct clients *cl);

@@ -1,8 +1,7 @@
-/* The optional config file, read at start and at every SIGHUP: a few
- * `key = value` lines, each handed to a setter (master/options.c knows the
- * keys). Only a regular file of at most CONFIG_MAX bytes is read, and it is
- * opened non-blocking, so neither a device that never ends (/dev/zero) nor
- * a FIFO without a writer can hold the master. */
+/* The optional config file, read at start and at every SIGHUP: `key =
+ * value` lines, each handed to a setter (options.c knows the keys). Only a
+ * regular file of at most CONFIG_MAX bytes is read, opened non-blocking:
+ * neither /dev/zero nor a FIFO without a writer can hold the master. */
 #ifndef REVHASH_CONFIG_H
 #define REVHASH_CONFIG_H
 
@@ -13,8 +12,7 @@
 typedef int (*config_set_fn)(void *ctx, const char *key, const char *value);
 
 /* Hand every `key = value` line of path to set. 0, or -errno / -EINVAL
- * with the reason logged (file and line); lines before a bad one have been
- * set, so the caller sets a copy and keeps it only on success. */
+ * logged (file and line); lines before a bad one have been set. */
 int config_read(const char *path, config_set_fn set, void *ctx);
 
 #endif

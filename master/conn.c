@@ -1,8 +1,7 @@
-/* Connection I/O. Reads never ask for more than the request still needs, so
- * bytes after the 49th stay in the kernel, where TCP's window soon stops a
- * client that streams more: a peer can never make the master buffer or
- * process anything beyond its request, except the bounded drain after the
- * reply that keeps the reply from being destroyed by a reset. */
+/* Connection I/O. Reads never ask for more than the request still needs:
+ * bytes past the 49th stay in the kernel, where TCP's window stops a
+ * client that streams more; only the bounded drain after the reply reads
+ * beyond. */
 #include "master/conn.h"
 #include "proto/proxy.h"
 
@@ -14,36 +13,27 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* out as the IPv4 address v4, IPv4-mapped. */
+static void as_ipv4(uint8_t out[16], const void *v4)
+{
+	memset(out, 0, 10);
+	out[10] = out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+}
+
 void conn_addr_of(uint8_t out[16], const struct sockaddr *sa)
 {
 	memset(out, 0, 16);
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a = (const struct sockaddr_in *)sa;
-		out[10] = out[11] = 0xff;
-		memcpy(out + 12, &a->sin_addr, 4);
-	} else if (sa->sa_family == AF_INET6) {
+	if (sa->sa_family == AF_INET)
+		as_ipv4(out, &((const struct sockaddr_in *)sa)->sin_addr);
+	else if (sa->sa_family == AF_INET6)
 		memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
-	}
 }
 
-/* addr as the IPv4 address v4 (IPv4-mapped), in place. */
-static void as_ipv4(uint8_t addr[16], const uint8_t v4[4])
-{
-	uint8_t a[4];
-
-	memcpy(a, v4, 4);
-	memset(addr, 0, 10);
-	addr[10] = addr[11] = 0xff;
-	memcpy(addr + 12, a, 4);
-}
-
-/* The IPv6 forms whose IPv4 address is written in them, which reach the
- * master from the very host (or NAT) of that IPv4 address: NAT64's
- * well-known prefix 64:ff9b::/96, 6to4's 2002::/16 (the address in bits
- * 16 to 47), Teredo's 2001::/32 (the client's public address, bits
- * inverted, in the last 32), and the old IPv4-compatible ::/96. The
- * loopback ::1 is the host's own, as 127.0.0.1 is. 1 and v4 when addr is
- * one of them. */
+/* The IPv6 forms that hold the IPv4 address of their host: NAT64's
+ * 64:ff9b::/96, 6to4's 2002::/16 (bits 16 to 47), Teredo's 2001::/32 (the
+ * last 32, inverted), IPv4-compatible ::/96, and ::1 as 127.0.0.1. 1 and
+ * v4 when addr is one of them. */
 static int embedded_ipv4(const uint8_t addr[16], uint8_t v4[4])
 {
 	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
@@ -105,8 +95,7 @@ size_t conn_take(struct conn *c, const uint8_t *data, size_t len)
 }
 
 /* Read at most len bytes from fd into buf: how many (> 0), or 0 and in
- * *why what the socket said instead: CONN_EOF, CONN_MORE (nothing to read
- * yet) or CONN_ERROR. */
+ * *why CONN_EOF, CONN_MORE or CONN_ERROR. */
 static size_t receive(int fd, uint8_t *buf, size_t len, enum conn_io *why)
 {
 	for (;;) {

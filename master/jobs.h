@@ -1,17 +1,9 @@
-/* The master's side of jobs. A complete request is answered from the
- * cache, attaches to the identical search in flight, or becomes a new job;
- * the news the workers flag (a job at one of its ends) becomes replies,
- * cache entries and free entries, all at once.
- *
- * A job's identity (digest, range) and progress live once: in the ring's
- * table while the job is there, in the master while it waits in the
- * backlog. The master itself keeps only what is its own: the connections
- * waiting on a job and the weight they give it (at most
- * POLICY_PEER_WEIGHT_MAX from one peer address). When the table is full,
- * the worst-ranked job is parked (taken out with its progress, back to
- * the backlog) for a better one, and comes back when it ranks high enough
- * again; every job out has a waiting connection, so the memory the
- * backlog takes is bounded by the connections. */
+/* The master's side of jobs: a complete request is answered from the
+ * cache, attaches to the same search in flight, or becomes a new job; the
+ * ends the workers flag become replies, cache entries and free entries.
+ * A full table parks its worst job for a better one of the backlog; every
+ * job has a waiting connection, so the connections bound the backlog
+ * (docs/architecture.md). */
 #ifndef REVHASH_JOBS_H
 #define REVHASH_JOBS_H
 
@@ -25,9 +17,8 @@
 #include "master/clients.h"
 #include "master/jobset.h"
 
-/* The master's own record of an entry it gave a job: how far its cursor
- * had got at the last look (it never goes back), and when the master let
- * it go or asked to park it. */
+/* The master's own record of an entry it gave out: its cursor at the last
+ * look (it never goes back), and when the master let it go or parked it. */
 struct entry_rec {
 	uint64_t next;
 	uint64_t since_ms;
@@ -36,22 +27,19 @@ struct entry_rec {
 
 struct jobs {
 	struct ring *ring;
-	struct ring_master table;         /* the master's record of the ring's
-	                                     table: which entries are its own,
-	                                     and the job each holds */
+	struct ring_master table;         /* its entries, and their jobs */
 	struct cache *cache;
 	struct clients *clients;
 	struct seg_stats *stats;
 	struct jobset set;                /* the index, the backlog, the weights */
-	struct entry_rec rec[RING_JOBS];  /* what the master last saw of each
-	                                     entry, and when it let it go */
+	struct entry_rec rec[RING_JOBS];
 	uint32_t changed[RING_JOBS];      /* scratch for ring_changed */
 	uint64_t audit_ms;                /* when jobs_audit looks again */
-	struct log_every broken_said;     /* entries written over: the log */
+	struct log_every broken_said;     /* entries written over */
 };
 
-/* Set up, with one peer's searches and its weight over them capped at
- * peer_searches and peer_weight (jobset.c); 0 or -ENOMEM. */
+/* Set up, one peer's searches and weight capped at peer_searches and
+ * peer_weight (jobset.c). 0 or -ENOMEM. */
 int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      struct clients *clients, struct seg_stats *stats,
 	      const struct policy *policy, int attach_repeats,
@@ -64,26 +52,16 @@ void jobs_dispatch(struct jobs *js, struct conn *c);
 void jobs_client_gone(struct jobs *js, struct conn *c);
 /* Act on the jobs the workers flagged: each at one of its ends. */
 void jobs_news(struct jobs *js);
-/* Every 250 ms while the master holds entries (now_ms: clock_ms()): look
- * at each of them as a worker may have written it, unflagged, against the
- * master's own record: a key that is not its job's, a cursor gone back, a
- * phase the master did not ask for (each taken back, its search done
- * again), an end (taken as news), a weight not the one published
- * (published again), a park or a release not done in a second (done by
- * the master); and at the entries the workers would lease from that the
- * master never gave out (taken back). Nobody is blamed: the segment is
- * no witness. When to call again: UINT64_MAX when it holds none. */
+/* Every 250 ms while the master holds entries: compare each, unflagged,
+ * with the master's own record, and take back what does not agree
+ * (audit.c). When to call again (clock_ms()), UINT64_MAX when it holds
+ * none. */
 uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
-/* After each batch of events: give free entries to the backlog's best,
- * and park the worst job of a full table for a better one out. */
+/* After each batch of events: free entries to the backlog's best, and
+ * park the worst job of a full table for a better one. */
 void jobs_balance(struct jobs *js);
-/* Which job is in entry e: NULL when none (a free entry, or one whose
- * job the master let go, which the workers are yet to drop). Read from
- * the one record of where jobs are: who holds each entry (js->table). */
+/* Which job is in entry e: NULL when none (free, or its job let go). */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e);
-/* Which entry holds job j: RING_NONE while it is out of the table. The
- * same record, read the other way (j->entry, written with it). */
-uint32_t jobs_entry_of(const struct job *j);
 /* Jobs not yet done with: in the ring's table or out. */
 unsigned jobs_in_flight(const struct jobs *js);
 /* Drop every waiting connection (at exit). */

@@ -1,11 +1,5 @@
-/* The sets jobs live in (see jobset.h): the index, hashed on digest and
- * range, that finds the job a repeat may attach to without looking at the
- * others; the backlog, a heap (lib/heap.c) of the jobs waiting for an
- * entry, ranked by the policy on the rank ring_rank_of gives them; and the
- * weight each peer address gives a job.
- *
- * Whatever changes a set or a weight here says so (set->rebalance), so that
- * jobs_balance looks again at what the table holds. */
+/* The sets jobs live in (see jobset.h). Whatever changes a set or a
+ * weight says so (set->rebalance): jobs_balance looks again. */
 #include "master/jobset.h"
 #include "lib/siphash.h"
 #include "lib/heap.h"
@@ -16,8 +10,7 @@
 
 /* ---- the index: jobs by digest and range ------------------------------- */
 
-/* The key's SipHash under the index's own key: every byte of it is the
- * peer's to choose, and must not let the peer choose one bucket for all. */
+/* SipHash under the index's own key: the peer chooses every byte of k. */
 static uint64_t hash_of(const struct jobset *set, const struct ring_key *k)
 {
 	uint8_t bytes[sizeof k->digest + 16];
@@ -117,8 +110,7 @@ static void rerank(struct jobset *set, struct job *j)
 	set->rebalance = 1;
 }
 
-/* j (with j->out) joins the backlog. 0 or -ENOMEM. */
-static int backlog_add(struct jobset *set, struct job *j)
+int jobset_come_back(struct jobset *set, struct job *j)
 {
 	if (set->nbacklog == set->backlog_cap) {
 		uint32_t cap = set->backlog_cap ? 2 * set->backlog_cap : 64;
@@ -153,27 +145,23 @@ void jobset_admitted(struct jobset *set, struct job *j)
 	j->out = NULL;
 }
 
-int jobset_come_back(struct jobset *set, struct job *j)
-{
-	return backlog_add(set, j);
-}
-
 /* ---- a job's life in the sets ------------------------------------------ */
 
-/* A new job for key k (of hash): in the index, and in the backlog with
- * fresh progress and no weight yet; NULL when memory ran out. */
+/* A new job for key k (of hash), in the index and the backlog, no weight
+ * yet; NULL when memory ran out. */
 static struct job *new_job(struct jobset *set, const struct ring_key *k, uint64_t hash)
 {
 	struct job *j = calloc(1, sizeof *j);
 
 	if (!j || !(j->out = calloc(1, sizeof *j->out)))
 		goto fail;
+	TAILQ_INIT(&j->waiters.q);
 	j->key = *k;
 	j->out->p.next = k->start;
 	j->entry = j->backlog_pos = RING_NONE;
 	j->seq = set->seq++;
 	j->hash = hash;
-	if (backlog_add(set, j) < 0)
+	if (jobset_come_back(set, j) < 0)
 		goto fail;
 	index_add(set, j);
 	set->njobs++;
@@ -225,16 +213,11 @@ int jobset_job_for(struct jobset *set, const struct conn *c, struct job **out, i
 
 /* ---- weight: each peer's part of a job, and its fair share ------------------
  *
- * What one peer's connections give one job is capped (policy_peer_part):
- * stacking connections on one search buys nothing. What a peer gives all
- * its jobs is its weight (struct peer); past set->peer_weight, each of its
- * jobs counts 1/2^shift of its part, the least shift that brings the peer's
- * total under the budget: a peer that asks for much shares the workers with
- * the others instead of ranking ahead of them by number. Within one peer
- * the order stays as it was (all its jobs scale alike). The shift is a
- * power of two with hysteresis, so that a change of shift, which reweighs
- * every job, comes at most once per doubling or halving of a peer's weight,
- * not at every request; and it reweighs that peer's own jobs alone. */
+ * One peer's part in a job is capped (policy_peer_part). Past
+ * set->peer_weight in all, each of its jobs counts 1/2^shift of its part,
+ * the least shift that brings it under: the peer shares the workers
+ * instead of ranking ahead by number. The shift moves with hysteresis, at
+ * most once per doubling or halving of the peer's weight. */
 
 #define FAIR_SHIFT_MAX JOBSET_UNIT_SHIFT
 
@@ -244,8 +227,8 @@ static uint64_t scaled(uint64_t part, uint32_t shift)
 	return (part << JOBSET_UNIT_SHIFT) >> shift;
 }
 
-/* The shift pe's weight asks for now, moving from the one it has: up while
- * it exceeds the budget, down only while it would fit twice over. */
+/* The shift pe's weight asks for: up while over the budget, down only
+ * while it would fit twice over. */
 static uint32_t shift_for(const struct jobset *set, const struct peer *pe)
 {
 	uint32_t k = pe->shift;
@@ -258,8 +241,7 @@ static uint32_t shift_for(const struct jobset *set, const struct peer *pe)
 	return k;
 }
 
-/* j's weight changed: publish it where j ranks (its entry in the table,
- * through the callback, or its backlog place). */
+/* j's weight changed: publish it where j ranks. */
 static void publish(struct jobset *set, struct job *j)
 {
 	if (j->entry != RING_NONE) {
@@ -287,43 +269,32 @@ static void reweigh(struct jobset *set, struct job *j)
 
 /* ---- each peer's jobs ---------------------------------------------------
  *
- * A peer keeps the list of the jobs it has a share in, and each share its
- * place in that list: a change of the peer's shift reweighs its own jobs
- * alone. (Reweighing every job, and marking every entry of the table for
- * the workers, let a peer whose searches went to and fro across its
- * budget make the master do both at a few connection events apart.) */
-
-struct peer_jobs {
-	uint32_t n, cap;
-	struct job *job[];
-};
+ * A peer lists the jobs it has a share in, and each share its place in
+ * that list: a change of the peer's shift reweighs its own jobs alone
+ * (docs/security.md). */
 
 /* j, in which pe has share s, joins pe's list. 0 or -ENOMEM. */
 static int peer_add(struct peer *pe, struct job *j, struct job_share *s)
 {
-	struct peer_jobs *l = pe->jobs;
-
-	if (!l || l->n == l->cap) {
-		uint32_t cap = l ? 2 * l->cap : 4;
-		struct peer_jobs *grown = realloc(l, sizeof *l + cap * sizeof l->job[0]);
+	if (pe->njobs == pe->jobs_cap) {
+		uint32_t cap = pe->jobs_cap ? 2 * pe->jobs_cap : 4;
+		struct job **grown = realloc(pe->jobs, cap * sizeof *grown);
 
 		if (!grown)
 			return -ENOMEM;
-		if (!l)
-			grown->n = 0;
-		grown->cap = cap;
-		pe->jobs = l = grown;
+		pe->jobs = grown;
+		pe->jobs_cap = cap;
 	}
-	s->at = l->n;
-	l->job[l->n++] = j;
+	s->at = pe->njobs;
+	pe->jobs[pe->njobs++] = j;
 	return 0;
 }
 
-/* The share pe has in j. */
-static struct job_share *share_in(struct job *j, const struct peer *pe)
+/* The share of peer in j, or NULL. */
+static struct job_share *share_in(struct job *j, const uint8_t peer[16])
 {
 	for (uint32_t i = 0; i < j->nshares; i++)
-		if (memcmp(j->shares[i].peer, pe->addr, 16) == 0)
+		if (memcmp(j->shares[i].peer, peer, 16) == 0)
 			return &j->shares[i];
 	return NULL;
 }
@@ -332,34 +303,32 @@ static struct job_share *share_in(struct job *j, const struct peer *pe)
  * list goes with the last. */
 static void peer_remove(struct peer *pe, uint32_t at)
 {
-	struct peer_jobs *l = pe->jobs;
 	struct job *moved;
 
-	if (!l || at >= l->n)
+	if (at >= pe->njobs)
 		return;
-	moved = l->job[--l->n];
-	if (at < l->n) {
-		l->job[at] = moved;
-		share_in(moved, pe)->at = at;
+	moved = pe->jobs[--pe->njobs];
+	if (at < pe->njobs) {
+		pe->jobs[at] = moved;
+		share_in(moved, pe->addr)->at = at;
 	}
-	if (!l->n) {
-		free(l);
+	if (!pe->njobs) {
+		free(pe->jobs);
 		pe->jobs = NULL;
+		pe->jobs_cap = 0;
 	}
 }
 
 /* pe's shift changed: each of its jobs weighs anew. */
 static void reweigh_peer(struct jobset *set, const struct peer *pe)
 {
-	const struct peer_jobs *l = pe->jobs;
-
-	for (uint32_t i = 0; l && i < l->n; i++)
-		reweigh(set, l->job[i]);
+	for (uint32_t i = 0; i < pe->njobs; i++)
+		reweigh(set, pe->jobs[i]);
 }
 
-/* pe's weight changed by its part in j going from was to now (capped):
- * j's weight follows (j NULL: a job being freed), or each of pe's jobs'
- * when pe's shift moved. pe may be forgotten on return. */
+/* pe's part in j went from was to now (capped): j's weight follows (j
+ * NULL: a job being freed), or all of pe's jobs' when its shift moved.
+ * pe may be forgotten on return. */
 static void peer_part(struct jobset *set, struct peer *pe, struct job *j, uint64_t was,
 		      uint64_t now)
 {
@@ -375,21 +344,19 @@ static void peer_part(struct jobset *set, struct peer *pe, struct job *j, uint64
 	} else {
 		pe->shift = shift;
 		reweigh_peer(set, pe);
-		if (j && !share_in(j, pe)) /* its last share of j just went */
+		if (j && !share_in(j, pe->addr)) /* its last share of j just went */
 			reweigh(set, j);
 	}
 	peers_put(set->peers, pe);
 }
 
-/* The share of peer in j, a new one (of 0) if it has none; NULL when
- * memory ran out. */
+/* The share of peer in j, a new one (of 0) if none; NULL out of memory. */
 static struct job_share *share_of(struct job *j, const uint8_t peer[16])
 {
-	struct job_share *s;
+	struct job_share *s = share_in(j, peer);
 
-	for (uint32_t i = 0; i < j->nshares; i++)
-		if (memcmp(j->shares[i].peer, peer, 16) == 0)
-			return &j->shares[i];
+	if (s)
+		return s;
 	if (j->nshares == j->shares_cap) {
 		uint32_t cap = j->shares_cap ? 2 * j->shares_cap : 2;
 		struct job_share *grown = realloc(j->shares, cap * sizeof *grown);
@@ -437,10 +404,8 @@ int jobset_share(struct jobset *set, struct job *j, const uint8_t peer[16], int6
 	return 0;
 }
 
-/* j is being freed: its peers' parts in it go. It is out of the backlog
- * already, and out of the table or about to be: no reweighing must publish
- * it, so it is out of every peer's list and keeps no shares while the
- * others are reweighed. */
+/* j is being freed: its peers' parts go. No reweighing must publish it,
+ * so it leaves every peer's list and keeps no shares meanwhile. */
 static void release_shares(struct jobset *set, struct job *j)
 {
 	struct peers *ps = set->peers;

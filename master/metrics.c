@@ -1,18 +1,12 @@
-/* The Prometheus text format of a master's scoreboard: the third writer
- * of master/status.c's rows. A row with a sentence is a metric: a counter
- * where the row counts events, else a gauge; a mean a summary; the words
- * at the top labels of revhash_info. The rows of a group with a metric of
- * its own are that metric's series, labelled by their keys; a list of
- * groups (the workers) gives a metric for each of its rows that has a
- * sentence, a series a group, labelled by the group's labelling rows. The
- * latency histograms are the segment's own buckets, made cumulative here
- * from one copy, so that +Inf is _count whatever the master adds
- * meanwhile. The segment is mapped read-only for one rendering and
- * unmapped at once, so a master that restarts (a new segment) is followed
- * without a restart of the exporter, and the master never waits on a
- * scrape. */
+/* The Prometheus text format of status.c's rows. A row with a sentence is
+ * a metric: a counter where it counts events, else a gauge; a mean a
+ * summary; a histogram made cumulative from one copy (so +Inf is _count).
+ * The words at the top are labels of revhash_info; a group with a metric
+ * of its own gives its series, labelled by key; a list of groups (the
+ * workers) a metric per row with a sentence, a series per group. The
+ * segment is mapped for one rendering only: a restarted master is
+ * followed, and the master never waits on a scrape. */
 #include "master/metrics.h"
-#include "lib/utf8.h"
 #include "master/status.h"
 #include "shm/hist.h"
 
@@ -20,32 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* s with backslashes and newlines escaped, as the format wants of a HELP
- * text, and double quotes too where it is a label's value (quoted). The
- * format is UTF-8 text and s may be a word of the segment's: a byte that
- * is no part of a UTF-8 character, or another control character (C1's
- * too), is '?'. */
-static void escaped(FILE *out, const char *s, int quoted)
-{
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_char(s);
-
-		if (c == '\\' || (quoted && c == '"'))
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (!n || utf8_control(s, n))
-			fputc('?', out);
-		else
-			fwrite(s, 1, n, out);
-		s += n ? n : 1;
-	}
-}
-
-/* The metric's name of r: revhash_ and its metric, or its key (a key in
- * seconds, "_s", in "_seconds"; one ending "_count" in "_entries", the
- * suffix being a summary's), and "_total" once for a counter. */
+/* revhash_ and r's metric or key ("_s" as "_seconds", "_count", a
+ * summary's suffix, as "_entries"), and "_total" once for a counter. */
 static void metric_name(const struct status_row *r, char *buf, size_t size)
 {
 	const char *stem = r->metric ? r->metric : r->key;
@@ -67,7 +37,7 @@ static void metric_name(const struct status_row *r, char *buf, size_t size)
 static void header(FILE *out, const char *name, const char *help, const char *type)
 {
 	fprintf(out, "# HELP %s ", name);
-	escaped(out, help, 0);
+	status_word(out, help, STATUS_ESC_HELP);
 	fprintf(out, "\n# TYPE %s %s\n", name, type);
 }
 
@@ -88,10 +58,8 @@ static void seconds(FILE *out, uint64_t ns)
 	fprintf(out, "%llu%s%s", (unsigned long long)(ns / 1000000000u), n ? "." : "", frac);
 }
 
-/* One series of r, named name, with its labels (`a="b",...` or ""): a
- * number; a mean's sum (in seconds where its name says so, else in us)
- * and count; a histogram's buckets, counted up to each bound, +Inf, its
- * sum and its count. */
+/* One series of r, named name, with its labels (`a="b",...` or ""); a
+ * mean's sum in seconds where its name says so, else in us. */
 static void series(FILE *out, const char *name, const char *labels, const struct status_row *r)
 {
 	int in_s = strstr(name, "_seconds") != NULL;
@@ -123,9 +91,7 @@ static void series(FILE *out, const char *name, const char *labels, const struct
 }
 
 /* The labels `name="value",...` of the n rows at r that label their
- * group's series. They are this build's own names (a kind's) and
- * numbers: nothing to escape (the segment's words are labels of
- * revhash_info alone, escaped). */
+ * group's series: this build's own names and numbers, nothing to escape. */
 static void labels_of(char *buf, size_t len, const struct status_row *r, size_t n)
 {
 	size_t at = 0;
@@ -142,7 +108,7 @@ static void labels_of(char *buf, size_t len, const struct status_row *r, size_t 
 }
 
 /* The group or list at i whose rows are one metric's series, each
- * labelled by its key: returns the row past it. */
+ * labelled by its key. Returns the row past it. */
 static size_t family(FILE *out, const struct status_row *row, size_t i)
 {
 	const struct status_row *g = &row[i];
@@ -158,9 +124,8 @@ static size_t family(FILE *out, const struct status_row *row, size_t i)
 	return i + 1;
 }
 
-/* The list of groups at i (the workers), alike, a row each: a metric
- * for each of a group's rows with a sentence, a series a group, labelled
- * by the group's rows with a label. Returns the row past the list. */
+/* The list of groups at i (the workers): a metric for each row with a
+ * sentence, a series a group. Returns the row past the list. */
 static size_t table(FILE *out, const struct status_row *row, size_t i)
 {
 	size_t end = i + 1, span = 1;
@@ -188,8 +153,7 @@ static size_t table(FILE *out, const struct status_row *row, size_t i)
 	return end + 1;
 }
 
-/* The words at the top (kernel, schedule...) as labels of one metric
- * whose value is 1. */
+/* The words at the top as labels of one metric whose value is 1. */
 static void info(FILE *out, const struct status *st)
 {
 	const char *sep = "";
@@ -205,7 +169,7 @@ static void info(FILE *out, const struct status *st)
 		if (depth || r->type != STATUS_WORD || !r->key)
 			continue;
 		fprintf(out, "%s%s=\"", sep, r->key);
-		escaped(out, r->word, 1);
+		status_word(out, r->word, STATUS_ESC_LABEL);
 		fputc('"', out);
 		sep = ",";
 	}

@@ -1,24 +1,10 @@
-/* revhash-metrics: serve a master's scoreboard on /metrics for Prometheus.
- *
- *   revhash-metrics PORT [--listen [ADDR:]MPORT]
- *
- * A process of its own, so that a scrape never runs in the master's loop:
- * it maps the master's segment read-only per rendering, as --status does.
- * HTTP is libmicrohttpd's, one internal thread, bounded on every side a
- * scraper could push: connections at once (32, 8 per address), 16 KiB of
- * memory a connection, a short listen queue; a body is rendered at most
- * every 200 ms, however many ask; and the process runs at nice 10, so that
- * under load the master and its workers go first.
- *
- * The library's timeout counts from a connection's last byte, so a client
- * that sends one byte every few seconds would keep its place for ever, and
- * eight of them shut out every other scraper of their address. So each
- * connection also has 5 s in all from its accept: the main thread keeps
- * the open ones (the library says when each opens and closes) and shuts
- * the socket of any past its time; the library's thread then sees the end
- * of the stream and closes the connection as one of its own.
- * Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve (the
- * address taken), 2 for bad usage. */
+/* revhash-metrics PORT [--listen [ADDR:]MPORT]: serve a master's
+ * scoreboard on /metrics for Prometheus, in a process of its own (never in
+ * the master's loop), bounded against scrapers (docs/operations.md). HTTP
+ * is libmicrohttpd's, one internal thread. Its timeout counts from a
+ * connection's last byte, so a slow drip would keep its place for ever:
+ * the main thread also shuts each connection's socket LIFE_MS after its
+ * accept, and the library then closes it as one of its own. */
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -43,7 +29,6 @@
 #define LIFE_MS 5000       /* a connection's whole life, from its accept */
 #define SWEEP_MS 1000      /* the longest the sweep sleeps: below LIFE_MS */
 
-/* An open connection: its socket and when it was accepted. */
 struct conn {
 	struct MHD_Connection *c;
 	int fd;
@@ -57,8 +42,7 @@ struct exporter {
 	size_t len;
 	uint64_t made_ms;
 	uint64_t logged_ms;  /* libmicrohttpd's complaints: one a second */
-	pthread_mutex_t lock; /* the library's thread adds and drops conns,
-	                         the main thread sweeps them */
+	pthread_mutex_t lock; /* conns: the library's thread, the sweep */
 	struct conn conns[CONNS_MAX];
 	unsigned nconns;
 	uint64_t swept;      /* connections shut for their time, not yet logged */
@@ -73,8 +57,8 @@ static const char usage[] =
 	"ADDR defaults to 127.0.0.1 (an IPv6 one in brackets: [::1]:9464),\n"
 	"MPORT to PORT + 200.\n";
 
-/* The body for /metrics: the last rendering while it is fresh, else a new
- * one. NULL when memory ran out. */
+/* The body for /metrics: the last rendering while fresh, else a new one.
+ * NULL when memory ran out. */
 static const char *body(struct exporter *e, size_t *len)
 {
 	uint64_t now = clock_ms();
@@ -108,9 +92,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char
 	return rc;
 }
 
-/* One request: GET (or HEAD) /metrics; anything else is refused. A body
- * sent with it is never read into memory: the request is answered at its
- * first call. */
+/* GET (or HEAD) /metrics, answered at its first call: a body sent with
+ * it is never read into memory. */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version,
 			      const char *upload, size_t *upload_size, void **state)
@@ -133,8 +116,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return reply(c, MHD_HTTP_OK, b, len, "text/plain; version=0.0.4; charset=utf-8");
 }
 
-/* libmicrohttpd's messages (a full connection table, a bad request...):
- * a flood of them is one line a second. */
+/* libmicrohttpd's messages: one line a second at most. */
 static void complain(void *cls, const char *fmt, va_list ap)
 {
 	struct exporter *e = cls;
@@ -149,10 +131,8 @@ static void complain(void *cls, const char *fmt, va_list ap)
 	log_warn("http: %s (more of the kind are not logged for a second)", line);
 }
 
-/* The library's word that a connection opened or closed: the open ones,
- * with the time each was accepted, are kept for sweep(). It closes a
- * socket only after saying so, so a socket in the list is still that
- * connection's. */
+/* The library says a connection opened or closed (before it closes the
+ * socket: a socket in the list is still its connection's). */
 static void noted(void *cls, struct MHD_Connection *c, void **context,
 		  enum MHD_ConnectionNotificationCode code)
 {
@@ -175,8 +155,8 @@ static void noted(void *cls, struct MHD_Connection *c, void **context,
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Shut the socket of every connection open for LIFE_MS; the milliseconds
- * until the next one's time comes (SWEEP_MS at most). */
+/* Shut the socket of every connection open for LIFE_MS; the ms until the
+ * next one's time comes (SWEEP_MS at most). */
 static uint64_t sweep(struct exporter *e)
 {
 	uint64_t now = clock_ms(), next = now + SWEEP_MS;
@@ -205,8 +185,7 @@ static uint64_t sweep(struct exporter *e)
 	return next - now;
 }
 
-/* Sweep until SIGTERM or SIGINT comes (blocked in every thread); the
- * signal's number. */
+/* Sweep until SIGTERM or SIGINT (blocked in every thread); its number. */
 static int sweep_until_stopped(struct exporter *e, const sigset_t *stop)
 {
 	uint64_t ms = SWEEP_MS;
@@ -314,8 +293,7 @@ int main(int argc, char **argv)
 
 	if (parse(argc, argv, &e, &ss) < 0)
 		return 2;
-	/* Before the daemon's thread starts, so that it inherits the mask and
-	 * the stop signals come to sigwait here. */
+	/* Before the daemon's thread starts: it inherits the mask. */
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGINT);

@@ -1,7 +1,6 @@
-/* The listener and accept(). The reserve descriptor is the classic answer to
- * EMFILE: without it a full process cannot take the waiting connection off
- * the queue, epoll reports the listener readable again at once, and the loop
- * spins. With it we accept, close, and keep serving the clients we have. */
+/* The listener and accept(). The reserve descriptor answers EMFILE:
+ * without it the waiting connection stays queued, the listener readable,
+ * and the loop spins; with it we accept, close, and serve on. */
 #include "master/net.h"
 #include "lib/log.h"
 #include "lib/os.h"
@@ -21,22 +20,11 @@
 
 static int reserve_fd = -1;
 
-/* Hand the master a connection only once its first bytes are in. A client
- * connects and then sends; without this the master woke for the
- * connection, found nothing to read yet, and slept again until the request
- * came: a second wake-up on every request's path (docs/performance.md). A
- * connection that stays silent waits in the kernel, not in the master,
- * until the kernel stops waiting (1 s: one resent SYN-ACK); then the
- * master gets it, and the idle timeout as for any slow client. */
-static void defer_accept(int fd)
-{
-	int secs = 1;
-
-	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &secs, sizeof secs);
-}
-
 /* A listening socket's options, set before bind: accepted sockets inherit
- * them. */
+ * them. TCP_DEFER_ACCEPT hands the master a connection once its first
+ * bytes are in: one wake-up per request, not two (docs/performance.md).
+ * Keepalive is how the master learns that a waiting client, never read
+ * from, is gone. */
 static void listener_options(int fd, int family)
 {
 	int one = 1, zero = 0;
@@ -45,12 +33,7 @@ static void listener_options(int fd, int family)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-	defer_accept(fd);
-	/* Probe idle peers; accepted sockets inherit it. A client waiting
-	 * for its answer is never read from, so this is how the master learns
-	 * that its host is gone, or that it closed for good rather than
-	 * half-closed: its orphaned socket dies (tcp_fin_timeout) and the next
-	 * probe is reset. */
+	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof one); /* 1 s */
 	os_keepalive(fd);
 }
 
@@ -79,8 +62,7 @@ static int mapped_ipv4(const uint8_t ip[16])
 	return memcmp(ip, prefix, sizeof prefix) == 0;
 }
 
-/* ip (16 bytes, IPv4 as IPv4-mapped; NULL: every address of family) and
- * port into *a; its length. */
+/* ip (NULL: every address of family) and port into *a; its length. */
 static socklen_t address(const uint8_t *ip, int family, unsigned port,
 			 struct sockaddr_storage *a)
 {
@@ -117,9 +99,8 @@ int net_bind(const uint8_t *ip, unsigned port, int *fd)
 	return rc;
 }
 
-/* Is the folder of path this user's own, and for it alone: a folder (not
- * a link), owned by this process's user, no bit for group or others?
- * Then no other local user can reach a socket in it. 0 or -EPERM (said). */
+/* Is the folder of path this user's own, not a link, with no bit for
+ * group or others? 0 or -EPERM (said). */
 static int private_folder(const char *path)
 {
 	char dir[sizeof ((struct sockaddr_un *)0)->sun_path], *slash;
@@ -141,10 +122,8 @@ static int private_folder(const char *path)
 	return 0;
 }
 
-/* What stands at path, where a socket is to be bound: nothing (0); a
- * socket of ours that nobody listens on any more, a dead master's,
- * removed (0); else -EADDRINUSE (a master listens there) or -EEXIST
- * (something else: left alone). */
+/* What stands at a's path: nothing (0); a socket of ours nobody listens
+ * on, removed (0); else -EADDRINUSE (a master listens) or -EEXIST. */
 static int clear_stale(const struct sockaddr_un *a)
 {
 	struct stat st;

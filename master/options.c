@@ -1,10 +1,7 @@
 /* The master's options: one table, rows[], parses the command line and
- * the config file, and prints --help; options_man.c prints the man page
- * from it. Every bad value is refused with the option it came to, in one
- * line; nothing is silently clamped except the worker count, capped to
- * the ring's slots. The command line wins over the file: an operator who
- * starts a master with --workers 1 gets one worker, whatever a shared
- * config says, at start and at every reload. */
+ * the config file and prints --help. A bad value is refused in one line
+ * naming its option; only the worker count is clamped (to the ring's
+ * slots). The command line wins over the file, at start and at reloads. */
 #include "master/options.h"
 #include "lib/log.h"
 #include "lib/os.h"
@@ -24,11 +21,9 @@
 #include <sys/un.h>
 
 #define OPT_PORT 5003
-/* One peer's share of connections by default: an eighth of them, so that
- * it takes eight addresses to fill the master, and at most 1,024: twice
- * what the course's client holds if the master answered none of its
- * final run's 500 requests until the last (at its pace, one every
- * 600 ms, it holds one to three). docs/security.md. */
+/* One peer's connections by default: an eighth, at most this: twice what
+ * the course's client holds if none of its 500 requests were answered
+ * (docs/security.md). */
 #define OPT_PEER_CONNS_MAX 1024
 
 static const struct options defaults = {
@@ -38,8 +33,6 @@ static const struct options defaults = {
 	.peer_weight = 4 * POLICY_PEER_WEIGHT_MAX,
 	.idle_timeout_ms = 30000,
 	.stop_timeout_ms = 30000,
-	/* An hour, past which a search is not worth its connection (the
-	 * course's take milliseconds to seconds). */
 	.max_wait_ms = 3600000,
 	.attach_repeats = 1,
 	.pin = 1,
@@ -52,8 +45,7 @@ static const struct options defaults = {
 
 /* ---- the values the rows take that no type reads ------------------------- */
 
-/* auto or the name of a compiled-in kernel. Whether this CPU can run it
- * is the start's question (exit 1), not the parser's. */
+/* auto or a compiled-in kernel (whether this CPU runs it: the start's). */
 static int valid_kernel(const char *s)
 {
 	size_t n;
@@ -67,8 +59,8 @@ static int valid_kernel(const char *s)
 	return 0;
 }
 
-/* A numeric IPv4 or IPv6 address, whole, IPv4 as IPv4-mapped (as the
- * master keeps a peer's), as one more of list, which holds *n. */
+/* A numeric IPv4 or IPv6 address (IPv4 as IPv4-mapped) as one more of
+ * list, which holds *n. */
 static int add_address(const char *s, uint8_t (*list)[16], unsigned *n)
 {
 	uint8_t *ip = list[*n];
@@ -224,8 +216,8 @@ static const struct opt_row rows[] = {
 #define NROWS (sizeof rows / sizeof rows[0])
 _Static_assert(NROWS <= 64, "a row's bit in o->given");
 
-/* getopt_long's values for the rows' options: above every character,
- * below the policy's (POLICY_OPT_BASE). */
+/* getopt_long's values for the rows: above every character, below the
+ * policy's. */
 #define ROW_VALUE 0x100
 #define MADE_MAX (NROWS * KINDS_MAX)
 _Static_assert(ROW_VALUE + MADE_MAX <= POLICY_OPT_BASE, "the rows' values below the policy's");
@@ -271,13 +263,12 @@ void options_defaults(struct options *o)
 /* The default of r's field, as its option takes it. */
 static void default_of(const struct opt_row *r, char *buf, size_t len)
 {
-	const char *f = (const char *)&defaults + r->at;
+	const char *f = (const char *)&defaults + (r->type == OPT_MODE ? r->ms_at : r->at);
 
 	if (r->type == OPT_NUMBER)
 		snprintf(buf, len, "%llu", (unsigned long long)*(const uint64_t *)f);
 	else if (r->type == OPT_SECONDS || r->type == OPT_MODE)
-		snprintf(buf, len, "%g", *(const unsigned *)((const char *)&defaults +
-				(r->type == OPT_MODE ? r->ms_at : r->at)) / 1000.0);
+		snprintf(buf, len, "%g", *(const unsigned *)f / 1000.0);
 	else
 		snprintf(buf, len, "?");
 }
@@ -341,8 +332,8 @@ static void synopsis(const struct opt_row *r, unsigned kind, char *buf, size_t l
 		 r->arg ? r->arg : "");
 }
 
-/* The option's help in --help's columns: its synopsis, then its sentence
- * from column 25, wrapped before column 80. */
+/* The option's synopsis, then its sentence from column 25, wrapped
+ * before column 80. */
 #define HELP_COLUMN 25
 #define HELP_WIDTH 79
 static void print_option(FILE *out, const struct opt_row *r, unsigned kind, int man)
@@ -396,8 +387,7 @@ void options_usage(FILE *out, int man)
 
 /* ---- parsing ------------------------------------------------------------- */
 
-/* Read value into r's field for kind (o untouched by a bad value but for
- * a kind's or the policy's). 0 or -EINVAL. */
+/* Read value into r's field for kind. 0 or -EINVAL. */
 static int take(const struct opt_row *r, unsigned kind, const char *value, struct options *o)
 {
 	char *f = (char *)o + r->at;
@@ -543,9 +533,8 @@ int options_parse(int argc, char **argv, struct options *o)
 
 /* ---- the config file ------------------------------------------------------ */
 
-/* One config key of the options at ctx (a config_set_fn). A key the
- * command line already set: its value is still checked (a bad file is a
- * bad file), then left as the command line gave it. */
+/* One config key (a config_set_fn). A key the command line set is still
+ * checked (a bad file is a bad file), then left as given. */
 static int set_key(void *ctx, const char *key, const char *value)
 {
 	struct options *o = ctx, scratch = *o;

@@ -1,6 +1,5 @@
-/* Command-line options and the optional config file re-read on SIGHUP,
- * both read by one table (options.c), whose rows (below) also print
- * --help and the man page's list (options_man.c); the tests walk it. */
+/* Command-line options and the config file re-read on SIGHUP, read by one
+ * table (options.c) that also prints --help and the man page's list. */
 #ifndef REVHASH_OPTIONS_H
 #define REVHASH_OPTIONS_H
 
@@ -18,73 +17,53 @@ struct options {
 	uint64_t workers;          /* 0 = auto: one per CPU the master may use */
 	const char *config;        /* re-read on SIGHUP; NULL = none */
 	const char *kernel;        /* "auto" or a kernel name */
-	const char *kind_spec[KINDS_MAX]; /* each found kind's --NAME: "auto"
-	                              (NULL), "off" or a list of units */
-	const char *kind_path[KINDS_MAX]; /* its --NAME-worker program; NULL:
-	                              where worker/kind_exec.c looks */
-	const char *kind_kernel[KINDS_MAX]; /* its --NAME-kernel; NULL: its
-	                              program measures its own at start */
-	uint64_t cache_entries;    /* answers the cache holds */
-	/* --listen and --proxy-from: whole addresses, IPv4 as IPv4-mapped,
-	 * parsed once, here. */
-	uint8_t listen[OPT_LISTEN_MAX][16]; /* to listen on; none: every
-	                              address */
+	const char *kind_spec[KINDS_MAX]; /* each kind's --NAME (NULL: auto) */
+	const char *kind_path[KINDS_MAX]; /* its --NAME-worker, or NULL */
+	const char *kind_kernel[KINDS_MAX]; /* its --NAME-kernel, or NULL */
+	uint64_t cache_entries;
+	/* Whole addresses, IPv4 as IPv4-mapped. */
+	uint8_t listen[OPT_LISTEN_MAX][16]; /* none: every address */
 	unsigned nlisten;
-	const char *listen_unix;   /* --listen unix:PATH: the balancer's socket
-	                              (every connection on it opens with a
-	                              PROXY header); alone, no TCP at all */
-	uint8_t proxy_from[OPT_LISTEN_MAX][16]; /* balancers that send a
-	                              PROXY header first */
+	const char *listen_unix;   /* --listen unix:PATH: the balancer's socket */
+	uint8_t proxy_from[OPT_LISTEN_MAX][16];
 	unsigned nproxy;
-	const char *user;          /* --user: run as this user once the port
-	                              is bound (started as root) */
+	const char *user;          /* run as this user once the port is bound */
 	uint64_t max_conns;        /* connections open at most; 0: auto */
 	uint64_t peer_conns;       /* of them from one peer; 0: auto */
 	uint64_t peer_searches;    /* searches one peer gives weight to; 0: auto */
 	uint64_t peer_weight;      /* the weight one peer's searches share */
-	unsigned idle_timeout_ms;  /* from accept, to send the whole request;
-	                              also to read the reply */
-	unsigned stop_timeout_ms;  /* graceful stop waits this long at most */
-	unsigned max_wait_ms;      /* a client waits this long at most for its
-	                              answer (0: no limit) */
-	struct policy policy;       /* how jobs share the workers */
-	int attach_repeats;        /* a repeat attaches to the search in flight */
-	int pin;                   /* pin worker i to the i-th CPU */
-	int sandbox;               /* confine the workers (seccomp) */
-	int low_latency;           /* enum power_mode: hold the CPUs polling
-	                              while busy (PM QoS) */
-	unsigned low_latency_ms;   /* ... and this long after the last request */
-	int poll;                  /* enum opt_poll: the master polls for
-	                              events instead of sleeping while busy */
-	unsigned poll_ms;          /* ... and this long after the last request */
+	unsigned idle_timeout_ms;
+	unsigned stop_timeout_ms;
+	unsigned max_wait_ms;      /* 0: no limit */
+	struct policy policy;
+	int attach_repeats;
+	int pin;
+	int sandbox;
+	int low_latency;           /* enum power_mode */
+	unsigned low_latency_ms;
+	int poll;                  /* enum opt_poll */
+	unsigned poll_ms;
 	int verbose, quiet;
-	int status, json;          /* --status [--json]: print, don't serve */
-	int hook;                  /* --hook: arm this test hook (enum
-	                              ring_hook) of a running master, or -1 */
+	int status, json;
+	int hook;                  /* enum ring_hook to arm, or -1 */
 	int help;                  /* --help was printed: exit 0 */
-	uint64_t given;            /* the rows (bit i: row i) given on the
-	                              command line, which a config file does
-	                              not override */
+	uint64_t given;            /* bit i: row i on the command line */
 };
 
-/* --poll, --no-poll, or neither: on where the master has a CPU of its own
- * (server.c). */
+/* --poll, --no-poll, or neither (server.c decides). */
 enum opt_poll { OPT_POLL_AUTO = 0, OPT_POLL_ON, OPT_POLL_OFF };
 
-/* Fill o from argv. 0 (to run, or with o->help after printing the usage),
- * or -EINVAL after printing what is wrong to stderr, in one line. */
+/* Fill o from argv. 0 (with o->help: the usage printed), or -EINVAL with
+ * what is wrong said on stderr, in one line. */
 int options_parse(int argc, char **argv, struct options *o);
-/* Read the config file path into o (the rows with a key; a key whose
- * option was given on the command line is checked but left as given, and
- * said in the log). 0, or -errno / -EINVAL with the reason logged; o is
- * untouched on error. */
+/* Read the config file path into o (a key given on the command line is
+ * checked, but left as given). 0, or -errno / -EINVAL logged; o untouched
+ * on error. */
 int options_load(struct options *o, const char *path);
 /* The worker count o asks for, resolving 0 (auto) to os_cpu_count(), capped. */
 unsigned options_workers(const struct options *o);
 /* Resolve o's automatic caps for a process that may hold nofile
- * descriptors: connections below it with room for what else the master
- * opens, an eighth of them for one peer (OPT_PEER_CONNS_MAX at most), as
- * many searches as connections. */
+ * descriptors. */
 void options_caps(struct options *o, long nofile);
 
 /* ---- the table ------------------------------------------------------------ */
@@ -100,14 +79,12 @@ enum opt_type {
 	OPT_STRING,  /* a word, not empty and passing check, into the
 	                const char * field (a kind's row: its kind's) */
 	OPT_OTHER,   /* parse() reads it */
-	OPT_POLICY,  /* the policy's options (shm/policy.h), from its table */
+	OPT_POLICY,  /* the policy's options, from its own table */
 };
 
 struct opt_row {
-	const char *name;  /* --NAME; with %K, one for each found kind of
-	                      worker, named after it */
-	const char *arg;   /* its argument's name in --help; NULL: none; "[=S]":
-	                      optional */
+	const char *name;  /* --NAME; with %K, one for each found kind */
+	const char *arg;   /* in --help; NULL: none; "[=S]": optional */
 	enum opt_type type;
 	size_t at;         /* its field: offsetof(struct options, ...) */
 	size_t ms_at;      /* OPT_MODE: the field of its seconds */
@@ -118,8 +95,7 @@ struct opt_row {
 	int (*check)(const char *value);              /* OPT_STRING */
 	int (*parse)(const char *value, struct options *o); /* OPT_OTHER */
 	void (*list)(char *buf, size_t len);          /* its values (%L) */
-	int machine;       /* the list is this build's: the man page, which
-	                      is every build's, sends the reader to --help */
+	int machine;       /* the list is this build's (man: see --help) */
 	const char *values; /* in a refusal: what the value may be */
 	const char *help;  /* its sentence in --help and the man page */
 	const char *key;   /* its key in the config file, or NULL */
@@ -129,9 +105,8 @@ struct opt_row {
  * %C the config file's keys, %K the kind's name, %H the kind's help
  * sentence, %B its program; %% a percent sign. */
 
-/* The options the table makes, in order: each row, a %K row once for
- * each found kind (*kind: which). Start with *it zeroed; NULL past the
- * last. */
+/* The options the table makes, in order, a %K row once per found kind
+ * (*kind: which). Start with *it zeroed; NULL past the last. */
 struct opt_it {
 	size_t row;
 	unsigned kind;
@@ -139,9 +114,8 @@ struct opt_it {
 const struct opt_row *options_next(struct opt_it *it, unsigned *kind);
 /* Row i of the table, NULL past the last. */
 const struct opt_row *options_row(size_t i);
-/* text with its placeholders filled for the option r makes for kind,
- * into buf (truncated to len). man: for the man page (a build's list is
- * not named). */
+/* text with its placeholders filled for r and kind, into buf (truncated
+ * to len). man: for the man page (a build's list not named). */
 void options_text(const struct opt_row *r, unsigned kind, const char *text, int man,
 		  char *buf, size_t len);
 /* --help; man: as the man page has it (a build's list not named). */
@@ -149,8 +123,8 @@ void options_usage(FILE *out, int man);
 /* The defaults every parse starts from. */
 void options_defaults(struct options *o);
 
-/* options_man.c: copy the man page in to out, its OPTIONS made anew from
- * the table between their marks. 0, or -EINVAL when a mark is missing. */
+/* options_man.c: copy the man page in to out, its OPTIONS made anew
+ * between their marks. 0, or -EINVAL when a mark is missing. */
 int options_man(FILE *in, FILE *out);
 
 #endif

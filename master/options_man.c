@@ -1,9 +1,7 @@
-/* The man page's OPTIONS, made from the option table between two marks
- * in master/master.1: `make man` writes them, check_options fails while
- * the page is not what the table makes. They are --help's lines (as the
- * man page has them: options_usage(out, 1)) in roff: an option's synopsis
- * a tag, its wrapped lines one paragraph, a line further in (the orders'
- * list) a line of its own. */
+/* The man page's OPTIONS between two marks in master/master.1, made from
+ * --help's lines (options_usage(out, 1)) in roff: `make man` writes them,
+ * check_options fails while the page differs. A synopsis is a tag, its
+ * wrapped lines a paragraph, a line further in a line of its own. */
 #include "master/options.h"
 
 #include <ctype.h>
@@ -15,9 +13,8 @@
 #define END_MARK ".\\\" end of what the table made\n"
 #define HELP_COLUMN 25 /* options.c's */
 
-/* s's first len bytes in roff: backslashes and minus signs escaped (an
- * option's dashes must not become hyphens), the first letter raised
- * where cap. */
+/* s's first len bytes in roff (an option's dashes must not become
+ * hyphens), the first letter raised where cap. */
 static void roff(FILE *out, const char *s, size_t len, int cap)
 {
 	for (size_t i = 0; i < len && s[i]; i++) {
@@ -47,8 +44,7 @@ static void tag(FILE *out, const char *synopsis, size_t len)
 	fputc('\n', out);
 }
 
-/* The end of an option's paragraph: a full stop after a sentence that
- * has none. */
+/* The end of an option's paragraph: a full stop where none is. */
 static void end(FILE *out, int *in, char last)
 {
 	if (*in)

@@ -1,7 +1,6 @@
-/* The peers' table (see peers.h): linear probing, and deletion by moving
- * back the records after the hole, so that no tombstone ever lengthens a
- * walk. At most half full; it grows, never shrinks: its size is the most
- * peers seen at once, and each of them held a connection. */
+/* The peers' table (see peers.h): linear probing, deletion by moving back
+ * the records after the hole (no tombstones). At most half full; it never
+ * shrinks: each peer it grew for held a connection. */
 #include "master/peers.h"
 #include "lib/siphash.h"
 

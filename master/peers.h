@@ -1,28 +1,24 @@
-/* Who is connected, by peer: each peer's open connections, the searches it
- * gives weight to, and the weight it gives them in all. A peer is an
- * address as conn_peer() reduces it: an IPv4 /32 or an IPv6 /64, the part
- * one host usually controls. The caps that keep one peer from taking the
- * master from the others count here (clients.c for connections, jobset.c
- * for searches and weight).
- *
- * An open-addressing table under a SipHash key of its own: the addresses
- * are the peers' to choose. A record lives while anything counts in it. */
+/* Who is connected, by peer (an address as conn_peer_of reduces it): its
+ * connections, its searches and their weight, which the caps count
+ * (clients.c, jobset.c). An open-addressing table under a SipHash key of
+ * its own (the peers choose the addresses); a record lives while anything
+ * counts in it. */
 #ifndef REVHASH_PEERS_H
 #define REVHASH_PEERS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-struct peer_jobs;
+struct job;
 
 struct peer {
 	uint8_t addr[16];
-	struct peer_jobs *jobs; /* the jobs it gives weight to (jobset.c's) */
+	struct job **jobs; /* the jobs it gives weight to (jobset.c's) */
+	uint32_t njobs, jobs_cap;
 	uint32_t conns;    /* connections open */
 	uint32_t searches; /* jobs it gives weight to */
 	uint64_t weight;   /* what it gives them, each job's part capped */
-	uint32_t shift;    /* its jobs count 1/2^shift of their weight: the
-	                      fair share (jobset.c) */
+	uint32_t shift;    /* its jobs count 1/2^shift: the fair share */
 	uint32_t used;     /* the slot holds a peer */
 };
 

@@ -1,11 +1,8 @@
-/* PM QoS (see power.h). The device holds one request per open file: a
- * latency of 0 keeps every CPU in its polling idle state, the default
- * (PM_QOS_DEFAULT, 2000 s) leaves the governor free. Only the edges write,
- * so a run of requests costs two writes, not two per request; the hold is
- * taken after the search that brought it has been handed to the workers,
- * never on its way there. The grace counts from the first update that
- * finds nothing in flight, not from the last that found something: the
- * loop may have slept in between. */
+/* PM QoS (see power.h): one request per open file, 0 holds every CPU
+ * polling, the default (2000 s) frees them. Only the edges write; the
+ * hold is taken after the search is handed to the workers, never on its
+ * way. The grace counts from the first update that finds nothing in
+ * flight (the loop may have slept since the last that found some). */
 #include "master/power.h"
 #include "lib/log.h"
 
@@ -24,8 +21,7 @@ static int put(int fd, int32_t us)
 	return write(fd, &us, sizeof us) == (ssize_t)sizeof us ? 0 : -errno;
 }
 
-/* put() while serving: a device that stops taking requests turns the
- * hold off for good (closing it drops the request). */
+/* put() while serving: a device that fails turns the hold off for good. */
 static int ask(struct power *p, int32_t us)
 {
 	int rc = put(p->fd, us);
@@ -41,12 +37,7 @@ int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
 {
 	int err;
 
-	p->fd = -1;
-	p->held = 0;
-	p->busy = 0;
-	p->grace_ms = grace_ms;
-	p->busy_ms = 0;
-	p->holds = 0;
+	*p = (struct power){ .fd = -1, .grace_ms = grace_ms };
 	if (mode == POWER_OFF)
 		return 0;
 	p->fd = open(QOS_DEVICE, O_WRONLY | O_CLOEXEC);

@@ -1,13 +1,8 @@
-/* The CPUs' idle states. Between small requests the CPUs of an idle machine
- * sleep, and waking them (a halted virtual CPU most of all) costs tens of
- * microseconds per wake-up, several per request; the kernel's PM QoS
- * interface (/dev/cpu_dma_latency, root only, machine-wide) can keep them
- * polling instead while a process asks for it. The master asks only while it
- * is busy: from the first search handed to the workers until none has been
- * in flight for a grace period, so that the gaps between the requests of a
- * run are spent polling and an idle server lets the CPUs sleep. A client
- * that only connects, or trickles its bytes, or asks what the cache holds,
- * does not take the CPUs. */
+/* The CPUs' idle states. Waking a sleeping CPU costs tens of microseconds,
+ * several times a request; PM QoS (/dev/cpu_dma_latency, root only,
+ * machine-wide) keeps them polling while asked. The master asks only while
+ * searches are in flight and a grace period after: a client that only
+ * connects, or hits the cache, does not take the CPUs. */
 #ifndef REVHASH_POWER_H
 #define REVHASH_POWER_H
 
@@ -43,12 +38,11 @@ struct power {
 };
 
 /* Open the PM QoS device for mode (released at first). 0, or -errno when
- * mode is not off and it cannot be had (logged; the server runs on with
- * slower wake-ups and p->fd at -1). */
+ * it cannot be had (logged; p->fd is -1 and the server runs on). */
 int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms);
-/* Tell whether searches are in flight at now_ms: hold the CPUs as they
- * start, let them go grace_ms after the last has ended. Returns when it
- * must be called again (UINT64_MAX: only on the next event). */
+/* Searches are in flight (busy) at now_ms or not: hold the CPUs, or let
+ * them go grace_ms after the last. When to call again (UINT64_MAX: at the
+ * next event). */
 uint64_t power_update(struct power *p, int busy, uint64_t now_ms);
 /* What it does now (enum power_state). */
 enum power_state power_state(const struct power *p);

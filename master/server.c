@@ -1,8 +1,6 @@
-/* The master's event loop. Everything arrives as an epoll event: new
- * connections, client bytes, "something changed" from the workers (an
- * eventfd), and signals (a signalfd) -- so no work ever runs in a signal
- * handler and the loop never blocks on anything but epoll_wait. It never
- * takes the ring's lock either: the layers below it do not wait on anyone. */
+/* The master's event loop. Everything is an epoll event: connections,
+ * client bytes, the workers' eventfd, signals (a signalfd); it blocks on
+ * nothing but epoll_wait, and never takes the ring's lock. */
 #include "master/server.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -40,10 +38,9 @@ static int add_source(struct server *s, struct source *src, uint32_t events)
 	return 0;
 }
 
-/* The segment was cut short (by any process of our user) and has its size
- * back, zeros where it was cut: the lock and the semaphores too, so the
- * workers are reset; the header is put back by the watchdog, and what
- * the job table lost is found by the audit. */
+/* The segment was cut short (given its size back, zeros where cut): the
+ * lock too, so the workers are reset; the watchdog puts the header back,
+ * the audit what the job table lost. */
 static void see_cut_short(struct server *s)
 {
 	unsigned n = seg_cut_short();
@@ -56,7 +53,6 @@ static void see_cut_short(struct server *s)
 		      "our user (given its size back, zeros where it was cut)");
 }
 
-/* Workers flag the jobs they brought to an end. */
 static void on_notify(struct server *s)
 {
 	uint64_t n;
@@ -67,10 +63,7 @@ static void on_notify(struct server *s)
 }
 
 /* The CPU workers o asks for. auto: one per CPU, less one for each other
- * worker (a GPU's) and one for the master when there are others: a GPU
- * worker spins for its launches and polls for its next lease, and beside
- * a CPU worker on every CPU its wake-ups and the master's wait for the
- * scheduler's tick, which costs more than those CPU workers add
+ * worker (a GPU's) and one for the master beside them
  * (docs/performance.md). */
 static unsigned cpu_workers(const struct server *s, const struct options *o)
 {
@@ -82,10 +75,8 @@ static unsigned cpu_workers(const struct server *s, const struct options *o)
 }
 
 /* How long the master polls after it was last busy, with cpu CPU
- * workers: --poll's, or by default where they and the other workers left
- * it a CPU of its own (--workers auto beside a GPU worker, where a sleep
- * in epoll_wait costs a request a wake-up from a halted CPU, twice:
- * docs/performance.md); never where it would take a worker's CPU. */
+ * workers: --poll's, by default where the workers left it a CPU of its
+ * own (docs/performance.md). */
 static uint64_t poll_ns(const struct server *s, const struct options *o, unsigned cpu)
 {
 	if (o->poll == OPT_POLL_OFF ||
@@ -110,7 +101,7 @@ static void reload(struct server *s)
 	shm_count(s->seg.hdr->stats.reloads, 1);
 	if (s->opt.config && options_load(&next, s->opt.config) < 0) {
 		log_error("reload: config %s rejected, keeping CPU workers at %u",
-			  s->opt.config, workers_target(&s->workers));
+			  s->opt.config, s->workers.target);
 		return;
 	}
 	s->opt = next;
@@ -118,13 +109,20 @@ static void reload(struct server *s)
 	s->clients.timeout_ms = s->opt.idle_timeout_ms;
 	shm_show(s->seg.hdr->cpus, os_cpu_count());
 	workers_set_target(&s->workers, n);
-	log_info("reload: CPU workers %u", workers_target(&s->workers));
+	log_info("reload: CPU workers %u", s->workers.target);
 	was = s->poll_ns;
 	s->poll_ns = poll_ns(s, &s->opt, n);
 	if (was && !s->poll_ns)
 		log_info("the master no longer polls");
 	else if (!was)
 		say_poll(s);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 static void begin_drain(struct server *s)
@@ -134,19 +132,16 @@ static void begin_drain(struct server *s)
 	s->draining = 1;
 	s->drain_deadline_ms = clock_ms() + s->opt.stop_timeout_ms;
 	for (unsigned i = 0; i < s->nlisten; i++) {
-		if (s->listen[i].fd < 0)
-			continue;
-		epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen[i].fd, NULL);
-		close(s->listen[i].fd);
-		s->listen[i].fd = -1; /* later events of this batch */
+		if (s->listen[i].fd >= 0)
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->listen[i].fd, NULL);
+		close_fd(&s->listen[i].fd); /* -1: for later events of this batch */
 	}
 	clients_close_unsent(&s->clients);
 	log_info("stopping: %llu requests in flight",
 		 (unsigned long long)clients_owed(&s->clients));
 }
 
-/* One signal, as the table of lib/signals.c says. Returns 1 when the loop
- * must end at once (SIGQUIT). */
+/* One signal (lib/signals.c's table). 1 when the loop must end at once. */
 static int on_signal(struct server *s, const struct signalfd_siginfo *si)
 {
 	switch (sig_role((int)si->ssi_signo)) {
@@ -167,8 +162,7 @@ static int on_signal(struct server *s, const struct signalfd_siginfo *si)
 		status_log(&s->seg);
 		break;
 	case SIG_LOG:
-		/* One the master raised on itself (a write to a closed pipe
-		 * or socket) already failed with its own error. */
+		/* One the master raised on itself already failed its call. */
 		if (si->ssi_pid != (uint32_t)s->workers.master)
 			log_info("signal %u (%s) from pid %u ignored", si->ssi_signo,
 				 strsignal((int)si->ssi_signo), si->ssi_pid);
@@ -203,7 +197,7 @@ static void on_conn(struct server *s, struct conn *c, uint32_t events)
 
 /* ---- set-up --------------------------------------------------------------- */
 
-/* A set-up call failed: log it with its errno, once, here. -errno. */
+/* A set-up call failed: logged. -errno. */
 static int failed(const char *call)
 {
 	int err = errno;
@@ -233,13 +227,6 @@ static int open_event_fds(struct server *s)
 	return 0;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* Undo server_init, whatever it reached. */
 static void teardown(struct server *s)
 {
@@ -256,9 +243,7 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
-/* call (socket and bind, or listen) on ip (NULL: every address) and
- * port failed with rc: say so, and the likely cause of a port in use.
- * Returns rc. */
+/* call on ip (NULL: every address) and port failed with rc: said. rc. */
 static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int rc)
 {
 	char addr[INET6_ADDRSTRLEN] = "every address";
@@ -270,8 +255,8 @@ static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int
 	return rc;
 }
 
-/* Bind a listener for each --listen address, or one for every address
- * (none where the balancer's Unix socket alone is asked for). */
+/* A listener for each --listen address, or one for every address (none
+ * beside the balancer's Unix socket alone). */
 static int bind_all(struct server *s, const struct options *o)
 {
 	unsigned n = o->nlisten ? o->nlisten : o->listen_unix ? 0 : 1;
@@ -286,8 +271,7 @@ static int bind_all(struct server *s, const struct options *o)
 	return 0;
 }
 
-/* The balancer's Unix socket, the last listener, bound as the user the
- * master runs as (after --user), in that user's own folder. */
+/* The balancer's Unix socket, the last listener, bound after --user. */
 static int bind_unix(struct server *s, const struct options *o)
 {
 	int rc;
@@ -316,9 +300,8 @@ static int open_all(struct server *s, const struct options *o)
 	return 0;
 }
 
-/* A master on its Unix socket alone has no TCP port to make its number
- * its own: it is known by that number alone (its segment, --status), so
- * one that a live master of this user already has is refused. */
+/* A master on its Unix socket alone has no port to make its number its
+ * own (its segment, --status): one a live master has is refused. */
 static int number_free(const struct options *o)
 {
 	struct seg seg;
@@ -343,12 +326,11 @@ static int start(struct server *s, const struct options *o)
 
 	if ((rc = bind_all(s, o)) < 0)
 		return rc;
-	/* What needs root comes first: the port, the CPUs' latency device. */
+	/* What needs root first. */
 	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
 	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
 	    (rc = bind_unix(s, o)) < 0)
 		return rc;
-	/* Said now, not by each worker dying at its start. */
 	if (!o->sandbox) {
 		sandbox_off();
 	} else if ((rc = sandbox_probe()) < 0) {
@@ -382,15 +364,13 @@ static int start(struct server *s, const struct options *o)
 	say_poll(s);
 	if ((rc = workers_start(&s->workers)) < 0)
 		return rc;
-	/* Only now: a client that can connect finds a server ready to serve,
-	 * not one still mapping its memory and starting its workers. */
+	/* Only now: a client that connects finds a server ready. */
 	if ((rc = open_all(s, o)) < 0)
 		return rc;
-	/* The count as capped: the slots other kinds take come off it. */
 	if (o->listen_unix)
 		log_info("the balancer's socket: unix:%s (PROXY headers)", o->listen_unix);
 	log_info("listening on port %u: CPU workers %u (kernel %s), other workers %u, "
-		 "cache %llu answers, schedule %s", o->port, workers_target(&s->workers),
+		 "cache %llu answers, schedule %s", o->port, s->workers.target,
 		 s->kernel->name, s->workers.fixed,
 		 (unsigned long long)o->cache_entries,
 		 policy_describe(&o->policy, policy, sizeof policy));
@@ -413,9 +393,8 @@ int server_init(struct server *s, const struct options *o)
 	sigset_t set;
 	int rc;
 
-	/* Blocked before anything can be seen from outside: a TERM the moment
-	 * the port opens is then a stop like any other, not death by the
-	 * default action with the segment left behind. */
+	/* Blocked before anything is seen from outside: an early TERM is a
+	 * stop, not death with the segment left behind. */
 	sig_table_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	memset(s, 0, sizeof *s);
@@ -459,8 +438,8 @@ static void watch_listeners(struct server *s, uint32_t events)
 	}
 }
 
-/* Out of descriptors with no reserve: stop watching the listeners for a
- * moment rather than spin on them; resume_accepting re-arms them. */
+/* Out of descriptors with no reserve: stop watching the listeners a
+ * moment rather than spin on them. */
 static void pause_accepting(struct server *s)
 {
 	watch_listeners(s, 0);
@@ -487,8 +466,8 @@ static int wait_ms(uint64_t next, uint64_t now)
 	return next <= now ? 0 : next - now > 1000 ? 1000 : (int)(next - now);
 }
 
-/* Hold the CPUs polling while searches are in flight and a grace period
- * after (power.h), and show it to --status. When to look again. */
+/* Hold the CPUs polling while busy (power.h), shown to --status. When
+ * to look again. */
 static uint64_t keep_awake(struct server *s, uint64_t now)
 {
 	uint64_t next = power_update(&s->power, jobs_in_flight(&s->jobs) > 0, now);
@@ -510,9 +489,8 @@ static void close_all(struct server *s)
 	clients_bury(&s->clients);
 }
 
-/* Wait for events until next (ms). Polling first, while busy (a search in
- * flight, or a request read: a client that only connects does not count)
- * and s->poll_ns after, but not past next. */
+/* Wait for events until next (ms); polling first while busy (a search in
+ * flight, a request read) and s->poll_ns after, not past next. */
 static int wait_events(struct server *s, struct epoll_event *evs, uint64_t next,
 		       uint64_t now_ms)
 {

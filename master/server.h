@@ -27,30 +27,28 @@
 struct server {
 	struct options opt;
 	struct seg seg;
-	struct cache cache;       /* the master's, over the segment's table */
+	struct cache cache;
 	const struct kernel *kernel;
 	int epfd;
 	struct source listen[OPT_LISTEN_MAX + 1]; /* one per --listen, or one */
 	unsigned nlisten;
-	uint64_t unix_ino;        /* the --listen unix: socket's, to remove it */
+	uint64_t unix_ino;        /* the unix: socket's, to remove it */
 	struct source signals, notify;
 	struct clients clients;
 	struct jobs jobs;
 	struct workers workers;
 	uint64_t accept_again_ms; /* listeners paused (out of descriptors) */
-	struct power power;       /* CPUs held polling while busy */
-	uint64_t poll_ns;         /* the master polls for events this long
-	                             after it was last busy (0: never) */
-	uint64_t busy_ns;         /* when it last had a search in flight or
-	                             read a request */
+	struct power power;
+	uint64_t poll_ns;         /* polls this long after busy (0: never) */
+	uint64_t busy_ns;         /* a search in flight or a request read */
 	uint64_t requests;        /* stats.requests then */
 	unsigned cut_short;       /* seg_cut_short() as last seen */
 	int draining;             /* a graceful stop: no new connections */
 	uint64_t drain_deadline_ms;
 };
 
-/* Set up everything (listener, segment, workers). 0 or -errno (logged); on
- * failure nothing is left behind. */
+/* Set up everything (listener, segment, workers). 0 or -errno (logged),
+ * nothing left behind. */
 int server_init(struct server *s, const struct options *o);
 /* Serve until stopped by a signal; then clean up. */
 void server_run(struct server *s);

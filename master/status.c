@@ -1,12 +1,6 @@
 /* The scoreboard's rows (see status.h), made once from the segment, and
- * two of their writers: the text and the JSON. The exporter's is
- * metrics.c.
- *
- * The words the segment holds (the kernel's name, each kind's note, which
- * a GPU program of another build wrote) are whatever bytes its writers
- * left: each is copied once, within its field, and printed from the copy,
- * as JSON's escapes where JSON is printed, with '?' for what a terminal
- * should not be sent. */
+ * two of their writers: the text and the JSON. A word of the segment's is
+ * copied once, within its field, and printed from the copy, escaped. */
 #include "master/status.h"
 #include "lib/log.h"
 #include "lib/utf8.h"
@@ -22,8 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-/* The rows at most: the figures (two per kind and one per policy rule
- * among them), 14 per worker slot, the lists. */
+/* The rows at most: the figures, 14 per worker slot, the lists. */
 #define ROWS_MAX (160 + 14 * RING_WORKERS + HIST_BOUNDS + RING_QUEUED_BUCKETS + \
 		  2 * (OUTCOME_COUNT + STAGE_COUNT))
 #define WORDS_MAX (1 + SEG_KINDS + 2 * RING_WORKERS)
@@ -97,9 +90,8 @@ static const struct counter {
 #undef AT
 };
 
-/* One more row. A number the JSON shows at its top without a sentence
- * for its metric, or a row past ROWS_MAX, is a mistake in this file: stop
- * on it rather than serve a scoreboard without it. */
+/* One more row. A top-level number without a sentence for its metric, or
+ * a row past ROWS_MAX, is a mistake in this file: stop on it. */
 static void add(struct status *st, struct status_row r)
 {
 	int group = r.type == STATUS_GROUP || r.type == STATUS_LIST;
@@ -114,8 +106,7 @@ static void add(struct status *st, struct status_row r)
 	st->row[st->n++] = r;
 }
 
-/* A word of the rows' own, to fill: past WORDS_MAX is a mistake in this
- * file. */
+/* A word of the rows' own, to fill. */
 static char *word(struct status *st)
 {
 	if (st->nwords >= WORDS_MAX)
@@ -123,8 +114,8 @@ static char *word(struct status *st)
 	return st->word[st->nwords++];
 }
 
-/* A field of the segment's, size bytes: read once, and ended at its last
- * byte at the latest, whatever a writer of the segment left there. */
+/* A field of the segment's, size bytes: read once, ended at its last byte
+ * at the latest. */
 static const char *copied(struct status *st, const char *field, size_t size)
 {
 	char *w = word(st);
@@ -184,26 +175,16 @@ static const char *slot_state(const struct ring_slot_view *v)
 	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
 }
 
-static const char *kind_name(uint32_t kind)
-{
-	const struct worker_kind *k = kind_at(kind);
-
-	return k ? k->name : "?";
-}
-
-/* What the workers hashed: every live and dead worker's hashes, and the
- * busy rate: the live workers' hashes per second of time spent hashing,
- * summed (the server's own rate over its life, without the time anything
- * else took from its CPUs). A kind timed on the CPU's clock shares the
- * CPUs: with more of its workers than CPUs, the CPUs' worth of their mean
- * rate counts. A kind on the wall clock (a GPU: its time is the wall
- * clock's while it searches) counts its device's rate. */
+/* Every live and dead worker's hashes, and the busy rate: the live
+ * workers' hashes per second of hashing time, summed; CPU workers beyond
+ * the CPUs count the CPUs' worth of their mean rate, a wall-clock kind (a
+ * GPU) its device's rate. */
 static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 {
 	double on_cpus = 0, on_devices = 0;
 	unsigned busy = 0;
 
-	*hashes = seg->hdr->stats.dead_hashes; /* an exited worker's, counted once */
+	*hashes = seg->hdr->stats.dead_hashes;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct worker_kind *k;
 		struct ring_slot_view v;
@@ -226,11 +207,10 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	*busy_rate = on_cpus + on_devices;
 }
 
-/* The master's own first line: who it is, what it runs, how long it has. */
+/* The master's own first line. */
 static void master_rows(struct status *st, const struct seg *seg)
 {
 	const struct seg_header *h = seg->hdr;
-	/* The master puts the policy back where a worker wrote over it. */
 	const struct policy p = { .order = shm_read(seg->ring->policy.order),
 				  .rules = shm_read(seg->ring->policy.rules) };
 
@@ -262,8 +242,7 @@ static void master_rows(struct status *st, const struct seg *seg)
 		     .help = "seconds since the master started"));
 }
 
-/* A row of the table for each slot that has had a worker, and the live
- * workers by kind. */
+/* A row for each slot that has had a worker; the live workers by kind. */
 static void worker_rows(struct status *st, const struct seg *seg)
 {
 	unsigned live[KINDS_MAX] = { 0 };
@@ -282,7 +261,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 		add(st, GROUP());
 		add(st, NUM(.key = "slot", .text = "slot", .label = "slot", .num = i));
 		add(st, WORD(.key = "kind", .text = "kind", .label = "kind",
-			     .word = kind_name(v.kind)));
+			     .word = kind_at(v.kind) ? kind_at(v.kind)->name : "?"));
 		add(st, NUM(.key = "pid", .text = "pid", .num = (uint64_t)v.pid));
 		add(st, WORD(.key = "state", .text = "state", .word = slot_state(&v)));
 		add(st, WORD(.text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) :
@@ -309,7 +288,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 	add(st, END);
 }
 
-/* What the master holds, counted, and what the workers hashed. */
+/* What the master holds and counted, and what the workers hashed. */
 static void figure_rows(struct status *st, const struct seg *seg)
 {
 	const struct seg_stats *stats = &seg->hdr->stats;
@@ -351,9 +330,8 @@ static void figure_rows(struct status *st, const struct seg *seg)
 	add(st, END);
 }
 
-/* Where a request's time goes: the means of the stages of a searched one
- * and of a cache hit, and the histograms, read once: the replies by
- * outcome, the stages, and the score (latency x priority). */
+/* Where a request's time goes: the stages' means, the histograms (read
+ * once) and the score (latency x priority). */
 static void time_rows(struct status *st, const struct seg *seg)
 {
 	const struct seg_stats *stats = &seg->hdr->stats;
@@ -439,15 +417,33 @@ static size_t past(const struct status *st, size_t i)
 	return i;
 }
 
+void status_word(FILE *out, const char *s, enum status_esc esc)
+{
+	for (size_t n; *s; s += n ? n : 1) {
+		unsigned char c = (unsigned char)*s;
+
+		n = utf8_char(s);
+		if (esc != STATUS_ESC_TEXT && (c == '\\' || (c == '"' && esc != STATUS_ESC_HELP)))
+			fprintf(out, "\\%c", c);
+		else if (esc >= STATUS_ESC_HELP && c == '\n')
+			fputs("\\n", out);
+		else if (esc == STATUS_ESC_JSON && n && utf8_control(s, n))
+			fprintf(out, "\\u%04x", n == 1 ? c : (unsigned char)s[1]);
+		else if (!n || utf8_control(s, n))
+			fputc('?', out);
+		else
+			fwrite(s, 1, n, out);
+	}
+}
+
 /* ---- text ------------------------------------------------------------------ */
 
-/* A row's value as the text shows it, into buf: a word's control
- * characters (C0, DEL, C1) and bytes that are no part of a UTF-8
- * character as '?'. */
+/* A row's value as the text shows it, into buf. */
 static void text_value(const struct status_row *r, char *buf, size_t len)
 {
 	size_t at = 0;
 	uint64_t n, p99;
+	FILE *f;
 
 	switch (r->type) {
 	case STATUS_NUM:
@@ -469,27 +465,18 @@ static void text_value(const struct status_row *r, char *buf, size_t len)
 				 (unsigned long long)(p99 == UINT64_MAX ?
 					hist_bound_ns(HIST_BOUNDS - 1) : p99) / 1000);
 		break;
-	default:
-		for (const char *s = r->word; *s && at + 4 < len;) {
-			size_t c = utf8_char(s);
-
-			if (!c || utf8_control(s, c)) {
-				buf[at++] = '?';
-			} else {
-				memcpy(buf + at, s, c);
-				at += c;
-			}
-			s += c ? c : 1;
+	default: /* a word: no longer than it was (STATUS_WORD_MAX < len) */
+		if ((f = fmemopen(buf, len, "w"))) {
+			status_word(f, r->word, STATUS_ESC_TEXT);
+			fclose(f);
 		}
-		buf[at] = '\0';
 	}
 }
 
 #define COLUMNS_MAX 16
 
-/* The list of groups at i as a table under a head: a column for each of a
- * group's rows with words (the head's, those words), as wide as its
- * widest, numbers to the right. Returns the row past the list. */
+/* The list of groups at i as a table under a head of the rows' words,
+ * numbers to the right. Returns the row past the list. */
 static size_t table(FILE *out, const struct status *st, size_t i)
 {
 	size_t end = past(st, i) - 1, width[COLUMNS_MAX] = { 0 };
@@ -522,8 +509,8 @@ static size_t table(FILE *out, const struct status *st, size_t i)
 	return end + 1;
 }
 
-/* The rows with words, "words value unit", a comma between; a group with
- * words is a heading for its rows, a list with "" a table. */
+/* The rows with words, "words value unit", a comma between; a group's
+ * words head its rows, a list with "" is a table. */
 void status_text(FILE *out, const struct status *st)
 {
 	int fresh = 1, heading = 0;
@@ -559,31 +546,8 @@ void status_text(FILE *out, const struct status *st)
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-/* s as a JSON string: quotes and backslashes escaped, control characters
- * (C1's too) as \u00XX, a byte that is no part of a UTF-8 character as '?'. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t n = utf8_char(s);
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (n && utf8_control(s, n))
-			fprintf(out, "\\u%04x", n == 1 ? c : (unsigned char)s[1]);
-		else if (n)
-			fwrite(s, 1, n, out);
-		else
-			fputc('?', out);
-		s += n ? n : 1;
-	}
-	fputc('"', out);
-}
-
-/* One object, the rows with keys; a list's rows as an array; a histogram
- * as an object of its count, its sum and its buckets' own counts (not
- * cumulative; the last above the top bound), named by its list's label. */
+/* One object, the rows with keys; a list's rows an array; a histogram its
+ * count, sum and buckets' own counts (the last above the top bound). */
 void status_json(FILE *out, const struct status *st)
 {
 	const struct status_row *in[DEPTH_MAX] = { NULL };
@@ -617,7 +581,9 @@ void status_json(FILE *out, const struct status *st)
 			fprintf(out, "%.3f", r->real);
 			break;
 		case STATUS_WORD:
-			json_string(out, r->word);
+			fputc('"', out);
+			status_word(out, r->word, STATUS_ESC_JSON);
+			fputc('"', out);
 			break;
 		case STATUS_MEAN:
 			fprintf(out, "\"%s_sum\":%.3f,\"%s_count\":%llu", r->key,

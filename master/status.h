@@ -1,12 +1,9 @@
-/* The live scoreboard: the worker slots and counters already sit in the
- * shared segment, so `master --status PORT` maps it read-only and prints
- * it, SIGUSR1 writes the same to the log, and the exporter serves it.
- *
- * Each figure is a row, made once (status.c: status_make); writers print
- * the rows: the text and the JSON (status.c), and Prometheus's format
- * (metrics.c). Where a row shows: in the text when it has words (text),
- * in the JSON when it has a key (a list's rows always), as a metric when
- * it has a sentence (help). */
+/* The live scoreboard, read from the shared segment: `master --status`,
+ * SIGUSR1's log lines and the exporter. Each figure is a row, made once
+ * (status_make); the writers print the rows: text and JSON (status.c),
+ * Prometheus's format (metrics.c). A row shows in the text when it has
+ * words (text), in the JSON when it has a key (a list's rows always), as a
+ * metric when it has a sentence (help). */
 #ifndef REVHASH_STATUS_H
 #define REVHASH_STATUS_H
 
@@ -48,9 +45,8 @@ struct status_row {
 	const struct seg_hist *hist; /* HIST */
 };
 
-/* The words a row may show: the segment's (the kernel's name, each
- * kind's note), each copied out of it once, NUL included, and those made
- * of numbers (a lease). */
+/* The words a row may show: the segment's, copied out once, and those
+ * made of numbers (a lease). */
 #define STATUS_WORD_MAX 96
 
 struct status {
@@ -62,19 +58,30 @@ struct status {
 	struct seg_latency latency; /* the histograms, read once */
 };
 
-/* Every row of seg's scoreboard into st, in the order it is shown. 0, or
- * -ENOMEM; status_free() either way. */
+/* Every row of seg's scoreboard into st, in order. 0, or -ENOMEM;
+ * status_free() either way. */
 int status_make(const struct seg *seg, struct status *st);
 void status_free(struct status *st);
 /* The writers of status.c. */
 void status_text(FILE *out, const struct status *st);
 void status_json(FILE *out, const struct status *st);
-/* Map the live master's segment on port read-only (rw: read-write), or
- * say why not, as the option what: -ENOENT (no master), -ESRCH (its
- * master is gone, the segment left over) or -EPROTO (damaged). */
+/* How status_word escapes a word for each writer. A byte that is no part
+ * of a UTF-8 character, or a control character (C1's too), is '?'; but in
+ * JSON a control character is \u00XX, and in Prometheus's text '\n' "\\n". */
+enum status_esc {
+	STATUS_ESC_TEXT,  /* nothing escaped */
+	STATUS_ESC_JSON,  /* '"' and '\\' (in a JSON string) */
+	STATUS_ESC_HELP,  /* '\\' (a Prometheus HELP) */
+	STATUS_ESC_LABEL, /* '"' and '\\' (a Prometheus label's value) */
+};
+/* Write s, a word of the segment's (whatever bytes its writers left). */
+void status_word(FILE *out, const char *s, enum status_esc esc);
+/* Map the live master's segment on port (rw: read-write), or say why not
+ * on stderr, as option what: -ENOENT (no master), -ESRCH (its master is
+ * gone) or -EPROTO (damaged). */
 int status_open(const char *what, unsigned port, int rw, struct seg *seg);
-/* Print the status of the master on port (text or JSON) to stdout. 0, or
- * status_open's error, said on stderr. */
+/* Print the status of the master on port to stdout. 0, or status_open's
+ * error. */
 int status_print(unsigned port, int json);
 /* Log this master's status. */
 void status_log(const struct seg *seg);

@@ -1,28 +1,14 @@
-/* The workers' watchdog (see workers.h): every worker bumps a counter in
- * its slot at each ring call, at least every chunk (about 2 ms of
- * hashing) and every idle wait (100 ms). One whose counter stands still
- * for STALL_FACTOR times its lease's expected time at its own measured
- * rate, and at least STALL_MIN_MS (IDLE_STALL_MS when it holds no lease),
- * is stalled if the kernel says it is stopped or traced; any other silent
- * worker (frozen, in uninterruptible sleep, or just starved of CPU on a
- * crowded machine) is given SLOW_FACTOR times longer. A stalled worker is
- * killed and replaced like any dead one. And when the master itself was
- * held up (the machine paused, the cgroup throttled), it does not blame
- * the workers for it.
- *
- * While the ring's lock is held, only its holder can be the culprit: the
- * others are waiting for it. Who holds it is the lock's own word (the
- * kernel's robust lock protocol: what the kernel recovers a dead holder's
- * lock by), checked against the master's own table of pids; never what a
- * worker wrote in lock_owner. A word that names none of the workers (a
- * worker wrote pid 1 there, or the master's; a process of another holds
- * it) for LOCK_JAM_MS is a lock nobody of ours will ever free: the master
- * resets it. Every worker is killed, and once they are gone the lock and
- * the semaphores are made anew and the ring's derived state rebuilt under
- * the new lock (ring_reset), as after a holder's death.
- *
- * Each round also puts back what the segment says of each slot and of the
- * ring and the header, from the master's own record. */
+/* The workers' watchdog (see workers.h). A worker bumps its slot's beat
+ * at each ring call (every chunk, ~2 ms, and every idle wait, 100 ms). One
+ * silent for STALL_FACTOR times its lease's expected time, at least
+ * STALL_MIN_MS (IDLE_STALL_MS without a lease), is stalled if stopped or
+ * traced; any other (frozen, starved of CPU) gets SLOW_FACTOR times longer.
+ * A master held up itself blames nobody for it. While the ring's lock is
+ * held only its holder can be the culprit: the holder is the lock's own
+ * word (the kernel's robust protocol) against the master's table, never
+ * lock_owner; a word naming none of ours for LOCK_JAM_MS resets the lock
+ * (docs/architecture.md). Each round also puts back what the segment
+ * says of the slots, the ring and the header. */
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -36,18 +22,14 @@
 
 #define STALL_MIN_MS 250      /* silent this long with a lease: stalled */
 #define STALL_FACTOR 20       /* ... or this many times the lease's time */
-#define STALL_MAX_MS 60000    /* ... but never more: the lease and the rate
-                                 are the worker's word */
-#define IDLE_STALL_MS 600     /* silent this long without one (it waits 100 ms) */
+#define STALL_MAX_MS 60000    /* ... never more (the rate is its word) */
+#define IDLE_STALL_MS 600     /* silent this long without one */
 #define SLOW_FACTOR 4         /* a silent worker that is not stopped: 4x longer */
 #define LATE_MS 150           /* the master's own rounds this late: it was held up */
 #define LOCK_JAM_MS 1000      /* the lock's word named none of ours this long: reset */
-#define RESET_WAIT_MS 2000    /* a reset waits this long at most for the killed
-                                 to be reaped (one in uninterruptible sleep
-                                 runs no code of ours again) */
+#define RESET_WAIT_MS 2000    /* a reset waits this long at most for the killed */
 
-/* How long the worker of v may stay silent if the kernel reports it
- * stopped; any other gets SLOW_FACTOR times as long (see stalled()). */
+/* How long the worker of v may stay silent if stopped. */
 static uint64_t stall_bound(const struct ring_slot_view *v)
 {
 	unsigned __int128 expect_ms;
@@ -61,8 +43,8 @@ static uint64_t stall_bound(const struct ring_slot_view *v)
 						       : STALL_MAX_MS;
 }
 
-/* Has a worker silent for silent ms, with that bound, stalled? /proc is
- * read only for a worker already past the bound of a stopped one. */
+/* Has a worker silent for silent ms, with that bound, stalled? (/proc is
+ * read only past the bound.) */
 static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
 {
 	return silent > bound &&
@@ -89,12 +71,9 @@ static void kill_stalled(struct workers *ws, unsigned slot, uint64_t silent,
 	kill(w->pid, SIGKILL); /* SIGKILL ends a stopped or traced process too */
 }
 
-/* What the segment says of each slot's worker, against the master's own
- * table: a pid in a slot without a worker (or with another), a rate no
- * worker gives, put back (ring_slot_restore); and the ring-wide words the
- * master owns (its policy, the shutdown flag); said
- * at most once a second. A worker not yet shown in its slot writes its
- * pid itself. */
+/* Put back what the segment says of each slot, the ring's words and the
+ * header, against the master's own record; said once a second at most. A
+ * worker not yet shown in its slot writes its pid itself. */
 static void restore_slots(struct workers *ws, uint64_t now)
 {
 	unsigned fixed = (unsigned)ring_restore_words(ws->ring, &ws->policy, ws->shutdown) +
@@ -117,23 +96,20 @@ static void restore_slots(struct workers *ws, uint64_t now)
 	}
 }
 
-/* Tell the loop to look at the ring's news, as a worker does. */
+/* Tell the loop to look at the ring's news, as a worker does (a full
+ * counter: it has news to read already). */
 static void notify(int fd)
 {
 	uint64_t one = 1;
 
-	if (write(fd, &one, sizeof one) < 0) {
-		/* A full counter: the loop has news to read already. */
-	}
+	(void)!write(fd, &one, sizeof one);
 }
 
 enum { LOCK_FREE = -1, LOCK_NOT_OURS = -2 };
 
-/* The slot of the worker the lock's word names, by the master's own table
- * (a thread of a worker counts as that worker); LOCK_FREE, or
- * LOCK_NOT_OURS when it names none of them: a pid a worker wrote there,
- * a process of another, or a holder that died and was reaped before the
- * kernel could free its lock. */
+/* The slot of the worker the lock's word names (a thread counts as its
+ * worker); LOCK_FREE, or LOCK_NOT_OURS (a pid a worker wrote, another's
+ * process, a holder reaped before the kernel freed its lock). */
 static int lock_holder(const struct workers *ws)
 {
 	pid_t named = ring_lock_holder(ws->ring), group;
@@ -165,8 +141,6 @@ void workers_reset(struct workers *ws, const char *why)
 	}
 }
 
-static void restore_slots(struct workers *ws, uint64_t now);
-
 int workers_resetting(struct workers *ws, uint64_t now)
 {
 	int rc;
@@ -189,16 +163,11 @@ int workers_resetting(struct workers *ws, uint64_t now)
 	return 0;
 }
 
-/* The lock's word names none of our workers: after LOCK_JAM_MS of that
- * (every round saw it), nobody of ours will free it. */
+/* The lock's word named none of ours for LOCK_JAM_MS: nobody will free it. */
 static void watch_jam(struct workers *ws, int holder, uint64_t now)
 {
-	if (holder != LOCK_NOT_OURS) {
-		ws->jam_ms = 0;
-		return;
-	}
-	if (!ws->jam_ms) {
-		ws->jam_ms = now;
+	if (holder != LOCK_NOT_OURS || !ws->jam_ms) {
+		ws->jam_ms = holder == LOCK_NOT_OURS ? now : 0;
 		return;
 	}
 	if (now - ws->jam_ms >= LOCK_JAM_MS) {

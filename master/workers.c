@@ -1,19 +1,10 @@
 /* Forking, reaping and replacing workers (see workers.h). A dead worker's
- * lease goes back to its job before anything else, so no value of any range
- * is ever skipped; a worker that keeps dying soon after it starts is
- * restarted with exponential back-off, so one that cannot run never makes
- * the master spin. The watchdog, which kills the workers that show no
- * sign of life, is watchdog.c's.
- *
- * The plan: the workers of the found kinds (a GPU each), fixed at start,
- * take the top slots, so that a reload never moves them; the CPU workers,
- * as many as the worker count, take the slots from 0 up. Each slot's
- * plan names its kind and unit; a forked child becomes its worker through
- * the kind's entry.
- *
- * Before a worker has shown in its slot (an exec'd one opens its device
- * first, which takes a second or so) it is given WORKERS_START_WAIT_MS, and only
- * its life after it showed says whether its death was a quick one. */
+ * lease goes back before anything else, so no value is skipped; one that
+ * keeps dying soon after start is restarted with exponential back-off.
+ * The found kinds' workers (a GPU each) take the top slots, so a reload
+ * never moves them; the CPU workers take the slots from 0 up. A worker
+ * has WORKERS_START_WAIT_MS to show in its slot, and only its life after
+ * that says whether its death was a quick one. */
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -33,14 +24,13 @@
 #define BACKOFF_MAX_MS 10000
 #define WATCH_EVERY_MS 50     /* the watchdog's rounds */
 
-/* Which kind and unit each slot is for (kind_plan), from the found kinds
- * and the worker count. */
+/* Which kind and unit each slot is for. */
 static void plan(struct workers *ws)
 {
 	int kind[RING_WORKERS];
 	unsigned unit[RING_WORKERS];
 
-	kind_plan(ws->found, workers_target(ws), RING_WORKERS, kind, unit);
+	kind_plan(ws->found, ws->target, RING_WORKERS, kind, unit);
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		ws->w[i].kind = kind[i];
 		ws->w[i].unit = unit[i];
@@ -60,8 +50,7 @@ void workers_init(struct workers *ws, struct seg *seg,
 	ws->master = getpid();
 	ws->notify_fd = notify_fd;
 	ws->pin = pin;
-	/* The ring's words as the master wrote them, before any worker was
-	 * there to write over them: the watchdog puts them back. */
+	/* As the master wrote it, before any worker: the watchdog puts it back. */
 	ws->policy = seg->ring->policy;
 	workers_set_target(ws, target);
 }
@@ -79,22 +68,16 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 			       &ws->found[k]) < 0)
 			return -EINVAL;
 		ws->fixed += ws->found[k].n;
-		/* Said, not refused: the same command line serves a machine
-		 * with the devices and one without. (Its program was asked,
-		 * and the log says so: that option did its part.) */
+		/* Said, not refused: one command line serves machines with
+		 * the devices and without. */
 		if (ws->found[k].n == 0 && kernel[k])
 			log_warn("--%s-kernel %s: ignored, no %s worker runs (%s)", kind->name,
 				 kernel[k], kind->name, ws->found[k].note);
 		seg_show_name(note->note, sizeof note->note, ws->found[k].note);
 		shm_show(note->n, ws->found[k].n);
 	}
-	workers_set_target(ws, workers_target(ws));
+	workers_set_target(ws, ws->target);
 	return 0;
-}
-
-unsigned workers_target(const struct workers *ws)
-{
-	return ws->target;
 }
 
 /* Should slot have a worker? */
@@ -160,8 +143,7 @@ int workers_start(struct workers *ws)
 			return rc;
 		n += wanted(ws, i);
 	}
-	/* A client that can connect finds them ready: each shows in its slot
-	 * once it has set itself up (pinned, a batch task). */
+	/* Each shows in its slot once set up. */
 	while (ring_workers(ws->ring) < n && clock_ms() < until)
 		nanosleep(&pause, NULL);
 	if (ring_workers(ws->ring) < n)
@@ -177,15 +159,6 @@ void workers_set_target(struct workers *ws, unsigned n)
 	ws->target = n;
 	__atomic_store_n(&ws->seg->hdr->workers, n, __ATOMIC_RELAXED);
 	plan(ws);
-}
-
-static void describe(int status, char *buf, size_t len)
-{
-	if (WIFSIGNALED(status))
-		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
-			 strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
 }
 
 /* Plan the replacement of the worker that died in slot. */
@@ -235,12 +208,15 @@ static void reaped(struct workers *ws, unsigned slot, pid_t pid, int status)
 		log_info("worker %u (pid %d) retired", slot, (int)pid);
 		return;
 	}
-	describe(status, how, sizeof how);
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof how, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(how, sizeof how, "exited with status %d", WEXITSTATUS(status));
 	shm_count(st->worker_deaths, 1);
 	w->died = 1;
 	log_warn("worker %u (pid %d) %s; its lease is given back", slot, (int)pid, how);
-	/* Also while a graceful stop waits for answers: those need workers.
-	 * Only the final shutdown lets them go. */
+	/* Also while a graceful stop waits for answers: those need workers. */
 	if (!ws->shutdown && wanted(ws, slot))
 		plan_respawn(ws, slot, clock_ms(), chunks > 0);
 }
@@ -297,6 +273,8 @@ void workers_shutdown(struct workers *ws, unsigned wait_ms)
 {
 	uint64_t until = clock_ms() + wait_ms;
 	struct timespec pause = { 0, 10 * 1000000L };
+	pid_t pid;
+	int slot;
 
 	ws->shutdown = 1;
 	ring_shutdown(ws->ring);
@@ -307,13 +285,7 @@ void workers_shutdown(struct workers *ws, unsigned wait_ms)
 	for (unsigned i = 0; i < RING_WORKERS; i++)
 		if (ws->w[i].pid)
 			kill(ws->w[i].pid, SIGKILL);
-	while (workers_alive(ws)) {
-		int status;
-		pid_t pid = waitpid(-1, &status, 0);
-		int slot;
-		if (pid < 0)
-			break;
+	while (workers_alive(ws) && (pid = waitpid(-1, NULL, 0)) > 0)
 		if ((slot = workers_slot_of(ws, pid)) >= 0)
 			ws->w[slot].pid = 0;
-	}
 }

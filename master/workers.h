@@ -1,14 +1,9 @@
-/* Worker supervision: finding the workers of each kind (worker/kind.h),
- * forking, reaping and replacing them, with back-off for a worker that
- * keeps dying at start, and a watchdog for one that stops making progress
- * (stopped, traced, frozen): it is killed, its lease given back and a new
- * worker forked. What a worker does once forked is its kind's. Nothing
- * here asks which kind a worker is: a plan says which kind and unit each
- * slot is for, and the kind's entry does the rest. Beside the job
- * bookkeeping, below the loop; it reaches the workers only through the
- * ring. What it asked of the workers (the count it aims for, retire, shut
- * down) it keeps in its own memory and shows in the segment, never reading
- * it back: a worker could have written it. */
+/* Worker supervision: finding each kind's workers (worker/kind.h),
+ * forking, reaping and replacing them, with back-off for one that keeps
+ * dying at start, and a watchdog for one that stops making progress. A
+ * plan says which kind and unit each slot is for; the kind's entry does
+ * the rest. What it asks of the workers it keeps in its own memory and
+ * shows in the segment, never reading it back. */
 #ifndef REVHASH_WORKERS_H
 #define REVHASH_WORKERS_H
 
@@ -28,14 +23,12 @@
 struct wslot {
 	pid_t pid;               /* 0: empty */
 	uint64_t started_ms;
-	uint64_t shown_ms;       /* when the master first saw it in its slot,
-	                            set up and ready (0: not yet) */
+	uint64_t shown_ms;       /* first seen ready in its slot (0: not yet) */
 	uint64_t respawn_at_ms;  /* 0: not waiting to respawn */
 	unsigned quick_deaths;   /* deaths soon after start, for back-off */
 	int died;                /* the last worker here died (not retired) */
 	int killed;              /* the watchdog killed it */
-	int reset;               /* killed by a reset of the ring's lock: its
-	                            slot starts again at once */
+	int reset;               /* killed by a reset: starts again at once */
 	int retiring;            /* asked to exit after its lease */
 	uint64_t beat;           /* its last sign of life ... */
 	uint64_t beat_ms;        /* ... and when the master saw it change */
@@ -48,17 +41,15 @@ struct workers {
 	struct ring *ring;
 	const struct kernel *kernel;
 	struct kind_found found[KINDS_MAX]; /* the workers of each found kind */
-	const char *kind_kernel[KINDS_MAX]; /* the search each kind runs (NULL:
-	                                       its program's choice) */
+	const char *kind_kernel[KINDS_MAX]; /* NULL: its program's choice */
 	unsigned fixed;          /* their number: the top slots are theirs */
 	pid_t master;
 	int notify_fd;           /* the workers' eventfd to the master */
 	int pin;                 /* pin worker i to the i-th CPU */
 	uint64_t watch_ms;       /* next watchdog round */
 	unsigned restored;       /* slot records put back, not yet said */
-	uint64_t restored_said_ms; /* when that was last said */
-	unsigned target;         /* the CPU workers aimed at (shown in the
-	                            segment's header, never read back) */
+	uint64_t restored_said_ms;
+	unsigned target;         /* the CPU workers aimed at */
 	int shutdown;            /* every worker told to exit */
 	int resetting;           /* workers_reset: waiting for them to be gone */
 	uint64_t reset_ms;       /* ... since then */
@@ -71,15 +62,11 @@ struct workers {
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target);
-/* Find the workers of every found kind: spec[i], path[i] and kernel[i]
- * are what kind i's options ask for (NULL: "auto", its program where it is
- * looked for, the search its program measures as fastest). Each kind's
- * note goes to the segment. 0, or -EINVAL (logged) when a spec asks for
- * what is not there. */
+/* Find each kind's workers, as kind i's options spec[i], path[i] and
+ * kernel[i] ask (NULL: the defaults); its note goes to the segment. 0, or
+ * -EINVAL (logged) when a spec asks for what is not there. */
 int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		 const char *const path[KINDS_MAX], const char *const kernel[KINDS_MAX]);
-/* The CPU worker count aimed at. */
-unsigned workers_target(const struct workers *ws);
 /* Start the wanted workers, and wait (at most a few seconds) until they
  * show in their slots. 0 or -errno. */
 int workers_start(struct workers *ws);
@@ -116,16 +103,14 @@ static inline int workers_slot_of(const struct workers *ws, pid_t pid)
 /* ---- the watchdog (watchdog.c) ------------------------------------------- */
 
 /* One round at now (clock_ms()): kill the workers that show no sign of
- * life, watch the lock's holder, put back what the segment says of the
- * slots, the ring and the header against the master's own record. */
+ * life, watch the lock's holder, put back what the segment says against
+ * the master's own record. */
 void workers_watch(struct workers *ws, uint64_t now);
-/* The ring's lock cannot be trusted (why, for the log): a holder that is
- * none of ours, or the segment cut short under it. Every worker is
- * killed, and once they are gone workers_resetting makes the lock and the
- * semaphores anew, repairs the ring (ring_reset) and starts them again. */
+/* The ring's lock cannot be trusted (why, for the log): every worker is
+ * killed, and once they are gone workers_resetting makes the lock anew
+ * (ring_reset) and starts them again. */
 void workers_reset(struct workers *ws, const char *why);
-/* A reset under way at now: 1 while it waits for the killed workers to be
- * gone (no worker is started meanwhile), 0 once done or when none is. */
+/* 1 while a reset waits for the killed workers, 0 once done or none. */
 int workers_resetting(struct workers *ws, uint64_t now);
 
 #endif

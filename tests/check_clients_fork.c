@@ -39,6 +39,7 @@ static struct conn_list waiters; /* a job's, in jobs.c */
 static void setup(void)
 {
 	memset(&stats, 0, sizeof stats);
+	TAILQ_INIT(&waiters.q);
 	port = th_free_port();
 	ck_assert_int_eq(net_listen(port, &lfd), 0);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
