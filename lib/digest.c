@@ -26,7 +26,6 @@ void digest_of(uint64_t x, uint8_t out[DIGEST_LEN])
 	SHA256_Final(out, &ctx);
 }
 
-
 int digest_answers(uint64_t x, const uint8_t digest[DIGEST_LEN], uint64_t start,
 		   uint64_t end)
 {

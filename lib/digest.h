@@ -1,9 +1,6 @@
 /* The message revhash hashes and its digest: a value x is the 8 bytes of x
- * in little-endian order, and the digest a request carries is their SHA-256.
- * The cache confirms its hits with it, the tests and the load generator make
- * requests with it, and the reference kernel searches with it; the fast
- * kernels have their own scalar SHA-256 (worker/sha256_ref.c) and are
- * checked against this one. */
+ * in little-endian order, and the digest a request carries is their
+ * SHA-256, by OpenSSL: the reference the fast kernels are checked against. */
 #ifndef REVHASH_DIGEST_H
 #define REVHASH_DIGEST_H
 

@@ -1,10 +1,8 @@
-/* The one binary heap of the project, best first, behind every ranked set:
- * the ring's leasable jobs (in the shared segment, kept by the workers) and
- * the master's backlog. The heap knows positions only: the set keeps
- * its elements where it likes and says how two positions compare and how
- * to exchange them, so each element can note its own place as it moves
- * (for O(log n) updates and removals), and nothing of the set's memory
- * needs to be a pointer. */
+/* The one binary heap of the project, best first, behind every ranked set
+ * (the ring's leasable jobs, the master's backlog). It knows positions
+ * only: the set says how two compare and how to exchange them, so each
+ * element can note its own place as it moves (O(log n) updates and
+ * removals), and nothing of the set's memory needs to be a pointer. */
 #ifndef REVHASH_HEAP_H
 #define REVHASH_HEAP_H
 

@@ -17,11 +17,6 @@ void log_set_level(enum log_level level)
 	current = level;
 }
 
-int log_enabled(enum log_level level)
-{
-	return level <= current;
-}
-
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char line[1024];
@@ -30,7 +25,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (!log_enabled(level))
+	if (level > current)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);

@@ -9,8 +9,6 @@ enum log_level { LL_ERROR = 0, LL_WARN, LL_INFO, LL_DEBUG };
 
 /* Messages above level are dropped (default LL_INFO). */
 void log_set_level(enum log_level level);
-/* Is level enabled? (to skip building expensive messages) */
-int log_enabled(enum log_level level);
 /* printf-style message at level. */
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -1,22 +1,17 @@
-/* OS calls (see os.h). close_range where the kernel has it (5.9 and
- * later), else the descriptors /proc lists, never every number up to a
- * limit that may be a million. */
+/* OS calls (see os.h). */
 #include "lib/os.h"
 #include "lib/log.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 unsigned os_cpu_count(void)
@@ -79,85 +74,66 @@ int os_parse_stat(const char *text, struct os_stat *s)
 	return 0;
 }
 
-int os_stat(pid_t pid, struct os_stat *s)
+/* /proc/PID/file into buf (len bytes, NUL-terminated): 0, -ESRCH when
+ * there is no such process (one that ended while it was read leaves an
+ * empty file), or another -errno. */
+static int read_proc(pid_t pid, const char *file, char *buf, size_t len)
 {
-	char path[64], buf[4096];
+	char path[64];
 	ssize_t n;
-	int fd, err;
+	int fd;
 
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof buf - 1);
+	n = read(fd, buf, len - 1);
 	close(fd);
-	/* A process that ended while it was read leaves an empty file, or
-	 * none to read. */
 	if (n <= 0)
 		return -ESRCH;
 	buf[n] = '\0';
-	if ((err = os_parse_stat(buf, s)))
+	return 0;
+}
+
+int os_stat(pid_t pid, struct os_stat *s)
+{
+	char buf[4096];
+	int err = read_proc(pid, "stat", buf, sizeof buf);
+
+	if (err || (err = os_parse_stat(buf, s)))
 		return err;
 	return s->pid == pid ? 0 : -EINVAL;
 }
 
-int os_proc_stat(pid_t pid, char *state, uint64_t *ticks)
-{
-	struct os_stat s;
-	int err = os_stat(pid, &s);
-
-	if (!err) {
-		*state = s.state;
-		*ticks = s.ticks;
-	}
-	return err;
-}
-
 int os_proc_stopped(pid_t pid)
 {
-	uint64_t ticks;
-	char state;
+	struct os_stat s;
 
-	return os_proc_stat(pid, &state, &ticks) == 0 && (state == 'T' || state == 't');
+	return os_stat(pid, &s) == 0 && (s.state == 'T' || s.state == 't');
 }
 
 pid_t os_thread_group(pid_t tid)
 {
-	char path[64], buf[1024], *at;
-	ssize_t n;
+	char buf[1024], *at;
 	long tgid;
-	int fd;
+	int err = read_proc(tid, "status", buf, sizeof buf);
 
-	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
+	if (err)
+		return err;
 	if (!(at = strstr(buf, "\nTgid:")) || sscanf(at + 6, "%ld", &tgid) != 1 || tgid <= 0 ||
 	    tgid > INT32_MAX)
 		return -EINVAL;
 	return (pid_t)tgid;
 }
 
+/* glibc's closefrom reads /proc/self/fd where the kernel has no
+ * close_range (before 5.9), never every number up to a limit that may be
+ * a million; below keep, no more numbers than the master had open. */
 void os_close_inherited(int keep)
 {
-	struct dirent *e;
-	DIR *d;
-
-	if (keep > 3)
-		syscall(SYS_close_range, 3u, (unsigned)keep - 1, 0u);
-	if (syscall(SYS_close_range, keep < 3 ? 3u : (unsigned)keep + 1, ~0u, 0u) == 0)
-		return;
-	if (!(d = opendir("/proc/self/fd")))
-		return;
-	while ((e = readdir(d))) {
-		int fd = atoi(e->d_name);
-		if (fd > 2 && fd != keep && fd != dirfd(d))
+	if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0)
+		for (int fd = 3; fd < keep; fd++)
 			close(fd);
-	}
-	closedir(d);
+	closefrom(keep < 3 ? 3 : keep + 1);
 }
 
 int os_become(const char *name)

@@ -1,7 +1,4 @@
-/* The few operating-system calls the processes share, in one small file:
- * the CPUs this process may use and pinning to one of them, a process's
- * state and CPU time from /proc, dropping root, and closing inherited
- * descriptors. */
+/* The few operating-system calls the processes share, in one small file. */
 #ifndef REVHASH_OS_H
 #define REVHASH_OS_H
 
@@ -29,13 +26,9 @@ struct os_stat {
  * name may hold spaces and parentheses: the fields after it are found
  * from its last ')'. 0, or -EINVAL. */
 int os_parse_stat(const char *text, struct os_stat *s);
-/* Read /proc/PID/stat into s: 0, -ESRCH when there is no such process,
- * -EINVAL when its file does not parse (or is another pid's), or another
- * -errno. */
+/* Read /proc/PID/stat into s: 0, -ESRCH (no such process), -EINVAL (its
+ * file does not parse, or is another pid's), or another -errno. */
 int os_stat(pid_t pid, struct os_stat *s);
-/* pid's scheduler state letter and the CPU time it has used, user and
- * system, in clock ticks (os_stat). 0, or -errno (-ESRCH: gone). */
-int os_proc_stat(pid_t pid, char *state, uint64_t *ticks);
 /* Is pid stopped or traced (state T or t)? */
 int os_proc_stopped(pid_t pid);
 /* The process whose thread tid is (its thread group: tid itself for a

@@ -49,8 +49,3 @@ int parse_duration(const char *s, double max_s, int zero_ok, unsigned *ms)
 	*ms = (unsigned)(v * 1000 + 0.5);
 	return *ms || zero_ok ? 0 : -EINVAL;
 }
-
-int parse_seconds(const char *s, unsigned *ms)
-{
-	return parse_duration(s, 86400, 0, ms);
-}

@@ -13,7 +13,4 @@ int parse_double(const char *s, double min, double max, double *out);
 /* Seconds (fractions allowed, 0 to max_s) into whole milliseconds, which
  * must be at least 1 unless zero_ok. 0 or -EINVAL. */
 int parse_duration(const char *s, double max_s, int zero_ok, unsigned *ms);
-/* A duration of at most a day, at least 1 ms: parse_duration(s, 86400, 0). */
-int parse_seconds(const char *s, unsigned *ms);
-
 #endif

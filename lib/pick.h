@@ -1,7 +1,6 @@
-/* Choosing the fastest of a few ways of doing one thing, by measurement:
- * the CPU's search kernels (worker/kernel_dispatch.c, bench/kernel-bench.c)
- * and a device's kernel variants (worker/gpu/device_pick.c). Measured, not
- * ranked in advance, because the order depends on the machine. */
+/* Choosing the fastest of a few ways of doing one thing, by measurement
+ * (the order depends on the machine): the CPU's search kernels and a
+ * device's kernel variants. */
 #ifndef REVHASH_PICK_H
 #define REVHASH_PICK_H
 

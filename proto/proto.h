@@ -37,8 +37,4 @@ uint64_t proto_decode_reply(const uint8_t buf[PROTO_REPLY_LEN]);
 /* The priority the scheduler uses: 0 counts as 1, above 16 as 16. */
 unsigned proto_priority(uint8_t sent);
 
-/* Load/store a 64-bit big-endian integer. */
-uint64_t proto_load_be64(const uint8_t *p);
-void proto_store_be64(uint64_t x, uint8_t *p);
-
 #endif

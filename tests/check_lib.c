@@ -122,13 +122,13 @@ START_TEST(durations_round_to_milliseconds)
 	ck_assert_uint_eq(ms, 10000);
 	ck_assert_int_eq(parse_duration("10.001", 10, 0, &ms), -EINVAL);
 	ck_assert_int_eq(parse_duration("-1", 10, 1, &ms), -EINVAL);
-	ck_assert_int_eq(parse_seconds("0", &ms), -EINVAL);
-	ck_assert_int_eq(parse_seconds("0.001", &ms), 0);
+	ck_assert_int_eq(parse_duration("0", 86400, 0, &ms), -EINVAL);
+	ck_assert_int_eq(parse_duration("0.001", 86400, 0, &ms), 0);
 	ck_assert_uint_eq(ms, 1);
-	ck_assert_int_eq(parse_seconds("86400", &ms), 0);
+	ck_assert_int_eq(parse_duration("86400", 86400, 0, &ms), 0);
 	ck_assert_uint_eq(ms, 86400000);
-	ck_assert_int_eq(parse_seconds("86400.5", &ms), -EINVAL);
-	ck_assert_int_eq(parse_seconds("1s", &ms), -EINVAL);
+	ck_assert_int_eq(parse_duration("86400.5", 86400, 0, &ms), -EINVAL);
+	ck_assert_int_eq(parse_duration("1s", 86400, 0, &ms), -EINVAL);
 }
 END_TEST
 

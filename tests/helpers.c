@@ -39,20 +39,18 @@ uint64_t th_rand64(void)
 
 uint64_t th_cpu_ms(pid_t pid)
 {
-	uint64_t ticks;
-	char state;
+	struct os_stat s;
 
-	if (os_proc_stat(pid, &state, &ticks) < 0)
+	if (os_stat(pid, &s) < 0)
 		return 0;
-	return ticks * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
+	return s.ticks * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
 }
 
 char th_proc_state(pid_t pid)
 {
-	uint64_t ticks;
-	char state;
+	struct os_stat s;
 
-	return os_proc_stat(pid, &state, &ticks) < 0 ? 0 : state;
+	return os_stat(pid, &s) < 0 ? 0 : s.state;
 }
 
 int th_signals_pending(pid_t pid)

@@ -11,12 +11,10 @@
 #include "lib/pick.h"
 #include "lib/search.h"
 
-/* Search [lo, hi] (inclusive, any values, hi may be 2^64-1) for digest.
- * Between blocks of lanes, often enough that a stop takes effect within
- * about 20 us of hashing, the kernel reads *stop (stop may be NULL: never
- * stop); once it is non-zero, the search returns SEARCH_STOPPED with *found
- * the first value not hashed, lo <= *found <= hi. A stop set before the call
- * hashes nothing: *found = lo. */
+/* Search [lo, hi] (inclusive, hi may be 2^64-1) for digest. The kernel
+ * reads *stop (NULL: never stop) often enough that a stop takes effect
+ * within about 20 us; once it is set, the search returns SEARCH_STOPPED
+ * with *found the first value not hashed (lo when set before the call). */
 typedef enum search_result (*kernel_search_fn)(const uint8_t digest[32], uint64_t lo,
 				uint64_t hi, uint64_t *found,
 				const uint32_t *stop);
@@ -43,9 +41,8 @@ struct kernel_calibration {
 	const struct kernel *best;                /* the one chosen */
 };
 
-/* Time every supported kernel (about 30 ms, once per process: later calls,
- * from any thread, return the same result). pick_line() says what it
- * measured and chose. */
+/* Time every supported kernel (about 30 ms, once per process; any thread).
+ * pick_line() says what it measured and chose. */
 const struct kernel_calibration *kernel_calibrate(void);
 
 /* A supported() for kernels that run on any CPU. */

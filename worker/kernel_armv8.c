@@ -1,19 +1,11 @@
 /* The ARMv8 SHA-2 kernel: sha256h and sha256h2 do four rounds between
- * them (the new ABCD and the new EFGH), so one message takes 15 sha256h
- * and 14 sha256h2 up to the compare. The compare is the lane kernels':
- * the a after 57 rounds, which the digest determines without any message
- * word (sha256_late_a). Rounds 56..59 are one sha256h, whose D lane out is
- * the a after round 56 alone: it depends on W56 only, so the compare needs
- * neither that group's sha256h2 nor W57..W59 right. The schedule uses
- * sha256su0/su1, with the words that W0 does not reach precomputed per
- * segment in the plan, as the SHA-NI kernel (kernel_shani_block.h) does.
- *
- * A sha256h's result is the next one's input, four or five cycles later on
- * the cores with published figures, so NWAY independent messages are
- * hashed side by side, each group's instructions for all of them in a
- * row. docs/performance.md has the instruction count and the reasoning
- * for NWAY. Built with -march=armv8-a+sha2 (GNUmakefile); runs only where
- * the kernel says the CPU has the SHA-2 instructions. */
+ * them, so one message takes 15 sha256h and 14 sha256h2 up to the compare,
+ * the lane kernels' a after 57 rounds (sha256_late_a): rounds 56..59 are
+ * one sha256h, whose D lane out is the a after round 56 alone, so the
+ * compare needs neither that group's sha256h2 nor W57..W59 right. The
+ * schedule uses sha256su0/su1, the words W0 does not reach precomputed per
+ * segment. NWAY messages side by side hide sha256h's latency
+ * (docs/performance.md). Built with the SHA-2 flags (GNUmakefile). */
 #include "kernel.h"
 
 #include <arm_neon.h>

@@ -26,10 +26,6 @@ typedef __m256i vec;
 	_mm256_cmpeq_epi32(x, v_set1(s))))
 
 #include "kernel_lanes.h"
-
-#define PLAN struct lanes_plan
-#define PLAN_INIT lanes_plan_init
-#define BLOCK_CANDIDATES lanes_candidates
 #include "kernel_range.h"
 
 /* Plain CPU-feature tests only: this runs on CPUs without AVX2. */

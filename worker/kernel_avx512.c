@@ -8,9 +8,6 @@
 #include "kernel_lanes.h"
 
 #define LANES 16
-#define PLAN struct lanes_plan
-#define PLAN_INIT lanes_plan_init
-#define BLOCK_CANDIDATES lanes_candidates
 #include "kernel_range.h"
 
 /* Plain CPU-feature tests only: this runs on CPUs without AVX-512. */

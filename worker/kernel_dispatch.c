@@ -1,20 +1,8 @@
 /* Picks a search kernel: by name, or for "auto" by timing every kernel the
- * CPU supports and taking the fastest, once per process.
- *
- * Measured, not ranked by feature, because the order depends on the CPU.
- * M hashes/s on one core: on AMD EPYC Zen 3 (SHA-NI, AVX2) shani 56, avx2
- * 28, portable 11, openssl 14.5; on AMD EPYC Zen 5 (SHA-NI, AVX-512;
- * the calibration, eight runs) hybrid 105-110, avx512 89-91, shani 62-64,
- * avx2 30-31, portable 16-16.5, openssl 18-18.5 (OpenSSL uses SHA-NI on
- * both). A CPU that splits 512-bit operations in two (Zen 4) or clocks down
- * under them may well rank shani first, and built with clang 14 the avx512
- * kernel beats the hybrid here (107 against 91): not fixed, measured.
- *
- * The calibration is lib/pick.c's interleaved rounds, each timing every
- * kernel once for about a millisecond, each kernel keeping its best round,
- * as bench/kernel-bench.c and a device's choice do. About 30 ms here for
- * the six kernels (up to 55 ms of wall time while other processes shared
- * the two cores). */
+ * CPU supports and taking the fastest, once per process. Measured, not
+ * ranked by feature, because the order depends on the CPU and the compiler
+ * (docs/performance.md). The calibration is lib/pick.c's interleaved
+ * rounds, about 30 ms for six kernels. */
 #include "kernel.h"
 
 #include <pthread.h>

@@ -1,14 +1,10 @@
 /* The hybrid kernel: one block is 16 AVX-512 lanes (kernel_lanes.h) and
  * NWAY SHA-NI messages (kernel_shani_block.h) side by side, so that one
- * worker thread keeps the 512-bit ALUs and the SHA unit busy at once.
- *
- * The overlap is the compiler's work: both halves are inlined into one
- * straight-line block, and gcc's scheduler, run before register allocation
- * with a Zen pipeline model (GNUmakefile), interleaves them. Without it one
- * half runs after the other, and the pair is slower than avx512 alone.
- * On Zen 5, M hashes/s: hybrid 105-108, avx512 87-89, shani 61-63. NWAY 8
- * beat 2, 4, 6 and 7 (too little SHA work to hide in) and 10 to 16 (which
- * spill); putting the SHA-NI half first changed nothing. */
+ * thread keeps the 512-bit ALUs and the SHA unit busy at once. The overlap
+ * is gcc's scheduler's, run before register allocation with a Zen pipeline
+ * model (GNUmakefile); without it the pair is slower than avx512 alone.
+ * NWAY 8 beat 2 to 7 (too little SHA work to hide in) and 10 to 16
+ * (which spill). */
 #include "kernel.h"
 
 #define NWAY 8

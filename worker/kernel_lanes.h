@@ -1,19 +1,14 @@
 /* The one search algorithm of the lane-parallel kernels (portable, AVX2,
- * AVX-512), written once and instantiated per instruction set: each kernel
- * file defines a vector type and a dozen primitives, then includes this
- * header. Sharing every line of logic is the point: the AVX-512 kernel cannot
- * run on every test machine, but what it does not share with the tested
- * kernels is only its primitives.
+ * AVX-512, NEON, the GPU), written once: each kernel defines a vector type
+ * and a dozen primitives, then includes this header, so a kernel that
+ * cannot run on every test machine differs from the tested ones only in
+ * its primitives.
  *
- * The message is one block in which only W0 (the low half of x) changes from
- * lane to lane and W1 (the high half) is fixed while x stays inside one 2^32
- * block, so the search walks the range in such segments. Per segment a plan
- * holds what does not depend on W0: round 0 up to "+ W0", the round inputs
- * K[t] + W[t] of rounds 1..15, and the fixed parts of W16..W31. Per block of
- * LANES values the rounds stop after 57 of 64: the a word they leave is one
- * the digest determines without any message word (sha256_late_a undoes the
- * last rounds), and lanes that match it go to the scalar reference for a
- * full check (one false candidate per 2^32).
+ * Only W0 (the low half of x) changes from lane to lane; W1 is fixed within
+ * a 2^32 segment, whose plan holds what does not depend on W0: round 0 up
+ * to "+ W0", K[t] + W[t] of rounds 1..15, the fixed parts of W16..W31. The
+ * rounds stop after 57 of 64, at an a word the digest determines
+ * (sha256_late_a); lanes that match go to the scalar reference.
  *
  * The includer defines, before including this file:
  *   vec              a vector of uint32_t lanes (at most 32)
@@ -28,21 +23,17 @@
  *   v_bswap(x)       swap the bytes of each lane
  *   v_eq_mask(x, s)  a bitmask with bit i set when lane i of x equals s
  * and gets struct lanes_plan, lanes_plan_init() and lanes_candidates(), the
- * plan and blocks that kernel_range.h walks over a range. It may also define
+ * plan and blocks that kernel_range.h walks over a range. The GPU's
+ * variants (gpu_variant.h) may also define
  *   LANES_FN         how the per-block functions are declared (default
- *                    static inline; the GPU build makes them host-and-device)
- *   LANES_K(t)       round constant t (default sha256_k[t], which is host
- *                    memory: device code reads its own copy)
- *   LANES_PLAN_SSIG0 sigma0 of the fixed words W17, W19, W21 kept in the
- *                    plan instead of computed per block (the GPU's choice:
- *                    what a CPU computes once per block of lanes, a GPU
- *                    thread would compute per value)
- *   LANES_PLAN_FOLD  h + K + W of rounds 1..3, whose h is the plan's, and
- *                    K + W of rounds 17, 19, 21, whose W is, in the plan:
- *                    one add fewer each (a GPU variant's)
+ *                    static inline)
+ *   LANES_K(t)       round constant t (default sha256_k[t], host memory)
+ *   LANES_PLAN_SSIG0 sigma0 of W17, W19, W21 kept in the plan, not
+ *                    computed per block
+ *   LANES_PLAN_FOLD  h + K + W of rounds 1..3 and K + W of rounds 17, 19,
+ *                    21 kept in the plan
  *   LANES_ROR_AT(x, n, t, j)  rotate j (0..2 of BSIG0, 3..5 of BSIG1) of
- *                    round t, by n (default v_ror): a GPU variant does some
- *                    of them on another pipe */
+ *                    round t, by n (default v_ror) */
 #ifndef REVHASH_KERNEL_LANES_H
 #define REVHASH_KERNEL_LANES_H
 
@@ -226,8 +217,8 @@ LANES_FN void schedule16(const struct lanes_plan *p, vec w0, vec w[57])
 		      v_add(SSIG0(w[16]), v_set1(64)));
 }
 
-/* The a after 57 rounds of the messages (one a lane) whose first words are
- * w0. Fully unrolled; the compiler drops the e that the last round makes. */
+/* The a after 57 rounds of the messages whose first words are w0. Fully
+ * unrolled; the compiler drops the e that the last round makes. */
 LANES_FN vec rounds_to_57(const struct lanes_plan *p, vec w0)
 {
 	/* The names start rotated by one: round 0 is in the plan. */

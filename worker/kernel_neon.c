@@ -1,12 +1,8 @@
 /* The NEON kernel: the lane algorithm of kernel_lanes.h, four lanes in one
- * 128-bit register, for arm64 cores without the SHA-2 instructions (the
- * Raspberry Pi 4's Cortex-A72). The portable kernel runs the same lanes
- * on NEON through GCC's vector extensions; this one spells out what the
- * compiler does not find: a rotate is a shift left and a shift right that
- * inserts (sri), two instructions where it writes three, and ch and maj
- * are bit selects (bsl). Fewer instructions per value, counted in
- * docs/performance.md. NEON is in every arm64 core: no flags, always
- * supported, and the calibration times it against portable. */
+ * 128-bit register, for arm64 cores without the SHA-2 instructions. It
+ * spells out what gcc does not find in the portable kernel: a rotate is a
+ * shift left and a shift right that inserts (sri), two instructions where
+ * gcc writes three (docs/performance.md). NEON is in every arm64 core. */
 #include "kernel.h"
 
 #include <arm_neon.h>
@@ -41,10 +37,6 @@ static inline uint32_t v_eq_mask(vec x, uint32_t s)
 }
 
 #include "kernel_lanes.h"
-
-#define PLAN struct lanes_plan
-#define PLAN_INIT lanes_plan_init
-#define BLOCK_CANDIDATES lanes_candidates
 #include "kernel_range.h"
 
 const struct kernel kernel_neon = {

@@ -1,7 +1,6 @@
 /* The portable kernel: the lane algorithm of kernel_lanes.h on GCC vector
- * extensions, built with no -m flags, so it runs on any CPU the compiler
- * targets (SSE2 on x86-64, NEON on arm64). Four lanes, one SSE2 or NEON
- * register: eight (two registers) measured 25% slower on x86-64. */
+ * extensions, built with no -m flags, so it runs on any CPU. Four lanes,
+ * one SSE2 or NEON register: eight measured 25% slower on x86-64. */
 #include "kernel.h"
 
 typedef uint32_t vec __attribute__((vector_size(16)));
@@ -32,10 +31,6 @@ static inline uint32_t v_eq_mask(vec x, uint32_t s)
 }
 
 #include "kernel_lanes.h"
-
-#define PLAN struct lanes_plan
-#define PLAN_INIT lanes_plan_init
-#define BLOCK_CANDIDATES lanes_candidates
 #include "kernel_range.h"
 
 const struct kernel kernel_portable = {

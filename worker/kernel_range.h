@@ -1,14 +1,11 @@
 /* The range walk every fast kernel shares: split [lo, hi] into segments
  * within which the high half of x (message word W1) stays fixed, hash each
  * segment LANES values at a time, and confirm in order the candidates a
- * block reports with the scalar reference, so the lowest match wins and a
- * partial compare's false candidates cost only time.
+ * block reports with the scalar reference, so the lowest match wins.
  *
- * The stop flag is read before every STOP_BLOCKS blocks: counted in blocks,
- * not values, because the kernels differ less in time per block than per
- * value. On Zen 5 a block takes 0.06 us (SHA-NI, 4 values) to 0.27 us
- * (AVX2, 8), so a stop takes effect within 4-17 us, and one load per 64
- * blocks costs nothing measurable.
+ * The stop flag is read every STOP_BLOCKS blocks (the kernels differ less
+ * in time per block than per value): on Zen 5 a block takes 0.06-0.27 us,
+ * so a stop takes effect within 4-17 us.
  *
  * The includer defines, before including this file:
  *   LANES                       values per block (at most 32)
@@ -16,7 +13,8 @@
  *   PLAN_INIT(p, digest, x)     fill the plan of the segment holding x
  *   BLOCK_CANDIDATES(p, x32)    bit i set when the value with low half
  *                               x32 + i (mod 2^32) may match
- * and gets static range_search(), a kernel_search_fn. */
+ * (the last three by default kernel_lanes.h's), and gets static
+ * range_search(), a kernel_search_fn. */
 #ifndef REVHASH_KERNEL_RANGE_H
 #define REVHASH_KERNEL_RANGE_H
 
@@ -27,6 +25,12 @@
 #include "sha256_ref.h"
 
 #define STOP_BLOCKS 64 /* blocks between two reads of the stop flag */
+
+#ifndef PLAN
+#define PLAN struct lanes_plan
+#define PLAN_INIT lanes_plan_init
+#define BLOCK_CANDIDATES lanes_candidates
+#endif
 
 /* Check the candidates of the block at x in order, none past last. */
 static int confirm(const uint8_t digest[32], uint64_t x, uint64_t last,

@@ -1,15 +1,10 @@
 /* The block algorithm of the SHA-NI kernel: sha256rnds2 does two rounds per
- * instruction, so one message takes 29 of them up to the compare (rounds
- * 0..57: the A word of the ABEF register is then the a after 58 rounds,
- * which the digest determines without any message word; see sha256_late_a).
- * Their latency is hidden by hashing NWAY independent messages side by side.
- * The message schedule uses sha256msg1/msg2, with the words that W0 does not
- * reach precomputed per segment in the plan, as the lane kernels do.
- *
- * A header so that a kernel may combine these blocks with others
- * (kernel_hybrid.c); the includer may define NWAY first, and is compiled
- * with -msha -msse4.1. It gets struct shani_plan, shani_plan_init() and
- * shani_candidates(), the plan and blocks of kernel_range.h. */
+ * instruction, 29 of them up to the compare (the A of ABEF after 58 rounds,
+ * which the digest determines: sha256_late_a), their latency hidden by NWAY
+ * messages side by side. The schedule uses sha256msg1/msg2, the words W0
+ * does not reach precomputed per segment. A header so that kernel_hybrid.c
+ * may combine these blocks with others; the includer may define NWAY
+ * first, and is compiled with -msha -msse4.1. */
 #ifndef REVHASH_KERNEL_SHANI_BLOCK_H
 #define REVHASH_KERNEL_SHANI_BLOCK_H
 

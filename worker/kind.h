@@ -1,17 +1,10 @@
-/* The kinds of worker, one table entry each (kind.c): a CPU worker, forked
- * by the master, and a GPU worker, a binary of its own that the master
- * forks and execs so that it never links CUDA. Every worker, whatever its
- * kind, leases ranges from the ring and reports back through its slot, so
- * supervision (master/workers.c), the slots and --status read a kind's
- * entry and never ask which kind it is. A new kind is a new entry: its
- * name, its program (none: forked in the master's image), its lease length
- * and its clock (docs/changing.md).
- *
- * The table is data alone (kind.c), which --status and the exporter read
- * without linking a worker. What a kind does, by the way its workers run
- * (forked, or a program found by probing and exec'd), is kind_run.c's:
- * kind_find, kind_become, kind_fill. The kinds sit above the worker loop
- * (worker.h), which knows no kind. */
+/* The kinds of worker, one table entry each: a CPU worker, forked by the
+ * master, and a GPU worker, a program of its own that the master execs so
+ * that it never links CUDA. Supervision, the slots and --status read a
+ * kind's entry and never ask which kind it is; a new kind is a new entry
+ * (docs/changing.md). The table is data alone (kind.c), which --status and
+ * the exporter read without linking a worker; what a kind does is
+ * kind_run.c's, above the worker loop (worker.h), which knows no kind. */
 #ifndef REVHASH_KIND_H
 #define REVHASH_KIND_H
 
@@ -29,8 +22,8 @@ struct kind_found {
 	unsigned n;                 /* workers of this kind to run */
 	int unit[KIND_UNITS_MAX];   /* each one's unit: its device */
 	char path[PATH_MAX];        /* the binary to exec for them */
-	int fd;                     /* it, opened and checked once: what each
-	                               of them runs (fexecve); -1: none */
+	int fd;                     /* it, opened and checked once, what each
+	                               runs (fexecve); -1: none */
 	char note[96];              /* for the log and --status: "off",
 	                               "none (why)", or the devices' names */
 };
@@ -43,10 +36,9 @@ struct worker_kind {
 	                           the worker count) */
 	const char *count_help; /* and that count in a sentence (the
 	                           exporter's HELP line) */
-	const char *binary;     /* its program, found by probing it and
-	                           exec'd, looked for beside the master, then
-	                           in the build's worker/; NULL: forked, the
-	                           worker loop in the master's image */
+	const char *binary;     /* its program, probed and exec'd; NULL:
+	                           forked, the worker loop in the master's
+	                           image */
 	const char *help;       /* its --NAME option, for --help (NULL: no
 	                           options of its own) */
 	uint64_t lease_ns;      /* a lease of it should take this long */
@@ -71,9 +63,8 @@ int kind_spec_valid(const char *spec);
  * there is, none being no error; "off"; or a list of unit numbers, which
  * must all be there), running the program at path (NULL: k's binary,
  * looked for beside the master, then in the build's worker/), whose units
- * must have the search kernel named (NULL: any). A kind that is no
- * program of its own finds none: its workers are counted (--workers).
- * 0, or -EINVAL with the reason logged. */
+ * must have the search kernel named (NULL: any). A forked kind finds none:
+ * its workers are counted (--workers). 0, or -EINVAL, logged. */
 int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	      const char *kernel, struct kind_found *out);
 /* Which kind and unit each of nslots slots is for (kind[i] -1: none):

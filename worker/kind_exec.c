@@ -1,14 +1,11 @@
 /* The kinds whose workers are programs of their own (the GPU worker): how
  * their units are found and how a forked child becomes one (see kind.h).
- * The probe runs the program with --probe, which prints the number of
- * units and then one name a line; it is read with a deadline (CUDA's
- * start-up takes a second or so, a broken driver may take for ever) and
- * killed when it is late. Where the program or a unit is missing, "auto"
- * serves without them and says so once. */
+ * The probe's answer is read with a deadline (CUDA's start-up takes a
+ * second or so, a broken driver may take for ever), and the probe killed
+ * when it is late. */
 #include "worker/kind.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/parse.h"
 #include "worker/sandbox.h"
 #include "worker/worker.h"
 
@@ -120,21 +117,15 @@ out:
 	return fd;
 }
 
-/* The program's descriptor fd is still what open_program took: checked
- * again before each run of it (its owner could have changed its mode). */
-static int still_safe(int fd, const char *path)
+/* In a child of the master: run the program fd (named path) with argv,
+ * once its mode is checked again (its owner could have changed it). Its
+ * descriptor crosses the exec so that a script's interpreter can read it;
+ * returns only when it could not run. */
+static void run_program(int fd, const char *path, char *const argv[])
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && safe(&st, path, "it");
-}
-
-/* In a child of the master: run the program fd (named path) with argv.
- * Its descriptor crosses the exec (cleared of close-on-exec) so that a
- * script's interpreter can read it; returns only when it could not run. */
-static void run_program(int fd, const char *path, char *const argv[])
-{
-	if (!still_safe(fd, path))
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !safe(&st, path, "it"))
 		return;
 	fcntl(fd, F_SETFD, 0);
 	fexecve(fd, argv, environ);
@@ -162,10 +153,9 @@ static ssize_t read_until(int fd, char *buf, size_t len, uint64_t deadline_ms)
 	return (ssize_t)got;
 }
 
-/* Wait for the probe pid to end until deadline_ms; then kill it, and wait
- * for that (SIGKILL ends it at once). A program that closed its output
- * and went on would otherwise hold the master's start for ever. *status,
- * and 1 when it was late (killed). */
+/* Wait for the probe pid to end until deadline_ms, then kill it: a program
+ * that closed its output and went on must not hold the master's start.
+ * *status, and 1 when it was late (killed). */
 static int reap(pid_t pid, int *status, uint64_t deadline_ms)
 {
 	struct timespec pause = { 0, 1000000L };
@@ -263,27 +253,22 @@ static unsigned units(const char *said, struct kind_found *f)
 	return n > KIND_UNITS_MAX ? KIND_UNITS_MAX : (unsigned)n;
 }
 
-/* Take the units of list ("0,2"), each below there. 0 or -EINVAL. */
+/* Take the units of list ("0,2": digits, checked by kind_spec_valid),
+ * each below there. 0 or -EINVAL. */
 static int take_list(const struct worker_kind *k, struct kind_found *f,
 		     const char *list, unsigned there)
 {
-	char copy[64], *save = NULL;
-
-	snprintf(copy, sizeof copy, "%s", list);
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		uint64_t d;
-
-		if (parse_u64(t, 0, KIND_UNITS_MAX - 1, &d) < 0 || f->n == KIND_UNITS_MAX) {
-			log_error("--%s %s: '%s' is not a unit number (0..%d)", k->name, list,
-				  t, KIND_UNITS_MAX - 1);
+	if (!kind_spec_valid(list)) {
+		log_error("--%s %s: not a list of unit numbers (0..%d)", k->name, list,
+			  KIND_UNITS_MAX - 1);
+		return -EINVAL;
+	}
+	for (const char *c = list; *c; c += c[1] ? 2 : 1) {
+		if ((unsigned)(*c - '0') >= there) {
+			log_error("--%s %s: no unit %c (%u found)", k->name, list, *c, there);
 			return -EINVAL;
 		}
-		if (d >= there) {
-			log_error("--%s %s: no unit %llu (%u found)", k->name, list,
-				  (unsigned long long)d, there);
-			return -EINVAL;
-		}
-		f->unit[f->n++] = (int)d;
+		f->unit[f->n++] = *c - '0';
 	}
 	return 0;
 }

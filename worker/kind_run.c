@@ -1,7 +1,6 @@
-/* What a kind of worker does (kind.h), by the way its workers run: a kind
- * without a program is forked and runs the worker loop in the master's
- * image; a kind with one is found by probing that program and exec'd
- * (kind_exec.c). The table (kind.c) stays data. */
+/* What a kind of worker does (kind.h): a kind without a program is forked
+ * and runs the worker loop in the master's image; one with a program is
+ * probed and exec'd (kind_exec.c). */
 #include "worker/kind.h"
 #include "worker/worker.h"
 

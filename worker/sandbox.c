@@ -7,12 +7,8 @@
  * it), while a device worker's call fails with EPERM, said once a call:
  * its driver's calls are known only from its driver's habits, and a
  * refusal it can recover from should not cost the device. Calls of
- * another architecture (a 32-bit int 0x80) kill the process.
- *
- * What the CPU column holds was read from strace of workers serving,
- * stopped, killed in the lock and retiring; the device column adds what a
- * driver's threads make while they launch and wait (docs/security.md says
- * what of it is proven). */
+ * another architecture (a 32-bit int 0x80) kill the process. The columns
+ * were read from strace of workers at work (docs/security.md). */
 #include "worker/sandbox.h"
 #include "lib/log.h"
 
@@ -159,73 +155,45 @@ static void refused(int sig, siginfo_t *si, void *uctx)
 	set_return(uctx, -EPERM);
 }
 
-/* The condition that argument arg, masked with mask (all ones: whole),
- * equals datum. */
-static struct scmp_arg_cmp arg_is(unsigned arg, scmp_datum_t mask, scmp_datum_t datum)
+/* Allow call nr when c holds. (An SCMP_CMP_EQ's second datum, unused, is
+ * written 0: clang wants every field of the struct.) */
+static int allow_if(scmp_filter_ctx ctx, int nr, struct scmp_arg_cmp c)
 {
-	struct scmp_arg_cmp c = { .arg = arg, .op = SCMP_CMP_MASKED_EQ, .datum_a = mask,
-				  .datum_b = datum };
-
-	return c;
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1, c);
 }
 
-/* Allow row r's call on n conditions c (0: whatever its arguments). */
-static int allow_if(scmp_filter_ctx ctx, const struct row *r, unsigned n,
-		    const struct scmp_arg_cmp *c)
+/* Add kind's rule for call nr to ctx. 0 or a negative errno. */
+static int add(scmp_filter_ctx ctx, int nr, enum when when, int notify_fd)
 {
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, r->nr, n, c);
-}
-
-/* Allow row r's call on condition c (NULL: whatever its arguments). */
-static int allow(scmp_filter_ctx ctx, const struct row *r, const struct scmp_arg_cmp *c)
-{
-	return allow_if(ctx, r, c ? 1 : 0, c);
-}
-
-/* Add kind's rule for row r to ctx. 0 or a negative errno. */
-static int add(scmp_filter_ctx ctx, const struct row *r, enum when when, int notify_fd)
-{
-	const scmp_datum_t all = ~(scmp_datum_t)0;
-	struct scmp_arg_cmp c;
 	int rc;
 
-	if (r->nr < 0) /* libseccomp's pseudo-number: no such call here */
+	if (nr < 0) /* libseccomp's pseudo-number: no such call here */
 		return 0;
 	switch (when) {
 	case NEVER:
 		return 0;
 	case ANY:
-		return allow(ctx, r, NULL);
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 	case OUT:
-		c = arg_is(0, all, STDERR_FILENO);
-		if ((rc = allow(ctx, r, &c)) < 0)
+		if ((rc = allow_if(ctx, nr, SCMP_A0(SCMP_CMP_EQ, STDERR_FILENO, 0))) < 0)
 			return rc;
-		c = arg_is(0, all, (scmp_datum_t)notify_fd);
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)notify_fd, 0));
 	case SELF:
-		c = arg_is(0, all, (scmp_datum_t)getpid());
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid(), 0));
 	case NO_EXEC:
-		c = arg_is(2, PROT_EXEC, 0);
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
 	case THREAD:
-		c = arg_is(0, CLONE_THREAD, CLONE_THREAD);
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
 	case ON_SIGSYS:
-		c = arg_is(0, all, SIGSYS);
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A0(SCMP_CMP_EQ, SIGSYS, 0));
 	case BY_FD:
-		c = arg_is(3, AT_EMPTY_PATH, AT_EMPTY_PATH);
-		return allow(ctx, r, &c);
+		return allow_if(ctx, nr, SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH, AT_EMPTY_PATH));
 	case SET_NAME:
-		c = arg_is(0, all, PR_SET_NAME);
-		return allow(ctx, r, &c);
-	case IS_TTY: {
-		const struct scmp_arg_cmp tty[2] = { arg_is(0, all, STDERR_FILENO),
-						     arg_is(1, all, TCGETS) };
-
-		return allow_if(ctx, r, 2, tty);
-	}
+		return allow_if(ctx, nr, SCMP_A0(SCMP_CMP_EQ, PR_SET_NAME, 0));
+	case IS_TTY:
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 2,
+					SCMP_A0(SCMP_CMP_EQ, STDERR_FILENO, 0),
+					SCMP_A1(SCMP_CMP_EQ, TCGETS, 0));
 	}
 	return -EINVAL;
 }
@@ -240,7 +208,7 @@ static int build(scmp_filter_ctx ctx, enum sandbox_kind kind, int notify_fd)
 	    (rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1)) < 0)
 		return rc;
 	for (size_t i = 0; i < NROWS; i++)
-		if ((rc = add(ctx, &table[i], table[i].when[kind], notify_fd)) < 0)
+		if ((rc = add(ctx, table[i].nr, table[i].when[kind], notify_fd)) < 0)
 			return rc;
 	if (kind == SANDBOX_DEVICE)
 		return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);

@@ -2,10 +2,7 @@
  * once set up, make only the system calls its loop makes. It can then no
  * longer signal any process but itself, open a file or a socket, truncate
  * or unlink anything, or exec: what a hostile or broken worker could do to
- * the master beyond the segment's words (docs/security.md). The filter is
- * an allow-list of one table (sandbox.c), a kind's column each: the CPU
- * worker's loop, and the GPU worker's, which adds what its device's driver
- * calls while it serves. */
+ * the master beyond the segment's words (docs/security.md). */
 #ifndef REVHASH_SANDBOX_H
 #define REVHASH_SANDBOX_H
 

@@ -6,8 +6,10 @@
 #include "lib/digest.h"
 #include "worker/search_cases.h"
 
+#include <endian.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "worker/sha256_ref.h"
@@ -94,15 +96,13 @@ static void across(struct list *l, uint64_t span)
 	uint64_t bounds[] = { UINT64_C(1) << 32, UINT64_C(2) << 32,
 			      UINT64_C(0x7777) << 32, UINT64_C(1) << 63,
 			      0xffffffff00000000 };
+	int64_t near[] = { -1, 0, 1, 5, 6 }; /* from b; the last one outside */
 
 	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
 		uint64_t b = bounds[i], lo = b - span / 2, hi = b + span / 2;
 
-		add(l, "2^32 boundary, short", b - 5, b + 5, b - 1);
-		add(l, "2^32 boundary, short", b - 5, b + 5, b);
-		add(l, "2^32 boundary, short", b - 5, b + 5, b + 1);
-		add(l, "2^32 boundary, short", b - 5, b + 5, b + 5);
-		add(l, "2^32 boundary, short, none", b - 5, b + 5, b + 6);
+		for (size_t k = 0; k < sizeof near / sizeof near[0]; k++)
+			add(l, "2^32 boundary, short", b - 5, b + 5, b + (uint64_t)near[k]);
 		add(l, "2^32 boundary", lo, hi, b - 1);
 		add(l, "2^32 boundary", lo, hi, b);
 		add(l, "2^32 boundary", lo, hi, hi);
@@ -192,13 +192,6 @@ size_t cases_edges(uint64_t span, struct search_case *out, size_t max)
 	return l.n;
 }
 
-static uint32_t t2(uint32_t a, uint32_t b, uint32_t c)
-{
-	uint32_t s0 = (a >> 2 | a << 30) ^ (a >> 13 | a << 19) ^ (a >> 22 | a << 10);
-
-	return s0 + ((a & b) ^ (a & c) ^ (b & c));
-}
-
 /* Word 0 of the digest differs from y's, and words 6 and 7 are solved for
  * so that undoing the last rounds lands on y's a57 and a58. */
 void cases_near_miss(uint64_t y, uint8_t out[32])
@@ -210,16 +203,14 @@ void cases_near_miss(uint64_t y, uint8_t out[32])
 	for (int i = 0; i < 8; i++)
 		st[i] = sha256_word(out + 4 * i) - sha256_iv[i];
 	st[0] ^= 1;
-	a60 = st[4] - (st[0] - t2(st[1], st[2], st[3]));
-	a59 = st[5] - (st[1] - t2(st[2], st[3], a60));
-	st[6] = a[58] + (st[2] - t2(st[3], a60, a59));
-	st[7] = a[57] + (st[3] - t2(a60, a59, a[58]));
+	a60 = st[4] - (st[0] - sha256_t2(st[1], st[2], st[3]));
+	a59 = st[5] - (st[1] - sha256_t2(st[2], st[3], a60));
+	st[6] = a[58] + (st[2] - sha256_t2(st[3], a60, a59));
+	st[7] = a[57] + (st[3] - sha256_t2(a60, a59, a[58]));
 	for (int i = 0; i < 8; i++) {
-		uint32_t w = st[i] + sha256_iv[i];
-		out[4 * i] = (uint8_t)(w >> 24);
-		out[4 * i + 1] = (uint8_t)(w >> 16);
-		out[4 * i + 2] = (uint8_t)(w >> 8);
-		out[4 * i + 3] = (uint8_t)w;
+		uint32_t w = htobe32(st[i] + sha256_iv[i]);
+
+		memcpy(out + 4 * i, &w, sizeof w);
 	}
 }
 

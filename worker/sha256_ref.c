@@ -44,7 +44,9 @@ static uint32_t ror(uint32_t x, int n)
 	return (x >> n) | (x << (32 - n));
 }
 
-void sha256_le64_block(uint64_t x, uint32_t w[16])
+/* The block of x's message: W0 and W1 from x, then the padding
+ * (0x80000000, zeros) and the bit length 64. */
+static void block(uint64_t x, uint32_t w[16])
 {
 	uint8_t msg[8];
 
@@ -59,14 +61,14 @@ void sha256_le64_block(uint64_t x, uint32_t w[16])
 
 void sha256_segment_block(uint64_t x, uint32_t w[16])
 {
-	sha256_le64_block(x, w);
+	block(x, w);
 	w[0] = 0;
 }
 
 /* The block's whole message schedule. */
 static void schedule(uint64_t x, uint32_t w[64])
 {
-	sha256_le64_block(x, w);
+	block(x, w);
 	for (int t = 16; t < 64; t++) {
 		uint32_t s0 = ror(w[t - 15], 7) ^ ror(w[t - 15], 18) ^ (w[t - 15] >> 3);
 		uint32_t s1 = ror(w[t - 2], 17) ^ ror(w[t - 2], 19) ^ (w[t - 2] >> 10);
@@ -74,14 +76,9 @@ static void schedule(uint64_t x, uint32_t w[64])
 	}
 }
 
-static uint32_t bsig0(uint32_t x)
+uint32_t sha256_t2(uint32_t a, uint32_t b, uint32_t c)
 {
-	return ror(x, 2) ^ ror(x, 13) ^ ror(x, 22);
-}
-
-static uint32_t maj(uint32_t x, uint32_t y, uint32_t z)
-{
-	return (x & y) ^ (x & z) ^ (y & z);
+	return (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 }
 
 /* The 64 rounds on the state s; a[t] records the a word after t rounds. */
@@ -97,7 +94,7 @@ static void compress(uint64_t x, uint32_t s[8], uint32_t a[65])
 		uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
 		uint32_t t1 = s[7] + (ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25)) +
 			      ch + sha256_k[t] + w[t];
-		uint32_t t2 = bsig0(s[0]) + maj(s[0], s[1], s[2]);
+		uint32_t t2 = sha256_t2(s[0], s[1], s[2]);
 
 		for (int i = 7; i > 0; i--)
 			s[i] = s[i - 1];
@@ -125,7 +122,7 @@ void sha256_le64_a(uint64_t x, uint32_t a[65])
 
 /* The final state is (a64, a63, a62, a61, e64, e63, e62, e61): b, c, d are
  * earlier a's and f, g, h earlier e's. Round t made a_{t+1} = T1 + T2, with
- * T2 = bsig0(a_t) + maj(a_t, a_{t-1}, a_{t-2}) known once those a's are, and
+ * T2 = sha256_t2(a_t, a_{t-1}, a_{t-2}) known once those a's are, and
  * e_{t+1} = d_t + T1 = a_{t-3} + T1. So each known e gives one more a:
  * a_{t-3} = e_{t+1} - (a_{t+1} - T2), for t = 63, 62, 61, 60. */
 void sha256_late_a(const uint8_t digest[32], uint32_t a[8])
@@ -138,7 +135,7 @@ void sha256_late_a(const uint8_t digest[32], uint32_t a[8])
 		a[7 - i] = h[i]; /* a64, a63, a62, a61 */
 	for (int k = 0; k < 4; k++) {
 		int n = 7 - k; /* a[n] is a_{64-k}, the a that round 63-k made */
-		uint32_t t2 = bsig0(a[n - 1]) + maj(a[n - 1], a[n - 2], a[n - 3]);
+		uint32_t t2 = sha256_t2(a[n - 1], a[n - 2], a[n - 3]);
 		a[n - 4] = h[4 + k] - (a[n] - t2);
 	}
 }

@@ -13,12 +13,12 @@ extern const uint32_t sha256_k[64], sha256_iv[8];
 void sha256_le64(uint64_t x, uint8_t out[32]);
 /* The big-endian word SHA-256 reads at p (a message's, a digest's). */
 uint32_t sha256_word(const uint8_t p[4]);
+/* A round's T2 with a, b, c its state's first words: BSIG0(a) + Maj. */
+uint32_t sha256_t2(uint32_t a, uint32_t b, uint32_t c);
 
-/* The one block that message makes, as 16 words: W0 and W1 from x, then
- * the padding (0x80000000, zeros) and the bit length 64. */
-void sha256_le64_block(uint64_t x, uint32_t w[16]);
-/* The same for the segment of values that share x's high half, with W0 (the
- * low half, which differs from value to value) left 0. */
+/* The one block x's message makes, as 16 words (W0 and W1 from x, the
+ * padding, the bit length 64), with W0 (the low half of x, which differs
+ * within the segment of values that share x's high half) left 0. */
 void sha256_segment_block(uint64_t x, uint32_t w[16]);
 
 /* Undo the last rounds: the a word of the state after rounds 57..64

@@ -1,10 +1,6 @@
-/* The worker process, of any kind. Its start-up makes it a quiet child of
- * the master (see worker_setup); its loop leases pieces sized from its own
- * measured rate so that one takes the lease length it is given (its
- * kind's: 2 ms of a CPU), and a job that several workers share goes out in
- * smaller pieces (ring_lease), down to the least worth a lease. It knows
- * no kind: the kind above it (worker/kind.c) fills in its lease lengths
- * and its clock. */
+/* The worker process, of any kind: it leases pieces sized from its own
+ * measured rate so that one takes the lease length its kind gives it
+ * (worker/kind.c), down to the least worth a lease for a shared job. */
 #include "worker/worker.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
@@ -70,14 +66,9 @@ static int should_exit(const struct worker_start *w, int idle)
 }
 
 /* A worker's rate, told to the ring after each lease: its values over its
- * time, both summed over its leases with each older lease weighing half
- * as much as the one after it. Counting time with the values, a lease cut
- * short (its answer a few values in, its launch's fixed cost the most of
- * its time) moves the rate as little as it weighs, where a rate of that
- * lease alone told the ring that a GPU hashed at a twentieth of its rate,
- * and the CPU workers took its share of the next jobs. (On an H200 the
- * two scored the same within noise: 1,628-1,672 against 1,598-1,663
- * over three rounds.) */
+ * time, each summed over its leases with each older lease weighing half.
+ * A lease cut short (a launch's fixed cost the most of its time) then
+ * moves the rate only as much as it weighs. */
 struct rate_sum {
 	uint64_t values, ns;
 };
@@ -129,19 +120,6 @@ static void idle_wait(const struct worker_start *w, uint64_t last_work)
 		ring_wait(r, w->slot, IDLE_WAIT_MS);
 }
 
-/* The search said x answers lease l, and it does not (one SHA-256 says
- * so: a device fault, a bug of another build): no lie goes into the ring.
- * The worker exits unfinished, so its lease is given back whole from its
- * slot, and the master starts another (a quick death backs off). */
-static int broken_search(const struct worker_start *w, const struct ring_lease *l,
-			 uint64_t x)
-{
-	log_error("worker %u: its search said %llu answers %llu..%llu, which it does "
-		  "not: exiting, its lease given back", w->slot, (unsigned long long)x,
-		  (unsigned long long)l->lo, (unsigned long long)l->hi);
-	return 3;
-}
-
 /* Lease, hash, report, until told to stop. */
 static int run(const struct worker_start *w)
 {
@@ -154,9 +132,8 @@ static int run(const struct worker_start *w)
 
 	if (ring_worker_start(r, w->slot, getpid()))
 		notify(w->notify_fd);
-	/* Known from the start, a GPU's rate lets the CPUs leave it the small
-	 * jobs at once, not only after its first lease (which they would
-	 * then have taken). */
+	/* A GPU's rate known from the start lets the CPUs leave it the small
+	 * jobs at once. */
 	if (w->rate)
 		ring_slot_account(r, w->slot, 0, 0, w->rate);
 	for (int idle = 1; !should_exit(w, idle);) {
@@ -175,8 +152,16 @@ static int run(const struct worker_start *w)
 		}
 		ring_slot_set_state(r, w->slot, SLOT_HASHING);
 		rc = hash_lease(w, &l, &sum, &chunk, &x);
-		if (rc == SEARCH_FOUND && !digest_answers(x, l.digest, l.lo, l.hi))
-			return broken_search(w, &l, x);
+		/* A search that lies (a device fault, a bug of another build):
+		 * no lie goes into the ring. Exiting gives the lease back whole
+		 * from the slot, and the master starts another. */
+		if (rc == SEARCH_FOUND && !digest_answers(x, l.digest, l.lo, l.hi)) {
+			log_error("worker %u: its search said %llu answers %llu..%llu, which it "
+				  "does not: exiting, its lease given back", w->slot,
+				  (unsigned long long)x, (unsigned long long)l.lo,
+				  (unsigned long long)l.hi);
+			return 3;
+		}
 		if (ring_finish(r, w->slot, (enum search_result)rc, x))
 			notify(w->notify_fd);
 		last_work = clock_ns();
@@ -185,50 +170,24 @@ static int run(const struct worker_start *w)
 	return 0;
 }
 
-/* A CPU worker is a batch task: its wake-up does not preempt the task on its
- * CPU. Without it the worker pinned to the master's CPU, woken by the
- * first of the master's posts for a new job, took the CPU from the master
- * before its second post, and the other worker slept on until the first
- * was done: a split job hashed by one worker, in about one in six small
- * jobs here. Batch tasks keep their share of the CPU (same weight); they
- * only wait for the running task to block, which the master does within
- * microseconds. The idle class (SCHED_IDLE) would also let a woken master
- * or client take a hashing worker's CPU at once instead of at its next
- * tick, but beside other busy processes it starves the workers (three 30M
- * requests took 23-41 s, and the watchdog killed them as stalled). */
-static void as_batch(unsigned slot)
-{
-	struct sched_param none = { 0 };
-
-	if (sched_setscheduler(0, SCHED_BATCH, &none) < 0)
-		log_warn("sched_setscheduler(worker %u): %s", slot, strerror(errno));
-}
-
-/* CPU worker i runs on the i-th CPU of those the master may use (round
- * robin).
- * Left to itself the scheduler often wakes two workers on the same CPU and
- * moves one away only milliseconds later, which on short jobs costs up to
- * half the hash rate (a 2M-value job: 16.9-26 ms unpinned, 16.6-18.8
- * pinned, ideal 16.3). */
-static void pin(unsigned unit)
-{
-	int rc = os_pin(0, unit);
-
-	if (rc < 0)
-		log_warn("sched_setaffinity(worker %u): %s", unit, strerror(-rc));
-}
-
 int worker_setup(const struct worker_start *w)
 {
+	struct sched_param none = { 0 };
+	int rc;
+
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != w->master)
 		return -ESRCH; /* the master died before we could ask to follow it */
 	sig_worker_ignore(); /* the master's table: lib/signals.c */
 	os_close_inherited(w->notify_fd);
-	if (w->batch)
-		as_batch(w->slot);
-	if (w->pin)
-		pin(w->unit);
+	/* A batch task's wake-up does not preempt the master halfway through
+	 * waking the others (docs/performance.md). */
+	if (w->batch && sched_setscheduler(0, SCHED_BATCH, &none) < 0)
+		log_warn("sched_setscheduler(worker %u): %s", w->slot, strerror(errno));
+	/* On the unit-th CPU of the master's, round robin: left alone, the
+	 * scheduler often wakes two workers on one CPU for milliseconds. */
+	if (w->pin && (rc = os_pin(0, w->unit)) < 0)
+		log_warn("sched_setaffinity(worker %u): %s", w->unit, strerror(-rc));
 	return 0;
 }
 

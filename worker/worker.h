@@ -30,9 +30,9 @@ struct worker_start {
 	                             waits on a device), not its CPU time */
 	uint64_t lease_ns;        /* a lease's length */
 	uint64_t min_lease_ns;    /* the least worth a lease */
-	uint64_t idle_spin_ns;    /* once idle, poll for the next lease (awake)
-	                             this long after the last before sleeping:
-	                             for a worker with a CPU of its own; 0 */
+	uint64_t idle_spin_ns;    /* poll for the next lease this long after
+	                             the last before sleeping (a worker with
+	                             a CPU of its own); 0: sleep at once */
 	uint64_t rate;            /* hashes/s measured before serving (a
 	                             device's choice of its kernel), told to
 	                             the ring before the first lease; 0: none */
@@ -41,9 +41,7 @@ struct worker_start {
 /* The first thing a worker process does, before it opens anything of its
  * own: follow the master's death, ignore the signals sent to the whole
  * group, keep no descriptor but stdio and the eventfd, and run as a batch
- * task pinned to its CPU (as w asks). 0, or -ESRCH when the master is
- * already gone (exit at once). Needs only w's master, notify_fd, unit,
- * pin and batch. */
+ * task pinned to its CPU (as w asks). 0, or -ESRCH: the master is gone. */
 int worker_setup(const struct worker_start *w);
 /* Show in the slot, then lease and hash (leases as long as w says, timed
  * on its clock) until told to retire or the master is gone. Returns the

@@ -1,11 +1,7 @@
 /* What the GPU worker (gpu_main.c) searches with: a CUDA device
- * (device_cuda.c, linked where nvcc built the GPU search), or, where there
- * is none, the stand-in (device_standin.c): a CPU kernel behind the same
- * door, so that the path of an exec'd worker (lease, stop word, kill,
- * respawn, the choice of a kernel) is tested on any machine.
- *
- * A device offers kernel variants; device_pick.c chooses one at start, by
- * measurement as the CPU kernels are chosen (lib/pick.c), or by name. */
+ * (device_cuda.c), or the stand-in (device_standin.c), a CPU kernel behind
+ * the same door, so that an exec'd worker's path is tested on any machine.
+ * A device offers kernel variants; device_pick.c chooses one at start. */
 #ifndef REVHASH_DEVICE_H
 #define REVHASH_DEVICE_H
 
@@ -15,10 +11,9 @@
 #include "worker/kernel.h"
 
 #define DEVICE_NAME_LEN 64
-/* A variant that lets go of a stopped lease later (a GPU's sparse reads of
- * its word: 0.4 ms against 12 us) is chosen only when it is this much
- * faster than the best of the others: within the noise of three 10 ms
- * runs a faster stop is worth more. */
+/* A variant that lets go of a stopped lease later (sparse: 0.4 ms against
+ * 12 us) is chosen only when this much faster than the best of the others:
+ * within the noise of three 10 ms runs a faster stop is worth more. */
 #define DEVICE_SLOW_STOP 0.05
 
 /* The handicap of a variant whose threads hash halt_every values between
@@ -31,37 +26,33 @@ static inline double device_stop_handicap(unsigned halt_every)
 /* The devices there are; their names into names[0..max). */
 int device_count(char names[][DEVICE_NAME_LEN], int max);
 
-/* Open device index and choose its kernel: name, when it names one of the
- * device's variants; the fastest by measurement for NULL, "auto" or a CPU
- * kernel's name (what the master passes). 0 and *out; -EINVAL when name is
- * none of these; another negative errno when the device fails. Why, in err
- * (errlen bytes). */
-int device_open(int index, const char *name, const struct kernel **out,
-		char *err, size_t errlen);
+/* An opened device, as its worker serves with it. */
+struct device {
+	const struct kernel *kernel; /* the search chosen */
+	const char *choice;    /* the device's name and what was chosen, how:
+	                          "NVIDIA H100 80GB HBM3: fma (base 16.10, fma
+	                          19.30 G hashes/s, measured in 180 ms)" */
+	uint64_t rate;         /* the choice's measured rate, hashes/s; 0:
+	                          forced by name */
+	uint64_t lease_ns;     /* a lease's length, ns; 0: its kind's */
+	uint64_t min_lease_ns; /* the least worth a lease, ns; 0: its kind's */
+	uint64_t idle_poll_ms; /* how long after its last lease the worker
+	                          polls for the next: a GPU's worker, with a
+	                          CPU of its own, a second (a sleep cost it a
+	                          wake-up from idle a lease); the stand-in on
+	                          a shared CPU, 0 */
+};
 
-/* After device_open: the device's name and what was chosen, how, as "NVIDIA
- * H100 80GB HBM3: fma (base 16.10, fma 19.30 G hashes/s, measured in 180
- * ms)". */
-const char *device_choice(void);
-
-/* The chosen kernel's rate as measured when it was chosen, hashes/s; 0
- * when it was forced by name. */
-uint64_t device_rate(void);
-
-/* How long a lease on it should take, and the least worth one, in ns: 0
- * leaves its kind's (worker/kind.c); a device that needs others (a test's
- * stand-in) sets them. */
-void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns);
+/* Open device index into *out and choose its kernel: name, when it names
+ * one of the device's variants; the fastest by measurement for NULL,
+ * "auto" or a CPU kernel's name (what the master passes). 0; -EINVAL when
+ * name is none of these; another negative errno when the device fails.
+ * Why, in err (errlen bytes). */
+int device_open(int index, const char *name, struct device *out, char *err, size_t errlen);
 
 /* Wait for launches expected to take less than ns by spinning, awake,
  * instead of sleeping on the device's event (a wake-up from idle). */
 void device_spin_ns(uint64_t ns);
-
-/* How long after its last lease the worker polls for the next (ms) unless
- * its environment says otherwise: a device's worker, with a CPU of its
- * own, polls a second (a sleep cost it a wake-up from idle a lease); the
- * stand-in, a CPU kernel on a shared CPU, does not. */
-uint64_t device_idle_poll_ms(void);
 
 /* Choose among p's variants (their names, probe, sample_ns, rounds and
  * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):

@@ -1,12 +1,8 @@
-/* A CUDA device for the GPU worker (see device.h), through worker/gpu/gpu.h.
- * Linked with gpu.cu it is revhash-gpu; with the host build behind gpu.h
+/* A CUDA device for the GPU worker (see device.h), through gpu.h. Linked
+ * with gpu.cu it is revhash-gpu; with the host build behind gpu.h
  * (gpu_standin.c) it is revhash-gpu-hostdev, which the tests run where
- * there is no device, so that every line here runs on any machine.
- * Its leases are longer than a CPU's: a launch costs microseconds, so a
- * lease of a few ms keeps that under about 1%. Its kernel is the variant
- * that searched fastest here at start (device_pick.c), or the one named. A
- * device that fails ends the worker: the master replaces it (with
- * back-off) and its lease goes back, as for any worker that dies. */
+ * there is no device. A device that fails ends the worker: the master
+ * replaces it and its lease goes back, as for any worker that dies. */
 #include "worker/gpu/device.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -26,7 +22,6 @@
 static struct gpu *opened;
 static char name[80], choice[768]; /* gpu-VARIANT; every variant's rate */
 static int told_watch; /* whether the device polls the stop word: said once */
-static uint64_t chosen_rate;
 
 static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 				 uint64_t *found, const uint32_t *stop)
@@ -96,8 +91,7 @@ static double run(void *ctx, size_t i, uint64_t values)
 	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }
 
-int device_open(int index, const char *want, const struct kernel **out,
-		char *err, size_t errlen)
+int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
 {
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
@@ -124,35 +118,17 @@ int device_open(int index, const char *want, const struct kernel **out,
 		return -EINVAL;
 	}
 	gpu_use(opened, (int)p.chosen);
-	chosen_rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen];
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
 	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
-	*out = &device_kernel;
+	/* Leases of the GPU kind's length (worker/kind.c). */
+	*out = (struct device){ .kernel = &device_kernel, .choice = choice,
+				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
+				.idle_poll_ms = 1000 };
 	return 0;
-}
-
-uint64_t device_idle_poll_ms(void)
-{
-	return 1000;
 }
 
 void device_spin_ns(uint64_t ns)
 {
 	gpu_spin_ns(opened, ns);
-}
-
-uint64_t device_rate(void)
-{
-	return chosen_rate;
-}
-
-const char *device_choice(void)
-{
-	return choice;
-}
-
-void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns)
-{
-	*lease_ns = *min_lease_ns = 0; /* the GPU kind's: 4 ms, 0.5 ms at least */
 }

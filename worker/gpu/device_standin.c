@@ -1,18 +1,10 @@
 /* The stand-in device (see device.h): a CPU kernel, run by an exec'd
- * worker as if it were a GPU, so the tests can drive the GPU worker's whole
- * path on a machine without one. REVHASH_STANDIN_GPUS says how many
- * devices it shows (default 1).
- *
- * Like a GPU it offers variants, chosen the same way (device_pick.c):
- * "standin", the CPU kernel the master names (else the portable one),
- * "standin-slow", the same kernel idling three times as long as it hashed
- * after every search: a quarter of the rate, which measuring must see, and
- * "gpu-host", by name only, the host build of the GPU search
- * (worker/gpu/gpu_host.h): the device's walk, generations, halts and stop
- * word under a worker, with leases of 10 s: many launches each, as a GPU's
- * lease is against its launches, so that a cancel is seen through the stop
- * word, not at the lease's end; and "liar", by name only, which reports
- * a wrong answer every other search. REVHASH_STANDIN_KERNEL, when set,
+ * worker as if it were a GPU, so the tests drive the GPU worker's whole
+ * path on a machine without one. REVHASH_STANDIN_GPUS: the devices it
+ * shows (default 1). Its variants, chosen as a GPU's: "standin", the CPU
+ * kernel the master names (else portable); "standin-slow", a quarter of
+ * its rate, which measuring must see; by name only, "gpu-host", the host
+ * build of the GPU search under a worker, and "liar". REVHASH_STANDIN_KERNEL
  * names the variant instead of the master's --kernel. */
 #include "worker/gpu/device.h"
 
@@ -33,7 +25,6 @@
 static const struct kernel *base;
 static struct kernel chosen;
 static char choice[320];
-static uint64_t chosen_rate;
 
 /* The base kernel, then SLOWER times as long idle (or until stopped). */
 static enum search_result slow(const uint8_t digest[32], uint64_t lo, uint64_t hi,
@@ -98,8 +89,7 @@ static double run(void *ctx, size_t i, uint64_t values)
 	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }
 
-int device_open(int index, const char *want, const struct kernel **out,
-		char *err, size_t errlen)
+int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
 {
 	struct pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
 			  .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
@@ -121,41 +111,21 @@ int device_open(int index, const char *want, const struct kernel **out,
 		device_pick_unknown(&p, want, err, errlen);
 		return -EINVAL;
 	}
-	chosen_rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen];
 	chosen = *base;
 	chosen.name = names[p.chosen];
 	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
 	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "stand-in %d (a CPU kernel, %s): %s", index,
 		 base->name, line);
-	*out = &chosen;
-	return 0;
-}
-
-uint64_t device_idle_poll_ms(void)
-{
+	/* The GPU walk's test variant leases for seconds, so that only the
+	 * stop word ends a lease soon; the others take their kind's. */
+	*out = (struct device){ .kernel = &chosen, .choice = choice,
+				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
+				.lease_ns = chosen.search == gpu_host ? UINT64_C(10000000000) : 0 };
 	return 0;
 }
 
 void device_spin_ns(uint64_t ns)
 {
 	(void)ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
-}
-
-uint64_t device_rate(void)
-{
-	return chosen_rate;
-}
-
-const char *device_choice(void)
-{
-	return choice;
-}
-
-void device_lease_ns(uint64_t *lease_ns, uint64_t *min_lease_ns)
-{
-	/* The GPU walk's test variant leases for seconds, so that only the
-	 * stop word ends a lease soon; the others take their kind's. */
-	*lease_ns = chosen.search == gpu_host ? UINT64_C(10000000000) : 0;
-	*min_lease_ns = 0;
 }

@@ -1,19 +1,11 @@
 /* The GPU search on a CUDA device: the launcher that gpu_walk.c drives,
- * over the kernel variants that gpu_kernel.cu builds.
- *
- * Launches queue on one stream, two at a time, so the device never idles
- * while the host looks at a result; each records one event. A search
- * costs its launches alone: the candidate word is never reset (generations,
- * gpu_word.h), and the host reads a launch's outcome from its report slot
- * in mapped memory. Short launches are waited for by spinning on that
- * slot, long ones by sleeping on the event, which frees the CPU. Launches
- * are sized from the rate of the last ones to take about LAUNCH_NS each.
- *
- * Letting go is quick: one thread of each launch polls the lease's stop
- * word, its page registered as mapped memory, and the host's halt word, so
- * a stop ends the running launch within microseconds, and the launches
- * queued behind it end at their start. Where the page cannot be mapped,
- * the walk sees the stop between launches, a few ms apart. */
+ * over the kernel variants that gpu_kernel.cu builds. Launches queue on
+ * one stream, two at a time, so the device never idles while the host
+ * looks at a result; the host reads a launch's outcome from its report
+ * slot in mapped memory, spinning on it for a short launch and sleeping on
+ * its event for a long one. The lease's stop word's page is mapped for the
+ * device, so a stop ends the running launch within microseconds; where it
+ * cannot be, the walk sees the stop between launches. */
 #include "worker/gpu/gpu.h"
 
 #include <cuda_runtime.h>
@@ -50,9 +42,8 @@ static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_
 	      GPU_VARIANTS_AUTO <= NKERNELS, "the shipped first, then the other measured");
 
 /* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
- * ones that the search before left in flight (it waited for one at least,
- * and every launch before that one had ended). Each needs its own report
- * slot and event. */
+ * ones the search before left in flight; each needs its own report slot
+ * and event. */
 static_assert(DEPTH <= GPU_WALK_DEPTH, "the walk keeps DEPTH launches");
 static_assert(GPU_REPORTS >= 2 * DEPTH - 1, "a report slot per live launch");
 
@@ -183,9 +174,8 @@ static void dev_halt(void *ctx, uint32_t gen)
 }
 
 /* Everything ended, the word fresh, no halt, no report of any generation.
- * The sets go on the search stream, which does not wait for the legacy
- * one: there a launch could overtake them, read the old word and report a
- * range searched that it never hashed. */
+ * On the search stream: on the legacy one a launch could overtake the sets
+ * and report a range searched that it never hashed. */
 static int dev_renew(void *ctx)
 {
 	struct gpu *g = (struct gpu *)ctx;
@@ -406,7 +396,6 @@ void gpu_spin_ns(struct gpu *g, uint64_t ns)
 {
 	g->launcher.spin_ns = ns;
 }
-
 
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	       uint64_t hi, uint64_t *found, const uint32_t *stop)

@@ -26,8 +26,8 @@ struct gpu_stats {
 };
 
 /* CUDA devices visible to this process; 0 on error or without a driver,
- * and then gpu_count_error() says why ("cudaGetDeviceCount: ...", with the
- * driver's and the runtime's CUDA versions; "" after a count). */
+ * and then gpu_count_error() says why (with the driver's and runtime's
+ * CUDA versions; "" after a count). */
 int gpu_count(void);
 const char *gpu_count_error(void);
 
@@ -42,16 +42,13 @@ const char *gpu_name(const struct gpu *g);
 int gpu_variants(void);
 const char *gpu_variant_name(int v);
 
-/* How many of the first variants are shipped (variants.mk's GPU_SHIPPED:
- * base, then the fastest measured), and how many --kernel auto measures
- * (those, then in a build of all the variants those a device timed);
- * those after them are on trial, taken by name only. */
+/* How many of the first variants are shipped (variants.mk), and how many
+ * --kernel auto measures; those after them are on trial, by name only. */
 int gpu_variants_shipped(void);
 int gpu_variants_auto(void);
 
 /* Values a thread of variant v hashes between its reads of the candidate
- * word: 1, or more for a variant that a halt reaches that much later (its
- * stops are slower); 0 for no such variant. */
+ * word: 1, or more when a halt reaches it that much later; 0: no such v. */
 unsigned gpu_variant_halt_every(int v);
 
 /* Search with variant v (0..gpu_variants()-1) from now on: 0, or -EINVAL. */
@@ -61,15 +58,12 @@ int gpu_use(struct gpu *g, int v);
 int gpu_variant(const struct gpu *g);
 
 /* Wait for launches expected to take less than ns by spinning, for longer
- * ones by sleeping (the default: GPU_SPIN_NS of gpu_walk.h; 0: always
- * sleep). */
+ * ones by sleeping (default GPU_SPIN_NS; 0: always sleep). */
 void gpu_spin_ns(struct gpu *g, uint64_t ns);
 
-/* Search [lo, hi] for digest: a kernel_search_fn with g first. Returns
- * SEARCH_FOUND (*found the lowest match), SEARCH_NONE, SEARCH_STOPPED (*stop
- * was seen set: *found the first value not hashed), or -EIO when the device
- * failed (gpu_error says how). The device polls *stop while it hashes when
- * it can map the stop word's page (gpu_stats' watching). */
+/* Search [lo, hi] for digest: a kernel_search_fn with g first, or -EIO
+ * when the device failed (gpu_error says how). The device polls *stop
+ * while it hashes when it can map its page (gpu_stats' watching). */
 int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	       uint64_t hi, uint64_t *found, const uint32_t *stop);
 

@@ -1,13 +1,9 @@
-/* The host build of one GPU kernel variant (compiled once per GPU_VARIANT,
- * see gpu_variant.h): a launch runs the kernel's threads one after another,
- * each the very gpu_scan() the device runs, under the walk the device
- * search uses. One run of the threads in turn is one of the orders the
- * device may take, and the walk cannot tell it from the others.
- *
- * Launches run when queued, so what each left in the word is copied then,
- * as the device's last block copies it to the host. The launch geometry is
- * odd on purpose: launches of a prime number of values over a prime number
- * of threads, so that launch, thread and range ends fall everywhere against
+/* The host build of one GPU kernel variant (compiled once per GPU_VARIANT):
+ * a launch runs the device's very gpu_scan() for each thread in turn,
+ * which is one of the orders the device may take, under the device's
+ * walk. Launches run when queued, and what each left in the word is copied
+ * then. Launches of a prime number of values over a prime number of
+ * threads, so that launch, thread and range ends fall everywhere against
  * each other and against the 2^32 segments. */
 #include "worker/gpu/gpu_host.h"
 

@@ -25,11 +25,6 @@ struct gpu_host_variant {
 /* The variants built (*n of them), the plain one first. */
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n);
 
-/* How many of the first are shipped, and how many --kernel auto measures
- * (gpu.h's gpu_variants_shipped and gpu_variants_auto). */
-size_t gpu_host_variants_shipped(void);
-size_t gpu_host_variants_auto(void);
-
 /* The plain variant's search, and its rejected candidates so far. */
 int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 		    uint64_t *found, const uint32_t *stop);

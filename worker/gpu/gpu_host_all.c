@@ -30,16 +30,6 @@ const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
 	return all;
 }
 
-size_t gpu_host_variants_shipped(void)
-{
-	return GPU_VARIANTS_SHIPPED;
-}
-
-size_t gpu_host_variants_auto(void)
-{
-	return GPU_VARIANTS_AUTO;
-}
-
 int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 		    uint64_t *found, const uint32_t *stop)
 {

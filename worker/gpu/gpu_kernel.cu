@@ -1,15 +1,9 @@
-/* One variant of the device kernel (GPU_VARIANT, see gpu_variant.h): the
- * build compiles this file once per variant into objects that differ only
- * in it, each with its own kernel, constant memory and gpu_kernel_<n>.
- *
- * A launch hashes a run of values inside one 2^32 segment, each thread a
- * strided share in increasing order (gpu_scan), with the segment's plan
- * and the job passed as grid-constant arguments. The last block of each
- * launch to end copies the word to its report slot in mapped pinned host
- * memory (and sets the grab variants' counter of the slot back to 0),
- * with the device's clock, so the host reads a launch's outcome and
- * its run time with no copy, no event timing and no atomics on host
- * memory. */
+/* One variant of the device kernel (GPU_VARIANT, see gpu_variant.h),
+ * compiled once per variant, each with its own kernel, constant memory and
+ * gpu_kernel_<n>. The plan and the job are grid-constant arguments. The
+ * last block of a launch to end copies the word and the device's clock to
+ * its report slot in mapped host memory: the host reads the outcome and
+ * run time with no copy, no event timing, no atomics on host memory. */
 #include "worker/gpu/gpu_kernel.h"
 #include "worker/gpu/gpu_search.h"
 

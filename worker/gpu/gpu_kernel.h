@@ -12,9 +12,8 @@
 #define GPU_REPORTS 4  /* report slots, by generation: one per live launch
 			* (gpu.cu asserts it against its depth) */
 
-/* What a launch's last block leaves in mapped host memory: the word after
- * the launch and the device's clock around it, gen last, so that a host
- * that sees gen sees the rest. */
+/* What a launch's last block leaves in mapped host memory, gen last, so
+ * that a host that sees gen sees the rest. */
 struct gpu_report {
 	uint64_t word;
 	uint64_t t0, t1;  /* %globaltimer ns: block 0's start, the end */

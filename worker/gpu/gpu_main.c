@@ -1,22 +1,9 @@
-/* revhash-gpu: the GPU worker. The master forks and execs it once for each
- * GPU it serves with (--gpu), so that this binary alone links CUDA; it
- * maps the master's segment by name and runs the very worker loop a CPU
- * worker runs (worker_main), its kernel a device's search. Linked with the
- * stand-in device instead, it is revhash-gpu-standin, which the tests use
- * where there is no GPU.
- *
- *   revhash-gpu --probe [--kernel NAME]  the device count, then a name a line
- *                                        (exit 2: no such kernel)
- *   revhash-gpu --bench S [--device D] [--kernel NAME]
- *                                        the device's rate over S seconds
- *   revhash-gpu --serve SEGMENT --slot N --master PID --notify FD
- *               --device D --kind KIND [--kernel NAME] [--no-sandbox]
- *               (the master's call)
- *
- * The device's kernel is the variant that searched fastest at start, or
- * the one --kernel names; --kernel auto or a CPU kernel's name (what the
- * master passes) measure. The choice and the rates go to the log (stderr
- * for --bench). An unknown name is bad usage: exit 2. */
+/* revhash-gpu: the GPU worker (its modes: usage()). The master forks and
+ * execs it once for each GPU it serves with (--gpu), so that this binary
+ * alone links CUDA; it maps the master's segment by name and runs the very
+ * worker loop a CPU worker runs, its kernel a device's search. Linked with
+ * the stand-in device instead, it is revhash-gpu-standin, which the tests
+ * use where there is no GPU. An unknown --kernel is bad usage: exit 2. */
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
@@ -35,9 +22,7 @@
 #include <unistd.h>
 
 #define BENCH_START (UINT64_C(0xbe7c4) << 40) /* a range without the answer */
-/* What the worker does unless its environment says otherwise: spin for
- * launches expected under this (us); poll for the next lease as long as
- * its device says (device_idle_poll_ms). */
+/* Spin for launches expected under this (us) unless the environment says. */
 #define GPU_WAIT_SPIN_US (GPU_SPIN_NS / 1000)
 
 #define ERR_LEN 2048 /* a device's error: an unknown kernel's lists every variant */
@@ -116,9 +101,9 @@ static int probe(const struct args *a)
 {
 	char names[16][DEVICE_NAME_LEN], err[ERR_LEN];
 	int n = device_count(names, 16);
-	const struct kernel *k;
+	struct device d;
 
-	if (a->kernel && n > 0 && device_open(0, a->kernel, &k, err, sizeof err) == -EINVAL) {
+	if (a->kernel && n > 0 && device_open(0, a->kernel, &d, err, sizeof err) == -EINVAL) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
 		return 2;
 	}
@@ -133,26 +118,26 @@ static int probe(const struct args *a)
 static int bench(const struct args *a)
 {
 	char err[ERR_LEN];
-	const struct kernel *k;
+	struct device d;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
-	int rc = device_open((int)a->device, a->kernel, &k, err, sizeof err);
+	int rc = device_open((int)a->device, a->kernel, &d, err, sizeof err);
 
 	if (rc < 0) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	fprintf(stderr, "revhash-gpu: %s\n", device_choice());
+	fprintf(stderr, "revhash-gpu: %s\n", d.choice);
 	digest_of(BENCH_START - 1, digest);
 	t0 = clock_ns();
 	while ((t = clock_ns() - t0) < a->bench_s * 1e9) {
-		k->search(digest, BENCH_START + hashed, BENCH_START + hashed + n - 1, &found,
-			  NULL);
+		d.kernel->search(digest, BENCH_START + hashed, BENCH_START + hashed + n - 1,
+				 &found, NULL);
 		hashed += n;
 		if (t < 0.2e9)
 			n *= 2; /* until a search takes a fair share of the time */
 	}
-	printf("%s: %.2f G hashes/s\n", k->name, hashed / (double)t);
+	printf("%s: %.2f G hashes/s\n", d.kernel->name, hashed / (double)t);
 	return 0;
 }
 
@@ -179,6 +164,7 @@ static uint64_t knob(const char *name, uint64_t max, uint64_t dflt)
 static int serve(const struct args *a)
 {
 	const struct worker_kind *kind;
+	struct device d;
 	struct seg seg;
 	char err[ERR_LEN];
 	uint64_t spin_us;
@@ -193,7 +179,7 @@ static int serve(const struct args *a)
 			  a->serve, strerror(-rc));
 		return 1;
 	}
-	if ((rc = device_open((int)a->device, a->kernel, &w.kernel, err, sizeof err)) < 0) {
+	if ((rc = device_open((int)a->device, a->kernel, &d, err, sizeof err)) < 0) {
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
@@ -206,13 +192,15 @@ static int serve(const struct args *a)
 		return 2;
 	}
 	w.unit = (unsigned)a->device;
-	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, device_choice());
-	device_lease_ns(&w.lease_ns, &w.min_lease_ns);
+	w.kernel = d.kernel;
+	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, d.choice);
+	w.lease_ns = d.lease_ns;
+	w.min_lease_ns = d.min_lease_ns;
 	kind_fill(kind, &w);
-	w.rate = device_rate();
+	w.rate = d.rate;
 	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_WAIT_SPIN_US);
 	device_spin_ns(spin_us * 1000);
-	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, device_idle_poll_ms()) * 1000000;
+	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, d.idle_poll_ms) * 1000000;
 	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
 		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
 		 (unsigned long long)(w.idle_spin_ns / 1000000));

@@ -1,21 +1,10 @@
 /* What one GPU thread does, written once for two compilers: nvcc builds it
  * into the device kernels (gpu_kernel.cu) and a plain C compiler into the
- * host build of the same logic (gpu_host.c), which the tests run on any
- * machine. Both are built once per kernel variant (gpu_variant.h).
- *
- * The hashing is the lane algorithm of kernel_lanes.h with one 32-bit lane
- * (two with x2): a thread is a lane, so the CPU kernels' plan (round 0 folded, K + W of
- * rounds 1..15 and the fixed schedule words precomputed per 2^32 segment,
- * the compare after 57 rounds against sha256_late_a's target) serves the
- * GPU unchanged, and only the primitives below differ.
- *
- * Around it, gpu_scan() is one thread's share of a launch, in increasing
- * order, under the candidate word of gpu_word.h: one thread (or, with
- * wpoll, one warp) per launch polls the lease's stop word and the host's
- * halt word, both in mapped host memory, and writes the halt key when
- * either says so, so that every thread of the launch lets go at its next
- * read of the word. With grab, threads take their values from a counter
- * as they go instead of a fixed strided share. */
+ * host build (gpu_host.c), which the tests run on any machine; both once
+ * per kernel variant (gpu_variant.h). The hashing is kernel_lanes.h's
+ * with one 32-bit lane a thread (two with x2): only the primitives below
+ * differ from the CPU kernels'. gpu_scan() is one thread's share of a
+ * launch, under the candidate word of gpu_word.h. */
 #ifndef REVHASH_GPU_SEARCH_H
 #define REVHASH_GPU_SEARCH_H
 
@@ -38,23 +27,18 @@ extern "C" {
 #endif
 
 #ifdef __CUDACC__
-/* The round constants in device memory, copied from sha256_k at setup:
- * each variant's object has its own copy. gpu_one is 1, where the compiler
- * cannot see it: a + b as a * gpu_one + b stays a multiply-add. gpu_pow2
- * holds 2^e at [e], the multipliers of shrhi and of the rotates done by
- * multiplies, where the compiler cannot see powers of two (it would turn
- * the multiplies back into shifts, on the integer ALU). */
+/* Each variant's own copies, filled at setup: the round constants; 1 and
+ * the powers of two where the compiler cannot see them, so that the
+ * multiplies by them stay multiplies (on the FMA pipe, not the ALU). */
 static __constant__ uint32_t gpu_k[64];
 static __constant__ uint32_t gpu_one;
 static __constant__ uint32_t gpu_pow2[32];
 #endif
 
-/* One word's primitives. The host build computes what the device does,
- * with C's operators: a shift as the high half of a 64-bit product, a
- * rotate as the sum of its halves, so the tests check each identity. */
+/* One word's primitives; the host build computes each identity the device
+ * uses with C's operators, so the tests check it. */
 #if GPU_FMA && defined(__CUDA_ARCH__)
-/* On the FMA pipe (IMAD) instead of the integer ALU's (IADD3), which the
- * rotates and logic ops keep busy. (The same sum: the host build adds.) */
+/* On the FMA pipe (IMAD), leaving the integer ALU to rotates and logic. */
 #define s_add(a, b) ((a) * gpu_one + (b))
 #else
 #define s_add(a, b) ((a) + (b))
@@ -85,9 +69,8 @@ GPU_FN uint32_t s_shr(uint32_t x, int n)
 #endif
 }
 
-/* x rotated right by n, 0 < n < 32, on the FMA pipe: x * 2^(32-n) holds
- * x >> n in its high half and x << (32-n) in its low, which share no bit,
- * so their sum is the rotate (IMAD.HI adding the IMAD's low half). */
+/* x rotated right by n, 0 < n < 32, on the FMA pipe: the two halves of
+ * x * 2^(32-n), which share no bit, summed. */
 GPU_FN uint32_t s_ror_mul(uint32_t x, int n)
 {
 	uint32_t m = s_pow2(32 - n);
@@ -110,18 +93,15 @@ typedef uint32_t vec;
 #define v_bswap(x) s_bswap(x)
 #define v_eq_mask(x, s) ((uint32_t)((x) == (s)))
 #else
-/* x2: a thread's two values as the lanes of a vector of two, each step
- * of one right beside the same step of the other. */
+/* x2: a thread's two values as the lanes of a vector of two. */
 typedef struct {
 	uint32_t x, y;
 } vec;
 
 GPU_FN vec v_two(uint32_t x, uint32_t y)
 {
-	vec v;
+	vec v = { x, y };
 
-	v.x = x;
-	v.y = y;
 	return v;
 }
 
@@ -179,10 +159,9 @@ GPU_FN uint32_t v_eq_mask(vec x, uint32_t s)
 #endif
 
 #if GPU_KIMM
-/* Round constant t (16..56: the rounds whose K is not in the plan) as an
- * immediate once the rounds are unrolled: no load from constant memory.
- * Any other t gives 0, a wrong hash the tests would see; check_gpu_logic
- * runs this variant's host build against the reference. */
+/* Round constant t (16..56: those not in the plan) as an immediate once
+ * the rounds are unrolled. Any other t gives 0, a wrong hash that
+ * check_gpu_logic would see. */
 GPU_FN uint32_t gpu_k_imm(int t)
 {
 	switch (t) {
@@ -225,15 +204,10 @@ GPU_FN uint32_t gpu_k_imm(int t)
 #endif
 
 /* One value of launch j, low, by a thread that read the word as seen
- * (with x2, the values low and low + 1, the second where lanes has its
- * bit 1: the launch holds it): 0 to go on, 1 when the thread is done (the
- * value lies above the word, and so does the one after).
- * A poller reads the stop and halt words before hashing the value and
- * acts after, so the reads' long trip over the bus overlaps the hashing.
- * In the plain build thread 0 alone polls, and reads the halt word only
- * when the stop word is clear; with wpoll the whole first warp polls (no
- * warp runs both copies of the loop) and issues both reads at once
- * (neither waits for the other's trip). */
+ * (with x2, also low + 1 where lanes has its bit 1): 0 to go on, 1 when
+ * the thread is done (the value lies above the word). A poller reads the
+ * stop and halt words before hashing and acts after, so the reads' trip
+ * over the bus overlaps the hashing; with wpoll, both reads at once. */
 GPU_FN int gpu_value(const struct lanes_plan *p, const struct gpu_job *j,
 		     uint32_t low, uint32_t lanes, uint64_t seen, uint64_t *word,
 		     const int poller)
@@ -263,10 +237,9 @@ GPU_FN int gpu_value(const struct lanes_plan *p, const struct gpu_job *j,
 
 #if GPU_GRAB
 #ifdef __CUDA_ARCH__
-/* The lanes of a warp that are here together take their next each values
- * as one: the lowest adds to the launch's counter for all, and each its
- * own stride of them. *first: this lane's first offset; *stride: the
- * lanes. */
+/* The lanes of a warp here together take their next each values as one
+ * add to the launch's counter. *first: this lane's first offset; *stride:
+ * the lanes. */
 GPU_FN void gpu_grab(uint64_t *next, uint32_t each, uint64_t *first, uint32_t *stride)
 {
 	cooperative_groups::coalesced_group g = cooperative_groups::coalesced_threads();
@@ -288,13 +261,11 @@ GPU_FN void gpu_grab(uint64_t *next, uint32_t each, uint64_t *first, uint32_t *s
 }
 #endif
 
-/* A thread's values of launch j as it takes them, each at a time with its
- * warp, from the launch's counter next: each thread's in increasing order,
- * and the counter passes a value only once every value below it was taken
- * by a thread that hashes it unless it lies above the word, so the word
- * still ends at the launch's lowest candidate. With x2 the counter counts
- * pairs of values, and the last pair of a launch of an odd count has its
- * second value left out. */
+/* A thread's values of launch j, each at a time with its warp, from the
+ * counter next: the counter passes a value only once every value below it
+ * was taken by a thread that hashes it unless it lies above the word, so
+ * the word still ends at the launch's lowest candidate. With x2 it counts
+ * pairs, the second of an odd launch's last pair left out. */
 GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t each,
 		 uint64_t *next, uint64_t *word, const int poller)
 {
@@ -319,12 +290,9 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j, uint32_t e
 	}
 }
 
-/* Thread tid of launch j takes its values from the counter next (a
- * grab variant): GPU_GRAB_EACH at a time, or as many as the launch holds
- * for each of its threads when that is fewer, so that a small launch is
- * hashed by as many threads as a strided share would be (docs/gpu.md).
- * The first GPU_POLLERS threads poll the stop and halt words at each of
- * their values. */
+/* Thread tid of launch j takes its values from the counter next:
+ * GPU_GRAB_EACH at a time, or fewer when the launch holds fewer a thread
+ * (docs/gpu.md). The first GPU_POLLERS threads poll. */
 GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
 		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
 {
@@ -337,9 +305,8 @@ GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
 		scan(p, j, each, next, word, 0);
 }
 #else
-/* Thread tid's share of launch j from value low on (see gpu_scan), a
- * poller's or another's: two copies of the loop, so that the threads that
- * do not poll carry no poll in theirs. */
+/* Thread tid's share of launch j from value low on: two copies of the
+ * loop, so that the threads that do not poll carry no poll in theirs. */
 GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 		 uint32_t low, uint32_t last, uint32_t threads, uint64_t *word,
 		 const int poller)
@@ -358,10 +325,7 @@ GPU_FN void scan(const struct lanes_plan *p, const struct gpu_job *j,
 /* Thread tid of threads hashes the values j->first + tid, + threads, ...
  * of launch j, lowering *word to each candidate's key; it reads *word every
  * GPU_BEST_EVERY values and stops at the first value whose key lies above
- * it. The first GPU_POLLERS threads poll the stop and halt words at each of
- * their values and write the halt key when either says so. The loop runs
- * on the low half alone: a launch lies inside one segment. next: unused
- * (the grab variants' counter). */
+ * it. The first GPU_POLLERS threads poll. next: the grab variants'. */
 GPU_FN void gpu_scan(const struct lanes_plan *p, const struct gpu_job *j,
 		     uint32_t tid, uint32_t threads, uint64_t *word, uint64_t *next)
 {

@@ -1,10 +1,9 @@
 /* The GPU search's interface (gpu.h) over the host build of its variants
- * (gpu_host.h): no device, the device threads' code run one after another
- * under the device's walk. Linked into gpu-check-standin, so that gpu-check
- * and scripts/gpu-proof.sh --dry-run run every line of their own on a
- * machine without a GPU. Slow (a scalar CPU loop): its figures say nothing
- * of a GPU, and its name says so. REVHASH_STANDIN_GPUS: the devices it
- * shows (default 1). */
+ * (gpu_host.h), built with the table's counts (gpu.mk): linked into
+ * gpu-check-standin, so that gpu-check and scripts/gpu-proof.sh --dry-run
+ * run every line of their own on a machine without a GPU. Slow: its
+ * figures say nothing of a GPU, and its name says so.
+ * REVHASH_STANDIN_GPUS: the devices it shows (default 1). */
 #include "worker/gpu/gpu.h"
 
 #include <errno.h>
@@ -78,12 +77,12 @@ int gpu_variants(void)
 
 int gpu_variants_shipped(void)
 {
-	return (int)gpu_host_variants_shipped();
+	return GPU_VARIANTS_SHIPPED;
 }
 
 int gpu_variants_auto(void)
 {
-	return (int)gpu_host_variants_auto();
+	return GPU_VARIANTS_AUTO;
 }
 
 const char *gpu_variant_name(int v)

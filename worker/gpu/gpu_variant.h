@@ -11,54 +11,22 @@
 #ifndef REVHASH_GPU_VARIANT_H
 #define REVHASH_GPU_VARIANT_H
 
+/* What each saving does, and why: docs/gpu.md ("What is built", "The
+ * variants on trial"). */
 #define GPU_SAVINGS(X)                                                         \
-	/* adds on the FMA pipe (IMAD by a 1 the compiler cannot see), leaving \
-	 * the integer ALU to the rotates and logic ops */                     \
-	X(1, 1, "fma")                                                         \
-	/* the round constants of rounds 16..56 as immediates, not reads of    \
-	 * constant memory */                                                  \
-	X(2, 2, "kimm")                                                        \
-	/* sigma0 of the fixed schedule words W17, W19, W21 in the segment's   \
-	 * plan, not recomputed for every value */                             \
-	X(4, 4, "sigma0")                                                      \
-	/* the candidate word read every GPU_SPARSE values, not every value (a \
-	 * halt then reaches a thread that much later) */                      \
-	X(8, 8, "sparse")                                                      \
-	/* the whole first warp polls the stop and halt words, both read before\
-	 * the value is hashed: no warp runs two copies of the loop, and no    \
-	 * poll waits for the other's trip */                                  \
-	X(16, 16, "wpoll")                                                     \
-	/* 8 blocks an SM (32 registers, a few spilled) instead of 6 (40): more\
-	 * warps to hide each one's latency */                                 \
-	X(32, 32, "occ")                                                       \
-	/* threads take the launch's values as they go, GPU_GRAB_EACH each at a\
-	 * time from a counter (a warp's lanes together), instead of a fixed   \
-	 * strided share: no warp idles at the end of a launch while others,   \
-	 * scheduled less, finish theirs */                                    \
-	X(64 | 128, 64, "grab")                                                \
-	/* grab with 4 values at a time, not 8: a finer share of the launch's  \
-	 * end, for twice the counter's atomics */                             \
-	X(64 | 128, 64 | 128, "grab4")                                         \
-	/* blocks of 128 threads, not 256, twice as many an SM: the same       \
-	 * threads an SM and registers a thread, in blocks whose end (its      \
-	 * barrier before the report) waits for 4 warps, not 8 */              \
-	X(256, 256, "b128")                                                    \
-	/* the shifts of sigma0 and sigma1 (x >> 3, x >> 10) as the high half  \
-	 * of x * 2^(32-n) (IMAD.HI), on the FMA pipe, the multipliers read    \
-	 * from constant memory so that the compiler cannot make them shifts */\
-	X(512, 512, "shrhi")                                                   \
-	/* constants folded into the plan: h + K + W of rounds 1..3 (their h is\
-	 * the plan's) and K + W of rounds 17, 19, 21 (their W is fixed per    \
-	 * segment): one add fewer each */                                     \
-	X(1024, 1024, "fold")                                                  \
-	/* two values a thread, the rounds of both interleaved, at half the    \
-	 * threads an SM (80 registers each): independent work for the         \
-	 * scheduler to pair on the ALU and FMA pipes */                       \
-	X(2048, 2048, "x2")                                                    \
-	/* 24, 48 or 72 of the rounds' rotates, spread evenly, as the          \
-	 * two halves of x * 2^(32-n) added (IMAD and IMAD.HI; the halves      \
-	 * share no bit): two FMA-pipe slots for one ALU slot */               \
-	X(4096 | 8192, 4096, "r24")                                            \
+	X(1, 1, "fma")      /* adds on the FMA pipe (IMAD by a hidden 1) */     \
+	X(2, 2, "kimm")     /* K of rounds 16..56 as immediates */              \
+	X(4, 4, "sigma0")   /* sigma0 of W17, W19, W21 in the plan */           \
+	X(8, 8, "sparse")   /* the word read every GPU_SPARSE values */         \
+	X(16, 16, "wpoll")  /* the first warp polls stop and halt at once */    \
+	X(32, 32, "occ")    /* 8 blocks an SM (32 registers), not 6 */          \
+	X(64 | 128, 64, "grab") /* values taken from a counter as they go */    \
+	X(64 | 128, 64 | 128, "grab4") /* grab, 4 at a time, not 8 */           \
+	X(256, 256, "b128") /* blocks of 128 threads, not 256 */                \
+	X(512, 512, "shrhi") /* sigma shifts as IMAD.HI */                      \
+	X(1024, 1024, "fold") /* h + K + W of rounds 1..3 etc. in the plan */   \
+	X(2048, 2048, "x2") /* two values a thread, interleaved */              \
+	X(4096 | 8192, 4096, "r24") /* 24, 48 or 72 rotates by multiplies */    \
 	X(4096 | 8192, 8192, "r48")                                            \
 	X(4096 | 8192, 4096 | 8192, "r72")
 

@@ -1,19 +1,11 @@
-/* The GPU search's walk over a range, with the device behind a launcher.
- *
- * Launches go out in order and stay queued, up to the launcher's depth, so
- * the device never waits for the host between two of them; the host waits
- * only for the oldest. Each launch has a generation of its own, so what it
- * left in the shared word (gpu_word.h) is its own outcome: nothing, its
- * lowest candidate, or a halt. Launches before it found nothing (the walk
- * would have ended there), so its candidate is the lowest of everything
- * hashed so far. A candidate the full check turns down (one in 2^32
- * values) cut its own launch short, so the walk halts the launches after
- * it and starts again just past it; it never waits for halted launches:
- * the next launch runs once they are gone, a few microseconds later.
- *
- * A launch halted by the stop word leaves its values owed: the search
- * stops at the launch's first value. The stop word is read here too,
- * between launches, in case no launch watches it. */
+/* The GPU search's walk over a range (see gpu_walk.h). Launches stay
+ * queued up to the launcher's depth, and the host waits only for the
+ * oldest. What a launch left in the word (gpu_word.h) is its own outcome,
+ * and the launches before it found nothing, so its candidate is the lowest
+ * so far. A candidate the full check turns down cut its launch short: the
+ * walk halts the launches after it, never waits for them, and starts
+ * again just past it. A launch halted by the stop word leaves its values
+ * owed; the stop word is read between launches too. */
 #include "worker/gpu/gpu_walk.h"
 
 #include <string.h>

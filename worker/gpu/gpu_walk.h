@@ -1,10 +1,9 @@
 /* The range walk of the GPU search, apart from the device: it cuts [lo, hi]
- * into launches (each a run of values inside one 2^32 segment), numbers
- * them (gpu_word.h's generations), keeps a few in flight, reads what each
- * left, confirms a candidate with the scalar reference, sizes launches by
- * the measured rate, and decides which waits spin. A launcher runs the
- * launches: the device (gpu.cu) or the host build of its threads
- * (gpu_host.c), so that every line here is tested on any machine. */
+ * into launches inside one 2^32 segment each, numbers them (gpu_word.h),
+ * keeps a few in flight, confirms a candidate with the scalar reference,
+ * and sizes launches by the measured rate. A launcher runs them: the
+ * device (gpu.cu) or the host build (gpu_host.c), so every line here is
+ * tested on any machine. */
 #ifndef REVHASH_GPU_WALK_H
 #define REVHASH_GPU_WALK_H
 
@@ -18,10 +17,9 @@ extern "C" {
 
 #define GPU_WALK_DEPTH 4                   /* live launches in flight, at most */
 #define GPU_CHUNK_MAX (UINT64_C(1) << 32)  /* values in one launch: a segment */
-/* Launches expected shorter than this are waited for by spinning, longer
- * ones by sleeping: every launch (they are sized to about 4 ms). A sleep
- * on the launch's event cost 200 to 250 us a search on an H200's host,
- * a spin 40; the CPU it holds is one of the cores the master leaves. */
+/* Launches expected shorter than this (every one: they are sized to about
+ * 4 ms) are waited for by spinning: a sleep on the event cost 200-250 us a
+ * search on an H200's host, a spin 40. */
 #define GPU_SPIN_NS 5000000
 
 /* What a launch left, as the host reads it once the launch has ended. */

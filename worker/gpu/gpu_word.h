@@ -1,17 +1,14 @@
 /* The candidate word that the launches of a GPU share, and what a launch
  * is: the one contract between the device threads (gpu_search.h) and the
- * host's walk over a range (gpu_walk.c), so both sides read it alike.
+ * host's walk (gpu_walk.c).
  *
- * The word is never reset between searches: a launch has a generation, and
- * the word holds a key that orders first by generation, the newer below
- * the older, then by the low half of the value. A launch therefore reads
- * an older launch's word as "nothing found yet", lowers it with an atomic
- * min to the key of its lowest candidate, and a thread stops at the first
- * value whose key lies above the word: one past a candidate of its own
- * launch, or any value once a halt or a newer launch has written. A halt
- * key lies below every candidate of its generation and above the next
- * generation's keys. No memset, no stream sync: a search costs its
- * launches alone. */
+ * The word is never reset between searches: it holds a key that orders
+ * first by generation, the newer below the older, then by the low half of
+ * the value. A launch reads an older launch's word as "nothing found yet",
+ * lowers it with an atomic min to its lowest candidate's key, and a thread
+ * stops at the first value whose key lies above the word. A halt key lies
+ * below every candidate of its generation and above the next one's. No
+ * memset, no stream sync: a search costs its launches alone. */
 #ifndef REVHASH_GPU_WORD_H
 #define REVHASH_GPU_WORD_H
 
