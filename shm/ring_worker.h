@@ -16,7 +16,6 @@ struct ring_lease {
 	int tell;             /* the master should be told (see ring_finish) */
 };
 
-
 /* Take the lock for process self, and drop it. A dead holder's lock is
  * recovered and the ring's derived state rebuilt; any other failure
  * aborts. */
