@@ -59,15 +59,13 @@ int ring_has_room(const struct ring_master *m);
 /* The holder of an entry that m keeps for none of its caller's own (a
  * job let go, which the workers are yet to drop). */
 #define RING_HELD_ALONE(m) ((void *)(m))
-/* Who holds entry job: NULL when the master has not taken it (free, or
- * past the table). */
+/* Who holds entry job: NULL when the master has not taken it. */
 void *ring_holder(const struct ring_master *m, uint32_t job);
 /* Entry job, which the master has taken, is held by holder from now on. */
 void ring_hold(struct ring_master *m, uint32_t job, void *holder);
 /* Entries the segment shows in use (not FREE): for --status and the tests. */
 unsigned ring_in_use(const struct ring *r);
-/* job just came into the table: workers hashing a job it preempts (the
- * policy says which) stop their lease. */
+/* job just came in: the leases it preempts (policy_preempts) stop. */
 void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
@@ -81,20 +79,16 @@ int ring_release(struct ring *r, uint32_t job);
 int ring_park(struct ring *r, uint32_t job);
 /* The answer of a FOUND job. */
 uint64_t ring_answer(const struct ring *r, uint32_t job);
-/* Take back the entry of a job the master has taken, at an end or with a
- * phase out of the table (an end is the master's): its progress into *p
- * (may be NULL; to be checked with ring_progress_check), its generation
- * moved on. 0, or -ENOENT when the master had not taken it. */
+/* Take back an entry the master has taken, at an end or with a phase out
+ * of the table: its progress into *p (may be NULL; for the caller to
+ * check), its generation moved on. 0, or -ENOENT when not taken. */
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
-/* Take back an entry the master has taken, from whatever phase, without
- * waiting for its workers: into *p its progress with every lease still
- * out given back, read while the entry is still the workers' so that no
- * lease taken meanwhile is lost; then FREE unless a worker moved the
- * phase meanwhile, the leases stopped, the generation moved on. What a
- * worker gave back between the reads is not in *p: the caller searches a
- * "not found" again (jobs.c, unsure). 0, -ENOENT when the master had not
- * taken it, or -EAGAIN when a worker moved its phase first (an answer is
- * not to be lost). */
+/* Take back an entry the master has taken, from any phase, without
+ * waiting: into *p its progress with the leases out given back, read while
+ * the entry is the workers' (what they give back meanwhile is missed: the
+ * caller searches a "not found" again); then FREE, the leases stopped, the
+ * generation moved on. 0, -ENOENT when the master had not taken it, or
+ * -EAGAIN when a worker moved the phase first (an answer not to lose). */
 int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p);
 /* Has the master taken any entry? */
 int ring_has_taken(const struct ring_master *m);
@@ -103,11 +97,9 @@ int ring_gen_given(const struct ring_master *m, uint32_t job);
 /* Are the leases of job's use all back (its generation given, no slot
  * holding a lease of it)? What EXHAUSTED and PARKED must show. */
 int ring_leases_back(const struct ring_master *m, uint32_t job);
-/* Is job as ring_submit gave it, with no lease of it out? What a NEW job
- * shows. */
+/* Is job as ring_submit gave it, no lease of it out (as NEW must be)? */
 int ring_untouched(const struct ring_master *m, uint32_t job);
-/* A snapshot of job's progress, read without the lock (its returned
- * ranges cut to the table's). */
+/* A snapshot of job's progress, read without the lock. */
 void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress *p);
 /* Entries the master has not given out that the workers would lease from
  * (their heap, a lease, a kept job) with a phase other than FREE: a job a
@@ -116,25 +108,22 @@ void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress 
 unsigned ring_reclaim_phantoms(struct ring_master *m);
 /* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
-/* The rank of job on a snapshot read without the lock (it may lag the
- * workers by a lease). */
+/* The rank of job on a snapshot read without the lock. */
 struct rank ring_rank(const struct ring *r, uint32_t job);
-/* When the job was submitted, first leased and found (clock_ns(); 0 if
- * not yet). */
+/* When the job was submitted, first leased and found (0: not yet). */
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
 		    uint64_t *leased_ns, uint64_t *found_ns);
 /* The jobs workers flagged since the last call into jobs; how many. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
 /* Post every worker's semaphore, once at most, in ring_wake_order. */
 void ring_wake(struct ring *r);
-/* The slots with a worker into order, the fastest by its rate first (no
- * rate yet: last; equal rates: the lower slot first); how many. */
+/* The slots with a worker into order, the fastest first (no rate: last;
+ * ties: slot order); how many. */
 unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS]);
 /* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
 /* Before forking worker unit of kind for slot: fresh counters, not
- * retiring, and the workers not told to exit (said again whatever a
- * worker wrote: the master forks none while it shuts them down). */
+ * retiring, and no shutdown (the master forks none while it shuts down). */
 void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
@@ -153,14 +142,12 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 /* What the master and --status see of a slot. */
 void ring_slot_view(const struct ring *r, unsigned slot,
 		    struct ring_slot_view *v);
-/* Running jobs, counted by weight into counts[] (RING_QUEUED_BUCKETS);
- * how many. A snapshot read without the lock. */
+/* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
 /* Locks recovered from a dead holder so far. */
 unsigned ring_repairs(const struct ring *r);
-/* The thread the lock's own word names as its holder (the kernel's robust
- * futex protocol): 0 when free, or its holder died. Any worker can write
- * it: the master checks it against its own table. */
+/* The thread the lock's own word names as its holder (robust futex): 0
+ * when free or its holder died. Any worker can write it. */
 pid_t ring_lock_holder(const struct ring *r);
 /* Make the lock and the semaphores anew and repair the ring under the new
  * lock, as a dead holder's successor would; for the master once every

@@ -30,10 +30,9 @@ static void fail(const char *what, int err)
 
 /* ---- a job's ends --------------------------------------------------------- */
 
-/* j, of generation gen, has just reached an end: its leases are void
- * (those out may stop), it leaves the schedule, and the master hears of
- * it. The entry is the master's now, which may already have reused it:
- * gen is the one read before the move. */
+/* j has just reached an end: its leases stop, it leaves the schedule, the
+ * master hears of it. gen is the one read before the move: the entry is
+ * the master's now, and may already be reused. */
 static int end_job(struct ring *r, struct ring_job *j, uint32_t gen)
 {
 	uint32_t idx = (uint32_t)(j - r->jobs);
@@ -63,9 +62,9 @@ static int maybe_end(struct ring *r, struct ring_job *j)
 	}
 }
 
-/* A lease of j holds its answer x: the job is FOUND, whatever else the
- * master asked of it meanwhile (a released job's late answer still goes to
- * the cache). 1 when this made it so. */
+/* A lease of j holds its answer x: FOUND, whatever the master asked
+ * meanwhile (a released job's answer still goes to the cache). 1 when
+ * this made it so. */
 static int found(struct ring *r, struct ring_job *j, uint64_t x)
 {
 	uint32_t gen = peek(j->gen);
@@ -126,8 +125,7 @@ static int give_back_lease(struct ring *r, struct ring_slot *s)
 	return maybe_end(r, j);
 }
 
-/* Leases whose worker is no longer in its slot (the master cleared the pid
- * when it reaped it, or a new worker has taken the slot). */
+/* Give back the leases whose worker is no longer in its slot. */
 static int give_back_dead(struct ring *r)
 {
 	int tell = 0;
