@@ -1,18 +1,15 @@
 /* Linear probing with backward-shift deletion (no tombstones), and clock
- * (second chance) eviction once the table holds its capacity: recently hit
- * answers survive, one-off ones make room.
+ * (second chance) eviction once the table holds its capacity.
  *
  * The table is in the segment, which a worker can write: every index is
  * masked by the master's own geometry, an answer is read once, then
- * confirmed, and every walk is bounded by a constant, not by the table.
- * An entry lies at most CACHE_PROBE_MAX slots past its home: a lookup looks
- * no further, an insert whose window is full replaces an entry in it, a
- * deletion moves back only what may fill its gap, and the clock hand
- * takes what it reaches after CLOCK_WALK slots. A table a worker filled
- * with "used" slots then costs a lookup 256 probes, not a walk of every
- * slot (1 M of them by default: a miss took milliseconds). Honest tables
- * never reach the bound: at 3/4 full, the most any of 1.5 M entries lay
- * past its home was 160 slots; at 1/2 (the default's most), 47. */
+ * confirmed, and every walk is bounded by a constant: an entry lies at
+ * most CACHE_PROBE_MAX slots past its home (a lookup looks no further, an
+ * insert whose window is full replaces an entry in it), and the clock hand
+ * takes what it reaches after CLOCK_WALK slots. A table filled with "used"
+ * slots then costs a lookup 256 probes, not a walk of 1 M slots. Honest
+ * tables never reach the bound: at 3/4 full, the most any of 1.5 M
+ * entries lay past its home was 160 slots; at 1/2 (the default's most), 47. */
 #include "shm/cache.h"
 #include "lib/digest.h"
 #include "lib/siphash.h"
@@ -41,7 +38,6 @@ size_t cache_bytes(uint64_t capacity)
 
 void cache_lay_out(struct cache_shm *shm, uint64_t capacity)
 {
-	/* Again by cache_init, once the segment is out: readers may look. */
 	shm_show(shm->nslots, table_size(capacity));
 	shm_show(shm->capacity, capacity);
 	shm_show(shm->count, 0);
@@ -58,7 +54,7 @@ void cache_init(struct cache *c, struct cache_shm *shm, uint64_t capacity)
 	c->nslots = table_size(capacity);
 	c->capacity = capacity;
 	siphash_key(c->key);
-	cache_lay_out(shm, capacity);
+	cache_lay_out(shm, capacity); /* again, now that readers may look */
 }
 
 static int matches(const uint8_t digest[32], uint64_t answer)
@@ -151,10 +147,10 @@ static void delete_at(struct cache *c, uint64_t i)
 
 /* Evict one entry by clock: the first the hand finds not hit since it last
  * passed, or, after CLOCK_WALK slots, the one it reaches (a worker can set
- * every second-chance bit). 1, or 0 when the walk found no entry at all:
- * the table is not what the count says (a worker emptied it), which is
- * then taken down by one, the count only shown and bounding the load. */
-static int evict_one(struct cache *c)
+ * every second-chance bit). A walk that found no entry at all (a worker
+ * emptied the table) takes the count, only shown and bounding the load,
+ * down by one. */
+static void evict_one(struct cache *c)
 {
 	uint64_t mask = c->nslots - 1;
 
@@ -164,13 +160,12 @@ static int evict_one(struct cache *c)
 		if (e->used && (!e->ref || n + 1 == CLOCK_WALK)) {
 			delete_at(c, c->hand);
 			shm_show(c->shown->evictions, ++c->evictions);
-			return 1;
+			return;
 		}
 		e->ref = 0;
 	}
 	c->count -= c->count > 0;
 	shm_show(c->shown->count, c->count);
-	return 0;
 }
 
 /* hash's window is full of others': the first of them not hit since the

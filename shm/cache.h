@@ -1,21 +1,16 @@
 /* The answer cache: open addressing keyed by the digest. Its table lives
- * in the shared segment; its geometry, count, clock hand and key live in
- * the master's own memory (struct cache), since a worker can write any
- * byte of the segment: nothing read from the table addresses memory, every
- * probe is bounded (CACHE_PROBE_MAX slots), and every hit is confirmed by
- * hashing the answer. Only the master reads and writes it, so it needs no
- * lock; it lives as long as the master, so worker restarts lose nothing. A
- * digest is placed by its SipHash under a key of the cache's own
- * (lib/siphash.h): a peer who picks digests cannot pick them to crowd one
- * probe run. */
+ * in the shared segment, its geometry, count, clock hand and key in the
+ * master's own memory (struct cache): a worker can write any byte of the
+ * segment. Only the master uses it, so it needs no lock, and worker
+ * restarts lose nothing. A digest is placed by its SipHash under the
+ * cache's own key: a peer cannot pick digests that crowd one probe run. */
 #ifndef REVHASH_CACHE_H
 #define REVHASH_CACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* An entry lies at most this many slots past its home slot: every lookup
- * and insert looks at no more (cache.c says why). */
+/* An entry lies at most this many slots past its home (cache.c: why). */
 #define CACHE_PROBE_MAX 256
 
 struct cache_entry {
@@ -55,8 +50,7 @@ void cache_lay_out(struct cache_shm *shm, uint64_t capacity);
  * capacity, never from the segment. */
 void cache_init(struct cache *c, struct cache_shm *shm, uint64_t capacity);
 /* 1 and *answer when digest is known, else 0. A hit is confirmed by hashing
- * the answer, so two digests of one keyed hash (or a table a worker wrote
- * over) can never return a wrong answer. */
+ * the answer: never a wrong one, whatever a worker wrote. */
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer);
 /* Remember digest -> answer, evicting by clock when full. */
 void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer);

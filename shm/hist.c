@@ -1,8 +1,6 @@
 /* Histograms of times (see hist.h). The bounds are powers of two in
- * microseconds, so a time's bucket is the bit length of its microseconds
- * less one, rounded up: one division by a constant (a multiplication) and
- * one count of leading zeros, no loop over the bounds. A reply costs the
- * master that and three additions. */
+ * microseconds: a time's bucket is a division by a constant and a count
+ * of leading zeros, no loop over the bounds. */
 #include "shm/hist.h"
 
 unsigned hist_bucket(uint64_t ns)

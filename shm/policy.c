@@ -1,26 +1,17 @@
 /* The scheduling policy (see policy.h): the order table, the rules and the
- * piece sizing. Everything here is a pure function of its arguments, so
- * the ring, the master and the simulation can all call it, and a test can
- * feed it numbers worked out by hand (tests/check_policy.c).
- *
- * Orders:
- *   wsrpt     weight / remaining range, highest first: weighted shortest
- *             remaining work, the optimal order for mean(latency x priority)
- *             when answers are uniform in their ranges (the default);
- *   priority  highest weight first;
- *   fifo      oldest first.
- * Ties always go to the older job. Without preemption a job that has
- * started outranks every job that has not, so it keeps the workers until it
- * ends (run to completion). */
+ * piece sizing, each a pure function of its arguments, so that the ring,
+ * the master and the simulation can all call it and a test can feed it
+ * numbers worked out by hand. wsrpt is weighted shortest remaining work,
+ * the optimal order for mean(latency x priority) when answers are uniform
+ * in their ranges. Ties go to the older job; without preemption a started
+ * job outranks every job not started (run to completion). */
 #include "shm/policy.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* A job shared among the workers goes out in pieces of at most
- * 1/SPLIT_ROUNDS of its range for all of them together (see
- * policy_lease_size); a worker SPLIT_ROUNDS times slower than the fastest
- * leaves a small job to it. */
+/* Pieces of a shared job, and the ratio of rates past which a slow worker
+ * leaves a job to a fast one (policy_lease_size). */
 #define SPLIT_ROUNDS 16
 
 /* ---- the orders ---------------------------------------------------------- */
@@ -44,21 +35,14 @@ static int by_weight(const struct rank *a, const struct rank *b)
 	return (a->weight > b->weight) - (a->weight < b->weight);
 }
 
-static int by_age(const struct rank *a, const struct rank *b)
-{
-	(void)a;
-	(void)b;
-	return 0; /* the tie rule: the older first */
-}
-
 static const struct order {
 	const char *name, *help;
-	order_fn first;
+	order_fn first; /* NULL: the tie rule alone */
 } orders[] = {
 	[POLICY_WSRPT] = { "wsrpt", "highest priority / remaining range (the default)",
 			   by_weight_over_remaining },
 	[POLICY_PRIORITY] = { "priority", "highest priority, then oldest", by_weight },
-	[POLICY_FIFO] = { "fifo", "oldest first", by_age },
+	[POLICY_FIFO] = { "fifo", "oldest first", NULL },
 };
 
 #define NORDERS (sizeof orders / sizeof orders[0])
@@ -209,11 +193,8 @@ struct policy policy_variant(unsigned i)
 	for (size_t r = 0; r < NRULES; r++) {
 		if (!rules[r].ideal)
 			continue;
-		bit--;
-		if (combo >> bit & 1)
-			p.rules &= ~rules[r].bit;
-		else
-			p.rules |= rules[r].bit;
+		if (combo >> --bit & 1)
+			p.rules &= ~rules[r].bit; /* the default has every rule on */
 	}
 	return p;
 }
@@ -235,11 +216,12 @@ uint64_t policy_peer_part(uint64_t sum)
 int policy_outranks(const struct policy *p, const struct rank *a,
 		    const struct rank *b)
 {
+	order_fn first = orders[p->order < NORDERS ? p->order : POLICY_WSRPT].first;
 	int c;
 
 	if (!policy_has(p, POLICY_PREEMPT) && a->started != b->started)
 		return a->started > b->started;
-	c = orders[p->order < NORDERS ? p->order : POLICY_WSRPT].first(a, b);
+	c = first ? first(a, b) : 0;
 	return c ? c > 0 : a->seq < b->seq;
 }
 
@@ -273,34 +255,17 @@ static unsigned __int128 cut(unsigned __int128 chunk, unsigned __int128 limit,
 	return limit > min_chunk ? limit : min_chunk;
 }
 
-/* The size of the next lease of a job for a worker: its chunk (about 2 ms
- * of its own rate), or less when the job is shared among the live workers,
- * each by its rate (never below min_chunk, nor 1); 0 when the worker had
- * better leave the job to the others:
- *  - a job goes out in pieces of at most 1/SPLIT_ROUNDS of its range for
- *    all the workers together, each worker's piece by its share of their
- *    rate (unless that is below min_chunk), so they sweep the range side
- *    by side, close to the order of one worker as fast as all of them. In
- *    halves, an answer near the end of the first half came as late as if
- *    one worker hashed the whole; the mean is the same, but a request's
- *    latency (and a run's score) then depends on where its answer lies;
- *  - its tail is shared by expected finish time: each worker's share of
- *    the work, counting what those on the job have left of their leases,
- *    is by its rate, so that they end together; a tail less than a piece
- *    each is shared with the worker about to finish its last piece instead
- *    of going whole to the first one back;
+/* Why each step: docs/architecture.md, "Pieces by rate".
+ *  - pieces of at most 1/SPLIT_ROUNDS of the range for all the workers
+ *    together, each worker's by its share of their rate, so that they
+ *    sweep the range side by side;
+ *  - the tail shared by expected finish time, counting what the leases
+ *    out on the job have left, so that they end together;
  *  - a worker whose piece would end after the others could have hashed
- *    all the work without it, while a worker at least SPLIT_ROUNDS times
- *    as fast is there to take it (a CPU beside a GPU a hundred times as
- *    fast, on a small job), leaves the job to them: its piece would hold
- *    the job up. The fastest worker never leaves a job, nor do equals;
- *  - that fast worker, at least SPLIT_ROUNDS times as fast as each of the
- *    others, is not held to pieces: the others leave it the small jobs,
- *    and on the device's first run its pieces of a 30M job (1/16 each)
- *    went out one lease after another, each with a launch's and a lease's
- *    cost, 2.7 ms at the median where the job took 0.9 ms of hashing. It
- *    takes its chunk, which sweeps its range in order as the pieces
- *    would. */
+ *    it all, with one SPLIT_ROUNDS times as fast there, leaves the job
+ *    (the fastest never does, nor do equals);
+ *  - a worker SPLIT_ROUNDS times as fast as each other one takes its
+ *    chunk, not pieces: a piece costs it a launch and a lease. */
 uint64_t policy_lease_size(const struct policy *p, const struct lease_ask *a)
 {
 	uint64_t chunk = a->chunk ? a->chunk : 1, min_chunk = a->min_chunk ? a->min_chunk : 1;

@@ -1,15 +1,12 @@
 /* The scheduling policy: every decision about which worker hashes what,
- * written once. The ring (shm/ring_sched.c) asks it which job goes first,
- * whether a job may be shared, how big a piece is, what a slow worker
- * leaves to a fast one and whether a new job takes the workers; the master
- * ranks its backlog with it; and the ideal-server simulation
- * (bench/simulate.c) calls the very same functions, so the ideal a run is
- * measured against can never drift from what the server does.
+ * written once. The ring, the master's backlog and the ideal-server
+ * simulation (bench/simulate.c) call the very same functions, so the
+ * ideal a run is measured against cannot drift from the server.
  *
- * A policy is an order, taken from a table (policy.c: its name, its help
- * line and its comparison), and a set of rules, each a bit with a switch
- * that turns it off (--no-preempt, --no-split). Nothing counts on the
- * last entry of either table: both are counted. */
+ * A policy is an order from a table (policy.c: its name, its help line,
+ * its comparison) and a set of rules, each a bit with a switch that turns
+ * it off (--no-preempt, --no-split). Both tables are counted: nothing
+ * counts on their last entry. */
 #ifndef REVHASH_POLICY_H
 #define REVHASH_POLICY_H
 
@@ -24,8 +21,7 @@
 enum { POLICY_WSRPT = 0, POLICY_PRIORITY, POLICY_FIFO };
 
 /* The most weight the connections of one peer can give one job: that of a
- * single most urgent request. Stacking many connections on one search thus
- * buys nothing a single request could not (see master/jobset.c). */
+ * single most urgent request (see master/jobset.c). */
 #define POLICY_PEER_WEIGHT_MAX 16
 
 /* A policy; lives in the shared segment. */
@@ -64,8 +60,7 @@ struct policy policy_default(void);
 struct rank policy_rank(uint64_t weight, unsigned __int128 remaining, uint64_t seq,
 			int started);
 /* What the requests of one peer waiting on one job give it, their
- * priorities summing to sum: at most POLICY_PEER_WEIGHT_MAX (stacking
- * connections on one search buys nothing). */
+ * priorities summing to sum: at most POLICY_PEER_WEIGHT_MAX. */
 uint64_t policy_peer_part(uint64_t sum);
 /* Does job a go before job b? A strict order: never both. */
 int policy_outranks(const struct policy *p, const struct rank *a,
@@ -113,10 +108,8 @@ void policy_rule_off(struct policy *p, unsigned i);
 /* Order i's help line, "?" for none. */
 const char *policy_order_help(uint32_t order);
 
-/* The policies the ideal is sought among, for sim_best: every order with
- * every combination of the rules the ideal server follows (the others as
- * the default has them), the default's rules first: how many there are,
- * and the i-th. */
+/* The policies sim_best seeks the ideal among (every order with every
+ * combination of the rules the ideal follows): how many, and the i-th. */
 unsigned policy_variants(void);
 struct policy policy_variant(unsigned i);
 

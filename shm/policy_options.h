@@ -1,8 +1,6 @@
-/* The policy's command-line switches, for the programs that parse them
- * (the master and revhash-bench): --schedule and each rule's switch, as
- * getopt_long entries and as help lines, made from policy.c's tables.
- * Apart from policy.h, which the workers and the simulation include and
- * which needs neither getopt nor stdio. */
+/* The policy's command-line switches (the master's and revhash-bench's),
+ * as getopt_long entries and help lines from policy.c's tables: apart
+ * from policy.h, which the workers include, and which needs no stdio. */
 #ifndef REVHASH_POLICY_OPTIONS_H
 #define REVHASH_POLICY_OPTIONS_H
 

@@ -1,38 +1,18 @@
 /* The job table and priority ring: the layout the master and the workers
  * share in the segment, and what either side reads of an entry without
- * the ring. The master's calls are ring_master.h's, the workers'
- * ring_worker.h's, the test hooks' ring_hook.h's: each side includes its
- * own, and a worker's code never sees the master's.
+ * the ring. Each side includes its own calls' header (ring_master.h,
+ * ring_worker.h; the test hooks': ring_hook.h); a worker's code never sees
+ * the master's.
  *
- * A job is one digest searched over one range. The table holds each job
- * once; workers lease pieces of the best-ranked job (the policy,
- * shm/policy.h) and record every lease in their own slot before taking it,
- * so a worker killed at any instruction leaves enough behind for its range
- * to be given back.
- *
- * The master never takes the lock (but to make it anew, ring_reset, once
- * no worker is left): it fills a free entry in, or moves a job's phase
- * (release, park) and changes its weight with atomic stores, and marks the
- * entry pending; the workers, who own the schedule, take pending changes
- * in under the lock at their next ring call. A worker that brings a job to
- * one of its ends flags it in changed[] and writes the master's eventfd. A
- * worker stopped inside the lock can therefore stall only the other
- * workers, never the master, which sees it go silent and kills it; the
- * robust mutex then recovers the lock.
- *
- * The ring is cut in layers, a file each, from the bottom up, each calling
- * only those before it, and each header including only the one below:
- *   ring_job.c    (ring_job.h, job_) one entry: its phase and the one
- *                 function that moves it, and its progress; also the
- *                 reads declared here, so that every layer has them;
- *   ring_slot.c   (ring_slot.h, slot_) the worker slots and their leases;
- *   ring_sched.c  (ring_sched.h, sched_) the schedule: the heap of
- *                 leasable jobs and what a worker leases, with every
- *                 derived field (leases out, rank, heap place);
- *   ring_worker.c (ring_worker.h) the workers' calls, on the schedule;
- *   ring_master.c (ring_master.h) the master's calls, none of which
- *                 waits, on the slots (never the schedule, which runs
- *                 under the lock). */
+ * The master never takes the lock (but in ring_reset, once no worker is
+ * left): it fills a free entry in, moves a phase or a weight with atomic
+ * stores and marks the entry pending; the workers take pending changes in
+ * under the lock at their next call, and flag a job that reached an end
+ * in changed[]. A worker stopped inside the lock stalls only the other
+ * workers, never the master. Inside, the ring is cut in layers, a file
+ * each, each calling only those before it: ring_job.c (job_), ring_slot.c
+ * (slot_), ring_sched.c (sched_), then ring_worker.c and ring_master.c
+ * (docs/architecture.md: shm/, "A job's life"). */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 
@@ -47,15 +27,13 @@
 #define RING_WORKERS 64    /* worker slots */
 #define RING_RETURNED 16   /* ranges given back per job before rewinding */
 #define RING_NONE UINT32_MAX
-/* ring_queued's buckets: a running job of weight w up to RING_QUEUED_TOP
- * (a request's top priority, so a lone request's job has one of its own)
- * in bucket w, heavier ones together in the last. */
+/* ring_queued's buckets: weight w up to RING_QUEUED_TOP (a request's top
+ * priority) in bucket w, heavier ones together in the last. */
 #define RING_QUEUED_TOP 16
 #define RING_QUEUED_BUCKETS (RING_QUEUED_TOP + 2)
 
-/* Where a job stands (the moves between them: shm/ring_job.c), the name
- * ring_phase_name gives it, and the side that moves a job on from it
- * (ring_phase_workers): XX(phase, name, owner), one line each. */
+/* Where a job stands (the moves: shm/ring_job.c): XX(phase, name, the
+ * side that moves a job on from it). */
 #define RING_PHASE_MAP(XX)                                                                              \
 	XX(FREE, "free", MASTER)             /* nothing in it */                                        \
 	XX(NEW, "new", WORKERS)              /* submitted; the workers take it in at their next call */ \
@@ -74,8 +52,7 @@ enum ring_phase {
 	PHASE_COUNT
 };
 
-/* What a slot's worker is doing, and the name --status gives it:
- * XX(state, name). */
+/* What a slot's worker is doing: XX(state, name in --status). */
 #define RING_SLOT_STATE_MAP(XX)                                               \
 	XX(EMPTY, "empty")                                                    \
 	XX(IDLE, "idle")                                                      \
@@ -89,8 +66,7 @@ enum ring_slot_state {
 	SLOT_STATE_COUNT
 };
 
-/* The test hooks (the worker misbehaves where one is armed), and the name
- * master --hook NAME takes: XX(hook, name). */
+/* The test hooks (ring_hook.h): XX(hook, name master --hook takes). */
 #define RING_HOOK_MAP(XX)                                                     \
 	XX(DIE_IN_LOCK, "die-in-lock")                                        \
 	XX(STOP_IN_LOCK, "stop-in-lock")                                      \
@@ -132,8 +108,7 @@ struct ring_job {
 	uint64_t submit_ns;    /* clock_ns() when it was submitted */
 	uint32_t gen;          /* bumped at each use of the entry: a lease
 	                          of an earlier use is void */
-	uint32_t phase;        /* enum ring_phase: written by job_move() and
-	                          job_own_move() alone */
+	uint32_t phase;        /* enum ring_phase: moved by ring_job.c alone */
 	uint64_t weight;       /* what the master ranks it by: any time */
 	/* The workers', under the lock, while they own the phase. */
 	uint64_t answer;       /* in FOUND */
@@ -141,27 +116,21 @@ struct ring_job {
 	uint32_t pad[3];
 	uint64_t first_lease_ns, found_ns; /* clock_ns(), for the stage times */
 	struct ring_progress p;
-	/* Derived, kept by ring_sched.c alone; rebuilt when a lock holder
-	 * died. */
+	/* Derived, kept by ring_sched.c alone; rebuilt after a holder's death. */
 	struct rank rank;      /* as the heap ranks it */
 	uint32_t nleases;      /* live leases on it (0 once it has ended) */
 	uint32_t heap_pos;     /* index in heap[], RING_NONE when not in it */
 };
 
 struct ring_slot {
-	int32_t pid;          /* the worker in the slot (it says so itself),
-	                         0 for none (the master, on reaping it) */
+	int32_t pid;          /* the worker in the slot, 0 for none */
 	uint32_t retire;      /* master: exit after this lease */
 	uint32_t state;       /* enum ring_slot_state, for status */
 	uint32_t has_lease;   /* lease_* below is a range its worker owns */
 	int32_t lease_pid;    /* the worker that took the lease */
 	uint32_t lease_job, lease_gen;
-	uint32_t keep_job, keep_gen; /* the job it stays on, where the policy
-	                                keeps a worker on its job (written by
-	                                sched_keep alone) */
-	uint32_t stop;        /* the stop word: its lease may stop now (the job
-	                         is found or released, or a better one came;
-	                         the kernel watches it, the rest goes back) */
+	uint32_t keep_job, keep_gen; /* the job it stays on (sched_keep) */
+	uint32_t stop;        /* its lease may stop now: the kernel watches it */
 	uint64_t lease_lo, lease_hi;
 	uint64_t lease_ns;    /* clock_ns() when it was leased */
 	uint64_t beat;        /* bumped by every ring call: a sign of life */
@@ -174,15 +143,12 @@ struct ring_slot {
 	uint32_t stalls;      /* of which: killed for showing no progress */
 	uint32_t kind;        /* its kind (worker/kind.h), set by the master */
 	uint32_t unit;        /* which one of its kind: a CPU, a device */
-	sem_t wake;           /* posted when work appears: each worker its own,
-	                         so that one the schedule passes over cannot
-	                         take the wake-up meant for another */
+	sem_t wake;           /* posted when work appears (ring_wake) */
 };
 
 struct ring {
 	pthread_mutex_t lock; /* robust, process-shared; workers only */
-	int32_t lock_owner;   /* the pid holding the lock: written just after
-	                         taking it, cleared just before dropping it */
+	int32_t lock_owner;   /* the holder's pid, as it says: only shown */
 	uint32_t repairs;     /* locks recovered from a dead holder */
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	uint32_t dead_leases; /* a worker died: its lease is to be given back */
@@ -206,7 +172,7 @@ _Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
 _Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
 
 /* What every lease moves of a progress (the cursor, or the last returned
- * range, which it leases from): the same mark, no lease taken between. */
+ * range): the same mark, no lease taken between. */
 struct ring_mark {
 	uint64_t next, last_lo;
 	uint32_t cursor_done, nreturned;
@@ -216,24 +182,21 @@ struct ring_mark {
 
 /* The name of a phase ("running", ...). */
 const char *ring_phase_name(enum ring_phase phase);
-/* Is phase one the workers move a job on from (a job not at an end yet)?
- * 0 for the master's (FREE and the ends), and for a value no phase has. */
+/* Is phase one the workers move a job on from? 0 for the master's (FREE
+ * and the ends), and for a value no phase has. */
 int ring_phase_workers(enum ring_phase phase);
 /* Values still to lease of a job with key k that got as far as p. */
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p);
-/* A ring job's rank (policy_rank, the one builder): its weight and arrival
- * order, and what its key and progress leave to hash. The heap,
- * preemption and the master's backlog all rank with it. */
+/* A ring job's rank (by policy_rank): its weight, its arrival order and
+ * what its key and progress leave to hash. */
 struct rank ring_rank_of(uint64_t weight, uint64_t seq, const struct ring_key *k,
 			 const struct ring_progress *p);
 /* Is p a progress of a job with key k (every count within its table,
- * every range within the key's)? 0, or -EINVAL when a worker wrote what
- * cannot be. */
+ * every range within the key's)? 0, or -EINVAL. */
 int ring_progress_check(const struct ring_key *k, const struct ring_progress *p);
-/* Put [lo, hi], leased from p (behind its cursor), back to be leased
- * again: a returned range, or, with none free, the nearest one widened
- * over it. The cursor never goes back. */
+/* Put [lo, hi], leased from p, back to be leased again: a returned range,
+ * or the nearest one widened over it. The cursor never goes back. */
 void ring_progress_give_back(struct ring_progress *p, uint64_t lo, uint64_t hi);
 
 #endif

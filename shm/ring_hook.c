@@ -1,8 +1,6 @@
-/* The test hooks (see ring_hook.h): the one switch, and the counts in the
- * segment. One random store in the segment once armed a hook that killed
- * every worker at its start, for ever: so the switch that lets a process
- * fire is its own word, and a forked worker inherits the master's, an
- * exec'd one the environment the master had. */
+/* The test hooks (see ring_hook.h). The switch is this process's own
+ * word, never the segment's: one random store there once armed a hook
+ * that killed every worker at its start, for ever. */
 #include "shm/ring_hook.h"
 #include "shm/ring_job.h"
 

@@ -1,10 +1,9 @@
 /* The test hooks: armed in the segment (a count each, RING_HOOK_MAP), a
  * worker misbehaves where one fires. They ship in every build (why, and
- * their cost: docs/testing.md), behind one switch, this process's own:
- * REVHASH_TEST_HOOKS in its environment, read once (ring_hook.c). A
- * worker fires a hook only where its own switch is on, never on the
- * segment's word, which any worker can write; that word only shows the
- * master's switch, so that --hook can refuse a master without it. */
+ * their cost: docs/testing.md), behind this process's own switch:
+ * REVHASH_TEST_HOOKS in its environment, read once; a forked worker
+ * inherits the master's. The segment's word only shows the master's
+ * switch, so that --hook can refuse a master without it. */
 #ifndef REVHASH_RING_HOOK_H
 #define REVHASH_RING_HOOK_H
 

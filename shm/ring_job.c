@@ -1,13 +1,7 @@
-/* One job entry of the ring (see ring.h and ring_job.h), the bottom
- * layer: its phase and the one function that moves it, its progress, and
- * its rank (ring_rank_of, by the policy's one builder). Nothing here knows
- * the heap or the slots: ring_sched.c keeps what derives from an entry,
- * ring_worker.c and ring_master.c decide when to move it. The public calls
- * here (ring_phase_name, ring_phase_workers, ring_remaining,
- * ring_progress_check, ring_rank_of) take no ring: they read a phase, or a
- * key and a progress, for both sides and for the layers in between.
- *
- * A job's phase is the one record of where it stands:
+/* One job entry of the ring (see ring_job.h), the bottom layer: its phase
+ * and the one function that moves it, its progress, and its rank. Nothing
+ * here knows the heap or the slots. A job's phase is the one record of
+ * where it stands:
  *
  *          submit        take in             an answer
  *   FREE ────────> NEW ─────────> RUNNING ───────────────> FOUND
@@ -25,16 +19,8 @@
  * leases back: the workers. An answer also ends a RELEASING or a PARKING
  * job (FOUND: it goes to the cache), and a PARKING job with nothing left
  * to lease ends EXHAUSTED. The master frees an entry at one of the four
- * ends (FOUND, EXHAUSTED, PARKED, CLOSED): FREE.
- *
- * NEW, RUNNING, PARKING and RELEASING are the workers' (the master may
- * only move them to RELEASING or PARKING, which a compare-and-swap decides
- * against a worker's move); FREE and the four ends are the master's. So a
- * job is answered, and its entry free again, on the first news the master
- * gets of it: the worker that finds the answer (or hashes the last value)
- * moves the job to its end, and leases still out on it are void from then
- * on. Only a release or a park waits for its leases (their late answer, or
- * their progress, is still the job's). */
+ * ends: FREE. Who owns which phase, and why: docs/architecture.md ("A
+ * job's life"). */
 #include "lib/log.h"
 #include "shm/ring_job.h"
 
@@ -91,27 +77,25 @@ int job_take_back(struct ring_job *j, uint32_t from)
 	return moved;
 }
 
+enum { OF_MASTER, OF_WORKERS };
+
+static const struct {
+	const char *name;
+	int owner;
+} phases[PHASE_COUNT] = {
+#define XX(phase, name, side) [PHASE_##phase] = { name, OF_##side },
+	RING_PHASE_MAP(XX)
+#undef XX
+};
+
 const char *ring_phase_name(enum ring_phase phase)
 {
-	static const char *const names[PHASE_COUNT] = {
-#define XX(phase, name, owner) [PHASE_##phase] = name,
-		RING_PHASE_MAP(XX)
-#undef XX
-	};
-
-	return phase < PHASE_COUNT ? names[phase] : "?";
+	return phase < PHASE_COUNT ? phases[phase].name : "?";
 }
 
 int ring_phase_workers(enum ring_phase phase)
 {
-	enum { OF_MASTER, OF_WORKERS };
-	static const unsigned char owner[PHASE_COUNT] = {
-#define XX(phase, name, side) [PHASE_##phase] = OF_##side,
-		RING_PHASE_MAP(XX)
-#undef XX
-	};
-
-	return phase < PHASE_COUNT && owner[phase] == OF_WORKERS;
+	return phase < PHASE_COUNT && phases[phase].owner == OF_WORKERS;
 }
 
 int job_live(enum ring_phase p)
@@ -119,19 +103,13 @@ int job_live(enum ring_phase p)
 	return p == PHASE_RUNNING || p == PHASE_RELEASING || p == PHASE_PARKING;
 }
 
-/* Values j has left to lease. */
-static unsigned __int128 left(const struct ring_job *j)
-{
-	return ring_remaining(&j->key, &j->p);
-}
-
 enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 {
 	switch (now) {
 	case PHASE_RUNNING:
-		return left(j) ? PHASE_COUNT : PHASE_EXHAUSTED;
+		return ring_remaining(&j->key, &j->p) ? PHASE_COUNT : PHASE_EXHAUSTED;
 	case PHASE_PARKING:
-		return left(j) ? PHASE_PARKED : PHASE_EXHAUSTED;
+		return ring_remaining(&j->key, &j->p) ? PHASE_PARKED : PHASE_EXHAUSTED;
 	case PHASE_RELEASING:
 		return PHASE_CLOSED;
 	default:
@@ -139,11 +117,8 @@ enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now)
 	}
 }
 
-/* ---- progress ------------------------------------------------------------ */
-
-/* The workers move a progress under the lock, but the master reads it
- * without (ring_rank's snapshot, for preemption): so every word of it is
- * written with publish(), as a killed worker's crash safety asks anyway. */
+/* ---- progress: the master reads it without the lock, so every word of it
+ * is written with publish() -------------------------------------------- */
 
 unsigned __int128 ring_remaining(const struct ring_key *k,
 				 const struct ring_progress *p)
@@ -246,20 +221,13 @@ void ring_progress_give_back(struct ring_progress *p, uint64_t lo, uint64_t hi)
 		publish(p->nreturned, p->nreturned + 1);
 		return;
 	}
-	/* No room: the nearest returned range widens over it. The values
-	 * between them are hashed twice, which costs time but loses nothing;
-	 * and the cursor never goes back, so the master's audit takes a
-	 * cursor that did for one a worker wrote. (Each bound is widened
-	 * alone: a holder killed in between leaves a range at least as wide
-	 * as it was, and the lease it gave back still in its slot.) */
+	/* No room: the nearest returned range widens over it (values between
+	 * are hashed twice; the cursor never goes back, as the audit expects).
+	 * Each bound alone: a holder killed between leaves a range at least
+	 * as wide, and its lease still in its slot. */
 	r = &p->returned[nearest(p, lo, hi)];
 	if (lo < r->lo)
 		publish(r->lo, lo);
 	if (hi > r->hi)
 		publish(r->hi, hi);
-}
-
-void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi)
-{
-	ring_progress_give_back(&j->p, lo, hi);
 }

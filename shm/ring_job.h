@@ -1,16 +1,15 @@
 /* The bottom layer of the ring (see ring.h): one job entry, its phase and
- * its progress (ring_job.c), and the few stores and loads every layer
- * above builds on. An entry is all it knows: no heap, no slot, no lock.
- * Not for use outside shm/: ring_slot.h builds on it. */
+ * its progress (ring_job.c), and the stores and loads every layer above
+ * builds on. Not for use outside shm/. */
 #ifndef REVHASH_RING_JOB_H
 #define REVHASH_RING_JOB_H
 
 #include "shm/ring.h"
 
-/* Keep the compiler from reordering the stores that crash safety depends on:
- * a release store keeps earlier stores before it, and the fence keeps later
- * ones after it (a worker may be killed between any two). The CPU executes
- * them in program order as far as its own death is concerned. */
+/* A word that hands data over: a release store keeps earlier stores before
+ * it, and the fence keeps the compiler from moving later ones ahead (a
+ * worker may be killed between any two: docs/architecture.md, "Memory
+ * order"). */
 #define publish(lhs, v)                                                      \
 	do {                                                                 \
 		__atomic_store_n(&(lhs), (v), __ATOMIC_RELEASE);              \
@@ -42,21 +41,18 @@ static inline void mark_pending(struct ring *r, uint32_t job)
  * when j was no longer in `from` (the other side moved it first). A move
  * the table of ring_job.c does not have is a bug, and aborts. */
 int job_move(struct ring_job *j, enum ring_phase from, enum ring_phase to);
-/* The master sets the phase of an entry that is its own (FREE, or at an
- * end) to `to` (FREE, or NEW from FREE): a store, not a compare-and-swap,
- * since no worker may move it from there; what one wrote there anyway is
- * overruled. */
+/* The master sets the phase of an entry that is its own to FREE, or NEW
+ * from FREE: a store, since no worker may move it from there (what one
+ * wrote anyway is overruled). */
 void job_own_move(struct ring_job *j, enum ring_phase to);
-/* The master takes back an entry that is its own from the workers, from
- * phase `from` (as it read it: any, even one no phase has) to FREE: 1, or
- * 0 when a worker moved it meanwhile (an answer, an end), to be looked at
- * again. */
+/* The master takes an entry back from the workers, from phase `from` as
+ * it read it (any value) to FREE: 1, or 0 when a worker moved it
+ * meanwhile, to be looked at again. */
 int job_take_back(struct ring_job *j, uint32_t from);
 /* Is a job in phase p being worked on (its leases count)? */
 int job_live(enum ring_phase p);
 /* The end j has reached with none of its leases out, from its phase now
- * (as the caller read it once, to move it from there) and what it has
- * left; PHASE_COUNT when it has reached none. */
+ * (read once by the caller) and what it has left; PHASE_COUNT for none. */
 enum ring_phase job_end_of(const struct ring_job *j, enum ring_phase now);
 /* Where the next lease of j starts, and how far it may go. */
 void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit);
@@ -65,7 +61,5 @@ void job_next_range(const struct ring_job *j, uint64_t *lo, uint64_t *limit);
 void job_take(struct ring_job *j, uint64_t hi, uint64_t now);
 /* The mark of p that every lease moves (struct ring_mark). */
 struct ring_mark job_mark(const struct ring_progress *p);
-/* Put [lo, hi] of j back to be leased again. */
-void job_give_back(struct ring_job *j, uint64_t lo, uint64_t hi);
 
 #endif

@@ -1,15 +1,8 @@
-/* The ring's master side (see ring_master.h): its calls, from the ring's
- * creation to its end, and what --status reads. Every function
- * here returns at once: the master fills free entries in, moves a phase
- * with a compare-and-swap, marks what it changed pending, reads what the
- * workers flagged in changed[], and never takes the lock. So it builds on
- * the entries and the slots (ring_slot.h) and never on the schedule, which
- * runs under the lock: it preempts on a snapshot of the ranks instead.
- * Who holds each entry it has taken, the free list and each entry's generation
- * are its own (struct ring_master, in its private memory): a worker can
- * write anything in the segment, and the master addresses memory with
- * none of it. The master is one thread, so its record needs no lock
- * either. */
+/* The ring's master side (see ring_master.h). Every call returns at once
+ * and none takes the lock, so it builds on the entries and the slots
+ * (ring_slot.h), never on the schedule: it preempts on a snapshot of the
+ * ranks instead. Its record is its own (struct ring_master), and it is
+ * one thread: the record needs no lock either. */
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "shm/ring_hook.h"
@@ -163,9 +156,8 @@ uint64_t ring_answer(const struct ring *r, uint32_t job)
 	return peek(r->jobs[job].answer);
 }
 
-/* Entry job is the master's again: its generation moves on, so that no
- * lease of the use just over (still in a slot: stopped, or not back yet)
- * counts again, whatever phase a worker writes there next. */
+/* Entry job is the master's again: no lease of the use just over (still
+ * in a slot) counts again, whatever phase a worker writes there next. */
 static void void_leases(struct ring_master *m, uint32_t job)
 {
 	publish(m->ring->jobs[job].gen, ++m->gen[job]);
@@ -277,20 +269,14 @@ int ring_untouched(const struct ring_master *m, uint32_t job)
 	       ring_leases_back(m, job);
 }
 
-/* Does the master's record let the workers lease from entry e? */
-static int phantom(const struct ring_master *m, uint32_t e)
-{
-	return e < RING_JOBS && !m->holder[e] && peek(m->ring->jobs[e].phase) != PHASE_FREE;
-}
-
-/* Phantom entry e made FREE again (see ring_reclaim_phantoms): 1, or 0
- * when it was not one (or is no longer). */
+/* Entry e, if the master has not taken it but the workers would lease
+ * from it, made FREE again (see ring_reclaim_phantoms): 1, else 0. */
 static int reclaim(struct ring_master *m, uint32_t e)
 {
 	struct ring *r = m->ring;
 	struct ring_job *j;
 
-	if (!phantom(m, e))
+	if (e >= RING_JOBS || m->holder[e] || peek(r->jobs[e].phase) == PHASE_FREE)
 		return 0;
 	j = &r->jobs[e];
 	slot_stop_leases(r, e, peek(j->gen));
@@ -378,9 +364,6 @@ struct rank ring_rank(const struct ring *r, uint32_t job)
 	return ring_rank_of(peek(j->weight), j->seq, &j->key, &p);
 }
 
-/* Whether job outranks what a worker hashes enough to stop it is the
- * policy's alone (policy_preempts: never, where it keeps workers on their
- * jobs). */
 void ring_preempt(struct ring *r, uint32_t job)
 {
 	struct rank better = ring_rank(r, job);
@@ -400,21 +383,10 @@ void ring_preempt(struct ring *r, uint32_t job)
 
 /* ---- the workers ---------------------------------------------------------- */
 
-/* Post each worker's semaphore, once at most (a worker that wakes with
- * nothing to do only sleeps again). One semaphore for all let a worker
- * that the schedule passed over (a CPU beside a GPU that takes the small
- * jobs) wake, find nothing, sleep and take a second post, the GPU
- * worker's: which then slept its full idle wait, 100 ms. A slot with no
- * worker is left alone; a worker that starts looks for work before it
- * first sleeps.
- *
- * The fastest first: a post to a sleeping worker is a system call, and
- * the worker it wakes takes a CPU, maybe the master's. Posted in slot
- * order, the CPU workers' came first, and a GPU worker in a top slot,
- * polling its semaphore, saw its own 28 us after the first post with 4
- * CPU workers asleep, 210 us with 14 (p50, 2 CPUs); fastest first, 1 to
- * 2 us. The rates are the workers' to write: one that lies is woken
- * sooner, which is all it gains. */
+/* Each worker its own post, the fastest first: why, and the figures, in
+ * docs/architecture.md ("Pieces by rate"). A slot with no worker is left
+ * alone (a worker looks for work before it first sleeps); one that lies
+ * about its rate is woken sooner, which is all it gains. */
 unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS])
 {
 	uint64_t rate[RING_WORKERS];
@@ -441,17 +413,11 @@ void ring_wake(struct ring *r)
 {
 	unsigned order[RING_WORKERS], n = ring_wake_order(r, order);
 
-	/* What the wake-up is for (pending bits, retire, shutdown, a dead
-	 * worker's lease) was stored before; a post is skipped where the
-	 * count already says "awake". A worker takes a post, then reads those
-	 * words: a store then a load on each side, which only a full fence on
-	 * both keeps in order (ring_worker.c's woken). Without them a CPU may
-	 * hold a store in its buffer past a later load (arm64 for any store,
-	 * x86 for a plain one: the pending bits' locked or drained it there,
-	 * a retire's store did not), and the master could read the count of
-	 * a post just taken and skip its own while that worker read the
-	 * words from before: awake, it found nothing, and slept its whole
-	 * wait (100 ms) with work there. */
+	/* What the wake-up is for was stored before; a post is skipped where
+	 * the count says "awake". A store then a load on each side, which
+	 * only a full fence on both keeps in order (ring_worker.c's woken;
+	 * docs/architecture.md, "Memory order"): without it a worker could
+	 * sleep its whole wait with work there. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (unsigned k = 0; k < n; k++) {
 		sem_t *wake = &r->slots[order[k]].wake;
@@ -565,10 +531,8 @@ unsigned ring_repairs(const struct ring *r)
 pid_t ring_lock_holder(const struct ring *r)
 {
 #ifdef __GLIBC__
-	/* The lock's own word: a robust mutex keeps its holder's thread id
-	 * there, the kernel's protocol (linux/futex.h), which is what the
-	 * kernel reads to recover the lock of a holder that dies; lock_owner
-	 * is only what a holder wrote after it took the lock. */
+	/* A robust mutex's word holds its holder's thread id (linux/futex.h);
+	 * lock_owner is only what a holder wrote after taking it. */
 	uint32_t word = (uint32_t)__atomic_load_n(&r->lock.__data.__lock, __ATOMIC_RELAXED);
 
 	return (pid_t)(word & FUTEX_TID_MASK);

@@ -1,10 +1,6 @@
-/* The ring's master side (ring_master.c): one thread that never waits on
- * the ring. Its own record of the table (struct ring_master) lives in its
- * private memory, since a worker can write anything in the segment; the
- * calls fill entries, move phases with atomic stores, read what the
- * workers flagged, and watch and restore the slots. ring_reset alone is
- * ring_worker.c's: the workers' repair of the lock, which the master runs
- * once no worker is left. */
+/* The ring's master side (ring_master.c): calls that never wait on the
+ * ring, and the master's own record of the table in its private memory.
+ * ring_reset alone is ring_worker.c's, run once no worker is left. */
 #ifndef REVHASH_RING_MASTER_H
 #define REVHASH_RING_MASTER_H
 
@@ -12,10 +8,9 @@
 
 enum ring_exit { EXIT_RETIRED = 0, EXIT_DIED, EXIT_STALLED };
 
-/* The master's own record of the table, in its private memory: which
- * entries it has taken, the free ones, and the generation of each. A
- * worker can write anything in the segment, so nothing the master
- * addresses memory with is read back from there. */
+/* The master's own record of the table: a worker can write anything in
+ * the segment, so nothing the master addresses memory with is read back
+ * from there. */
 struct ring_master {
 	struct ring *ring;
 	uint32_t nfree;               /* entries of freelist[] in use */
@@ -23,9 +18,7 @@ struct ring_master {
 	uint32_t gen[RING_JOBS];      /* each entry's, as the master gave it */
 	struct ring_mark given[RING_JOBS]; /* each entry's progress, as given */
 	void *holder[RING_JOBS];      /* who holds each entry, as the caller
-	                                 said (ring_submit, ring_hold); NULL:
-	                                 free. The one record of which entries
-	                                 the master has taken */
+	                                 said; NULL: the master has not taken it */
 };
 
 /* What the master and --status see of a worker slot. */
@@ -44,7 +37,6 @@ struct ring_slot_view {
 	uint32_t kind, unit;
 };
 
-
 /* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
 int ring_init(struct ring *r, const struct policy *policy);
 /* Release the ring's semaphores and mutex (at exit). */
@@ -56,10 +48,9 @@ unsigned ring_workers(const struct ring *r);
 /* The master's record of ring r: every entry free. */
 void ring_master_init(struct ring_master *m, struct ring *r);
 /* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq, held by holder (not NULL: the
- * caller's, given back by ring_holder); *job receives its entry (NEW).
- * The sleeping workers are woken to take it in, and the leases it
- * preempts stop (ring_preempt). 0, or -ENOSPC when every entry is taken. */
+ * with weight and arrival order seq, held by holder (not NULL); *job
+ * receives its entry (NEW). The workers are woken, and the leases it
+ * preempts stop. 0, or -ENOSPC when every entry is taken. */
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		void *holder, uint32_t *job);
@@ -68,139 +59,103 @@ int ring_has_room(const struct ring_master *m);
 /* The holder of an entry that m keeps for none of its caller's own (a
  * job let go, which the workers are yet to drop). */
 #define RING_HELD_ALONE(m) ((void *)(m))
-/* Who holds entry job, as ring_submit or ring_hold said: NULL when the
- * master has not taken it (free, or past the table). */
+/* Who holds entry job: NULL when the master has not taken it. */
 void *ring_holder(const struct ring_master *m, uint32_t job);
-/* Entry job, which the master has taken, is held by holder (not NULL)
- * from now on. */
+/* Entry job, which the master has taken, is held by holder from now on. */
 void ring_hold(struct ring_master *m, uint32_t job, void *holder);
-/* Entries in use, as the segment shows them (not FREE): for --status and
- * the tests; the master counts its own. */
+/* Entries the segment shows in use (not FREE): for --status and the tests. */
 unsigned ring_in_use(const struct ring *r);
-/* job just came into the table: workers hashing a job it should preempt
- * (the policy says which) stop their lease and come for it. */
+/* job just came in: the leases it preempts (policy_preempts) stop. */
 void ring_preempt(struct ring *r, uint32_t job);
 /* Rank job by weight from now on. */
 void ring_set_weight(struct ring *r, uint32_t job, uint64_t weight);
-/* Does job's entry hold weight as ring_set_weight published it? (A
- * worker can write over it.) */
+/* Does job's entry hold weight as ring_set_weight published it? */
 int ring_weight_is(const struct ring *r, uint32_t job, uint64_t weight);
-/* Let the job go (nobody waits for it): no more leases, those out may stop;
- * it closes once they are back. 1, or 0 when it had already reached an end
- * (or was being released). */
+/* Let the job go: no more leases, those out stop; it closes once they are
+ * back. 1, or 0 when it had reached an end (or was being released). */
 int ring_release(struct ring *r, uint32_t job);
-/* Take a running job out of the schedule, keeping its progress: it is
- * PARKED once its leases are back. 1, or 0 when it was not running. */
+/* Take a running job out of the schedule, keeping its progress: PARKED
+ * once its leases are back. 1, or 0 when it was not running. */
 int ring_park(struct ring *r, uint32_t job);
 /* The answer of a FOUND job. */
 uint64_t ring_answer(const struct ring *r, uint32_t job);
-/* Take back the entry of a job the master has taken, at one of its ends
- * or with a phase out of the table (what a worker wrote there since is
- * overruled: an end is the master's); its progress goes to *p (may be
- * NULL), to be checked with ring_progress_check, and its generation moves
- * on (no lease of the use just over counts again). 0, or -ENOENT when the
- * master had not taken it. */
+/* Take back an entry the master has taken, at an end or with a phase out
+ * of the table: its progress into *p (may be NULL; for the caller to
+ * check), its generation moved on. 0, or -ENOENT when not taken. */
 int ring_free_entry(struct ring_master *m, uint32_t job, struct ring_progress *p);
-/* Take back an entry the master has taken, from whatever phase it is in,
- * without waiting for its workers (a worker wrote over it, or a park or
- * release takes too long): into *p its progress, with every lease still
- * out on it given back (ring_progress_give_back), read in that order
- * while the entry is still the workers', so that no lease taken meanwhile
- * is lost; then the phase moves to FREE if no worker moved it meanwhile,
- * the leases out stop, its generation moves on, and the workers drop the
- * entry. What a worker dropped or gave back between the reads is not in
- * *p: the caller searches a "not found" again (jobs.c, unsure). 0,
- * -ENOENT when the master had not taken it, or -EAGAIN when a worker
- * moved its phase first (its news to be looked at: an answer is not to
- * be lost). */
+/* Take back an entry the master has taken, from any phase, without
+ * waiting: into *p its progress with the leases out given back, read while
+ * the entry is the workers' (what they give back meanwhile is missed: the
+ * caller searches a "not found" again); then FREE, the leases stopped, the
+ * generation moved on. 0, -ENOENT when the master had not taken it, or
+ * -EAGAIN when a worker moved the phase first (an answer not to lose). */
 int ring_take_back(struct ring_master *m, uint32_t job, struct ring_progress *p);
 /* Has the master taken any entry? */
 int ring_has_taken(const struct ring_master *m);
-/* Does job's entry show the generation the master gave it (the one its
- * leases carry)? */
+/* Does job's entry show the generation the master gave it? */
 int ring_gen_given(const struct ring_master *m, uint32_t job);
-/* Are the leases of job's use all back: its entry shows the generation
- * the master gave it, and no slot holds a lease of that? What an end
- * that says every lease is back (EXHAUSTED, PARKED) must show. */
+/* Are the leases of job's use all back (its generation given, no slot
+ * holding a lease of it)? What EXHAUSTED and PARKED must show. */
 int ring_leases_back(const struct ring_master *m, uint32_t job);
-/* Is job as ring_submit gave it: its progress the one given, and no lease
- * of it out? What a job the workers are yet to take in (NEW) shows. */
+/* Is job as ring_submit gave it, no lease of it out (as NEW must be)? */
 int ring_untouched(const struct ring_master *m, uint32_t job);
-/* A snapshot of job's progress, read without the lock (the number of its
- * returned ranges cut to the table's). */
+/* A snapshot of job's progress, read without the lock. */
 void ring_progress_now(const struct ring *r, uint32_t job, struct ring_progress *p);
 /* Entries the master has not given out that the workers would lease from
- * (in their heap, leased, or kept by a slot) with a phase other than
- * FREE: a job a worker wrote into a free entry, which they would search
- * for ever. Each is made FREE again, its leases stopped, and the workers
- * drop it at their next call. How many there were. */
+ * (their heap, a lease, a kept job) with a phase other than FREE: a job a
+ * worker wrote into a free entry. Each is made FREE again, its leases
+ * stopped. How many there were. */
 unsigned ring_reclaim_phantoms(struct ring_master *m);
 /* The key of a job in the table. */
 const struct ring_key *ring_key(const struct ring *r, uint32_t job);
-/* The rank of job now (ring_rank_of on a snapshot read without the lock:
- * for the master's decisions, which may lag the workers by a lease). */
+/* The rank of job on a snapshot read without the lock. */
 struct rank ring_rank(const struct ring *r, uint32_t job);
-/* When the job was submitted, first leased and found (clock_ns(); 0 if
- * not yet). */
+/* When the job was submitted, first leased and found (0: not yet). */
 void ring_job_times(const struct ring *r, uint32_t job, uint64_t *submit_ns,
 		    uint64_t *leased_ns, uint64_t *found_ns);
-/* Take the jobs workers flagged since the last call; returns how many
- * were stored in jobs. */
+/* The jobs workers flagged since the last call into jobs; how many. */
 unsigned ring_changed(struct ring *r, uint32_t jobs[RING_JOBS]);
-/* Wake every worker (each slot's semaphore, posted once at most), in
- * ring_wake_order's order. */
+/* Post every worker's semaphore, once at most, in ring_wake_order. */
 void ring_wake(struct ring *r);
-/* The slots with a worker into order, the fastest by its rate first (no
- * rate yet: last; equal rates: the lower slot first); returns how many. */
+/* The slots with a worker into order, the fastest first (no rate: last;
+ * ties: slot order); how many. */
 unsigned ring_wake_order(const struct ring *r, unsigned order[RING_WORKERS]);
 /* Tell every worker to exit at its next lease boundary. */
 void ring_shutdown(struct ring *r);
 /* Before forking worker unit of kind for slot: fresh counters, not
- * retiring, and the workers not told to exit (the master forks none while
- * it shuts them down, so it says so again whatever a worker wrote). */
+ * retiring, and no shutdown (the master forks none while it shuts down). */
 void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned unit);
 /* Ask the worker in slot to exit after its lease. */
 void ring_slot_retire(struct ring *r, unsigned slot);
-/* Put back what the segment says of slot against the master's own record,
- * pid (0: no worker there): a worker's pid written over, a pid in a slot
- * with no worker, a rate past RING_RATE_MAX. Any worker may write the
- * segment; a slot that showed a worker with no worker behind it counted
- * among the live ones, and one with an absurd rate had every real worker
- * leave each job to it (the fastest), so nothing was searched. 1 when
- * something was put back. */
+/* Put back a slot's pid from the master's own record (0: no worker) and
+ * a rate past RING_RATE_MAX, which a worker may have written: a phantom
+ * worker counted among the live ones, and an absurd rate had every real
+ * worker leave each job to it. 1 when something was put back. */
 int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid);
 /* More hashes per second than any machine's worker gives (an H100 gives
  * 1.7e10): a rate past it was written over. */
 #define RING_RATE_MAX (UINT64_C(1) << 40)
 /* The worker in slot is gone (how: enum ring_exit): its lease goes back
- * to its job (a worker does it at its next ring call). *hashes and *chunks
- * get what it did. */
+ * at a worker's next ring call. *hashes and *chunks get what it did. */
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 		    uint64_t *hashes, uint64_t *chunks);
 /* What the master and --status see of a slot. */
 void ring_slot_view(const struct ring *r, unsigned slot,
 		    struct ring_slot_view *v);
-/* Jobs being searched (running), counted by weight into
- * counts[1..RING_QUEUED_TOP], heavier ones into the last bucket; returns
- * their number. A snapshot read without the lock. */
+/* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
 /* Locks recovered from a dead holder so far. */
 unsigned ring_repairs(const struct ring *r);
-/* The thread the lock's word names as its holder (the kernel's robust
- * lock protocol; a worker's pid, as its lock calls come from its first
- * thread): 0 when the lock is free, or its holder died (the next to take
- * it recovers it). A word of the segment like any other: a worker can
- * write any pid there, so the master checks it against its own table. */
+/* The thread the lock's own word names as its holder (robust futex): 0
+ * when free or its holder died. Any worker can write it. */
 pid_t ring_lock_holder(const struct ring *r);
-/* Make the lock and the slots' semaphores anew and rebuild every derived
- * field under the lock, as the successor of a dead holder would: the
- * master's one call of the workers' side (ring_worker.c), made once every
- * worker is gone, for a lock held by none of its own (its word written
- * over) or one that was cut from the segment. 0, -EBUSY when someone took
- * the new lock first (it is tried again later), or -errno (logged). */
+/* Make the lock and the semaphores anew and repair the ring under the new
+ * lock, as a dead holder's successor would; for the master once every
+ * worker is gone (the lock held by none of ours, or cut from the
+ * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
-/* Put back the ring-wide words the master owns where a worker wrote over
- * them: the policy, the shutdown flag. The number of words put back. */
+/* Put back the ring-wide words the master owns (the policy, the shutdown
+ * flag) where a worker wrote over them. The number put back. */
 int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown);
 
 #endif

@@ -1,17 +1,10 @@
-/* The schedule of the ring (see ring.h and ring_sched.h): which job a
- * worker leases and how much of it, each decision the policy's
- * (shm/policy.h); this file gathers what the policy looks at and carries
- * its answer out. Preemption is the master's, without the lock: it reads
- * a snapshot of the ranks in ring_master.c.
- *
- * It also keeps every field derived from an entry, so no caller has to
- * remember to: a job's rank (ring_rank_of on its weight and progress), its
- * count of leases out and its place in the heap of leasable jobs change
- * only through the sched_* operations below, each of which leaves them
- * true; so does the job a slot is kept on (sched_keep, read by
- * sched_pick). The heap ranks a job by the rank it had at its last
- * operation: the master may change a weight at any time, and the workers
- * take that in (sched_update) at their next ring call. */
+/* The schedule of the ring (see ring_sched.h): which job a worker leases
+ * and how much of it, each decision the policy's (shm/policy.h); this
+ * file gathers what the policy looks at and carries its answer out. It
+ * alone keeps the fields derived from an entry (rank, leases out, heap
+ * place) and a slot's kept job, through the sched_* operations, each of
+ * which leaves them true. The heap ranks a job by its rank at its last
+ * operation: a weight the master changes is taken in at the next call. */
 #include "lib/heap.h"
 #include "lib/log.h"
 #include "shm/ring_sched.h"
@@ -46,30 +39,26 @@ static void heap_swap(void *set, uint32_t a, uint32_t b)
 
 static const struct heap_ops by_rank = { heap_before, heap_swap };
 
-/* May a worker lease from j now? (j->rank as place just built it.) */
+/* May a worker lease from j now? (j->rank as sched_update just built it.) */
 static int leasable(const struct ring *r, const struct ring_job *j)
 {
 	return peek(j->phase) == PHASE_RUNNING && j->rank.remaining > 0 &&
 	       policy_leasable(&r->policy, j->nleases);
 }
 
-/* Is j at the heap place it says it holds? The schedule's own fields (a
- * job's heap place, the heap, its size, a lease count) live in the
- * segment, where any worker can write them: one that cannot be true is
- * no bug of ours, and must cost a rebuild, not a job left out of the
- * heap for ever, a lease of a job that ended, or a write past the heap. */
+/* Is j at the heap place it says it holds? The schedule's own fields live
+ * in the segment, where any worker can write them: one that cannot be
+ * true must cost a rebuild, never a job left out of the heap for ever, a
+ * lease of a job that ended, or a write past the heap. */
 static int in_heap_at(const struct ring *r, const struct ring_job *j, uint32_t pos)
 {
 	return pos < r->nheap && r->nheap <= RING_JOBS && r->heap[pos] == (uint32_t)(j - r->jobs);
 }
 
-/* The schedule's own fields were written over (what): rebuilt from the
- * entries and the slots, which every operation checks anyway, and every
- * live job marked for the workers to take in again at their next call,
- * as a dead lock holder's successor does (ring_worker.c): a job whose
- * last lease was lost to a write, with nothing left to lease, ends there
- * and does not wait for ever. Said at most once a second by each
- * worker. */
+/* The schedule's own fields were written over (what): rebuilt, and every
+ * live job marked to be taken in again, as a dead holder's successor
+ * does: a job whose last lease was lost to a write ends, and does not
+ * wait for ever. Said at most once a second by each worker. */
 static void rebuild_written_over(struct ring *r, const char *what)
 {
 	static struct log_every said;
@@ -84,8 +73,7 @@ static void rebuild_written_over(struct ring *r, const char *what)
 			mark_pending(r, i);
 }
 
-/* Rank j afresh and put it where that says in the heap, or out of it. */
-static void place(struct ring *r, struct ring_job *j)
+void sched_update(struct ring *r, struct ring_job *j)
 {
 	uint32_t pos = j->heap_pos;
 
@@ -113,24 +101,19 @@ static void place(struct ring *r, struct ring_job *j)
 
 /* ---- the operations that keep the derived fields ------------------------- */
 
-void sched_update(struct ring *r, struct ring_job *j)
-{
-	place(r, j);
-}
-
 void sched_leased(struct ring *r, struct ring_job *j, uint64_t hi, uint64_t now)
 {
 	job_take(j, hi, now);
 	j->nleases++;
-	place(r, j);
+	sched_update(r, j);
 }
 
 void sched_give_back(struct ring *r, struct ring_job *j, uint64_t lo, uint64_t hi)
 {
 	if (peek(j->phase) == PHASE_RELEASING)
 		return; /* nobody waits for its values: its leases only come back */
-	job_give_back(j, lo, hi);
-	place(r, j);
+	ring_progress_give_back(&j->p, lo, hi);
+	sched_update(r, j);
 }
 
 void sched_lease_back(struct ring *r, struct ring_job *j)
@@ -140,25 +123,23 @@ void sched_lease_back(struct ring *r, struct ring_job *j)
 		return;
 	}
 	j->nleases--;
-	place(r, j);
+	sched_update(r, j);
 }
 
 void sched_restart(struct ring *r, struct ring_job *j)
 {
-	static struct log_every said; /* a worker writing it again and again
-	                                 must not flood the log */
+	static struct log_every said;
 	uint64_t n;
 
 	if ((n = log_every_due(&said)))
 		log_error("ring: job %u's progress is out of its range: searching it again "
 			  "(%llu such restarts)", (unsigned)(j - r->jobs), (unsigned long long)n);
-	/* Word by word, published: the master snapshots it without the lock
-	 * (ring_job.c). With none returned, the returned ranges are not read. */
+	/* Word by word, published: the master snapshots it without the lock. */
 	publish(j->p.nreturned, 0);
 	publish(j->p.cursor_done, 0);
 	publish(j->p.started, 0);
 	publish(j->p.next, j->key.start);
-	place(r, j);
+	sched_update(r, j);
 }
 
 void sched_recount(struct ring *r, struct ring_job *j)
@@ -173,7 +154,7 @@ void sched_recount(struct ring *r, struct ring_job *j)
 void sched_ended(struct ring *r, struct ring_job *j)
 {
 	j->nleases = 0;
-	place(r, j);
+	sched_update(r, j);
 }
 
 void sched_rebuild(struct ring *r)
@@ -190,13 +171,13 @@ void sched_rebuild(struct ring *r)
 	}
 	for (uint32_t i = 0; i < RING_JOBS; i++)
 		if (job_live(peek(r->jobs[i].phase)))
-			place(r, &r->jobs[i]);
+			sched_update(r, &r->jobs[i]);
 }
 
 /* ---- picking a job and sizing a lease ------------------------------------ */
 
 /* How much of j the worker of s should lease (0: leave it to others). j is
- * in the heap, so its rank's remaining is its progress's, as of place. */
+ * in the heap, so its rank's remaining is its progress's, as of sched_update. */
 static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
 			 const struct ring_job *j, uint64_t chunk,
 			 uint64_t min_chunk, uint64_t now)

@@ -1,15 +1,12 @@
-/* The third layer of the ring (see ring.h): the schedule (ring_sched.c),
- * run by the workers under the lock. It alone writes the fields derived
- * from an entry (its rank, its leases out, its place in the heap) and the
- * job a slot is kept on, so each operation below leaves them true. Not for
- * use outside shm/: ring_worker.c builds on it. */
+/* The third layer of the ring (see ring.h): the schedule, run by the
+ * workers under the lock (ring_sched.c). Not for use outside shm/. */
 #ifndef REVHASH_RING_SCHED_H
 #define REVHASH_RING_SCHED_H
 
 #include "shm/ring_slot.h"
 
-/* The master changed j (its weight, its phase), or it was just taken in:
- * rank it again and put it where it belongs in the heap (or out). */
+/* Rank j afresh (the master changed it, or it was just taken in) and put
+ * it where that says in the heap, or out of it. */
 void sched_update(struct ring *r, struct ring_job *j);
 /* A slot recorded a lease of j up to hi: j's progress moves past it, and
  * the lease counts. */

@@ -1,14 +1,8 @@
-/* The worker slots of the ring (see ring.h and ring_slot.h) and the
- * leases they hold. A slot is a worker's place: its pid, kind, lease, stop
- * word, heartbeat, rate and counters. Its worker writes it (under the
- * lock, for the lease); the master prepares it before a fork and empties
- * it after a death. Those are public calls, in ring_worker.c and
- * ring_master.c; this layer is what the layers above share of a slot: its
- * lease, and the rates the schedule sizes leases by.
- *
- * Whether a slot's lease is on a given job is decided in one place,
- * slot_holds(): the slot has a lease, on that entry, of that job's
- * generation (an entry is reused; a lease of its earlier job is void). */
+/* The worker slots of the ring (see ring_slot.h) and the leases they
+ * hold: what the layers above share of a slot. Whether a slot's lease is
+ * on a given job is decided in one place, slot_holds(): a lease, on that
+ * entry, of that job's generation (an entry is reused; a lease of its
+ * earlier job is void). */
 #include "shm/ring_slot.h"
 #include "lib/log.h"
 
@@ -47,14 +41,11 @@ int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen)
 	       peek(s->lease_gen) == gen;
 }
 
-/* The phase is read first: once the job has ended, the master may free the
- * entry, fill it with another job (a new gen, published before its phase)
- * and release it, all between two reads; a live phase read first brings
- * the gen of the job it belongs to, and a job live under the lock cannot
- * end, so its gen cannot change, before the lock is dropped. The master
- * calls this too, without the lock (ring_preempt): only the master bumps a
- * gen, so for it the entry cannot change between the reads, and a lease
- * it finds on a job that has just ended is one it may stop for nothing. */
+/* The phase is read first: once the job has ended, the master may reuse
+ * the entry (a new gen, published before its phase) between two reads; a
+ * live phase read first brings its own job's gen, which cannot change
+ * while the lock is held. The master calls this without the lock
+ * (ring_preempt), but only the master bumps a gen. */
 struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s)
 {
 	uint32_t idx = peek(s->lease_job) % RING_JOBS;
@@ -68,8 +59,7 @@ struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s)
 void slot_record(struct ring *r, struct ring_slot *s, const struct ring_job *j,
 		 uint64_t lo, uint64_t hi, uint64_t now)
 {
-	/* Each word published: the master reads them without the lock (a
-	 * lease just dropped may be read as this one). */
+	/* Each word published: the master reads them without the lock. */
 	publish(s->stop, 0);
 	publish(s->lease_pid, peek(s->pid));
 	publish(s->lease_job, (uint32_t)(j - r->jobs));
@@ -78,11 +68,6 @@ void slot_record(struct ring *r, struct ring_slot *s, const struct ring_job *j,
 	publish(s->lease_hi, hi);
 	publish(s->lease_ns, now);
 	publish(s->has_lease, 1);
-}
-
-void slot_drop_lease(struct ring_slot *s)
-{
-	publish(s->has_lease, 0);
 }
 
 void slot_stop_leases(struct ring *r, uint32_t job, uint32_t gen)

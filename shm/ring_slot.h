@@ -1,18 +1,14 @@
 /* The second layer of the ring (see ring.h): the worker slots and the
- * leases they hold (ring_slot.c). "A slot holds a lease on a job" is one
- * predicate, slot_holds; the rest reads or writes a slot's lease and rate.
- * Not for use outside shm/: ring_sched.h and ring_master.c build on it. */
+ * leases they hold (ring_slot.c). Not for use outside shm/. */
 #ifndef REVHASH_RING_SLOT_H
 #define REVHASH_RING_SLOT_H
 
 #include "shm/ring_job.h"
 
 /* Make r's lock (process-shared, robust) and every slot's semaphore over
- * whatever their words hold: 0, or -errno (said), with none of them left
- * made. */
+ * whatever their words hold: 0, or -errno (logged) with none left made. */
 int ring_make_sync(struct ring *r);
-/* Does slot s hold a lease on job (entry) of generation gen? The one test
- * of "this lease is on that job". */
+/* Does slot s hold a lease on job (entry) of generation gen? */
 int slot_holds(const struct ring_slot *s, uint32_t job, uint32_t gen);
 /* The job of s's lease while the lease still counts: the job is live and
  * the entry holds the same job. NULL when the lease is void. */
@@ -21,8 +17,6 @@ struct ring_job *slot_lease_job(struct ring *r, const struct ring_slot *s);
  * the range is the slot's, and goes back if its worker dies. */
 void slot_record(struct ring *r, struct ring_slot *s, const struct ring_job *j,
 		 uint64_t lo, uint64_t hi, uint64_t now);
-/* The lease in s is over (back, or void). */
-void slot_drop_lease(struct ring_slot *s);
 /* Set the stop word of every lease on job of generation gen. */
 void slot_stop_leases(struct ring *r, uint32_t job, uint32_t gen);
 /* The live workers' rates into a: workers, mine (self's), fastest, all

@@ -1,20 +1,14 @@
-/* The ring's worker side (see ring_worker.h): the workers' calls. A
- * worker's start, a lease and a finish each take the lock, take in what
- * the master changed, do their part through the schedule (ring_sched.h)
- * and the slots (ring_slot.h), and bring a job to its end when it got
- * there; the waits and the worker's own counters in its slot take no lock.
+/* The ring's worker side (see ring_worker.h). A worker's start, a lease
+ * and a finish each take the lock, take in what the master changed, work
+ * through the schedule and the slots, and bring a job to its end when it
+ * got there; the waits and the worker's own counters take no lock.
  *
- * Crash safety rests on store order inside the critical sections: a worker
- * publishes a lease in its slot (has_lease last) before it advances the job's
- * cursor, and publishes an answer before it drops its lease. Whatever prefix
- * of those stores a killed worker managed, every unhashed value is still
- * ahead of a cursor, in a returned range, or in a slot lease that is given
- * back. The worst a death can cause is a range hashed twice. Everything
- * else the workers keep is derived, and rebuilt from scratch by whoever
- * recovers the lock of a dead holder.
- *
- * The master's changes travel as per-job bits in pending[] and the workers'
- * news as bits in changed[]; neither side ever waits for the other. */
+ * Crash safety rests on store order inside the lock: a lease is published
+ * in its slot (has_lease last) before the job's cursor moves, an answer
+ * before the lease is dropped. A worker killed anywhere leaves every
+ * unhashed value ahead of a cursor, in a returned range, or in a slot
+ * lease that is given back; the rest is derived, and rebuilt by whoever
+ * recovers a dead holder's lock (docs/architecture.md, "Crash safety"). */
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "shm/ring_hook.h"
@@ -36,10 +30,9 @@ static void fail(const char *what, int err)
 
 /* ---- a job's ends --------------------------------------------------------- */
 
-/* j, of generation gen, has just reached an end: its leases are void
- * (those out may stop), it leaves the schedule, and the master hears of
- * it. The entry is the master's now, which may already have reused it:
- * gen is the one read before the move. */
+/* j has just reached an end: its leases stop, it leaves the schedule, the
+ * master hears of it. gen is the one read before the move: the entry is
+ * the master's now, and may already be reused. */
 static int end_job(struct ring *r, struct ring_job *j, uint32_t gen)
 {
 	uint32_t idx = (uint32_t)(j - r->jobs);
@@ -69,9 +62,9 @@ static int maybe_end(struct ring *r, struct ring_job *j)
 	}
 }
 
-/* A lease of j holds its answer x: the job is FOUND, whatever else the
- * master asked of it meanwhile (a released job's late answer still goes to
- * the cache). 1 when this made it so. */
+/* A lease of j holds its answer x: FOUND, whatever the master asked
+ * meanwhile (a released job's answer still goes to the cache). 1 when
+ * this made it so. */
 static int found(struct ring *r, struct ring_job *j, uint64_t x)
 {
 	uint32_t gen = peek(j->gen);
@@ -89,11 +82,10 @@ static int found(struct ring *r, struct ring_job *j, uint64_t x)
 
 /* ---- taking in what the master changed ------------------------------------ */
 
-/* Bring job idx up to date with the master: take a NEW job in, rank it by
- * its weight, stop a released one's leases, end it if it is done, and
- * drop one the master took back (FREE) from the schedule.
- * Idempotent: running it twice, or again after a holder died half-way
- * through it, changes nothing. 1 when the job reached an end. */
+/* Bring job idx up to date with the master: take a NEW job in, rank it,
+ * stop a released one's leases, end it if it is done, drop one taken back
+ * (FREE). Idempotent, so a dead holder's successor may run it again. 1
+ * when the job reached an end. */
 static int take_in(struct ring *r, uint32_t idx)
 {
 	struct ring_job *j = &r->jobs[idx];
@@ -124,17 +116,16 @@ static int give_back_lease(struct ring *r, struct ring_slot *s)
 	struct ring_job *j = slot_lease_job(r, s);
 
 	if (!j) {
-		slot_drop_lease(s);
+		publish(s->has_lease, 0);
 		return 0;
 	}
 	sched_give_back(r, j, s->lease_lo, s->lease_hi);
-	slot_drop_lease(s);
+	publish(s->has_lease, 0);
 	sched_lease_back(r, j);
 	return maybe_end(r, j);
 }
 
-/* Leases whose worker is no longer in its slot (the master cleared the pid
- * when it reaped it, or a new worker has taken the slot). */
+/* Give back the leases whose worker is no longer in its slot. */
 static int give_back_dead(struct ring *r)
 {
 	int tell = 0;
@@ -172,9 +163,9 @@ static int take_pending(struct ring *r)
 	return tell;
 }
 
-/* The holder of the lock died half-way through something: rebuild every
- * derived field from the authoritative ones, take every change in again
- * (its bits may have been taken and lost) and let the master look at all. */
+/* The lock's holder died half-way: rebuild every derived field, take
+ * every change in again (its bits may be lost) and let the master look
+ * at all. */
 static void repair(struct ring *r)
 {
 	sched_rebuild(r);
@@ -211,11 +202,9 @@ void ring_unlock(struct ring *r)
 		fail("pthread_mutex_unlock", rc);
 }
 
-/* No worker lives: nobody of ours is inside the lock or waits on a
- * semaphore, so both are made again over whatever their words hold, and
- * the repair a dead holder's successor runs is run here, by the master,
- * under the new lock (taken without waiting: one that is not free at once
- * was taken by someone not ours). */
+/* No worker lives, so nobody of ours is inside the lock or waits on a
+ * semaphore: both are made again, and the new lock taken without waiting
+ * (one not free at once was taken by someone not ours). */
 int ring_reset(struct ring *r)
 {
 	int rc = ring_make_sync(r);
@@ -246,16 +235,6 @@ static int enter(struct ring *r, struct ring_slot *s)
 	return tell;
 }
 
-/* Die or freeze inside the lock, at the worst place: a lease published in
- * the slot, the job's cursor not yet moved past it. */
-static void misbehave_here(struct ring *r)
-{
-	if (ring_hook_fire(r, HOOK_DIE_IN_LOCK))
-		raise(SIGKILL);
-	if (ring_hook_fire(r, HOOK_STOP_IN_LOCK))
-		raise(SIGSTOP);
-}
-
 /* ---- the workers' calls --------------------------------------------------- */
 
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self)
@@ -270,17 +249,6 @@ int ring_worker_start(struct ring *r, unsigned slot, pid_t self)
 	sched_keep(r, s, NULL);
 	ring_unlock(r);
 	return tell;
-}
-
-/* The worker's copy of the lease in slot s. */
-static void fill(struct ring_lease *out, struct ring_slot *s, const struct ring_job *j)
-{
-	out->job = s->lease_job;
-	out->gen = s->lease_gen;
-	out->lo = s->lease_lo;
-	out->hi = s->lease_hi;
-	out->stop = &s->stop;
-	memcpy(out->digest, j->key.digest, sizeof out->digest);
 }
 
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
@@ -300,10 +268,20 @@ int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 		sched_restart(r, j); /* written over: its counts index the entry */
 	job_next_range(j, &lo, &limit);
 	slot_record(r, s, j, lo, limit - lo < size ? limit : lo + size - 1, now);
-	misbehave_here(r);
+	/* The test hooks' worst place: the lease in the slot, the cursor not
+	 * yet past it. */
+	if (ring_hook_fire(r, HOOK_DIE_IN_LOCK))
+		raise(SIGKILL);
+	if (ring_hook_fire(r, HOOK_STOP_IN_LOCK))
+		raise(SIGSTOP);
 	sched_leased(r, j, s->lease_hi, now);
 	sched_keep(r, s, j);
-	fill(out, s, j);
+	out->job = s->lease_job;
+	out->gen = s->lease_gen;
+	out->lo = s->lease_lo;
+	out->hi = s->lease_hi;
+	out->stop = &s->stop;
+	memcpy(out->digest, j->key.digest, sizeof out->digest);
 	ring_unlock(r);
 	return 0;
 }
@@ -322,7 +300,7 @@ int ring_finish(struct ring *r, unsigned slot, enum search_result result,
 	} else if (j && result == SEARCH_STOPPED && x >= s->lease_lo && x <= s->lease_hi) {
 		sched_give_back(r, j, x, s->lease_hi); /* stopped early: the rest is owed */
 	}
-	slot_drop_lease(s);
+	publish(s->has_lease, 0);
 	publish(s->chunks, s->chunks + 1); /* its worker alone counts it */
 	if (j && job_live(peek(j->phase))) {
 		sched_lease_back(r, j);
@@ -366,15 +344,9 @@ int ring_poll(struct ring *r, unsigned slot, uint64_t ns)
 
 void ring_wait(struct ring *r, unsigned slot, unsigned timeout_ms)
 {
-	struct timespec ts;
+	uint64_t until = clock_ns() + (uint64_t)timeout_ms * 1000000u;
+	struct timespec ts = { (time_t)(until / 1000000000u), (long)(until % 1000000000u) };
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
 	while (sem_clockwait(&r->slots[slot].wake, CLOCK_MONOTONIC, &ts) < 0 && errno == EINTR)
 		;
 	woken(); /* after a post, or the wait's end: a look at the words either way */
@@ -387,8 +359,7 @@ void ring_slot_account(struct ring *r, unsigned slot, uint64_t hashed,
 {
 	struct ring_slot *s = &r->slots[slot];
 
-	/* Time first: a --status read in between sees a rate too low, never
-	 * one too high. */
+	/* Time first: a reader in between sees a rate too low, never too high. */
 	__atomic_fetch_add(&s->hash_ns, ns, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&s->hashes, hashed, __ATOMIC_RELAXED);
 	if (rate)

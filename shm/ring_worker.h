@@ -16,7 +16,6 @@ struct ring_lease {
 	int tell;             /* the master should be told (see ring_finish) */
 };
 
-
 /* Take the lock for process self, and drop it. A dead holder's lock is
  * recovered and the ring's derived state rebuilt; any other failure
  * aborts. */
@@ -24,14 +23,12 @@ void ring_lock(struct ring *r, pid_t self);
 void ring_unlock(struct ring *r);
 /* Was the worker in slot asked to exit (retire or shutdown)? */
 int ring_slot_retiring(const struct ring *r, unsigned slot);
-/* A new worker in slot (pid self) comes in and shows in the slot: a lease
- * left there by a dead predecessor goes back. 1 when the master should be
- * told. */
+/* A new worker in slot (pid self) shows in it; a predecessor's lease
+ * goes back. 1 when the master should be told. */
 int ring_worker_start(struct ring *r, unsigned slot, pid_t self);
-/* Lease at most chunk values of the best-ranked job for slot, sized by
- * the policy for the live workers (never below min_chunk, nor 1).
- * 0, or -EAGAIN when there is no work; out->tell says whether the master
- * should be told either way. */
+/* Lease at most chunk values (at least min_chunk) of the job the policy
+ * picks for slot. 0, or -EAGAIN when there is no work; out->tell says
+ * whether the master should be told either way. */
 int ring_lease(struct ring *r, unsigned slot, uint64_t chunk,
 	       uint64_t min_chunk, struct ring_lease *out);
 /* The slot's lease is done: result is the kernel's, x the answer

@@ -1,25 +1,13 @@
-/* Finding, mapping and removing shared segments; a new one is made in
- * segment_create.c, by the master alone (which is why the processes that
- * only read one, as the exporter, link neither the cache nor OpenSSL).
- *
- * Each master's segment is its own: /revhash-PORT-PID, on which it holds an
- * exclusive flock for as long as it lives. The lock is the proof of life:
- * the kernel drops it when the master and its workers (whose mappings of
- * the segment hold the same open file) are gone, however they die, and a
- * reused pid cannot inherit it. So a starting master removes only segments nobody
- * holds (left by killed masters: each takes 52 MB of RAM in /dev/shm) and
- * never one of a master still draining its last requests; each master
- * unlinks only its own name; and `--status` can tell a live master from a
- * leftover. A leftover of the starting master's own port goes at once (it
- * is the one a restart replaces); one of another port only once it has
- * been a leftover for SEG_STALE_S, by the time its master last marked
- * itself alive in it: until then someone may still be looking at it (an
- * operator's --status, a test), and another service's start must not
- * take it from under them. Every segment is checked (seg_check()) before
- * any offset in it is used, and by the offsets it checked: anyone may
- * write a file in /dev/shm, and a worker its own segment at any time. A
- * reader (--status, the exporter) looks at a private copy it read; the
- * master guards its own mapping against being cut short (seg_guard). */
+/* Finding, mapping and removing shared segments; making one is
+ * segment_create.c's, the master's alone (so the exporter, which only
+ * reads, links neither the cache nor OpenSSL). Each master's segment is
+ * its own, /revhash-PORT-PID, on which it holds an exclusive flock while
+ * it lives: the proof of life the sweep and --status go by, which the
+ * kernel drops however the master dies (docs/operations.md, "Segments").
+ * Anyone may write a file in /dev/shm, and a worker its segment at any
+ * time: every segment is checked (seg_check) before any offset in it is
+ * used, and by the offsets it checked. A reader looks at a private copy
+ * it read; the master guards its own mapping against being cut short. */
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -110,17 +98,15 @@ static int owner_alive(const char *name)
 	return pid > 0 && (kill((pid_t)pid, 0) == 0 || errno == EPERM);
 }
 
-/* Has the leftover segment open at fd been one for
- * SEG_STALE_S? Its master marked itself alive in it at every turn of its
- * loop; a segment of another version (or a damaged one) says nothing,
- * and counts as old. */
+/* Has the leftover segment open at fd been one for SEG_STALE_S, by when
+ * its master last marked itself alive there? One of another version (or
+ * damaged) counts as old. */
 static int long_dead(int fd)
 {
 	struct seg_header h;
 	uint64_t alive, now = clock_ns();
 
-	/* Read, not mapped: a file cut short meanwhile reads short, where a
-	 * mapping of it raised SIGBUS. */
+	/* Read, not mapped: a file cut short reads short, never SIGBUS. */
 	if (pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h)
 		return 1;
 	alive = h.magic == SEG_MAGIC && h.version == SEG_VERSION ? h.alive_ns : 0;
@@ -161,13 +147,12 @@ void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *a
 }
 
 /* Does header h say a segment of size bytes whose ring and cache fit? The
- * offsets it checked into *at: read once, they are what is used (the
- * header may change under a reader: a worker can write it). */
+ * offsets it checked into *at: read once, they are what is used (a worker
+ * may change the header meanwhile). */
 static int sane_header(const struct seg_header *h, size_t size, struct seg_layout *at)
 {
-	/* The magic first, acquired: its creator stores it last, released
-	 * (segment_create.c), so a segment still being laid out reads as
-	 * none, on any CPU, never as one with its offsets yet to come. */
+	/* The magic first, acquired: its creator stores it last, released, so
+	 * a segment still being laid out reads as none. */
 	if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != SEG_MAGIC)
 		return 0;
 	at->ring_off = __atomic_load_n(&h->ring_off, __ATOMIC_RELAXED);
@@ -217,20 +202,19 @@ static int map_live(struct seg *seg, const struct stat *st)
 	return 0;
 }
 
-/* The private copy a reader (--status, the exporter) looks at: the
- * header, the ring and the cache's head, read (never mapped: a segment
- * its user cuts short reads short, where a mapping raised SIGBUS in the
- * reader) and checked. 0, -EPROTO or -ENOMEM. */
 static size_t round64(size_t n)
 {
 	return (n + 63) & ~(size_t)63;
 }
 
+/* The private copy a reader (--status, the exporter) looks at: the
+ * header, the ring and the cache's head, read (a file cut short reads
+ * short, where a mapping raised SIGBUS) and checked. 0, -EPROTO or
+ * -ENOMEM. */
 static int copy_of(struct seg *seg, const struct stat *st)
 {
 	size_t size = (size_t)st->st_size, ring = sizeof *seg->ring, cache = sizeof *seg->cache;
-	/* Laid out as a segment is: each part on a 64-byte boundary, which
-	 * the ring's entries (16-byte words) and the checks expect. */
+	/* Each part on a 64-byte boundary, as in a segment. */
 	struct seg_layout at, mine = { .ring_off = round64(sizeof *seg->hdr) };
 	char *p;
 
@@ -297,15 +281,11 @@ int seg_open(unsigned port, int rw, struct seg *seg)
 			err = rc; /* say why, if nothing better turns up */
 			continue;
 		}
-		/* A live master before a leftover; the newest of either. */
 		better = !best.hdr || one.alive > best.alive ||
 			 (one.alive == best.alive && one.hdr->started_ns > best.hdr->started_ns);
-		if (better) {
-			seg_close(&best);
+		seg_close(better ? &best : &one);
+		if (better)
 			best = one;
-		} else {
-			seg_close(&one);
-		}
 	}
 	closedir(d);
 	if (!best.hdr)
@@ -330,11 +310,9 @@ static struct {
 } guarded;
 static volatile sig_atomic_t cut_short;
 
-/* SIGBUS at an address of the guarded mapping: its file was cut short
- * (ftruncate by any process of our user). Its size is given back, so that
- * the access, tried again on return, reads zeros where it faulted; the
- * loop hears of it from seg_cut_short(). Any other SIGBUS is what it would
- * have been. Only async-signal-safe calls. */
+/* SIGBUS in the guarded mapping (see seg_guard): the file gets its size
+ * back, and the access, tried again on return, reads zeros. Any other
+ * SIGBUS is what it would have been. Only async-signal-safe calls. */
 static void on_sigbus(int sig, siginfo_t *si, void *ctx)
 {
 	char *a = si->si_addr;

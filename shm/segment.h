@@ -18,12 +18,11 @@
 #define SEG_KINDS 4    /* worker kinds noted in the header (KINDS_MAX) */
 #define SEG_STALE_S 60 /* a leftover of another port is swept after this */
 
-/* Where the time of a request answered by a search goes, in order:
- * from accept to its last byte, to its job's entry in the ring, to a
- * worker's first lease, to the answer, to the master hearing of it, to the
- * reply written. Summed in ns over `timed` requests (those that started a
- * job and got an answer). A cache hit has only the first and the last.
- * XX(stage, name): the name --status and the exporter give it. */
+/* Where the time of a request answered by a search goes, in order: from
+ * accept to its last byte, to its job's entry, to a worker's first lease,
+ * to the answer, to the master hearing of it, to the reply written. Summed
+ * in ns over `timed` requests (a cache hit has only the first and the
+ * last). XX(stage, name in --status and the exporter). */
 #define SEG_STAGE_MAP(XX)                                                     \
 	XX(READ, "read")                                                      \
 	XX(DISPATCH, "dispatch")                                              \
@@ -60,8 +59,8 @@ struct seg_hist {
 };
 
 /* What a reply told its client: an answer from the cache, one a search
- * found, or none in the range (0, an empty range's too). XX(outcome,
- * name): the name --status and the exporter give it. */
+ * found, or none in the range. XX(outcome, name in --status and the
+ * exporter). */
 #define SEG_OUTCOME_MAP(XX)                                                   \
 	XX(CACHE_HIT, "cache_hit")                                            \
 	XX(FOUND, "found")                                                    \
@@ -74,11 +73,9 @@ enum seg_outcome {
 	OUTCOME_COUNT
 };
 
-/* The master's latency: each connection answered, from its accept to its
- * reply's last byte written, by outcome (a request that attached to a
- * search in flight counts for itself); the stages of enum seg_stage; and
- * the course's score, the latency in ns times the priority (1..16) summed
- * over the same replies. Only the master writes them. */
+/* The master's latency: each connection answered, accept to reply's last
+ * byte, by outcome; the stages; and the score, the latency in ns times
+ * the priority (1..16) summed over the same replies. */
 struct seg_latency {
 	struct seg_hist reply[OUTCOME_COUNT];
 	struct seg_hist stage[STAGE_COUNT];
@@ -114,8 +111,7 @@ struct seg_stats {
 	struct seg_latency latency;
 };
 
-/* What the master found of a kind of worker (worker/kind.h), by its
- * index in the kind table. */
+/* What the master found of a kind of worker (worker/kind.h). */
 struct seg_kind {
 	char note[96];         /* its units' names, "off", or why none */
 	uint32_t n;            /* workers of it the master runs */
@@ -144,8 +140,7 @@ struct seg_header {
 	struct seg_stats stats;
 };
 
-/* The layout is shared by processes built from the same sources, and read
- * by --status of another build: its sizes are fixed, and checked. */
+/* --status of another build reads it too: the sizes are fixed, and checked. */
 _Static_assert(sizeof(struct seg_stages) == 8 * (STAGE_COUNT + 4), "stages");
 _Static_assert(sizeof(struct seg_latency) ==
 	       8 * ((OUTCOME_COUNT + STAGE_COUNT) * (HIST_BUCKETS + 1) + 1), "latency");
@@ -181,50 +176,43 @@ struct seg {
 };
 
 /* Create this process's segment for port with room for cache_entries
- * answers, locked for as long as it lives (shm/segment_create.c). The
- * leftovers are swept first (seg_sweep: a killed master's is still worth
- * a look for a while, `--status` explains it). 0 or -errno (the failing
- * call logged). */
+ * answers, locked for as long as it lives, the leftovers swept first
+ * (shm/segment_create.c). 0 or -errno (the failing call logged). */
 int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
 	       struct seg *seg);
 /* Remove the segments that no live master holds: of port at once, of any
  * other port once they have been left over for SEG_STALE_S; say so for
  * port's own live ones (a master draining or starting). */
 void seg_sweep(unsigned port);
-/* Point seg's views (header, ring, cache) at the segment of size bytes
- * mapped at p, by the offsets at (checked by the caller, or its own). */
+/* Point seg's views at the segment of size bytes at p, by the offsets at
+ * (checked, or its own). */
 void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *at);
-/* Is the segment of size bytes at p one whose every offset and size can
- * be trusted? 0 and the offsets it checked in *at (read once: those are
- * the ones to use), or -EPROTO. */
+/* Can every offset and size of the segment of size bytes at p be
+ * trusted? 0 and the offsets it checked (the ones to use) in *at, or
+ * -EPROTO. */
 int seg_check(const void *p, size_t size, struct seg_layout *at);
-/* The master's own mapping of seg: a SIGBUS there (the file cut short by
- * any process of our user) gives the file its size back and the access is
- * tried again, reading zeros; seg_cut_short() counts them. 0 or -errno. */
+/* Guard the master's own mapping of seg: a SIGBUS there (the file cut
+ * short by any process of our user) gives the file its size back and the
+ * access reads zeros; seg_cut_short() counts them. 0 or -errno. */
 int seg_guard(const struct seg *seg);
 /* Times the guarded mapping was found cut short and given its size back. */
 unsigned seg_cut_short(void);
-/* The owner puts back the words of its segment's header (and its cache's
- * head) that say what the segment is and where its parts lie, where a
- * worker wrote over them: readers would take it for damaged. The number
- * of words put back. */
+/* The owner puts back the header's (and the cache head's) words that say
+ * what the segment is and where its parts lie, where a worker wrote over
+ * them. The number of words put back. */
 int seg_restore_header(struct seg *seg);
 /* Write the name src into a name of the header, dst of size bytes (a
  * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
 void seg_show_name(char *dst, size_t size, const char *src);
 /* The master is alive now (its loop calls it at every turn). */
 void seg_alive(struct seg *seg);
-/* Open the segment of the master on port (status, tests): a live
- * master's before a leftover, the newest of either; seg->alive tells
- * which. Every size and offset is checked before use. Mapped writable
- * when rw (the tests, --hook), else a private copy (seg->copy) of its
- * header, ring and cache head, read once: a file cut short meanwhile is
- * -EPROTO, never a SIGBUS. 0, -ENOENT, -EPROTO (not a sane segment) or
- * -errno. */
+/* Open the segment of the master on port: a live master's before a
+ * leftover (seg->alive), the newest of either. Mapped writable when rw
+ * (the tests, --hook), else a private copy of its header, ring and cache
+ * head (seg->copy). 0, -ENOENT, -EPROTO (not a sane segment) or -errno. */
 int seg_open(unsigned port, int rw, struct seg *seg);
-/* Map the segment called name (as seg->name has it, "/revhash-..."),
- * writable: what an exec'd worker does with its master's. 0, -EPROTO or
- * -errno. */
+/* Map the segment called name (seg->name), writable: an exec'd worker's
+ * of its master. 0, -EPROTO or -errno. */
 int seg_map(const char *name, struct seg *seg);
 /* Unmap; the owner also removes its name and releases its lock. */
 void seg_close(struct seg *seg);

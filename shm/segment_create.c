@@ -1,7 +1,6 @@
-/* Making the master's shared segment: its name, its memory (reserved and
- * mapped populated) and its layout: the header, the ring and the cache,
- * each at an offset the header gives and every reader checks. Only the
- * master creates one; finding, mapping and removing are segment.c's. */
+/* Making the master's shared segment: its name, its memory and its
+ * layout (the header, the ring and the cache, each at an offset the header
+ * gives and every reader checks). Finding and removing: segment.c. */
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -32,12 +31,9 @@ static int make_memory(const struct seg *seg, size_t size, void **p)
 {
 	int rc = 0;
 
-	/* The lock (which says this master lives) first: a --status or a
-	 * starting master may hold it shared for a moment to ask (held()).
-	 * Reserve the memory now: a tmpfs too small must fail here with a
-	 * clear error, not later with SIGBUS in the middle of serving. And map
-	 * it populated: a request probes the cache at a random place, and a
-	 * page fault there cost 10-30 us on the request's path. */
+	/* The lock (which says this master lives) first. Reserve the memory:
+	 * a tmpfs too small fails here, not with SIGBUS while serving. Map it
+	 * populated: a page fault on a request's cache probe cost 10-30 us. */
 	if (flock(seg->fd, LOCK_EX) < 0) {
 		rc = -errno;
 		log_error("flock(%s): %s", seg->name, strerror(-rc));

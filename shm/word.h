@@ -1,10 +1,7 @@
 /* Words of the segment that one process writes and others read as they
- * change: the master's counters, figures and names, which --status and
- * the exporter copy from processes of their own (seg_open's pread). Each
- * is written with an atomic store, so none is ever torn in memory on any
- * CPU; relaxed, since each stands alone: no reader derives one from
- * another or addresses anything by it. (The ring's words, which do
- * order other data, have their own release and acquire: ring_job.h.) */
+ * change (the master's counters, figures and names): atomic stores, never
+ * torn, and relaxed, since no reader derives one from another or
+ * addresses anything by it (docs/architecture.md, "Memory order"). */
 #ifndef REVHASH_SHM_WORD_H
 #define REVHASH_SHM_WORD_H
 
