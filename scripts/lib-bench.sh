@@ -75,8 +75,7 @@ replay_row() {
 	busy=$(json_num "$status" busy_rate)
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
-	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
-	# best_ideal,best_policy,eff_best,...
+	# the columns of BENCH_COLUMNS wanted here
 	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$OUT/$name.json")"
 	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
 	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s %7s  %s\n' "$name" "$total" \
