@@ -110,13 +110,12 @@ done
 
 say "medians of $ROUNDS rounds:"
 printf '  %-38s %10s %10s %10s\n' figure direct balancer difference
-awk -F, '
-	{ v[$1, $2, ++n[$1, $2]] = $3; if (!($1 in seen)) { seen[$1]; order[++f] = $1 } }
-	function median(k, t,   m, i, j, a, x) {
+# The figures' order from the file, their values in order from sort.
+awk -F, 'NR == FNR { if (!($1 in seen)) { seen[$1]; order[++f] = $1 } next }
+	{ v[$1, $2, ++n[$1, $2]] = $3 }
+	function median(k, t,   m) {
 		m = n[k, t]; if (!m) return ""
-		for (i = 1; i <= m; i++) a[i] = v[k, t, i]
-		for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+		return m % 2 ? v[k, t, (m + 1) / 2] : (v[k, t, m / 2] + v[k, t, m / 2 + 1]) / 2 }
 	END { for (i = 1; i <= f; i++) { d = median(order[i], "direct"); b = median(order[i], "balancer")
 		printf "  %-38s %10s %10s %10s\n", order[i], (d == "" ? "-" : d), b,
-			(d == "" ? "-" : sprintf("%+.6g", b - d)) } }' "$OUT/figures"
+			(d == "" ? "-" : sprintf("%+.6g", b - d)) } }' "$OUT/figures" <(sort -t, -k3,3g "$OUT/figures")
