@@ -1,16 +1,10 @@
 #!/usr/bin/env bash
-# Two master binaries raced: both serve side by side, and for each row (a
-# workload preset) revhash-bench --race plays it on A and B in rounds of
-# alternating order (A B, B A, ...), each run rated at a probe of its own
-# taken right before it, and gives B's score over A's with a 95% interval:
-# "B is faster than A by ...", "A and B are equivalent within ±10%", or
-# how many more rounds would decide. The machine is shared and its speed
-# drifts within minutes: that is what the alternation and the per-run
-# probe are for. --rounds is the most (default 20): each row stops after a
-# pair of rounds once decided (--until-decided). Outputs, CSVs and plots
-# go to bench-out/ab/; last, each master's CPU per search and wake-ups per
-# request over every row; exit 1 when a master got an answer wrong or
-# lost one.
+# Two master binaries raced side by side: for each row (a workload preset)
+# revhash-bench --race plays it on A and B in rounds of alternating order,
+# each run rated at a probe of its own (the machine's speed drifts), and
+# gives B's score over A's with a 95% interval, stopping once decided
+# (docs/race.md). Outputs go to bench-out/ab/; last, each master's CPU per
+# search and wake-ups per request; exit 1 when an answer was wrong or lost.
 #   scripts/ab.sh --b PATH [--a PATH] [--rounds N] [--only ROWS] [-- ARGS...]
 #   ROWS: a comma list of milestone,final,1M,300k,100k (default 1M,300k,100k)
 #   ARGS: given to both masters (e.g. --workers 2)
@@ -34,10 +28,8 @@ trap stop_all EXIT
 PORT_A=$(free_port)
 MASTER=$A start_master "$PORT_A" "$OUT/a.log" "$@"
 PIDS=$MASTER_PID
-# A's workers hold the CPUs polling for a second after they start; B
-# timing its kernels meanwhile could take a slower one (seen: hybrid
-# clocked at 38 M hashes/s, 118 alone), and the race would compare
-# kernels, not builds.
+# A's workers poll for a second after they start: B timing its kernels
+# meanwhile could pick a slower one, and the race compare kernels.
 sleep 2
 PORT_B=$(free_port)
 MASTER=$B start_master "$PORT_B" "$OUT/b.log" "$@"
@@ -58,8 +50,7 @@ for row in ${ONLY//,/ }; do
 	*) fail "$row: the race did not start" ;;
 	esac
 done
-# What each master cost over every row: its CPU per search (its own
-# process, the workers apart) and its wake-ups per request.
+# What each master's own process cost over every row.
 for side in A B; do
 	if [ $side = A ]; then bin=$A port=$PORT_A pid=${PIDS%% *}; else bin=$B port=$PORT_B pid=${PIDS##* }; fi
 	json=$(MASTER=$bin status_json "$port")

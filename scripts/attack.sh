@@ -1,22 +1,18 @@
 #!/usr/bin/env bash
-# The attack suite: what a hostile peer, a careless or hostile local user
-# and a broken worker would try, each against a fresh master (or cluster),
-# each asserting that the service holds. docs/security.md lists every
-# defence and the test that would fail without it; this script runs the
-# attacks as a user would, with the project's own clients and curl.
+# The attack suite: what a hostile peer, local user or worker would try,
+# each against a fresh master (or cluster), as a user would make it
+# (docs/security.md: each defence and the test that fails without it).
 #   scripts/attack.sh            every attack (about a minute)
 #   scripts/attack.sh --quick    the quick ones (make check: 6 s)
 #   scripts/attack.sh NAME...    those named (see ATTACKS below)
-# Each prints "attack NAME: PASS (what was measured)" or fails the script;
-# the last line is "attack.sh: PASS". An attack this machine cannot run
-# (not root, no haproxy) says "SKIP: attack NAME: why".
+# Each prints "attack NAME: PASS (what was measured)", "SKIP: attack NAME:
+# why" where it cannot run, or fails the script.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 B=${B:-build}
-# segment, lies, fields, host, wait, escape: their Check tests run in
-# make check already
+# (the others' Check twins run in make check already)
 QUICK="flood fifo squat cut"
 ATTACKS="flood host wait escape fifo squat cut segment lies fields scrapers cluster"
 LOGS=$(mktemp -d)
@@ -33,15 +29,20 @@ cleanup() {
 pass() { say "attack $1: PASS ($2)"; }
 skip() { echo "SKIP: attack $1: $2"; }
 
+# start_1024 PORT LOG: a master of 2 workers and 1,024 descriptors.
+start_1024() {
+	(ulimit -n 1024 && exec "$MASTER" "$1" --workers 2 --gpu off) 2>"$2" &
+	MASTER_PID=$!
+	wait_listening "$1" "$MASTER_PID" "$2"
+}
+
 # flood: one peer holds more connections than the master has descriptors,
 # each a search that never ends; another peer's requests are all answered
 # right, p99 under 50 ms.
 attack_flood() {
 	local port log=$LOGS/flood.log out p99 refused
 	port=$(free_port)
-	(ulimit -n 1024 && exec "$MASTER" "$port" --workers 2 --gpu off) 2>"$log" &
-	MASTER_PID=$!
-	wait_listening "$port" "$MASTER_PID" "$log"
+	start_1024 "$port" "$log"
 	"$CLIENT" keep 127.0.0.1 "$port" 1200 >"$LOGS/keep.out" &
 	KEEP_PID=$!
 	wait_until 100 0.1 grep -q '^keep: ' "$LOGS/keep.out"
@@ -60,9 +61,8 @@ attack_flood() {
 	pass flood "1,200 connections held against 1,024 descriptors; another peer's p99 $p99 ms"
 }
 
-# keep_from ADDR N LOG: N searches of every 64-bit value held from ADDR
-# (cluster_client keep --all), in the background (its pid in KEEPS),
-# once they are sent.
+# keep_from ADDR N LOG: N searches of every value held from ADDR in the
+# background (its pid in KEEPS), once sent.
 keep_from() {
 	"$CLIENT" keep "$([[ $1 == *:* ]] && echo ::1 || echo 127.0.0.1)" "$PORT" "$2" --from "$1" \
 		--all 1 >"$3" &
@@ -77,9 +77,7 @@ keep_from() {
 attack_host() {
 	local log=$LOGS/host.log out full peer k
 	PORT=$(free_port)
-	(ulimit -n 1024 && exec "$MASTER" "$PORT" --workers 2 --gpu off) 2>"$log" &
-	MASTER_PID=$!
-	wait_listening "$PORT" "$MASTER_PID" "$log"
+	start_1024 "$PORT" "$log"
 	KEEPS=()
 	keep_from 127.0.0.1 300 "$LOGS/keep1.out"
 	keep_from ::1 300 "$LOGS/keep6.out"
@@ -197,19 +195,16 @@ check_case() {
 	grep -q '100%: Checks: [1-9]' <<<"$out" || fail "attack $1: no check ran: $out"
 }
 
-# segment: random writes over the segment while the master serves (a
-# broken or hostile worker): run by its Check test, which knows the
-# layout and checks every reply with SHA-256.
+# segment: random writes over the segment while the master serves, by
+# its Check test (which knows the layout).
 attack_segment() {
 	check_case segment "worker writes" check_hostile
 	pass segment "2,000 random writes while serving; every reply right"
 }
 
-# cut: the master's segment cut short to one page (truncate, as any
-# process of its user can), with the exporter beside it: --status and a
-# scrape right after the cut answer or refuse, neither dies of SIGBUS;
-# the master mends its segment, says so, and answers a request right;
-# --status reads it whole again.
+# cut: the master's segment cut to one page, the exporter beside it:
+# --status and a scrape answer or refuse, neither dies of SIGBUS; the
+# master mends its segment, says so, answers right, --status reads it whole.
 attack_cut() {
 	local port mport log=$LOGS/cut.log name mpid rc code x
 	port=$(free_port)
@@ -236,11 +231,9 @@ attack_cut() {
 	pass cut "segment cut to 4 KB: --status ended $rc, a scrape got ${code:-no exporter}, then the master answered and --status read it whole"
 }
 
-# lies: a worker's lies, by its Check case (it knows the layout): wrong
-# answers naming honest workers, a lock owner written over, the lock held
-# by a process that is no worker, the segment cut short, the cache's
-# table all "used". The master blames nobody, breaks or remakes the lock,
-# and answers right.
+# lies: a worker's lies, by its Check case (wrong answers, a lock owner
+# written over or not a worker, the cache all "used"): the master blames
+# nobody, breaks or remakes the lock, and answers right.
 attack_lies() {
 	check_case lies "worker lies" check_hostile
 	pass lies "a search $(grep -o 'answered after [0-9]* lies, [0-9]* ms' <<<"$out"); a lock \
@@ -248,9 +241,8 @@ held by none of ours made anew, $(sed -n 's/.*made_anew: \(answered in [0-9]* ms
 500 requests over an all-used cache: $(sed -n 's/.* \([0-9]* ms of the master.s CPU\).*/\1/p' <<<"$out")"
 }
 
-# fields: each field of a job entry, a slot and the header written with
-# the values that matter, one at a time, each followed by a fresh request
-# answered right within 10 s (check_fields).
+# fields: each field of the segment written with the values that matter,
+# each followed by a request answered right (check_fields).
 attack_fields() {
 	check_case fields "" check_fields
 	pass fields "$(grep -o '[0-9]* writes, .*' <<<"$out")"
@@ -278,12 +270,10 @@ attack_scrapers() {
 	pass scrapers "a scrape 8 s into the drip of 8 slow connections answered in ${t} s"
 }
 
-# cluster: no node listens on TCP; a request straight to a node's socket
-# without the balancer's header is dropped, and (as root) another local
-# user cannot connect to it at all, so nobody passes for the balancer;
-# and cluster.sh stop, with no XDG_RUNTIME_DIR (sudo, cron), deletes
-# nothing another user laid out for it, such as a directory named
-# "revhash-cluster-P.stopped-0 victim" meant for an unquoted rm.
+# cluster: no node listens on TCP; a node's socket drops a request
+# without the balancer's header, and (as root) refuses another user; and
+# stop, with no XDG_RUNTIME_DIR, deletes nothing another user laid out
+# ("revhash-cluster-P.stopped-0 victim", for an unquoted rm).
 attack_cluster() {
 	local port here victim rc=0 i sock="" bare="" other=skipped run user=""
 	command -v haproxy >/dev/null || { skip cluster "haproxy is not installed"; return; }

@@ -1,16 +1,11 @@
 #!/usr/bin/env bash
 # make bench: everything measured side by side in one run, because the
 # machine is shared and absolute times drift.
-#  1. each search kernel's M hashes/s on one core, and its ratio to OpenSSL
-#     (and to OpenSSL without its SHA extensions, where the CPU has them);
-#  2. the workload matrix on the default server: the milestone (seed
-#     3435245, 100 requests, difficulty 30M, 20% repeats, 600 ms, lambda
-#     1.5), the same at ~90% load, a burst (delay 0), and difficulties 1M,
-#     300k and 100k at ~25% load; each with score, efficiency against the
-#     ideal server at the server's calibrated rate and again at the row's
-#     busy rate (what its workers hashed per second of CPU spent hashing,
-#     from --status), p50/p99, and where a searched request's time went
-#     (stage means from --status);
+#  1. each search kernel's M hashes/s on one core, against OpenSSL (and
+#     OpenSSL without its SHA extensions, where the CPU has them);
+#  2. the workload matrix on the default server (replay_row): the
+#     milestone, the same at 90% load, a burst, and the presets 1M, 300k
+#     and 100k;
 #  3. closed-loop throughput, 64 requests in flight: difficulty 1, cache
 #     hits, and difficulty 1 with 4,000 searches that never end queued;
 #  4. the milestone on a baseline (1 worker, OpenSSL kernel) and the ratio.
@@ -33,16 +28,13 @@ if wanted kernels; then
 	say "1. search kernels, one core each"
 	"$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" | tee "$OUT/kernels.txt"
 	if lscpu | grep -qw sha_ni; then
-		# OpenSSL uses the SHA extensions here; the ratios a CPU without
-		# them would show come from OpenSSL told to ignore them.
 		say "1b. against OpenSSL ignoring the SHA extensions, as on a CPU without them"
 		OPENSSL_ia32cap=":~0x20000000" "$ROOT/kernel-bench" --seconds "$SECONDS_PER_KERNEL" |
 			tee "$OUT/kernels-no-sha-openssl.txt"
 	fi
 fi
 
-# row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload as a
-# line of the matrix (replay_row in lib-bench.sh).
+# row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: a matrix line.
 row() {
 	local line
 	line=$(replay_row "$@") || exit 1
@@ -57,13 +49,12 @@ row_header | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0
-# The small rows are revhash-bench's presets (lib-bench.sh's preset).
 for name in 1M 300k 100k; do
 	# shellcheck disable=SC2046 # preset's three words
 	wanted "$name" && row "$name" $(preset "$name")
 done
-# The same small requests with idle CPUs left to sleep (--no-low-latency):
-# where the default may hold them polling (root), what that is worth.
+# The small requests with idle CPUs left to sleep, where the default may
+# hold them polling (root).
 if [ -w /dev/cpu_dma_latency ]; then
 	for name in 1M 300k 100k; do
 		# shellcheck disable=SC2046

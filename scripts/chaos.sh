@@ -1,26 +1,15 @@
 #!/usr/bin/env bash
-# Crash injection under load. Starts the master (with test hooks), drives it
-# with revhash-bench, and every 200-500 ms meanwhile: kills a random worker
-# with SIGKILL, SIGSEGV or SIGABRT; or stops one (SIGSTOP, SIGCONT a moment
-# later, if the watchdog has not replaced it by then); or makes a worker die,
-# or stop, while it holds the ring's lock; or reloads with SIGHUP between 1
-# and 4 workers; and it keeps idle connections, slow senders and garbage
-# senders on it; and once, a job-table flood: 4,200 searches that never
-# end (more than the table's 4,096 entries) held open for a few seconds
-# while small requests keep coming, every one of which must be answered.
-# Passes only if every request was answered correctly, the master lived,
-# the worker count came back, nothing was left stuck, and all it meant to
-# inject was injected: every worker it killed died of a signal (or had
-# retired just before), every tick found a worker to hit, and every lock
-# hook it armed fired. The seed (--seed, else random) drives both the
-# workload and the schedule of blows and pauses, and a failure prints the
-# command that replays that schedule (the processes' own timing aside).
+# Crash injection under load (docs/testing.md): the master with test hooks
+# under revhash-bench, while every 200-500 ms a worker is killed, stopped,
+# made to die or stop inside the ring's lock, or the workers reloaded;
+# hostile clients beside, and once a job-table flood of 4,200 searches.
+# Passes only if every answer was right, the master lived, the worker
+# count came back, and all it meant to inject was injected. The seed
+# drives the workload and the schedule; a failure prints its replay.
 # Where a dead holder's lock is not given back (REVHASH_NO_ROBUST_LOCKS,
-# set by scripts/cross-arm64.sh under an emulator: docs/testing.md), no
-# blow lands inside the lock: the lock hooks are skipped (said on a SKIP
-# line), and a worker is killed or stopped only once stop_unlocked
-# (REVHASH_STOP_UNLOCKED) has stopped it outside the lock, SIGKILL then
-# for every kill (another signal would let it run on to its handler).
+# under an emulator), no blow lands inside the lock: the lock hooks are
+# skipped, and a worker is hit only once REVHASH_STOP_UNLOCKED stopped it
+# outside the lock, with SIGKILL (another signal would run its handler).
 #   scripts/chaos.sh            short run (about half a minute)
 #   scripts/chaos.sh --long     long run (about five minutes)
 #   scripts/chaos.sh --requests N --delay-us D --difficulty K --workers W
@@ -77,9 +66,8 @@ wait_workers "$MASTER_PID" "$ALL" 10 || fail "workers did not start"
 	--no-calibrate >"$TMP/bench.out" 2>&1 &
 BENCH_PID=$!
 
-# Hostile clients, in the background for the whole run.
-# (curl's telnet:// sends its input as it comes, nothing more; python3
-# holds many sockets in one process, where a curl each would take 1.5 MB.)
+# Hostile clients for the whole run (curl's telnet:// sends its input as
+# it comes; python3 holds many sockets in one process).
 idle_clients() { # hold N connections open for S seconds
 	python3 -c 'import socket, sys, time
 held = []
@@ -111,19 +99,12 @@ fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
 
 # pick_victim: a worker a signal reaches at once, drawn with $RANDOM, into
-# $victim; waits up to 3 s for one (the workers may be between a death and
-# its replacement, or all stopped for a moment). A tick that finds none
-# counts against the run.
+# $victim, waiting up to 3 s for one; a tick that finds none counts
+# against the run.
+some_live() { live=($(live_workers_of "$MASTER_PID")); [ ${#live[@]} -gt 0 ]; }
 pick_victim() {
-	local live i
-	for i in $(seq 1 60); do
-		live=($(live_workers_of "$MASTER_PID"))
-		if [ ${#live[@]} -gt 0 ]; then
-			victim=${live[RANDOM % ${#live[@]}]}
-			return 0
-		fi
-		sleep 0.05
-	done
+	local live
+	wait_until 60 0.05 some_live && { victim=${live[RANDOM % ${#live[@]}]}; return 0; }
 	missed=$((missed + 1))
 	say "no worker to hit for 3 s"
 	return 1
@@ -181,9 +162,8 @@ if [ "$FLOOD" -gt 0 ]; then
 	flooded=$(awk '/^requests:/ {print $2}' "$TMP/flood.out")
 fi
 
-# Every lock hook armed must fire: the load is over, so small requests
-# make the workers take leases (and the lock) until none is left, for up
-# to 20 s (a worker dying at its first lease is restarted with a back-off).
+# Every lock hook armed must fire: small requests make the workers take
+# the lock until none is left, 20 s at most (a respawn backs off).
 hooks_armed() { json_num "$(status_json "$PORT")" hooks_armed; }
 since=$SECONDS
 while armed=$(hooks_armed) && [ "${armed:-0}" -gt 0 ] && [ $((SECONDS - since)) -lt 20 ]; do
@@ -203,13 +183,12 @@ results=$(grep '^Results:' "$TMP/bench.out")
 wrong=$(grep -c 'WRONG' "$TMP/bench.out")
 missing=$(grep -c 'MISSING' "$TMP/bench.out")
 for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
-t0=$(date +%s%N)
+t0=$EPOCHREALTIME
 stop_master "$MASTER_PID" 15
-say "graceful stop took $((($(date +%s%N) - t0) / 1000000)) ms"
+say "graceful stop took $(elapsed "$t0") s"
 MASTER_PID=""
 deaths=$(grep -c 'killed by signal' "$LOG")
-# Each worker it killed must have died of a signal, or have retired (the
-# reload's doing) just before the signal came.
+# Each worker it killed died of a signal, or had retired (a reload) before.
 undead=0
 for p in "${KILLED[@]}"; do
 	grep -qE "\(pid $p\) (killed by signal|retired)" "$LOG" || undead=$((undead + 1))

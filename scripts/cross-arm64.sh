@@ -1,20 +1,12 @@
 #!/usr/bin/env bash
 # The arm64 build, checked on an x86-64 machine (CI): cross-compiled with
-# Debian's multiarch packages, which it installs first (install-deps.sh
-# --cross-arm64), into a build folder of its own, then run under
-# qemu-user: the suites that need no timing, each kernel's instructions
-# per value (make kernel-insns), a master with 2 workers answering a
-# workload right, and a short crash-injection run (scripts/chaos.sh). On
-# an arm64 machine the same runs natively, with no emulator. Says where
-# its time went; exits non-zero on the first broken promise.
+# Debian's multiarch packages into a build folder of its own, then run
+# under qemu-user (natively on arm64): the suites that need no timing,
+# make kernel-insns, a master answering a workload right, and a short
+# chaos.sh. What the emulator cannot do is in docs/testing.md ("arm64").
 #   scripts/cross-arm64.sh      (B=DIR: the build folder, default build/arm64)
-#
-# The guest runs with QEMU_LD_PREFIX=/: the arm64 libraries of Debian's
-# multiarch (/lib/ld-linux-aarch64.so.1, /usr/lib/aarch64-linux-gnu),
-# which it was linked against. (The cross toolchain's own libc, under
-# /usr/aarch64-linux-gnu, hangs any guest that forks or starts a thread.)
-# What the emulator cannot do, and is skipped for it, is in
-# docs/testing.md ("arm64").
+# The guest runs with QEMU_LD_PREFIX=/, the multiarch libraries it was
+# linked against (the cross toolchain's own libc hangs a guest that forks).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/lib.sh

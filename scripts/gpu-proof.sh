@@ -1,62 +1,33 @@
 #!/usr/bin/env bash
 # What a GPU machine has to show, in one call of at most --budget seconds
-# (default 480): each part in its own time box, the most valuable first; a
-# part the budget no longer covers is skipped and says so.
-#   preflight  the machine: nvidia-smi, clocks, the CPU, the tools, ldd of
-#              every binary (gpu-carry/lib first on the library path: the
-#              libcrypto they were built against), every variant built
-#   check      gpu-check under every variant, those on trial first: 10,000
-#              seeded random ranges and the edges, stops, false
-#              candidates; zero differences
-#   rates      G hashes/s side by side (goal 19.5 on an H100 or H200): the
-#              shipped and every variant on trial, the most promising
-#              first (sass-table.md); small searches, the worker's own
-#              pick, the CPU kernels beside
-#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and
-#              ncu on one launch of the best and of each variant on trial:
-#              the pipes' use, issue active, eligible warps, top stalls
+# (default 480), each part in its own time box, the most valuable first;
+# a part the budget no longer covers is skipped and says so. docs/gpu.md
+# tells the parts' goals, their boxes and how a device call carries this.
+#   preflight  the machine, the tools, ldd of every binary, the variants
+#   check      gpu-check under every variant (those on trial first)
+#   rates      G hashes/s of the shipped and every variant on trial, side by
+#              side; small searches, the worker's own pick, the CPU kernels
+#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and ncu
 #   memcheck   compute-sanitizer memcheck on a quick run of four variants
-#   stop       the stop latency, stop word to return (goal: 50 us)
-#   small      p50 of 100,000-value requests against a cache hit's (goal:
-#              at most 40 us more), the GPU worker spinning or sleeping in
-#              its waits; the system calls its sandbox refused (goal: none)
-#   kills      the GPU worker killed mid-lease again and again under a
-#              closed loop: no answer lost or wrong
-#   mix        GPU + 16 CPU workers against 16 CPU workers alone on 100
-#              requests of 30M (goals: 10x the score; efficiency at the
-#              combined calibrated rate 0.9): each --mix server in turn,
-#              the all-cached floor of each, and the GPU's clocks
-# Into --out DIR (default bench-out/gpu-proof), three files: proof.log
-# (everything), summary.txt (a PASS, FAIL or SKIP line per part, its
-# figures against their goals) and parts.tar.gz (each part's outputs,
-# repacked after each part); and the summary again as
-# bench/results/gpu-DATE-N/summary.txt, where the repository keeps each
-# device call's (N: one past the day's highest there), to be copied into
-# it and committed. Exit 1 when a part failed.
-#
-# --dry-run runs every part here with the stand-ins (gpu-check-standin, the
-# host build of the variants; worker/revhash-gpu-standin, a CPU kernel), at
-# a small scale, in a minute or two: the script's own plumbing, tested by
-# make check. Its figures say nothing of a GPU and its goals are not judged.
-#
-#   make -j2 GPU_VARIANTS=all gpu-carry   (here: the binaries with every
-#                      variant, then gpu-carry/: cubins, sass-count, libcrypto)
+#   stop       the stop latency, stop word to return
+#   small      p50 of 100,000-value requests against a cache hit's; the system
+#              calls the GPU worker's sandbox refused
+#   kills      the GPU worker killed mid-lease again and again: nothing lost
+#   mix        GPU + CPU workers against CPU workers alone (--mix servers)
+# Into --out DIR (default bench-out/gpu-proof): proof.log, summary.txt (a
+# PASS, FAIL or SKIP line per part and its figures) and parts.tar.gz; the
+# summary again as bench/results/gpu-DATE-N/summary.txt for the repository.
+# Exit 1 when a part failed. --dry-run runs every part with the stand-ins
+# at a small scale (make check): its goals are printed, not judged.
 #   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
 #                        [--parts "PART..."] [--variant NAME] [--mix-rounds N]
-#                        [--mix "CONFIG..."]
-# --parts runs only those (in the order above); --variant checks that
-# variant alone (default all); --mix-rounds: the mix's rounds (default 2);
-# --mix: the mix's servers beside the GPU worker, each WORKERS (auto or a
-# count) with, after a +, master options (--no-poll, --poll=0.5) or knobs
-# for measuring (REVHASH_NAME=N, docs/gpu.md): for example "auto
-# auto+--no-poll 2+REVHASH_GPU_SPIN_US=0" (default: auto, as many CPU
-# workers as CPUs, one fewer). Its time box grows with them.
+#                        [--mix "WORKERS[+--OPTION[=N]|+REVHASH_NAME=N]..."]
+# --parts: only those; --variant: that one alone; --mix-rounds (2) and --mix
+# ("auto 2+--poll 1+--poll"): the mix's rounds and its servers' workers.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 # The parts in their order: name, time box, least time worth starting it.
-# check's box grows with the variants (CHECK_EACH_S a variant), mix's with
-# its servers.
 TABLE="preflight 30 5
 check 180 30
 rates 90 20
@@ -67,14 +38,12 @@ small 60 25
 kills 120 30
 mix 240 60"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
-CHECK_EACH_S=6 # about 5 s a variant on an H100: 2^35 values past false
-	       # candidates, 1.9e10 of edges, 30,000 searches of random ranges
+CHECK_EACH_S=6 # about 5 s a variant on an H100
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
 ROUNDS="" MIX=""
 opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS --mix=MIX" "$@"
 [ -z "$ROUNDS" ] || [[ $ROUNDS =~ ^[1-9]$ ]] || fail "--mix-rounds needs 1 to 9"
-# mix_name CONFIG: a --mix config as a file name: auto+REVHASH_A_B=1 is
-# auto-a_b1, 2+--poll=0.5 is 2-poll0.5.
+# mix_name CONFIG: a --mix config as a file name: 2+--poll=0.5 is 2-poll0.5.
 mix_name() { sed 's/REVHASH_//g; s/+-*/-/g; s/=//g' <<<"$1" | tr 'A-Z' 'a-z'; }
 [[ $MIX == *[*?[]* ]] && fail "--mix: no wildcards"
 seen=" "
@@ -86,12 +55,9 @@ for c in $MIX; do
 		fail "--mix: $c is not WORKERS[+--OPTION[=N]|+REVHASH_NAME=N...]"
 done
 [[ $BUDGET =~ ^[0-9]+$ ]] || fail "--budget needs whole seconds"
-for p in $PARTS; do
-	[[ " $ALL " == *" $p "* ]] || fail "unknown part $p ($ALL)"
-done
+for p in $PARTS; do [[ " $ALL " == *" $p "* ]] || fail "unknown part $p ($ALL)"; done
 CARRY=$ROOT/gpu-carry
-# jq, which reads every JSON here, travels in the carry (bin/, its
-# libraries in lib/): the device's machine may have none, and no network.
+# jq and libcrypto travel in the carry: the device's machine may lack them.
 [ -x "$CARRY/bin/jq" ] && PATH=$CARRY/bin:$PATH
 [ -d "$CARRY/lib" ] && [[ :${LD_LIBRARY_PATH:-}: != *":$CARRY/lib:"* ]] &&
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$CARRY/lib
@@ -106,7 +72,6 @@ else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
-	RATES=() # rates_variants, once the part runs
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
 	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
 	MIX_WORKERS="auto 2+--poll 1+--poll"
@@ -114,27 +79,21 @@ fi
 MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
 MIX_WORKERS=${MIX:-$MIX_WORKERS}
 
-# variants STANDING: the names of the build's variants of that standing
-# (worker/gpu/variants.mk), as gpu-check lists them: shipped, timed (a
-# device timed them before) or trial (never timed).
+# variants STANDING: the build's variants that are shipped, timed (by an
+# earlier device call) or trial (never timed), as gpu-check lists them.
 variants() { "$GPU_CHECK" --list | awk -v k="$1" '$2 == k { print $1 }'; }
-# The fastest variant a device has measured, shipped beside base: timed,
-# profiled and memchecked beside the new ones.
+# The fastest variant a device has measured, shipped beside base.
 BEST=$(variants shipped | grep -m1 -vx base)
-if [ $DRY = 1 ]; then
-	# every variant's host build is check_gpu_logic's: one is enough here
-	[ "$VARIANT" = all ] && VARIANT=$BEST
-	RATES=(--variant "$BEST") # the plumbing: one variant is enough
-fi
+# A dry run tests the plumbing: one variant is enough (check_gpu_logic
+# checks every variant's host build).
+[ $DRY = 1 ] && [ "$VARIANT" = all ] && VARIANT=$BEST
 WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 
 # --- one part, run by the script itself under its time box -------------
+# Each part writes its outputs under W and its figures to stdout, a
+# "figure: ..." line each.
 
-# W: the parts' outputs; each part writes W/NAME.* and its figures, one
-# "figure: ..." line each, to stdout.
-
-# gpu_ready PORT: 0 once the GPU worker shows in its slot (it has
-# measured its variants), 1 when none has in 60 s.
+# gpu_ready PORT: once the GPU worker shows in its slot (60 s at most).
 gpu_ready() { wait_until 600 0.1 gpu_shown "$1"; }
 gpu_shown() { status_json "$1" | jq -e 'any(.workers[]; .kind == "gpu" and .pid > 0)' >/dev/null; }
 
@@ -143,9 +102,7 @@ gpu_hashing() {
 	status_json "$1" | jq -r 'first(.workers[] | select(.kind == "gpu" and .state == "hashing") | .pid) // empty'
 }
 
-# cuda_tool NAME: NAME's path: on the PATH, else where CUDA's installs put
-# it (/usr/local/cuda/bin; Nsight Compute's own folder for ncu); nothing
-# when there is none.
+# cuda_tool NAME: NAME's path: on the PATH, else where CUDA installs it.
 cuda_tool() {
 	local p
 	command -v "$1" && return
@@ -155,49 +112,45 @@ cuda_tool() {
 	done
 }
 
-# promising NAME...: the names given, the most promising first: the
-# lowest of a variant's sm_90 bounds (ALU, FMA, issue: sass-table.md of
-# make gpu-sass) the highest; as given where there is no table.
+# promising NAME...: the variants named, the highest of their lowest sm_90
+# bound (ALU, FMA pipe, issue: sass-table.md of make gpu-sass) first.
 promising() {
 	local table=$CARRY/sass/sass-table.md
 	[ -f "$table" ] || { printf '%s\n' "$@"; return; }
 	printf '%s\n' "$@" | awk -F'|' 'NR == FNR { if (NF > 11) {
 			n = $2; gsub(/ /, "", n)
-			b = $10; sub(/.*\(/, "", b); b += 0 # the ALU, op36 on it too
-			if ($11 + 0 < b) b = $11 + 0     # the FMA pipe, IMAD.HI full rate
-			if ($12 + 0 < b) b = $12 + 0     # issue
+			b = $10; sub(/.*\(/, "", b); b += 0
+			if ($11 + 0 < b) b = $11 + 0
+			if ($12 + 0 < b) b = $12 + 0
 			bound[n] = b }
 		next }
 		{ printf "%s %s\n", ($1 in bound ? bound[$1] : 0), $1 }' "$table" - |
 		sort -s -k1,1 -g -r | awk '{ print $2 }'
 }
 
-# rates_variants: what the rates part times, by commas: the shipped (base
-# and the best so far), and every variant on trial, the most promising
-# first. The timed variants were timed by earlier calls (docs/gpu.md), and
-# timing them all again would not fit its box.
+# rates_variants: what the rates part times, by commas: the shipped and
+# every variant on trial, the most promising first (the timed ones again
+# would not fit its box).
 rates_variants() {
 	# shellcheck disable=SC2046 # the lists are words
 	printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,
 }
 
 # check_variants: what the check part checks, by commas: --variant's, or
-# every variant, those on trial first (no device has checked them: if
-# the box runs out, it is on variants that earlier calls checked).
+# all, those on trial first (if the box runs out, it is on checked ones).
 check_variants() {
 	[ "$VARIANT" = all ] || { echo "$VARIANT"; return; }
 	{ variants trial; variants shipped; variants timed; } | paste -sd,
 }
 
-# goal_missed: 0 in a dry run, whose figures say nothing of a GPU: its
-# goals are computed and printed, not judged; else 1.
+# goal_missed: 0 in a dry run, whose goals are printed, not judged.
 goal_missed() { [ $DRY = 1 ]; }
 
 # p50_us FILE: the p50 of a revhash-bench closed-loop run (its --json), in us.
 p50_us() { jq -r '.latency_ms.p50 // empty | . * 1000 | round' "$1" 2>/dev/null; }
 
 part_preflight() {
-	local b
+	local b lacks
 	echo "figure: cpu $(cpu_model), $(nproc) CPUs"
 	if command -v nvidia-smi >/dev/null; then
 		nvidia-smi >"$W/nvidia-smi.txt" 2>&1
@@ -220,11 +173,8 @@ part_preflight() {
 	fi
 	for b in "$MASTER" "$BENCH" "$ROOT/kernel-bench" "$GPU_CHECK" "$GPU_WORKER"; do
 		[ -x "$b" ] || { echo "figure: MISSING $b"; return 1; }
-		ldd "$b" >>"$W/ldd.txt" 2>&1
-		if ldd "$b" 2>&1 | grep -q 'not found'; then
-			echo "figure: $b lacks: $(ldd "$b" | awk '/not found/ { print $1 }' | tr '\n' ' ')"
-			return 1
-		fi
+		lacks=$(ldd "$b" 2>&1 | tee -a "$W/ldd.txt" | awk '/not found/ { printf "%s ", $1 }')
+		[ -z "$lacks" ] || { echo "figure: $b lacks: $lacks"; return 1; }
 	done
 	echo "figure: every binary's libraries found${LD_LIBRARY_PATH:+ (LD_LIBRARY_PATH=$LD_LIBRARY_PATH)}"
 }
@@ -241,9 +191,10 @@ part_check() {
 
 part_rates() {
 	local rc
-	[ $DRY = 1 ] || RATES=(--variant "$(rates_variants)")
-	echo "figure: timed: ${RATES[1]}"
-	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" "${RATES[@]}" | tee "$W/rates.txt"
+	local timed=$BEST
+	[ $DRY = 1 ] || timed=$(rates_variants)
+	echo "figure: timed: $timed"
+	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" --variant "$timed" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}
 	grep -E '^(rate|fastest|small|answers|stop latency|cpu)' "$W/rates.txt" | sed 's/^/figure: /'
 	awk '/^fastest:/ { r = $3 + 0 } END {
@@ -260,9 +211,8 @@ part_stop() {
 	local line p50 p99
 	grep '^stop latency' "$W/../rates/rates.txt" 2>/dev/null | sed 's/^/figure: /'
 	line=$(grep -m1 "^stop latency.*the worker's wait" "$W/../rates/rates.txt" 2>/dev/null)
-	[ -n "$line" ] || { echo "figure: no stop latency (the rates part did not print one)"; return 1; }
 	read -r p50 p99 < <(sed -n 's/.*p50 \([0-9.]*\) us.*p99 \([0-9.]*\) us.*/\1 \2/p' <<<"$line")
-	[ -n "$p99" ] || { echo "figure: no p50 or p99 in: $line"; return 1; }
+	[ -n "$p99" ] || { echo "figure: no stop latency p50 and p99 in the rates part: $line"; return 1; }
 	echo "figure: goal stop within 50 us (the worker's wait): p50 $p50, p99 $p99:" \
 		"$(awk -v p="$p50" 'BEGIN { print p <= 50 ? "met" : "MISSED" }')"
 	awk -v p="$p50" 'BEGIN { exit !(p <= 50) }' || goal_missed || return 1
@@ -275,8 +225,7 @@ part_memcheck() {
 		[ -n "$(cuda_tool compute-sanitizer)" ] || { echo "figure: no compute-sanitizer"; return 3; }
 		san=("$(cuda_tool compute-sanitizer)" --tool memcheck --error-exitcode 9 --print-limit 20)
 	fi
-	# the plain, the first with wpoll, the best, and the first on trial
-	# that hashes two values a thread (its own grab and launch sizes)
+	# the plain, wpoll, the best, and the first on trial of two values a thread
 	for v in base fma-wpoll "$BEST" $(variants trial | grep -m1 -- '-x2'); do
 		"${san[@]}" "$GPU_CHECK" --seed "$SEED" --cases 20 --scale quick --variant "$v" \
 			>"$W/memcheck-$v.txt" 2>&1
@@ -287,9 +236,7 @@ part_memcheck() {
 	return $rc
 }
 
-# stages FILE NAME: where NAME's searched requests spent their time, the
-# means of --status's stages from its JSON in FILE (wake: from the job's
-# entry in the ring to a worker's first lease).
+# stages FILE NAME: the means of NAME's stages, from --status --json in FILE.
 stages() {
 	local s
 	s=$(jq -r '.stages_us // empty | to_entries | map("\(.key) \(.value)") | join(", ")' "$1" 2>/dev/null)
@@ -297,10 +244,8 @@ stages() {
 }
 
 # small_run NAME WAITS: a master of 4 CPU workers and the GPU, one client:
-# cache hits, then 100,000-value requests, 5 s each. WAITS "sleep": the
-# GPU worker sleeps on its launches' events and for its next lease
-# (REVHASH_GPU_SPIN_US=0, REVHASH_GPU_IDLE_SPIN_MS=0); "-": its
-# defaults.
+# cache hits, then 100,000-value requests. WAITS "sleep": the GPU worker
+# sleeps in its waits, where it spins by default.
 small_run() {
 	local name=$1 port rc=0
 	if [ "$2" = sleep ]; then
@@ -317,8 +262,7 @@ small_run() {
 	stop_master "$MASTER_PID" 30
 	stages "$W/$name-status.json" "$name"
 	[ $rc = 0 ] || echo "figure: $name: revhash-bench FAILED: a request went wrong or missing"
-	# The GPU worker serves confined (worker/sandbox.c): a call of its
-	# driver's that the device list lacks is said in the log, and fails.
+	# A call of the driver's that the sandbox lacks is logged, and fails.
 	local refused
 	refused=$(grep -o 'system call [0-9]* refused by its sandbox' "$W/$name.log" |
 		awk '{ print $3 }' | sort -un | tr '\n' ' ')
@@ -350,9 +294,7 @@ part_kills() {
 	"$BENCH" 127.0.0.1 "$port" "$SEED" "$KILL_N" 0 "$KILL_DIFF" 20 "$KILL_DELAY" 1.5 --no-calibrate \
 		>"$W/kills-bench.txt" 2>&1 &
 	bench=$!
-	# Once a GPU worker hashes, let it hash for 0.1 to 0.3 s (its leases
-	# move the work on), then kill it if it still hashes; again with its
-	# replacement, until the workload is answered.
+	# Let a hashing GPU worker move the work on for 0.1 to 0.3 s, then kill it.
 	while kill -0 "$bench" 2>/dev/null; do
 		pid=$(gpu_hashing "$port")
 		if [ -n "$pid" ]; then
@@ -373,12 +315,10 @@ part_kills() {
 	return $rc
 }
 
-# mix_run NAME FLOOR MASTER_ARGS...: the mix workload on one master, its
-# rate calibrated by revhash-bench once every worker is there; with FLOOR
-# "floor", then the same workload again, every answer now cached: the
-# floor that the client, the machine's wake-ups and the master put under
-# any score (NAME-floor). The GPU's clocks are sampled meanwhile where
-# nvidia-smi is.
+# mix_run NAME FLOOR MASTER_ARGS...: the mix workload on one master,
+# calibrated once every worker is there; with FLOOR "floor", again with
+# every answer cached (NAME-floor: what the client and the machine put
+# under any score). The GPU's clocks are sampled meanwhile.
 mix_run() {
 	local name=$1 floor=$2 port smi=""
 	shift 2
@@ -415,8 +355,7 @@ mix_run() {
 }
 
 # mix_judge NAME CPU_SCORE: NAME's figures against the goals: the CPU
-# workers' score over its own, its efficiency at its calibrated rate, and
-# the same above its floor (ideal / (score - all-cached score)).
+# workers' score over its own, its efficiency, and that above its floor.
 mix_judge() {
 	local g f e
 	g=$(jq -r '.score // empty' "$W/$1.json" 2>/dev/null)
@@ -431,11 +370,8 @@ mix_judge() {
 		exit (c / g >= 10 && e >= 0.9) ? 0 : 1 }'
 }
 
-# The mix: the CPU workers alone, then with the GPU worker beside the
-# --mix servers (by default as many CPU workers as auto gives, a CPU for
-# the GPU worker and one for the master, which polls there; 2 and 1
-# polling); MIX_ROUNDS rounds of those in turn (a dry run:
-# auto with --poll alone), the first with their floors.
+# The mix: the CPU workers alone, then MIX_ROUNDS rounds of each --mix
+# server with the GPU worker, the first with their floors.
 part_mix() {
 	local c rc=0 met=1 r n floor
 	mix_run mix-cpu floor --workers "$CPUS" --gpu off || rc=1
@@ -467,72 +403,61 @@ part_mix() {
 	return $rc
 }
 
-# sass_loop: from cuobjdump -sass of one kernel on stdin, the opcodes of
-# its per-value loop (the largest backward branch's span with the fewest
-# LDG: the loop of the threads that do not poll), "count OPCODE" a line.
+# sass_loop: from cuobjdump -sass of one kernel on stdin, the length of
+# its per-value loop: the largest backward branch's span (255 or more)
+# with the fewest LDG (the loop of the threads that do not poll).
 sass_loop() {
-	awk '
-	/^[ \t]*\.L_x_[0-9]+:/ { label[substr($1, 1, length($1) - 1)] = n; next }
+	awk '/^[ \t]*\.L_x_[0-9]+:/ { sub(/:.*/, "", $1); label[$1] = n; next }
 	match($0, /\/\*[0-9a-f]+\*\/ +/) {
 		s = substr($0, RSTART + RLENGTH); sub(/^@!?U?P[0-9T] +/, "", s)
-		split(s, w, /[ ;]/); op[n] = w[1]; sub(/\..*/, "", op[n])
-		if (op[n] == "BRA" && match(s, /\.L_x_[0-9]+/)) to[n] = substr(s, RSTART, RLENGTH)
+		ldg[n] = s ~ /^LDG[. ;]/
+		if (s ~ /^BRA[. ;]/ && match(s, /\.L_x_[0-9]+/)) to[n] = substr(s, RSTART, RLENGTH)
 		n++ }
-	END {
-		for (b in to) if ((t = label[to[b]]) != "" && t <= b + 0 && b - t >= 255) {
-			ldg = 0; for (i = t; i <= b; i++) ldg += op[i] == "LDG"
-			if (best == "" || ldg < bl) { best = t; end = b + 0; bl = ldg } }
-		if (best == "") exit 1
-		for (i = best; i <= end; i++) c[op[i]]++
-		for (o in c) print c[o], o
-		print end - best + 1, "per-value-loop" }' | sort -k2
+	END { for (b in to) if ((t = label[to[b]]) != "" && t <= b + 0 && b - t >= 255) {
+			l = 0; for (i = t; i <= b; i++) l += ldg[i]
+			if (len == "" || l < fewest) { len = b - t + 1; fewest = l } }
+		if (len == "") exit 1
+		print len }'
 }
 
 # ncu_figures FILE NAME: variant NAME's figures from an ncu --csv --page
-# raw report in FILE (a line of metric names, one of units, then one of
-# values for the one launch profiled): the pipes' use, as a share of their
-# peak instructions and of their cycles (their ratio: cycles an
-# instruction against full rate, for fmaheavy and, to compare, the ALU),
-# issue active, eligible warps, occupancy and the top stall reasons (the
-# warps stalled for each, per issue). 1 when it could read none.
+# raw report in FILE (a line of metric names, one of units, then the one
+# launch's values): each pipe's share of its peak instructions and of its
+# cycles (their ratio: cycles an instruction against full rate), issue
+# active, eligible warps, occupancy and the top stalls per issue. 1 when
+# it could read none.
 ncu_figures() {
-	awk -v name="$2" '
-	function fields(line, out,   n) {
-		sub(/\r$/, "", line); n = split(line, out, /","/)
-		sub(/^"/, "", out[1]); sub(/"$/, "", out[n]); return n }
-	function num(s) { gsub(/,/, "", s); return s + 0 }
-	function get(m,   i) { for (i = 1; i <= nc; i++) if (col[i] == m) return val[i]; return "" }
-	function pct(m,   v) { v = get(m); return v == "" ? "?" : sprintf("%.1f%%", num(v)) }
-	function ratio(a, b,   x, y) {
-		x = get(a); y = get(b)
-		return x == "" || y == "" || num(y) == 0 ? "?" : sprintf("%.2f", num(x) / num(y)) }
-	/^"ID","/ && !nc { nc = fields($0, col); next }
-	nc && !nv { n = fields($0, f); if (f[1] ~ /^[0-9]+$/) { for (i = 1; i <= n; i++) val[i] = f[i]; nv = 1 } }
+	awk -v name="$2" -F'","' '
+	function pct(m) { return m in v ? sprintf("%.1f%%", v[m]) : "?" }
+	function ratio(a, b) { return a in v && v[b] ? sprintf("%.2f", v[a] / v[b]) : "?" }
+	{ sub(/\r$/, ""); sub(/^"/, ""); sub(/"$/, "") }
+	$1 == "ID" && !nc { nc = split($0, col, /","/); next }
+	nc && !got && $1 ~ /^[0-9]+$/ {
+		for (i = 1; i <= nc; i++) { gsub(/,/, "", $i); if ($i != "") v[col[i]] = $i + 0 }
+		got = 1 }
 	END {
-		if (!nv) exit 1
+		if (!got) exit 1
 		I = "sm__inst_executed_pipe_"; C = "sm__pipe_"; S = ".avg.pct_of_peak_sustained_active"
-		for (i = 1; i <= nc; i++) if (col[i] ~ /issue_stalled_[a-z_]+_per_issue_active\.ratio$/) {
-			r = col[i]; sub(/.*issue_stalled_/, "", r); sub(/_per_issue_active.*/, "", r)
-			if (r != "selected") stall[r] = num(val[i]) }
+		E = "smsp__warps_eligible.avg.per_cycle_active"
+		for (m in v) if (m ~ /issue_stalled_[a-z_]+_per_issue_active\.ratio$/ && m !~ /_selected_/) {
+			r = m; sub(/.*issue_stalled_/, "", r); sub(/_per_issue_active.*/, "", r); stall[r] = v[m] }
 		for (k = 0; k < 4; k++) {
-			best = ""
-			for (r in stall) if (best == "" || stall[r] > stall[best]) best = r
+			best = ""; for (r in stall) if (best == "" || stall[r] > stall[best]) best = r
 			if (best == "") break
 			top = top sprintf("%s%s %.2f", k ? ", " : "", best, stall[best]); delete stall[best] }
-		e = get("smsp__warps_eligible.avg.per_cycle_active")
 		printf "figure: ncu %s: ALU pipe %s of its peak instructions, %s of its cycles; " \
 			"fmaheavy %s, %s: %s cycles an instruction against the ALU %s; issue active %s, " \
 			"eligible warps %s a cycle, occupancy %s; stalls per issue: %s\n", name,
 			pct(I "alu" S), pct(C "alu_cycles_active" S), pct(I "fmaheavy" S),
 			pct(C "fmaheavy_cycles_active" S), ratio(C "fmaheavy_cycles_active" S, I "fmaheavy" S),
 			ratio(C "alu_cycles_active" S, I "alu" S), pct("smsp__issue_active" S),
-			e == "" ? "?" : sprintf("%.2f", num(e)), pct("sm__warps_active" S), top == "" ? "?" : top
+			E in v ? sprintf("%.2f", v[E]) : "?",
+			pct("sm__warps_active" S), top == "" ? "?" : top
 	}' "$1"
 }
 
-# ncu_run NAME: ncu on the fourth launch of variant NAME (one sized by its
-# rate, as all but the first few are), its raw metrics into W/ncu-NAME.csv
-# and gpu-check's output into W/ncu-NAME.txt.
+# ncu_run NAME: ncu on the fourth launch of variant NAME (the first sized
+# by its rate) into W/ncu-NAME.csv, gpu-check's output into W/ncu-NAME.txt.
 ncu_run() {
 	timeout --foreground 60 "$NCU" --clock-control none --launch-skip 3 --launch-count 1 \
 		-k regex:search --section SpeedOfLight --section ComputeWorkloadAnalysis \
@@ -541,9 +466,8 @@ ncu_run() {
 		"$GPU_CHECK" --launches 4 --variant "$1" >"$W/ncu-$1.txt" 2>&1
 }
 
-# The parser on a report made up as ncu writes one (the dry run's: it
-# cannot run ncu): 90% of fmaheavy's cycles for 45% of its instructions is
-# 2.00 cycles an instruction.
+# The parser on a report made up as ncu writes one (for the dry run): 90%
+# of fmaheavy's cycles for 45% of its instructions is 2.00 cycles each.
 ncu_selftest() {
 	local f=$W/ncu-made-up.csv out
 	{
@@ -571,7 +495,7 @@ part_sass() {
 		"$CARRY/sass/sass-count" "$c" >>"$W/sass.txt" 2>&1
 		[ -n "$(cuda_tool cuobjdump)" ] || continue
 		"$(cuda_tool cuobjdump)" -sass "$c" >"$W/$(basename "$c" .cubin).sass" 2>&1
-		co=$(sass_loop <"$W/$(basename "$c" .cubin).sass" | awk '$2 == "per-value-loop" { print $1 }')
+		co=$(sass_loop <"$W/$(basename "$c" .cubin).sass")
 		sc=$("$CARRY/sass/sass-count" "$c" | sed -n 's/.*loop of \([0-9]*\) instructions.*/\1/p' | head -n 1)
 		echo "cuobjdump -sass, the same loop: ${co:-NOT FOUND} instructions (sass-count: $sc)" >>"$W/sass.txt"
 		n=$((n + 1))
@@ -604,7 +528,6 @@ part_sass() {
 }
 if [ -n "$PART" ]; then
 	W=$DIR
-	OUT=$W
 	mkdir -p "$W" || exit 1
 	"part_$PART"
 	exit $?
@@ -614,8 +537,7 @@ fi
 
 mkdir -p "$DIR" || fail "cannot make $DIR"
 rm -f "$DIR/proof.log" "$DIR/summary.txt" "$DIR/parts.tar.gz"
-# Where the repository keeps this call's summary (bench/results/gpu-DATE-N,
-# N one past the day's highest there), written under DIR as it will lie.
+# The summary as the repository keeps it: gpu-DATE-N, N one past the day's highest.
 DAY=$(date -u +%F)
 N=$(find "$ROOT/bench/results" -maxdepth 1 -name "gpu-$DAY-*" 2>/dev/null | sed 's/.*-//' |
 	grep -E '^[0-9]{1,4}$' | sort -n | tail -n 1)
@@ -667,8 +589,7 @@ run_part() {
 	rm -f "$DIR/parts.tar.gz.new"
 }
 
-# The mix's box: 30 s a server, the CPU workers' alone and its floor too;
-# check's: CHECK_EACH_S a variant checked, and 20 s.
+# The mix's box: 30 s a server, the CPU workers' alone and a floor too.
 set -- $MIX_WORKERS
 MIX_BOX=$((30 * (2 + MIX_ROUNDS * $#) + 30))
 CHECK_BOX=$((20 + CHECK_EACH_S * $(check_variants | tr , '\n' | wc -l)))

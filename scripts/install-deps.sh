@@ -1,26 +1,15 @@
 #!/bin/sh
-# Install the system packages revhash needs, if any are missing (Debian and
-# Ubuntu: apt-get, through sudo when not root). Says what it does; does
-# nothing when everything is already there. Packages that bring a system
-# service (haproxy, prometheus) are installed with service starts held
-# back (a policy-rc.d of its own for the install, where the host has
-# none), so that nothing starts that the user did not ask for.
-#   scripts/install-deps.sh            compiler, make, pkg-config, OpenSSL, Check, ps,
-#                                      libmicrohttpd (the metrics exporter), libseccomp
-#                                      (the workers' sandbox), curl, jq, python3 and envsubst
-#                                      (the scripts)
-#   scripts/install-deps.sh --sanitize  also clang (make sanitize, make fuzz)
-#   scripts/install-deps.sh --plot      also gnuplot (scripts/lab/plot.sh)
-#   scripts/install-deps.sh --cluster   also haproxy (scripts/cluster/cluster.sh)
-#   scripts/install-deps.sh --prometheus  also prometheus and promtool
-#                                      (scripts/metrics-test.sh)
-#   scripts/install-deps.sh --cross-arm64  also an aarch64 cross compiler,
-#                                      the arm64 libraries (Debian
-#                                      multiarch: the arm64 architecture is
-#                                      added) and qemu-user
-#                                      (scripts/cross-arm64.sh)
-# It never removes a package: where an install would, it stops and says so
-# (apt-get --no-remove), and the host's own packages stay as they were.
+# Install the system packages revhash needs, if any are missing (apt-get,
+# through sudo when not root); nothing when all are there. Services the
+# packages bring (haproxy, prometheus) are not started (a policy-rc.d of
+# its own for the install), and no package is removed (--no-remove).
+#   scripts/install-deps.sh     the build's and the scripts' (the list below)
+#     --sanitize     also clang (make sanitize, make fuzz)
+#     --plot         also gnuplot (the lab)
+#     --cluster      also haproxy (scripts/cluster/cluster.sh)
+#     --prometheus   also prometheus and promtool (scripts/metrics-test.sh)
+#     --cross-arm64  also an aarch64 cross compiler, the arm64 libraries
+#                    (multiarch: the architecture is added) and qemu-user
 set -eu
 
 missing="" foreign=""
@@ -34,6 +23,7 @@ need pkg-config command -v pkg-config
 need libssl-dev sh -c 'pkg-config --exists libcrypto || test -f /usr/include/openssl/sha.h'
 need check sh -c 'pkg-config --exists check || test -f /usr/include/check.h'
 need procps command -v ps # scripts/chaos.sh finds workers with ps
+need psmisc command -v prtstat # a process's CPU ticks (lib-bench.sh proc_ticks)
 need iproute2 command -v ss # who listens where (lib.sh listening, pid_listens)
 need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
@@ -84,14 +74,13 @@ echo "install-deps.sh: installing$missing"
 policy=/usr/sbin/policy-rc.d
 held=""
 if [ ! -e "$policy" ]; then
-	# Exit 101: "action forbidden", which invoke-rc.d and
-	# deb-systemd-invoke honour; removed again whatever happens: at the
-	# exit, and at a signal (which ends the script after the removal:
-	# the EXIT trap then has nothing left to do).
+	# Exit 101: "action forbidden" to invoke-rc.d; removed again at the
+	# exit or a signal, whatever happens.
 	trap '$sudo rm -f "$policy"' EXIT
-	trap '$sudo rm -f "$policy"; trap - EXIT; exit 130' INT
-	trap '$sudo rm -f "$policy"; trap - EXIT; exit 143' TERM
-	trap '$sudo rm -f "$policy"; trap - EXIT; exit 129' HUP
+	for s in INT:130 TERM:143 HUP:129; do
+		# shellcheck disable=SC2064 # the exit status now, the rest at the signal
+		trap "\$sudo rm -f \"\$policy\"; trap - EXIT; exit ${s#*:}" "${s%:*}"
+	done
 	printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
 	$sudo chmod 755 "$policy"
 	held=1

@@ -1,14 +1,11 @@
-# The benchmark's and the experiment lab's helpers (sourced, not run): the
-# rows of scripts/bench.sh and scale.sh, and what exp-*.sh and plot-*.sh
-# share. It sources lib.sh, the harness every script shares. Each helper
-# says what it expects.
+# The benchmark's and the lab's helpers (sourced, not run): the rows of
+# bench.sh and scale.sh, and what exp-*.sh and plot-*.sh share.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # --- the benchmark's rows (scripts/bench.sh, scripts/scale.sh) ---
 
 # calibrate [MASTER ARGS...]: RATE, the M hashes/s of a master started with
-# these arguments, from revhash-bench's calibration (a request big enough
-# to hide every per-request cost). Logs go to $OUT.
+# these arguments, by revhash-bench's calibration. Logs go to $OUT.
 calibrate() {
 	local port
 	port=$(free_port)
@@ -20,9 +17,7 @@ calibrate() {
 }
 
 # preset NAME: "TOTAL DIFFICULTY DELAY_US" of revhash-bench's workload
-# preset NAME (milestone, final, 1M, 300k, 100k; bench/workload.c holds
-# the one definition, which the race uses too), its delay at RATE where
-# it follows the rate.
+# preset NAME (bench/workload.c), its delay at RATE where it follows it.
 preset() {
 	local w
 	w=$("$BENCH" --preset "$1" --rate "${RATE:-1}e6" --json) || fail "no preset $1"
@@ -30,8 +25,7 @@ preset() {
 }
 
 # delay_for DIFFICULTY LOAD: the client's delay (us) that keeps a server of
-# RATE about LOAD busy: a fresh request costs half its range on average,
-# and about a fifth of the requests are repeats.
+# RATE about LOAD busy (a request costs half its range, a fifth repeat).
 delay_for() {
 	awk -v d="$1" -v l="$2" -v r="$RATE" 'BEGIN { printf "%d", 0.8 * d / 2 / r / l }'
 }
@@ -59,14 +53,10 @@ row_header() {
 }
 
 # replay_row NAME TOTAL DIFFICULTY DELAY_US [MASTER ARGS...]: one workload
-# on $MASTER (seed REPLAY_SEED, 3435245 unless set; 20% repeats, lambda
-# 1.5), rated at RATE, or
-# with OWN_RATE=1 (a server that hashes at another rate) at its own,
-# calibrated first; and rated again at the rate its workers hashed at
-# during the run, which no neighbour on the machine can move between
-# calibration and run. One line: score, efficiency at RATE, against the
-# best policy, the busy rate and the efficiency at it, p50 and p99, the
-# master's wake-ups per request, and the stage means. Files go to $OUT.
+# (seed REPLAY_SEED, else 3435245; 20% repeats, lambda 1.5) rated at RATE,
+# or with OWN_RATE=1 at its own, and again at the rate its workers hashed
+# at during the run (no neighbour moves that): one row_header line. Files
+# go to $OUT.
 replay_row() {
 	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
 	shift 4
@@ -85,8 +75,7 @@ replay_row() {
 	busy=$(json_num "$status" busy_rate)
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }
-	# BENCH_COLUMNS: reliability,score,p50_ms,p99_ms,rate,ideal,eff,
-	# best_ideal,best_policy,eff_best,...
+	# the columns of BENCH_COLUMNS wanted here
 	IFS=, read -r _ score p50 p99 _ _ eff _ _ eff_best _ <<<"$(bench_summary "$OUT/$name.json")"
 	eff_busy=$(eff_at "$busy" "$OUT/$name.csv" "$OUT/$name-busy.txt" "${wl[@]}" "${policy[@]}")
 	printf '%-10s %6s %9s %8s %8s %9s %7s %6.1f %8s %9s %9s %7s  %s\n' "$name" "$total" \
@@ -100,10 +89,8 @@ replay_row() {
 # need_gnuplot: gnuplot is there, or gets installed (install-deps.sh --plot).
 need_gnuplot() { need_tool gnuplot --plot || fail "gnuplot is missing"; }
 
-# panel_args SCRIPT "$@": the arguments of a plot of one panel per run,
-# OUT.png TITLE LABEL FILE [LABEL FILE]..., checked (else SCRIPT's usage
-# and fail); sets OUT, TITLE and PANELS; the caller then shifts 2 and
-# reads the LABEL FILE pairs.
+# panel_args SCRIPT "$@": a plot's arguments, OUT.png TITLE LABEL FILE
+# [LABEL FILE]..., checked; sets OUT, TITLE and PANELS (a panel a pair).
 panel_args() {
 	local script=$1
 	shift
@@ -126,9 +113,8 @@ panel_layout() { echo "set multiplot layout 1,$PANELS title \"$TITLE\""; }
 # arguments runs.
 workers_asked() { policy_columns "$@" | cut -d, -f1; }
 
-# bench_policy MASTER_ARGS...: the revhash-bench options that describe a
-# master started with these arguments, so its ideal follows the same policy.
-# Any of the policy's rule switches counts, as revhash-bench lists them.
+# bench_policy MASTER_ARGS...: the revhash-bench options of the policy of
+# a master started with these arguments, so its ideal follows it.
 bench_policy() {
 	local out=() switches
 	switches=$("$BENCH" --policy-switches) || fail "$BENCH --policy-switches failed"
@@ -175,10 +161,8 @@ eff_at() {
 # The figures bench_summary prints, in its order.
 BENCH_COLUMNS=reliability,score,p50_ms,p99_ms,rate,ideal,eff,best_ideal,best_policy,eff_best,first_n,first_ms,first_score,repeat_n,repeat_ms,repeat_score
 
-# bench_summary FILE: the figures of a revhash-bench replay's --json in
-# FILE as one CSV line (BENCH_COLUMNS); a figure the run did not give is
-# left empty, an efficiency that is n/a reads n/a. Policies read
-# "wsrpt/preemptive/...".
+# bench_summary FILE: a revhash-bench replay's --json as one CSV line
+# (BENCH_COLUMNS); a figure not given is empty, an efficiency n/a is n/a.
 bench_summary() {
 	jq -r 'def eff: if . then .efficiency // "n/a" else null end;
 		[.reliability_pct, .score, .latency_ms.p50, .latency_ms.p99,
@@ -188,29 +172,23 @@ bench_summary() {
 		.repeated.mean_ms, .repeated.score] | map(. // "" | tostring) | join(",")' "$1"
 }
 
-# proc_ticks PID...: CPU time used so far by these processes, user + system,
-# in clock ticks (fields 14 and 15 of /proc/PID/stat, after the name):
-# ps counts whole seconds alone, and a search costs microseconds.
+# proc_ticks PID...: the CPU time these processes used so far, user and
+# system, in clock ticks (prtstat: ps counts whole seconds, a search
+# costs microseconds).
 proc_ticks() {
-	local p t=0 f
-	for p in "$@"; do
-		f=$(sed 's/.*) //' "/proc/$p/stat" 2>/dev/null) || continue
-		set -- $f
-		t=$((t + ${12} + ${13}))
-	done
-	echo "$t"
+	local p
+	for p in "$@"; do prtstat -r "$p" 2>/dev/null; done |
+		awk '{ for (i = 1; i < NF; i++) if ($i ~ /^[us]time:$/) t += $(i + 1) } END { print t + 0 }'
 }
 
 # proc_hwm_kb PID: the process's peak resident set (VmHWM), in kB, which
 # ps does not give (its rss is the present one).
 proc_hwm_kb() { awk '/^VmHWM:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 
-# sample_status PORT OUT.csv PID: while PID lives, about every 100 ms, and
-# once more when it has ended, one row of the master's live status (master
-# --status --json): seconds since the sampling began, jobs in the table,
-# jobs queued for a worker, workers hashing, workers. At least two rows,
-# however short the run. One jq reads every sample (each its time in us,
-# then the status): a jq a sample would cost 20 ms of CPU each.
+# sample_status PORT OUT.csv PID: while PID lives, every 100 ms, and once
+# after, a row of the master's --status: seconds, jobs in the table, jobs
+# queued, workers hashing, workers. One jq reads them all (a jq a sample
+# would cost 20 ms of CPU each).
 sample_status() {
 	local port=$1 out=$2 pid=$3 t0=${EPOCHREALTIME/./} alive=1
 	echo "t_s,jobs_in_table,jobs_queued,hashing,workers" >"$out"

@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # The readers lib.sh and lib-bench.sh give the other scripts, on JSON made
-# to trip them (in a second or two, no server): json_num reads the top
-# level only, so a master's pid, hashes or rate is its own and never the
-# one of a worker listed after it; a real number reads as its whole part; a word, a missing key
-# or no JSON at all read as nothing; stage_line and wakeups_line read
-# their figures whatever the order of the keys; http_get fails at once
-# where nothing listens; opts parses through getopt(1). And
-# install-deps.sh, stopped by a signal while it installs, leaves no
-# policy-rc.d behind (root only, in a mount namespace of its own whose
-# /usr/sbin is an empty tmpfs, with an apt-get that only waits).
+# to trip them, and opts, http_get and run_base (docs/testing.md); and
+# install-deps.sh stopped by a signal leaves no policy-rc.d (root only).
 #   scripts/lib-selftest.sh
 set -u
 . "$(dirname "$0")/lib-bench.sh"

@@ -1,12 +1,9 @@
-# The harness the scripts in this folder share (sourced, not run), as
-# git's t/test-lib.sh: messages and failing, options, free ports, starting
-# and stopping a master, processes known by more than their pid, and
-# reading a master's status. The benchmark's and the lab's own helpers are
-# in lib-bench.sh, which sources this one. Each helper says what it
-# expects; `fail` ends the script non-zero.
+# The harness the scripts share (sourced, not run), as git's
+# t/test-lib.sh: messages and failing, options, ports, starting and
+# stopping a master, reading its status. The benchmark's and the lab's
+# helpers are in lib-bench.sh. `fail` ends the script non-zero.
 
-# ROOT from this file's own place, not $0's: the scripts here and those in
-# cluster/ and lab/ all source it.
+# ROOT from this file's place: scripts in cluster/ and lab/ source it too.
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MASTER=${REVHASH_MASTER:-$ROOT/master/master}
 BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
@@ -15,12 +12,10 @@ METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
 
-# opts SPEC "$@": the options SPEC names, into their variables, parsed by
-# getopt(1) (util-linux: --name VALUE or --name=VALUE, an unambiguous
-# prefix, its own error message); the arguments that are not options (and
-# all after --) into ARGS. SPEC's words: "--name=VAR" (an option with a
-# value), "--flag:VAR=VALUE" (a switch that sets VAR), and "--rest" (ARGS
-# may be given; without it, an argument that is no option fails).
+# opts SPEC "$@": the options SPEC names, parsed by getopt(1), into their
+# variables; the other arguments into ARGS. SPEC's words: "--name=VAR" (an
+# option with a value), "--flag:VAR=VALUE" (a switch that sets VAR), and
+# "--rest" (without it, an argument that is no option fails).
 opts() {
 	local spec=" $1 " long="" w name set rest=0 parsed
 	shift
@@ -58,9 +53,8 @@ need_built() {
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
 }
 
-# listening PORT: something in this network namespace listens on TCP
-# PORT, found without connecting to it (no server counts a probe): ss
-# asks the kernel, filtered there.
+# listening PORT: something here listens on TCP PORT (ss: no connection
+# that a server would count).
 listening() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
 # free_port [OFFSET...]: print a TCP port P nobody listens on, nor on
@@ -76,14 +70,11 @@ free_port() {
 	fail "no free port found"
 }
 
-# run_base: a folder of this user's own for pid files, configs and logs
-# that scripts trust: $XDG_RUNTIME_DIR, else /run/revhash for root, else
-# /tmp/revhash-UID, made 0700. One that is a symbolic link, not a folder,
-# another user's, or open to group or others in any way (0700 or
-# narrower, as docs/security.md says) fails the script: anyone may create
-# names in /tmp, and a planted pid file or link there would have a stop
-# kill or delete what it names; what a node's socket or log holds is for
-# this user alone to reach.
+# run_base: a folder of this user's own for the pid files, configs and
+# logs scripts trust: $XDG_RUNTIME_DIR, else /run/revhash for root, else
+# /tmp/revhash-UID, made 0700. A link, another user's, or one open to
+# group or others fails the script: a pid file or link planted in /tmp
+# would have a stop kill or delete what it names (docs/security.md).
 run_base() {
 	local d=/tmp/revhash-$(id -u)
 	[ "$(id -u)" = 0 ] && d=/run/revhash
@@ -109,6 +100,17 @@ wait_until() {
 		n=$((n - 1))
 		[ $n -gt 0 ] || return 1
 		sleep "$pause"
+	done
+}
+
+# wait_alive PID TRIES COMMAND...: COMMAND again every 0.02 s until it
+# succeeds; non-zero once process PID is gone or TRIES failed.
+wait_alive() {
+	local pid=$1 n=$2
+	shift 2
+	until "$@"; do
+		alive "$pid" && [ $((n -= 1)) -gt 0 ] || return 1
+		sleep 0.02
 	done
 }
 
@@ -139,15 +141,13 @@ haproxy_stats() {
 start_exporter() {
 	"$METRICS" "$1" --listen "127.0.0.1:$2" 2>"$3" &
 	EXPORTER_PID=$!
-	wait_until 100 0.02 pid_listens "$EXPORTER_PID" "$2" || fail "the exporter does not listen on :$2"
+	wait_alive "$EXPORTER_PID" 100 pid_listens "$EXPORTER_PID" "$2" ||
+		fail "the exporter does not listen on :$2"
 }
 
-# wait_listening PORT PID LOG: until process PID (logging to LOG) holds a
-# socket listening on TCP PORT (pid_listens, which no counter of the
-# master sees): at most 6 s once no child of PID probes for GPUs
-# (`revhash-gpu --probe`: CUDA's start can take seconds, and the master
-# kills a probe at its own deadline, worker/kind_exec.c's PROBE_MS, so
-# that bound is the master's); fails, with its log, if it exits first.
+# wait_listening PORT PID LOG: until process PID (logging to LOG) listens
+# on TCP PORT: at most 6 s not counting a GPU probe (`revhash-gpu --probe`,
+# which the master bounds: PROBE_MS); fails, with its log, if it exits.
 wait_listening() {
 	local name left=300
 	name=$(ps -o comm= -p "$2")
@@ -163,10 +163,9 @@ wait_listening() {
 # probing PID: a child of PID runs with --probe (the master's GPU probe).
 probing() { [[ $(ps -o args= --ppid "$1") == *" --probe"* ]]; }
 
-# pid_listens PID PORT: process PID holds a socket listening on TCP PORT,
-# or on the Unix socket at PATH where PORT is unix:PATH, found without
-# connecting to it: ss -p, in PID's network namespace (entered as root:
-# a namespaced node's port is in its own).
+# pid_listens PID PORT: process PID listens on TCP PORT, or on the Unix
+# socket PATH where PORT is unix:PATH (ss -p, in PID's network namespace
+# as root), without a connection.
 pid_listens() {
 	local net=() q
 	[ "$(id -u)" = 0 ] && net=(nsenter -t "$1" -n)
@@ -178,9 +177,8 @@ pid_listens() {
 	[[ $q == *"pid=$1,"* ]]
 }
 
-# user_argv USER: into the array AS_USER, the words that run a command
-# as USER (setpriv: its uid, gid and groups, no privilege kept, the same
-# process) where USER is set and this shell is root; else none.
+# user_argv USER: into AS_USER, the words that run a command as USER
+# (setpriv, the same process) where USER is set and this shell is root.
 user_argv() {
 	AS_USER=()
 	if [ -n "$1" ] && [ "$(id -u)" = 0 ] && [ "$1" != root ]; then
@@ -188,13 +186,12 @@ user_argv() {
 	fi
 }
 
-# http_get HOST PORT PATH: the body of an HTTP GET of PATH (curl, at most
-# 5 s in all); non-zero, with curl's reason on stderr, when there is no
-# answer or its status is not a success.
+# http_get HOST PORT PATH: the body of a GET of PATH (5 s at most);
+# non-zero, curl's reason on stderr, without a successful answer.
 http_get() { curl -fsSg --max-time 5 "http://$1:$2$3"; }
 
-# start_master PORT LOG ARGS...: start the master in the background, wait
-# until it accepts connections; sets MASTER_PID.
+# start_master PORT LOG ARGS...: the master in the background, once it
+# listens; sets MASTER_PID.
 start_master() {
 	local port=$1 log=$2
 	shift 2
@@ -202,7 +199,6 @@ start_master() {
 	MASTER_PID=$!
 	wait_listening "$port" "$MASTER_PID" "$log"
 }
-
 
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
@@ -236,10 +232,9 @@ stop_master() {
 	return 0
 }
 
-# unix_ask SOCKET USER DIGEST START END: a request sent straight to a
-# node's socket, without the balancer's header, as USER (none: this
-# user): the answer, "none" when the connection closed without one, or
-# "refused" when it could not be made.
+# unix_ask SOCKET USER DIGEST START END: a request straight to a node's
+# socket, without the balancer's header, as USER: the answer, "none" for
+# a connection closed without one, or "refused".
 unix_ask() {
 	local py=/usr/bin/python3 # the system's: another user may not reach ours
 	[ -x "$py" ] || py=python3
@@ -276,15 +271,12 @@ need_tool() {
 }
 
 # status_json PORT: the master's --status --json (empty when it is gone),
-# asked as $NODE_USER where that is set (a cluster started as root runs
-# its nodes as that user, and --status reads only its own user's
-# segments).
+# asked as $NODE_USER where set (--status reads its own user's segments).
 status_json() {
 	user_argv "${NODE_USER:-}"
 	"${AS_USER[@]}" "$MASTER" --status "$1" --json 2>/dev/null
 }
 
-# json_num JSON KEY: the whole number under KEY at the top level of JSON
-# (a master's --status --json: the master's own figure, never a worker's
-# of the same name); empty for no JSON or no such number.
+# json_num JSON KEY: the whole number under KEY at JSON's top level (the
+# master's, never a worker's); empty for none.
 json_num() { jq -r --arg k "$2" '.[$k] | numbers | floor' <<<"$1" 2>/dev/null; }

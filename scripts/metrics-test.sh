@@ -1,11 +1,7 @@
 #!/usr/bin/env bash
-# The Prometheus exporter's promises (master/revhash-metrics beside one
-# master), each numbered step below saying its own: revhash_up 0 with no
-# master (1); a clean /metrics with every number of --status --json, its
-# histograms whole (2); a real Prometheus scrapes it past slow scrapers
-# (3); under 1,000 hostile scrapers every request is answered right, and
-# the PromQL of docs/operations.md reads the score and p99 (4). Prints
-# "SKIP: ..." and exits 77 where prometheus cannot be had.
+# The Prometheus exporter's promises beside one master, each numbered
+# step saying its own (docs/testing.md). Prints "SKIP: ..." and exits 77
+# where prometheus cannot be had.
 #   scripts/metrics-test.sh
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -35,22 +31,6 @@ trap cleanup EXIT
 # scrape: the exporter's /metrics, or fail.
 scrape() { http_get 127.0.0.1 "$MPORT" /metrics || fail "the exporter did not answer /metrics"; }
 
-# drip N: N connections to the exporter in the background, each sending a
-# request's first bytes one every 4 s (a slow scraper) until the exporter
-# closes it; their pids in BACKGROUND.
-drip() {
-	local req='GET /metrics HTTP/1.1' i
-	for i in $(seq 1 "$1"); do
-		# curl's telnet:// sends its input as it comes; it ends when the
-		# exporter closes, and the bytes' loop at its next write
-		for ((k = 0; k < ${#req}; k++)); do
-			printf %s "${req:k:1}"
-			sleep 4
-		done 2>/dev/null | curl -s "telnet://127.0.0.1:$MPORT" >/dev/null 2>&1 &
-		BACKGROUND="$BACKGROUND $!"
-	done
-}
-
 # timed_scrape FILE: a scrape's time in microseconds, then its status
 # (0 for a whole body), into FILE.
 timed_scrape() {
@@ -60,11 +40,10 @@ timed_scrape() {
 }
 scrape_once() { http_get 127.0.0.1 "$MPORT" /metrics | grep -qx 'revhash_up [01]'; }
 
-# histograms FILE: each series of each histogram in FILE (a scrape) has
-# HIST_BUCKETS buckets, their bounds increasing from 20 us at most to 60 s
-# at least and then +Inf, their counts never decreasing, and +Inf equal to
-# its _count; prints the series checked, "NAME{LABELS} COUNT" a line, or
-# says what is wrong and exits 1.
+# histograms FILE: each histogram series of a scrape has 28 buckets,
+# bounds rising from 20 us at most to 60 s at least then +Inf, counts
+# never falling, +Inf equal to _count; prints "NAME{LABELS} COUNT" a
+# series, or says what is wrong and exits 1.
 histograms() {
 	awk -v buckets=28 '
 	function key(s) { sub(/,?le="[^"]*"/, "", s); sub(/_(bucket|count)/, "", s)
@@ -162,7 +141,8 @@ say "histograms: $(wc -l <"$OUT/histograms.txt") series, buckets increasing to +
 # has; each is closed 5 s after its accept, however it drips, so a real
 # Prometheus started beside them scrapes it, its query API agrees with
 # --status, and a scrape 8 s into the drip answers within 2 s.
-drip 8
+"$CLIENT" drip 127.0.0.1 "$MPORT" 8 --every 4000 >"$OUT/drip.txt" 2>&1 &
+BACKGROUND=$!
 (sleep 8; timed_scrape "$OUT/timed.txt") &
 timed=$!
 BACKGROUND="$BACKGROUND $timed"
@@ -177,15 +157,18 @@ EOF
 prometheus --config.file="$OUT/prometheus.yml" --storage.tsdb.path="$OUT/tsdb" \
 	--web.listen-address="127.0.0.1:$PROM" >"$OUT/prometheus.log" 2>&1 &
 PROMETHEUS=$!
-got=""
-for _ in $(seq 1 60); do
-	got=$(promtool query instant "http://127.0.0.1:$PROM" revhash_requests_total 2>/dev/null |
-		sed -n 's/.*=> \([0-9]*\) @.*/\1/p')
-	[ "$got" = "$want" ] && break
-	alive "$PROMETHEUS" || { tail -n 5 "$OUT/prometheus.log"; fail "prometheus exited"; }
-	sleep 0.5
-done
-[ "$got" = "$want" ] || fail "prometheus says revhash_requests_total '$got', --status $want"
+# query PROMQL: the value Prometheus gives for PROMQL now.
+query() {
+	promtool query instant "http://127.0.0.1:$PROM" "$1" 2>/dev/null |
+		sed -n 's/.*=> \([0-9][0-9.e+-]*\) @.*/\1/p'
+}
+scraped() {
+	got=$(query revhash_requests_total)
+	[ "$got" = "$want" ] || alive "$PROMETHEUS" ||
+		{ tail -n 5 "$OUT/prometheus.log"; fail "prometheus exited"; }
+	[ "$got" = "$want" ]
+}
+wait_until 60 0.5 scraped || fail "prometheus says revhash_requests_total '$got', --status $want"
 say "prometheus scraped it past the drip: revhash_requests_total $got, as --status says"
 wait "$timed"
 read -r us rc <"$OUT/timed.txt"
@@ -193,12 +176,10 @@ read -r us rc <"$OUT/timed.txt"
 [ "$us" -lt 2000000 ] || fail "a scrape 8 s into the drip took $us us (2 s at most)"
 say "a scrape 8 s into the drip of 8 slow connections: answered in $((us / 1000)) ms"
 
-# 4. Hostile scrapers: 1,000 connections held at once (silent, slow,
-# garbage) and a loop of full scrapes, while small requests run. The
-# master answers every one; its latency without and with them, side by
-# side; the exporter serves a whole scrape after. The scrapers run at
-# nice 19: they stand for other machines, and what is measured is what
-# the exporter costs, not what they do.
+# 4. Hostile scrapers: 1,000 connections held (silent, slow, garbage) and
+# a loop of scrapes, while small requests run: every one answered, the
+# latency without and with them; a whole scrape after. The scrapers run
+# at nice 19: they stand for other machines.
 quiet=$(closed quiet)
 nice -n 19 "$CLIENT" hold 127.0.0.1 "$MPORT" 1000 --every 50 >"$OUT/hold.txt" 2>&1 &
 hold=$!
@@ -225,10 +206,6 @@ awk -v a="$score0" -v b="$score" -v n="$count" 'BEGIN { exit !(b > a && n > 7) }
 say "after the closed loops: score $(awk -v s="$score" -v n="$count" 'BEGIN { printf "%.1f", s / n }')" \
 	"(mean us x priority) over $count replies"
 # The PromQL of docs/operations.md, on what Prometheus scraped meanwhile.
-query() {
-	promtool query instant "http://127.0.0.1:$PROM" "$1" 2>/dev/null |
-		sed -n 's/.*=> \([0-9][0-9.e+-]*\) @.*/\1/p'
-}
 figures() {
 	p99=$(query 'histogram_quantile(0.99, sum by (le) (rate(revhash_request_duration_seconds_bucket[1m])))')
 	rated=$(query 'sum(rate(revhash_score_sum[1m])) / sum(rate(revhash_score_count[1m]))')

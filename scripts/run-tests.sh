@@ -1,21 +1,11 @@
 #!/bin/sh
-# Run the Check test binaries named on the command line (from $B/tests), the
-# scripts' own readers (lib-selftest.sh) when RUN_LIB is set, the
-# short chaos run when RUN_CHAOS is set, the experiment lab's smoke run
-# when RUN_LAB is set, the GPU script's dry run when RUN_GPU_PROOF is set,
-# the quick attacks when RUN_ATTACK is set and the cluster and exporter
-# tests when RUN_CLUSTER is set (beside the other scripts), and
-# finish with one summary line, "N passed, S skipped, F failed".
-# Integration tests find the server binary through REVHASH_MASTER, the GPU
-# worker's stand-ins through REVHASH_GPU_STANDIN and REVHASH_GPU_HOSTDEV, the exporter through
-# REVHASH_METRICS. The test binaries run under REVHASH_EMULATOR, a command
-# and its arguments, where it is set (scripts/cross-arm64.sh: qemu-aarch64).
-#
-# A test that cannot run here (a kernel the CPU lacks, no IPv6, not root...)
-# says so with a line "SKIP: test: reason": it is counted as skipped, not as
-# passed. The last lines name every failing test, where it failed and the
-# seed that replays its run (TH_SEED=S), or a failing chaos run's replay
-# command, then the summary.
+# Run the Check test binaries named on the command line (from $B/tests),
+# and the scripts RUN_LIB, RUN_CHAOS, RUN_LAB, RUN_GPU_PROOF, RUN_ATTACK
+# and RUN_CLUSTER ask for; finish with "N passed, S skipped, F failed".
+# The binaries run under REVHASH_EMULATOR where set (qemu-aarch64). A test
+# that cannot run here prints "SKIP: test: reason", counted as skipped.
+# The last lines name each failing test, where, and its replay (TH_SEED=S
+# or chaos's command).
 set -u
 B=${B:-build}
 BIN=${BIN:-.}
@@ -104,12 +94,9 @@ one() {
 S=$(dirname "$0")
 REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client
 export REVHASH_CLUSTER_CLIENT
-# The cluster behind HAProxy and the Prometheus exporter wait on what they
-# test (down marks, a slow scraper's drip, the exporter's 5 s close) more
-# than they compute (about 0.6 of a CPU over their minute): so they run in
-# the background, one after the other, beside the scripts below; each one's
-# output, exit status and seconds are kept in $beside/NAME.*, and counted
-# by one (replayed) once those are done.
+# The cluster and exporter tests mostly wait (0.6 of a CPU over their
+# minute): they run in the background beside the scripts below, their
+# output, status and seconds in $beside/NAME.*, counted once those end.
 if [ -n "${RUN_CLUSTER:-}" ]; then
 	beside=$(mktemp -d)
 	(
@@ -142,11 +129,9 @@ lab_smoke() {
 	return 1
 }
 [ -n "${RUN_LAB:-}" ] && one lab-smoke lab_smoke
-# gpu_dry: the GPU machine's one script, dry (scripts/gpu-proof.sh
-# --dry-run: the stand-ins, every part): it must pass, say every part in
-# its summary, and leave at most the 8 files a device call brings back,
-# its tarball holding each part's outputs, and the summary again where
-# the repository keeps it.
+# gpu_dry: gpu-proof.sh --dry-run must pass, name every part in its
+# summary, leave at most the 8 files a device call brings back, each
+# part's outputs in its tarball and the summary where the repository keeps it.
 gpu_dry() {
 	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
 	ok=1

@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
-# A request's trip through the master's source files, measured: builds a
-# traced master in build/trip (-finstrument-functions, headers' inline
-# helpers left out), sends one request down each branch of jobs_dispatch
-# (an empty range, a cache miss that starts a job, a repeat that attaches
-# to a search in flight, a cache hit), and prints for each the files the
-# call path passes through from jobs_dispatch's entry to its return, with
-# its stops (runs of calls in one file) and its returns (stops in a file
-# the trip had already left). A call is followed once per call site, as
-# a reader follows the code: a loop that calls a function for each slot
-# adds it once. The sum of the returns closes the output.
+# A request's trip through the master's source files: a traced master
+# (build/trip, -finstrument-functions) takes one request down each branch
+# of jobs_dispatch (empty range, new job, attached, cache hit), and for
+# each prints the files its call path passes, its stops (runs of calls in
+# one file) and returns (stops in a file it had left), then their sum.
 #   scripts/trip.sh
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -24,9 +19,6 @@ rm -f "$OUT/trip.log"
 port=$(free_port)
 REVHASH_TRIP=$OUT/trip.log MASTER=$TRACED start_master "$port" "$OUT/master.log" \
 	--workers 1 --gpu off --no-pin
-# The branches, in order: empty range; a miss (found at once); a long
-# search and its repeat (attached), both then dropped; the miss again
-# (a cache hit).
 python3 - "$port" <<'PY' || fail "sending the requests"
 import hashlib, socket, struct, sys, time
 port = int(sys.argv[1])

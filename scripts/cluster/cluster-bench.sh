@@ -1,19 +1,11 @@
 #!/usr/bin/env bash
 # What the balancer costs: the same workloads sent straight to a node and
-# through HAProxy in front of that same node (scripts/cluster/cluster.sh --nodes 1),
-# in alternate runs (direct then balancer, then the other way round), each
-# replay on a node restarted for it (an empty cache) and with the same seed
-# for both. A cluster's node listens on its Unix socket alone, for the
-# balancer (so that nobody skips the balancer's bounds): for the direct
-# runs the same master, as the same port and with the same options, is
-# started on 127.0.0.1:PORT in its place. Prints every run, then the medians side by side with the
-# difference, the balancer's own CPU time per request and the node's hash
-# rate, the two figures a cluster of real machines scales by.
+# through HAProxy in front of it (cluster.sh --nodes 1), in alternate
+# order, each replay on a fresh node with the same seed. For the direct
+# runs the same master listens on 127.0.0.1:PORT in place of its socket.
+# Prints every run, then the medians side by side, the balancer's CPU
+# time per request and the node's hash rate. About a minute a round.
 #   scripts/cluster/cluster-bench.sh [--rounds R] [--workers W] [--seed S]
-# Small requests: closed loops of 8 (fresh requests of 2 values; one cached
-# request) and an open-loop replay of 2000 requests of 1000 values, 1 ms
-# apart. Large ones: the course's shape, fewer requests (30 of 30M values,
-# 600 ms apart, 20% repeats). About a minute a round.
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
@@ -41,9 +33,9 @@ node_stop() {
 	DIRECT_PID=""
 }
 
-# node_as TARGET: a fresh node on $NODE (an empty cache) for TARGET's runs:
-# the cluster's, up in the balancer's view, or the same master without
-# --proxy-from for the direct ones.
+# node_as TARGET: a fresh node on $NODE for TARGET's runs: the cluster's,
+# once the balancer sees it up, or the same master for the direct ones.
+n1_up() { "$CLUSTER" status --port "$PORT" | grep -q '^n1 .* UP '; }
 node_as() {
 	node_stop
 	AS=$1
@@ -55,11 +47,7 @@ node_as() {
 	fi
 	"$CLUSTER" node-start 1 --port "$PORT" --workers "$WORKERS" >/dev/null ||
 		fail "the node did not start again"
-	for _ in $(seq 1 100); do
-		"$CLUSTER" status --port "$PORT" | grep -q '^n1 .* UP ' && return 0
-		sleep 0.05
-	done
-	fail "the node is not up again after 5 s"
+	wait_until 100 0.05 n1_up || fail "the node is not up again after 5 s"
 }
 
 # record FIGURE TARGET VALUE: one figure of one run, into $OUT/figures.
@@ -104,9 +92,7 @@ round() {
 	closed "$1" "$2" "small cached" --cached
 	replay "$1" "$2" "small replay" 2000 0 1000 20 1000 1.5
 	replay "$1" "$2" "large replay" 30 0 30000000 20 600000 1.5
-	# The cluster's node is its user's (root's cluster: revhash), the
-	# direct one this user's.
-	local user=""
+	local user="" # the cluster's node is its user's
 	[ "$1" = balancer ] && user=$(cat "$(run_base)/revhash-cluster-$PORT/user")
 	record "node busy_rate M hashes/s" "$1" \
 		"$(awk -v r="$(json_num "$(NODE_USER=$user status_json "$NODE")" busy_rate)" 'BEGIN { printf "%.1f", r / 1e6 }')"
@@ -124,13 +110,12 @@ done
 
 say "medians of $ROUNDS rounds:"
 printf '  %-38s %10s %10s %10s\n' figure direct balancer difference
-awk -F, '
-	{ v[$1, $2, ++n[$1, $2]] = $3; if (!($1 in seen)) { seen[$1]; order[++f] = $1 } }
-	function median(k, t,   m, i, j, a, x) {
+# The figures' order from the file, their values in order from sort.
+awk -F, 'NR == FNR { if (!($1 in seen)) { seen[$1]; order[++f] = $1 } next }
+	{ v[$1, $2, ++n[$1, $2]] = $3 }
+	function median(k, t,   m) {
 		m = n[k, t]; if (!m) return ""
-		for (i = 1; i <= m; i++) a[i] = v[k, t, i]
-		for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2 }
+		return m % 2 ? v[k, t, (m + 1) / 2] : (v[k, t, m / 2] + v[k, t, m / 2 + 1]) / 2 }
 	END { for (i = 1; i <= f; i++) { d = median(order[i], "direct"); b = median(order[i], "balancer")
 		printf "  %-38s %10s %10s %10s\n", order[i], (d == "" ? "-" : d), b,
-			(d == "" ? "-" : sprintf("%+.6g", b - d)) } }' "$OUT/figures"
+			(d == "" ? "-" : sprintf("%+.6g", b - d)) } }' "$OUT/figures" <(sort -t, -k3,3g "$OUT/figures")

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# The cluster's promises, end to end (scripts/cluster/cluster.sh, 3 nodes
-# of one worker), each numbered step below saying its own: a start beside
-# a stranger on a node's port (0); where the balancer and the nodes listen,
-# and as whom they run; affinity (1) and spread (2); a node killed (3) and
-# brought back (4); --split (5); a client that walks away (6); a node hung
-# under load (7); status with the balancer dead, and stop (8); then what
-# cluster.sh trusts (9, scripts/cluster/cluster-trust-test.sh). Prints
-# "SKIP: ..." and exits 77 where haproxy cannot be had.
+# The cluster's promises, end to end (cluster.sh, 3 nodes of one worker),
+# each numbered step saying its own (docs/testing.md); then what
+# cluster.sh trusts (cluster-trust-test.sh). Prints "SKIP: ..." and exits
+# 77 where haproxy cannot be had.
 #   scripts/cluster/cluster-test.sh [--netns]    (--netns: each node in a namespace)
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -14,8 +10,7 @@ set -u
 NODES=3 REPEATS=30 PIECES=12
 # Bounds on timings (scripts/cluster/cluster-chaos.sh tightens them).
 P99_MS=${P99_MS:-500} DOWN_S=${DOWN_S:-2.5} WAIT_MS=${WAIT_MS:-4000}
-# How long the steady client asks around the flood (its p99 is over about
-# 10 questions a second of it).
+# How long the steady client asks around the flood.
 STEADY_S=${STEADY_S:-9}
 NETNS=()
 [ "${1:-}" = --netns ] && NETNS=(--netns)
@@ -31,7 +26,6 @@ LOGS=${REVHASH_TEST_LOGS:-$ROOT/build/test-logs}
 mkdir -p "$LOGS" || fail "cannot create $LOGS"
 PORT=$(free_port 1 2 3 100 201 202 203)
 P2="" MASTER_PID=""
-# cleanup: whatever a failed step left running: both clusters, the stranger.
 cleanup() {
 	"$CLUSTER" stop --port "$PORT" >/dev/null 2>&1
 	[ -n "$P2" ] && "$CLUSTER" stop --port "$P2" >/dev/null 2>&1
@@ -70,8 +64,7 @@ deltas() {
 		else print $1, $6 - $2, $7 - $3, $8 - $4 }'
 }
 
-# view NODE: the node's state as the balancer sees it (UP, DOWN, ...),
-# from its statistics (quicker than status, which asks every node too).
+# view NODE: the node's state as the balancer's statistics say (UP, DOWN...).
 view() { haproxy_stats $((PORT + 100)) status | awk -v n="n$1" '$1 == "nodes" && $2 == n { print $3 }'; }
 
 # wait_view NODE STATE SECONDS: until the balancer sees NODE in STATE;
@@ -86,8 +79,7 @@ wait_view() {
 seen_as() { [ "$(view "$1")" = "$2" ]; }
 
 # the_one DELTAS: the one node whose jobs rose by 1 while every other's
-# stayed (each request that reached another node would be a job there:
-# none had seen the digest); fails otherwise.
+# stayed (none had seen the digest); nothing otherwise.
 the_one() {
 	awk '$2 == 1 { n++; who = $1 } $2 != 1 && $2 != 0 && $2 != "-" { bad = 1 }
 	     END { if (n == 1 && !bad) print who }' <<<"$1"
@@ -115,22 +107,18 @@ in_flight() {
 	local i s=0 n
 	for i in $(seq 1 $NODES); do
 		n=$(json_num "$(status_json $((PORT + i)))" jobs_in_table)
-		# A status that could not be read is no zero.
 		[ -n "$n" ] || { echo "?"; return; }
 		s=$((s + n))
 	done
 	echo $s
 }
 
-# The user the nodes of a cluster started here run as: root gives them
-# one of their own (cluster.sh's default), anyone else runs them.
+# The nodes' user: root's cluster has one of its own (cluster.sh's default).
 CLUSTER_USER=""
 [ "$(id -u)" = 0 ] && CLUSTER_USER=revhash
 
-# 0. A start whose second node's number is taken (by a live master of
-# the nodes' user, which any probe that only asked the number would take
-# for ours) fails and says which node; its first node, its balancer and
-# its run dir are gone after it, the stranger still serves.
+# 0. A start whose second node's number a live master of the nodes' user
+# holds fails and says which node, leaving nothing; the stranger serves on.
 P2=$(free_port 1 2 100 201 202)
 "$CLUSTER" config --port "$P2" >/dev/null || fail "config failed" # the nodes' user, made
 rmdir "/run/revhash-nodes-$P2" 2>/dev/null # and the socket folder config made: start's
@@ -155,19 +143,15 @@ say "port $PORT, $NODES nodes ${NETNS[*]}"
 "$CLUSTER" start --nodes $NODES --port "$PORT" --workers 1 "${NETNS[@]}" ||
 	fail "the cluster did not start"
 NODE_USER=$CLUSTER_USER # status_json asks the nodes as their user
-# Start asked each node and the balancer without a connection of its own:
-# none was handed to a node.
+# Start asked each node and the balancer without a connection.
 picked=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ { s += $5 } END { print s }')
 [ "$picked" = 0 ] || fail "start's probes show: the balancer picked a node $picked time(s)"
 ss -Hltn "sport = :$PORT" | awk '{ print $4 }' | grep -qv '^127\.0\.0\.1:' &&
 	fail "the balancer listens on an address other than 127.0.0.1"
-# Each local node listens on no TCP port, only on its socket, in a folder
-# of the nodes' user, mode 0700, and takes no request there without the
-# balancer's PROXY header; another user cannot even connect: nobody
-# skips the balancer's bounds by going around it, nor passes for it.
-# Started as root, the nodes, their exporters and the balancer are the
-# nodes' user's processes. (A namespaced node's TCP socket is in its
-# namespace.)
+# Each local node listens on its socket alone, in a 0700 folder of the
+# nodes' user, and takes no request without the balancer's PROXY header;
+# another user cannot connect. Started as root, nodes, exporters and
+# balancer run as the nodes' user.
 if [ ${#NETNS[@]} = 0 ]; then
 	RUN=$(run_base)/revhash-cluster-$PORT
 	socks=$RUN
@@ -205,9 +189,8 @@ holder=$(repeats $X $LO $HI) || exit 1
 say "affinity: $REPEATS repeats all answered by node $holder, from its cache after the first"
 
 # 2. Spread: pieces of one search (same digest, other ranges) go to
-# several nodes. Each piece alone, to see where it lands (an answer not
-# found is not cached: each is a job). Then as many other questions, with
-# answers, whose nodes are noted for step 3.
+# several nodes, each a job; then as many other questions, whose nodes
+# are noted for step 3.
 DY=$(digest_of 3333333333)
 for p in $(seq 0 $((PIECES - 1))); do
 	before=$(snap)
@@ -225,9 +208,8 @@ for k in $(seq 1 $PIECES); do
 	[ -n "${key_on[k]}" ] || fail "question $k was not searched by exactly one node"
 done
 
-# 3. The holder dies. A request sent at once is answered (the balancer
-# retries a refused connection on another node); the node is marked down;
-# its key moves to one other node, and the other keys stay where they were.
+# 3. The holder dies: a request sent at once is answered (a refused
+# connection is retried); the node is marked down; its key alone moves.
 hpid=$("$CLUSTER" status --port "$PORT" | awk -v n="n$holder" '$1 == n { print $3 }')
 kill -KILL "$hpid" || fail "could not kill node $holder (pid $hpid)"
 t0=$EPOCHREALTIME
@@ -250,8 +232,7 @@ searched=$(deltas "$before" "$(snap)" | awk '$2 != "-" { s += $2 } END { print s
 	"again, but only $moved had been on the dead node: keys of live nodes moved"
 say "its key moved to node $heir alone; of $PIECES other questions, only its $moved moved"
 
-# 4. Back on its port: seen up again, and its key comes home (a job there:
-# its cache died with it).
+# 4. Back on its port: seen up again, and its key comes home.
 "$CLUSTER" node-start "$holder" --port "$PORT" >/dev/null || fail "node $holder did not start again"
 up=$(wait_view "$holder" UP 5) || exit 1
 before=$(snap)
@@ -259,9 +240,7 @@ expect_answer $X $LO $HI
 [ "$(owner "$before")" = "$holder" ] || fail "the key did not come back to node $holder"
 say "node $holder up again after $up s; its key is back"
 
-# 5. One big question in four pieces: the answer, and the three pieces
-# left searching are reset, which cancels them (each alone would take
-# seconds).
+# 5. One big question in four pieces: the answer, the three others cancelled.
 L=$((1 << 40)) Z=$(((1 << 40) + 5))
 before=$(snap)
 expect_answer $Z $L $((L + (1 << 32) - 1)) --split 4
@@ -271,21 +250,18 @@ wait_until 60 0.05 cancels 3
 say "--split 4 answered $Z; the 3 other pieces were cancelled"
 
 # 6. A client that walks away: 10,000 searches of [2^62, 2^63], each
-# followed by close(), from 127.0.0.1, while a client on 127.0.0.2 asks
-# a small question every 100 ms. The balancer lets one address hold 64
-# connections at once and ends a half-closed one 5 s on (the node cancels
-# it): every small question is answered, and nothing the flood started
-# runs 10 s after it ends. Starved, the small questions waited seconds;
-# here p99 must stay under P99_MS (500: a check on a shared machine;
-# scripts/cluster/cluster-chaos.sh holds it to 50 ms, alone on the machine).
+# closed at once, from 127.0.0.1, while 127.0.0.2 asks a small question
+# every 100 ms: every one answered, p99 under P99_MS, and nothing the
+# flood started runs 10 s after it (64 connections an address, a
+# half-closed one ended 5 s on).
 before=$(snap)
 "$CLIENT" steady 127.0.0.1 "$PORT" "$STEADY_S" --from 127.0.0.2 >"$LOGS/cluster-steady.txt" 2>&1 &
 steady=$!
 sleep 1
 "$CLIENT" flood 127.0.0.1 "$PORT" 10000 | tail -n 1
 t0=$EPOCHREALTIME
-# The reading that ended the wait is the verdict: a second one could
-# catch one of the steady client's small searches in flight.
+# The reading that ended the wait is the verdict (a later one could see
+# a steady client's search).
 for _ in $(seq 1 100); do left=$(in_flight); [ "$left" = 0 ] && break; sleep 0.1; done
 after=$(elapsed "$t0")
 wait $steady || { cat "$LOGS/cluster-steady.txt"; fail "the steady client lost answers"; }
@@ -297,11 +273,9 @@ awk -v b="$P99_MS" '{ for (i = 1; i <= NF; i++) if ($i == "p99") exit !($(i + 1)
 cancels 1 || fail "the flood's searches were not cancelled"
 say "the flood's $cancelled searches were cancelled, none left $after s after it ended"
 
-# 7. A node hangs (SIGSTOP) under load: four loops asking every 20 ms.
-# The balancer marks it down within DOWN_S (2.5 s) and ends its sessions;
-# a client asks again when its connection closes without a reply, and no
-# client waits WAIT_MS (4 s) or more; no answer is wrong. (Without
-# shutdown-sessions they waited until the node came back.)
+# 7. A node hangs (SIGSTOP) under four loops asking every 20 ms: marked
+# down within DOWN_S, its sessions ended, no client waits WAIT_MS, no
+# answer wrong.
 "$CLIENT" steady 127.0.0.1 "$PORT" 8 --threads 4 --every 20 --range 200000 \
 	>"$LOGS/cluster-hung.txt" 2>&1 &
 steady=$!
@@ -318,10 +292,9 @@ awk -v d="$down" -v b="$DOWN_S" 'BEGIN { exit !(d <= b) }' ||
 awk -v b="$WAIT_MS" '{ for (i = 1; i <= NF; i++) if ($i == "max") exit !($(i + 1) < b) }' <<<"$line" ||
 	fail "a client waited $WAIT_MS ms or more on the hung node"
 
-# 8. Status with the balancer dead: exit 1, said. Then stop, with the
-# hung node still stopped and searches in flight, under 10 s: nothing
-# left running, no segment, no run dir, no namespace; the logs kept where
-# it says.
+# 8. Status with the balancer dead: exit 1, said. Then stop, the hung
+# node still stopped and searches in flight, under 10 s: nothing left but
+# the logs, kept where it says.
 pids=$("$CLUSTER" status --port "$PORT" | awk '$1 ~ /^n[0-9]+$/ && $3 ~ /^[0-9]+$/ { print $3 }')
 "$CLIENT" flood 127.0.0.1 "$PORT" 20 >/dev/null
 hap=$(cat "$(run_base)/revhash-cluster-$PORT/haproxy.pid")
@@ -343,7 +316,6 @@ ip netns list 2>/dev/null | grep -q "revhash-$PORT-" && fail "a namespace outliv
 rm -rf "$kept"
 say "stop took $took s with node $hung stopped, left nothing; logs were kept in $kept"
 
-# 9. What cluster.sh trusts: IPv6 sources by /64, no write through a
-# link, no pid taken on its word, a dead node's segment removed by stop.
+# 9. What cluster.sh trusts.
 "$ROOT/scripts/cluster/cluster-trust-test.sh" || fail "scripts/cluster/cluster-trust-test.sh failed"
 say "PASS"

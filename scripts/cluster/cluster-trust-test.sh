@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# What cluster.sh trusts, tested (called by scripts/cluster/cluster-test.sh;
-# runs alone too), each numbered step below saying its own: the balancer
-# counts an IPv6 /64 as one source (1); node-start writes through no link
-# and removes the segment of the master it replaces (2); a pid that came
-# to name another process is neither signalled by stop nor taken for a
-# node by status, and stop removes a SIGKILLed node's segment and no
-# other name like it (3, 4). Prints "SKIP: ..." for a part this machine
-# cannot run (root for the other user's file and the namespace).
+# What cluster.sh trusts, tested (by cluster-test.sh; alone too), each
+# numbered step saying its own: an IPv6 /64 one source; no write through
+# a link; no pid taken on its word; a dead node's segment removed, no
+# other. Prints "SKIP: ..." for a part that needs root here.
 #   scripts/cluster/cluster-trust-test.sh
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -26,11 +22,7 @@ sources_check() {
 		want=${from#*/} from=${from%/*} n=$((n + 1))
 		if [[ $from == *:* ]]; then to="[::1]"; else to=127.0.0.1; fi
 		sleep 3 | curl -sg --max-time 4 --interface "$from" "telnet://$to:$port" >/dev/null 2>&1 &
-		for _ in $(seq 1 100); do
-			read -r dcon total < <(frontend "$stats")
-			[ "$((dcon + total))" -ge $n ] && break
-			sleep 0.03
-		done
+		wait_until 100 0.03 counted "$stats" $n
 		[ "$dcon" = "$want" ] ||
 			{ kill "$hap"; fail "from $from: $dcon connection(s) refused so far, not $want"; }
 	done
@@ -42,6 +34,10 @@ sources_check() {
 frontend() {
 	haproxy_stats "$1" dcon stot | awk '$1 == "revhash" && $2 == "FRONTEND" { print $3, $4; ok = 1 } END { exit !ok }'
 }
+
+# counted STATS_PORT N: the frontend has refused or taken N connections
+# (into dcon and total).
+counted() { read -r dcon total < <(frontend "$1"); [ $((dcon + total)) -ge "$2" ]; }
 
 if [ "${1:-}" = --sources ]; then
 	sources_check "$2" "$3" "$4"
@@ -83,8 +79,7 @@ fi
 grep -q 'track-sc0 src,ipmask(32,64)$' "$TMP/haproxy.cfg" ||
 	fail "the stick table does not key sources by their /32 (IPv4) and /64 (IPv6)"
 
-# The nodes' user (root's cluster runs its nodes as one of their own):
-# the stranger master and the names stop must leave are that user's, so
+# The stranger and the names stop must leave are the nodes' user's, so
 # that only what stop checks of them spares them.
 NODE_USER=""
 [ "$(id -u)" = 0 ] && NODE_USER=revhash
@@ -175,11 +170,7 @@ fake() {
 	FAKES+=($!)
 	[ "$(ps -o comm= -p $!)" = "$1" ] || fail "the fake $1 is not named $1"
 }
-renumber() {
-	local rest
-	read -r _ rest <"$RUN/$1.pid"
-	echo "$2${rest:+ $rest}" >"$RUN/$1.pid"
-}
+renumber() { echo "$2" >"$RUN/$1.pid"; }
 for n in 3 4; do
 	LEFT+=(/dev/shm/revhash-$((PORT + n))-"$(node_pid $n)")
 	kill_node $n

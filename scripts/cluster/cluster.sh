@@ -3,29 +3,18 @@
 # mode, which picks a node by a consistent hash of the request's first 48
 # bytes (digest, start, end) and checks each node by asking it a question
 # whose answer it knows. No coordinator of our own (docs/cluster.md).
-#   scripts/cluster/cluster.sh start [--nodes N] [--port P] [--workers W]
-#                                    [--bind ADDR] [--per-source C] [--fin-timeout S]
-#                                    [--stats-port S] [--netns | --hosts H:P,...]
-#                                    [--user NAME]
-#   scripts/cluster/cluster.sh status [--port P]     each node as the balancer sees it,
-#                                                    its counters and its exporter; exit
-#                                                    1 when the balancer, a node or an
-#                                                    exporter is not serving
-#   scripts/cluster/cluster.sh node-start I [--port P] [--workers W]
-#                                                    start local node I (1..N)
-#                                                    again, on its port, with
-#                                                    start's --workers unless W
-#   scripts/cluster/cluster.sh stop [--port P]       the balancer, then every node at
-#                                                    once; the logs are kept
-#   scripts/cluster/cluster.sh config [start's options]  print the HAProxy config
-#                                                    start would write, start nothing
-#                                                    (as root, make the nodes' user
-#                                                    and socket folder it names)
-# Where each part listens, the defaults, --netns, --hosts and --user,
-# the run dir and what stop keeps: docs/cluster.md. A process start made
-# is recorded by its pid alone, and is signalled, or said to run, only
-# while start-stop-daemon finds that pid running its program and ss
-# shows it listening where it serves.
+#   cluster.sh start [--nodes N] [--port P] [--workers W] [--bind ADDR] [--per-source C]
+#                    [--fin-timeout S] [--stats-port S] [--netns | --hosts H:P,...] [--user NAME]
+#   cluster.sh status [--port P]     each node as the balancer sees it, its counters and
+#                                    exporter; exit 1 when one of them is not serving
+#   cluster.sh node-start I [--port P] [--workers W]   local node I again, on its port
+#   cluster.sh stop [--port P]       the balancer, then every node at once; the logs kept
+#   cluster.sh config [start's options]   print the HAProxy config start would write
+#                                    (as root, make the nodes' user and socket folder)
+# Where each part listens, the defaults, the options, the run dir and what
+# stop keeps: docs/cluster.md. A process start made is recorded by its pid
+# alone, and is signalled, or said to run, only while start-stop-daemon
+# finds that pid running its program and ss shows it listening where it serves.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -54,8 +43,8 @@ uint "$STATS_PORT" 1 65535 || fail "--stats-port: 1 .. 65535, not '$STATS_PORT'"
 	fail "--user: a user name, not '$USER_SAID'"
 [ -z "$USER_SAID" ] || [ "$(id -u)" = 0 ] || fail "--user: only root runs the nodes as another user"
 RUN=$(run_base)/revhash-cluster-$PORT || exit 1
-# Who runs the nodes, their exporters and the balancer: root gives them
-# to a user of their own (recorded at start); anyone else runs them.
+# Root runs the nodes, exporters and balancer as a user of their own
+# (recorded at start); anyone else runs them.
 NODE_USER=""
 if [ "$(id -u)" = 0 ]; then
 	case $CMD in
@@ -64,18 +53,15 @@ if [ "$(id -u)" = 0 ]; then
 	esac
 	[[ $NODE_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || fail "$RUN/user: '$NODE_USER' is no user name"
 fi
-# Where the nodes' sockets are: a folder only the nodes' user may use:
-# the run dir for a user's own cluster; for root's, one of the nodes'
-# user in /run (root's run dir is root's alone), which the balancer,
-# as that user, is chrooted into.
+# The nodes' sockets, in a folder only the nodes' user may use: the run
+# dir, or for root's, one of theirs in /run that the balancer is chrooted into.
 SOCKS=$RUN
 [ -n "$NODE_USER" ] && SOCKS=/run/revhash-nodes-$PORT
 
 # --- the run dir ------------------------------------------------------
 
-# put NAME TEXT: TEXT (and a newline) into $RUN/NAME, written to a new
-# file beside it and renamed over it: never through whatever stands at
-# NAME (a link to another file).
+# put NAME TEXT: TEXT into $RUN/NAME, by a new file renamed over it:
+# never written through whatever stands at NAME (a link).
 put() {
 	local tmp
 	tmp=$(mktemp "$RUN/.put.XXXXXX") || fail "cannot write in $RUN"
@@ -100,19 +86,16 @@ recorded() {
 }
 
 # running NAME EXE LISTEN: NAME's recorded pid runs EXE (start-stop-daemon
-# --exec reads /proc/PID/exe: a name, which anyone may take, counts for
-# nothing) and holds a socket listening at LISTEN (lib.sh's pid_listens).
-# A pid that has come to name another program, or a master of another
-# port, is neither.
+# --exec: the program, not a name anyone may take) and listens at LISTEN:
+# a pid reused by another program, or a master of another port, is not.
 running() {
 	local pid
 	pid=$(recorded "$1") && start-stop-daemon --status --pidfile "$RUN/$1.pid" --exec "$2" &&
 		pid_listens "$pid" "$3"
 }
 
-# signal NAME EXE ARGS...: start-stop-daemon --stop on NAME's record, its
-# pid signalled (ARGS: --signal S, or --retry SCHEDULE) only while it
-# still runs EXE; non-zero when a --retry schedule ends with it running.
+# signal NAME EXE ARGS...: NAME's recorded pid signalled (--signal S or
+# --retry SCHEDULE) only while it runs EXE; non-zero when it outlives a --retry.
 signal() {
 	local name=$1 exe=$2
 	shift 2
@@ -121,14 +104,9 @@ signal() {
 
 # --- the nodes --------------------------------------------------------
 
-# The request the balancer checks a node with: the digest of x = 1 (its 8
-# bytes little-endian), range [0, 2], priority 1, whose reply must be 1.
-# Only a node's first check is searched; the rest are cache hits.
-check_request() {
-	local digest
-	digest=$(printf '\001\0\0\0\0\0\0\0' | sha256sum | cut -c1-64)
-	echo "${digest}0000000000000000000000000000000201"
-}
+# The balancer's check of a node: the digest of 1, range [0, 2], priority
+# 1, whose reply must be 1 (a node's first check searched, the rest cached).
+CHECK_REQUEST=$(digest_of 1)0000000000000000000000000000000201
 CHECK_REPLY=0000000000000001
 
 # ns_name I, veth_name I: node I's network namespace and its veth's end
@@ -188,25 +166,21 @@ netns_down() {
 	return 0
 }
 
-# node_ready PID LISTEN PORT: the master PID is the one serving as
-# PORT: it holds a socket listening at LISTEN (a TCP port, or unix:PATH)
-# and its --status names it. Asked without a connection, so that no
-# probe shows in any counter.
+# node_ready PID LISTEN PORT: master PID listens at LISTEN and its
+# --status names it; asked without a connection, which a counter would see.
 node_ready() {
 	pid_listens "$1" "$2" && [ "$(json_num "$(status_json "$3")" pid)" = "$1" ]
 }
 
-# node_listen NAME PORT KIND: where node NAME listens, as lib.sh's
-# pid_listens takes it: its socket (unix:PATH) for a local node, its TCP
-# port for a namespaced one.
+# node_listen NAME PORT KIND: where node NAME listens, as pid_listens
+# takes it: unix:SOCKET for a local node, the TCP port for a namespaced one.
 node_listen() {
 	if [ "$3" = local ]; then echo "unix:$SOCKS/$1.sock"; else echo "$2"; fi
 }
 
-# user_ready: the nodes' user exists (made as a system user, no login and
-# no home, where it does not) and their socket folder is theirs alone:
-# made 0700, or one that is already just that (a link, another's or an
-# open one fails).
+# user_ready: the nodes' user exists (made a system user, no login, no
+# home) and their socket folder is theirs alone, 0700 (a link, another's
+# or an open one fails).
 user_ready() {
 	[ -n "$NODE_USER" ] || return 0
 	if ! id "$NODE_USER" >/dev/null 2>&1; then
@@ -222,34 +196,23 @@ user_ready() {
 		fail "$SOCKS: not a folder of $NODE_USER's own, mode 0700 (a link, another's, or open)"
 }
 
-# balancer_side NAME ADDRESS KIND: the address node NAME's connections
-# from the balancer come from: this side of its veth pair for a
-# namespaced node, else the loopback.
-balancer_side() {
-	if [ "$3" = netns ]; then echo "$(subnet).$((4 * ${1#n} + 1))"; else echo 127.0.0.1; fi
-}
-
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
 # namespaced node, recorded as $RUN/NAME.pid, and wait until it serves;
 # fails, with the end of its log, if it does not (one that runs but does
-# not serve is stopped: its record would not vouch for it). A local node
-# listens on its Unix socket alone, which only the nodes' user (and the
-# balancer, as that user) can reach: nobody skips the balancer's bounds
-# or passes for it, and every connection there opens with its PROXY
-# header, so that the node's per-peer caps see the clients. A namespaced
-# node listens on its namespace's address alone and takes the header
-# from the balancer's side of its link alone (--proxy-from). Started as
-# root, a node runs as the nodes' user (--user). Co-located nodes share
-# the CPUs, so the scheduler places their workers (--no-pin): pinned,
-# every node's first worker would sit on the first CPU. They would share
-# a GPU too, each running a worker on device 0: they run none (--gpu off).
+# not serve is stopped). A local node listens on its Unix socket alone,
+# which only the nodes' user (the balancer too) can reach: nobody skips
+# the balancer's bounds or passes for it, and its PROXY header shows the
+# node's per-peer caps the clients. A namespaced node takes the header
+# from the balancer's side of its link alone (--proxy-from). Co-located
+# nodes share the CPUs (--no-pin) and would share a GPU (--gpu off).
 node_start() {
 	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid listen
 	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off)
 	listen=$(node_listen "$name" "$port" "$kind")
 	if [ "$kind" = netns ]; then
 		wrap=(ip netns exec "$(ns_name "${name#n}")")
-		args+=(--listen "$addr" --proxy-from "$(balancer_side "$name" "$addr" "$kind")")
+		# the header from this side of its veth pair alone
+		args+=(--listen "$addr" --proxy-from "$(subnet).$((4 * ${name#n} + 1))")
 	else
 		args+=(--listen "$listen")
 	fi
@@ -258,15 +221,11 @@ node_start() {
 	"${wrap[@]}" "$MASTER" "$port" "${args[@]}" 2>>"$log" >/dev/null </dev/null &
 	pid=$!
 	put "$name.pid" "$pid"
-	for _ in $(seq 1 300); do
-		node_ready "$pid" "$listen" "$port" && { metrics_start "$name" "$port"; return 0; }
-		alive "$pid" || break
-		sleep 0.02
-	done
+	wait_alive "$pid" 300 node_ready "$pid" "$listen" "$port" &&
+		{ metrics_start "$name" "$port"; return 0; }
 	tail -n 3 "$log" >&2
 	alive "$pid" || fail "node $name: its master exited at start (port $port taken?" \
 		"its log: $log)"
-	# It runs and does not serve, so running() would not vouch for it.
 	signal "$name" "$MASTER" --retry TERM/3/KILL/2
 	fail "node $name: its master (pid $pid) does not serve port $port after 6 s"
 }
@@ -275,9 +234,7 @@ node_start() {
 metrics_port() { echo $((PORT + 200 + ${1#n})); }
 
 # metrics_start NAME PORT: node NAME's Prometheus exporter, where built,
-# and wait until it listens. One that does not (its port taken) is said,
-# with its log, and left out: the node serves without it, and `status`
-# shows it down.
+# once it listens; one that does not is said and left out (status: down).
 metrics_start() {
 	local mport pid
 	mport=$(metrics_port "$1")
@@ -288,11 +245,7 @@ metrics_start() {
 		2>>"$RUN/$1-metrics.log" >/dev/null </dev/null &
 	pid=$!
 	put "$1-metrics.pid" "$pid"
-	for _ in $(seq 1 100); do
-		pid_listens "$pid" "$mport" && return 0
-		alive "$pid" || break
-		sleep 0.02
-	done
+	wait_alive "$pid" 100 pid_listens "$pid" "$mport" && return 0
 	say "WARNING: node $1's exporter does not serve 127.0.0.1:$mport: $(tail -n 1 "$RUN/$1-metrics.log" 2>/dev/null)" >&2
 }
 
@@ -305,12 +258,10 @@ metrics_state() {
 }
 
 # stop_node NAME PORT LISTEN: stop node NAME's master and exporter, each
-# only while its record vouches for it (running). A stopped (SIGSTOP)
-# master and its workers are continued first; one still there after 3 s
-# of SIGTERM gets SIGQUIT (kill the workers at once), then SIGKILL 2 s
-# on (its workers die with it: PR_SET_PDEATHSIG). Then the segment of a
-# master that did not remove its own (killed, now or before stop) goes.
-# Non-zero when it had to be killed.
+# only while its record vouches for it (running): a stopped master and its
+# workers continued first, SIGTERM, SIGQUIT 3 s on, SIGKILL 2 s later (its
+# workers die with it); then the segment a killed master left. Non-zero
+# when it had to be killed.
 stop_node() {
 	local pid rc=0
 	running "$1-metrics" "$METRICS" "$(metrics_port "$1")" &&
@@ -330,14 +281,12 @@ stop_node() {
 }
 
 # drop_segments PORT PID: the segments master PID of PORT left in
-# /dev/shm when it died (revhash-PORT-PID, or revhash-PORT-PID.N where
-# that name was taken: shm/segment_create.c), each only if it is a regular file
-# of this user's with no group or other bits (find never follows a link),
-# and only once nobody holds its lock: a live master holds its own for as
-# long as it runs, so another master's is never taken, whatever its name.
-# The lock is waited for 1 s (a killed master's workers may still be
-# exiting); the file is opened without O_CREAT (flock FILE would create
-# it, were it gone), and looked at again under the lock.
+# /dev/shm (revhash-PORT-PID[.N]), each only if a regular file of the
+# nodes' user with no group or other bits (find follows no link), and only
+# once nobody holds its lock: a live master holds its own, so another's is
+# never taken, whatever its name. The lock is waited for 1 s (a killed
+# master's workers may be exiting), the file opened without O_CREAT and
+# looked at again under the lock.
 drop_segments() {
 	local f uid
 	uid=$(id -u "${NODE_USER:-$(id -un)}")
@@ -352,45 +301,33 @@ drop_segments() {
 
 # --- the balancer -----------------------------------------------------
 
-# unprivileged: as root, the lines that make HAProxy give root up once its
-# ports are bound: it becomes the nodes' user, the one other than root
-# that may reach their sockets, chrooted into their folder (which holds
-# those sockets and nothing else).
+# unprivileged: as root, HAProxy gives root up once its ports are bound:
+# it becomes the nodes' user, chrooted into their socket folder.
 unprivileged() {
 	[ -n "$NODE_USER" ] || return 0
 	printf '\tuser %s\n\tgroup %s\n\tchroot %s\n' "$NODE_USER" "$(id -gn "$NODE_USER")" "$SOCKS"
-}
-
-# node_address NAME ADDRESS PORT KIND: where the balancer reaches node
-# NAME: its socket (inside the chroot, for root's balancer), or its TCP
-# address.
-node_address() {
-	case $4 in
-	local) if [ -n "$NODE_USER" ]; then echo "unix@/$1.sock"; else echo "unix@$SOCKS/$1.sock"; fi ;;
-	*) echo "$2:$3" ;;
-	esac
 }
 
 # config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled.
 config() {
 	fill haproxy.cfg.in PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
 		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="$(bind_address)" PER_SOURCE="$PER_SOURCE" \
-		CHECK_REQUEST="$(check_request)" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
+		CHECK_REQUEST="$CHECK_REQUEST" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
 		STATS_PORT="$STATS_PORT"
 }
 
-# servers < NODE_TABLE: the balancer's server lines. Nodes this script
-# starts read the client's address from a PROXY header (on their socket,
-# or from --proxy-from), checks included.
+# servers < NODE_TABLE: the balancer's server lines: a local node at its
+# socket (inside root's chroot), others at their address; the nodes this
+# script starts take a PROXY header, checks included.
 servers() {
-	local name addr port kind
+	local name addr port kind at
 	while read -r name addr port kind; do
-		if [ "$kind" = remote ]; then
-			printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"
-		else
-			printf '\tserver %s %s send-proxy-v2 check-send-proxy\n' "$name" \
-				"$(node_address "$name" "$addr" "$port" "$kind")"
-		fi
+		case $kind in
+		remote) printf '\tserver %s %s:%s\n' "$name" "$addr" "$port"; continue ;;
+		local) at=unix@$SOCKS/$name.sock; [ -z "$NODE_USER" ] || at=unix@/$name.sock ;;
+		*) at=$addr:$port ;;
+		esac
+		printf '\tserver %s %s send-proxy-v2 check-send-proxy\n' "$name" "$at"
 	done
 }
 
@@ -404,8 +341,8 @@ fill() {
 	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")" <"$ROOT/scripts/cluster/$t"
 }
 
-# max_connections: what HAProxy may hold at once: two descriptors each
-# (client and node) within this shell's hard limit, at most 20,000.
+# max_connections: HAProxy's connections: two descriptors each within
+# this shell's hard limit, at most 20,000.
 max_connections() {
 	local hard
 	hard=$(ulimit -Hn)
@@ -414,8 +351,7 @@ max_connections() {
 	echo $((hard < 20000 ? hard : 20000))
 }
 
-# bind_address: --bind as HAProxy writes it (an IPv6 address in brackets
-# would be taken for a port otherwise: "ipv6@ADDR").
+# bind_address: --bind as HAProxy takes it (ipv6@ADDR for IPv6).
 bind_address() { if [[ $BIND == *:* ]]; then echo "ipv6@$BIND"; else echo "$BIND"; fi; }
 
 # prometheus_config < NODE_TABLE: a Prometheus config that scrapes every
@@ -428,25 +364,22 @@ prometheus_config() {
 	fill prometheus.yml.in PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT"
 }
 
-# balancer_view: "NAME STATUS PICKED" for each node, as HAProxy sees it
-# (its stats CSV: status UP, DOWN, or on the way "UP_1/2", ...; picked:
-# how many connections it sent there); non-zero when it does not answer.
+# balancer_view: "NAME STATUS PICKED" for each node, as HAProxy's stats
+# say (UP, DOWN, UP_1/2...; connections sent there); non-zero when silent.
 balancer_view() {
 	local rows
 	rows=$(haproxy_stats "$STATS_PORT" status lbtot) || return 1
 	awk '$1 == "nodes" && $2 != "BACKEND" { print $2, $3, $4 }' <<<"$rows"
 }
 
-# wait_up SECONDS: until the balancer sees every node UP; non-zero when
-# it does not within SECONDS.
+# wait_up SECONDS: until the balancer sees every node UP.
 wait_up() { wait_until $(($1 * 10)) 0.1 all_up "$(wc -l <"$RUN/nodes")"; }
 # all_up N: the balancer sees N nodes UP.
 all_up() { [ "$(balancer_view | awk '$2 == "UP"' | wc -l)" = "$1" ]; }
 
 # balancer_start: HAProxy on $RUN/haproxy.cfg, recorded as
-# $RUN/haproxy.pid, ready once its statistics answer (it binds every
-# listener before it serves any): a probe on the balancer's own port
-# would be a connection it hands a node.
+# $RUN/haproxy.pid, ready once its statistics answer (a probe on its own
+# port would be a connection handed to a node).
 balancer_start() {
 	local pid
 	haproxy -c -q -f "$RUN/haproxy.cfg" || fail "haproxy refused $RUN/haproxy.cfg"
@@ -454,22 +387,17 @@ balancer_start() {
 	haproxy -db -f "$RUN/haproxy.cfg" >>"$RUN/haproxy.log" 2>&1 </dev/null &
 	pid=$!
 	put haproxy.pid "$pid"
-	for _ in $(seq 1 300); do
-		alive "$pid" || { tail -n 5 "$RUN/haproxy.log" >&2; fail "haproxy exited at start" \
-			"(port $PORT or $STATS_PORT taken?)"; }
-		balancer_view >/dev/null && return 0
-		sleep 0.02
-	done
+	wait_alive "$pid" 300 balancer_view >/dev/null && return 0
+	alive "$pid" || { tail -n 5 "$RUN/haproxy.log" >&2; fail "haproxy exited at start" \
+		"(port $PORT or $STATS_PORT taken?)"; }
 	fail "haproxy's statistics did not answer on 127.0.0.1:$STATS_PORT within 6 s"
 }
 
 # --- the commands -----------------------------------------------------
 
-# stop_all: stop what $RUN says runs: the balancer (a soft stop: what is
-# in flight has 3 s), then every node at once. The logs go to
-# $RUN.logs, where savelog keeps the three newest of each (NAME.log.0 the
-# newest), and the run dir is removed. Goes on past a process that would
-# not stop, and says so in its status.
+# stop_all: stop what $RUN says runs: the balancer (in flight has 3 s),
+# then every node at once; the logs into $RUN.logs (savelog keeps three of
+# each), the run dir removed. Goes on past what would not stop, and fails.
 stop_all() {
 	local rc=0 pid name port kind hap f logs=$RUN.logs stops=()
 	hap=$(command -v haproxy)
@@ -478,9 +406,7 @@ stop_all() {
 		signal haproxy "$hap" --retry USR1/4 ||
 			{ signal haproxy "$hap" --retry KILL/2; say "haproxy $(recorded haproxy) killed"; rc=1; }
 	fi
-	# Waited for by pid: in a start that failed, this shell's jobs are
-	# also the processes it started, which a wait for them all would
-	# wait on for ever had one not been stopped.
+	# Waited for by pid: a failed start's jobs include what it started.
 	while read -r name _ port kind; do
 		[ "$kind" = remote ] && continue
 		stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
@@ -548,9 +474,8 @@ start() {
 counter() { local v; v=$(json_num "$json" "$1"); echo "${v:--}"; }
 
 # status [serving]: the balancer and each node; non-zero, with a line on
-# stderr for each, when the balancer, a node or an exporter is not serving
-# (with `serving`: a down exporter is said, and the status is the
-# serving's alone).
+# stderr for each, when the balancer, a node or an exporter (unless
+# `serving`: then only said) is not serving.
 status() {
 	local name addr port kind pid view state picked json bad=() hpid exporter shown
 	local said=()
@@ -564,18 +489,14 @@ status() {
 	printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' node address pid balancer \
 		picked requests cache_hits jobs answered metrics
 	while read -r name addr port kind; do
-		pid=-
+		pid=- json="" exporter=- state="" picked=""
 		if [ "$kind" != remote ]; then
-			running "$name" "$MASTER" "$(node_listen "$name" "$port" "$kind")" ||
-				pid=gone
-			[ $pid = gone ] || pid=$(recorded "$name")
+			pid=gone
+			running "$name" "$MASTER" "$(node_listen "$name" "$port" "$kind")" && pid=$(recorded "$name")
+			json=$(status_json "$port")
+			exporter=$(metrics_state "$name")
 		fi
-		state="" picked=""
 		read -r _ state picked < <(grep "^$name " <<<"$view")
-		json=""
-		[ "$kind" = remote ] || json=$(status_json "$port")
-		exporter=-
-		[ "$kind" = remote ] || exporter=$(metrics_state "$name")
 		shown=$addr:$port
 		[ "$kind" = local ] && shown=unix:$name.sock
 		printf '%-5s %-21s %-8s %-8s %7s %9s %10s %9s %9s %-8s\n' "$name" "$shown" \
@@ -595,17 +516,14 @@ node_again() {
 	read -r name addr port kind < <(grep "^n${NODE:-0} " "$RUN/nodes") ||
 		fail "node-start: no node '${NODE:-}' (1 .. $(wc -l <"$RUN/nodes"))"
 	[ "$kind" = remote ] && fail "node-start: $name is on another host"
-	# As many workers as start gave it (a number, checked again), unless
-	# told another.
+	# As many workers as start gave it (checked again), unless told.
 	w=$(cat "$RUN/workers" 2>/dev/null)
 	[ -z "$WORKERS_SAID" ] && uint "$w" 1 64 && WORKERS=$w
 	running "$name" "$MASTER" "$(node_listen "$name" "$port" "$kind")" &&
 		fail "node-start: $name still runs (pid $(recorded "$name"))"
-	# The dead master's segment: its successor's start sweeps it only if
-	# nothing of it is left at that moment (a worker still exiting, an
-	# unreaped pid).
+	# The dead master's segment (its successor's sweep misses it while a
+	# worker still exits); its exporter gone before the successor binds.
 	pid=$(recorded "$name") && drop_segments "$port" "$pid"
-	# (gone before its successor binds the same port)
 	running "$name-metrics" "$METRICS" "$(metrics_port "$name")" &&
 		signal "$name-metrics" "$METRICS" --retry TERM/2/KILL/1
 	user_ready

@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# Sum up the repetitions of the lab's runs: reads a CSV with a header whose
-# first three columns name a configuration (exp, scenario, config) and
-# prints one row per configuration, in the order they first appear:
-# exp, scenario, config, n (the repetitions), then every other column
-# averaged over the repetitions that have a number in it (text: the first
-# rep's), except reliability, which is the lowest, and KEY, which gets
-# KEY_best and KEY_worst (lowest and highest) beside its average.
-# The rep column goes; prefix stays, that of the first rep (its files).
+# Sum up the repetitions of the lab's runs: a CSV whose first three
+# columns name a configuration, as one row per configuration in order:
+# exp, scenario, config, n, then each other column averaged (text, and
+# prefix: the first rep's; reliability: the lowest), and KEY_best and
+# KEY_worst (lowest and highest) at the end. The rep column goes.
 #   scripts/lab/exp-aggregate.sh KEY FILE.csv
 set -eu
 [ $# -eq 2 ] || { echo "usage: exp-aggregate.sh KEY FILE.csv" >&2; exit 2; }

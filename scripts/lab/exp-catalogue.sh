@@ -4,20 +4,13 @@
 # KIND replay: ARGS are revhash-bench's SEED TOTAL START DIFFICULTY REP
 # DELAY_US LAMBDA; KIND closed: CONCURRENCY SECONDS and bench options.
 # MAX_REPS caps the repetitions of that run (0: as many as asked).
-# scripts/lab/experiments.sh runs them; this only plans, so it can run alone.
+# experiments.sh runs them; this only plans.
 #   scripts/lab/exp-catalogue.sh --preset smoke|quick|full --rate HASHES_PER_S [--only EXPERIMENT]
-# RATE is the default server's hash rate: the scheduling and cache
-# experiments set their client delays from it, to a chosen load.
-#
-# Load: a request's range is D values and its answer uniform in it, so a
-# first-time request costs D/2 hashes on average, and a repeat (REP% + 1 of
-# the requests, as the client draws them) costs nothing with a cache. At one
-# request every DELAY seconds the load is (99 - REP)/100 * D/2 / (RATE *
-# DELAY); delay_for inverts that. Light is 25% (the queue is nearly always
-# empty: the order hardly matters), heavy 90% (a queue forms behind long
-# requests, which is where the orders differ) and the stress point 150%
-# (more work arrives than the server can do: the backlog grows all run).
-# The budget of --quick: docs/lab.md.
+# RATE, the default server's, sets the client delays to a chosen load: a
+# first-time request costs D/2 hashes, a repeat (REP% + 1) none, so one
+# every DELAY s is a load of (99 - REP)/100 * D/2 / (RATE * DELAY). Light
+# is 25% (no queue), heavy 90% (a queue behind long requests, where the
+# orders differ), stress 150% (the backlog grows all run).
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 

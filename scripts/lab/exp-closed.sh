@@ -1,13 +1,10 @@
 #!/usr/bin/env bash
-# One closed-loop run of the experiment lab: start a master with
-# MASTER_ARGS, keep CONCURRENCY requests in flight on it for SECONDS with
-# revhash-bench --concurrency, and print one CSV line:
+# One closed-loop run of the lab: CONCURRENCY requests in flight for
+# SECONDS on a master with MASTER_ARGS; one CSV line:
 #   requests_s,p50_ms,p99_ms,master_cpu,workers_cpu,master_hwm_kb,workers_hwm_kb,errors
-# CPU is % of one CPU (the workers' summed), from /proc/PID/stat utime +
-# stime over the middle half of the run, which leaves out the bench's
-# thread start and the last replies; peak RSS is VmHWM at the end (the
-# workers': the largest one's); errors are wrong plus missing replies. It
-# leaves PREFIX.txt (the bench's output) and PREFIX.log (the master's).
+# CPU: % of one CPU (the workers' summed) over the middle half of the run;
+# peak RSS: VmHWM at the end (the largest worker's). It leaves PREFIX.txt
+# and PREFIX.log.
 #   scripts/lab/exp-closed.sh PREFIX "MASTER_ARGS" CONCURRENCY SECONDS [BENCH_ARGS...]
 # BENCH_ARGS: --cached, --difficulty D, --priority P. Exits 1 when a reply
 # was wrong or missing, after printing the line.
@@ -19,7 +16,6 @@ prefix=$1 margs=$2 conc=$3 secs=$4
 shift 4
 need_built
 mkdir -p "$(dirname "$prefix")"
-# One descriptor per connection on each side, and some to spare.
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge $((conc + 64)) ] ||
 	fail "hard descriptor limit $(ulimit -Hn) is below $((conc + 64))"
 ulimit -n "$(ulimit -Hn)"

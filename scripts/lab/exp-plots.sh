@@ -1,17 +1,6 @@
 #!/usr/bin/env bash
-# The experiment lab's plots, from the files experiments.sh leaves in DIR
-# (summary.csv, closed-summary.csv and each run's files under runs/; the
-# pictures of single runs show the first repetition). For each experiment
-# that was run:
-#   architecture.png, scheduling.png, cache.png, sweeps.png
-#       score by configuration, a panel per scenario: bar = average,
-#       whisker = best to worst repetition (sweeps: log scale);
-#   scheduling-latency.png, scheduling-queue.png
-#       latency over time by priority, and the master's queue depth and
-#       busy workers over time, for each preemptive order, in the heaviest
-#       scenario with the milestone's lambda (1.5) or else the first;
-#   concurrency.png    CPU and memory against concurrency;
-#   named-NAME.png, named-NAME-queue.png    each course run (plot.sh).
+# The lab's plots (docs/lab.md lists them), from the files experiments.sh
+# leaves in DIR; single runs show the first repetition.
 #   scripts/lab/exp-plots.sh DIR
 # Exits non-zero when a plot could not be drawn.
 set -eu

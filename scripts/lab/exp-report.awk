@@ -105,11 +105,21 @@ function table(spec,    n, parts, i, kv, r, line) {
 
 # --- findings -------------------------------------------------------
 
-# A configuration's score in a finding: that of its best repetition. On a
-# shared machine interference only ever adds latency, so the best rep is
-# the closest to what the configuration itself costs (calibration keeps
-# the fastest of its timings for the same reason); the tables show all.
+# A configuration's score in a finding: its best repetition's (on a shared
+# machine interference only adds latency); the tables show all.
 function sc(s, c) { return val(s, c, "score_best") }
+
+# span(S, COL, SKIP): LO and HI of COL over S's configurations with a
+# score, those whose name matches SKIP aside; LO "" when none.
+function span(s, col, skip,    n, c, k, v) {
+	n = split(CFGS[s], c, "\t"); LO = HI = ""
+	for (k = 1; k <= n; k++) {
+		v = val(s, c[k], col)
+		if ((skip != "" && c[k] ~ skip) || !has(s, c[k]) || !isnum(v)) continue
+		if (LO == "" || v + 0 < LO) LO = v + 0
+		if (HI == "" || v + 0 > HI) HI = v + 0
+	}
+}
 
 # "SCEN: best CFG (score S); CFG2 +x%, CFG3 x2.1" for one scenario.
 function ranking(s,    n, c, i, best, out, sep) {
@@ -136,7 +146,7 @@ function ranking_finding(    i, out) {
 
 # wsrpt against fifo in each scenario: the widest gap, the tightest spread
 # of the preemptive orders, and what running to completion costs wsrpt.
-function scheduling_finding(    i, s, g, big, bigs, n, c, k, lo, hi, tight, tights, out, pre) {
+function scheduling_finding(    i, s, g, big, bigs, tight, tights, out, pre) {
 	bigs = ""; tights = ""
 	for (i = 1; i <= NSCEN; i++) {
 		s = SCEN[i]
@@ -144,13 +154,8 @@ function scheduling_finding(    i, s, g, big, bigs, n, c, k, lo, hi, tight, tigh
 			g = 1 - sc(s, "wsrpt") / sc(s, "fifo")
 			if (bigs == "" || g > big) { big = g; bigs = s }
 		}
-		n = split(CFGS[s], c, "\t"); lo = hi = ""
-		for (k = 1; k <= n; k++) {
-			if (c[k] ~ /run to completion/ || !has(s, c[k])) continue
-			if (lo == "" || sc(s, c[k]) + 0 < lo) lo = sc(s, c[k]) + 0
-			if (hi == "" || sc(s, c[k]) + 0 > hi) hi = sc(s, c[k]) + 0
-		}
-		if (lo > 0 && (tights == "" || hi / lo - 1 < tight)) { tight = hi / lo - 1; tights = s }
+		span(s, "score_best", "run to completion")
+		if (LO > 0 && (tights == "" || HI / LO - 1 < tight)) { tight = HI / LO - 1; tights = s }
 	}
 	if (bigs == "") return ranking_finding()
 	out = "wsrpt scores " than(sc(bigs, "wsrpt"), sc(bigs, "fifo")) " fifo at " bigs " (where wsrpt does best against fifo)"
@@ -166,7 +171,7 @@ function scheduling_finding(    i, s, g, big, bigs, n, c, k, lo, hi, tight, tigh
 # At the highest repeat level: the default cache against no cache (score,
 # and the repeats' mean latency), 50 entries and no attach against it; at
 # the lowest, the spread of all configurations.
-function cache_finding(    top, low, d, out, n, c, k, lo, hi) {
+function cache_finding(    top, low, d, out) {
 	top = SCEN[NSCEN]; low = SCEN[1]; d = "default cache"
 	if (!has(top, d)) return ranking_finding()
 	out = "At " top
@@ -180,32 +185,21 @@ function cache_finding(    top, low, d, out, n, c, k, lo, hi) {
 		out = out ", the default without attach " than(sc(top, d " no attach"), sc(top, d)) " with it"
 	if (has(top, "no cache no attach") && has(top, "no cache"))
 		out = out " (without a cache, dropping attach: " rel(sc(top, "no cache no attach"), sc(top, "no cache")) ")"
-	if (low != top) {
-		n = split(CFGS[low], c, "\t"); lo = hi = ""
-		for (k = 1; k <= n; k++) {
-			if (!has(low, c[k])) continue
-			if (lo == "" || sc(low, c[k]) + 0 < lo) lo = sc(low, c[k]) + 0
-			if (hi == "" || sc(low, c[k]) + 0 > hi) hi = sc(low, c[k]) + 0
-		}
-		if (lo > 0) out = out sprintf("; at %s all configurations are within %.0f%%", low, 100 * (hi / lo - 1))
-	}
+	span(low, "score_best", "")
+	if (low != top && LO > 0)
+		out = out sprintf("; at %s all configurations are within %.0f%%", low, 100 * (HI / LO - 1))
 	return out "."
 }
 
 # Each sweep as its points (best reps), and the range of its average
 # efficiency: "workers: 1 → 59,906, 2 → 47,445; average efficiency 0.52-0.72".
-function sweeps_finding(    i, s, n, c, k, out, line, e, lo, hi) {
+function sweeps_finding(    i, s, n, c, k, out, line) {
 	for (i = 1; i <= NSCEN; i++) {
-		s = SCEN[i]; n = split(CFGS[s], c, "\t"); line = ""; lo = hi = ""
-		for (k = 1; k <= n; k++) {
-			if (!has(s, c[k])) continue
-			line = line (line ? ", " : "") c[k] " → " thousands(sc(s, c[k]))
-			e = val(s, c[k], "eff")
-			if (!isnum(e)) continue
-			if (lo == "" || e + 0 < lo) lo = e + 0
-			if (hi == "" || e + 0 > hi) hi = e + 0
-		}
-		if (lo != "") line = line sprintf("; average efficiency %.2f to %.2f", lo, hi)
+		s = SCEN[i]; n = split(CFGS[s], c, "\t"); line = ""
+		for (k = 1; k <= n; k++)
+			if (has(s, c[k])) line = line (line ? ", " : "") c[k] " → " thousands(sc(s, c[k]))
+		span(s, "eff", "")
+		if (LO != "") line = line sprintf("; average efficiency %.2f to %.2f", LO, HI)
 		out = out (out ? ". " : "") s ": " line
 	}
 	return out "."

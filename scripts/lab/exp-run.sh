@@ -1,14 +1,9 @@
 #!/usr/bin/env bash
-# One replay run of the experiment lab: start a master with MASTER_ARGS on a
-# free port, replay the public client's workload on it with revhash-bench
-# (told the master's policy, so that its efficiency is against the right
-# ideal), sample the master's live status every 100 ms meanwhile, stop the
-# master, and print the run's figures as one CSV line (BENCH_COLUMNS in
-# lib-bench.sh, then busy_rate and eff_busy: the efficiency again at the
-# rate the workers hashed at during the run, which the machine's drift
-# between the calibration and the run does not move). It leaves PREFIX.txt and
-# PREFIX.json (the bench's output), PREFIX.csv (a row per request), PREFIX.busy.txt (the rescore's),
-# PREFIX.status.csv (the samples) and PREFIX.log (the master's).
+# One replay run of the lab: a master with MASTER_ARGS, the public
+# client's workload on it (revhash-bench, told the master's policy), its
+# status sampled meanwhile; one CSV line: BENCH_COLUMNS, busy_rate and
+# eff_busy (the efficiency at the rate its workers hashed at). It leaves
+# PREFIX.txt, .json, .csv, .busy.txt, .status.csv and .log.
 #   scripts/lab/exp-run.sh [--rate HASHES_PER_S] PREFIX "MASTER_ARGS" \
 #       SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA
 # Without --rate the bench calibrates (a few seconds). Exits 1 when an

@@ -4,19 +4,13 @@
 # PNG plots into the output folder.
 #   scripts/lab/experiments.sh [--quick | --preset smoke|quick|full] [--reps N]
 #                              [--only EXPERIMENT] [--out DIR] [--dry-run]
-# Presets: full (the default, `make experiments`; reps 3), quick (a
-# shortened catalogue in under ten minutes on a 2-CPU machine; reps 2; its
-# budget is in docs/lab.md) and smoke (two configurations an
-# experiment, tiny requests, 1 rep: the test of the report in make check).
-# Experiments: architecture, scheduling, cache, sweeps, concurrency, named.
-# Steps, each a script that can run alone: measure the hash rate of every
-# worker count used (exp-rate.sh); plan (exp-catalogue.sh); run each line
-# (exp-run.sh, exp-closed.sh) into results.csv and closed.csv; sum the
-# repetitions up (exp-aggregate.sh); plot (exp-plots.sh); report
-# (exp-report.sh). Runs go round robin: every run of rep 1, then of rep 2,
-# so that a slow spell of the shared machine does not fall on one
-# configuration only. Exits 1 when any run got a wrong or missing answer
-# (the catalogue still runs to its end, and the report says which).
+# Presets (docs/lab.md): full (the default; reps 3), quick (under ten
+# minutes on 2 CPUs; reps 2) and smoke (tiny, 1 rep: make check's test of
+# the report). Steps, each a script that runs alone: exp-rate.sh,
+# exp-catalogue.sh, exp-run.sh and exp-closed.sh, exp-aggregate.sh,
+# exp-plots.sh, exp-report.sh. Runs go round robin over the reps, so a
+# slow spell of the machine falls on no one configuration. Exits 1 when a
+# run got a wrong or missing answer (the report says which).
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
@@ -59,9 +53,8 @@ while IFS='|' read -r kind _ _ _ margs _ _; do
 	[ "$kind" = replay ] && measure_rate "$(workers_asked $margs)"
 done <"$OUT/plan.txt"
 
-# The expected duration: each replay lasts its requests' spread or its
-# work, whichever is longer, plus its last request and ~0.3 s of start and
-# stop; a closed run its duration plus ~1 s; plots and report ~5 s.
+# The expected duration: a replay its spread or its work, whichever is
+# longer, its last request and 0.3 s; a closed run its duration and 1 s.
 estimate=$(while IFS='|' read -r kind _ _ _ margs args max; do
 	w=$(workers_asked $margs)
 	echo "$kind $(rate_of "$w") ${max:-0} $args"

@@ -7,18 +7,11 @@
 #   (CMD: the target's objdump, e.g. aarch64-linux-gnu-objdump; `make
 #   kernel-insns` passes the kernels of the build)
 #
-# A kernel's object holds its range_search (kernel_range.h) and its struct
-# kernel, whose lanes (the unsigned after the name's pointer) say how many
-# values one block hashes. In range_search, a backward branch closes a
-# loop; the block loop is the smallest one that holds at least half of the
-# function (the plan's and the confirmation's loops are small, the
-# segment's and the stop check's hold the block loop). Its instructions
-# from the branch's target to the branch, once per block, divided by the
-# lanes, are the instructions per value, with those of any function of the
-# object that the loop calls (gcc keeps the AVX kernels' rounds out of
-# line); beside them the SHA instructions (sha256h and the like,
-# sha256rnds2 on x86) and the memory accesses among them (loads and
-# stores: spills, and reloads of the plan). Static counts, not a profile:
+# The block loop is range_search's smallest backward-branch loop that
+# holds half the function or more; its instructions (those of the
+# object's functions it calls too), divided by the lanes of the struct
+# kernel (the unsigned after its name), are per value; beside them the SHA
+# instructions and the loads and stores. Static counts, not a profile:
 # the loop runs straight through but for a candidate (one in 2^32).
 set -eu
 OBJDUMP=objdump

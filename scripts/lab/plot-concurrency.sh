@@ -20,8 +20,7 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["master_cpu"], $c["workers_cpu"], $c["master_hwm_kb"] / 1024, $c["workers_hwm_kb"] / 1024) }
 	END { for (i = 1; i <= n; i++) printf "# %s\n%s%s", name[i], row[i], i < n ? "\n\n" : ""
 		for (i = 1; i <= n; i++) print name[i] > "/dev/stderr" }' "$1" >"$data" 2>"$data.names"
-kinds=()
-while IFS= read -r k; do kinds+=("$k"); done <"$data.names"
+mapfile -t kinds <"$data.names"
 rm -f "$data.names"
 [ ${#kinds[@]} -gt 0 ] || fail "no runs in $1"
 plot_kinds() { # COLUMN WHAT

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
-# The master's load over a run, one panel per run: the mean number of jobs
-# in its table and of jobs being searched (left axis), and the mean share
-# of workers hashing (right axis, 0 to 1), per time bin, from the samples
-# sample_status (lib-bench.sh) recorded about every 100 ms. A bin is the
-# shortest of 0.1, 0.2, 0.5, 1, 2, 5, 10, 30 or 60 s that keeps a run under
-# about 100 bins, the same for every panel: samples of a run of small
-# requests are mostly 0 or 1 job, and drawn one by one they make a comb of
-# lines in which no load can be read.
+# The master's load over a run, a panel a run, from sample_status's
+# samples: the mean jobs in its table and searched, and the share of
+# workers hashing, per time bin: the shortest of 0.1 to 60 s that keeps
+# the longest run under 100 bins (samples drawn one by one make a comb).
 #   scripts/lab/plot-status.sh OUT.png TITLE LABEL FILE.status.csv [LABEL FILE]...
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
@@ -18,7 +14,6 @@ for ((i = 2; i <= $#; i += 2)); do
 	[ -r "${!i}" ] || fail "cannot read ${!i}"
 	files+=("${!i}")
 done
-# The longest run sets the bin.
 bin=$(awk -F, 'FNR > 1 && $1 + 0 > t { t = $1 + 0 }
 	END { n = split("0.1 0.2 0.5 1 2 5 10 30 60", w, " ")
 	      for (i = 1; i < n && t / w[i] > 100; i++) ;
