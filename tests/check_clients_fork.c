@@ -1,4 +1,5 @@
-/* master/clients.c against a worker forked while connections are open.
+/* master/clients.c against a worker forked while connections are open;
+ * and the order its timed and waiting lists keep (oldest first).
  *
  * Every fork of a worker copies every client socket of the master into the
  * child, which holds them until it reaches close_inherited(). While a copy
@@ -19,6 +20,7 @@
 #include "tests/accept.h"
 #include "tests/helpers.h"
 #include "master/net.h"
+#include "lib/clock.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -209,6 +211,72 @@ START_TEST(one_host_is_one_peer_where_its_address_tells)
 }
 END_TEST
 
+/* A client that sends part of its request, accepted: the master times it
+ * from now. Returns the client's end; *before and *after bracket the
+ * accept on clock_ms(). */
+static int partial_client(uint64_t *before, uint64_t *after)
+{
+	uint8_t part[10] = { 0 };
+	unsigned open = cl.open;
+	int fd = th_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(send(fd, part, sizeof part, MSG_NOSIGNAL), (ssize_t)sizeof part);
+	*before = clock_ms();
+	ck_assert(TH_WAIT_UNTIL(clients_accept(&cl, lfd) == 0 && cl.open > open, 1000));
+	*after = clock_ms();
+	return fd;
+}
+
+/* The idle timeout reads its lists oldest first and stops at the first
+ * connection not yet due: a list kept in any other order would keep the
+ * old ones for ever. Two slow senders 30 ms apart, the clock put where
+ * only the first is due: the first alone is dropped, and the next deadline
+ * is the second's. */
+START_TEST(timeouts_take_the_oldest_first)
+{
+	uint64_t a0, a1, b0, b1, next;
+	int a, b;
+	char c;
+
+	a = partial_client(&a0, &a1);
+	usleep(30000);
+	b = partial_client(&b0, &b1);
+	ck_assert_uint_gt(b0, a1);
+	next = clients_expire(&cl, a1 + 5000);
+	ck_assert_uint_eq(stats.timeouts, 1);
+	ck_assert_uint_ge(next, b0 + 5000);
+	ck_assert_uint_le(next, b1 + 5000);
+	ck_assert_int_eq(recv(a, &c, 1, 0), 0); /* closed */
+	ck_assert_int_lt(recv(b, &c, 1, MSG_DONTWAIT), 0); /* still open */
+	close(a);
+	close(b);
+}
+END_TEST
+
+/* --max-wait closes the connection that has waited longest: two waiting
+ * clients 30 ms apart, the clock put where only the first is due. */
+START_TEST(max_wait_takes_the_oldest_first)
+{
+	struct conn *first, *second;
+	uint64_t t;
+	int a, b;
+
+	cl.max_wait_ms = 1000;
+	first = waiting_client(&a);
+	t = clock_ms();
+	usleep(30000);
+	second = waiting_client(&b);
+	ck_assert_ptr_eq(clients_overdue(&cl, t + 1000), first);
+	ck_assert_ptr_null(clients_overdue(&cl, t + 1000));
+	ck_assert_ptr_eq(clients_overdue(&cl, second->since_ms + 1000), second);
+	clients_drop(&cl, first); /* jobs_client_gone() */
+	clients_drop(&cl, second);
+	close(a);
+	close(b);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("clients_fork");
@@ -218,6 +286,8 @@ int main(void)
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_test(t, closed_connection_is_not_reported_again);
 	tcase_add_test(t, stale_event_does_not_drop_a_healthy_client);
+	tcase_add_test(t, timeouts_take_the_oldest_first);
+	tcase_add_test(t, max_wait_takes_the_oldest_first);
 	tcase_add_loop_test(t, one_host_is_one_peer_where_its_address_tells, 0,
 			    (int)(sizeof peers / sizeof peers[0]));
 	suite_add_tcase(s, t);
