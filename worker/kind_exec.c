@@ -319,8 +319,11 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 	if (automatic)
 		for (unsigned i = 0; i < there; i++)
 			f->unit[f->n++] = (int)i;
-	else if (take_list(k, f, spec, there) < 0)
+	else if (take_list(k, f, spec, there) < 0) {
+		close(f->fd);
+		f->fd = -1;
 		return -EINVAL;
+	}
 	log_info("%s: %u worker%s on %s", k->name, f->n, f->n == 1 ? "" : "s", f->note);
 	return 0;
 }
