@@ -13,6 +13,9 @@
 #include <string.h>
 #include <sys/types.h>
 
+_Static_assert(sizeof(long) == 8 && sizeof(size_t) == 8 && sizeof(intmax_t) == 8 &&
+	       sizeof(ptrdiff_t) == 8, "every length modifier but h is 64 bits (next_conv)");
+
 /* One conversion of a format, its argument taken. */
 struct conv {
 	char letter;   /* d, u, f, s, m, ... */
@@ -172,18 +175,10 @@ static int next_conv(const char **f, va_list *ap, struct conv *c)
 	*f = *p ? p + 1 : p;
 	switch (c->letter) {
 	case 'd': case 'i':
-		c->i = !strcmp(len, "ll") ? va_arg(*ap, long long) :
-		       !strcmp(len, "l") ? va_arg(*ap, long) :
-		       !strcmp(len, "j") ? va_arg(*ap, intmax_t) :
-		       !strcmp(len, "z") ? va_arg(*ap, ssize_t) :
-		       !strcmp(len, "t") ? va_arg(*ap, ptrdiff_t) : va_arg(*ap, int);
+		c->i = *len && *len != 'h' ? va_arg(*ap, long long) : va_arg(*ap, int);
 		break;
 	case 'u': case 'x': case 'X': case 'o': case 'c':
-		c->u = !strcmp(len, "ll") ? va_arg(*ap, unsigned long long) :
-		       !strcmp(len, "l") ? va_arg(*ap, unsigned long) :
-		       !strcmp(len, "j") ? va_arg(*ap, uintmax_t) :
-		       !strcmp(len, "z") ? va_arg(*ap, size_t) :
-		       !strcmp(len, "t") ? (unsigned long long)va_arg(*ap, ptrdiff_t) :
+		c->u = *len && *len != 'h' ? va_arg(*ap, unsigned long long) :
 		       va_arg(*ap, unsigned);
 		break;
 	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
