@@ -4,7 +4,6 @@
  * whatever order it searches in. The fastest of a few timings counts. */
 #include "bench/calibrate.h"
 #include "lib/digest.h"
-#include "proto/proto.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -7,7 +7,6 @@
  * whole, for exact percentiles. */
 #include "bench/closed.h"
 #include "lib/digest.h"
-#include "proto/proto.h"
 #include "bench/hold.h"
 #include "bench/stats.h"
 

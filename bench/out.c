@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 _Static_assert(sizeof(long) == 8 && sizeof(size_t) == 8 && sizeof(intmax_t) == 8 &&
 	       sizeof(ptrdiff_t) == 8, "every length modifier but h is 64 bits (next_conv)");

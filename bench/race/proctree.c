@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
-#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 int race_plot_check(void)
 {

@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
