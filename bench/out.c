@@ -195,19 +195,13 @@ static int next_conv(const char **f, va_list *ap, struct conv *c)
 
 /* The next name of names (advanced past it) into name; "-" when none is
  * left. */
-static void next_name(const char **names, char *name, size_t size)
+static void next_name(const char **names, char name[64])
 {
-	const char *p = *names + strspn(*names, " ");
-	size_t n = strcspn(p, " ");
+	int used = 0;
 
-	if (!n || n >= size) {
-		snprintf(name, size, "-");
-		*names = p + n;
-		return;
-	}
-	memcpy(name, p, n);
-	name[n] = '\0';
-	*names = p + n;
+	if (sscanf(*names, " %63s%n", name, &used) != 1)
+		strcpy(name, "-");
+	*names += used;
 }
 
 /* Conversion c's value as JSON; err: errno at the call, for %m. */
@@ -253,7 +247,7 @@ static void json_members(struct out *o, const char *names, const char *fmt,
 
 	va_copy(args, ap);
 	while (next_conv(&fmt, &args, &c)) {
-		next_name(&names, name, sizeof name);
+		next_name(&names, name);
 		if (strcmp(name, "-") == 0)
 			continue;
 		member(o, name);
