@@ -1,16 +1,10 @@
-/* One question, asked whole or in pieces. A big search is cut by the
- * client, not by any coordinator: K requests for contiguous sub-ranges go
- * out at once, each on its own connection (through a balancer that hashes
- * the range they land on different nodes), and the first reply that is
- * not 0 is the answer. Every socket is set to reset on close (SO_LINGER
- * 0) as soon as its request is out: the server cancels a search whose
- * client reset, while a plain close would read as a half-close and the
- * search would run on. So the losers, and every piece of a client that
- * is interrupted, stop costing the servers at once.
- *
- * The cut is done in 64-bit arithmetic only: the full range [0, 2^64-1]
- * holds 2^64 values, one more than a uint64_t counts, so sizes are worked
- * out from end - start (the values less one). */
+/* One question, asked whole or in pieces (see ask.h): K requests for
+ * contiguous sub-ranges at once, each on its own connection, the first
+ * reply that is not 0 the answer. Every socket resets on close (SO_LINGER
+ * 0) once its request is out: the server cancels a search whose client
+ * reset, where a plain close reads as a half-close and the search runs
+ * on. The cut uses end - start (the values less one): [0, 2^64-1] holds
+ * one value more than a uint64_t counts. */
 #include "bench/ask.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
@@ -33,28 +27,15 @@ struct piece {
 	uint8_t reply[PROTO_REPLY_LEN];
 };
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
+/* Hex digits alone, checked first: sscanf's %x would take a sign or a
+ * space too. */
 int ask_parse_digest(const char *hex, uint8_t digest[PROTO_DIGEST_LEN])
 {
-	if (strlen(hex) != 2 * PROTO_DIGEST_LEN)
+	if (strlen(hex) != 2 * PROTO_DIGEST_LEN ||
+	    strspn(hex, "0123456789abcdefABCDEF") != 2 * PROTO_DIGEST_LEN)
 		return -EINVAL;
-	for (size_t i = 0; i < PROTO_DIGEST_LEN; i++) {
-		int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -EINVAL;
-		digest[i] = (uint8_t)(hi << 4 | lo);
-	}
+	for (size_t i = 0; i < PROTO_DIGEST_LEN; i++)
+		sscanf(hex + 2 * i, "%2hhx", &digest[i]);
 	return 0;
 }
 

@@ -36,12 +36,12 @@ uint64_t ask_pieces(uint64_t start, uint64_t end, uint64_t k);
  * at most one value (the first ones are the larger). */
 void ask_piece(uint64_t start, uint64_t end, uint64_t n, uint64_t i,
 	       uint64_t *lo, uint64_t *hi);
-/* Send p's pieces to t at once and print into o the first answer that is not 0,
- * or 0 when every piece replied 0; every connection still open is then
- * reset, which cancels its search. A server that goes silent is given up
- * on at p->timeout_ms, one whose host vanished sooner (TCP keepalive).
- * The exit status: 0 on an answer, 1 when a piece could not be sent or
- * got no reply in time, 2 when out of memory. */
+/* Send p's pieces to t at once and print into o the first answer that is
+ * not 0, or 0 when every piece replied 0, then reset every connection
+ * still open, which cancels its search; give up at p->timeout_ms (sooner
+ * on a vanished host: TCP keepalive). The exit status: 0 on an answer, 1
+ * when a piece could not be sent or got no reply in time, 2 when out of
+ * memory. */
 int ask_run(struct target *t, const struct ask_params *p, struct out *o);
 
 #endif

@@ -1,14 +1,9 @@
-/* Calibration: the server's hash rate, timed from outside. A request whose
- * range holds no answer (its digest is that of the value just before it),
- * at a random start no cache can know, makes the server hash all of it
- * before it may say 0, whatever order it searches in: an answer at the
- * range's end would be found early by a server that cuts the range into
- * parts side by side, or searches from the top. The range grows until one
- * request takes long enough to trust, and the fastest of a few timings
- * counts. */
+/* Calibration (see calibrate.h). A request whose range holds no answer
+ * (its digest is that of the value just before it), at a random start no
+ * cache knows, makes any server hash all of it before it may say 0,
+ * whatever order it searches in. The fastest of a few timings counts. */
 #include "bench/calibrate.h"
 #include "lib/digest.h"
-#include "proto/proto.h"
 
 #include <errno.h>
 #include <inttypes.h>

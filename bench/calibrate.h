@@ -13,10 +13,8 @@
 #define CALIBRATE_FIRST 2000000 /* values in the first request */
 
 /* A bound on the requests' size, for a server that may go on hashing a
- * request its client closed (one that never cancels): no request holds
- * more than most_s seconds of hashing at the slowest rate the server
- * showed, so that, hashing no slower than that, it is done with any of
- * them most_s seconds after it came. */
+ * request its client closed: none holds more than most_s seconds of
+ * hashing at the slowest rate the server showed. */
 struct calibrate_bound {
 	double most_s;  /* 0: no bound */
 	double slowest; /* in and out: the slowest rate (values/s) a request
@@ -31,11 +29,10 @@ struct calibrate_bound {
  * (-EPROTO: a reply other than 0, where the range held no answer). */
 int calibrate_rate(struct target *t, double enough_s, struct out *o,
 		   struct calibrate_bound *b, double *rate);
-/* The values of the request after one of n values that took secs, when
- * one of enough_s is wanted, within b (NULL: none): grown towards twice
- * enough_s at the rate it showed, at least doubled and at most 64 times,
- * then cut to b's bound, and never under 1. The first request is
- * calibrate_next(CALIBRATE_FIRST, 0, ...): CALIBRATE_FIRST within b. */
+/* The values of the request after one of n values that took secs (0: the
+ * first), when one of enough_s is wanted: grown towards twice enough_s at
+ * the rate it showed, by 2 to 64 times, then cut to b's bound (NULL:
+ * none), and never under 1. */
 uint64_t calibrate_next(uint64_t n, double secs, double enough_s,
 			const struct calibrate_bound *b);
 

@@ -1,9 +1,8 @@
-/* The bench's side of the wire: resolve the server once, then one request
- * per connection, each exchange bounded as a whole (connect, send and a
- * reply that may trickle in byte by byte), so that a dead, stuck or slow
- * server costs a "missing" in the report, never a hang. The bound rides
- * on the sockets' own timeouts, re-armed only when an exchange has already
- * spent some of it: the common exchange pays no system call for it. */
+/* The bench's side of the wire: one request per connection, each exchange
+ * bounded as a whole (connect, send, and a reply that may trickle in),
+ * so that a dead, stuck or slow server costs a "missing", never a hang.
+ * The bound rides on the sockets' own timeouts, re-armed only once an
+ * exchange has spent some of it. */
 #include "bench/client.h"
 #include "proto/proto.h"
 
@@ -11,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>

@@ -1,18 +1,12 @@
-/* The closed loop: N threads, each connecting, sending one request, reading
- * its reply, closing and starting again until the duration is up, so the
- * server always has exactly N requests to answer and sets the pace itself.
- * The figure is its throughput; the latencies are those of a server kept
- * that busy (wrk's model; the replay is the open-loop one).
- *
- * Requests are fresh by default, drawn as the public client draws them
- * (random start, end = start + difficulty, answer = start + r % difficulty)
- * from a per-thread xorshift seeded by getrandom, so no two threads share
- * state. With --cached every thread sends one request that was answered
- * once before the clock starts: each timed request is a cache hit. Every
- * reply is checked; latencies are kept whole, for exact percentiles. */
+/* The closed loop (see closed.h): N threads, each sending one request on
+ * its own connection and reading its reply, again and again until the
+ * duration is up, so the server sets the pace (wrk's model). Fresh
+ * requests are drawn as the public client draws them, from a per-thread
+ * xorshift seeded by getrandom; --cached sends one request answered once
+ * before the clock starts. Every reply is checked; latencies are kept
+ * whole, for exact percentiles. */
 #include "bench/closed.h"
 #include "lib/digest.h"
-#include "proto/proto.h"
 #include "bench/hold.h"
 #include "bench/stats.h"
 

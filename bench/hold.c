@@ -3,7 +3,6 @@
  * below its range. */
 #include "bench/hold.h"
 #include "lib/digest.h"
-#include "proto/proto.h"
 
 #include <errno.h>
 #include <stdio.h>

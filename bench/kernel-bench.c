@@ -1,19 +1,9 @@
 /* kernel-bench: how many SHA-256 search hashes per second each kernel does
- * on one core. Every kernel searches a range that does not hold the answer,
- * so it hashes the whole range, as a worker does on most chunks.
- *
- * The machine may be shared and noisy, so the kernels run side by side in
- * rounds (openssl first, then the others), each round timing every kernel
- * once, and the table keeps each kernel's best round: lib/pick.c's
- * measurement, the calibration's own, with longer rounds.
- *
- * Last, what --kernel auto measures at start and picks (kernel_calibrate),
- * and a GPU's rate beside them where the GPU worker binary finds a device
- * (it links CUDA; kernel-bench asks it, `revhash-gpu --bench`, as the
- * master asks it for its devices).
- *
- *   ./kernel-bench [--seconds S] [--kernel NAME] [--gpu-worker PATH]
- *   (S per kernel, default 1; PATH default worker/revhash-gpu) */
+ * on one core, searching a range without the answer (as a worker does on
+ * most chunks), side by side in rounds, each kernel's best round kept
+ * (lib/pick.c's measurement); then what --kernel auto picks, and a GPU's
+ * rate where the GPU worker binary (--gpu-worker, default
+ * worker/revhash-gpu) finds a device (`revhash-gpu --bench`). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

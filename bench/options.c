@@ -1,13 +1,9 @@
-/* What revhash-bench's modes share on the command line. Every option is
- * a row (options.h): its argument is checked here, through lib/parse.c
- * (whole, unsigned, in bounds), and a mistake said once, naming the
- * option and what it takes; its line of --help is printed from the same
- * row, its default from the mode's defaults. The words are checked here
- * too but said by the mode that reads them, which knows what it wanted:
- * only the workload that no request could be made of is said here, for
- * the replay, --rescore and the race alike. The policy's options
- * describe the server under test with the master's own switches and
- * defaults, so a script can pass the same words to both. */
+/* What revhash-bench's modes share on the command line (see options.h).
+ * An argument is checked here through lib/parse.c and a mistake said once,
+ * naming the option; the words are checked here too but said by the mode
+ * that reads them, which knows what it wanted. The policy's options are
+ * the master's own switches and defaults, so a script passes both the
+ * same words. */
 #include "bench/options.h"
 #include "lib/os.h"
 #include "lib/parse.h"

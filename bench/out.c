@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
+
+_Static_assert(sizeof(long) == 8 && sizeof(size_t) == 8 && sizeof(intmax_t) == 8 &&
+	       sizeof(ptrdiff_t) == 8, "every length modifier but h is 64 bits (next_conv)");
 
 /* One conversion of a format, its argument taken. */
 struct conv {
@@ -172,18 +174,10 @@ static int next_conv(const char **f, va_list *ap, struct conv *c)
 	*f = *p ? p + 1 : p;
 	switch (c->letter) {
 	case 'd': case 'i':
-		c->i = !strcmp(len, "ll") ? va_arg(*ap, long long) :
-		       !strcmp(len, "l") ? va_arg(*ap, long) :
-		       !strcmp(len, "j") ? va_arg(*ap, intmax_t) :
-		       !strcmp(len, "z") ? va_arg(*ap, ssize_t) :
-		       !strcmp(len, "t") ? va_arg(*ap, ptrdiff_t) : va_arg(*ap, int);
+		c->i = *len && *len != 'h' ? va_arg(*ap, long long) : va_arg(*ap, int);
 		break;
 	case 'u': case 'x': case 'X': case 'o': case 'c':
-		c->u = !strcmp(len, "ll") ? va_arg(*ap, unsigned long long) :
-		       !strcmp(len, "l") ? va_arg(*ap, unsigned long) :
-		       !strcmp(len, "j") ? va_arg(*ap, uintmax_t) :
-		       !strcmp(len, "z") ? va_arg(*ap, size_t) :
-		       !strcmp(len, "t") ? (unsigned long long)va_arg(*ap, ptrdiff_t) :
+		c->u = *len && *len != 'h' ? va_arg(*ap, unsigned long long) :
 		       va_arg(*ap, unsigned);
 		break;
 	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
@@ -201,19 +195,13 @@ static int next_conv(const char **f, va_list *ap, struct conv *c)
 
 /* The next name of names (advanced past it) into name; "-" when none is
  * left. */
-static void next_name(const char **names, char *name, size_t size)
+static void next_name(const char **names, char name[64])
 {
-	const char *p = *names + strspn(*names, " ");
-	size_t n = strcspn(p, " ");
+	int used = 0;
 
-	if (!n || n >= size) {
-		snprintf(name, size, "-");
-		*names = p + n;
-		return;
-	}
-	memcpy(name, p, n);
-	name[n] = '\0';
-	*names = p + n;
+	if (sscanf(*names, " %63s%n", name, &used) != 1)
+		strcpy(name, "-");
+	*names += used;
 }
 
 /* Conversion c's value as JSON; err: errno at the call, for %m. */
@@ -259,7 +247,7 @@ static void json_members(struct out *o, const char *names, const char *fmt,
 
 	va_copy(args, ap);
 	while (next_conv(&fmt, &args, &c)) {
-		next_name(&names, name, sizeof name);
+		next_name(&names, name);
 		if (strcmp(name, "-") == 0)
 			continue;
 		member(o, name);

@@ -1,14 +1,12 @@
 /* revhash-bench's output, written once and sent out as text, as JSON or
- * as both (--json, --json=FILE). A figure is one out_printf(): printf's
+ * both (--json, --json=FILE). A figure is one out_printf(): printf's
  * format for the text, and beside it the names its conversions have in
- * JSON, in their order: out_printf(o, "p50 p99", "latency: p50 %.3f ms,
- * p99 %.3f ms\n", a, b) prints the line as text and "p50":a,"p99":b as
- * JSON. A conversion named "-", or past the names, is the text's alone,
- * and so are the words. Objects and arrays shape the JSON (the text knows
- * nothing of them); a "lines" array takes the text's own lines as its
- * strings, for what is said in sentences (notes, warnings, verdicts).
- * A number keeps the text's precision, so the JSON says what the text
- * says; one the text cannot print as a number (inf, nan) is null. */
+ * JSON, in their order: out_printf(o, "p50 p99", "p50 %.3f ms, p99 %.3f
+ * ms\n", a, b) is the line as text and "p50":a,"p99":b as JSON. A
+ * conversion named "-", or past the names, is the text's alone. Objects
+ * and arrays shape the JSON only; a "lines" array takes the text's lines
+ * as its strings (notes, verdicts). A number keeps the text's precision;
+ * inf and nan are null. */
 #ifndef REVHASH_BENCH_OUT_H
 #define REVHASH_BENCH_OUT_H
 

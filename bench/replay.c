@@ -1,9 +1,6 @@
 /* A replay (see replay.h): one detached thread per request, started at the
- * request's absolute deadline, so a slow server never delays the next
- * request, as with the public client; the threads report into one array
- * and the last one to finish wakes the caller.
- *
- * A failed connection or a short reply is counted, never fatal, and every
+ * request's absolute deadline, so a slow server never delays the next one
+ * (as with the public client); the last to finish wakes the caller. Every
  * exchange is bounded by the target's timeout, so a run always ends. */
 #include "bench/replay.h"
 #include "bench/stats.h"

@@ -30,11 +30,10 @@ struct replay_summary {
 };
 
 /* Send reqs[0 .. n - 1] to t, request i delay_us * i after the start, each
- * from a thread of its own, and wait until every exchange has ended (each
- * is bounded by t's timeout). res[i] gets what became of request i, its
- * send time counted from the start; o, when not NULL, gets a line per
- * request as it ends (the text's alone). A thread that cannot be had makes its request
- * missing, not the run fail. 0, or -ENOMEM when the run could not start. */
+ * from a thread of its own (one that cannot be had makes its request
+ * missing), and wait until every exchange has ended. res[i] gets what
+ * became of request i; o, when not NULL, a line per request as it ends
+ * (the text's alone). 0, or -ENOMEM when the run could not start. */
 int replay_run(struct target *t, const struct wl_request *reqs, uint64_t n,
 	       uint64_t delay_us, struct out *o, struct result *res);
 /* The figures of a run of n > 0 requests. 0 or -ENOMEM. */

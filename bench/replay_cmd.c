@@ -1,10 +1,8 @@
 /* The replay, revhash-bench's default mode: the public client's workload
  * sent at its pace to one server (bench/replay.c), then scored against
  * ideal servers of the rate it calibrated (bench/score.c). The workload
- * is generated whole before anything is sent, and the server's hash rate
- * measured (unless --rate gives it), so that the run itself does nothing
- * but send at its deadlines. A failed connection or a short reply is counted, never fatal,
- * and every exchange has a timeout, so a run always ends with a report. */
+ * and the rate are ready before anything is sent, so that the run does
+ * nothing but send at its deadlines. */
 #include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/options.h"

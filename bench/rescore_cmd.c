@@ -1,11 +1,8 @@
-/* --rescore: a replay that a --csv recorded, scored again at another
- * hash rate without sending anything (bench/score.c), e.g. at the rate
- * the server's workers hashed at while they served it. It takes the
- * replay's words, HOST and PORT included though nothing is sent (any
- * host, any port: "x 1"), and the replay's --quiet and --no-calibrate,
- * which mean nothing here, so a script rescores a run with the very
- * words that made it. The CSV is read whole before the new one is
- * opened, so the two may be the same file. */
+/* --rescore: a replay that a --csv recorded, scored again at another hash
+ * rate without sending anything (bench/score.c). It takes the replay's
+ * words (HOST and PORT unused: "x 1"), --quiet and --no-calibrate, so a
+ * script rescores a run with the words that made it. The CSV is read
+ * whole before the new one is opened, so the two may be one file. */
 #include "bench/options.h"
 #include "bench/runcsv.h"
 #include "bench/score.h"

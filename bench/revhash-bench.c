@@ -1,20 +1,10 @@
 /* revhash-bench: the public client's load, plus the numbers it leaves out.
- * By default it replays the very workload the client would and scores it
- * the same way, then says how good that score is against ideal servers of
- * the server's own hash rate (bench/replay_cmd.c). Its other modes: the
- * replay's CSV scored again (--rescore), a closed loop for the server's
- * throughput (--concurrency), one question (--ask), a race of servers
- * (--race), a preset's words (--preset).
- *
- * A tool of several modes, it is a command table, as git is: modes[]
- * holds each mode (bench/options.h: the option that chooses it, its
- * synopsis and help, its options' rows, its words and its run), and this
- * file holds nothing else of any mode. Every mode's options are known to
+ * A command table, as git is: modes[] holds each mode (bench/options.h)
+ * and this file nothing else of any. Every mode's options are known to
  * getopt at once, so that one given to the wrong mode is refused by name,
- * with the modes it belongs to, rather than taken for a typo; the options are read in order, as a
- * getopt user expects (--help stops the reading, a mistake before it
- * wins). --help is printed from the table. --json is every mode's, and
- * chooses where the one output (bench/out.h) goes. */
+ * with the modes it belongs to, rather than taken for a typo; --help is
+ * printed from the table; --json, every mode's, says where the one output
+ * (bench/out.h) goes. */
 #include "bench/options.h"
 #include "bench/out.h"
 

@@ -14,15 +14,13 @@
 #define RUNCSV_COLUMNS "index,send_us,latency_us,priority,start,end,answer," \
 	"reply,correct,copy_of,ideal_latency_us,best_ideal_latency_us"
 
-/* Write request i's row (its line's end included): reqs[i] and res[i],
- * with the ideal servers' latencies own_lat[i] and best_lat[i] when known
- * (else NULL). */
+/* Write request i's row, line end included: reqs[i] and res[i], with
+ * the ideal servers' latencies own_lat[i] and best_lat[i] (NULL: unknown). */
 void runcsv_row(FILE *f, uint64_t i, const struct wl_request *reqs,
 		const struct result *res, const double *own_lat,
 		const double *best_lat);
-/* Write the header and a row per request to f, and close it: reqs[i] and
- * res[i], with the ideal servers' latencies own_lat[i] and best_lat[i]
- * when known (else NULL). 0, or -EIO after a message naming path. */
+/* Write the header and a row per request to f, and close it: 0, or -EIO
+ * after a message naming path. */
 int runcsv_write(FILE *f, const char *path, const struct wl_request *reqs,
 		 const struct result *res, uint64_t n, const double *own_lat,
 		 const double *best_lat);

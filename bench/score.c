@@ -1,8 +1,6 @@
 /* The replay's report (see score.h). The ideal servers replay the run's
- * own send times, not the workload's deadlines, so a client that sent late
- * is not counted against the server; a tie between the server's policy and
- * another goes to the server's own, so "best policy" names a better one
- * only when there is one. */
+ * own send times, not the workload's deadlines, so a client that sent
+ * late is not counted against the server. */
 #include "bench/score.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"

@@ -22,10 +22,10 @@ struct score_run {
 	const struct sim_policy *policy; /* the server's, for its ideal */
 };
 
-/* Print r's report into o, and write its CSV (a row per request, with the ideal
- * latencies where the rate is known) to csv, named path, when not NULL:
- * runcsv_write closes it. The exit status: 0 when every answer was right,
- * else 1 (also when out of memory or the CSV could not be written, said). */
+/* Print r's report into o, and write its CSV to csv, named path, when not
+ * NULL (runcsv_write closes it). The exit status: 0 when every answer was
+ * right, else 1 (also when out of memory or the CSV could not be
+ * written, said). */
 int score_report(const struct score_run *r, FILE *csv, const char *path, struct out *o);
 
 #endif

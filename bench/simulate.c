@@ -1,47 +1,7 @@
-/* An exact, event-driven simulation of an ideal server under one policy of
- * shm/policy.h. Requests for the same (digest, start, end) share one job;
- * the server has no overhead and remembers every answer it has found, so a
- * repeat that comes after its job completed costs nothing. Which jobs run
- * is decided by policy_outranks() itself, on the rank policy_rank() (the
- * server's one builder of a rank) gives each job, and whether a job may
- * take several workers by policy_shares_jobs(), so the ideal follows the
- * server's policy by construction:
- *   shared    the whole rate goes to the best-ranked job (perfectly
- *             divisible work: any number of workers hash it at once);
- *   not       each of the best `workers` jobs gets one worker; with fewer
- *             jobs, workers stay idle. The rate is the machine's, over
- *             c = min(workers, cores) CPUs: each running job gets rate / c
- *             while no more than c jobs run, and rate / jobs when more
- *             workers than CPUs share them (4 workers on 2 CPUs: one job
- *             alone hashes at a CPU's rate, four at a quarter each).
- *             Workers of unequal rates (shares) each hash at their own,
- *             the best-ranked job on the fastest worker, the next on the
- *             next: what a server that may move a job between workers at
- *             any event can do at best.
- * Without preemption policy_outranks puts started jobs first, and that alone
- * makes a started job keep its worker(s) until it completes: started jobs
- * are always chosen again at the next event (they outrank every unstarted
- * one and, as only chosen jobs start, never outnumber the workers), and a
- * freed worker goes to the best unstarted job.
- *
- * Why jumping from event to event (an arrival, a completion) is exact:
- * the set of running jobs, chosen at an event, cannot change before the
- * next one, under any policy. A job that is not running keeps its key: its
- * weight changes only at an arrival, its remaining range and its started
- * flag only while it runs. A running job's key only gains on it: its
- * remaining shrinks, which under wsrpt raises weight / remaining and under
- * priority and fifo is not looked at; its started flag goes from 0 to 1,
- * which counts only without preemption, and then puts it ahead of every
- * unstarted job. A strict order in which the chosen jobs only rise keeps
- * them on top, ties included (a tie goes to the older job either way). The
- * rate of a running job depends only on how many jobs run, so it too is
- * constant from one event to the next. A
- * job counts as started once capacity has been spent on it, i.e. once
- * time has passed while it ran: a job chosen at an instant when another
- * request arrives too has not started and may still give way to it. No
- * combination needs an extra event. The result is exact up to long double
- * rounding; requests are grouped by key once, by sorting, so a job knows
- * its requests without a hash table. */
+/* An exact, event-driven simulation of an ideal server under one policy
+ * of shm/policy.h, which decides by the server's own policy_outranks()
+ * which jobs run: the model, and why jumping from event to event is
+ * exact, are in docs/performance.md (The ideal server). */
 #include "bench/simulate.h"
 #include "shm/policy.h"
 
@@ -101,18 +61,22 @@ struct by_time_rec {
 	size_t i;
 };
 
+/* Requests of one job compare equal: same digest, start and end. */
+static int cmp_request(const struct wl_request *a, const struct wl_request *b)
+{
+	int c = memcmp(a->digest, b->digest, sizeof a->digest);
+
+	if (c || a->start != b->start)
+		return c ? c : a->start < b->start ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
 static int cmp_key(const void *a, const void *b)
 {
 	const struct by_key_rec *x = a, *y = b;
-	int c = memcmp(x->q->digest, y->q->digest, sizeof x->q->digest);
+	int c = cmp_request(x->q, y->q);
 
-	if (c)
-		return c;
-	if (x->q->start != y->q->start)
-		return x->q->start < y->q->start ? -1 : 1;
-	if (x->q->end != y->q->end)
-		return x->q->end < y->q->end ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
 }
 
 static int cmp_time(const void *a, const void *b)
@@ -122,12 +86,6 @@ static int cmp_time(const void *a, const void *b)
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
-}
-
-static int same_key(const struct wl_request *a, const struct wl_request *b)
-{
-	return a->start == b->start && a->end == b->end &&
-	       memcmp(a->digest, b->digest, sizeof a->digest) == 0;
 }
 
 static void job_init(struct sim_job *j, const struct wl_request *q, size_t first)
@@ -161,7 +119,7 @@ static int build_jobs(struct sim *s, size_t n)
 			continue;
 		}
 		if (k == 0 || s->job_of[rec[k - 1].i] == NONE ||
-		    !same_key(rec[k - 1].q, rec[k].q))
+		    cmp_request(rec[k - 1].q, rec[k].q))
 			job_init(&s->jobs[njobs++], rec[k].q, k);
 		s->job_of[i] = njobs - 1;
 		s->jobs[njobs - 1].count++;

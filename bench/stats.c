@@ -1,13 +1,7 @@
-/* Latency statistics shared by the replay and the closed loop, and the
- * reading of the replay's efficiency. Percentiles are exact nearest ranks
- * over every sample, not a histogram's estimates: a run keeps all its
- * latencies, 8 bytes each.
- *
- * Efficiency is ideal / measured, and the ideal server has no overhead and
- * hashes at the calibrated rate, so a real server scores at least the ideal
- * unless it knew answers before the run (a warm cache) or hashes faster than
- * the rate says. Those runs, and runs whose ideal is 0, get no ratio: it
- * would read as "145x better than ideal" or "0.000". */
+/* Latency statistics shared by the replay and the closed loop: exact
+ * nearest ranks over every sample; and the reading of the efficiency,
+ * which a run gets only where it would not mislead (docs/performance.md:
+ * How it is measured). */
 #include "bench/stats.h"
 
 #include <math.h>

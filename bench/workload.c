@@ -87,9 +87,8 @@ int wl_preset_params(const struct wl_preset *w, double rate,
 	return 0;
 }
 
-/* Two rand() calls make a 64-bit start: the first is the high half. They are
- * separate statements because the order of the operands of | is unspecified
- * in C, and the order decides which draw lands in which half. */
+/* Two rand() calls make a 64-bit start, the first the high half: two
+ * statements, for the order of |'s operands is unspecified. */
 static uint64_t draw_start(uint64_t difficulty)
 {
 	uint64_t hi = (uint64_t)rand();
@@ -99,10 +98,9 @@ static uint64_t draw_start(uint64_t difficulty)
 	return ((hi << 32) | lo) % modulus;
 }
 
-/* Exponential with rate lambda, floored, plus one, capped at 16. The cap is
- * tested in floating point first so a huge quotient never meets the int
- * conversion (which would be undefined). With lambda 0 the client's priority
- * is constant; we take it that it then draws nothing. */
+/* Exponential with rate lambda, floored, plus one, capped at 16 in floating
+ * point first (a huge quotient must not meet the int conversion). With
+ * lambda 0 the client's priority is constant: it draws nothing. */
 static uint8_t draw_priority(double lambda)
 {
 	if (lambda == 0)

@@ -28,10 +28,9 @@ struct wl_request {
 	int64_t copy_of;     /* -1, or the index of the request it repeats */
 };
 
-/* A named workload of the project's benchmarks and races, the one
- * definition of each (scripts/lib-bench.sh asks revhash-bench --preset for
- * them). Its delay is fixed, or set from a hash rate so that a server of
- * that rate is busy load of the time. */
+/* A named workload of the benchmarks and races, defined once (scripts ask
+ * revhash-bench --preset). Its delay is fixed, or set from a hash rate so
+ * that a server of that rate is busy load of the time. */
 struct wl_preset {
 	const char *name;
 	uint64_t seed, total, difficulty;
@@ -51,13 +50,11 @@ void wl_preset_help(FILE *out);
 int wl_preset_params(const struct wl_preset *w, double rate,
 		     struct wl_params *p);
 
-/* 0 when the client can represent p, else -EINVAL: difficulty 0 or too
- * large, fixed start + difficulty overflowing, rep above 100, negative or
- * non-finite lambda. */
+/* 0 when the client can represent p, else -EINVAL. */
 int wl_check(const struct wl_params *p);
-/* Fill out[0 .. p->total - 1] with the workload for p. Reseeds and consumes
- * the process-wide rand() state, so it is not thread-safe and disturbs any
- * other rand() user. Returns 0, or -EINVAL when wl_check refuses p. */
+/* Fill out[0 .. p->total - 1] with the workload for p, through the
+ * process-wide rand() (not thread-safe). 0, or -EINVAL when wl_check
+ * refuses p. */
 int wl_generate(const struct wl_params *p, struct wl_request *out);
 /* The workload for p (which wl_check took) in a new array of p->total
  * requests, the caller's to free; NULL when out of memory (said). */

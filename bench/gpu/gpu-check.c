@@ -1,28 +1,14 @@
 /* gpu-check: the GPU search on a real device against the reference, and
- * its speed, for every kernel variant the build holds (or the one named).
- * It runs the cases of worker/search_cases.c that check_gpu_logic runs on
- * the host build, scaled up (edges of 2^28 values, thousands of seeded
- * random ranges), then what only a device has the time for: stops during
- * searches of 2^40 values, and a range long enough to hold false
- * candidates (about one in 2^32 values) before its answer. Exits 1 on any
- * difference, 2 when it cannot run.
- *
- *   gpu-check [--seed N] [--cases N] [--device N] [--variant NAME,...|all]
- *             [--bench SECONDS | --launches N] [--scale full|quick]
- *   gpu-check --list
- *
- * --variant names the variants to run, in that order (default all, in the
- * build's). --bench skips the checks and measures instead (gpu_bench.c):
- * each variant's rate side by side, the cost of small searches, and how
- * soon a search lets go of its stop word. --launches N runs N full
- * launches of each, no more, for a profiler to time one of them. --scale
- * quick makes every case and measurement small, for compute-sanitizer or
- * the stand-in build (gpu-check-standin, the host build of the variants
- * behind gpu.h). --list prints each variant, a line each, with where it
- * stands (worker/gpu/variants.mk): "shipped", "timed" (a device timed it;
- * the GPU worker measures it at start beside the shipped) or "trial"
- * (taken by name only); it needs no device. */
+ * its speed, for every kernel variant the build holds (or those named;
+ * usage() lists the options, docs/gpu.md tells the runs). It runs the
+ * cases of worker/search_cases.c that check_gpu_logic runs on the host
+ * build, scaled up, then what only a device has the time for: stops
+ * during searches of 2^40 values, and a range long enough to hold false
+ * candidates before its answer. --bench measures instead (gpu_bench.c);
+ * --list needs no device. Exits 1 on any difference, 2 when it cannot
+ * run. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +64,7 @@ static const struct check_scale *scale_named(const char *name)
 }
 
 /* The first few differences are printed with the variant and the
- * device's last error; the rest are only counted, so that one broken
- * variant does not bury the report. */
+ * device's last error; the rest only counted. */
 void check_fail(struct check_run *run, const char *part, const char *why)
 {
 	if (run->failures++ >= MAX_REPORTS)
@@ -200,42 +185,34 @@ static void usage(void)
 
 static void parse(int argc, char **argv, struct options *o)
 {
+	static const struct option longs[] = {
+		{ "seed", required_argument, NULL, 's' }, { "cases", required_argument, NULL, 'c' },
+		{ "device", required_argument, NULL, 'd' }, { "bench", required_argument, NULL, 'b' },
+		{ "launches", required_argument, NULL, 'l' }, { "scale", required_argument, NULL, 'S' },
+		{ "variant", required_argument, NULL, 'v' }, { "list", no_argument, NULL, 'L' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
 	*o = (struct options){ .seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32,
 			       .cases = 10000 };
-	for (int i = 1; i < argc; i++) { /* every option but --list takes a value */
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = 0;
-
-		if (strcmp(argv[i], "--list") == 0) {
+	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if (c == 'L')
 			o->list = 1;
-			continue;
-		}
-		if (!v)
-			usage();
-		i++;
-		if (strcmp(argv[i - 1], "--launches") == 0)
-			r = parse_u64(v, 1, 1000, &o->launches);
-		else if (strcmp(argv[i - 1], "--seed") == 0)
-			r = parse_u64(v, 0, UINT64_MAX, &o->seed);
-		else if (strcmp(argv[i - 1], "--cases") == 0)
-			r = parse_u64(v, 0, 100000000, &o->cases);
-		else if (strcmp(argv[i - 1], "--device") == 0)
-			r = parse_u64(v, 0, 255, &o->device);
-		else if (strcmp(argv[i - 1], "--bench") == 0)
-			r = parse_double(v, 0.01, 3600, &o->bench);
-		else if (strcmp(argv[i - 1], "--variant") == 0)
-			o->variant = strcmp(v, "all") == 0 ? NULL : v;
-		else if (strcmp(argv[i - 1], "--scale") == 0)
-			r = (run.scale = scale_named(v)) ? 0 : -1;
-		else
-			r = -1;
-		if (r)
+		else if (c == 'v')
+			o->variant = strcmp(optarg, "all") == 0 ? NULL : optarg;
+		else if (c == 'S' ? !(run.scale = scale_named(optarg)) :
+			 c == 's' ? parse_u64(optarg, 0, UINT64_MAX, &o->seed) :
+			 c == 'c' ? parse_u64(optarg, 0, 100000000, &o->cases) :
+			 c == 'd' ? parse_u64(optarg, 0, 255, &o->device) :
+			 c == 'b' ? parse_double(optarg, 0.01, 3600, &o->bench) :
+			 c == 'l' ? parse_u64(optarg, 1, 1000, &o->launches) : 1)
 			usage();
 	}
+	if (optind < argc || (o->bench > 0 && o->launches))
+		usage();
 	if (!o->seed)
 		o->seed = 1; /* xorshift's one fixed point */
-	if (o->bench > 0 && o->launches)
-		usage();
 }
 
 /* The variant named by len bytes of name, or -1 (said). */

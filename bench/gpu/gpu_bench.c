@@ -1,11 +1,8 @@
 /* gpu-check --bench: what a device measures, printed for gpu-proof.sh and
- * docs/gpu.md. Every variant's rate side by side in one run (searches of
- * 2^33 values without the answer, the device's busy share beside), then,
- * with the fastest variant: the wall time of small searches (100,000
- * values, the course's smallest requests, and one value) as the host sees
- * it, spinning and then sleeping in the wait; and the stop latency, from
- * the store to the stop word to the search's return, which is when a
- * worker lets its lease go. */
+ * docs/gpu.md: every variant's rate side by side, then with the fastest
+ * the wall time of small searches, spinning and then sleeping in the
+ * wait, the time of answers, and the stop latency (the store to the stop
+ * word to the search's return: when a worker lets its lease go). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,11 +148,10 @@ static void stop_latency(struct check_run *run, const char *how)
 }
 
 /* The scale's answer_runs searches of its answer_span values, each with
- * its answer at a random place, gap_ms idle before each (or none): the
- * mean of the wall time, of the launches' own time on the device, and of
- * the time the answer's place takes at rate (hashes/ns). Against the
- * searches back to back, what idling costs: the device's clocks (its own
- * time grows) or the host's wake-ups (only the wall time grows). */
+ * its answer at a random place, gap_ms idle before each: the mean wall
+ * time, device time and time of the answer's place at rate (hashes/ns).
+ * Idling costs the device's clocks where its own time grows, the host's
+ * wake-ups where only the wall time does. */
 static void answers(struct check_run *run, double rate, unsigned gap_ms, const char *how)
 {
 	uint64_t span = run->scale->answer_span, wall = 0, dev = 0, place = 0;

@@ -1,8 +1,6 @@
 /* gpu-check's run, which its checks (gpu-check.c) and its measurements
- * (gpu_bench.c) share: the device under test, the scale of the run, and
- * the differences met. gpu-check.c's main owns the one run, its scales
- * and the counting of differences, and hands the run down to the
- * measurements. */
+ * (gpu_bench.c) share: the device under test, the scale, and the
+ * differences met. */
 #ifndef REVHASH_GPU_CHECK_H
 #define REVHASH_GPU_CHECK_H
 

@@ -1,29 +1,16 @@
 /* sass-count: what the sm_90 machine code of a kernel runs per hashed
  * value, counted from the cubin itself, where no disassembler is at hand
- * (cuobjdump comes with a CUDA driver install, not with nvcc alone).
+ * (cuobjdump comes with a driver install, not with nvcc): each kernel's
+ * loop by opcode, or with --table a row a variant (docs/gpu.md: What the
+ * sm_90 code runs per value; how it was checked against cuobjdump).
  *
- *   sass-count FILE.cubin...             each kernel's loop, by opcode
- *   sass-count --table VARIANT FILE.cubin...  a row for each pair, a
- *                                        variant's number (gpu_variant.h)
- *                                        and its cubin: its name, its
- *                                        loop's pipes per value,
- *                                        registers, spills, and the
- *                                        bounds they set
- *
- * Volta and later encode an instruction in 128 bits, its opcode in bits
- * 0..8 and the form of its operands in bits 9..11 (as Mesa's open encoder
+ * An instruction is 128 bits, its opcode in bits 0..8 (as Mesa's encoder
  * for these GPUs writes them); a branch's target is an offset in units of
- * 4 bytes, in bits 16..23 and 34..81, from the next instruction. A
- * backward branch closes a loop; the kernel's per-value loop is a large
- * one. The kernel has two (gpu_search.h): the poller's, which also reads
- * host memory, and the one every other thread runs, the one with the
- * fewest loads, which is the one that counts. The registers and the stack
- * frame (where spilled registers go) are ptxas's, from the .nv.info
- * section's attributes for the kernel's symbol (the symbol is the .text
- * section's sh_info); spill code is LDL and STL, local memory. How it was
- * checked against cuobjdump: docs/gpu.md. Opcodes it has no name for are
- * listed by number; op36 is an integer add that sm_90 code uses and whose
- * pipe is not known here. */
+ * 4 bytes, in bits 16..23 and 34..81, from the next instruction. The
+ * per-value loop is the large backward branch's with the fewest loads
+ * (the poller's reads host memory too: gpu_search.h). The registers and
+ * stack frame are ptxas's, from .nv.info's attributes for the kernel's
+ * symbol (the .text section's sh_info); spills are LDL and STL. */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,13 +212,6 @@ static void per(const char *sep, double n, int values)
 	printf(values > 1 ? "%s%.1f" : "%s%.0f", sep, n / values);
 }
 
-static void print_header(void)
-{
-	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
-	       "| spills | ALU bound | FMA bound | issue bound |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-}
-
 /* One row: name's loop per value (values hashed a trip), and the G
  * hashes/s each pipe allows at SM_CLOCKS: the ALU's, with op36 there too
  * in brackets; the FMA pipe's, with IMAD.HI taking two of its slots in
@@ -335,7 +315,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	print_header();
+	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
+	       "| spills | ALU bound | FMA bound | issue bound |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (int i = 2; i < argc; i += 2) {
 		unsigned v = (unsigned)strtoul(argv[i], NULL, 10);
 

@@ -1,15 +1,12 @@
-/* The crossover's estimate and interval (see crossover.h; why a
- * crossover, and its source: docs/race.md, Why pairs of rounds). With a
- * steady drift, the one who runs second gains or loses the same d in
- * every round: q = e + d + noise where A ran first, e - d + noise where B
- * did, so any AB round averaged with any BA round is e plus noise. The
- * order statistics of the m * n sums are found by bisection on their
- * value, counting the sums below it in O(m + n): no table of m * n. */
+/* The crossover's estimate and interval (see crossover.h). The order
+ * statistics of the m * n sums are found by bisection on their value,
+ * counting the sums below it in O(m + n): no table of m * n. */
 #include "bench/race/crossover.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 double crossover_z(double alpha)
@@ -86,57 +83,44 @@ int crossover_critical(unsigned m, unsigned n, double alpha, unsigned *k,
 	return 0;
 }
 
-/* Insertion sort: a race has at most a thousand rounds. */
-void crossover_sort(double *v, unsigned n)
+static int cmp_double(const void *a, const void *b)
 {
-	for (unsigned i = 1; i < n; i++) {
-		double x = v[i];
-		unsigned j = i;
+	double x = *(const double *)a, y = *(const double *)b;
 
-		for (; j > 0 && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
+	return (x > y) - (x < y);
 }
 
-/* How many x_i + y_j are at most t (x, y ascending). */
+void crossover_sort(double *v, unsigned n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+}
+
+/* How many x_i + y_j are at most t (x, y ascending), and the largest of
+ * them into *largest (-INFINITY: none). */
 static uint64_t sums_at_most(const double *x, unsigned m, const double *y,
-			     unsigned n, double t)
+			     unsigned n, double t, double *largest)
 {
 	uint64_t count = 0;
 	unsigned j = n;
 
+	*largest = -INFINITY;
 	for (unsigned i = 0; i < m; i++) {
 		while (j > 0 && x[i] + y[j - 1] > t)
 			j--;
 		count += j;
+		if (j > 0 && x[i] + y[j - 1] > *largest)
+			*largest = x[i] + y[j - 1];
 	}
 	return count;
-}
-
-/* The largest x_i + y_j that is at most t (one is). */
-static double largest_sum(const double *x, unsigned m, const double *y,
-			  unsigned n, double t)
-{
-	double best = -INFINITY;
-	unsigned j = n;
-
-	for (unsigned i = 0; i < m; i++) {
-		while (j > 0 && x[i] + y[j - 1] > t)
-			j--;
-		if (j > 0 && x[i] + y[j - 1] > best)
-			best = x[i] + y[j - 1];
-	}
-	return best;
 }
 
 /* The k-th smallest (1-based) of the m * n sums x_i + y_j. */
 static double kth_sum(const double *x, unsigned m, const double *y,
 		      unsigned n, uint64_t k)
 {
-	double lo = x[0] + y[0], hi = x[m - 1] + y[n - 1];
+	double lo = x[0] + y[0], hi = x[m - 1] + y[n - 1], largest;
 
-	if (sums_at_most(x, m, y, n, lo) >= k)
+	if (sums_at_most(x, m, y, n, lo, &largest) >= k)
 		return lo;
 	/* count(lo) < k <= count(hi), until no double lies between. */
 	for (;;) {
@@ -144,12 +128,13 @@ static double kth_sum(const double *x, unsigned m, const double *y,
 
 		if (mid <= lo || mid >= hi)
 			break;
-		if (sums_at_most(x, m, y, n, mid) >= k)
+		if (sums_at_most(x, m, y, n, mid, &largest) >= k)
 			hi = mid;
 		else
 			lo = mid;
 	}
-	return largest_sum(x, m, y, n, hi);
+	sums_at_most(x, m, y, n, hi, &largest);
+	return largest;
 }
 
 int crossover_interval(const double *x, unsigned m, const double *y,

@@ -1,10 +1,7 @@
-/* The effect in an AB/BA crossover, distribution-free: rounds in which A
- * ran first (x) and rounds in which B ran first (y), each giving one
- * value (a log ratio of B's score over A's). The Hodges-Lehmann estimate
- * is the median of every (x_i + y_j) / 2, one AB round with one BA round,
- * in which a steady drift of the machine cancels; its interval comes from
- * the Mann-Whitney (Wilcoxon rank-sum) test, exact for small samples.
- * Pure functions: nothing here sends, prints or allocates. */
+/* The effect in an AB/BA crossover, distribution-free: the
+ * Hodges-Lehmann estimate over AB rounds x and BA rounds y (log ratios),
+ * its interval by the Mann-Whitney test, exact for small samples
+ * (docs/race.md: Why pairs of rounds). Pure functions. */
 #ifndef REVHASH_BENCH_CROSSOVER_H
 #define REVHASH_BENCH_CROSSOVER_H
 
@@ -31,8 +28,7 @@ int crossover_critical(unsigned m, unsigned n, double alpha, unsigned *k,
 int crossover_interval(const double *x, unsigned m, const double *y,
 		       unsigned n, double alpha, struct crossover *c);
 
-/* Sort v[0 .. n - 1] ascending, in place (a race's figures: at most a
- * thousand). */
+/* Sort v[0 .. n - 1] ascending, in place. */
 void crossover_sort(double *v, unsigned n);
 
 #endif

@@ -8,26 +8,17 @@
 
 #include <stdint.h>
 
-/* Idle: under 15% of the machine busy over 300 ms. A neighbour's build
- * holds a CPU or more; a shell, a daemon or an idle server a few % at most. */
-#define MACHINE_IDLE 0.15
+/* The bounds, and why these: docs/race.md (The machine, Bounded probes). */
+#define MACHINE_IDLE 0.15     /* of the machine busy over MACHINE_SETTLE_MS */
 #define MACHINE_SETTLE_MS 300
 #define MACHINE_SETTLE_S 5.0  /* the longest wait for it, by default */
 #define MACHINE_AFTER_MS 500  /* the window read after a run */
-/* A server kept the CPUs busy after its run when they were a quarter of
- * one CPU busier than before it: a search left running holds a whole
- * one, an idle server none. */
-#define MACHINE_KEPT_CPU 0.25
-/* A run shared the machine when everything but its server and the race
- * used more than a quarter of one CPU on average during it, and more
- * than a few clock ticks: each of the three readings it is taken from
- * (the machine, the server, the race) is rounded to a tick. */
+#define MACHINE_KEPT_CPU 0.25 /* CPUs busier after a run than before it */
+/* Others used more than this many CPUs during a run, and more than
+ * MACHINE_OTHERS_SLACK ticks (each of its three readings rounds). */
 #define MACHINE_OTHERS_CPU 0.25
 #define MACHINE_OTHERS_SLACK 3
-/* A search has ended when its server used under MACHINE_KEPT_CPU while
- * this much of the machine stood idle: one still going would have
- * taken it. */
-#define MACHINE_SPARE_CPU 0.5
+#define MACHINE_SPARE_CPU 0.5 /* idle, for a search under KEPT_CPU to be over */
 
 /* The CPU time of the whole machine at one instant, in clock ticks. */
 struct machine_cpu {

@@ -1,9 +1,6 @@
-/* The machine's peak (see peak.h). The kernel's rate is the best of its
- * calibration's 1 ms rounds, which a neighbour seldom spoils in all of
- * them, and the CPUs are all those online, not only the race's: a
- * server may use any of them. Hyperthreads are counted as CPUs though
- * two of them hash less than two cores: the peak errs high, so a fresh
- * run is never taken for memory because of it. */
+/* The machine's peak (see peak.h). The best of the kernel calibration's
+ * 1 ms rounds, over every CPU online (hyperthreads counted whole): the
+ * peak errs high, so a fresh run is never taken for memory by it. */
 #include "bench/race/peak.h"
 #include "worker/kernel.h"
 

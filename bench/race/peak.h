@@ -1,12 +1,8 @@
-/* The most hashes a second this machine's CPUs can do, measured by the
- * race itself: revhash's fastest search kernel on one core (its own
- * start-up calibration, worker/kernel.h), times every CPU the machine
- * has. No server here hashes faster on these CPUs (one with a better
- * kernel than revhash's by a little, and the race allows four times), so
- * a run whose fresh requests took less than their hashing at that rate
- * was answered from memory: a cache, a table. It needs no probe of the
- * server. A GPU is no CPU: on a machine with one, the CPUs' peak bounds
- * nothing, and none is given. */
+/* The most hashes a second this machine's CPUs can do: revhash's fastest
+ * kernel on one core (worker/kernel.h's calibration) times every CPU. A
+ * run whose fresh requests took less than their hashing at that rate was
+ * answered from memory, with no probe needed (docs/race.md: Runs faster
+ * than hashing allows). A GPU is no CPU: with one here, there is none. */
 #ifndef REVHASH_BENCH_PEAK_H
 #define REVHASH_BENCH_PEAK_H
 

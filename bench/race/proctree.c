@@ -1,21 +1,16 @@
-/* A server's processes through /proc (see proctree.h). A server is its
- * topmost processes and everything below them: the tree is rebuilt at
- * each reading from every /proc/PID/stat's parent, so children forked or
- * reaped in between count where they belong. Each process counts its
- * own CPU and that of the children it reaped (cutime, cstime), so a child
- * that ends between two readings moves its CPU into its parent's and
- * the sum over the tree stays right. The caller's own process and its
- * children are never part of a server: a test may serve from the very
- * process that started the race. */
+/* A server's processes through /proc (see proctree.h). The tree is
+ * rebuilt at each reading from every /proc/PID/stat's parent, and each
+ * process counts its reaped children's CPU too (cutime, cstime), so a
+ * child that ends between two readings stays counted. The caller and its
+ * children are never a server's: a test may serve from the very process
+ * that started the race. */
 #include "bench/race/proctree.h"
 #include "lib/os.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
-#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,12 +184,7 @@ static int holds(const char *pid, const uint64_t *inode, unsigned n)
 
 static int all_digits(const char *s)
 {
-	if (!*s)
-		return 0;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
+	return *s && s[strspn(s, "0123456789")] == '\0';
 }
 
 /* The processes holding one of inode[0 .. n - 1], but this one, into
@@ -241,47 +231,36 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 
 /* --- the tree's CPU ------------------------------------------------------ */
 
+static int is_pid(const struct dirent *e)
+{
+	return all_digits(e->d_name);
+}
+
 /* Every process's stat into *all (the caller frees it): how many, or
- * -errno (-EINVAL: one did not parse). */
+ * -errno (-EINVAL: one did not parse; one that ended meanwhile is left
+ * out). */
 static int every_process(struct os_stat **all)
 {
-	DIR *d = opendir("/proc");
-	struct os_stat *v = NULL;
-	size_t n = 0, size = 0;
-	struct dirent *e;
-	int err = 0;
+	struct dirent **pid;
+	int n = scandir("/proc", &pid, is_pid, NULL), m = 0, err = 0;
+	struct os_stat *v = n < 0 ? NULL : malloc(((size_t)n + 1) * sizeof *v);
 
-	if (!d)
+	if (n < 0)
 		return -errno;
-	while (!err && (e = readdir(d))) {
-		struct os_stat s;
-		int got;
+	for (int k = 0; k < n; k++) {
+		int got = v ? os_stat((pid_t)atol(pid[k]->d_name), &v[m]) : 0;
 
-		if (!all_digits(e->d_name))
-			continue;
-		if ((got = os_stat((pid_t)atol(e->d_name), &s))) {
-			err = got == -EINVAL ? got : 0; /* ended meanwhile */
-			continue;
-		}
-		if (n == size) {
-			struct os_stat *more = realloc(v, (size = size ? 2 * size : 512) *
-							     sizeof *v);
-
-			if (!more) {
-				err = -ENOMEM;
-				break;
-			}
-			v = more;
-		}
-		v[n++] = s;
+		m += !got;
+		err = got == -EINVAL ? got : err;
+		free(pid[k]);
 	}
-	closedir(d);
-	if (err || n > INT32_MAX) {
+	free(pid);
+	if (!v || err) {
 		free(v);
-		return err ? err : -E2BIG;
+		return v ? err : -ENOMEM;
 	}
 	*all = v;
-	return (int)n;
+	return m;
 }
 
 int proctree_ticks(const struct proctree *t, uint64_t *ticks)

@@ -1,11 +1,8 @@
 /* A server's processes, seen from outside through /proc: which process
- * listens on its port, and how much CPU it and every process below it
- * used, so that the race can tell the server's CPU from everyone
- * else's. Everything /proc says is taken as untrusted: a process may
- * vanish, its pid may be reused, a file may not parse; each of those is
- * an error code, never a guess. The parsers are pure and tested on
- * text (a /proc/PID/stat's is lib/os.h's os_parse_stat); the rest reads
- * /proc. */
+ * listens on its port, and the CPU it and every process below it used.
+ * Everything /proc says is untrusted: a process may vanish, its pid may
+ * be reused, a file may not parse; each is an error code, never a guess.
+ * The parsers are pure and tested on text. */
 #ifndef REVHASH_BENCH_PROCTREE_H
 #define REVHASH_BENCH_PROCTREE_H
 

@@ -1,11 +1,8 @@
 /* The race (see race.h): rounds of legs, a leg being one server's probe
- * and then its run of the round's workload. Each round has its own seed
- * (a caching server would answer every later round from its cache), the
- * order alternates, and the rate is probed right before each run; any
- * server may be raced, so everything it does is bounded and nothing it
- * does stops the race; the machine is watched around each leg. Why each
- * of these: docs/race.md (A round, The machine, Bounded probes, Runs
- * faster than hashing allows). */
+ * and then its run of the round's workload, each round with its own seed
+ * and the order alternating. Any server may be raced, so everything it
+ * does is bounded and nothing it does stops the race. Why each of these:
+ * docs/race.md. */
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
@@ -31,7 +28,7 @@ struct race {
 	const struct race_params *p;
 	struct out *out;
 	struct target target[RACE_MAX_SERVERS];
-	struct race_watch watch[RACE_MAX_SERVERS]; /* when the machine is */
+	struct race_watch watch[RACE_MAX_SERVERS];
 	struct wl_params wl;       /* the round's */
 	struct wl_request *reqs;   /* the round's requests */
 	struct result *res;        /* the leg's results */
@@ -39,18 +36,15 @@ struct race {
 	struct race_leg *legs;     /* [(round - 1) * n + server] */
 	FILE *csv;
 	int delay_set;             /* a load preset's delay is known */
-	unsigned unprobed[RACE_MAX_SERVERS]; /* the round in which a server
-					      * was seen searching a closed
-					      * probe; 0: none */
+	unsigned unprobed[RACE_MAX_SERVERS]; /* race_leg's, once seen */
 	struct calibrate_bound bound[RACE_MAX_SERVERS]; /* of its probes */
 	struct peak peak;          /* this machine's */
-	double peak_of[RACE_MAX_SERVERS]; /* each server's: this machine's,
-					   * or 0 (on another one) */
+	double peak_of[RACE_MAX_SERVERS]; /* 0: a server on another machine */
 };
 
-/* The ideal servers at the leg's rate on its send times (sim_ideal, as
- * the replay's): the default policy's (for the CSV) and the best of all;
- * the efficiency is the best's score over the run's. */
+/* The ideal servers at the leg's rate on its send times (sim_ideal): the
+ * default policy's (for the CSV) and the best, whose score over the
+ * run's is the efficiency. */
 static void rate_leg(struct race *r, struct race_leg *g)
 {
 	const unsigned cpus = os_cpus_upto(RING_WORKERS);
@@ -70,33 +64,24 @@ static void rate_leg(struct race *r, struct race_leg *g)
 		g->speed = id.best_score / g->s.score;
 }
 
-/* How long a probe's request must take: --probe, but no more than an
- * eighth of --timeout, as its requests aim at twice that and the first
- * of them may overshoot. */
+/* How long a probe's request must take: --probe, at most an eighth of
+ * --timeout (its requests aim at twice that, and may overshoot). */
 static double probe_s(const struct race_params *p)
 {
 	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
 }
 
-/* A probe request's bound: ten times --probe, as its requests aim at
- * twice that at a rate its smaller requests showed; at least 5 s, for a
- * slow server's first request; at most --timeout. */
+/* A probe request's bound, and the longest wait for a server to end the
+ * search of one the race closed: docs/race.md (Bounded probes). */
 static int64_t probe_bound_ns(const struct race_params *p)
 {
 	return (int64_t)(fmin(p->timeout_ms / 1000.0,
 			      fmax(RACE_PROBE_FLOOR_S, 10 * p->probe_s)) * 1e9);
 }
 
-/* The longest wait for a server to end the search of a probe the race
- * closed: as long as the probe's bound. */
-static double leftover_wait_s(const struct race_params *p)
-{
-	return probe_bound_ns(p) / 1e9;
-}
-
 /* Probe server i's rate into *rate, each request bounded by
  * probe_bound_ns(), and sized so that a server that never cancels is done
- * with it within leftover_wait_s() of its close, at the slowest rate it
+ * with it within that bound again of its close, at the slowest rate it
  * showed in the race (r->bound): 0, or calibrate_rate()'s error. */
 static int probe(struct race *r, unsigned i, double *rate)
 {
@@ -105,7 +90,7 @@ static int probe(struct race *r, unsigned i, double *rate)
 	int err;
 
 	t->timeout_ns = probe_bound_ns(r->p);
-	r->bound[i].most_s = probe_bound_ns(r->p) / 1e9 + leftover_wait_s(r->p);
+	r->bound[i].most_s = 2 * probe_bound_ns(r->p) / 1e9;
 	err = calibrate_rate(t, probe_s(r->p), NULL, &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
@@ -121,15 +106,10 @@ static double fastest_probe(const struct race *r, unsigned round, unsigned i)
 	return best;
 }
 
-/* Was the leg faster than hashing allows? Its efficiency, and its fresh
- * requests' latencies against the time their work takes (the hashes up
- * to the answer, which a search in any order needs as many of on
- * average; repeats within the run left out, a cache may answer those),
- * at the fastest rate the server showed (its probe, or its fastest probe
- * of the race so far), and the latencies at the machine's peak, which
- * needs no probe. An ideal server at a rate k times faster scores at
- * least k times better, so the efficiency at the faster rate is at most
- * the leg's over k. */
+/* Was the leg faster than hashing allows (docs/race.md)? Its fresh
+ * requests' work is the values up to each answer, repeats left out. An
+ * ideal server k times faster scores at least k times better, so the
+ * efficiency at the fastest rate shown is at most the leg's over k. */
 static void judge_speed(const struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
@@ -154,9 +134,9 @@ static void judge_speed(const struct race *r, unsigned round, unsigned i,
 }
 
 /* Judge the leg's speed; where its probe's rate says it was too fast,
- * probe again, and judge it at the second probe when that one is
- * faster: a neighbour can slow one probe several times over, where a
- * cache answers a hundred times faster than any probe. */
+ * probe again, and judge it at the second probe when that one is faster:
+ * a neighbour can slow one probe several times over, a cache is a
+ * hundred times faster. */
 static void check_speed(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
@@ -250,12 +230,9 @@ static void wait_idle(const struct race_params *p, struct race_leg *g)
 	g->after = g->after_own = -1;
 }
 
-/* After the run, its requests all answered or given up: did the server
- * keep the CPUs busy, searching what no one asks for any more? Its own
- * processes' CPU says so where they are known, whatever a neighbour
- * does meanwhile (the machine's share blamed a neighbour's build that
- * started in the window); else the machine's share against the one
- * before the leg. */
+/* After the run: did the server keep the CPUs busy, searching what no
+ * one asks for any more? By its own processes' CPU where they are known,
+ * else by the machine's share against the one before the leg. */
 static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 {
 	unsigned cpus;
@@ -269,9 +246,8 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 }
 
 /* After a probe request the race closed at its bound: did the server
- * search on? One seen doing so is probed no more (each probe would leave
- * it another search, on the CPUs its rivals' runs need), and its run
- * waits for that search to end, up to leftover_wait_s(). */
+ * search on? One seen doing so is probed no more, and its run waits for
+ * that search to end, up to the probe's bound. */
 static void watch_probe(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
@@ -279,7 +255,7 @@ static void watch_probe(struct race *r, unsigned round, unsigned i,
 	if (!(g->probe_left > MACHINE_KEPT_CPU))
 		return;
 	r->unprobed[i] = round;
-	g->left_bound_s = leftover_wait_s(r->p);
+	g->left_bound_s = probe_bound_ns(r->p) / 1e9;
 	race_watch_leftovers(&r->watch[i], g->left_bound_s, g);
 }
 

@@ -32,12 +32,6 @@ struct race_cmd {
 
 /* --- the servers ------------------------------------------------------- */
 
-/* Is word a server's NAME=HOST:PORT rather than a workload's word? */
-static int is_server(const char *word)
-{
-	return strchr(word, '=') != NULL;
-}
-
 static int bad_server(const char *word, const char *why)
 {
 	return options_complain("--race: %s: %s", word, why);
@@ -72,10 +66,8 @@ static int split_address(const char *word, const char *spec,
 	return 0;
 }
 
-/* Add the server NAME=HOST:PORT in word to p: a name of 1 to
- * RACE_NAME_MAX letters, digits, '.', '_' or '-', not given before; a
- * host (an IPv6 address in brackets or not) and a port 1 .. 65535 not
- * given before either. 0, or -EINVAL (said). */
+/* Add the server NAME=HOST:PORT in word to p, neither its name nor its
+ * address given before. 0, or -EINVAL (said). */
 static int add_server(const char *word, struct race_params *p)
 {
 	const char *eq = strchr(word, '=');
@@ -203,7 +195,7 @@ static int words(int n, char **w, void *params)
 	p->probe_s = cmd->probe_ms / 1000.0;
 	p->settle_s = cmd->settle_ms / 1000.0;
 	p->calibrate = !cmd->no_calibrate;
-	while (k < n && is_server(w[k]))
+	while (k < n && strchr(w[k], '=')) /* NAME=HOST:PORT */
 		if (add_server(w[k++], p))
 			return -EINVAL;
 	if (p->n < 2)

@@ -1,8 +1,5 @@
 /* The race's plot (see race_report.h), drawn by gnuplot from a script
- * written down its pipe. Both panels have log axes: a ratio of 0.8 lies
- * as far below 1 as 1.25 above it, and a server's spread from round to
- * round reads the same whatever its level, where a linear axis made one
- * server's bars a fifth of the other's and their spread invisible. */
+ * written down its pipe. Both panels have log axes (docs/race.md). */
 #include "bench/race/race_report.h"
 
 #include <errno.h>
@@ -13,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 int race_plot_check(void)
 {
@@ -110,9 +106,8 @@ static void pairs_range(const struct race_params *p, const struct race_leg *legs
 }
 
 /* The left panel: each server's score over the first's, a point per pair
- * of rounds, the estimate and interval over the race as a line and a band
- * of the server's colour, the margin of equivalence as a grey band; on a
- * log axis, where 0.8 and 1.25 lie as far from 1. */
+ * of rounds, the race's estimate and interval as a line and a band of the
+ * server's colour, the margin of equivalence as a grey band. */
 static void plot_pairs(FILE *g, const struct race_params *p,
 		       const struct race_leg *legs, const struct verdict *vs)
 {
@@ -152,8 +147,7 @@ static void plot_pairs(FILE *g, const struct race_params *p,
 	fputs("\nunset object 1\nset autoscale y\nset ytics autofreq\n", g);
 }
 
-/* The right panel: each server's score per round, on a log axis too, so
- * that a server's spread reads the same whatever its level. */
+/* The right panel: each server's score per round. */
 static void plot_scores(FILE *g, const struct race_params *p,
 			const struct race_leg *legs, const uint64_t *ok)
 {
@@ -193,9 +187,8 @@ static void put_quoted(FILE *g, const char *s)
 	fputc('\'', g);
 }
 
-/* gnuplot's script: the ratios by pair of rounds beside the scores by
- * round (the ratios alone need two rounds), the verdicts (one a line) as
- * the title. */
+/* gnuplot's script: the ratios by pair of rounds (from two rounds on)
+ * beside the scores by round, the verdicts as the title. */
 static void plot_script(FILE *g, const struct race_params *p,
 			const struct race_leg *legs, const uint64_t *ok,
 			const struct verdict *vs, const char *title)
@@ -204,10 +197,8 @@ static void plot_script(FILE *g, const struct race_params *p,
 
 	fprintf(g, "set terminal pngcairo size %u,600 font \",10\" noenhanced\nset output ", width);
 	put_quoted(g, p->plot);
-	/* The keys below the panels, under their x labels, two entries a
-	 * row: inside, a key covered the reference line or the points
-	 * wherever they lay. The left panel's is the longer, two entries a
-	 * server but the first: n - 1 rows. */
+	/* The keys below the panels (inside, they covered the points), the
+	 * left one's the longer: n - 1 rows. */
 	fprintf(g, "\nset key below center horizontal maxcols 2\nset bmargin %u\n"
 		"set grid ytics mytics\nset multiplot layout 1,%u title \"",
 		4 + (p->n - 1), panels);

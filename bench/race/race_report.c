@@ -1,16 +1,12 @@
-/* The race's report (see race_report.h). Tables are in the order the
- * servers were listed, whatever order they ran in, so a column reads down
- * the rounds; the heading of each round says the order. In the summary
- * and the verdicts, reliability comes first: a server that got an answer
- * wrong or lost one is said so before any score, and loses whatever its
- * score (bench/race/verdict.c). */
+/* The race's report (see race_report.h). Tables list the servers in the
+ * order given, whatever order they ran in, so a column reads down the
+ * rounds; reliability comes first in the summary and the verdicts. */
 #include "bench/race/race_report.h"
 #include "bench/race/machine.h"
 #include "bench/race/verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -90,40 +86,27 @@ void race_report_peak(struct out *o, const struct race_params *p, const struct p
 	}
 }
 
-/* Why a leg was faster than hashing allows, by verdict_too_fast(). */
-static const char *const too_fast[] = {
-	[VERDICT_FAST_EFFICIENCY] = "its efficiency",
-	[VERDICT_FAST_LATENCY] = "its fresh requests' latencies, summed, "
-		"against their hashing",
-	[VERDICT_FAST_PEAK] = "its fresh requests' latencies, summed, "
-		"against their hashing",
-};
-
-/* The line for a leg faster than hashing allows: what gave it away, and
- * what to do. */
+/* The line for a leg faster than hashing allows (verdict_too_fast()):
+ * what gave it away, and what to do. */
 static void fast_note(struct out *o, const char *name, const struct race_leg *g)
 {
+	int peak = g->fast == VERDICT_FAST_PEAK;
+
 	out_printf(o, "", "  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
-	       name, too_fast[g->fast], g->fast_rate / 1e6,
-	       g->fast == VERDICT_FAST_PEAK ? "this machine's peak" :
-	       "the fastest it showed");
+		   name, g->fast == VERDICT_FAST_EFFICIENCY ? "its efficiency" : "its fresh "
+		   "requests' latencies, summed, against their hashing", g->fast_rate / 1e6,
+		   peak ? "this machine's peak" : "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
 		out_printf(o, "", "%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
 	else
 		out_printf(o, "", "%.3f s against %.3f s", g->fresh_s, g->hashing_s);
-	if (g->fast == VERDICT_FAST_PEAK)
-		out_printf(o, "", "): it answered from memory, a cache of an earlier race with "
-		       "these seeds (restart it, or race with --seed) or a table; "
-		       "no verdict from its rounds\n");
-	else
-		out_printf(o, "", "): it knew answers before, from a cache of an earlier race "
-		       "with these seeds (restart it, or race with --seed), or it "
-		       "hashes faster than any probe showed; no verdict from its "
-		       "rounds\n");
+	out_printf(o, "", "): %s a cache of an earlier race with these seeds (restart it, or "
+		   "race with --seed)%s; no verdict from its rounds\n", peak ?
+		   "it answered from memory," : "it knew answers before, from",
+		   peak ? " or a table" : ", or it hashes faster than any probe showed");
 }
 
-/* The lines on the machine around leg g: not idle before it, busy after
- * it. */
+/* The lines on the machine around leg g. */
 static void machine_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (!g->watched)
@@ -144,8 +127,7 @@ static void machine_notes(struct out *o, const char *name, const struct race_leg
 }
 
 /* The lines on the CPU others used during the run: too much, or unknown
- * for a reason of this leg's (a server whose processes are not known is
- * said so once, before the race, and has no reason here). */
+ * for a reason of this leg's. */
 static void others_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (g->shared)
@@ -157,8 +139,7 @@ static void others_notes(struct out *o, const char *name, const struct race_leg 
 		       name, g->others_why);
 }
 
-/* The line for a server seen searching the probe the race had closed:
- * it is probed no more, and how long its run waited for that search. */
+/* The line for a server seen searching the probe the race had closed. */
 static void leftover_note(struct out *o, const char *name, const struct race_leg *g)
 {
 	out_printf(o, "", "  %s still searched its closed probe: its processes used %.2f "
@@ -174,9 +155,7 @@ static void leftover_note(struct out *o, const char *name, const struct race_leg
 		       g->left_wait_s, g->left_bound_s);
 }
 
-/* The lines on leg g's probe: it failed, timed out, and whether the
- * server went on searching it once the race had closed it; or none, for
- * a server seen doing so before. */
+/* The lines on leg g's probe, failed or timed out. */
 static void probe_notes(struct out *o, const char *name, const struct race_leg *g)
 {
 	if (g->unprobed) {
@@ -447,14 +426,28 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 static void warnings(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	uint64_t all = p->wl.total * p->rounds;
+	char shared[80];
+	const struct {
+		enum run_mark mark;
+		const char *what, *then;
+	} row[] = {
+		{ RUN_FLAGGED, "ran faster than hashing allows", ": it answered from memory, a "
+		  "cache of an earlier race with these seeds: restart it, or race with --seed "
+		  "and a seed it has not played; no verdict involves it" },
+		{ RUN_KEPT_BUSY, "kept the CPUs busy after its run", ": searches it was not asked "
+		  "for any more? Its rivals ran on a machine it shared; no verdict involves it" },
+		{ RUN_SHARED, shared, ": its times were not its own; no verdict involves it but a "
+		  "win by more than the margin over a rival that left the CPUs busy" },
+		{ RUN_UNPROBED, "searched a probe the race had closed: it was probed no more, and "
+		  "ran without a probe", " (efficiency n/a)" },
+		{ RUN_LEFT, "searched a closed probe past the race's wait for it", ": its rivals "
+		  "ran on a machine it shared; no verdict for it" },
+	};
 
+	snprintf(shared, sizeof shared, "ran while other processes used more than %.2f CPUs",
+		 MACHINE_OTHERS_CPU);
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
-		unsigned fast = runs_marked(p, legs, i, RUN_FLAGGED);
-		unsigned busy = runs_marked(p, legs, i, RUN_KEPT_BUSY);
-		unsigned shared = runs_marked(p, legs, i, RUN_SHARED);
-		unsigned left = runs_marked(p, legs, i, RUN_LEFT);
-		unsigned unprobed = runs_marked(p, legs, i, RUN_UNPROBED);
 
 		if (ok < all)
 			out_printf(o, "", "%s answered %" PRIu64 " of %" PRIu64 " requests "
@@ -462,33 +455,13 @@ static void warnings(struct out *o, const struct race_params *p, const struct ra
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
-		if (fast)
-			out_printf(o, "", "%s ran faster than hashing allows in %u of %u "
-			       "rounds: it answered from memory, a cache of an "
-			       "earlier race with these seeds: restart it, or race "
-			       "with --seed and a seed it has not played; no verdict "
-			       "involves it\n", p->server[i].name, fast, p->rounds);
-		if (busy)
-			out_printf(o, "", "%s kept the CPUs busy after its run in %u of %u "
-			       "rounds: searches it was not asked for any more? Its "
-			       "rivals ran on a machine it shared; no verdict "
-			       "involves it\n", p->server[i].name, busy, p->rounds);
-		if (shared)
-			out_printf(o, "", "%s ran while other processes used more than %.2f "
-			       "CPUs in %u of %u rounds: its times were not its own; "
-			       "no verdict involves it but a win by more than the "
-			       "margin over a rival that left the CPUs busy\n",
-			       p->server[i].name, MACHINE_OTHERS_CPU, shared, p->rounds);
-		if (unprobed)
-			out_printf(o, "", "%s searched a probe the race had closed: it was "
-			       "probed no more, and ran without a probe in %u of %u "
-			       "rounds (efficiency n/a)\n", p->server[i].name,
-			       unprobed, p->rounds);
-		if (left)
-			out_printf(o, "", "%s searched a closed probe past the race's wait for "
-			       "it in %u of %u rounds: its rivals ran on a machine it "
-			       "shared; no verdict for it\n", p->server[i].name,
-			       left, p->rounds);
+		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
+			unsigned n = runs_marked(p, legs, i, row[k].mark);
+
+			if (n)
+				out_printf(o, "", "%s %s in %u of %u rounds%s\n", p->server[i].name,
+					   row[k].what, n, p->rounds, row[k].then);
+		}
 	}
 }
 

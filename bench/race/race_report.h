@@ -1,10 +1,6 @@
 /* What the race prints (into a struct out: text, JSON or both): a line
- * on stderr as each leg ends, a table per round, then the summary and the
- * verdicts, and the plot (race_plot.c: beside each other, each server's
- * score over the first's per pair of rounds with the race's estimate,
- * interval and margin, and each server's score per round; the verdicts as
- * its title). It reads the legs race.c filled; it judges through
- * bench/race/verdict.h. */
+ * on stderr as each leg ends, a table per round, the summary and the
+ * verdicts (judged by bench/race/verdict.h), and the plot (race_plot.c). */
 #ifndef REVHASH_BENCH_RACE_REPORT_H
 #define REVHASH_BENCH_RACE_REPORT_H
 
@@ -41,10 +37,10 @@ int race_report_end(struct out *o, const struct race_params *p,
 
 /* Can --plot draw? 0, or -ENOENT after saying gnuplot is missing. */
 int race_plot_check(void);
-/* Draw p->plot from the legs of every round (legs[(r - 1) * n + i]);
- * ok[i]: server i's right answers over the race; vs[i], i >= 1: the
- * verdict of the first server against server i; title: the verdicts, one
- * a line. Says "plot: FILE"; 0, or -errno after saying why not. */
+/* Draw p->plot from the legs of every round; ok[i]: server i's right
+ * answers; vs[i], i >= 1: the verdict of the first server against server
+ * i; title: the verdicts, one a line. Says "plot: FILE"; 0, or -errno
+ * (said). */
 int race_plot_draw(const struct race_params *p, const struct race_leg *legs,
 		   const uint64_t *ok, const struct verdict *vs, const char *title);
 

@@ -1,10 +1,6 @@
-/* The machine during each run (see race_watch.h). The figure is a
- * difference of three readings taken as the run starts and again as it
- * ends: every CPU's busy time (/proc/stat), less the server's processes'
- * and the race's own. A neighbour's build, a server's helper that is no
- * child of it, or a rival left searching all show up as others; a
- * server that keeps its own CPUs busy does not, for that is its score's
- * business. */
+/* The machine during each run (see race_watch.h): every CPU's busy time
+ * (/proc/stat) over the run, less the server's processes' and the race's
+ * own, read as it starts and again as it ends. */
 #include "bench/race/race_watch.h"
 
 #include "lib/clock.h"

@@ -149,17 +149,16 @@ static unsigned caused(const struct verdict_side *s)
  * the other wins only by more than the margin, its runs handicapped;
  * the side that caused it never does. Not when c's own runs shared the
  * machine with others: then both bore a handicap, of unknown weights. */
-static void judge_handicap(const struct verdict_side *side[2], unsigned c,
-			   unsigned rounds, const struct verdict_rule *rule,
+static void judge_handicap(unsigned c, unsigned rounds, const struct verdict_rule *rule,
 			   struct verdict *v)
 {
 	double edge = 1 + rule->margin;
 
-	if (side[c]->shared) {
+	if (v->side[c].shared) {
 		settle(v, VERDICT_BUSY, 0);
 		return;
 	}
-	judge_scores(side[0], side[1], rounds, rule, v);
+	judge_scores(&v->side[0], &v->side[1], rounds, rule, v);
 	if (v->kind == VERDICT_FASTER && v->winner != c &&
 	    (c == 1 ? v->lo > edge : v->hi < 1 / edge))
 		settle(v, VERDICT_AT_LEAST, !c);
@@ -171,17 +170,10 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		  unsigned rounds, uint64_t requests,
 		  const struct verdict_rule *rule, struct verdict *v)
 {
-	const struct verdict_side *side[2] = { a, b };
-
 	if (rounds == 0 || !(rule->margin >= 0) ||
 	    !(rule->alpha > 0 && rule->alpha < 1))
 		return -EINVAL;
-	*v = (struct verdict){ .rounds = rounds, .requests = requests,
-			       .ok = { a->ok, b->ok },
-			       .flagged = { a->flagged, b->flagged },
-			       .busy = { a->busy, b->busy },
-			       .shared = { a->shared, b->shared },
-			       .left = { a->left, b->left } };
+	*v = (struct verdict){ .rounds = rounds, .requests = requests, .side = { *a, *b } };
 	if (a->ok != b->ok)
 		settle(v, VERDICT_RELIABILITY, b->ok > a->ok);
 	else if (a->ok < requests)
@@ -191,7 +183,7 @@ int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 	else if (caused(a) && caused(b))
 		settle(v, VERDICT_BUSY, 0);
 	else if (caused(a) || caused(b))
-		judge_handicap(side, caused(a) ? 0 : 1, rounds, rule, v);
+		judge_handicap(caused(a) ? 0 : 1, rounds, rule, v);
 	else if (a->shared || b->shared)
 		settle(v, VERDICT_SHARED, 0);
 	else
@@ -242,23 +234,17 @@ static void ratio_text(struct text *t, const struct verdict *v, const char *cons
  * for the other's runs. */
 static void causes_text(struct text *t, const struct verdict *v, const char *const name[2])
 {
-	const struct {
-		const unsigned *count;
-		const char *what;
-	} cause[] = {
-		{ v->busy, "kept the CPUs busy after its run" },
-		{ v->left, "searched a closed probe past the race's wait" },
-	};
+	static const char *const what[2] = { "kept the CPUs busy after its run",
+					     "searched a closed probe past the race's wait" };
 	const char *sep = "";
 
 	for (unsigned s = 0; s < 2; s++)
-		for (size_t k = 0; k < sizeof cause / sizeof cause[0]; k++) {
-			unsigned c = cause[k].count[s];
+		for (size_t k = 0; k < 2; k++) {
+			unsigned c = k ? v->side[s].left : v->side[s].busy;
 
 			if (!c)
 				continue;
-			add(t, "%s%s %s in %u round%s", sep, name[s], cause[k].what, c,
-			    c == 1 ? "" : "s");
+			add(t, "%s%s %s in %u round%s", sep, name[s], what[k], c, c == 1 ? "" : "s");
 			sep = ", ";
 		}
 }
@@ -302,9 +288,11 @@ static void undecided(struct text *t, const struct verdict *v, const char *const
 
 /* No verdict, for what count[s] rounds of side s showed (what: "ran
  * faster than hashing allows"...), and why that withholds it. */
-static void withheld(struct text *t, const unsigned count[2], const char *what,
+static void withheld(struct text *t, unsigned c0, unsigned c1, const char *what,
 		     const char *why, const char *const name[2])
 {
+	const unsigned count[2] = { c0, c1 };
+
 	add(t, "no verdict between %s and %s: ", name[0], name[1]);
 	for (unsigned s = 0; s < 2; s++)
 		if (count[s])
@@ -332,8 +320,8 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		break;
 	case VERDICT_RELIABILITY:
 		add(&t, "%s beats %s on reliability: %" PRIu64 " of %" PRIu64 " answers right, "
-		    "%s %" PRIu64 " (%.2f%%)", w, l, v->ok[v->winner], v->requests, l,
-		    v->ok[v->loser], verdict_percent(v->ok[v->loser], v->requests));
+		    "%s %" PRIu64 " (%.2f%%)", w, l, v->side[v->winner].ok, v->requests, l,
+		    v->side[v->loser].ok, verdict_percent(v->side[v->loser].ok, v->requests));
 		break;
 	case VERDICT_FEW_ROUNDS:
 		add(&t, "no verdict between %s and %s: %u round%s too few (a %g%% interval "
@@ -341,8 +329,9 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		    (1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		withheld(&t, v->flagged, "ran faster than hashing allows", "answers it knew "
-			 "before: restart it, or race with --seed", name);
+		withheld(&t, v->side[0].flagged, v->side[1].flagged,
+			 "ran faster than hashing allows",
+			 "answers it knew before: restart it, or race with --seed", name);
 		break;
 	case VERDICT_BUSY:
 		add(&t, "no verdict between %s and %s: ", name[0], name[1]);
@@ -350,12 +339,12 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		add(&t, " (the other's runs shared the machine with it)");
 		break;
 	case VERDICT_SHARED:
-		withheld(&t, v->shared, "ran while other processes used the CPUs",
-			 "its times were not its own", name);
+		withheld(&t, v->side[0].shared, v->side[1].shared,
+			 "ran while other processes used the CPUs", "its times were not its own", name);
 		break;
 	case VERDICT_UNRELIABLE:
 		add(&t, "no verdict between %s and %s: neither answered every request right "
-		    "(%.2f%% each)", w, l, verdict_percent(v->ok[0], v->requests));
+		    "(%.2f%% each)", w, l, verdict_percent(v->side[0].ok, v->requests));
 		break;
 	}
 }

@@ -1,9 +1,7 @@
-/* The race's judgement, as pure functions of the figures its runs gave:
- * the order the servers run in each round, a spread of figures (median,
- * min, max), whether a run was faster than hashing allows, and what two
- * servers' rounds say: a ratio of their scores with its interval
- * (bench/race/crossover.h), and from it one of three outcomes. Nothing here
- * sends, prints or allocates, so the rules are tested on numbers. */
+/* The race's judgement, as pure functions of the figures its runs gave
+ * (the rules: docs/race.md), so that they are tested on numbers: the
+ * order of each round, a spread of figures, whether a run was faster than
+ * hashing allows, and what two servers' rounds say. */
 #ifndef REVHASH_BENCH_VERDICT_H
 #define REVHASH_BENCH_VERDICT_H
 
@@ -11,11 +9,8 @@
 #include <stdint.h>
 
 #define VERDICT_ALPHA 0.05  /* a 95% interval */
-/* A run was not all hashed when its efficiency at the fastest rate its
- * server showed is above VERDICT_FAST_EFF, or its fresh requests took
- * under VERDICT_FAST_WORK of their hashing time at that rate, or at the
- * machine's peak (bench/race/peak.h): docs/race.md says why these
- * bounds. */
+/* A run was not all hashed (verdict_too_fast): why these bounds,
+ * docs/race.md (Runs faster than hashing allows). */
 #define VERDICT_FAST_EFF 4.0
 #define VERDICT_FAST_WORK 0.25
 
@@ -25,11 +20,10 @@ struct verdict_spread {
 };
 
 /* One server's side of a pair: its score in each round (lower is better),
- * the right answers it gave over every round, how many of its runs
- * were flagged as faster than hashing allows (verdict_too_fast), after
- * how many it kept the CPUs busy, during how many other processes used
- * the CPUs (bench/race/machine.h), and before how many it searched a
- * probe the race had closed past the race's wait for it. */
+ * its right answers over every round, and its runs flagged as faster than
+ * hashing allows, after which it kept the CPUs busy, during which others
+ * used them (bench/race/machine.h), and before which it searched a closed
+ * probe past the race's wait. */
 struct verdict_side {
 	const double *score;
 	uint64_t ok;
@@ -53,12 +47,9 @@ enum verdict_kind {
 	VERDICT_RELIABILITY,  /* more right answers: it wins whatever its score */
 	VERDICT_FEW_ROUNDS,   /* none: too few rounds of each order */
 	VERDICT_FLAGGED,      /* none: a run was faster than hashing allows */
-	VERDICT_AT_LEAST,     /* one side's leftovers shared the machine with
-			       * the other's runs, and the other won by more
-			       * than the margin even so: it is faster by at
-			       * least the interval's bound */
-	VERDICT_BUSY,         /* none: a server kept the CPUs busy after a run
-			       * (or left a closed probe searching) */
+	VERDICT_AT_LEAST,     /* the other won by more than the margin under
+			       * the handicap of one side's leftovers */
+	VERDICT_BUSY,         /* none: a server left the CPUs busy */
 	VERDICT_SHARED,       /* none: others used the CPUs during a run */
 	VERDICT_UNRELIABLE,   /* none: both got as many answers wrong or missing */
 };
@@ -73,11 +64,8 @@ enum verdict_fast {
 
 /* What a run's speed is judged by. */
 struct verdict_speed {
-	double efficiency; /* the ideal server's score at rate over the run's;
-			    * 0: none */
-	double work;       /* the values up to each fresh request's answer
-			    * (repeats within the run left out), summed: as
-			    * many as a search in any order needs on average */
+	double efficiency; /* the ideal's score at rate over the run's; 0: none */
+	double work;       /* the values up to each fresh request's answer */
 	double latency_s;  /* and those requests' latencies, summed */
 	double rate;       /* the fastest rate the server showed; 0: none */
 	double peak;       /* the machine's peak rate; 0: none */
@@ -93,48 +81,31 @@ struct verdict {
 	double conf;             /* the interval's confidence */
 	unsigned more;           /* VERDICT_INCONCLUSIVE: about this many more
 				  * rounds would decide (UINT32_MAX: no number) */
-	unsigned flagged[2];
-	unsigned busy[2];
-	unsigned shared[2];
-	unsigned left[2];
-	uint64_t ok[2];          /* the sides' right answers */
+	struct verdict_side side[2]; /* a's and b's, as judged */
 	uint64_t requests;       /* each side's, over every round */
 };
 
 /* The server that runs k-th (0-based) of n in round r (1-based): the
- * listed order in odd rounds, reversed in even ones (A B, B A, A B, ...),
- * so a machine that speeds up or slows down through the race favours each
- * server in turn instead of always the same one. */
+ * listed order in odd rounds, reversed in even ones (docs/race.md: Why
+ * pairs of rounds). */
 unsigned verdict_order(unsigned round, unsigned n, unsigned k);
 /* The median (of the middle two when n is even), least and largest of
  * v[0 .. n - 1], n > 0; v itself is left alone. 0, or -EINVAL for n 0. */
 int verdict_spread(const double *v, unsigned n, struct verdict_spread *s);
-/* Was a run faster than hashing allows? Its efficiency above
- * VERDICT_FAST_EFF, or its latencies under VERDICT_FAST_WORK of its work's
- * hashing at the server's rate, or else at the machine's peak; a figure
- * of 0 is none, and checks nothing. */
+/* Was a run faster than hashing allows (VERDICT_FAST_EFF, or
+ * VERDICT_FAST_WORK at the server's rate or the machine's peak)? A figure
+ * of 0 checks nothing. */
 enum verdict_fast verdict_too_fast(const struct verdict_speed *s);
 /* The fewest rounds that can give an interval at level alpha. */
 unsigned verdict_min_rounds(double alpha);
-/* The level of each look when --until-decided may look after every pair
- * of rounds up to rounds: alpha shared among the looks (Bonferroni), so
- * that looking again and again does not make a false verdict likelier. */
+/* The level of each look of --until-decided up to rounds: alpha shared
+ * among the looks (Bonferroni). */
 double verdict_look_alpha(unsigned rounds, double alpha);
 /* Judge a against b over rounds rounds (round r + 1's scores a->score[r],
- * b->score[r]; odd rounds ran a first) of requests requests each. First
- * reliability: the side with more right answers wins, whatever the
- * scores; as many but not all right is no verdict. Then a flagged run on
- * either side: no verdict. Then a side that left the CPUs busy for the
- * other's runs (after its run, or searching a closed probe past the
- * race's wait): the other, whose runs bore that handicap, wins when its
- * interval clears the margin even so (VERDICT_AT_LEAST), provided that
- * the side that caused it ran on a machine of its own; else, and always
- * when both caused one, no verdict. Then a run during which other
- * processes used the CPUs: no verdict. Then the ratio of b's scores to
- * a's, with its interval (rounds whose scores are not positive and
- * finite left out): a winner when it excludes 1, equivalence when it
- * lies within the margin, else inconclusive. 0, or -EINVAL for no rounds
- * or a bad rule. */
+ * b->score[r]; odd rounds ran a first) of requests requests each, by the
+ * rules of docs/race.md (The summary and the verdict), in their order;
+ * rounds whose scores are not positive and finite are left out of the
+ * ratio. 0, or -EINVAL for no rounds or a bad rule. */
 int verdict_judge(const struct verdict_side *a, const struct verdict_side *b,
 		  unsigned rounds, uint64_t requests,
 		  const struct verdict_rule *rule, struct verdict *v);
