@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/parse.h"
 #include "worker/kernel.h"
 #include "worker/sha256_ref.h"
 
@@ -118,8 +119,10 @@ int main(int argc, char **argv)
 	struct pick p = { .probe = PROBE, .rounds = ROUNDS };
 
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc)
-			seconds = atof(argv[++i]);
+		if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+			if (parse_double(argv[++i], 1e-3, 3600, &seconds) < 0)
+				usage();
+		}
 		else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc)
 			only = argv[++i];
 		else if (strcmp(argv[i], "--gpu-worker") == 0 && i + 1 < argc)
@@ -127,8 +130,6 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!(seconds > 0))
-		usage();
 	pick(only, &b, &p);
 	sha256_le64(RANGE_START - 1, b.digest);
 	p.sample_ns = (uint64_t)(seconds / ROUNDS * 1e9);
