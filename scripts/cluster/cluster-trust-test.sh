@@ -168,8 +168,10 @@ fake() {
 	ln -sf "$(command -v sleep)" "$TMP/$1"
 	"$TMP/$1" 120 &
 	FAKES+=($!)
-	[ "$(ps -o comm= -p $!)" = "$1" ] || fail "the fake $1 is not named $1"
+	# Until it has exec'd, the child is a copy of this shell.
+	wait_until 100 0.01 named $! "$1" || fail "the fake $1 is not named $1"
 }
+named() { [ "$(ps -o comm= -p "$1")" = "$2" ]; }
 renumber() { echo "$2" >"$RUN/$1.pid"; }
 for n in 3 4; do
 	LEFT+=(/dev/shm/revhash-$((PORT + n))-"$(node_pid $n)")
