@@ -5,6 +5,7 @@
  * soon as they are played. */
 #include "bench/out.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -202,6 +203,10 @@ static void next_name(const char **names, char name[64])
 	if (sscanf(*names, " %63s%n", name, &used) != 1)
 		strcpy(name, "-");
 	*names += used;
+	if (**names && !isspace((unsigned char)**names)) { /* too long: none */
+		strcpy(name, "-");
+		*names += strcspn(*names, " \t\n");
+	}
 }
 
 /* Conversion c's value as JSON; err: errno at the call, for %m. */

@@ -127,7 +127,9 @@ pid_t os_thread_group(pid_t tid)
 
 /* glibc's closefrom reads /proc/self/fd where the kernel has no
  * close_range (before 5.9), never every number up to a limit that may be
- * a million; below keep, no more numbers than the master had open. */
+ * a million; with neither it aborts, and a worker never runs holding the
+ * master's descriptors. Below keep, no more numbers than the master had
+ * open. */
 void os_close_inherited(int keep)
 {
 	if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0)

@@ -466,6 +466,7 @@ static void text_value(const struct status_row *r, char *buf, size_t len)
 					hist_bound_ns(HIST_BOUNDS - 1) : p99) / 1000);
 		break;
 	default: /* a word: no longer than it was (STATUS_WORD_MAX < len) */
+		buf[0] = '\0';
 		if ((f = fmemopen(buf, len, "w"))) {
 			status_word(f, r->word, STATUS_ESC_TEXT);
 			fclose(f);

@@ -439,8 +439,9 @@ ncu_figures() {
 		if (!got) exit 1
 		I = "sm__inst_executed_pipe_"; C = "sm__pipe_"; S = ".avg.pct_of_peak_sustained_active"
 		E = "smsp__warps_eligible.avg.per_cycle_active"
-		for (m in v) if (m ~ /issue_stalled_[a-z_]+_per_issue_active\.ratio$/ && m !~ /_selected_/) {
-			r = m; sub(/.*issue_stalled_/, "", r); sub(/_per_issue_active.*/, "", r); stall[r] = v[m] }
+		for (m in v) if (m ~ /issue_stalled_[a-z_]+_per_issue_active\.ratio$/) {
+			r = m; sub(/.*issue_stalled_/, "", r); sub(/_per_issue_active.*/, "", r)
+			if (r != "selected") stall[r] = v[m] }
 		for (k = 0; k < 4; k++) {
 			best = ""; for (r in stall) if (best == "" || stall[r] > stall[best]) best = r
 			if (best == "") break
@@ -472,14 +473,14 @@ ncu_selftest() {
 	local f=$W/ncu-made-up.csv out
 	{
 		echo '==PROF== Connected to process 1'
-		echo '"ID","Kernel Name","sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active","sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active","sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active","sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active","smsp__issue_active.avg.pct_of_peak_sustained_active","smsp__warps_eligible.avg.per_cycle_active","sm__warps_active.avg.pct_of_peak_sustained_active","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"'
-		echo '"","","%","%","%","%","%","warp","%","ratio","ratio","ratio"'
-		echo '"0","search","88.10","88.10","45.00","90.00","1,070.5","1.23","74.00","0.55","0.80","1.00"'
+		echo '"ID","Kernel Name","sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active","sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active","sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active","sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active","smsp__issue_active.avg.pct_of_peak_sustained_active","smsp__warps_eligible.avg.per_cycle_active","sm__warps_active.avg.pct_of_peak_sustained_active","smsp__average_warps_issue_stalled_wait_per_issue_active.ratio","smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio","smsp__average_warps_issue_stalled_selected_per_issue_active.ratio","smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio"'
+		echo '"","","%","%","%","%","%","warp","%","ratio","ratio","ratio","ratio"'
+		echo '"0","search","88.10","88.10","45.00","90.00","1,070.5","1.23","74.00","0.55","0.80","1.00","0.30"'
 	} >"$f"
 	out=$(ncu_figures "$f" made-up) || return 1
 	echo "$out (the parser, on a made-up report)"
 	[[ $out == *"fmaheavy 45.0%, 90.0%: 2.00 cycles an instruction against the ALU 1.00"* &&
-		$out == *"issue active 1070.5%"* && $out == *"stalls per issue: math_pipe_throttle 0.80, wait 0.55" ]]
+		$out == *"issue active 1070.5%"* && $out == *"stalls per issue: math_pipe_throttle 0.80, wait 0.55, not_selected 0.30" ]]
 }
 
 part_sass() {

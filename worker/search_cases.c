@@ -102,7 +102,8 @@ static void across(struct list *l, uint64_t span)
 		uint64_t b = bounds[i], lo = b - span / 2, hi = b + span / 2;
 
 		for (size_t k = 0; k < sizeof near / sizeof near[0]; k++)
-			add(l, "2^32 boundary, short", b - 5, b + 5, b + (uint64_t)near[k]);
+			add(l, near[k] > 5 ? "2^32 boundary, short, none" : "2^32 boundary, short",
+			    b - 5, b + 5, b + (uint64_t)near[k]);
 		add(l, "2^32 boundary", lo, hi, b - 1);
 		add(l, "2^32 boundary", lo, hi, b);
 		add(l, "2^32 boundary", lo, hi, hi);
