@@ -9,7 +9,7 @@
 #include "master/config.h"
 #include "master/hook.h"
 #include "master/power.h"
-#include "shm/policy_options.h"
+#include "shm/policy.h"
 #include "shm/ring.h"
 #include "worker/kernel.h"
 
