@@ -7,7 +7,6 @@
 #include "lib/os.h"
 #include "lib/parse.h"
 #include "master/config.h"
-#include "master/hook.h"
 #include "master/power.h"
 #include "shm/policy.h"
 #include "shm/ring.h"
@@ -91,12 +90,34 @@ static int parse_proxy_from(const char *s, struct options *o)
 	return add_address(s, o->proxy_from, &o->nproxy);
 }
 
+/* The names --hook takes, from the hooks' one list. */
+static const char *const hook_name[HOOK_COUNT] = {
+#define XX(hook, name) [HOOK_##hook] = name,
+	RING_HOOK_MAP(XX)
+#undef XX
+};
+
 static int parse_hook(const char *s, struct options *o)
 {
-	if ((o->hook = hook_parse(s)) < 0)
-		return -EINVAL;
-	o->status = 1;
-	return 0;
+	for (o->hook = 0; o->hook < HOOK_COUNT; o->hook++) {
+		if (strcmp(s, hook_name[o->hook]) == 0) {
+			o->status = 1;
+			return 0;
+		}
+	}
+	o->hook = -1;
+	return -EINVAL;
+}
+
+/* The hooks' names, "a, b or c", into buf (truncated to len). */
+static void hook_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < HOOK_COUNT && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       !i ? "" : i + 1 < HOOK_COUNT ? ", " : " or ", hook_name[i]);
 }
 
 static void order_names(char *buf, size_t len)
