@@ -12,7 +12,17 @@
 #include <sys/socket.h>
 
 #include "proto/proto.h"
-#include "master/source.h"
+
+/* What epoll hands back: every descriptor the master watches starts with a
+ * struct source, so the loop can tell a listener from a signal from a
+ * connection before it knows which one it holds. Connections embed it as
+ * their first member; the loop's own sources are plain ones. */
+enum source_kind { SRC_LISTEN = 1, SRC_SIGNAL, SRC_NOTIFY, SRC_CONN };
+
+struct source {
+	int fd;               /* -1 once closed */
+	enum source_kind kind;
+};
 
 enum conn_state {
 	CONN_READING = 0, /* the request is not complete */
