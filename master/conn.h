@@ -1,7 +1,6 @@
 /* One client connection: read exactly 49 bytes, wait for the answer
  * without reading, write 8 bytes, close (lingering when the client sent
- * more). conn_take handles the bytes apart from the socket calls, for the
- * tests and the fuzzer. Its list and its closing are clients.c's. */
+ * more). Its list and its closing are clients.c's. */
 #ifndef REVHASH_CONN_H
 #define REVHASH_CONN_H
 
@@ -82,9 +81,6 @@ void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
 void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
 /* Reduce a whole address to its peer (as conn_peer_of), in place. */
 void conn_peer_mask(uint8_t addr[16]);
-/* Copy request bytes from data into c; the number used (never past the
- * 49th byte). At the 49th, c->req holds the decoded request. */
-size_t conn_take(struct conn *c, const uint8_t *data, size_t len);
 /* Read the request: CONN_DONE, CONN_MORE, CONN_EOF or CONN_ERROR. With
  * c->pp set, the PROXY header first: CONN_PROXIED once read (c->pp freed). */
 enum conn_io conn_read(struct conn *c);
