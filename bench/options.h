@@ -13,7 +13,7 @@
 #include "bench/out.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
-#include "shm/policy_options.h"
+#include "shm/policy.h"
 #include "shm/ring.h"
 
 /* The words, as the messages about them name them. */

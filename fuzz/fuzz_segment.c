@@ -36,7 +36,7 @@
 #include "master/status.h"
 #include "master/workers.h"
 #include "lib/digest.h"
-#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "shm/ring_worker.h"
 #include "shm/segment.h"
 

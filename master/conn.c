@@ -79,7 +79,9 @@ void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
 	conn_peer_mask(out);
 }
 
-size_t conn_take(struct conn *c, const uint8_t *data, size_t len)
+/* Copy request bytes from data into c; the number used (never past the
+ * 49th byte). At the 49th, c->req holds the decoded request. */
+static size_t take(struct conn *c, const uint8_t *data, size_t len)
 {
 	size_t want = PROTO_REQUEST_LEN - c->got;
 
@@ -147,7 +149,7 @@ enum conn_io conn_read(struct conn *c)
 
 		if (!n)
 			return why;
-		conn_take(c, buf, n);
+		take(c, buf, n);
 	}
 	return CONN_DONE;
 }

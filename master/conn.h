@@ -1,7 +1,6 @@
 /* One client connection: read exactly 49 bytes, wait for the answer
  * without reading, write 8 bytes, close (lingering when the client sent
- * more). conn_take handles the bytes apart from the socket calls, for the
- * tests and the fuzzer. Its list and its closing are clients.c's. */
+ * more). Its list and its closing are clients.c's. */
 #ifndef REVHASH_CONN_H
 #define REVHASH_CONN_H
 
@@ -12,7 +11,17 @@
 #include <sys/socket.h>
 
 #include "proto/proto.h"
-#include "master/source.h"
+
+/* What epoll hands back: every descriptor the master watches starts with a
+ * struct source, so the loop can tell a listener from a signal from a
+ * connection before it knows which one it holds. Connections embed it as
+ * their first member; the loop's own sources are plain ones. */
+enum source_kind { SRC_LISTEN = 1, SRC_SIGNAL, SRC_NOTIFY, SRC_CONN };
+
+struct source {
+	int fd;               /* -1 once closed */
+	enum source_kind kind;
+};
 
 enum conn_state {
 	CONN_READING = 0, /* the request is not complete */
@@ -72,9 +81,6 @@ void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
 void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
 /* Reduce a whole address to its peer (as conn_peer_of), in place. */
 void conn_peer_mask(uint8_t addr[16]);
-/* Copy request bytes from data into c; the number used (never past the
- * 49th byte). At the 49th, c->req holds the decoded request. */
-size_t conn_take(struct conn *c, const uint8_t *data, size_t len);
 /* Read the request: CONN_DONE, CONN_MORE, CONN_EOF or CONN_ERROR. With
  * c->pp set, the PROXY header first: CONN_PROXIED once read (c->pp freed). */
 enum conn_io conn_read(struct conn *c);

@@ -6,19 +6,22 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
-#include "master/config.h"
-#include "master/hook.h"
 #include "master/power.h"
-#include "shm/policy_options.h"
+#include "shm/policy.h"
 #include "shm/ring.h"
 #include "worker/kernel.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <unistd.h>
 
 #define OPT_PORT 5003
 /* One peer's connections by default: an eighth, at most this: twice what
@@ -91,12 +94,34 @@ static int parse_proxy_from(const char *s, struct options *o)
 	return add_address(s, o->proxy_from, &o->nproxy);
 }
 
+/* The names --hook takes, from the hooks' one list. */
+static const char *const hook_name[HOOK_COUNT] = {
+#define XX(hook, name) [HOOK_##hook] = name,
+	RING_HOOK_MAP(XX)
+#undef XX
+};
+
 static int parse_hook(const char *s, struct options *o)
 {
-	if ((o->hook = hook_parse(s)) < 0)
-		return -EINVAL;
-	o->status = 1;
-	return 0;
+	for (o->hook = 0; o->hook < HOOK_COUNT; o->hook++) {
+		if (strcmp(s, hook_name[o->hook]) == 0) {
+			o->status = 1;
+			return 0;
+		}
+	}
+	o->hook = -1;
+	return -EINVAL;
+}
+
+/* The hooks' names, "a, b or c", into buf (truncated to len). */
+static void hook_names(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < HOOK_COUNT && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       !i ? "" : i + 1 < HOOK_COUNT ? ", " : " or ", hook_name[i]);
 }
 
 static void order_names(char *buf, size_t len)
@@ -533,11 +558,17 @@ int options_parse(int argc, char **argv, struct options *o)
 
 /* ---- the config file ------------------------------------------------------ */
 
-/* One config key (a config_set_fn). A key the command line set is still
- * checked (a bad file is a bad file), then left as given. */
-static int set_key(void *ctx, const char *key, const char *value)
+/* Read at start and at every SIGHUP: `key = value` lines. Only a regular
+ * file of at most CONFIG_MAX bytes is read, opened non-blocking: neither
+ * /dev/zero nor a FIFO without a writer can hold the master. */
+#define CONFIG_MAX 65536
+
+/* One config key: 0, -ENOENT for an unknown key, -EINVAL for a bad value.
+ * A key the command line set is still checked (a bad file is a bad file),
+ * then left as given. */
+static int set_key(struct options *o, const char *key, const char *value)
 {
-	struct options *o = ctx, scratch = *o;
+	struct options scratch = *o;
 
 	for (size_t i = 0; i < NROWS; i++) {
 		if (!rows[i].key || strcmp(rows[i].key, key) != 0)
@@ -552,11 +583,110 @@ static int set_key(void *ctx, const char *key, const char *value)
 	return -ENOENT;
 }
 
+/* The file's bytes, NUL-terminated, into *text (to free). 0 or -errno. */
+static int slurp(const char *path, char **text)
+{
+	struct stat st;
+	size_t got = 0;
+	char *buf = NULL;
+	int rc = 0, fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode))
+		rc = -EINVAL;
+	else if (st.st_size > CONFIG_MAX)
+		rc = -EFBIG;
+	else if (!(buf = malloc(CONFIG_MAX + 1)))
+		rc = -ENOMEM;
+	/* Read to the end, but never past the limit, even if it grows. */
+	while (rc == 0) {
+		ssize_t n = read(fd, buf + got, CONFIG_MAX + 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = -errno;
+		else if (n == 0)
+			break;
+		else if ((got += (size_t)n) > CONFIG_MAX)
+			rc = -EFBIG;
+	}
+	close(fd);
+	if (rc == 0 && memchr(buf, '\0', got))
+		rc = -EILSEQ; /* a binary file, not a config */
+	if (rc < 0) {
+		free(buf);
+		return rc;
+	}
+	buf[got] = '\0';
+	*text = buf;
+	return 0;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
+}
+
+/* Hand the `key = value` lines of text to set_key. */
+static int set_lines(const char *path, char *text, struct options *o)
+{
+	unsigned lineno = 0;
+
+	for (char *line = text, *next; line; line = next) {
+		char *s, *eq;
+		int rc;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		s = trim(line);
+		if (*s == '\0' || *s == '#')
+			continue;
+		if (!(eq = strchr(s, '='))) {
+			log_error("config %s:%u: expected key = value", path, lineno);
+			return -EINVAL;
+		}
+		*eq = '\0';
+		rc = set_key(o, trim(s), trim(eq + 1));
+		if (rc == -ENOENT)
+			log_error("config %s:%u: unknown key '%s'", path, lineno, trim(s));
+		else if (rc < 0)
+			log_error("config %s:%u: bad value for '%s'", path, lineno, trim(s));
+		if (rc < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int options_load(struct options *o, const char *path)
 {
 	struct options next = *o;
-	int rc = config_read(path, set_key, &next);
+	char *text = NULL;
+	int rc = slurp(path, &text);
 
+	if (rc == -EINVAL)
+		log_error("config %s: not a regular file", path);
+	else if (rc == -EFBIG)
+		log_error("config %s: larger than %d bytes", path, CONFIG_MAX);
+	else if (rc == -EILSEQ)
+		log_error("config %s: binary data, not `key = value` lines", path);
+	else if (rc < 0)
+		log_error("config %s: %s", path, strerror(-rc));
+	if (rc < 0)
+		return rc;
+	rc = set_lines(path, text, &next);
+	free(text);
 	if (rc == 0)
 		*o = next;
 	return rc;

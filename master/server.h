@@ -21,7 +21,6 @@
 #include "master/jobs.h"
 #include "master/options.h"
 #include "master/power.h"
-#include "master/source.h"
 #include "master/workers.h"
 
 struct server {

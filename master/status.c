@@ -6,7 +6,6 @@
 #include "lib/utf8.h"
 #include "master/power.h"
 #include "shm/hist.h"
-#include "shm/ring_hook.h"
 #include "shm/ring_master.h"
 #include "worker/kind.h"
 

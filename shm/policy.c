@@ -7,7 +7,7 @@
  * job outranks every job not started (run to completion). */
 #include "shm/policy.h"
 
-#include <stdio.h>
+#include <getopt.h>
 #include <string.h>
 
 /* Pieces of a shared job, and the ratio of rates past which a slow worker
@@ -55,11 +55,6 @@ unsigned policy_orders(void)
 const char *policy_order_name(uint32_t order)
 {
 	return order < NORDERS ? orders[order].name : "?";
-}
-
-const char *policy_order_help(uint32_t order)
-{
-	return order < NORDERS ? orders[order].help : "?";
 }
 
 int policy_order_parse(const char *s, uint32_t *order)
@@ -140,22 +135,6 @@ int policy_rule_on(const struct policy *p, unsigned i)
 	return i < NRULES && policy_has(p, rules[i].bit);
 }
 
-const char *policy_rule_switch(unsigned i)
-{
-	return i < NRULES ? rules[i].option : "?";
-}
-
-const char *policy_rule_help(unsigned i)
-{
-	return i < NRULES ? rules[i].help : "?";
-}
-
-void policy_rule_off(struct policy *p, unsigned i)
-{
-	if (i < NRULES)
-		p->rules &= ~rules[i].bit;
-}
-
 const char *policy_describe(const struct policy *p, char *buf, size_t size)
 {
 	size_t used = (size_t)snprintf(buf, size, "%s", policy_order_name(p->order));
@@ -164,6 +143,46 @@ const char *policy_describe(const struct policy *p, char *buf, size_t size)
 		used += (size_t)snprintf(buf + used, size - used, ", %s",
 					 policy_has(p, rules[i].bit) ? rules[i].on : rules[i].off);
 	return buf;
+}
+
+/* ---- the switches --------------------------------------------------------- */
+
+size_t policy_getopt(struct option *opts)
+{
+	size_t n = 0;
+
+	opts[n++] = (struct option){ "schedule", required_argument, NULL, POLICY_OPT_BASE };
+	for (unsigned i = 0; i < NRULES && n < POLICY_OPTIONS_MAX; i++)
+		opts[n++] = (struct option){ rules[i].option, no_argument, NULL,
+					     POLICY_OPT_BASE + 1 + (int)i };
+	return n;
+}
+
+int policy_option(int c, const char *arg, struct policy *p)
+{
+	if (c == POLICY_OPT_BASE)
+		return policy_order_parse(arg, &p->order) < 0 ? -1 : 1;
+	if (c > POLICY_OPT_BASE && c <= POLICY_OPT_BASE + (int)NRULES) {
+		p->rules &= ~rules[c - POLICY_OPT_BASE - 1].bit;
+		return 1;
+	}
+	return 0;
+}
+
+void policy_help(FILE *out)
+{
+	fprintf(out, "  --schedule ORDER       which job gets the workers:");
+	for (size_t i = 0; i < NORDERS; i++)
+		fprintf(out, "\n                           %-9s %s", orders[i].name, orders[i].help);
+	fputc('\n', out);
+	for (size_t i = 0; i < NRULES; i++)
+		fprintf(out, "  --%-20s %s\n", rules[i].option, rules[i].help);
+}
+
+void policy_switches(FILE *out)
+{
+	for (size_t i = 0; i < NRULES; i++)
+		fprintf(out, "--%s\n", rules[i].option);
 }
 
 /* The rules the ideal follows. */

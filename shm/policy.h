@@ -12,6 +12,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct option; /* getopt.h's */
 
 /* The rules (bits of struct policy's rules). */
 #define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
@@ -100,13 +103,22 @@ const char *policy_rule_key(unsigned i);
 const char *policy_rule_state(unsigned i);
 /* Is rule i (as policy_rule_key numbers them) in force in p? */
 int policy_rule_on(const struct policy *p, unsigned i);
-/* Rule i's switch ("no-preempt") and its help line; "?" for none. */
-const char *policy_rule_switch(unsigned i);
-const char *policy_rule_help(unsigned i);
-/* Turn rule i off in p, as its switch does. */
-void policy_rule_off(struct policy *p, unsigned i);
-/* Order i's help line, "?" for none. */
-const char *policy_order_help(uint32_t order);
+
+/* The policy's command-line switches (the master's and revhash-bench's),
+ * as getopt_long entries and help lines made from the tables. */
+#define POLICY_OPTIONS_MAX 8    /* entries policy_getopt may add */
+#define POLICY_OPT_BASE 0x1000 /* their getopt values: from here up */
+
+/* Append the policy's options (--schedule and each rule's switch) to the
+ * getopt_long table at opts; returns how many. */
+size_t policy_getopt(struct option *opts);
+/* Apply getopt value c (with its argument) to p: 1 when c is one of the
+ * policy's, 0 when it is not, -1 for an order with no such name. */
+int policy_option(int c, const char *arg, struct policy *p);
+/* Print the options' help lines, indented like the master's --help. */
+void policy_help(FILE *out);
+/* Print each rule's switch ("--no-preempt"), a line each. */
+void policy_switches(FILE *out);
 
 /* The policies sim_best seeks the ideal among (every order with every
  * combination of the rules the ideal follows): how many, and the i-th. */

@@ -1,8 +1,7 @@
 /* The job table and priority ring: the layout the master and the workers
  * share in the segment, and what either side reads of an entry without
  * the ring. Each side includes its own calls' header (ring_master.h,
- * ring_worker.h; the test hooks': ring_hook.h); a worker's code never sees
- * the master's.
+ * ring_worker.h); a worker's code never sees the master's.
  *
  * The master never takes the lock (but in ring_reset, once no worker is
  * left): it fills a free entry in, moves a phase or a weight with atomic
@@ -66,7 +65,7 @@ enum ring_slot_state {
 	SLOT_STATE_COUNT
 };
 
-/* The test hooks (ring_hook.h): XX(hook, name master --hook takes). */
+/* The test hooks (ring_hook.c): XX(hook, name master --hook takes). */
 #define RING_HOOK_MAP(XX)                                                     \
 	XX(DIE_IN_LOCK, "die-in-lock")                                        \
 	XX(STOP_IN_LOCK, "stop-in-lock")                                      \
@@ -153,7 +152,7 @@ struct ring {
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	uint32_t dead_leases; /* a worker died: its lease is to be given back */
 	struct policy policy;
-	uint32_t hooks;       /* the master's hooks switch, shown (ring_hook.h) */
+	uint32_t hooks;       /* the master's hooks switch, shown (ring_hook.c) */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
 	uint32_t nheap;       /* entries of heap[] in use */
 	uint32_t pad;

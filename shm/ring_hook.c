@@ -1,8 +1,14 @@
-/* The test hooks (see ring_hook.h). The switch is this process's own
- * word, never the segment's: one random store there once armed a hook
- * that killed every worker at its start, for ever. */
-#include "shm/ring_hook.h"
+/* The test hooks: armed in the segment (a count each, RING_HOOK_MAP), a
+ * worker misbehaves where one fires. They ship in every build (why, and
+ * their cost: docs/testing.md), behind this process's own switch:
+ * REVHASH_TEST_HOOKS in its environment, read once; a forked worker
+ * inherits the master's. The switch is never the segment's word (one
+ * random store there once armed a hook that killed every worker at its
+ * start, for ever), which only shows the master's, so that --hook can
+ * refuse a master without it. */
 #include "shm/ring_job.h"
+#include "shm/ring_master.h"
+#include "shm/ring_worker.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -5,7 +5,6 @@
  * one thread: the record needs no lock either. */
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "shm/ring_hook.h"
 #include "shm/ring_master.h"
 #include "shm/ring_slot.h"
 

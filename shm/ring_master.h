@@ -154,6 +154,16 @@ pid_t ring_lock_holder(const struct ring *r);
  * worker is gone (the lock held by none of ours, or cut from the
  * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
+/* The test hooks (ring_hook.c). Turn this process's switch on or off (the
+ * tests, the fuzzer): where never called, REVHASH_TEST_HOOKS in the
+ * environment says. */
+void ring_hooks_here(int on);
+/* Show this process's switch in r (ring_init: the master's). */
+void ring_hooks_show(struct ring *r);
+/* Arm a hook n more times; -EPERM when r's master has hooks off. */
+int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);
+/* How many times a hook is still armed. */
+unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
 /* Put back the ring-wide words the master owns (the policy, the shutdown
  * flag) where a worker wrote over them. The number put back. */
 int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown);

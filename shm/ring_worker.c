@@ -11,7 +11,6 @@
  * recovers a dead holder's lock (docs/architecture.md, "Crash safety"). */
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "shm/ring_hook.h"
 #include "shm/ring_master.h"
 #include "shm/ring_worker.h"
 #include "shm/ring_sched.h"

@@ -294,11 +294,6 @@ int seg_open(unsigned port, int rw, struct seg *seg)
 	return 0;
 }
 
-void seg_alive(struct seg *seg)
-{
-	__atomic_store_n(&seg->hdr->alive_ns, clock_ns(), __ATOMIC_RELAXED);
-}
-
 /* ---- the master's own mapping, cut short ---------------------------------- */
 
 /* The one mapping guarded in this process, for the handler. */

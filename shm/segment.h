@@ -204,8 +204,6 @@ int seg_restore_header(struct seg *seg);
 /* Write the name src into a name of the header, dst of size bytes (a
  * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
 void seg_show_name(char *dst, size_t size, const char *src);
-/* The master is alive now (its loop calls it at every turn). */
-void seg_alive(struct seg *seg);
 /* Open the segment of the master on port: a live master's before a
  * leftover (seg->alive), the newest of either. Mapped writable when rw
  * (the tests, --hook), else a private copy of its header, ring and cache

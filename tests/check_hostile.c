@@ -7,7 +7,7 @@
 #include "tests/helpers.h"
 #include "tests/fixture.h"
 #include "lib/digest.h"
-#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "proto/proxy.h"
 
 #include <arpa/inet.h>

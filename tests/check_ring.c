@@ -3,7 +3,7 @@
  * holds the ring's lock. The test plays the master and the workers (slots
  * registered under made-up pids) in one process. */
 #include "shm/ring.h"
-#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 #include "lib/clock.h"

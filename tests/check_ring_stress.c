@@ -14,7 +14,7 @@
  * death outside it, which an emulator that cannot recover a dead holder's
  * lock runs too (th_no_robust_locks: there the first kind is skipped). */
 #include "shm/ring.h"
-#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
 

@@ -11,7 +11,7 @@
 #include "tests/check_run.h"
 #include "tests/fixture.h"
 #include "tests/helpers.h"
-#include "shm/ring_hook.h"
+#include "shm/ring_master.h"
 #include "worker/kernel.h"
 #include "worker/sandbox.h"
 

@@ -7,7 +7,6 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/signals.h"
-#include "shm/ring_hook.h"
 #include "shm/ring_worker.h"
 #include "worker/sandbox.h"
 

@@ -28,8 +28,11 @@ int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count)
 	return l->rate > 0 && (double)count / l->rate * 1e9 < (double)l->spin_ns;
 }
 
-uint64_t gpu_walk_resize(const struct gpu_launcher *l, uint64_t chunk,
-			 uint64_t count, uint64_t ns)
+/* The size of the next full launch after one of count values ran in ns,
+ * with chunk the size now: half-way to l's launch_ns at that rate, within
+ * l's bounds. */
+static uint64_t resize(const struct gpu_launcher *l, uint64_t chunk, uint64_t count,
+		       uint64_t ns)
 {
 	double want = (double)count * (double)l->launch_ns / (double)ns;
 
@@ -101,7 +104,7 @@ static void account(struct gpu_launcher *l, const struct gpu_job *j,
 	if (what != GPU_NOTHING || j->count < l->chunk_min || !o->ns)
 		return;
 	l->rate = (double)j->count * 1e9 / (double)o->ns;
-	l->chunk = gpu_walk_resize(l, l->chunk, j->count, o->ns);
+	l->chunk = resize(l, l->chunk, j->count, o->ns);
 }
 
 /* Wait for the oldest launch. SEARCH_FOUND (*found), SEARCH_STOPPED (it

@@ -72,12 +72,6 @@ int gpu_walk(struct gpu_launcher *l, const uint8_t digest[32], uint64_t lo,
  * expected to end within l's spin_ns: then its wait spins. */
 int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count);
 
-/* The size of the next full launch after one of count values ran in ns,
- * with chunk the size now: half-way to l's launch_ns at that rate, within
- * l's bounds. */
-uint64_t gpu_walk_resize(const struct gpu_launcher *l, uint64_t chunk,
-			 uint64_t count, uint64_t ns);
-
 #ifdef __cplusplus
 }
 #endif
