@@ -196,6 +196,24 @@ START_TEST(a_poll_takes_a_wake_up_once_and_gives_up_without)
 }
 END_TEST
 
+/* A worker's sleep ends at a wake-up, taking it, and without one lasts
+ * its whole time. */
+START_TEST(a_sleep_takes_a_wake_up_and_lasts_its_time_without)
+{
+	uint64_t t0;
+
+	ring_worker_start(r, 0, getpid());
+	ring_wake(r);
+	t0 = clock_ns();
+	ring_wait(r, 0, 10000);
+	ck_assert_uint_lt(clock_ns() - t0, 5000000000u); /* woken, not timed out */
+	t0 = clock_ns();
+	ring_wait(r, 0, 30); /* the post was taken: none left */
+	ck_assert_uint_ge(clock_ns() - t0, 30000000u);
+	ck_assert_int_eq(ring_poll(r, 0, 0), 0);
+}
+END_TEST
+
 /* The workers move a job on from the phases before an end; FREE and the
  * ends are the master's, and so is any value no phase has (what the
  * master's on_end reads from a scribbled entry). */
@@ -1209,6 +1227,7 @@ int main(void)
 	tcase_add_test(t, a_job_whose_lease_was_lost_ends_at_a_rebuild);
 	tcase_add_test(t, leases_cover_the_range_once);
 	tcase_add_test(t, a_poll_takes_a_wake_up_once_and_gives_up_without);
+	tcase_add_test(t, a_sleep_takes_a_wake_up_and_lasts_its_time_without);
 	tcase_add_test(t, the_fastest_worker_is_woken_first);
 	tcase_add_test(t, exhausted_only_when_every_lease_is_back);
 	tcase_add_test(t, found_answer_is_reported_and_kept);
