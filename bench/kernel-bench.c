@@ -93,12 +93,14 @@ static void pick(const char *only, struct bench *b, struct pick *p)
 	size_t n;
 	const struct kernel *const *all = kernel_all(&n);
 	const struct kernel *base = kernel_find("openssl");
+	int named = !only || strcmp(only, "openssl") == 0;
 
 	b->k[p->n] = base;
 	p->names[p->n++] = base->name;
 	for (size_t i = 0; i < n && p->n < PICK_MAX; i++) {
 		if (all[i] == base || (only && strcmp(only, all[i]->name)))
 			continue;
+		named = 1;
 		if (!all[i]->supported()) {
 			printf("%-9s not supported by this CPU, skipped\n",
 			       all[i]->name);
@@ -107,8 +109,10 @@ static void pick(const char *only, struct bench *b, struct pick *p)
 		b->k[p->n] = all[i];
 		p->names[p->n++] = all[i]->name;
 	}
-	if (only && p->n == 1 && strcmp(only, "openssl"))
-		fprintf(stderr, "kernel-bench: no kernel %s here\n", only);
+	if (!named) {
+		fprintf(stderr, "kernel-bench: no kernel %s in this build\n", only);
+		exit(2);
+	}
 }
 
 int main(int argc, char **argv)
