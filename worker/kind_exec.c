@@ -273,6 +273,14 @@ static int take_list(const struct worker_kind *k, struct kind_found *f,
 	return 0;
 }
 
+/* A refusal: the probed program is held open no longer. */
+static void drop_program(struct kind_found *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+}
+
 int kind_exec_find(const struct worker_kind *k, const char *spec, const char *path,
 		   const char *kernel, struct kind_found *f)
 {
@@ -296,14 +304,11 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 	if (rc == -EINVAL) {
 		log_error("--%s-kernel %s: no such kernel on its units (%s said why)", k->name,
 			  kernel, f->path);
-		close(f->fd);
-		f->fd = -1;
+		drop_program(f);
 		return -EINVAL;
 	}
 	if (rc < 0 || (there = units(said, f)) == 0) {
-		if (f->fd >= 0)
-			close(f->fd);
-		f->fd = -1;
+		drop_program(f);
 		snprintf(f->note, sizeof f->note, "none (%s)",
 			 rc == -ENOENT ? "no worker program" :
 			 rc == -EPERM ? "its program refused: another could change it" : rc < 0 ? strerror(-rc) :
@@ -320,8 +325,7 @@ int kind_exec_find(const struct worker_kind *k, const char *spec, const char *pa
 		for (unsigned i = 0; i < there; i++)
 			f->unit[f->n++] = (int)i;
 	else if (take_list(k, f, spec, there) < 0) {
-		close(f->fd);
-		f->fd = -1;
+		drop_program(f);
 		return -EINVAL;
 	}
 	log_info("%s: %u worker%s on %s", k->name, f->n, f->n == 1 ? "" : "s", f->note);
