@@ -57,14 +57,6 @@ void cache_init(struct cache *c, struct cache_shm *shm, uint64_t capacity)
 	cache_lay_out(shm, capacity); /* again, now that readers may look */
 }
 
-static int matches(const uint8_t digest[32], uint64_t answer)
-{
-	uint8_t out[32];
-
-	digest_of(answer, out);
-	return memcmp(out, digest, 32) == 0;
-}
-
 static uint64_t hash_of(const struct cache *c, const uint8_t digest[32])
 {
 	return siphash(c->key, digest, 32);
@@ -108,7 +100,8 @@ int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 {
 	uint64_t hash = hash_of(c, digest), i, x;
 
-	if (probe(c, hash, &i) == 1 && matches(digest, x = c->slots[i].answer)) {
+	if (probe(c, hash, &i) == 1 &&
+	    digest_answers(x = c->slots[i].answer, digest, 0, UINT64_MAX)) {
 		c->slots[i].ref = 1;
 		*answer = x;
 		shm_show(c->shown->hits, ++c->hits);
