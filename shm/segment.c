@@ -386,12 +386,16 @@ void seg_close(struct seg *seg)
 	seg->owner = seg->copy = 0;
 }
 
+/* A word of the segment whatever its declared type (a name's bytes). */
+typedef uint64_t __attribute__((may_alias)) shm_word;
+
 void seg_show_name(char *dst, size_t size, const char *src)
 {
-	char name[128] = { 0 };
+	shm_word name[16] = { 0 }, *to = (shm_word *)dst;
 
 	if (size > sizeof name)
 		size = sizeof name;
-	snprintf(name, size, "%s", src);
-	shm_copy_out(dst, name, size);
+	snprintf((char *)name, size, "%s", src);
+	for (size_t i = 0; i < size / 8; i++)
+		__atomic_store_n(&to[i], name[i], __ATOMIC_RELAXED);
 }

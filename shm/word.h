@@ -5,7 +5,6 @@
 #ifndef REVHASH_SHM_WORD_H
 #define REVHASH_SHM_WORD_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 /* Show v in a word others read. */
@@ -15,19 +14,5 @@
 /* Add n to a counter this process alone writes: a load of its own word
  * and a store, not a locked add (a ++ costs no more). */
 #define shm_count(lhs, n) shm_show(lhs, (lhs) + (n))
-
-/* A word of the segment whatever its declared type (a name's bytes). */
-typedef uint64_t __attribute__((may_alias)) shm_word;
-
-/* Copy n bytes (a multiple of 8, both ends 8-aligned) from this process's
- * memory into the segment, a word at a time. */
-static inline void shm_copy_out(void *to, const void *from, size_t n)
-{
-	const shm_word *s = from;
-	shm_word *d = to;
-
-	for (size_t i = 0; i < n / 8; i++)
-		__atomic_store_n(&d[i], s[i], __ATOMIC_RELAXED);
-}
 
 #endif
