@@ -4,15 +4,14 @@
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "lib/digest.h"
 
+#include <endian.h>
 #include <string.h>
 #include <openssl/sha.h>
 
 void digest_message(uint64_t x, uint8_t msg[8])
 {
-	for (int i = 0; i < 8; i++) {
-		msg[i] = (uint8_t)x;
-		x >>= 8;
-	}
+	x = htole64(x);
+	memcpy(msg, &x, sizeof x);
 }
 
 void digest_of(uint64_t x, uint8_t out[DIGEST_LEN])
