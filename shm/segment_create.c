@@ -82,20 +82,31 @@ static int create_name(unsigned port, struct seg *seg)
 	return -err;
 }
 
-/* Lay out a new segment of size bytes at p. */
-static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
-		   size_t cache_off, unsigned port, uint64_t cache_entries,
-		   const struct policy *policy)
+int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
+	       struct seg *seg)
 {
-	struct seg_header *h = p;
-	struct seg_layout at = { .ring_off = ring_off, .cache_off = cache_off };
+	struct seg_layout at = { .ring_off = align_up(sizeof(struct seg_header)) };
+	size_t size;
+	void *p = MAP_FAILED;
+	struct seg_header *h;
 	int rc;
 
-	h->ring_off = ring_off;
-	h->cache_off = cache_off;
+	at.cache_off = at.ring_off + align_up(sizeof(struct ring));
+	size = at.cache_off + align_up(cache_bytes(cache_entries));
+	memset(seg, 0, sizeof *seg);
+	seg->fd = -1;
+	seg_sweep(port);
+	if ((rc = create_name(port, seg)) < 0)
+		return rc;
+	seg->owner = 1;
+	if ((rc = make_memory(seg, size, &p)) < 0)
+		goto fail;
+	h = p;
+	h->ring_off = at.ring_off;
+	h->cache_off = at.cache_off;
 	seg_point(seg, p, size, &at);
 	if ((rc = ring_init(seg->ring, policy)) < 0)
-		return rc;
+		goto fail;
 	cache_lay_out(seg->cache, cache_entries);
 	h->size = size;
 	h->master_pid = getpid();
@@ -108,31 +119,10 @@ static int lay_out(struct seg *seg, void *p, size_t size, size_t ring_off,
 	seg->cache_nslots = seg->cache->nslots;
 	seg->cache_capacity = seg->cache->capacity;
 	return 0;
-}
-
-int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
-	       struct seg *seg)
-{
-	size_t ring_off = align_up(sizeof(struct seg_header));
-	size_t cache_off = ring_off + align_up(sizeof(struct ring));
-	size_t size = cache_off + align_up(cache_bytes(cache_entries));
-	void *p = MAP_FAILED;
-	int rc;
-
-	memset(seg, 0, sizeof *seg);
-	seg->fd = -1;
-	seg_sweep(port);
-	if ((rc = create_name(port, seg)) < 0)
-		return rc;
-	seg->owner = 1;
-	if ((rc = make_memory(seg, size, &p)) == 0)
-		rc = lay_out(seg, p, size, ring_off, cache_off, port, cache_entries,
-			     policy);
-	if (rc < 0) {
-		if (p != MAP_FAILED)
-			munmap(p, size);
-		seg->hdr = NULL;
-		seg_close(seg);
-	}
+fail:
+	if (p != MAP_FAILED)
+		munmap(p, size);
+	seg->hdr = NULL;
+	seg_close(seg);
 	return rc;
 }
