@@ -215,9 +215,6 @@ static struct ring_job *kept(struct ring *r, const struct ring_slot *s)
 	return peek(j->gen) == s->keep_gen && in_heap_at(r, j, j->heap_pos) ? j : NULL;
 }
 
-/* The job the worker of s should lease from: the one it is kept on, the
- * best-ranked, or the second best (the better child of the heap's top)
- * where the policy leaves the best to faster workers. */
 struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 			    uint64_t chunk, uint64_t min_chunk, uint64_t now,
 			    uint64_t *size)

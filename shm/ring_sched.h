@@ -30,8 +30,10 @@ void sched_ended(struct ring *r, struct ring_job *j);
 /* Rebuild every derived field from the authoritative ones (a lock holder
  * died half-way through changing them). */
 void sched_rebuild(struct ring *r);
-/* The job the worker of s should lease from, and the size of its lease;
- * NULL when none. */
+/* The job the worker of s should lease from (the one it is kept on, the
+ * best-ranked, or the second best, the better child of the heap's top,
+ * where the policy leaves the best to faster workers) and the size of its
+ * lease; NULL when none. */
 struct ring_job *sched_pick(struct ring *r, const struct ring_slot *s,
 			    uint64_t chunk, uint64_t min_chunk, uint64_t now,
 			    uint64_t *size);
