@@ -57,14 +57,9 @@ void cache_init(struct cache *c, struct cache_shm *shm, uint64_t capacity)
 	cache_lay_out(shm, capacity); /* again, now that readers may look */
 }
 
-static uint64_t hash_of(const struct cache *c, const uint8_t digest[32])
-{
-	return siphash(c->key, digest, 32);
-}
-
 uint64_t cache_home(const struct cache *c, const uint8_t digest[32])
 {
-	return hash_of(c, digest) & (c->nslots - 1);
+	return siphash(c->key, digest, 32) & (c->nslots - 1);
 }
 
 /* How far slot at lies past home (in probe order). */
@@ -98,7 +93,7 @@ static int probe(const struct cache *c, uint64_t hash, uint64_t *i)
 
 int cache_get(struct cache *c, const uint8_t digest[32], uint64_t *answer)
 {
-	uint64_t hash = hash_of(c, digest), i, x;
+	uint64_t hash = siphash(c->key, digest, 32), i, x;
 
 	if (probe(c, hash, &i) == 1 &&
 	    digest_answers(x = c->slots[i].answer, digest, 0, UINT64_MAX)) {
@@ -180,7 +175,7 @@ void cache_put(struct cache *c, const uint8_t digest[32], uint64_t answer)
 
 	if (c->capacity == 0)
 		return;
-	hash = hash_of(c, digest);
+	hash = siphash(c->key, digest, 32);
 	if ((found = probe(c, hash, &i)) == 1) {
 		c->slots[i].answer = answer;
 		c->slots[i].ref = 1;
