@@ -257,15 +257,12 @@ int ring_leases_back(const struct ring_master *m, uint32_t job)
 
 int ring_untouched(const struct ring_master *m, uint32_t job)
 {
-	const struct ring_mark *given = &m->given[job];
 	struct ring_progress p;
 	struct ring_mark now;
 
 	ring_progress_now(m->ring, job, &p);
 	now = job_mark(&p);
-	return now.next == given->next && now.cursor_done == given->cursor_done &&
-	       now.nreturned == given->nreturned && now.last_lo == given->last_lo &&
-	       ring_leases_back(m, job);
+	return memcmp(&now, &m->given[job], sizeof now) == 0 && ring_leases_back(m, job);
 }
 
 /* Entry e, if the master has not taken it but the workers would lease
