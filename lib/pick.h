@@ -16,10 +16,8 @@ struct pick {
 	uint64_t probe;      /* values of each one's first, sizing run */
 	uint64_t sample_ns;  /* what each later run should take */
 	int rounds;          /* runs after the sizing one */
-	double rates[PICK_MAX];    /* values per second, the best run's; 0:
-				    * not measured */
-	double handicap[PICK_MAX]; /* by how much more a candidate must be
-				    * faster to be chosen (0: none) */
+	double rates[PICK_MAX];    /* values/s of its best run; 0: not measured */
+	double handicap[PICK_MAX]; /* weighs its rate: pick_weighed (0: none) */
 	size_t chosen;
 	int forced;          /* chosen by name */
 	uint64_t ns;         /* the measuring took */

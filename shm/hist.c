@@ -1,6 +1,5 @@
-/* Histograms of times (see hist.h). The bounds are powers of two in
- * microseconds: a time's bucket is a division by a constant and a count
- * of leading zeros, no loop over the bounds. */
+/* Histograms of times (see hist.h): a time's bucket is a division by a
+ * constant and a count of leading zeros, no loop over the bounds. */
 #include "shm/hist.h"
 
 unsigned hist_bucket(uint64_t ns)
