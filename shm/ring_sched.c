@@ -194,12 +194,8 @@ static uint64_t size_for(const struct ring *r, const struct ring_slot *s,
 
 void sched_keep(const struct ring *r, struct ring_slot *s, const struct ring_job *j)
 {
-	if (!j) {
-		s->keep_job = RING_NONE;
-		return;
-	}
-	s->keep_job = (uint32_t)(j - r->jobs);
-	s->keep_gen = j->gen;
+	s->keep_job = j ? (uint32_t)(j - r->jobs) : RING_NONE;
+	s->keep_gen = j ? j->gen : 0;
 }
 
 /* The job s stays on, where the policy keeps a worker on its job and that
