@@ -249,12 +249,9 @@ static int run(void *params, struct out *o)
 {
 	struct ask_cmd *p = params;
 	struct target target = { 0 };
-	int status = 2;
+	int status = client_resolve(&target, p->at.host, p->at.port) ? 2 :
+		     ask_run(&target, &p->ask, o);
 
-	if (client_resolve(&target, p->at.host, p->at.port) == 0) {
-		client_raise_fd_limit();
-		status = ask_run(&target, &p->ask, o);
-	}
 	client_free(&target);
 	return status;
 }

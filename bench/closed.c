@@ -426,7 +426,6 @@ static int run(void *params, struct out *o)
 
 	if (client_resolve(&target, p->at.host, p->at.port))
 		goto out;
-	client_raise_fd_limit();
 	out_printf(o, "concurrency duration_s difficulty priority kind",
 		   "closed loop: %" PRIu64 " in flight for %.3f s, difficulty %" PRIu64
 		   ", priority %u, %s requests\n", p->concurrency, p->duration_ms / 1e3,

@@ -126,7 +126,6 @@ static int run(void *params, struct out *o)
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
 		goto out;
 	}
-	client_raise_fd_limit();
 	find_rate(p, &target, o);
 	status = play(p, &target, reqs, csv, o);
 out:

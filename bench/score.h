@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "bench/out.h"
-#include "bench/result.h"
+#include "bench/replay.h"
 #include "bench/simulate.h"
 #include "bench/workload.h"
 
