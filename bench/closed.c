@@ -312,23 +312,6 @@ static int hold_open(struct hold *h, struct target *t, uint64_t n)
 
 /* --- the run ---------------------------------------------------------- */
 
-/* Seed every thread's generator apart. 0 or -errno (printed). */
-static int seed_threads(struct loop *l, struct thread *th)
-{
-	for (uint64_t k = 0; k < l->p->concurrency; k++) {
-		th[k].loop = l;
-		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) !=
-		    sizeof th[k].rng) {
-			int err = -errno;
-
-			fprintf(stderr, "revhash-bench: getrandom: %m\n");
-			return err;
-		}
-		th[k].rng |= 1; /* xorshift never leaves 0 */
-	}
-	return 0;
-}
-
 /* Start the threads; *started says how many did. 0 or -errno (printed). */
 static int start_threads(struct thread *th, uint64_t n, size_t *started)
 {
@@ -364,12 +347,18 @@ static void release(struct loop *l, int go)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Seed the threads and, with --cached, answer the one request once.
- * 0, or the exit status. */
+/* Seed every thread's generator apart and, with --cached, answer the one
+ * request once. 0, or the exit status. */
 static int prepare(struct loop *l, struct thread *th)
 {
-	if (seed_threads(l, th))
-		return 2;
+	for (uint64_t k = 0; k < l->p->concurrency; k++) {
+		th[k].loop = l;
+		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) != sizeof th[k].rng) {
+			fprintf(stderr, "revhash-bench: getrandom: %m\n");
+			return 2;
+		}
+		th[k].rng |= 1; /* xorshift never leaves 0 */
+	}
 	if (!l->p->cached)
 		return 0;
 	fresh_request(&th[0].rng, l->p, &l->primed);
