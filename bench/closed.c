@@ -164,43 +164,41 @@ static int prime(struct loop *l)
 
 /* --- the report ------------------------------------------------------- */
 
-struct totals {
-	uint64_t ok, wrong, missing;
-	uint64_t by_errno[ERRNO_SLOTS];
-	size_t nlat;
-	int err;
-};
-
-static void add_up(const struct thread *th, size_t n, struct totals *s)
+/* The n threads' counts added up into *s (its latencies none): the
+ * missing replies of every errno. */
+static uint64_t add_up(const struct thread *th, size_t n, struct thread *s)
 {
-	*s = (struct totals){ 0 };
+	uint64_t missing = 0;
+
+	*s = (struct thread){ 0 };
 	for (size_t k = 0; k < n; k++) {
 		s->ok += th[k].ok;
 		s->wrong += th[k].wrong;
 		for (int e = 0; e < ERRNO_SLOTS; e++) {
-			s->by_errno[e] += th[k].missing[e];
-			s->missing += th[k].missing[e];
+			s->missing[e] += th[k].missing[e];
+			missing += th[k].missing[e];
 		}
 		s->nlat += th[k].nlat;
 		s->err = s->err ? s->err : th[k].err;
 	}
+	return missing;
 }
 
 /* "errors: 0 wrong, 3 missing (Connection refused: 2, ...)" */
-static void print_errors(struct out *o, const struct totals *s)
+static void print_errors(struct out *o, const struct thread *s, uint64_t missing)
 {
 	const char *sep = " (";
 
 	out_printf(o, "wrong missing", "errors: %" PRIu64 " wrong, %" PRIu64 " missing",
-		   s->wrong, s->missing);
+		   s->wrong, missing);
 	out_array(o, "missing_by");
 	for (int e = 0; e < ERRNO_SLOTS; e++) {
-		if (!s->by_errno[e])
+		if (!s->missing[e])
 			continue;
 		out_object(o, NULL);
 		out_printf(o, "- why n", "%s%s: %" PRIu64, sep,
 			   e == ENODATA ? "closed before the full reply" :
-			   e == 0 ? "other errors" : strerror(e), s->by_errno[e]);
+			   e == 0 ? "other errors" : strerror(e), s->missing[e]);
 		out_end(o);
 		sep = ", ";
 	}
@@ -240,19 +238,19 @@ static int print_latency(struct out *o, const struct thread *th, size_t n, size_
 static int report(struct out *o, const struct thread *th, const struct closed_params *p,
 		  int64_t elapsed_ns)
 {
-	struct totals s;
+	struct thread s;
+	uint64_t missing = add_up(th, p->concurrency, &s);
 	double secs = elapsed_ns / 1e9;
 
-	add_up(th, p->concurrency, &s);
 	out_printf(o, "requests seconds", "requests: %" PRIu64 " in %.3f s\n",
-		   s.ok + s.wrong + s.missing, secs);
+		   s.ok + s.wrong + missing, secs);
 	out_printf(o, "requests_s", "requests/s: %.1f (correct replies)\n", s.ok / secs);
-	print_errors(o, &s);
+	print_errors(o, &s, missing);
 	if (print_latency(o, th, p->concurrency, s.nlat) || s.err) {
 		fprintf(stderr, "revhash-bench: latencies: out of memory\n");
 		return 2;
 	}
-	return s.wrong || s.missing ? 1 : 0;
+	return s.wrong || missing ? 1 : 0;
 }
 
 /* Searches held open for the length of a run: many connections, each with
