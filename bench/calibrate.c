@@ -17,10 +17,23 @@
 #define CAL_ROUNDS 8
 #define CAL_MAX (1ULL << 40)  /* hours of hashing: only a bug gets here */
 
+uint64_t calibrate_next(uint64_t n, double secs, double enough_s,
+			const struct calibrate_bound *b)
+{
+	double next = n;
+
+	if (secs > 0)
+		next = fmin(n * fmin(fmax(CAL_AIM * enough_s / secs, 2), 64), CAL_MAX);
+	if (b && b->most_s > 0 && b->slowest > 0)
+		next = fmin(next, b->slowest * b->most_s);
+	return next >= 1 ? (uint64_t)next : 1;
+}
+
 /* Time one request for n values that hold no answer, at a random start
  * so that no cache can know it: the server must hash all n of them and
- * reply 0 (anything else is -EPROTO). */
-static int time_full_range(struct target *t, uint64_t n, double *secs)
+ * reply 0 (anything else is -EPROTO). Learn from it the slowest rate. */
+static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
+		 double *secs)
 {
 	struct wl_request q = { .priority = 1, .copy_of = -1, .answer = 0 };
 	uint64_t reply = 0;
@@ -36,27 +49,6 @@ static int time_full_range(struct target *t, uint64_t n, double *secs)
 	if (!err && reply != 0)
 		err = -EPROTO;
 	*secs = (end - begin) / 1e9;
-	return err;
-}
-
-uint64_t calibrate_next(uint64_t n, double secs, double enough_s,
-			const struct calibrate_bound *b)
-{
-	double next = n;
-
-	if (secs > 0)
-		next = fmin(n * fmin(fmax(CAL_AIM * enough_s / secs, 2), 64), CAL_MAX);
-	if (b && b->most_s > 0 && b->slowest > 0)
-		next = fmin(next, b->slowest * b->most_s);
-	return next >= 1 ? (uint64_t)next : 1;
-}
-
-/* Time a request of n values, and learn from it the slowest rate. */
-static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
-		 double *secs)
-{
-	int err = time_full_range(t, n, secs);
-
 	if (!err && b && *secs > 0 && (!b->slowest || n / *secs < b->slowest))
 		b->slowest = n / *secs;
 	return err;
@@ -70,10 +62,9 @@ static void said(struct out *o, uint64_t n, double secs)
 	out_end(o);
 }
 
-/* Grow the range until one request takes enough_s, then time that size
- * CAL_REPEAT times more and keep the fastest: on a shared machine a slow
- * sample says more about the neighbours than about the server. A range
- * that b keeps from growing is as long as any will be: it is timed. */
+/* The fastest timing counts: on a shared machine a slow sample says more
+ * about the neighbours than about the server. A range that b keeps from
+ * growing is as long as any will be: it is timed. */
 int calibrate_rate(struct target *t, double enough_s, struct out *o,
 		   struct calibrate_bound *b, double *rate)
 {

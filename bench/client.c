@@ -185,8 +185,6 @@ int client_send(struct target *t, const struct wl_request *q)
 	return send_request(t, q, &begin);
 }
 
-/* One request on its own connection. *begin and *end bracket the
- * latency even on failure, so a failed request still has a time. */
 int client_exchange(struct target *t, const struct wl_request *q,
 		    uint64_t *reply, int64_t *begin, int64_t *end)
 {
@@ -206,8 +204,6 @@ int client_exchange(struct target *t, const struct wl_request *q,
 	return err;
 }
 
-/* Every request in flight holds a socket: allow as many as the hard limit
- * does, or an overloaded server would look like lost replies (EMFILE). */
 void client_raise_fd_limit(void)
 {
 	struct rlimit rl;

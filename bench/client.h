@@ -36,7 +36,7 @@ int client_exchange(struct target *t, const struct wl_request *q,
  * -errno. */
 int client_send(struct target *t, const struct wl_request *q);
 /* Raise the descriptor limit to the hard limit: one socket per request in
- * flight, or an overloaded server would look like lost replies. */
+ * flight, or an overloaded server would look like lost replies (EMFILE). */
 void client_raise_fd_limit(void);
 
 #endif

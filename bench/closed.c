@@ -1,14 +1,18 @@
-/* The closed loop (see closed.h): N threads, each sending one request on
+/* --concurrency, the closed loop: N threads, each sending one request on
  * its own connection and reading its reply, again and again until the
- * duration is up, so the server sets the pace (wrk's model). Fresh
- * requests are drawn as the public client draws them, from a per-thread
- * xorshift seeded by getrandom; --cached sends one request answered once
- * before the clock starts. Every reply is checked; latencies are kept
- * whole, for exact percentiles. */
-#include "bench/closed.h"
-#include "lib/digest.h"
-#include "bench/hold.h"
+ * duration is up, so the server sets the pace (wrk's model), for the
+ * server's throughput and its latencies at that concurrency. Both the
+ * number of requests in flight and the duration must be given, for a
+ * closed loop has no natural end and no natural size. Fresh requests are
+ * drawn as the public client draws them, from a per-thread xorshift
+ * seeded by getrandom; --cached sends one request answered once before
+ * the clock starts. Every reply is checked; latencies are kept whole, for
+ * exact percentiles. */
+#include "bench/client.h"
+#include "bench/options.h"
 #include "bench/stats.h"
+#include "lib/digest.h"
+#include "proto/proto.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,10 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #define STACK_SIZE (256 * 1024)
 #define LAT_FIRST 4096   /* latencies a thread has room for at first */
 #define ERRNO_SLOTS 256  /* missing replies counted per errno below this */
+#define MAX_CONCURRENCY 10000 /* threads */
+#define MAX_HOLD 1000000      /* held searches, a descriptor each */
+
+struct closed_params {
+	struct options_host at;
+	uint64_t concurrency; /* threads, each with one request in flight */
+	unsigned duration_ms; /* no request starts after this */
+	uint64_t difficulty;  /* end = start + difficulty, as the client */
+	uint8_t priority;     /* of every request, 1..16 */
+	int cached;           /* every thread sends one primed request */
+	uint64_t hold;        /* searches held open meanwhile */
+};
 
 /* What the threads share. go: 0 waiting, 1 run, -1 give up. */
 struct loop {
@@ -146,43 +164,41 @@ static int prime(struct loop *l)
 
 /* --- the report ------------------------------------------------------- */
 
-struct totals {
-	uint64_t ok, wrong, missing;
-	uint64_t by_errno[ERRNO_SLOTS];
-	size_t nlat;
-	int err;
-};
-
-static void add_up(const struct thread *th, size_t n, struct totals *s)
+/* The n threads' counts added up into *s (its latencies none): the
+ * missing replies of every errno. */
+static uint64_t add_up(const struct thread *th, size_t n, struct thread *s)
 {
-	*s = (struct totals){ 0 };
+	uint64_t missing = 0;
+
+	*s = (struct thread){ 0 };
 	for (size_t k = 0; k < n; k++) {
 		s->ok += th[k].ok;
 		s->wrong += th[k].wrong;
 		for (int e = 0; e < ERRNO_SLOTS; e++) {
-			s->by_errno[e] += th[k].missing[e];
-			s->missing += th[k].missing[e];
+			s->missing[e] += th[k].missing[e];
+			missing += th[k].missing[e];
 		}
 		s->nlat += th[k].nlat;
 		s->err = s->err ? s->err : th[k].err;
 	}
+	return missing;
 }
 
 /* "errors: 0 wrong, 3 missing (Connection refused: 2, ...)" */
-static void print_errors(struct out *o, const struct totals *s)
+static void print_errors(struct out *o, const struct thread *s, uint64_t missing)
 {
 	const char *sep = " (";
 
 	out_printf(o, "wrong missing", "errors: %" PRIu64 " wrong, %" PRIu64 " missing",
-		   s->wrong, s->missing);
+		   s->wrong, missing);
 	out_array(o, "missing_by");
 	for (int e = 0; e < ERRNO_SLOTS; e++) {
-		if (!s->by_errno[e])
+		if (!s->missing[e])
 			continue;
 		out_object(o, NULL);
 		out_printf(o, "- why n", "%s%s: %" PRIu64, sep,
 			   e == ENODATA ? "closed before the full reply" :
-			   e == 0 ? "other errors" : strerror(e), s->by_errno[e]);
+			   e == 0 ? "other errors" : strerror(e), s->missing[e]);
 		out_end(o);
 		sep = ", ";
 	}
@@ -222,39 +238,77 @@ static int print_latency(struct out *o, const struct thread *th, size_t n, size_
 static int report(struct out *o, const struct thread *th, const struct closed_params *p,
 		  int64_t elapsed_ns)
 {
-	struct totals s;
+	struct thread s;
+	uint64_t missing = add_up(th, p->concurrency, &s);
 	double secs = elapsed_ns / 1e9;
 
-	add_up(th, p->concurrency, &s);
 	out_printf(o, "requests seconds", "requests: %" PRIu64 " in %.3f s\n",
-		   s.ok + s.wrong + s.missing, secs);
+		   s.ok + s.wrong + missing, secs);
 	out_printf(o, "requests_s", "requests/s: %.1f (correct replies)\n", s.ok / secs);
-	print_errors(o, &s);
+	print_errors(o, &s, missing);
 	if (print_latency(o, th, p->concurrency, s.nlat) || s.err) {
 		fprintf(stderr, "revhash-bench: latencies: out of memory\n");
 		return 2;
 	}
-	return s.wrong || s.missing ? 1 : 0;
+	return s.wrong || missing ? 1 : 0;
 }
 
-/* --- the run ---------------------------------------------------------- */
+/* Searches held open for the length of a run: many connections, each with
+ * its own request over a huge range that holds no answer, at priority 1,
+ * so that the server has that many jobs queued (and, past its table's
+ * size, parked) while the measured load runs. Every range differs, so
+ * every request is a job of its own; none can end: its digest is that of
+ * the value just below its range. */
+struct hold {
+	int *fds;
+	uint64_t n;
+};
 
-/* Seed every thread's generator apart. 0 or -errno (printed). */
-static int seed_threads(struct loop *l, struct thread *th)
+/* Close them all with a reset: their clients are gone, the searches end. */
+static void hold_close(struct hold *h)
 {
-	for (uint64_t k = 0; k < l->p->concurrency; k++) {
-		th[k].loop = l;
-		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) !=
-		    sizeof th[k].rng) {
-			int err = -errno;
+	struct linger reset = { 1, 0 };
 
-			fprintf(stderr, "revhash-bench: getrandom: %m\n");
-			return err;
+	for (uint64_t i = 0; i < h->n; i++) {
+		setsockopt(h->fds[i], SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+		close(h->fds[i]);
+	}
+	free(h->fds);
+	h->fds = NULL;
+	h->n = 0;
+}
+
+/* Open n held searches on t. 0, or -errno (what was opened is closed). */
+static int hold_open(struct hold *h, struct target *t, uint64_t n)
+{
+	struct wl_request q = { .priority = 1, .copy_of = -1 };
+	uint64_t base;
+
+	h->n = 0;
+	h->fds = calloc(n ? n : 1, sizeof *h->fds);
+	if (!h->fds)
+		return -ENOMEM;
+	if (getrandom(&base, sizeof base, 0) != sizeof base)
+		base = (uint64_t)clock_ns();
+	base = (base >> 2) + 1;
+	digest_of(base - 1, q.digest);
+	for (; h->n < n; h->n++) {
+		int fd;
+
+		q.start = base + h->n;
+		q.end = q.start + (1ull << 60);
+		if ((fd = client_send(t, &q)) < 0) {
+			fprintf(stderr, "revhash-bench: held search %llu: %s\n",
+				(unsigned long long)h->n, strerror(-fd));
+			hold_close(h);
+			return fd;
 		}
-		th[k].rng |= 1; /* xorshift never leaves 0 */
+		h->fds[h->n] = fd;
 	}
 	return 0;
 }
+
+/* --- the run ---------------------------------------------------------- */
 
 /* Start the threads; *started says how many did. 0 or -errno (printed). */
 static int start_threads(struct thread *th, uint64_t n, size_t *started)
@@ -291,42 +345,87 @@ static void release(struct loop *l, int go)
 	pthread_mutex_unlock(&l->lock);
 }
 
-/* Seed the threads and, with --cached, answer the one request once.
- * 0, or the exit status. */
+/* Seed every thread's generator apart and, with --cached, answer the one
+ * request once. 0, or the exit status. */
 static int prepare(struct loop *l, struct thread *th)
 {
-	if (seed_threads(l, th))
-		return 2;
+	for (uint64_t k = 0; k < l->p->concurrency; k++) {
+		th[k].loop = l;
+		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) != sizeof th[k].rng) {
+			fprintf(stderr, "revhash-bench: getrandom: %m\n");
+			return 2;
+		}
+		th[k].rng |= 1; /* xorshift never leaves 0 */
+	}
 	if (!l->p->cached)
 		return 0;
 	fresh_request(&th[0].rng, l->p, &l->primed);
 	return prime(l) ? 1 : 0;
 }
 
-int closed_run(struct target *t, const struct closed_params *p, struct out *o)
+#define F(field) OPT_FIELD(struct closed_params, field)
+
+static const struct opt opts[] = {
+	{ "concurrency", "N", OPT_WHOLE, F(concurrency), 1, MAX_CONCURRENCY, NULL, NULL },
+	{ "duration", "SECONDS", OPT_MS, F(duration_ms), 1, 86400000, NULL, NULL },
+	/* The client's limit: a start below 2^64 - 2 - D must exist. */
+	{ "difficulty", "D", OPT_WHOLE, F(difficulty), 1, UINT64_MAX - 2, NULL,
+	  "fresh requests, end = start + D" },
+	{ "cached", NULL, OPT_FLAG, F(cached), 0, 0, NULL,
+	  "one request, answered once before the clock starts" },
+	{ "priority", "P", OPT_WHOLE, F(priority), PROTO_PRIORITY_MIN, PROTO_PRIORITY_MAX,
+	  NULL, "of every request, 1 .. 16" },
+	{ "hold", "N", OPT_WHOLE, F(hold), 1, MAX_HOLD, NULL,
+	  "meanwhile hold N searches that never end (priority 1, a 2^60 range each): "
+	  "a full queue, or a job-table flood" },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
+
+static const struct closed_params defaults = { .difficulty = 1, .priority = 1 };
+
+static int words(int n, char **w, void *params)
 {
-	struct loop l = { .p = p, .target = t,
+	struct closed_params *p = params;
+
+	if (!p->duration_ms)
+		return options_complain("--concurrency needs --duration SECONDS");
+	if (n != 2 || options_host(w, &p->at))
+		return options_complain("--concurrency takes " OPTIONS_HOST_WORDS
+					" and no other words");
+	return 0;
+}
+
+/* Resolve the server, run the loop and print its report. The exit
+ * status: 0, 1 when a reply was wrong or missing, 2 when the run could
+ * not start. */
+static int run(void *params, struct out *o)
+{
+	const struct closed_params *p = params;
+	struct target target = { 0 };
+	struct loop l = { .p = p, .target = &target,
 			  .lock = PTHREAD_MUTEX_INITIALIZER,
 			  .start = PTHREAD_COND_INITIALIZER };
-	struct thread *th = calloc(p->concurrency, sizeof *th);
+	struct thread *th = NULL;
 	struct hold held = { 0 };
 	size_t started = 0;
 	int64_t t0 = 0;
-	int status;
+	int status = 2;
 
+	if (client_resolve(&target, p->at.host, p->at.port))
+		goto out;
 	out_printf(o, "concurrency duration_s difficulty priority kind",
 		   "closed loop: %" PRIu64 " in flight for %.3f s, difficulty %" PRIu64
 		   ", priority %u, %s requests\n", p->concurrency, p->duration_ms / 1e3,
 		   p->difficulty, p->priority, p->cached ? "cached" : "fresh");
 	fflush(stdout);
-	if (!th) {
+	if (!(th = calloc(p->concurrency, sizeof *th))) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
-		return 2;
+		goto out;
 	}
 	if ((status = prepare(&l, th)))
 		goto out;
 	if (p->hold) {
-		if (hold_open(&held, t, p->hold) < 0) {
+		if (hold_open(&held, &target, p->hold) < 0) {
 			status = 2;
 			goto out;
 		}
@@ -344,8 +443,17 @@ int closed_run(struct target *t, const struct closed_params *p, struct out *o)
 		 report(o, th, p, (int64_t)clock_ns() - t0);
 out:
 	hold_close(&held);
-	for (uint64_t k = 0; k < p->concurrency; k++)
+	for (uint64_t k = 0; th && k < p->concurrency; k++)
 		free(th[k].lat);
 	free(th);
+	client_free(&target);
 	return status;
 }
+
+const struct mode closed_mode = {
+	"--concurrency", "HOST PORT --concurrency N --duration SECONDS",
+	"--concurrency keeps N requests (1 .. 10000) in flight for SECONDS, a\n"
+	"thread each (closed loop, as wrk), and prints requests/s, errors and\n"
+	"latency percentiles:\n",
+	opts, sizeof(struct closed_params), &defaults, OPT_NO_POLICY, words, run,
+};

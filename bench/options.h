@@ -1,7 +1,7 @@
 /* revhash-bench's command line: its modes (each one in a *_cmd.c beside
- * what it drives) and what they share. A mode's options are rows of one
- * table that parses each into the mode's struct and prints its line of
- * --help, its default read from the mode's defaults. */
+ * what it drives, or in it) and what they share. A mode's options are
+ * rows of one table that parses each into the mode's struct and prints
+ * its line of --help, its default read from the mode's defaults. */
 #ifndef REVHASH_BENCH_OPTIONS_H
 #define REVHASH_BENCH_OPTIONS_H
 

@@ -135,22 +135,21 @@ int replay_run(struct target *t, const struct wl_request *reqs, uint64_t n,
 			 .all_done = PTHREAD_COND_INITIALIZER };
 	struct task *tasks = calloc(n, sizeof *tasks);
 	pthread_attr_t attr;
+	int err = -ENOMEM;
 
 	if (!tasks || pthread_attr_init(&attr)) {
 		free(tasks);
-		return -ENOMEM;
+		return err;
 	}
-	if (pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
-	    pthread_attr_setstacksize(&attr, STACK_SIZE)) {
-		pthread_attr_destroy(&attr);
-		free(tasks);
-		return -ENOMEM;
+	if (!pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) &&
+	    !pthread_attr_setstacksize(&attr, STACK_SIZE)) {
+		run_all(&r, tasks, &attr, (int64_t)delay_us * 1000);
+		err = 0;
 	}
-	run_all(&r, tasks, &attr, (int64_t)delay_us * 1000);
 	pthread_attr_destroy(&attr);
 	/* Every thread is done with r and tasks: each finished. */
 	free(tasks);
-	return 0;
+	return err;
 }
 
 int replay_summarize(const struct wl_request *reqs, const struct result *res,

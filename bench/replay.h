@@ -9,10 +9,21 @@
 
 #include "bench/client.h"
 #include "bench/out.h"
-#include "bench/result.h"
 #include "bench/workload.h"
 
 #define REPLAY_FAST_US 5000 /* a repeat answered faster was cached */
+
+enum outcome { OUT_OK, OUT_WRONG, OUT_MISSING };
+
+/* What became of one replayed request, as measured or as read back from a
+ * run's CSV (bench/runcsv.c). */
+struct result {
+	int64_t send_ns;    /* relative to t0 */
+	int64_t latency_ns;
+	uint64_t reply;
+	enum outcome outcome;
+	int err;            /* why it is missing, as a negative errno */
+};
 
 /* First-time requests, or repeats (copy_of >= 0): how many, their mean
  * latency, and their share of the score (the two shares add up to it). */

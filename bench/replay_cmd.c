@@ -1,16 +1,28 @@
 /* The replay, revhash-bench's default mode: the public client's workload
  * sent at its pace to one server (bench/replay.c), then scored against
- * ideal servers of the rate it calibrated (bench/score.c). The workload
- * and the rate are ready before anything is sent, so that the run does
- * nothing but send at its deadlines. */
+ * ideal servers of the rate it calibrated. The workload and the rate are
+ * ready before anything is sent, so that the run does nothing but send at
+ * its deadlines. --rescore scores again, at another hash rate, a replay
+ * that a --csv recorded, without sending anything: it takes the replay's
+ * words (HOST and PORT unused: "x 1"), --quiet and --no-calibrate, so a
+ * script rescores a run with the words that made it.
+ *
+ * Both print the replay's report: the public client's figures of a run,
+ * and how good its score is against ideal servers of the same hash rate
+ * on the same send times (bench/simulate.h), one following the server's
+ * own policy and the best of every policy. The ideal servers replay the
+ * run's own send times, not the workload's deadlines, so a client that
+ * sent late is not counted against the server. */
 #include "bench/calibrate.h"
 #include "bench/client.h"
 #include "bench/options.h"
 #include "bench/replay.h"
-#include "bench/score.h"
+#include "bench/runcsv.h"
+#include "bench/stats.h"
 #include "lib/os.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,7 +33,154 @@ struct replay_cmd {
 	const char *csv;              /* the per-request CSV, or NULL */
 	double rate;                  /* --rate (hashes/s); 0: calibrate */
 	int quiet, no_calibrate;
+	const char *run;              /* --rescore's: the recorded run's CSV */
 };
+
+/* --- the report ------------------------------------------------------ */
+
+/* The ideal servers of p's run (sim_ideal) on its actual send times. */
+static int ideal_scores(const struct replay_cmd *p, const struct wl_request *reqs,
+			const struct result *res, struct sim_ideal *id)
+{
+	double *arrival = malloc(p->wl.total * sizeof *arrival);
+	int err;
+
+	if (!arrival)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < p->wl.total; i++)
+		arrival[i] = res[i].send_ns / 1e3;
+	err = sim_ideal(reqs, arrival, p->wl.total, p->rate, &p->policy.sim, id);
+	free(arrival);
+	return err;
+}
+
+/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
+static const char *const no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
+		"empty (start > end) or a repeat of one answered",
+	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
+		"server nothing, the measured score is all per-request overhead",
+	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
+		"that already knew answers, e.g. a warm cache from an earlier "
+		"run, can do that, or the hash rate is set too low",
+};
+
+/* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9",
+ * as the object key. */
+static void print_part(struct out *o, const char *key, const char *name,
+		       const struct replay_part *p, uint64_t total)
+{
+	out_object(o, key);
+	out_printf(o, "- n", "%s: %" PRIu64 " requests, mean latency ", name, p->n);
+	if (p->n)
+		out_printf(o, "mean_ms", "%.3f ms", (double)(p->latency_ns / p->n / 1e6L));
+	else
+		out_printf(o, "", "n/a");
+	out_printf(o, "score", ", score contribution %.0f\n", (double)(p->weighted / total));
+	out_end(o);
+}
+
+/* "wsrpt, preemptive, split, 2 workers" */
+static const char *describe(const struct sim_policy *p, char *buf, size_t size)
+{
+	char words[64];
+	int len = snprintf(buf, size, "%s, %u worker%s%s",
+			   policy_describe(&p->policy, words, sizeof words), p->workers,
+			   p->workers == 1 ? "" : "s", p->shares ? " of unequal rates" : "");
+
+	if (p->cores && p->cores < p->workers && len > 0 && (size_t)len < size)
+		snprintf(buf + len, size - (size_t)len, " on %u CPU%s",
+			 p->cores, p->cores == 1 ? "" : "s");
+	return buf;
+}
+
+/* "LABEL (POLICY): IDEAL, RATIO = X", or "RATIO: n/a (why)", as the
+ * object key. */
+static void print_ideal(struct out *o, const char *key, const char *label,
+			const struct sim_policy *p, double ideal, const char *ratio,
+			const struct replay_summary *s, uint64_t total)
+{
+	char name[96];
+	double eff = 0;
+	enum stats_eff verdict = stats_efficiency(ideal, s->score, &eff);
+
+	out_object(o, key);
+	out_printf(o, "- policy score", "%s (%s): %.0f, ", label,
+		   describe(p, name, sizeof name), ideal);
+	if (verdict == STATS_EFF_OK)
+		out_printf(o, "- efficiency", "%s = %.3f", ratio, eff);
+	else
+		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio, no_efficiency[verdict]);
+	out_printf(o, "", "%s\n", s->ok < total ? " (but not every answer was right)" : "");
+	out_end(o);
+}
+
+static void report(struct out *o, const struct replay_summary *s, uint64_t total,
+		   double rate, const struct sim_policy *own, const struct sim_ideal *id)
+{
+	out_printf(o, "reliability_pct score", "Results: %.2f %" PRIu64 "\n",
+		   100.0 * s->ok / total, (uint64_t)s->score);
+	out_object(o, "latency_ms");
+	out_printf(o, "p50 p99", "latency: p50 %.3f ms, p99 %.3f ms\n", s->p50_ms, s->p99_ms);
+	out_end(o);
+	out_printf(o, "repeats - fast_repeats",
+		   "repeats: %" PRIu64 ", answered in under %d ms: %" PRIu64 "\n",
+		   s->repeats, REPLAY_FAST_US / 1000, s->fast_repeats);
+	print_part(o, "first", "first-time", &s->first, total);
+	print_part(o, "repeated", "repeated", &s->repeat, total);
+	if (!rate) {
+		out_printf(o, "", "hash rate: unknown, so no ideal score\n");
+		return;
+	}
+	out_object(o, "ideal");
+	out_printf(o, "rate_mhs", "hash rate: %.3f M hashes/s\n", rate / 1e6);
+	if (id) {
+		print_ideal(o, "own", "ideal", own, id->own_score, "efficiency", s, total);
+		print_ideal(o, "best", "best policy ideal", &id->best, id->best_score,
+			    "efficiency vs best", s, total);
+	} else {
+		out_printf(o, "", "ideal score: not computed\n");
+	}
+	out_end(o);
+}
+
+/* Print the report of p's run, reqs and what became of them (res), at
+ * p->rate (0: unknown, no ideal) into o, and write its CSV to csv, named
+ * p->csv, when not NULL (runcsv_write closes it). The exit status: 0 when
+ * every answer was right, else 1 (also when out of memory or the CSV
+ * could not be written, said). */
+static int score(const struct replay_cmd *p, const struct wl_request *reqs,
+		 const struct result *res, FILE *csv, struct out *o)
+{
+	uint64_t n = p->wl.total;
+	struct sim_ideal ideal = { 0 }, *id = NULL;
+	struct replay_summary s;
+	int status = 1;
+
+	if (p->rate) {
+		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
+		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		id = &ideal;
+	}
+	if ((id && (!id->own_lat || !id->best_lat)) ||
+	    replay_summarize(reqs, res, n, &s)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		goto out;
+	}
+	if (id && ideal_scores(p, reqs, res, id))
+		id = NULL;
+	report(o, &s, n, p->rate, &p->policy.sim, id);
+	if (csv && runcsv_write(csv, p->csv, reqs, res, n,
+				id ? id->own_lat : NULL, id ? id->best_lat : NULL))
+		goto out;
+	status = s.ok == n ? 0 : 1;
+out:
+	free(ideal.own_lat);
+	free(ideal.best_lat);
+	return status;
+}
+
+/* --- the replay ------------------------------------------------------ */
 
 #define F(field) OPT_FIELD(struct replay_cmd, field)
 
@@ -36,6 +195,7 @@ static const struct opt opts[] = {
 	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
 };
 
+/* The replay's words, --rescore's too (p->run set), which needs --rate. */
 static int words(int n, char **w, void *params)
 {
 	struct replay_cmd *p = params;
@@ -43,8 +203,12 @@ static int words(int n, char **w, void *params)
 
 	if (n != 9 || options_host(w, &p->at) ||
 	    (err = options_workload(w + 2, &p->wl)) == -EINVAL)
-		return options_complain("the replay takes " OPTIONS_HOST_WORDS ", then "
-					OPTIONS_WORKLOAD_WORDS);
+		return options_complain("%s takes %s" OPTIONS_HOST_WORDS ", then "
+					OPTIONS_WORKLOAD_WORDS, p->run ? "--rescore" : "the replay",
+					p->run ? "the replay's words, " : "");
+	if (!err && p->run && !p->rate)
+		return options_complain("--rescore needs --rate HASHES_PER_S: the rate to "
+					"score the run at");
 	return err;
 }
 
@@ -95,17 +259,13 @@ static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 static int play(struct replay_cmd *p, struct target *t,
 		const struct wl_request *reqs, FILE *csv, struct out *o)
 {
-	struct score_run r = { .reqs = reqs, .n = p->wl.total, .rate = p->rate,
-			       .policy = &p->policy.sim };
-	struct result *res = calloc(r.n, sizeof *res);
+	struct result *res = calloc(p->wl.total, sizeof *res);
 	int status = 1;
 
-	if (!res || replay_run(t, reqs, r.n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
+	if (!res || replay_run(t, reqs, p->wl.total, p->wl.delay_us, p->quiet ? NULL : o, res))
 		fprintf(stderr, "revhash-bench: out of memory\n");
-	} else {
-		r.res = res;
-		status = score_report(&r, csv, p->csv, o);
-	}
+	else
+		status = score(p, reqs, res, csv, o);
 	free(res);
 	return status;
 }
@@ -126,7 +286,6 @@ static int run(void *params, struct out *o)
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
 		goto out;
 	}
-	client_raise_fd_limit();
 	find_rate(p, &target, o);
 	status = play(p, &target, reqs, csv, o);
 out:
@@ -146,4 +305,57 @@ const struct mode replay_mode = {
 	"CPUs: their rates per second, or any numbers in that proportion); the\n"
 	"ideal without split then gives the best job the fastest worker:\n",
 	opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words, run,
+};
+
+/* --- --rescore ------------------------------------------------------- */
+
+static const struct opt rescore_opts[] = {
+	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
+	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
+	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
+	  "the run again, with the ideal latencies at --rate" },
+	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
+
+/* Score the run and print the replay's report: the exit status, 0 when
+ * every answer was right, 1 when one was not, 2 when the CSV could not be
+ * read or written. */
+static int rescore(void *params, struct out *o)
+{
+	struct replay_cmd *p = params;
+	uint64_t n = p->wl.total;
+	struct wl_request *reqs = wl_requests(&p->wl);
+	struct result *res = calloc(n, sizeof *res);
+	FILE *csv = NULL;
+	int status = 2;
+
+	if (!res)
+		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
+	if (!reqs || !res)
+		goto out;
+	out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run of %s\n",
+		   p->rate / 1e6, "--rate", p->run);
+	if (runcsv_load(p->run, reqs, n, res))
+		goto out;
+	if (p->csv && !(csv = fopen(p->csv, "w"))) {
+		fprintf(stderr, "fopen(%s): %m\n", p->csv);
+		goto out;
+	}
+	status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
+out:
+	free(reqs);
+	free(res);
+	return status;
+}
+
+const struct mode rescore_mode = {
+	"--rescore", "HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA --rescore CSV "
+	"--rate HASHES_PER_S",
+	"--rescore sends nothing: it scores the run a --csv of the same workload\n"
+	"recorded, at --rate (e.g. the busy_rate of the server's --status --json\n"
+	"after the run: the rate its workers hashed at while they served it):\n",
+	rescore_opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words,
+	rescore,
 };

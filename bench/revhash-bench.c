@@ -5,6 +5,7 @@
  * with the modes it belongs to, rather than taken for a typo; --help is
  * printed from the table; --json, every mode's, says where the one output
  * (bench/out.h) goes. */
+#include "bench/client.h"
 #include "bench/options.h"
 #include "bench/out.h"
 
@@ -271,6 +272,7 @@ int main(int argc, char **argv)
 		return mistake(NULL);
 	if (!(params = calloc(1, m->size)))
 		return oom();
+	client_raise_fd_limit();
 	err = parse(argc, argv, m, &l, params, &w);
 	status = err < 0 ? mistake(m) : err > 0 ? 0 : run(m, params, &w);
 	free(params);

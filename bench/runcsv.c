@@ -51,17 +51,6 @@ int runcsv_write(FILE *f, const char *path, const struct wl_request *reqs,
 	return 0;
 }
 
-/* Split line at commas into f[0 .. FIELDS - 1]; empty fields stay. */
-static int split(char *line, char **f)
-{
-	for (int i = 0; i < FIELDS; i++) {
-		if (!line)
-			return -1;
-		f[i] = strsep(&line, ",");
-	}
-	return 0;
-}
-
 static int to_u64(const char *s, uint64_t *v)
 {
 	return parse_u64(s, 0, UINT64_MAX, v);
@@ -86,7 +75,9 @@ static int parse_row(char *line, uint64_t i, const struct wl_request *q,
 	uint64_t index, prio, start, end, answer, correct;
 
 	line[strcspn(line, "\r\n")] = '\0';
-	if (split(line, f) || to_u64(f[F_INDEX], &index) || index != i ||
+	for (int k = 0; k < FIELDS; k++) /* empty fields stay; NULL past the last */
+		f[k] = line ? strsep(&line, ",") : NULL;
+	if (!f[FIELDS - 1] || to_u64(f[F_INDEX], &index) || index != i ||
 	    to_ns(f[F_SEND], &res->send_ns) || to_ns(f[F_LATENCY], &res->latency_ns) ||
 	    to_u64(f[F_PRIORITY], &prio) || to_u64(f[F_START], &start) ||
 	    to_u64(f[F_END], &end) || to_u64(f[F_ANSWER], &answer) ||

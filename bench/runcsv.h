@@ -4,8 +4,7 @@
 #ifndef REVHASH_BENCH_RUNCSV_H
 #define REVHASH_BENCH_RUNCSV_H
 
-#include "bench/result.h"
-#include "bench/workload.h"
+#include "bench/replay.h"
 
 #include <stdint.h>
 #include <stdio.h>

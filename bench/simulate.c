@@ -303,12 +303,6 @@ static int simulate(struct sim *s, size_t n)
 	return err;
 }
 
-static int valid(double rate, const struct sim_policy *pol)
-{
-	return isfinite(rate) && rate > 0 && pol->workers > 0 &&
-	       pol->policy.order < policy_orders();
-}
-
 static int faster(const void *a, const void *b)
 {
 	long double x = *(const long double *)a, y = *(const long double *)b;
@@ -344,7 +338,7 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	size_t m = n ? n : 1;
 	int err = -ENOMEM;
 
-	if (!valid(rate, pol))
+	if (!isfinite(rate) || rate <= 0 || !pol->workers || pol->policy.order >= policy_orders())
 		return -EINVAL;
 	s.slots = policy_shares_jobs(&pol->policy) ? 1 : pol->workers;
 	s.rate_us = (long double)rate / 1e6L;
