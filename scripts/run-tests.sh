@@ -130,14 +130,16 @@ lab_smoke() {
 }
 [ -n "${RUN_LAB:-}" ] && one lab-smoke lab_smoke
 # gpu_dry: gpu-proof.sh --dry-run must pass, name every part in its
-# summary, leave at most the 8 files a device call brings back, each
-# part's outputs in its tarball and the summary where the repository keeps it.
+# summary and its --help, leave at most the 8 files a device call brings
+# back, each part's outputs in its tarball and the summary where the
+# repository keeps it.
 gpu_dry() {
 	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
 	ok=1
 	"$S/gpu-proof.sh" --dry-run --out "$dir" >"$dir.log" 2>&1 || ok=0
 	for part in preflight check memcheck rates stop small kills mix sass; do
 		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
+		"$S/gpu-proof.sh" --help | grep -q "^  $part " || ok=0
 	done
 	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
 	cmp -s "$dir/summary.txt" "$dir"/bench/results/gpu-*-1/summary.txt || ok=0
