@@ -306,14 +306,9 @@ attack_cluster() {
 	pass cluster "no node on TCP; a node's socket wants the balancer's header, another user's connection: $other; the operator's dir survived stop"
 }
 
-opts "--quick:SET=quick --rest" "$@"
-if [ "${#ARGS[@]}" -gt 0 ]; then
-	RUN="${ARGS[*]}"
-elif [ "${SET:-}" = quick ]; then
-	RUN=$QUICK
-else
-	RUN=$ATTACKS
-fi
+SET=ATTACKS
+opts "--quick:SET=QUICK --rest" "$@"
+RUN=${ARGS[*]:-${!SET}}
 need_built
 [ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 for a in $RUN; do

@@ -399,7 +399,7 @@ balancer_start() {
 # then every node at once; the logs into $RUN.logs (savelog keeps three of
 # each), the run dir removed. Goes on past what would not stop, and fails.
 stop_all() {
-	local rc=0 pid name port kind hap f logs=$RUN.logs stops=()
+	local rc=0 pid name port kind hap f i logs=$RUN.logs stops=() nets=()
 	hap=$(command -v haproxy)
 	if running haproxy "$hap" "$PORT"; then
 		signal haproxy "$hap" --signal CONT
@@ -409,13 +409,12 @@ stop_all() {
 	# Waited for by pid: a failed start's jobs include what it started.
 	while read -r name _ port kind; do
 		[ "$kind" = remote ] && continue
+		[ "$kind" = netns ] && nets+=("${name#n}")
 		stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
 		stops+=($!)
 	done < <(cat "$RUN/nodes" 2>/dev/null)
 	for pid in "${stops[@]}"; do wait "$pid" || rc=1; done
-	while read -r name _ _ kind; do
-		[ "$kind" = netns ] && netns_down "${name#n}"
-	done < <(cat "$RUN/nodes" 2>/dev/null)
+	for i in "${nets[@]}"; do netns_down "$i"; done
 	# Root's socket folder, the nodes' user's (what a killed node left).
 	[ "$SOCKS" != "$RUN" ] &&
 		[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" 2>/dev/null)" ] &&
