@@ -198,11 +198,12 @@ user_argv() {
 http_get() { curl -fsSg --max-time 5 "http://$1:$2$3"; }
 
 # start_master PORT LOG ARGS...: the master in the background, once it
-# listens; sets MASTER_PID.
+# listens, as MASTER_USER where set (and this shell is root); sets MASTER_PID.
 start_master() {
 	local port=$1 log=$2
 	shift 2
-	"$MASTER" "$port" "$@" 2>"$log" &
+	user_argv "${MASTER_USER:-}" # setpriv execs: the pid is the master's
+	"${AS_USER[@]}" "$MASTER" "$port" "$@" 2>"$log" &
 	MASTER_PID=$!
 	wait_listening "$port" "$MASTER_PID" "$log"
 }
