@@ -12,7 +12,7 @@ set -u
 
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 B=${B:-build}
-# (the others' Check twins run in make check already)
+# shellcheck disable=SC2034 # --quick picks it by name (the others' Check twins run in make check)
 QUICK="flood fifo squat cut"
 ATTACKS="flood host wait escape fifo squat cut segment lies fields scrapers cluster"
 LOGS=$(mktemp -d)
