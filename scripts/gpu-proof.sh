@@ -124,14 +124,6 @@ promising() {
 		sort -s -k1,1 -g -r | awk '{ print $2 }'
 }
 
-# rates_variants: what the rates part times, by commas: the shipped and
-# every variant on trial, the most promising first (the timed ones again
-# would not fit its box).
-rates_variants() {
-	# shellcheck disable=SC2046 # the lists are words
-	printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,
-}
-
 # check_variants: what the check part checks, by commas: --variant's, or
 # all, those on trial first (if the box runs out, it is on checked ones).
 check_variants() {
@@ -188,7 +180,10 @@ part_check() {
 part_rates() {
 	local rc
 	local timed=$BEST
-	[ $DRY = 1 ] || timed=$(rates_variants)
+	# The shipped and every variant on trial, the most promising first
+	# (the timed ones again would not fit the box).
+	# shellcheck disable=SC2046 # the lists are words
+	[ $DRY = 1 ] || timed=$(printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,)
 	echo "figure: timed: $timed"
 	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" --variant "$timed" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}

@@ -154,14 +154,11 @@ wait_listening() {
 	while [ $left -gt 0 ]; do
 		pid_listens "$2" "$1" && return 0
 		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; fail "$name exited at start"; }
-		probing "$2" || left=$((left - 1))
+		[[ $(ps -o args= --ppid "$2") == *" --probe"* ]] || left=$((left - 1))
 		sleep 0.02
 	done
 	fail "$name did not start listening on port $1"
 }
-
-# probing PID: a child of PID runs with --probe (the master's GPU probe).
-probing() { [[ $(ps -o args= --ppid "$1") == *" --probe"* ]]; }
 
 # pid_listens PID PORT: process PID holds the socket listening on TCP
 # PORT, or on the Unix socket PATH where PORT is unix:PATH (in PID's
