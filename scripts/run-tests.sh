@@ -9,14 +9,12 @@
 set -u
 B=${B:-build}
 BIN=${BIN:-.}
-REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
-REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
-REVHASH_TEST_LOGS=${REVHASH_TEST_LOGS:-$B/test-logs}
-REVHASH_GPU_STANDIN=${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}
-REVHASH_GPU_HOSTDEV=${REVHASH_GPU_HOSTDEV:-$BIN/worker/revhash-gpu-hostdev}
-REVHASH_METRICS=${REVHASH_METRICS:-$BIN/master/revhash-metrics}
-export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHASH_GPU_HOSTDEV \
-	REVHASH_METRICS
+export REVHASH_MASTER="${REVHASH_MASTER:-$BIN/master/master}"
+export REVHASH_BENCH="${REVHASH_BENCH:-$BIN/revhash-bench}"
+export REVHASH_TEST_LOGS="${REVHASH_TEST_LOGS:-$B/test-logs}"
+export REVHASH_GPU_STANDIN="${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}"
+export REVHASH_GPU_HOSTDEV="${REVHASH_GPU_HOSTDEV:-$BIN/worker/revhash-gpu-hostdev}"
+export REVHASH_METRICS="${REVHASH_METRICS:-$BIN/master/revhash-metrics}"
 mkdir -p "$REVHASH_TEST_LOGS"
 
 passed=0 skipped=0 failed=0 broken="" replay="" tests="" times=""
@@ -92,8 +90,7 @@ one() {
 	took "${name%.sh}"
 }
 S=$(dirname "$0")
-REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client
-export REVHASH_CLUSTER_CLIENT
+export REVHASH_CLUSTER_CLIENT="$B/tests/cluster_client"
 # The cluster and exporter tests mostly wait (0.6 of a CPU over their
 # minute): they run in the background beside the scripts below, their
 # output, status and seconds in $beside/NAME.*, counted once those end.
