@@ -12,7 +12,7 @@ set -u
 
 CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 B=${B:-build}
-# (the others' Check twins run in make check already)
+# shellcheck disable=SC2034 # --quick picks it by name (the others' Check twins run in make check)
 QUICK="flood fifo squat cut"
 ATTACKS="flood host wait escape fifo squat cut segment lies fields scrapers cluster"
 LOGS=$(mktemp -d)
@@ -306,14 +306,9 @@ attack_cluster() {
 	pass cluster "no node on TCP; a node's socket wants the balancer's header, another user's connection: $other; the operator's dir survived stop"
 }
 
-opts "--quick:SET=quick --rest" "$@"
-if [ "${#ARGS[@]}" -gt 0 ]; then
-	RUN="${ARGS[*]}"
-elif [ "${SET:-}" = quick ]; then
-	RUN=$QUICK
-else
-	RUN=$ATTACKS
-fi
+SET=ATTACKS
+opts "--quick:SET=QUICK --rest" "$@"
+RUN=${ARGS[*]:-${!SET}}
 need_built
 [ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 for a in $RUN; do

@@ -2,24 +2,14 @@
 # What a GPU machine has to show, in one call of at most --budget seconds
 # (default 480), each part in its own time box, the most valuable first;
 # a part the budget no longer covers is skipped and says so. docs/gpu.md
-# tells the parts' goals, their boxes and how a device call carries this.
-#   preflight  the machine, the tools, ldd of every binary, the variants
-#   check      gpu-check under every variant (those on trial first)
-#   rates      G hashes/s of the shipped and every variant on trial, side by
-#              side; small searches, the worker's own pick, the CPU kernels
-#   sass       each variant's sm_90 loop (sass-count, cuobjdump -sass) and ncu
-#   memcheck   compute-sanitizer memcheck on a quick run of four variants
-#   stop       the stop latency, stop word to return
-#   small      p50 of 100,000-value requests against a cache hit's; the system
-#              calls the GPU worker's sandbox refused
-#   kills      the GPU worker killed mid-lease again and again: nothing lost
-#   mix        GPU + CPU workers against CPU workers alone (--mix servers)
+# tells the parts' goals, their boxes and how a device call carries this;
+# --help lists the parts from their table.
 # Into --out DIR (default bench-out/gpu-proof): proof.log, summary.txt (a
 # PASS, FAIL or SKIP line per part and its figures) and parts.tar.gz; the
 # summary again as bench/results/gpu-DATE-N/summary.txt for the repository.
 # Exit 1 when a part failed. --dry-run runs every part with the stand-ins
 # at a small scale (make check): its goals are printed, not judged.
-#   scripts/gpu-proof.sh [--dry-run] [--out DIR] [--budget S] [--seed S]
+#   scripts/gpu-proof.sh [--help] [--dry-run] [--out DIR] [--budget S] [--seed S]
 #                        [--parts "PART..."] [--variant NAME] [--mix-rounds N]
 #                        [--mix "WORKERS[+--OPTION[=N]|+REVHASH_NAME=N]..."]
 # --parts: only those; --variant: that one alone; --mix-rounds (2) and --mix
@@ -27,21 +17,27 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-# The parts in their order: name, time box, least time worth starting it.
-TABLE="preflight 30 5
-check 180 30
-rates 90 20
-sass 150 10
-memcheck 60 20
-stop 10 1
-small 60 25
-kills 120 30
-mix 240 60"
+# The parts in their order: name, time box, least time worth starting
+# it, what it shows.
+TABLE="preflight 30 5 the machine, the tools, ldd of every binary, the variants
+check 180 30 gpu-check under every variant (those on trial first)
+rates 90 20 G hashes/s of the shipped and each variant on trial; small searches, the worker's pick, the CPU kernels
+sass 150 10 each variant's sm_90 loop (sass-count, cuobjdump -sass) and ncu
+memcheck 60 20 compute-sanitizer memcheck on a quick run of four variants
+stop 10 1 the stop latency, stop word to return
+small 60 25 p50 of 100,000-value requests against a cache hit's; the calls the GPU worker's sandbox refused
+kills 120 30 the GPU worker killed mid-lease again and again: nothing lost
+mix 240 60 GPU + CPU workers against CPU workers alone (--mix servers)"
 ALL=$(awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }' <<<"$TABLE")
 CHECK_EACH_S=6 # about 5 s a variant on an H100
 SEED=20261124 DIR=$ROOT/bench-out/gpu-proof BUDGET=480 DRY=0 PART="" VARIANT=all PARTS=$ALL
-ROUNDS="" MIX=""
-opts "--dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS --mix=MIX" "$@"
+ROUNDS="" MIX="" HELP=0
+opts "--help:HELP=1 --dry-run:DRY=1 --out=DIR --budget=BUDGET --seed=SEED --part=PART --parts=PARTS --variant=VARIANT --mix-rounds=ROUNDS --mix=MIX" "$@"
+if [ $HELP = 1 ]; then
+	sed -n '2,/^set -u/{/^set -u/d; s/^# \{0,1\}//p}' "$0"
+	awk '{ printf "  %-9s %3d s  ", $1, $2; $1 = $2 = $3 = ""; sub(/^ +/, ""); print }' <<<"$TABLE"
+	exit 0
+fi
 [ -z "$ROUNDS" ] || [[ $ROUNDS =~ ^[1-9]$ ]] || fail "--mix-rounds needs 1 to 9"
 # mix_name CONFIG: a --mix config as a file name: 2+--poll=0.5 is 2-poll0.5.
 mix_name() { sed 's/REVHASH_//g; s/+-*/-/g; s/=//g' <<<"$1" | tr 'A-Z' 'a-z'; }
@@ -128,14 +124,6 @@ promising() {
 		sort -s -k1,1 -g -r | awk '{ print $2 }'
 }
 
-# rates_variants: what the rates part times, by commas: the shipped and
-# every variant on trial, the most promising first (the timed ones again
-# would not fit its box).
-rates_variants() {
-	# shellcheck disable=SC2046 # the lists are words
-	printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,
-}
-
 # check_variants: what the check part checks, by commas: --variant's, or
 # all, those on trial first (if the box runs out, it is on checked ones).
 check_variants() {
@@ -192,7 +180,10 @@ part_check() {
 part_rates() {
 	local rc
 	local timed=$BEST
-	[ $DRY = 1 ] || timed=$(rates_variants)
+	# The shipped and every variant on trial, the most promising first
+	# (the timed ones again would not fit the box).
+	# shellcheck disable=SC2046 # the lists are words
+	[ $DRY = 1 ] || timed=$(printf '%s\n' $(variants shipped) $(promising $(variants trial)) | paste -sd,)
 	echo "figure: timed: $timed"
 	"$GPU_CHECK" --bench "$BENCH_S" "${SCALE[@]}" --variant "$timed" | tee "$W/rates.txt"
 	rc=${PIPESTATUS[0]}
@@ -594,7 +585,7 @@ run_part() {
 set -- $MIX_WORKERS
 MIX_BOX=$((30 * (2 + MIX_ROUNDS * $#) + 30))
 CHECK_BOX=$((20 + CHECK_EACH_S * $(check_variants | tr , '\n' | wc -l)))
-while read -r name box min; do
+while read -r name box min _; do
 	[ "$name" = mix ] && [ "$MIX_BOX" -gt "$box" ] && box=$MIX_BOX
 	[ "$name" = check ] && [ "$CHECK_BOX" -gt "$box" ] && box=$CHECK_BOX
 	[[ " $PARTS " == *" $name "* ]] && run_part "$name" "$box" "$min"

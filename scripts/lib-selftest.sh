@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The readers lib.sh and lib-bench.sh give the other scripts, on JSON made
-# to trip them, and opts, http_get and run_base (docs/testing.md); and
-# install-deps.sh stopped by a signal leaves no policy-rc.d (root only).
+# to trip them, and opts, http_get, pid_listens and run_base
+# (docs/testing.md); and install-deps.sh stopped by a signal leaves no
+# policy-rc.d (root only).
 #   scripts/lib-selftest.sh
 set -u
 . "$(dirname "$0")/lib-bench.sh"
@@ -43,6 +44,23 @@ expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
 ( opts "--alpha=A" --alpha ) 2>/dev/null && fail "opts took an option without its value"
 port=$(free_port)
 http_get 127.0.0.1 "$port" / >/dev/null 2>&1 && fail "http_get answered from a port nobody listens on"
+# pid_listens reads no process name: a listener named to pass for the
+# pid of another (ss -p would print x",pid=N,) does not make N listen.
+(
+	sleep 30 &
+	decoy=$!
+	python3 -c 'import socket, sys, time
+open("/proc/self/comm", "w").write(sys.argv[2])
+s = socket.socket()
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen()
+time.sleep(30)' "$port" "x\",pid=$decoy," &
+	named=$!
+	trap 'kill "$decoy" "$named"' EXIT
+	wait_alive "$named" 250 pid_listens "$named" "$port" || fail "pid_listens: the listener not seen"
+	pid_listens "$decoy" "$port" && fail "pid_listens took a listener's name for pid $decoy"
+	exit 0
+) || exit 1
 # deps_interrupted: install-deps.sh, with jq looked for on a PATH that
 # lacks it and an apt-get that waits, is sent TERM once its policy-rc.d
 # is there; it must be gone after. Said SKIP where it cannot run.

@@ -154,27 +154,31 @@ wait_listening() {
 	while [ $left -gt 0 ]; do
 		pid_listens "$2" "$1" && return 0
 		kill -0 "$2" 2>/dev/null || { cat "$3" >&2; fail "$name exited at start"; }
-		probing "$2" || left=$((left - 1))
+		[[ $(ps -o args= --ppid "$2") == *" --probe"* ]] || left=$((left - 1))
 		sleep 0.02
 	done
 	fail "$name did not start listening on port $1"
 }
 
-# probing PID: a child of PID runs with --probe (the master's GPU probe).
-probing() { [[ $(ps -o args= --ppid "$1") == *" --probe"* ]]; }
-
-# pid_listens PID PORT: process PID listens on TCP PORT, or on the Unix
-# socket PATH where PORT is unix:PATH (ss -p, in PID's network namespace
-# as root), without a connection.
+# pid_listens PID PORT: process PID holds the socket listening on TCP
+# PORT, or on the Unix socket PATH where PORT is unix:PATH (in PID's
+# network namespace as root), asked without a connection: ss gives the
+# socket's inode, and one of PID's descriptors links to it. No process
+# name is read: ss -p prints them unescaped, and a name can pass for a pid.
 pid_listens() {
-	local net=() q
+	local net=() ino
 	[ "$(id -u)" = 0 ] && net=(nsenter -t "$1" -n)
 	if [[ $2 == unix:* ]]; then
-		q=$("${net[@]}" ss -Hlxp src "${2#unix:}" 2>/dev/null)
+		# the inode follows the path (which ss's filter takes without spaces)
+		ino=$("${net[@]}" ss -Hlx src "${2#unix:}" 2>/dev/null | awk '{ print $6 }')
 	else
-		q=$("${net[@]}" ss -Hltnp "sport = :$2" 2>/dev/null)
+		ino=$("${net[@]}" ss -Hltne "sport = :$2" 2>/dev/null |
+			awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ino:/) { print substr($i, 5); next } }')
 	fi
-	[[ $q == *"pid=$1,"* ]]
+	for ino in $ino; do
+		[ -n "$(find "/proc/$1/fd" -lname "socket:\[$ino\]" 2>/dev/null)" ] && return 0
+	done
+	return 1
 }
 
 # user_argv USER: into AS_USER, the words that run a command as USER
@@ -191,11 +195,12 @@ user_argv() {
 http_get() { curl -fsSg --max-time 5 "http://$1:$2$3"; }
 
 # start_master PORT LOG ARGS...: the master in the background, once it
-# listens; sets MASTER_PID.
+# listens, as MASTER_USER where set (and this shell is root); sets MASTER_PID.
 start_master() {
 	local port=$1 log=$2
 	shift 2
-	"$MASTER" "$port" "$@" 2>"$log" &
+	user_argv "${MASTER_USER:-}" # setpriv execs: the pid is the master's
+	"${AS_USER[@]}" "$MASTER" "$port" "$@" 2>"$log" &
 	MASTER_PID=$!
 	wait_listening "$port" "$MASTER_PID" "$log"
 }

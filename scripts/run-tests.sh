@@ -9,14 +9,12 @@
 set -u
 B=${B:-build}
 BIN=${BIN:-.}
-REVHASH_MASTER=${REVHASH_MASTER:-$BIN/master/master}
-REVHASH_BENCH=${REVHASH_BENCH:-$BIN/revhash-bench}
-REVHASH_TEST_LOGS=${REVHASH_TEST_LOGS:-$B/test-logs}
-REVHASH_GPU_STANDIN=${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}
-REVHASH_GPU_HOSTDEV=${REVHASH_GPU_HOSTDEV:-$BIN/worker/revhash-gpu-hostdev}
-REVHASH_METRICS=${REVHASH_METRICS:-$BIN/master/revhash-metrics}
-export REVHASH_MASTER REVHASH_BENCH REVHASH_TEST_LOGS REVHASH_GPU_STANDIN REVHASH_GPU_HOSTDEV \
-	REVHASH_METRICS
+export REVHASH_MASTER="${REVHASH_MASTER:-$BIN/master/master}"
+export REVHASH_BENCH="${REVHASH_BENCH:-$BIN/revhash-bench}"
+export REVHASH_TEST_LOGS="${REVHASH_TEST_LOGS:-$B/test-logs}"
+export REVHASH_GPU_STANDIN="${REVHASH_GPU_STANDIN:-$BIN/worker/revhash-gpu-standin}"
+export REVHASH_GPU_HOSTDEV="${REVHASH_GPU_HOSTDEV:-$BIN/worker/revhash-gpu-hostdev}"
+export REVHASH_METRICS="${REVHASH_METRICS:-$BIN/master/revhash-metrics}"
 mkdir -p "$REVHASH_TEST_LOGS"
 
 passed=0 skipped=0 failed=0 broken="" replay="" tests="" times=""
@@ -92,8 +90,7 @@ one() {
 	took "${name%.sh}"
 }
 S=$(dirname "$0")
-REVHASH_CLUSTER_CLIENT=$B/tests/cluster_client
-export REVHASH_CLUSTER_CLIENT
+export REVHASH_CLUSTER_CLIENT="$B/tests/cluster_client"
 # The cluster and exporter tests mostly wait (0.6 of a CPU over their
 # minute): they run in the background beside the scripts below, their
 # output, status and seconds in $beside/NAME.*, counted once those end.
@@ -130,14 +127,16 @@ lab_smoke() {
 }
 [ -n "${RUN_LAB:-}" ] && one lab-smoke lab_smoke
 # gpu_dry: gpu-proof.sh --dry-run must pass, name every part in its
-# summary, leave at most the 8 files a device call brings back, each
-# part's outputs in its tarball and the summary where the repository keeps it.
+# summary and its --help, leave at most the 8 files a device call brings
+# back, each part's outputs in its tarball and the summary where the
+# repository keeps it.
 gpu_dry() {
 	dir=$(mktemp -d /tmp/revhash-gpu-proof.XXXXXX)
 	ok=1
 	"$S/gpu-proof.sh" --dry-run --out "$dir" >"$dir.log" 2>&1 || ok=0
 	for part in preflight check memcheck rates stop small kills mix sass; do
 		grep -Eq "^$part +(PASS|SKIP) " "$dir/summary.txt" 2>/dev/null || ok=0
+		"$S/gpu-proof.sh" --help | grep -q "^  $part " || ok=0
 	done
 	[ "$(ls "$dir" | wc -l)" -le 8 ] || ok=0
 	cmp -s "$dir/summary.txt" "$dir"/bench/results/gpu-*-1/summary.txt || ok=0

@@ -122,10 +122,8 @@ CLUSTER_USER=""
 P2=$(free_port 1 2 100 201 202)
 "$CLUSTER" config --port "$P2" >/dev/null || fail "config failed" # the nodes' user, made
 rmdir "/run/revhash-nodes-$P2" 2>/dev/null # and the socket folder config made: start's
-user_argv "$CLUSTER_USER"
-"${AS_USER[@]}" "$MASTER" $((P2 + 2)) --workers 1 --gpu off 2>"$(mktemp /tmp/revhash-stranger.XXXXXX)" &
-MASTER_PID=$!
-wait_listening $((P2 + 2)) "$MASTER_PID" /dev/null
+MASTER_USER=$CLUSTER_USER start_master $((P2 + 2)) "$(mktemp /tmp/revhash-stranger.XXXXXX)" \
+	--workers 1 --gpu off
 out=$("$CLUSTER" start --nodes 2 --port "$P2" --workers 1 2>&1) &&
 	{ "$CLUSTER" stop --port "$P2" >/dev/null; fail "start succeeded beside a stranger on $((P2 + 2))"; }
 grep -q "node n2.*port $((P2 + 2))" <<<"$out" || fail "start did not say which node failed: $out"

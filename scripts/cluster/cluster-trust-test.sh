@@ -83,10 +83,7 @@ grep -q 'track-sc0 src,ipmask(32,64)$' "$TMP/haproxy.cfg" ||
 # that only what stop checks of them spares them.
 NODE_USER=""
 [ "$(id -u)" = 0 ] && NODE_USER=revhash
-user_argv "$NODE_USER"
-"${AS_USER[@]}" "$MASTER" "$STRANGER" --workers 1 --gpu off 2>"$TMP/stranger.log" &
-MASTER_PID=$!
-wait_listening "$STRANGER" "$MASTER_PID" "$TMP/stranger.log"
+MASTER_USER=$NODE_USER start_master "$STRANGER" "$TMP/stranger.log" --workers 1 --gpu off
 "$CLUSTER" start --nodes 4 --port "$PORT" --workers 1 >/dev/null || fail "the cluster did not start"
 node_pid() { local r; read -r r _ <"$RUN/n$1.pid" && echo "$r"; }
 # kill_node I: SIGKILL node I's master and wait until it is gone.

@@ -96,11 +96,7 @@ running() {
 
 # signal NAME EXE ARGS...: NAME's recorded pid signalled (--signal S or
 # --retry SCHEDULE) only while it runs EXE; non-zero when it outlives a --retry.
-signal() {
-	local name=$1 exe=$2
-	shift 2
-	start-stop-daemon --stop --quiet --oknodo --pidfile "$RUN/$name.pid" --exec "$exe" "$@"
-}
+signal() { start-stop-daemon --stop --quiet --oknodo --pidfile "$RUN/$1.pid" --exec "$2" "${@:3}"; }
 
 # --- the nodes --------------------------------------------------------
 
@@ -136,11 +132,6 @@ node_table() {
 			echo "n$i 127.0.0.1 $((PORT + i)) local"
 		fi
 	done
-}
-
-# netns_ok: this machine lets us give each node a namespace of its own.
-netns_ok() {
-	[ "$(id -u)" = 0 ] && command -v ip >/dev/null 2>&1 && ip netns list >/dev/null 2>&1
 }
 
 # netns_up I: node I's namespace, veth pair and addresses.
@@ -308,10 +299,11 @@ unprivileged() {
 	printf '\tuser %s\n\tgroup %s\n\tchroot %s\n' "$NODE_USER" "$(id -gn "$NODE_USER")" "$SOCKS"
 }
 
-# config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled.
+# config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled
+# (an IPv6 --bind as ipv6@ADDR).
 config() {
 	fill haproxy.cfg.in PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
-		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="$(bind_address)" PER_SOURCE="$PER_SOURCE" \
+		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="${BIND/#*:*/ipv6@$BIND}" PER_SOURCE="$PER_SOURCE" \
 		CHECK_REQUEST="$CHECK_REQUEST" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
 		STATS_PORT="$STATS_PORT"
 }
@@ -351,9 +343,6 @@ max_connections() {
 	echo $((hard < 20000 ? hard : 20000))
 }
 
-# bind_address: --bind as HAProxy takes it (ipv6@ADDR for IPv6).
-bind_address() { if [[ $BIND == *:* ]]; then echo "ipv6@$BIND"; else echo "$BIND"; fi; }
-
 # prometheus_config < NODE_TABLE: a Prometheus config that scrapes every
 # local node's exporter and the balancer's own /metrics.
 prometheus_config() {
@@ -372,8 +361,6 @@ balancer_view() {
 	awk '$1 == "nodes" && $2 != "BACKEND" { print $2, $3, $4 }' <<<"$rows"
 }
 
-# wait_up SECONDS: until the balancer sees every node UP.
-wait_up() { wait_until $(($1 * 10)) 0.1 all_up "$(wc -l <"$RUN/nodes")"; }
 # all_up N: the balancer sees N nodes UP.
 all_up() { [ "$(balancer_view | awk '$2 == "UP"' | wc -l)" = "$1" ]; }
 
@@ -399,7 +386,7 @@ balancer_start() {
 # then every node at once; the logs into $RUN.logs (savelog keeps three of
 # each), the run dir removed. Goes on past what would not stop, and fails.
 stop_all() {
-	local rc=0 pid name port kind hap f logs=$RUN.logs stops=()
+	local rc=0 pid name port kind hap f i logs=$RUN.logs stops=() nets=()
 	hap=$(command -v haproxy)
 	if running haproxy "$hap" "$PORT"; then
 		signal haproxy "$hap" --signal CONT
@@ -409,13 +396,12 @@ stop_all() {
 	# Waited for by pid: a failed start's jobs include what it started.
 	while read -r name _ port kind; do
 		[ "$kind" = remote ] && continue
+		[ "$kind" = netns ] && nets+=("${name#n}")
 		stop_node "$name" "$port" "$(node_listen "$name" "$port" "$kind")" &
 		stops+=($!)
 	done < <(cat "$RUN/nodes" 2>/dev/null)
 	for pid in "${stops[@]}"; do wait "$pid" || rc=1; done
-	while read -r name _ _ kind; do
-		[ "$kind" = netns ] && netns_down "${name#n}"
-	done < <(cat "$RUN/nodes" 2>/dev/null)
+	for i in "${nets[@]}"; do netns_down "$i"; done
 	# Root's socket folder, the nodes' user's (what a killed node left).
 	[ "$SOCKS" != "$RUN" ] &&
 		[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" 2>/dev/null)" ] &&
@@ -440,7 +426,7 @@ start() {
 	need_tool haproxy --cluster || fail "haproxy is missing (scripts/install-deps.sh --cluster)"
 	if [ "$NETNS" = 1 ] && [ -n "$HOSTS" ]; then
 		fail "--netns and --hosts: choose one"
-	elif [ "$NETNS" = 1 ] && ! netns_ok; then
+	elif [ "$NETNS" = 1 ] && ! { [ "$(id -u)" = 0 ] && ip netns list >/dev/null 2>&1; }; then
 		say "--netns needs root and ip netns (iproute2): skipped, the nodes run on 127.0.0.1"
 		NETNS=0
 	elif [ "$NETNS" = 1 ] && ip -4 -o addr show | grep -q " $(subnet)\."; then
@@ -461,7 +447,7 @@ start() {
 	put haproxy.cfg "$(config <"$RUN/nodes")"
 	put prometheus.yml "$(prometheus_config <"$RUN/nodes")"
 	balancer_start
-	if ! wait_up 5; then
+	if ! wait_until 50 0.1 all_up "$(wc -l <"$RUN/nodes")"; then
 		[ -n "$HOSTS" ] || { status; fail "not every node came up within 5 s"; }
 		say "not every node is up yet (--hosts: are they serving?)"
 	fi

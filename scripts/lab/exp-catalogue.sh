@@ -44,25 +44,16 @@ run() { # KIND EXPERIMENT SCENARIO CONFIG MASTER_ARGS ARGS [MAX_REPS]
 }
 
 architecture() {
-	local w=(1 "$C") label=("1 worker" "$C workers (1/core)") scen args
-	if [ "$PRESET" != smoke ]; then
-		w+=($((2 * C)) "$C" "$C")
-		label+=("$((2 * C)) workers (2/core)" "$C workers no split" "$C workers no low latency")
-	fi
-	[ "$PRESET" = full ] && { w+=($((2 * C))); label+=("$((2 * C)) workers no split"); }
+	local cfgs=("1 worker|--workers 1" "$C workers (1/core)|--workers $C") scen args cfg
+	[ "$PRESET" = smoke ] || cfgs+=("$((2 * C)) workers (2/core)|--workers $((2 * C))"
+		"$C workers no split|--workers $C --no-split" "$C workers no low latency|--workers $C --no-low-latency")
+	[ "$PRESET" = full ] && cfgs+=("$((2 * C)) workers no split|--workers $((2 * C)) --no-split")
 	for scen in milestone rapid; do
-		case $scen in
-		milestone) args=$(milestone "$MS_N" 600000) ;;
-		rapid) args="3435245 $RAPID_N 0 1000000 20 20000 1.5" ;;
-		esac
 		[ "$PRESET" = smoke ] && [ $scen = rapid ] && continue
-		for i in "${!w[@]}"; do
-			local m="--workers ${w[$i]}"
-			case ${label[$i]} in
-			*"no split") m="$m --no-split" ;;
-			*"no low latency") m="$m --no-low-latency" ;;
-			esac
-			run replay architecture "$scen" "${label[$i]}" "$m" "$args"
+		args=$(milestone "$MS_N" 600000)
+		[ $scen = rapid ] && args="3435245 $RAPID_N 0 1000000 20 20000 1.5"
+		for cfg in "${cfgs[@]}"; do
+			run replay architecture "$scen" "${cfg%%|*}" "${cfg#*|}" "$args"
 		done
 	done
 }

@@ -12,19 +12,19 @@ S=$ROOT/scripts/lab
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# rows EXP [FILTER]: "scenario<TAB>config<TAB>prefix" of EXP's configurations
-# in summary.csv, FILTER an awk condition on scenario (s) and config (c).
+# rows EXP [COLUMNS [FILTER]]: "scenario<TAB>config" and each of COLUMNS
+# (default prefix), tab-separated, of EXP's configurations in summary.csv;
+# FILTER an awk condition on scenario (s) and config (c).
 rows() {
-	awk -F, -v e="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$1 == e { s = $2; cf = $3; if ('"${2:-1}"') print s "\t" cf "\t" $c["prefix"] }' \
-		"$DIR/summary.csv"
+	awk -F, -v e="$1" -v want="${2:-prefix}" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; n = split(want, w, " "); next }
+		$1 == e { s = $2; cf = $3; if ('"${3:-1}"') { printf "%s\t%s", s, cf
+			for (i = 1; i <= n; i++) printf "\t%s", $c[w[i]]; print "" } }' "$DIR/summary.csv"
 }
 has() { [ -n "$(rows "$1")" ]; }
 
 bars() { # EXP TITLE [--logy]
-	awk -F, -v e="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$1 == e { print $2 "\t" $3 "\t" $c["score"] "\t" $c["score_best"] "\t" $c["score_worst"] }' \
-		"$DIR/summary.csv" >"$tmp/$1.tsv"
+	rows "$1" "score score_best score_worst" >"$tmp/$1.tsv"
 	"$S/plot-bars.sh" ${3:-} "$tmp/$1.tsv" "$DIR/$1.png" "$2" "score (mean latency x priority)"
 }
 
@@ -40,7 +40,7 @@ per_run() { # PLOTTER OUT TITLE SUFFIX EXP SCENARIO
 	while IFS=$'\t' read -r s c p; do
 		case $c in *"run to completion"*) continue ;; esac
 		args+=("$c" "$DIR/$p$4")
-	done < <(rows "$5" "s == \"$6\"")
+	done < <(rows "$5" prefix "s == \"$6\"")
 	[ ${#args[@]} -gt 0 ] || return 0
 	"$S/$1" "$2" "$3" "${args[@]}"
 }

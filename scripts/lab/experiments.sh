@@ -30,9 +30,8 @@ OUT=$(cd "$OUT" && pwd)
 T0=$EPOCHREALTIME
 C=$(nproc)
 
-# rate_of WORKERS: the hash rate measured for that many workers (RATES).
+# RATES[W]: the hash rate measured for W workers (measure_rate W).
 declare -A RATES
-rate_of() { echo "${RATES[$1]}"; }
 measure_rate() {
 	[ -n "${RATES[$1]:-}" ] && return
 	if [ "$PRESET" = smoke ] && [ -n "${RATES[$C]:-}" ]; then
@@ -47,7 +46,7 @@ measure_rate() {
 
 say "preset $PRESET, $REPS rep(s)${ONLY:+, only $ONLY}, output in $OUT"
 measure_rate "$C"
-"$ROOT/scripts/lab/exp-catalogue.sh" --preset "$PRESET" --rate "$(rate_of "$C")" \
+"$ROOT/scripts/lab/exp-catalogue.sh" --preset "$PRESET" --rate "${RATES[$C]}" \
 	${ONLY:+--only "$ONLY"} >"$OUT/plan.txt" || fail "no plan"
 while IFS='|' read -r kind _ _ _ margs _ _; do
 	[ "$kind" = replay ] && measure_rate "$(workers_asked $margs)"
@@ -57,7 +56,7 @@ done <"$OUT/plan.txt"
 # longer, its last request and 0.3 s; a closed run its duration and 1 s.
 estimate=$(while IFS='|' read -r kind _ _ _ margs args max; do
 	w=$(workers_asked $margs)
-	echo "$kind $(rate_of "$w") ${max:-0} $args"
+	echo "$kind ${RATES[$w]} ${max:-0} $args"
 done <"$OUT/plan.txt" | awk -v reps="$REPS" '
 	{ n = ($3 && $3 < reps) ? $3 : reps }
 	$1 == "replay" { spread = $5 * $9 / 1e6; work = $5 * (99 - $8) / 100 * $7 / 2 / $2
@@ -92,7 +91,7 @@ for rep in $(seq 1 "$REPS"); do
 		prefix=runs/$id/rep$rep
 		if [ "$kind" = replay ]; then
 			# shellcheck disable=SC2086
-			line=$("$ROOT/scripts/lab/exp-run.sh" --rate "$(rate_of "$(workers_asked $margs)")" \
+			line=$("$ROOT/scripts/lab/exp-run.sh" --rate "${RATES[$(workers_asked $margs)]}" \
 				"$OUT/$prefix" "$margs" $args </dev/null) || failed=$((failed + 1))
 			echo "$exp,$scen,$cfg,$rep,$(policy_columns $margs),$(echo $args | tr ' ' ,),$line,$prefix" >>"$OUT/results.csv"
 			what="score $(echo "$line" | cut -d, -f2)"
