@@ -154,14 +154,6 @@ enum conn_io conn_read(struct conn *c)
 	return CONN_DONE;
 }
 
-/* After the reply: has the client sent bytes nobody read? */
-static int unread(const struct conn *c)
-{
-	int n = 0;
-
-	return ioctl(c->src.fd, FIONREAD, &n) == 0 && n > 0;
-}
-
 enum conn_io conn_reply(struct conn *c, uint64_t answer)
 {
 	proto_encode_reply(answer, c->out);
@@ -172,6 +164,8 @@ enum conn_io conn_reply(struct conn *c, uint64_t answer)
 
 enum conn_io conn_write(struct conn *c)
 {
+	int unread = 0;
+
 	while (c->sent < PROTO_REPLY_LEN) {
 		ssize_t n = send(c->src.fd, c->out + c->sent, PROTO_REPLY_LEN - c->sent,
 				 MSG_NOSIGNAL);
@@ -185,7 +179,9 @@ enum conn_io conn_write(struct conn *c)
 			return CONN_MORE;
 		return CONN_ERROR;
 	}
-	if (unread(c) && shutdown(c->src.fd, SHUT_WR) == 0) {
+	/* The client sent bytes nobody read: linger over them. */
+	if (ioctl(c->src.fd, FIONREAD, &unread) == 0 && unread > 0 &&
+	    shutdown(c->src.fd, SHUT_WR) == 0) {
 		c->state = CONN_LINGERING;
 		return CONN_LINGER;
 	}
