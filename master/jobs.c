@@ -362,11 +362,7 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      const struct policy *policy, int attach_repeats,
 	      uint64_t peer_searches, uint64_t peer_weight)
 {
-	memset(js, 0, sizeof *js);
-	js->ring = ring;
-	js->cache = cache;
-	js->clients = clients;
-	js->stats = stats;
+	*js = (struct jobs){ .ring = ring, .cache = cache, .clients = clients, .stats = stats };
 	ring_master_init(&js->table, ring);
 	return jobset_init(&js->set, policy, attach_repeats, &clients->peers, peer_searches,
 			   peer_weight, publish_weight, js);

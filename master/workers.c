@@ -43,15 +43,11 @@ void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target)
 {
-	memset(ws, 0, sizeof *ws);
-	ws->seg = seg;
-	ws->ring = seg->ring;
-	ws->kernel = kernel;
-	ws->master = getpid();
-	ws->notify_fd = notify_fd;
-	ws->pin = pin;
-	/* As the master wrote it, before any worker: the watchdog puts it back. */
-	ws->policy = seg->ring->policy;
+	/* The policy as the master wrote it, before any worker: the watchdog
+	 * puts it back. */
+	*ws = (struct workers){ .seg = seg, .ring = seg->ring, .kernel = kernel,
+				.master = getpid(), .notify_fd = notify_fd, .pin = pin,
+				.policy = seg->ring->policy };
 	workers_set_target(ws, target);
 }
 
