@@ -209,11 +209,10 @@ int entry_take_back(struct jobs *js, uint32_t e)
 
 	if (ring_take_back(&js->table, e, &p) < 0)
 		return -EAGAIN;
-	if (j)
-		j->entry = RING_NONE;
 	js->set.rebalance = 1;
 	if (!j)
 		return 0;
+	j->entry = RING_NONE;
 	j->unsure = 1;
 	if (ring_progress_check(&j->key, &p) < 0)
 		from_the_start(j, &p);

@@ -606,13 +606,10 @@ int status_open(const char *what, unsigned port, int rw, struct seg *seg)
 {
 	int rc = seg_open(port, rw, seg);
 
-	if (rc == -EPROTO) {
-		fprintf(stderr, "master %s: the shared segment of port %u is damaged "
-			"or of another version\n", what, port);
-		return rc;
-	}
 	if (rc < 0) {
-		fprintf(stderr, "master %s: no master on port %u\n", what, port);
+		fprintf(stderr, rc == -EPROTO ? "master %s: the shared segment of port %u is "
+			"damaged or of another version\n" : "master %s: no master on port %u\n",
+			what, port);
 		return rc;
 	}
 	if (!seg->alive) {
