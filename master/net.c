@@ -188,17 +188,6 @@ int net_open(int fd)
 	return listen(fd, 4096) < 0 ? -errno : 0;
 }
 
-int net_listen(unsigned port, int *fd)
-{
-	int rc = net_bind(NULL, port, fd);
-
-	if (rc == 0 && (rc = net_open(*fd)) < 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	return rc;
-}
-
 long net_raise_nofile(void)
 {
 	struct rlimit rl;

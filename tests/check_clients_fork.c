@@ -43,7 +43,7 @@ static void setup(void)
 	memset(&stats, 0, sizeof stats);
 	TAILQ_INIT(&waiters.q);
 	port = th_free_port();
-	ck_assert_int_eq(net_listen(port, &lfd), 0);
+	listen_on(port, &lfd);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ck_assert_int_ge(epfd, 0);
 	clients_init(&cl, epfd, &stats, 5000, 1u << 20, 1u << 20);
