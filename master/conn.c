@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 /* out as the IPv4 address v4, IPv4-mapped. */
 static void as_ipv4(uint8_t out[16], const void *v4)

@@ -7,7 +7,6 @@
 #ifndef REVHASH_JOBS_H
 #define REVHASH_JOBS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/log.h"

@@ -6,7 +6,6 @@
 #ifndef REVHASH_PEERS_H
 #define REVHASH_PEERS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 struct job;

@@ -14,7 +14,6 @@
 #include "lib/log.h"
 #include "lib/os.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

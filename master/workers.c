@@ -8,13 +8,11 @@
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/os.h"
 #include "worker/worker.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
