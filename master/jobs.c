@@ -47,16 +47,6 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 		  t[2] / 1e3, t[3] / 1e3, t[4] / 1e3, t[5] / 1e3);
 }
 
-/* A cache hit's two stages. */
-static void time_hit(struct jobs *js, const struct conn *c)
-{
-	struct seg_stages *st = &js->stats->stages;
-
-	shm_count(st->hit_read_ns, c->request_ns - c->accept_ns);
-	shm_count(st->hit_reply_ns, clock_ns() - c->request_ns);
-	shm_count(st->hits_timed, 1);
-}
-
 /* --verbose: what became of a request. */
 static void note(const struct conn *c, const char *how)
 {
@@ -119,15 +109,6 @@ static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 	leave_table(js, e);
 	ring_free_entry(&js->table, e, p);
 	js->set.rebalance = 1;
-}
-
-/* Nobody waits on j any more: forget it, and let its entry go. */
-static void cancel(struct jobs *js, struct job *j)
-{
-	shm_count(js->stats->cancelled, 1);
-	if (j->entry != RING_NONE)
-		let_go(js, j);
-	jobset_free(&js->set, j);
 }
 
 /* Reply *x to every connection waiting on j, under outcome (enum
@@ -391,7 +372,9 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		note(c, "cache hit");
 		shm_count(js->stats->cache_hits, 1);
 		clients_reply(js->clients, c, x, OUTCOME_CACHE_HIT);
-		time_hit(js, c);
+		shm_count(js->stats->stages.hit_read_ns, c->request_ns - c->accept_ns);
+		shm_count(js->stats->stages.hit_reply_ns, clock_ns() - c->request_ns);
+		shm_count(js->stats->stages.hits_timed, 1);
 		return;
 	}
 	if ((rc = jobset_job_for(&js->set, c, &j, &fresh)) < 0) {
@@ -423,10 +406,14 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 
 	c->job = NULL;
 	clients_drop(js->clients, c);
-	if (TAILQ_EMPTY(&j->waiters.q))
-		cancel(js, j);
-	else
+	if (TAILQ_EMPTY(&j->waiters.q)) { /* nobody waits: forget j, let its entry go */
+		shm_count(js->stats->cancelled, 1);
+		if (j->entry != RING_NONE)
+			let_go(js, j);
+		jobset_free(&js->set, j);
+	} else {
 		jobset_share(&js->set, j, c->peer, -(int64_t)c->prio);
+	}
 }
 
 void jobs_news(struct jobs *js)
