@@ -72,12 +72,6 @@ void conn_peer_mask(uint8_t addr[16])
 		memset(addr + 8, 0, 8);
 }
 
-void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
-{
-	conn_addr_of(out, sa);
-	conn_peer_mask(out);
-}
-
 /* Copy request bytes from data into c; the number used (never past the
  * 49th byte). At the 49th, c->req holds the decoded request. */
 static size_t take(struct conn *c, const uint8_t *data, size_t len)

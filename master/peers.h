@@ -1,4 +1,4 @@
-/* Who is connected, by peer (an address as conn_peer_of reduces it): its
+/* Who is connected, by peer (an address as conn_peer_mask reduces it): its
  * connections, its searches and their weight, which the caps count
  * (clients.c, jobset.c). An open-addressing table under a SipHash key of
  * its own (the peers choose the addresses); a record lives while anything
