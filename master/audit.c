@@ -30,16 +30,12 @@ static int went_back(struct jobs *js, uint32_t e)
  * the weight published; a park done within PARK_WAIT_MS. */
 static void audit_entry(struct jobs *js, uint32_t e, struct job *j, uint64_t now_ms)
 {
-	if (!entry_holds_key(js, e, j)) {
-		entry_written_over(js, e, "holds another key than its job's");
-		return;
-	}
-	if (!ring_gen_given(&js->table, e)) {
-		entry_written_over(js, e, "holds another generation than its own");
-		return;
-	}
-	if (went_back(js, e)) {
-		entry_written_over(js, e, "has its cursor behind where it was");
+	const char *why = !entry_holds_key(js, e, j) ? "holds another key than its job's" :
+			  !ring_gen_given(&js->table, e) ? "holds another generation than its own" :
+			  went_back(js, e) ? "has its cursor behind where it was" : NULL;
+
+	if (why) {
+		entry_written_over(js, e, "%s", why);
 		return;
 	}
 	if (j->out && now_ms - js->rec[e].since_ms >= PARK_WAIT_MS &&

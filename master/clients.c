@@ -51,12 +51,8 @@ static void wait_remove(struct clients *cl, struct conn *c)
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns)
 {
-	memset(cl, 0, sizeof *cl);
-	cl->epfd = epfd;
-	cl->stats = stats;
-	cl->timeout_ms = timeout_ms;
-	cl->max_conns = max_conns;
-	cl->peer_conns = peer_conns;
+	*cl = (struct clients){ .epfd = epfd, .stats = stats, .timeout_ms = timeout_ms,
+				.max_conns = max_conns, .peer_conns = peer_conns };
 	TAILQ_INIT(&cl->timed.q);
 	TAILQ_INIT(&cl->lingering.q);
 	TAILQ_INIT(&cl->graveyard.q);

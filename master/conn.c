@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 /* out as the IPv4 address v4, IPv4-mapped. */
 static void as_ipv4(uint8_t out[16], const void *v4)
@@ -71,12 +70,6 @@ void conn_peer_mask(uint8_t addr[16])
 		as_ipv4(addr, v4);
 	else
 		memset(addr + 8, 0, 8);
-}
-
-void conn_peer_of(uint8_t out[16], const struct sockaddr *sa)
-{
-	conn_addr_of(out, sa);
-	conn_peer_mask(out);
 }
 
 /* Copy request bytes from data into c; the number used (never past the
@@ -154,14 +147,6 @@ enum conn_io conn_read(struct conn *c)
 	return CONN_DONE;
 }
 
-/* After the reply: has the client sent bytes nobody read? */
-static int unread(const struct conn *c)
-{
-	int n = 0;
-
-	return ioctl(c->src.fd, FIONREAD, &n) == 0 && n > 0;
-}
-
 enum conn_io conn_reply(struct conn *c, uint64_t answer)
 {
 	proto_encode_reply(answer, c->out);
@@ -172,6 +157,8 @@ enum conn_io conn_reply(struct conn *c, uint64_t answer)
 
 enum conn_io conn_write(struct conn *c)
 {
+	int unread = 0;
+
 	while (c->sent < PROTO_REPLY_LEN) {
 		ssize_t n = send(c->src.fd, c->out + c->sent, PROTO_REPLY_LEN - c->sent,
 				 MSG_NOSIGNAL);
@@ -185,7 +172,9 @@ enum conn_io conn_write(struct conn *c)
 			return CONN_MORE;
 		return CONN_ERROR;
 	}
-	if (unread(c) && shutdown(c->src.fd, SHUT_WR) == 0) {
+	/* The client sent bytes nobody read: linger over them. */
+	if (ioctl(c->src.fd, FIONREAD, &unread) == 0 && unread > 0 &&
+	    shutdown(c->src.fd, SHUT_WR) == 0) {
 		c->state = CONN_LINGERING;
 		return CONN_LINGER;
 	}

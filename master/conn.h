@@ -51,7 +51,7 @@ struct conn {
 	uint8_t in[PROTO_REQUEST_LEN];
 	uint8_t out[PROTO_REPLY_LEN];
 	struct proto_request req;
-	uint8_t peer[16];           /* the client's peer (see conn_peer_of) */
+	uint8_t peer[16];           /* the client's peer (conn_peer_mask) */
 	uint8_t *pp;                /* a PROXY header to read first, or NULL */
 	unsigned pp_got;            /* its bytes read */
 	int counted;                /* in its peer's record (clients.c) */
@@ -72,14 +72,12 @@ struct conn_list {
 	size_t n;
 };
 
-/* The peer of the client's address sa, in out: an IPv4 address (as
+/* The whole address of sa in out, IPv4 as IPv4-mapped IPv6. */
+void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
+/* Reduce a whole address to its peer, in place: an IPv4 address (as
  * IPv4-mapped IPv6), or the /64 of an IPv6 one; an IPv6 address that
  * holds an IPv4 host's (NAT64, 6to4, Teredo, IPv4-compatible, ::1) is that
  * IPv4 peer (docs/security.md). */
-void conn_peer_of(uint8_t out[16], const struct sockaddr *sa);
-/* The whole address of sa in out, IPv4 as IPv4-mapped IPv6. */
-void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
-/* Reduce a whole address to its peer (as conn_peer_of), in place. */
 void conn_peer_mask(uint8_t addr[16]);
 /* Read the request: CONN_DONE, CONN_MORE, CONN_EOF or CONN_ERROR. With
  * c->pp set, the PROXY header first: CONN_PROXIED once read (c->pp freed). */

@@ -26,7 +26,7 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
-	ring_job_times(js->ring, jobs_entry_of(j), &submitted, &leased, &found);
+	ring_job_times(js->ring, j->entry, &submitted, &leased, &found);
 	if (!leased || !found || leased < submitted || found < leased ||
 	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
@@ -47,16 +47,6 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 		  t[2] / 1e3, t[3] / 1e3, t[4] / 1e3, t[5] / 1e3);
 }
 
-/* A cache hit's two stages. */
-static void time_hit(struct jobs *js, const struct conn *c)
-{
-	struct seg_stages *st = &js->stats->stages;
-
-	shm_count(st->hit_read_ns, c->request_ns - c->accept_ns);
-	shm_count(st->hit_reply_ns, clock_ns() - c->request_ns);
-	shm_count(st->hits_timed, 1);
-}
-
 /* --verbose: what became of a request. */
 static void note(const struct conn *c, const char *how)
 {
@@ -68,18 +58,13 @@ static void note(const struct conn *c, const char *how)
 /* ---- life and death of a job --------------------------------------------- */
 
 /* Where a job is has one record: each entry's holder (ring_holder): its
- * job, RING_HELD_ALONE for a job let go, NULL when free. jobs_entry_of
- * reads it the other way (j->entry); the functions below write both. */
+ * job, RING_HELD_ALONE for a job let go, NULL when free. j->entry reads
+ * it the other way; the functions below write both. */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e)
 {
 	void *h = ring_holder(&js->table, e);
 
 	return h == RING_HELD_ALONE(&js->table) ? NULL : h;
-}
-
-uint32_t jobs_entry_of(const struct job *j)
-{
-	return j->entry;
 }
 
 /* Entry e's job, if any, is no longer in it: returned, j->entry undone
@@ -97,7 +82,7 @@ static struct job *leave_table(struct jobs *js, uint32_t e)
  * workers drop it (CLOSED) or RELEASE_WAIT_MS passes. */
 static void let_go(struct jobs *js, struct job *j)
 {
-	uint32_t e = jobs_entry_of(j);
+	uint32_t e = j->entry;
 
 	js->rec[e].since_ms = clock_ms();
 	ring_release(js->ring, e);
@@ -111,7 +96,7 @@ static void let_go(struct jobs *js, struct job *j)
 static void publish_weight(void *ctx, const struct job *j)
 {
 	struct jobs *js = ctx;
-	uint32_t e = jobs_entry_of(j);
+	uint32_t e = j->entry;
 
 	if (ring_phase(js->ring, e) == PHASE_NEW && !ring_untouched(&js->table, e))
 		return;
@@ -124,15 +109,6 @@ static void free_entry(struct jobs *js, uint32_t e, struct ring_progress *p)
 	leave_table(js, e);
 	ring_free_entry(&js->table, e, p);
 	js->set.rebalance = 1;
-}
-
-/* Nobody waits on j any more: forget it, and let its entry go. */
-static void cancel(struct jobs *js, struct job *j)
-{
-	shm_count(js->stats->cancelled, 1);
-	if (jobs_entry_of(j) != RING_NONE)
-		let_go(js, j);
-	jobset_free(&js->set, j);
 }
 
 /* Reply *x to every connection waiting on j, under outcome (enum
@@ -214,11 +190,10 @@ int entry_take_back(struct jobs *js, uint32_t e)
 
 	if (ring_take_back(&js->table, e, &p) < 0)
 		return -EAGAIN;
-	if (j)
-		j->entry = RING_NONE;
 	js->set.rebalance = 1;
 	if (!j)
 		return 0;
+	j->entry = RING_NONE;
 	j->unsure = 1;
 	if (ring_progress_check(&j->key, &p) < 0)
 		from_the_start(j, &p);
@@ -367,11 +342,7 @@ int jobs_init(struct jobs *js, struct ring *ring, struct cache *cache,
 	      const struct policy *policy, int attach_repeats,
 	      uint64_t peer_searches, uint64_t peer_weight)
 {
-	memset(js, 0, sizeof *js);
-	js->ring = ring;
-	js->cache = cache;
-	js->clients = clients;
-	js->stats = stats;
+	*js = (struct jobs){ .ring = ring, .cache = cache, .clients = clients, .stats = stats };
 	ring_master_init(&js->table, ring);
 	return jobset_init(&js->set, policy, attach_repeats, &clients->peers, peer_searches,
 			   peer_weight, publish_weight, js);
@@ -401,7 +372,9 @@ void jobs_dispatch(struct jobs *js, struct conn *c)
 		note(c, "cache hit");
 		shm_count(js->stats->cache_hits, 1);
 		clients_reply(js->clients, c, x, OUTCOME_CACHE_HIT);
-		time_hit(js, c);
+		shm_count(js->stats->stages.hit_read_ns, c->request_ns - c->accept_ns);
+		shm_count(js->stats->stages.hit_reply_ns, clock_ns() - c->request_ns);
+		shm_count(js->stats->stages.hits_timed, 1);
 		return;
 	}
 	if ((rc = jobset_job_for(&js->set, c, &j, &fresh)) < 0) {
@@ -433,10 +406,14 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 
 	c->job = NULL;
 	clients_drop(js->clients, c);
-	if (TAILQ_EMPTY(&j->waiters.q))
-		cancel(js, j);
-	else
+	if (TAILQ_EMPTY(&j->waiters.q)) { /* nobody waits: forget j, let its entry go */
+		shm_count(js->stats->cancelled, 1);
+		if (j->entry != RING_NONE)
+			let_go(js, j);
+		jobset_free(&js->set, j);
+	} else {
 		jobset_share(&js->set, j, c->peer, -(int64_t)c->prio);
+	}
 }
 
 void jobs_news(struct jobs *js)

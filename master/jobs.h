@@ -7,7 +7,6 @@
 #ifndef REVHASH_JOBS_H
 #define REVHASH_JOBS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/log.h"
@@ -62,8 +61,6 @@ uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
 void jobs_balance(struct jobs *js);
 /* Which job is in entry e: NULL when none (free, or its job let go). */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e);
-/* Which entry holds j: RING_NONE while it is out of the table. */
-uint32_t jobs_entry_of(const struct job *j);
 /* Jobs not yet done with: in the ring's table or out. */
 unsigned jobs_in_flight(const struct jobs *js);
 /* Drop every waiting connection (at exit). */

@@ -426,15 +426,10 @@ int jobset_init(struct jobset *set, const struct policy *policy, int attach_repe
 		struct peers *peers, uint64_t peer_searches, uint64_t peer_weight,
 		jobset_publish_fn *publish, void *ctx)
 {
-	memset(set, 0, sizeof *set);
-	set->policy = *policy;
-	set->attach_repeats = attach_repeats;
-	set->peers = peers;
-	set->peer_searches = peer_searches;
-	set->peer_weight = peer_weight;
-	set->publish = publish;
-	set->ctx = ctx;
-	set->index_size = 1024;
+	*set = (struct jobset){ .policy = *policy, .attach_repeats = attach_repeats,
+				.peers = peers, .peer_searches = peer_searches,
+				.peer_weight = peer_weight, .publish = publish, .ctx = ctx,
+				.index_size = 1024 };
 	siphash_key(set->hash_key);
 	set->index = calloc(set->index_size, sizeof *set->index);
 	return set->index ? 0 : -ENOMEM;

@@ -10,7 +10,6 @@
 
 #include <fcntl.h>
 #include <stdio.h>
-#include <unistd.h>
 
 /* Descriptors 0-2 must be taken before anything opens a socket: one
  * started without them would get its listener or a client there, and every

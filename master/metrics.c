@@ -205,14 +205,6 @@ void metrics_write(FILE *out, const struct status *st)
 	}
 }
 
-/* What is known without a master: revhash_up 0. */
-static void metrics_write_down(FILE *out, unsigned port)
-{
-	up(out, 0);
-	header(out, "revhash_port", "the TCP port the master serves", "gauge");
-	fprintf(out, "revhash_port %u\n", port);
-}
-
 int metrics_render(unsigned port, char **body, size_t *len)
 {
 	struct seg seg = { .fd = -1 };
@@ -222,11 +214,12 @@ int metrics_render(unsigned port, char **body, size_t *len)
 
 	if (!out)
 		return -ENOMEM;
-	if (seg_open(port, 0, &seg) == 0 && seg.alive) {
-		if ((rc = status_make(&seg, &st)) == 0) /* seg: a private copy, read once */
-			metrics_write(out, &st);
-	} else {
-		metrics_write_down(out, port);
+	if (seg_open(port, 0, &seg) < 0 || !seg.alive) { /* no live master: revhash_up 0 */
+		up(out, 0);
+		header(out, "revhash_port", "the TCP port the master serves", "gauge");
+		fprintf(out, "revhash_port %u\n", port);
+	} else if ((rc = status_make(&seg, &st)) == 0) { /* seg: a private copy, read once */
+		metrics_write(out, &st);
 	}
 	status_free(&st);
 	seg_close(&seg);

@@ -41,7 +41,7 @@ struct exporter {
 	char *body;          /* the last rendering, and when it was made */
 	size_t len;
 	uint64_t made_ms;
-	uint64_t logged_ms;  /* libmicrohttpd's complaints: one a second */
+	struct log_every complaints; /* libmicrohttpd's: one a second */
 	pthread_mutex_t lock; /* conns: the library's thread, the sweep */
 	struct conn conns[CONNS_MAX];
 	unsigned nconns;
@@ -120,12 +120,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 static void complain(void *cls, const char *fmt, va_list ap)
 {
 	struct exporter *e = cls;
-	uint64_t now = clock_ms();
 	char line[256];
 
-	if (now - e->logged_ms < 1000)
+	if (!log_every_due(&e->complaints))
 		return;
-	e->logged_ms = now;
 	vsnprintf(line, sizeof line, fmt, ap);
 	line[strcspn(line, "\n")] = '\0';
 	log_warn("http: %s (more of the kind are not logged for a second)", line);

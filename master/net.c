@@ -20,31 +20,25 @@
 
 static int reserve_fd = -1;
 
-/* A listening socket's options, set before bind: accepted sockets inherit
- * them. TCP_DEFER_ACCEPT hands the master a connection once its first
- * bytes are in: one wake-up per request, not two (docs/performance.md).
- * Keepalive is how the master learns that a waiting client, never read
- * from, is gone. */
-static void listener_options(int fd, int family)
+/* Bind a new socket to the address a (len bytes). 0 and *out, or -errno.
+ * Its options are set before bind: accepted sockets inherit them.
+ * TCP_DEFER_ACCEPT hands the master a connection once its first bytes are
+ * in: one wake-up per request, not two (docs/performance.md). Keepalive
+ * is how the master learns that a waiting client, never read from, is
+ * gone. */
+static int bind_to(const struct sockaddr_storage *a, socklen_t len, int *out)
 {
-	int one = 1, zero = 0;
+	int rc, one = 1, zero = 0;
+	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
-	if (family == AF_INET6) /* any IPv6 address: IPv4 too */
+	if (fd < 0)
+		return -errno;
+	if (a->ss_family == AF_INET6) /* any IPv6 address: IPv4 too */
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &one, sizeof one); /* 1 s */
 	os_keepalive(fd);
-}
-
-/* Bind a new socket to the address a (len bytes). 0 and *out, or -errno. */
-static int bind_to(const struct sockaddr_storage *a, socklen_t len, int *out)
-{
-	int rc, fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	listener_options(fd, a->ss_family);
 	if (bind(fd, (const struct sockaddr *)a, len) < 0) {
 		rc = -errno;
 		close(fd);
@@ -186,17 +180,6 @@ void net_address_text(const uint8_t ip[16], char *buf, size_t size)
 int net_open(int fd)
 {
 	return listen(fd, 4096) < 0 ? -errno : 0;
-}
-
-int net_listen(unsigned port, int *fd)
-{
-	int rc = net_bind(NULL, port, fd);
-
-	if (rc == 0 && (rc = net_open(*fd)) < 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	return rc;
 }
 
 long net_raise_nofile(void)

@@ -24,8 +24,6 @@ void net_unbind_unix(const char *path, uint64_t ino);
 void net_address_text(const uint8_t ip[16], char *buf, size_t size);
 /* Start listening on a bound fd. 0 or -errno. */
 int net_open(int fd);
-/* Both at once. 0 and *fd, or -errno. */
-int net_listen(unsigned port, int *fd);
 /* Raise RLIMIT_NOFILE to its hard limit; returns the soft limit in force. */
 long net_raise_nofile(void);
 /* Keep one descriptor in reserve for net_accept (call once at start). */

@@ -642,15 +642,11 @@ static int set_lines(const char *path, char *text, struct options *o)
 {
 	unsigned lineno = 0;
 
-	for (char *line = text, *next; line; line = next) {
-		char *s, *eq;
+	for (char *line; (line = strsep(&text, "\n"));) {
+		char *s = trim(line), *eq;
 		int rc;
 
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
 		lineno++;
-		s = trim(line);
 		if (*s == '\0' || *s == '#')
 			continue;
 		if (!(eq = strchr(s, '='))) {

@@ -81,15 +81,6 @@ struct peer *peers_get(struct peers *ps, const uint8_t addr[16])
 	return pe;
 }
 
-/* Is slot j's record at home somewhere from the hole at i to j (in probe
- * order)? Then it must stay where it is. */
-static int stays(const struct peers *ps, uint32_t i, uint32_t j)
-{
-	uint32_t h = home(ps, ps->slot[j].addr), mask = ps->size - 1;
-
-	return ((j - h) & mask) < ((j - i) & mask);
-}
-
 void peers_put(struct peers *ps, struct peer *pe)
 {
 	uint32_t i, j, mask = ps->size - 1;
@@ -100,7 +91,11 @@ void peers_put(struct peers *ps, struct peer *pe)
 	ps->slot[i].used = 0;
 	ps->n--;
 	for (j = (i + 1) & mask; ps->slot[j].used; j = (j + 1) & mask) {
-		if (stays(ps, i, j))
+		uint32_t h = home(ps, ps->slot[j].addr);
+
+		/* At home somewhere from the hole at i to j (in probe order): it
+		 * stays where it is. */
+		if (((j - h) & mask) < ((j - i) & mask))
 			continue;
 		ps->slot[i] = ps->slot[j];
 		ps->slot[j].used = 0;

@@ -1,4 +1,4 @@
-/* Who is connected, by peer (an address as conn_peer_of reduces it): its
+/* Who is connected, by peer (an address as conn_peer_mask reduces it): its
  * connections, its searches and their weight, which the caps count
  * (clients.c, jobset.c). An open-addressing table under a SipHash key of
  * its own (the peers choose the addresses); a record lives while anything
@@ -6,7 +6,6 @@
 #ifndef REVHASH_PEERS_H
 #define REVHASH_PEERS_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 struct job;

@@ -399,12 +399,11 @@ int server_init(struct server *s, const struct options *o)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	memset(s, 0, sizeof *s);
 	s->opt = *o;
-	s->epfd = s->signals.fd = s->notify.fd = s->seg.fd = -1;
-	s->power.fd = -1;
+	s->epfd = s->seg.fd = s->power.fd = -1;
 	for (unsigned i = 0; i <= OPT_LISTEN_MAX; i++)
 		s->listen[i] = (struct source){ .fd = -1, .kind = SRC_LISTEN };
-	s->signals.kind = SRC_SIGNAL;
-	s->notify.kind = SRC_NOTIFY;
+	s->signals = (struct source){ .fd = -1, .kind = SRC_SIGNAL };
+	s->notify = (struct source){ .fd = -1, .kind = SRC_NOTIFY };
 	s->kernel = kernel_find(o->kernel);
 	if (!s->kernel) {
 		log_error("kernel '%s' is unknown or not supported by this CPU",

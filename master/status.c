@@ -39,14 +39,8 @@ static const char *const outcome_names[OUTCOME_COUNT] = {
 
 /* ---- the rows ------------------------------------------------------------- */
 
-#define NUM(...) (struct status_row){ .type = STATUS_NUM, __VA_ARGS__ }
-#define REAL(...) (struct status_row){ .type = STATUS_REAL, __VA_ARGS__ }
-#define WORD(...) (struct status_row){ .type = STATUS_WORD, __VA_ARGS__ }
-#define MEAN(...) (struct status_row){ .type = STATUS_MEAN, __VA_ARGS__ }
-#define HIST(...) (struct status_row){ .type = STATUS_HIST, __VA_ARGS__ }
-#define GROUP(...) (struct status_row){ .type = STATUS_GROUP, __VA_ARGS__ }
-#define LIST(...) (struct status_row){ .type = STATUS_LIST, __VA_ARGS__ }
-#define END (struct status_row){ .type = STATUS_END }
+/* One more row of st's, of type STATUS_t: ADD(NUM, .key = "pid", ...). */
+#define ADD(t, ...) add(st, (struct status_row){ .type = STATUS_##t, __VA_ARGS__ })
 
 /* The master's counters, in the order the text shows them. */
 static const struct counter {
@@ -213,32 +207,31 @@ static void master_rows(struct status *st, const struct seg *seg)
 	const struct policy p = { .order = shm_read(seg->ring->policy.order),
 				  .rules = shm_read(seg->ring->policy.rules) };
 
-	add(st, NUM(.key = "pid", .text = "revhash master pid", .num = (uint64_t)h->master_pid,
-		    .help = "the master's process id"));
-	add(st, NUM(.key = "port", .text = "port", .num = h->port,
-		    .help = "the TCP port the master serves"));
-	add(st, WORD(.key = "kernel", .text = "kernel",
-		     .word = copied(st, h->kernel, sizeof h->kernel)));
+	ADD(NUM, .key = "pid", .text = "revhash master pid", .num = (uint64_t)h->master_pid,
+		 .help = "the master's process id");
+	ADD(NUM, .key = "port", .text = "port", .num = h->port,
+		 .help = "the TCP port the master serves");
+	ADD(WORD, .key = "kernel", .text = "kernel",
+		  .word = copied(st, h->kernel, sizeof h->kernel));
 	for (unsigned k = 0; k < kind_count() && k < SEG_KINDS; k++) {
 		const struct worker_kind *kind = kind_at(k);
 
 		if (!kind->count_key)
 			continue;
-		add(st, WORD(.key = kind->name, .text = kind->name,
-			     .word = copied(st, h->kinds[k].note, sizeof h->kinds[k].note)));
-		add(st, NUM(.key = kind->count_key, .num = h->kinds[k].n,
-			    .help = kind->count_help));
+		ADD(WORD, .key = kind->name, .text = kind->name,
+			  .word = copied(st, h->kinds[k].note, sizeof h->kinds[k].note));
+		ADD(NUM, .key = kind->count_key, .num = h->kinds[k].n, .help = kind->count_help);
 	}
-	add(st, WORD(.key = "schedule", .text = "schedule", .word = policy_order_name(p.order)));
+	ADD(WORD, .key = "schedule", .text = "schedule", .word = policy_order_name(p.order));
 	for (unsigned i = 0; i < policy_rules(); i++)
-		add(st, NUM(.key = policy_rule_key(i), .text = policy_rule_key(i),
-			    .num = (uint64_t)policy_rule_on(&p, i), .help = policy_rule_state(i)));
-	add(st, WORD(.key = "low_latency", .text = "low latency",
-		     .word = low_latency_name(h->low_latency)));
-	add(st, NUM(.key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
-		    .help = "times the master held the CPUs out of deep idle states"));
-	add(st, REAL(.key = "uptime_s", .text = "up", .unit = " s", .real = uptime_s(h),
-		     .help = "seconds since the master started"));
+		ADD(NUM, .key = policy_rule_key(i), .text = policy_rule_key(i),
+			 .num = (uint64_t)policy_rule_on(&p, i), .help = policy_rule_state(i));
+	ADD(WORD, .key = "low_latency", .text = "low latency",
+		  .word = low_latency_name(h->low_latency));
+	ADD(NUM, .key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
+		 .help = "times the master held the CPUs out of deep idle states");
+	ADD(REAL, .key = "uptime_s", .text = "up", .unit = " s", .real = uptime_s(h),
+		  .help = "seconds since the master started");
 }
 
 /* A row for each slot that has had a worker; the live workers by kind. */
@@ -246,7 +239,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 {
 	unsigned live[KINDS_MAX] = { 0 };
 
-	add(st, LIST(.key = "workers", .text = ""));
+	ADD(LIST, .key = "workers", .text = "");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct ring_slot_view v;
 
@@ -257,34 +250,32 @@ static void worker_rows(struct status *st, const struct seg *seg)
 			v.rate = v.hashes = v.hash_ns = 0;
 		else if (v.kind < KINDS_MAX)
 			live[v.kind]++;
-		add(st, GROUP());
-		add(st, NUM(.key = "slot", .text = "slot", .label = "slot", .num = i));
-		add(st, WORD(.key = "kind", .text = "kind", .label = "kind",
-			     .word = kind_at(v.kind) ? kind_at(v.kind)->name : "?"));
-		add(st, NUM(.key = "pid", .text = "pid", .num = (uint64_t)v.pid));
-		add(st, WORD(.key = "state", .text = "state", .word = slot_state(&v)));
-		add(st, WORD(.text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) :
-			     "-"));
-		add(st, WORD(.text = "lease", .word = !v.has_lease ? "-" :
-			     made(st, "%llu..%llu", (unsigned long long)v.lease_lo,
-				  (unsigned long long)v.lease_hi)));
-		add(st, REAL(.text = "Mhash/s", .real = (double)v.rate / 1e6));
-		add(st, NUM(.key = "rate", .metric = "worker_hash_rate", .num = v.rate,
-			    .help = "a worker's measured rate, hashes/s"));
-		add(st, NUM(.key = "hashes", .metric = "worker_hashes", .num = v.hashes,
-			    .counter = 1, .help = "hashes by the worker now in the slot"));
-		add(st, NUM(.key = "hash_cpu_ns", .num = v.hash_ns));
-		add(st, NUM(.key = "deaths", .text = "deaths", .metric = "worker_slot_deaths",
-			    .num = v.deaths, .counter = 1,
-			    .help = "workers of the slot that died"));
-		add(st, END);
+		ADD(GROUP);
+		ADD(NUM, .key = "slot", .text = "slot", .label = "slot", .num = i);
+		ADD(WORD, .key = "kind", .text = "kind", .label = "kind",
+			  .word = kind_at(v.kind) ? kind_at(v.kind)->name : "?");
+		ADD(NUM, .key = "pid", .text = "pid", .num = (uint64_t)v.pid);
+		ADD(WORD, .key = "state", .text = "state", .word = slot_state(&v));
+		ADD(WORD, .text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) : "-");
+		ADD(WORD, .text = "lease", .word = !v.has_lease ? "-" :
+			  made(st, "%llu..%llu", (unsigned long long)v.lease_lo,
+			       (unsigned long long)v.lease_hi));
+		ADD(REAL, .text = "Mhash/s", .real = (double)v.rate / 1e6);
+		ADD(NUM, .key = "rate", .metric = "worker_hash_rate", .num = v.rate,
+			 .help = "a worker's measured rate, hashes/s");
+		ADD(NUM, .key = "hashes", .metric = "worker_hashes", .num = v.hashes,
+			 .counter = 1, .help = "hashes by the worker now in the slot");
+		ADD(NUM, .key = "hash_cpu_ns", .num = v.hash_ns);
+		ADD(NUM, .key = "deaths", .text = "deaths", .metric = "worker_slot_deaths",
+			 .num = v.deaths, .counter = 1, .help = "workers of the slot that died");
+		ADD(END);
 	}
-	add(st, END);
-	add(st, GROUP(.key = "live_workers", .metric = "workers", .label = "kind",
-		      .help = "live workers, by kind"));
+	ADD(END);
+	ADD(GROUP, .key = "live_workers", .metric = "workers", .label = "kind",
+		   .help = "live workers, by kind");
 	for (unsigned k = 0; k < kind_count() && k < KINDS_MAX; k++)
-		add(st, NUM(.key = kind_at(k)->name, .num = live[k]));
-	add(st, END);
+		ADD(NUM, .key = kind_at(k)->name, .num = live[k]);
+	ADD(END);
 }
 
 /* What the master holds and counted, and what the workers hashed. */
@@ -295,38 +286,37 @@ static void figure_rows(struct status *st, const struct seg *seg)
 	uint64_t hashes, armed = 0;
 	double busy_rate;
 
-	add(st, NUM(.key = "workers_wanted", .text = "\nworkers wanted", .num = seg->hdr->workers,
-		    .help = "CPU workers the master aims for"));
-	add(st, NUM(.key = "jobs_in_table", .text = "jobs in the table",
-		    .num = ring_in_use(seg->ring),
-		    .help = "jobs in the shared job table, in any phase"));
-	add(st, NUM(.key = "jobs_queued", .text = "searched", .num = ring_queued(seg->ring, queued),
-		    .help = "jobs being searched or waiting for a worker"));
-	add(st, NUM(.key = "cache_count", .text = "cache", .num = shm_read(seg->cache->count),
-		    .help = "answers the cache holds"));
-	add(st, NUM(.key = "cache_capacity", .text = "of", .unit = " answers",
-		    .num = shm_read(seg->cache->capacity), .help = "answers the cache can hold"));
+	ADD(NUM, .key = "workers_wanted", .text = "\nworkers wanted", .num = seg->hdr->workers,
+		 .help = "CPU workers the master aims for");
+	ADD(NUM, .key = "jobs_in_table", .text = "jobs in the table", .num = ring_in_use(seg->ring),
+		 .help = "jobs in the shared job table, in any phase");
+	ADD(NUM, .key = "jobs_queued", .text = "searched", .num = ring_queued(seg->ring, queued),
+		 .help = "jobs being searched or waiting for a worker");
+	ADD(NUM, .key = "cache_count", .text = "cache", .num = shm_read(seg->cache->count),
+		 .help = "answers the cache holds");
+	ADD(NUM, .key = "cache_capacity", .text = "of", .unit = " answers",
+		 .num = shm_read(seg->cache->capacity), .help = "answers the cache can hold");
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
-		add(st, NUM(.key = counters[i].key, .text = counters[i].text, .counter = 1,
-			    .num = *(const uint64_t *)((const char *)stats + counters[i].at),
-			    .help = counters[i].help));
+		ADD(NUM, .key = counters[i].key, .text = counters[i].text, .counter = 1,
+			 .num = *(const uint64_t *)((const char *)stats + counters[i].at),
+			 .help = counters[i].help);
 	hashing(seg, &hashes, &busy_rate);
-	add(st, NUM(.key = "lock_repairs", .text = "lock repairs", .num = ring_repairs(seg->ring),
-		    .counter = 1,
-		    .help = "times the job table's lock was taken back from a dead holder"));
-	add(st, NUM(.key = "hashes_total", .text = "hashes", .num = hashes, .counter = 1,
-		    .help = "hashes done by all workers, live and exited"));
-	add(st, REAL(.key = "busy_rate", .text = "busy rate", .unit = " hashes/s",
-		     .real = busy_rate, .help = "hashes per second of the workers' hashing time, "
-		     "summed over live workers (hashes/s)"));
+	ADD(NUM, .key = "lock_repairs", .text = "lock repairs", .num = ring_repairs(seg->ring),
+		 .counter = 1,
+		 .help = "times the job table's lock was taken back from a dead holder");
+	ADD(NUM, .key = "hashes_total", .text = "hashes", .num = hashes, .counter = 1,
+		 .help = "hashes done by all workers, live and exited");
+	ADD(REAL, .key = "busy_rate", .text = "busy rate", .unit = " hashes/s",
+		  .real = busy_rate, .help = "hashes per second of the workers' hashing time, "
+		  "summed over live workers (hashes/s)");
 	for (int i = 0; i < HOOK_COUNT; i++)
 		armed += ring_hook_armed(seg->ring, (enum ring_hook)i);
-	add(st, NUM(.key = "hooks_armed", .num = armed,
-		    .help = "test fault hooks armed and not yet fired"));
-	add(st, LIST(.key = "jobs_by_priority"));
+	ADD(NUM, .key = "hooks_armed", .num = armed,
+		 .help = "test fault hooks armed and not yet fired");
+	ADD(LIST, .key = "jobs_by_priority");
 	for (unsigned w = 1; w < RING_QUEUED_BUCKETS; w++)
-		add(st, NUM(.num = queued[w]));
-	add(st, END);
+		ADD(NUM, .num = queued[w]);
+	ADD(END);
 }
 
 /* Where a request's time goes: the stages' means, the histograms (read
@@ -338,46 +328,44 @@ static void time_rows(struct status *st, const struct seg *seg)
 	uint64_t replies = 0;
 
 	st->latency = stats->latency;
-	add(st, GROUP(.key = "stages_us", .text = "\nstages, mean us:"));
+	ADD(GROUP, .key = "stages_us", .text = "\nstages, mean us:");
 	for (int i = 0; i < STAGE_COUNT; i++)
-		add(st, REAL(.key = stage_names[i], .text = stage_names[i],
-			     .real = mean_us(s->ns[i], s->timed)));
-	add(st, NUM(.key = "timed", .text = "over", .unit = " searched requests", .num = s->timed));
-	add(st, END);
-	add(st, GROUP(.key = "cache_hit_stages", .text = "cache hits:",
-		      .metric = "cache_hit_stage_seconds", .label = "stage",
-		      .help = "a cache hit's time, by stage"));
-	add(st, MEAN(.key = "read", .text = "read", .num = s->hits_timed,
-		     .sum_ns = s->hit_read_ns));
-	add(st, MEAN(.key = "reply", .text = "reply", .num = s->hits_timed,
-		     .sum_ns = s->hit_reply_ns));
-	add(st, END);
-	add(st, REAL(.text = "\nmaster wake-ups per request", .real = !stats->requests ? 0 :
-		     (double)stats->wakeups / (double)stats->requests));
-	add(st, GROUP(.key = "latency"));
-	add(st, LIST(.key = "bounds_us"));
+		ADD(REAL, .key = stage_names[i], .text = stage_names[i],
+			  .real = mean_us(s->ns[i], s->timed));
+	ADD(NUM, .key = "timed", .text = "over", .unit = " searched requests", .num = s->timed);
+	ADD(END);
+	ADD(GROUP, .key = "cache_hit_stages", .text = "cache hits:",
+		   .metric = "cache_hit_stage_seconds", .label = "stage",
+		   .help = "a cache hit's time, by stage");
+	ADD(MEAN, .key = "read", .text = "read", .num = s->hits_timed, .sum_ns = s->hit_read_ns);
+	ADD(MEAN, .key = "reply", .text = "reply", .num = s->hits_timed, .sum_ns = s->hit_reply_ns);
+	ADD(END);
+	ADD(REAL, .text = "\nmaster wake-ups per request", .real = !stats->requests ? 0 :
+		  (double)stats->wakeups / (double)stats->requests);
+	ADD(GROUP, .key = "latency");
+	ADD(LIST, .key = "bounds_us");
 	for (unsigned i = 0; i < HIST_BOUNDS; i++)
-		add(st, NUM(.num = hist_bound_ns(i) / 1000));
-	add(st, END);
-	add(st, LIST(.key = "replies", .text = "\nreplies:", .metric = "request_duration_seconds",
-		     .label = "outcome", .help = "a request's time in the master, from its accept "
-		     "to its reply's last byte written, by what the reply said"));
+		ADD(NUM, .num = hist_bound_ns(i) / 1000);
+	ADD(END);
+	ADD(LIST, .key = "replies", .text = "\nreplies:", .metric = "request_duration_seconds",
+		  .label = "outcome", .help = "a request's time in the master, from its accept "
+		  "to its reply's last byte written, by what the reply said");
 	for (int i = 0; i < OUTCOME_COUNT; i++) {
-		add(st, HIST(.key = outcome_names[i], .text = outcome_names[i],
-			     .hist = &st->latency.reply[i]));
+		ADD(HIST, .key = outcome_names[i], .text = outcome_names[i],
+			  .hist = &st->latency.reply[i]);
 		replies += hist_count(&st->latency.reply[i]);
 	}
-	add(st, END);
-	add(st, LIST(.key = "stages", .metric = "stage_seconds", .label = "stage",
-		     .help = "a searched request's time, by stage"));
+	ADD(END);
+	ADD(LIST, .key = "stages", .metric = "stage_seconds", .label = "stage",
+		  .help = "a searched request's time, by stage");
 	for (int i = 0; i < STAGE_COUNT; i++)
-		add(st, HIST(.key = stage_names[i], .hist = &st->latency.stage[i]));
-	add(st, END);
-	add(st, MEAN(.key = "score", .text = "score", .unit = " (mean us x priority)",
-		     .num = replies, .sum_ns = st->latency.score_ns,
-		     .help = "a reply's latency in microseconds times its request's priority "
-			     "(1-16); rate(_sum) / rate(_count) is the mean, the course's score"));
-	add(st, END);
+		ADD(HIST, .key = stage_names[i], .hist = &st->latency.stage[i]);
+	ADD(END);
+	ADD(MEAN, .key = "score", .text = "score", .unit = " (mean us x priority)",
+		  .num = replies, .sum_ns = st->latency.score_ns,
+		  .help = "a reply's latency in microseconds times its request's priority "
+			  "(1-16); rate(_sum) / rate(_count) is the mean, the course's score");
+	ADD(END);
 }
 
 int status_make(const struct seg *seg, struct status *st)
@@ -618,13 +606,10 @@ int status_open(const char *what, unsigned port, int rw, struct seg *seg)
 {
 	int rc = seg_open(port, rw, seg);
 
-	if (rc == -EPROTO) {
-		fprintf(stderr, "master %s: the shared segment of port %u is damaged "
-			"or of another version\n", what, port);
-		return rc;
-	}
 	if (rc < 0) {
-		fprintf(stderr, "master %s: no master on port %u\n", what, port);
+		fprintf(stderr, rc == -EPROTO ? "master %s: the shared segment of port %u is "
+			"damaged or of another version\n" : "master %s: no master on port %u\n",
+			what, port);
 		return rc;
 	}
 	if (!seg->alive) {

@@ -14,7 +14,6 @@
 #include "lib/log.h"
 #include "lib/os.h"
 
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -96,15 +95,6 @@ static void restore_slots(struct workers *ws, uint64_t now)
 	}
 }
 
-/* Tell the loop to look at the ring's news, as a worker does (a full
- * counter: it has news to read already). */
-static void notify(int fd)
-{
-	uint64_t one = 1;
-
-	(void)!write(fd, &one, sizeof one);
-}
-
 enum { LOCK_FREE = -1, LOCK_NOT_OURS = -2 };
 
 /* The slot of the worker the lock's word names (a thread counts as its
@@ -159,7 +149,9 @@ int workers_resetting(struct workers *ws, uint64_t now)
 	ws->jam_ms = 0;
 	forgive_all(ws, now);
 	log_info("ring reset: the lock is made anew; starting the workers again");
-	notify(ws->notify_fd);
+	/* The loop looks at the ring's news, as a worker tells it to (a full
+	 * counter: it has news to read already). */
+	(void)!write(ws->notify_fd, &(uint64_t){ 1 }, sizeof(uint64_t));
 	return 0;
 }
 

@@ -8,13 +8,11 @@
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/os.h"
 #include "worker/worker.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,15 +41,11 @@ void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin,
 		  unsigned target)
 {
-	memset(ws, 0, sizeof *ws);
-	ws->seg = seg;
-	ws->ring = seg->ring;
-	ws->kernel = kernel;
-	ws->master = getpid();
-	ws->notify_fd = notify_fd;
-	ws->pin = pin;
-	/* As the master wrote it, before any worker: the watchdog puts it back. */
-	ws->policy = seg->ring->policy;
+	/* The policy as the master wrote it, before any worker: the watchdog
+	 * puts it back. */
+	*ws = (struct workers){ .seg = seg, .ring = seg->ring, .kernel = kernel,
+				.master = getpid(), .notify_fd = notify_fd, .pin = pin,
+				.policy = seg->ring->policy };
 	workers_set_target(ws, target);
 }
 

@@ -4,9 +4,17 @@
 #define REVHASH_TESTS_ACCEPT_H
 
 #include "master/clients.h"
+#include "master/net.h"
 
 #include <check.h>
 #include <unistd.h>
+
+/* A listener on port, every address, as the master's. */
+static inline void listen_on(unsigned port, int *fd)
+{
+	ck_assert_int_eq(net_bind(NULL, port, fd), 0);
+	ck_assert_int_eq(net_open(*fd), 0);
+}
 
 /* Accept on lfd until cl holds a connection whose whole request is in (for
  * up to a second), and return it. */

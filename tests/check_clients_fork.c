@@ -43,7 +43,7 @@ static void setup(void)
 	memset(&stats, 0, sizeof stats);
 	TAILQ_INIT(&waiters.q);
 	port = th_free_port();
-	ck_assert_int_eq(net_listen(port, &lfd), 0);
+	listen_on(port, &lfd);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ck_assert_int_ge(epfd, 0);
 	clients_init(&cl, epfd, &stats, 5000, 1u << 20, 1u << 20);
@@ -205,7 +205,8 @@ START_TEST(one_host_is_one_peer_where_its_address_tells)
 					   &((struct sockaddr_in6 *)&sa)->sin6_addr), 1);
 	}
 	ck_assert_int_eq(inet_pton(AF_INET6, peers[_i].peer, want), 1);
-	conn_peer_of(got, (const struct sockaddr *)&sa);
+	conn_addr_of(got, (const struct sockaddr *)&sa);
+	conn_peer_mask(got);
 	ck_assert_msg(memcmp(got, want, 16) == 0, "%s is not peer %s", peers[_i].addr,
 		      peers[_i].peer);
 }

@@ -45,7 +45,7 @@ static void setup_attach(struct policy p, int attach)
 	table = calloc(1, cache_bytes(64));
 	cache_init(&cache, table, 64);
 	port = th_free_port();
-	ck_assert_int_eq(net_listen(port, &lfd), 0);
+	listen_on(port, &lfd);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	clients_init(&cl, epfd, &stats, 60000, 1u << 20, 1u << 20);
 	ck_assert_int_eq(jobs_init(&js, r, &cache, &cl, &stats, &p, attach, peer_searches, 64), 0);
