@@ -158,17 +158,9 @@ GPU_FN uint32_t v_eq_mask(vec x, uint32_t s)
  * check_gpu_logic would see. */
 GPU_FN uint32_t gpu_k_imm(int t)
 {
-	static const uint32_t k[41] = {
-		0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
-		0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-		0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138,
-		0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-		0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624,
-		0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5,
-		0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee,
-	};
+	static const uint32_t k[64] = { SHA256_K };
 
-	return t >= 16 && t <= 56 ? k[t - 16] : 0;
+	return t >= 16 && t <= 56 ? k[t] : 0;
 }
 #endif
 
