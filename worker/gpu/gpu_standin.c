@@ -30,7 +30,8 @@ GPU_VARIANT_LIST
 static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
 #undef X
 #define NVARIANTS (int)(sizeof all / sizeof all[0])
-_Static_assert(NVARIANTS <= PICK_MAX, "the stand-in worker measures every variant (device_cuda.c)");
+_Static_assert(NVARIANTS <= PICK_MAX,
+	       "the stand-in worker measures every variant (device_cuda.c)");
 _Static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_AUTO &&
 	       GPU_VARIANTS_AUTO <= NVARIANTS, "the shipped first, then the other measured");
 
@@ -47,8 +48,8 @@ const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
 	return all;
 }
 
-int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		    uint64_t *found, const uint32_t *stop)
+enum search_result gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+				   uint64_t *found, const uint32_t *stop)
 {
 	return all[0]->search(digest, lo, hi, found, stop);
 }
