@@ -63,8 +63,11 @@ int kind_spec_valid(const char *spec);
  * there is, none being no error; "off"; or a list of unit numbers, which
  * must all be there), running the program at path (NULL: k's binary,
  * looked for beside the master, then in the build's worker/), whose units
- * must have the search kernel named (NULL: any). A forked kind finds none:
- * its workers are counted (--workers). 0, or -EINVAL, logged. */
+ * must have the search kernel named (NULL: any), with --probe [--kernel
+ * NAME] (bounded in time): it prints the number of units and then one
+ * name a line, or exits 2 when its units have no kernel NAME. A forked
+ * kind finds none: its workers are counted (--workers). 0, or -EINVAL,
+ * logged. */
 int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	      const char *kernel, struct kind_found *out);
 /* Which kind and unit each of nslots slots is for (kind[i] -1: none):
@@ -79,16 +82,5 @@ void kind_become(const struct worker_kind *k, const struct worker_start *w);
 /* Make w a worker of kind k: its clock, and its lease length and least
  * lease where w leaves them 0. */
 void kind_fill(const struct worker_kind *k, struct worker_start *w);
-
-/* ---- kind_exec.c: the kinds whose workers are programs of their own ----- */
-
-/* kind_find for such a kind: run its program with --probe [--kernel NAME]
- * (bounded in time), which prints the number of units and then one name a
- * line, or exits 2 when its units have no kernel NAME. */
-int kind_exec_find(const struct worker_kind *k, const char *spec, const char *path,
-		   const char *kernel, struct kind_found *out);
-/* kind_become for such a kind: exec its program with --serve and the
- * worker's segment, slot, master, eventfd, unit, kind's name and kernel. */
-void kind_exec_become(const struct worker_kind *k, const struct worker_start *w);
 
 #endif

@@ -113,21 +113,6 @@ static int confined;
 static int off; /* --no-sandbox */
 static unsigned char said[1024]; /* a device's refused calls, logged once */
 
-/* Make the trapped call return rc instead of running. */
-static void set_return(void *uctx, long rc)
-{
-	ucontext_t *uc = uctx;
-
-#if defined(__x86_64__)
-	uc->uc_mcontext.gregs[REG_RAX] = rc;
-#elif defined(__aarch64__)
-	uc->uc_mcontext.regs[0] = (unsigned long)rc;
-#else
-	(void)uc;
-	(void)rc;
-#endif
-}
-
 /* SIGSYS: a call the filter refused. The worker is one thread (a CPU
  * worker) or its driver's few; log_msg makes no call but write, and the
  * trap comes at a system call, never inside its formatting. A CPU worker
@@ -145,14 +130,19 @@ static void refused(int sig, siginfo_t *si, void *uctx)
 		raise(SIGSYS);
 		return;
 	}
-#if !defined(__x86_64__) && !defined(__aarch64__)
-	signal(SIGSYS, SIG_DFL);
-	raise(SIGSYS); /* no way here to make it fail instead */
-#endif
 	if (nr < 0 || (size_t)nr >= sizeof said || !__atomic_exchange_n(&said[nr], 1, __ATOMIC_RELAXED))
 		log_warn("device worker: system call %d refused by its sandbox, EPERM "
 			 "(scmp_sys_resolver %d names it; said once)", nr, nr);
-	set_return(uctx, -EPERM);
+	/* The trapped call returns -EPERM instead of running. */
+#if defined(__x86_64__)
+	((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RAX] = -EPERM;
+#elif defined(__aarch64__)
+	((ucontext_t *)uctx)->uc_mcontext.regs[0] = (unsigned long)-EPERM;
+#else
+	(void)uctx;
+	signal(SIGSYS, SIG_DFL);
+	raise(SIGSYS); /* no way here to make it fail instead */
+#endif
 }
 
 /* Allow call nr when c holds. (An SCMP_CMP_EQ's second datum, unused, is

@@ -255,30 +255,20 @@ static void *stop_later(void *arg)
 	return NULL;
 }
 
-/* fn's search of [lo, hi] for digest, stopped after delay_ns. */
-static int search_stopped(kernel_search_fn fn, const uint8_t digest[32],
-			  uint64_t lo, uint64_t hi, uint64_t *found, long delay_ns)
-{
-	struct stopper s = { 0, delay_ns };
-	pthread_t thread;
-	int r;
-
-	if (pthread_create(&thread, NULL, stop_later, &s))
-		return -2;
-	r = fn(digest, lo, hi, found, &s.flag);
-	pthread_join(thread, NULL);
-	return r;
-}
-
 int cases_stop_during(kernel_search_fn fn, uint64_t lo, uint64_t answer,
 		      long delay_ns, char *why, size_t len)
 {
 	uint64_t hi = lo + (UINT64_C(1) << 40), found = 0, again = 0;
-	int inside = lo <= answer && answer <= hi, r;
+	int inside = lo <= answer && answer <= hi, r = -2;
+	struct stopper s = { 0, delay_ns };
 	uint8_t digest[32];
+	pthread_t thread;
 
 	digest_of(answer, digest);
-	r = search_stopped(fn, digest, lo, hi, &found, delay_ns);
+	if (pthread_create(&thread, NULL, stop_later, &s) == 0) {
+		r = fn(digest, lo, hi, &found, &s.flag);
+		pthread_join(thread, NULL);
+	}
 	if (r == SEARCH_FOUND && inside && found == answer)
 		return 0;
 	if (r == SEARCH_STOPPED && found >= lo && found <= (inside ? answer : hi)) {

@@ -40,12 +40,6 @@ static enum search_result slow(const uint8_t digest[32], uint64_t lo, uint64_t h
 	return r;
 }
 
-static enum search_result gpu_host(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-				   uint64_t *found, const uint32_t *stop)
-{
-	return (enum search_result)gpu_host_search(digest, lo, hi, found, stop);
-}
-
 /* Every other search, the range's first value reported as the answer,
  * whatever the digest: a broken or hostile worker, for the master's check
  * of what workers report. The others, the base kernel's. */
@@ -61,7 +55,7 @@ static enum search_result liar(const uint8_t digest[32], uint64_t lo, uint64_t h
 	return base->search(digest, lo, hi, found, stop);
 }
 
-static const kernel_search_fn searches[] = { NULL, slow, gpu_host, liar };
+static const kernel_search_fn searches[] = { NULL, slow, gpu_host_search, liar };
 static const char *const names[] = { "standin", "standin-slow", "gpu-host", "liar" };
 
 int device_count(char names_out[][DEVICE_NAME_LEN], int max)
@@ -121,7 +115,8 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 	 * stop word ends a lease soon; the others take their kind's. */
 	*out = (struct device){ .kernel = &chosen, .choice = choice,
 				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
-				.lease_ns = chosen.search == gpu_host ? UINT64_C(10000000000) : 0 };
+				.lease_ns = chosen.search == gpu_host_search ?
+					    UINT64_C(10000000000) : 0 };
 	return 0;
 }
 

@@ -272,16 +272,6 @@ static int select_device(struct gpu *g, int *sms)
 	return 0;
 }
 
-/* Every variant's constants, on the search stream (dev_renew syncs it). */
-static int constants(struct gpu *g)
-{
-	int r = 0;
-
-	for (int v = 0; v < NKERNELS && !r; v++)
-		r = check(g, kernels[v]->setup(g->stream), "cudaMemcpyToSymbolAsync");
-	return r;
-}
-
 /* Mapped pinned host memory of size bytes: *host, and *dev its device
  * address. */
 static int mapped(struct gpu *g, size_t size, void **host, void **dev)
@@ -319,16 +309,19 @@ static int allocate(struct gpu *g)
 	return r;
 }
 
-/* As many blocks as the SMs hold at once, for each variant. */
-static int size_grid(struct gpu *g, int sms)
+/* Each variant's constants, on the search stream (dev_renew syncs it),
+ * and its full launch: as many blocks as the SMs hold at once. */
+static int setup_variants(struct gpu *g, int sms)
 {
 	int r = 0;
 
 	for (int v = 0; v < NKERNELS && !r; v++) {
 		int per_sm = 0;
 
-		r = check(g, kernels[v]->occupancy(&per_sm),
-			  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+		r = check(g, kernels[v]->setup(g->stream), "cudaMemcpyToSymbolAsync");
+		if (!r)
+			r = check(g, kernels[v]->occupancy(&per_sm),
+				  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 		g->blocks[v] = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
 	}
 	return r;
@@ -360,9 +353,7 @@ int gpu_open(int device, struct gpu **out, char *err, size_t errlen)
 	if (!r)
 		r = allocate(g);
 	if (!r)
-		r = constants(g);
-	if (!r)
-		r = size_grid(g, sms);
+		r = setup_variants(g, sms);
 	if (!r)
 		r = dev_renew(g);
 	if (r) {

@@ -21,23 +21,22 @@ $(error GPU_SHIPPED: base (0) first, the reference the others are timed against)
 endif
 GPU_EVERY := $(GPU_SHIPPED) $(GPU_TIMED) $(GPU_TRIAL)
 GPU_BUILT := $(if $(filter all,$(GPU_VARIANTS)),$(GPU_EVERY),$(GPU_SHIPPED))
-# A table of variants (gpu.cu, gpu_host_all.c, gpu_standin.c) of list
+# A table of variants (gpu.cu, gpu_standin.c) of list
 # $(1): X(n) for each, how many of the first are shipped, and how many
 # --kernel auto measures (all but those on trial).
 gpu_table = -DGPU_VARIANT_LIST='$(foreach v,$(1),X($(v)))' \
 	-DGPU_VARIANTS_SHIPPED=$(words $(GPU_SHIPPED)) \
 	-DGPU_VARIANTS_AUTO=$(words $(filter-out $(GPU_TRIAL),$(1)))
 
-GPU_HOST_OBJS := worker/gpu/gpu_host_all.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
+GPU_HOST_OBJS := worker/gpu/gpu_standin.o worker/gpu/gpu_walk.o worker/gpu/gpu_variant.o \
 	$(foreach v,$(GPU_EVERY),worker/gpu/gpu_host-$(v).o)
 
 $(B)/worker/gpu/gpu_host-%.o: worker/gpu/gpu_host.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DGPU_VARIANT=$* -c -o $@ $<
-GPU_HOST_TABLES := $(B)/worker/gpu/gpu_host_all.o $(B)/worker/gpu/gpu_standin.o
-$(GPU_HOST_TABLES): KFLAGS = $(call gpu_table,$(GPU_EVERY))
+$(B)/worker/gpu/gpu_standin.o: KFLAGS = $(call gpu_table,$(GPU_EVERY))
 # The tables of variants follow the lists.
-$(GPU_HOST_TABLES) $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk worker/gpu/variants.mk
+$(B)/worker/gpu/gpu_standin.o $(B)/worker/gpu/gpu.o: worker/gpu/gpu.mk worker/gpu/variants.mk
 
 ifeq ($(origin NVCC),undefined)
 NVCC := $(shell command -v nvcc 2>/dev/null)

@@ -26,8 +26,8 @@ struct gpu_host_variant {
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n);
 
 /* The plain variant's search, and its rejected candidates so far. */
-int gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
-		    uint64_t *found, const uint32_t *stop);
+enum search_result gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+				   uint64_t *found, const uint32_t *stop);
 uint64_t gpu_host_rejected(void);
 
 #endif

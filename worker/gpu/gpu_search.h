@@ -140,16 +140,10 @@ GPU_FN uint32_t v_eq_mask(vec x, uint32_t s)
 #endif
 
 #define LANES_FN GPU_FN
-#ifdef __CUDA_ARCH__
 #if GPU_KIMM
 #define LANES_K(t) gpu_k_imm(t)
-#else
+#elif defined(__CUDA_ARCH__)
 #define LANES_K(t) gpu_k[t]
-#endif
-#else
-#if GPU_KIMM
-#define LANES_K(t) gpu_k_imm(t)
-#endif
 #endif
 #if GPU_SIGMA0
 #define LANES_PLAN_SSIG0 1
@@ -164,30 +158,9 @@ GPU_FN uint32_t v_eq_mask(vec x, uint32_t s)
  * check_gpu_logic would see. */
 GPU_FN uint32_t gpu_k_imm(int t)
 {
-	switch (t) {
-	case 16: return 0xe49b69c1; case 17: return 0xefbe4786;
-	case 18: return 0x0fc19dc6; case 19: return 0x240ca1cc;
-	case 20: return 0x2de92c6f; case 21: return 0x4a7484aa;
-	case 22: return 0x5cb0a9dc; case 23: return 0x76f988da;
-	case 24: return 0x983e5152; case 25: return 0xa831c66d;
-	case 26: return 0xb00327c8; case 27: return 0xbf597fc7;
-	case 28: return 0xc6e00bf3; case 29: return 0xd5a79147;
-	case 30: return 0x06ca6351; case 31: return 0x14292967;
-	case 32: return 0x27b70a85; case 33: return 0x2e1b2138;
-	case 34: return 0x4d2c6dfc; case 35: return 0x53380d13;
-	case 36: return 0x650a7354; case 37: return 0x766a0abb;
-	case 38: return 0x81c2c92e; case 39: return 0x92722c85;
-	case 40: return 0xa2bfe8a1; case 41: return 0xa81a664b;
-	case 42: return 0xc24b8b70; case 43: return 0xc76c51a3;
-	case 44: return 0xd192e819; case 45: return 0xd6990624;
-	case 46: return 0xf40e3585; case 47: return 0x106aa070;
-	case 48: return 0x19a4c116; case 49: return 0x1e376c08;
-	case 50: return 0x2748774c; case 51: return 0x34b0bcb5;
-	case 52: return 0x391c0cb3; case 53: return 0x4ed8aa4a;
-	case 54: return 0x5b9cca4f; case 55: return 0x682e6ff3;
-	case 56: return 0x748f82ee;
-	default: return 0;
-	}
+	static const uint32_t k[64] = { SHA256_K };
+
+	return t >= 16 && t <= 56 ? k[t] : 0;
 }
 #endif
 

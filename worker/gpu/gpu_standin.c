@@ -1,5 +1,8 @@
-/* The GPU search's interface (gpu.h) over the host build of its variants
- * (gpu_host.h), built with the table's counts (gpu.mk): linked into
+/* The host build of the GPU kernel's variants, as one table, and the GPU
+ * search's interface (gpu.h) over it. The build compiles gpu_host.c once
+ * per variant of every list (variants.mk) and passes them here as
+ * GPU_VARIANT_LIST, X(n) for each, with the counts of the first that are
+ * shipped and that --kernel auto measures (gpu.mk). Linked into
  * gpu-check-standin, so that gpu-check and scripts/gpu-proof.sh --dry-run
  * run every line of their own on a machine without a GPU. Slow: its
  * figures say nothing of a GPU, and its name says so.
@@ -11,8 +14,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/pick.h"
 #include "worker/gpu/gpu_host.h"
 #include "worker/gpu/gpu_variant.h"
+
+#if !defined GPU_VARIANT_LIST || !defined GPU_VARIANTS_SHIPPED || !defined GPU_VARIANTS_AUTO
+#error "the build names the variants and counts the shipped and the measured (gpu.mk)"
+#endif
+
+#define X(n) extern const struct gpu_host_variant gpu_host_##n;
+GPU_VARIANT_LIST
+#undef X
+
+#define X(n) &gpu_host_##n,
+static const struct gpu_host_variant *const all[] = { GPU_VARIANT_LIST };
+#undef X
+#define NVARIANTS (int)(sizeof all / sizeof all[0])
+_Static_assert(NVARIANTS <= PICK_MAX,
+	       "the stand-in worker measures every variant (device_cuda.c)");
+_Static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_AUTO &&
+	       GPU_VARIANTS_AUTO <= NVARIANTS, "the shipped first, then the other measured");
 
 struct gpu {
 	int device;
@@ -21,13 +42,27 @@ struct gpu {
 	uint64_t spin_ns;
 };
 
+const struct gpu_host_variant *const *gpu_host_variants(size_t *n)
+{
+	*n = NVARIANTS;
+	return all;
+}
+
+enum search_result gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
+				   uint64_t *found, const uint32_t *stop)
+{
+	return all[0]->search(digest, lo, hi, found, stop);
+}
+
+uint64_t gpu_host_rejected(void)
+{
+	return all[0]->launcher->rejected;
+}
+
 /* Variant v's host build, or NULL. */
 static const struct gpu_host_variant *variant(int v)
 {
-	size_t n;
-	const struct gpu_host_variant *const *all = gpu_host_variants(&n);
-
-	return v >= 0 && (size_t)v < n ? all[v] : NULL;
+	return v >= 0 && v < NVARIANTS ? all[v] : NULL;
 }
 
 int gpu_count(void)
@@ -69,10 +104,7 @@ const char *gpu_name(const struct gpu *g)
 
 int gpu_variants(void)
 {
-	size_t n;
-
-	gpu_host_variants(&n);
-	return (int)n;
+	return NVARIANTS;
 }
 
 int gpu_variants_shipped(void)

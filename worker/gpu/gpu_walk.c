@@ -28,19 +28,6 @@ int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count)
 	return l->rate > 0 && (double)count / l->rate * 1e9 < (double)l->spin_ns;
 }
 
-/* The size of the next full launch after one of count values ran in ns,
- * with chunk the size now: half-way to l's launch_ns at that rate, within
- * l's bounds. */
-static uint64_t resize(const struct gpu_launcher *l, uint64_t chunk, uint64_t count,
-		       uint64_t ns)
-{
-	double want = (double)count * (double)l->launch_ns / (double)ns;
-
-	want = (want + (double)chunk) / 2;
-	return want < (double)l->chunk_min ? l->chunk_min :
-	       want > (double)l->chunk_max ? l->chunk_max : (uint64_t)want;
-}
-
 /* The next generation; after the last, the word starts afresh. */
 static int next_gen(struct gpu_launcher *l, uint32_t *gen)
 {
@@ -95,16 +82,21 @@ static int matches(const uint8_t digest[32], uint64_t x)
 	return memcmp(out, digest, sizeof out) == 0;
 }
 
-/* Count launch j's time; size the next launches from it when it ran whole
- * and was long enough to time. */
+/* Count launch j's time; when it ran whole and was long enough to time,
+ * size the next full launches from it: half-way from the size now to l's
+ * launch_ns at its rate, within l's bounds. */
 static void account(struct gpu_launcher *l, const struct gpu_job *j,
 		    const struct gpu_outcome *o, enum gpu_found what)
 {
+	double want;
+
 	l->busy_ns += o->ns;
 	if (what != GPU_NOTHING || j->count < l->chunk_min || !o->ns)
 		return;
 	l->rate = (double)j->count * 1e9 / (double)o->ns;
-	l->chunk = resize(l, l->chunk, j->count, o->ns);
+	want = ((double)j->count * (double)l->launch_ns / (double)o->ns + (double)l->chunk) / 2;
+	l->chunk = want < (double)l->chunk_min ? l->chunk_min :
+		   want > (double)l->chunk_max ? l->chunk_max : (uint64_t)want;
 }
 
 /* Wait for the oldest launch. SEARCH_FOUND (*found), SEARCH_STOPPED (it

@@ -1,6 +1,6 @@
 # The GPU kernel's variants (bits of GPU_VARIANT: worker/gpu/gpu_variant.h
 # names them), each in one of three lists. Only the tables of variants
-# (gpu.cu, gpu_host_all.c) depend on this file: moving a variant from one
+# (gpu.cu, gpu_standin.c) depend on this file: moving a variant from one
 # list to another rebuilds no kernel.
 
 # Shipped: what the GPU worker holds in the default build: base first, the
