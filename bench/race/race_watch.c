@@ -4,39 +4,10 @@
 #include "bench/race/race_watch.h"
 
 #include "lib/clock.h"
-#include "lib/parse.h"
 
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
-
-int race_add_pid(const char *word, struct race_params *p)
-{
-	const char *eq = strchr(word, '=');
-	struct race_server *s = NULL;
-	uint64_t pid;
-	int err;
-
-	for (unsigned i = 0; eq && i < p->n; i++)
-		if (strlen(p->server[i].name) == (size_t)(eq - word) &&
-		    strncmp(p->server[i].name, word, (size_t)(eq - word)) == 0)
-			s = &p->server[i];
-	if (!eq || !s || parse_u64(eq + 1, 1, INT32_MAX, &pid)) {
-		fprintf(stderr, "revhash-bench: --pid %s: not NAME=PID with the "
-			"NAME of a server of the race and a PID from 1 to %d\n",
-			word, INT32_MAX);
-		return -EINVAL;
-	}
-	if ((err = proctree_add(&s->pid, (pid_t)pid))) {
-		fprintf(stderr, "revhash-bench: --pid %s: %s\n", word,
-			err == -ESRCH ? "no such process" : err == -E2BIG ?
-			"more than 8 processes for one server" : err == -EINVAL ?
-			"its /proc/PID/stat does not parse" : strerror(-err));
-		return -EINVAL;
-	}
-	return 0;
-}
 
 void race_watch_find(struct out *o, const struct race_server *s, const struct target *t,
 		     struct race_watch *w)

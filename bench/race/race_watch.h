@@ -36,10 +36,6 @@ struct race_watch {
 	struct race_reading before; /* the run's start */
 };
 
-/* Give the server named NAME in word, NAME=PID, the process PID as it is
- * now (proctree_add), at most PROCTREE_ROOTS a server. 0, or -EINVAL
- * after saying on stderr what is wrong with the word. */
-int race_add_pid(const char *word, struct race_params *p);
 /* Find server s's processes (resolved at t) into w, and say into o
  * where they are. */
 void race_watch_find(struct out *o, const struct race_server *s, const struct target *t,
