@@ -348,30 +348,23 @@ static void summary(struct out *o, const struct race_params *p, const struct rac
 	out_end(o);
 }
 
-/* What a run of server i can be marked with, in the summary. */
-enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED };
+/* What a run of a server can be marked with, in the summary. */
+enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED, RUN_MARKS };
 
-static int marked(const struct race_leg *l, enum run_mark m)
+/* Server i's runs of each mark, over the rounds, into n. */
+static void runs_marked(const struct race_params *p, const struct race_leg *legs,
+			unsigned i, unsigned n[RUN_MARKS])
 {
-	switch (m) {
-	case RUN_FLAGGED: return l->fast != VERDICT_FAST_NO;
-	case RUN_KEPT_BUSY: return l->kept_busy != 0;
-	case RUN_SHARED: return l->shared != 0;
-	case RUN_LEFT: return l->left_on != 0;
-	case RUN_UNPROBED: return l->unprobed != 0;
+	memset(n, 0, RUN_MARKS * sizeof *n);
+	for (unsigned r = 0; r < p->rounds; r++) {
+		const struct race_leg *l = &legs[r * p->n + i];
+
+		n[RUN_FLAGGED] += l->fast != VERDICT_FAST_NO;
+		n[RUN_KEPT_BUSY] += l->kept_busy != 0;
+		n[RUN_SHARED] += l->shared != 0;
+		n[RUN_LEFT] += l->left_on != 0;
+		n[RUN_UNPROBED] += l->unprobed != 0;
 	}
-	return 0;
-}
-
-/* Server i's runs marked m, over the rounds. */
-static unsigned runs_marked(const struct race_params *p, const struct race_leg *legs,
-			    unsigned i, enum run_mark m)
-{
-	unsigned n = 0;
-
-	for (unsigned r = 0; r < p->rounds; r++)
-		n += (unsigned)marked(&legs[r * p->n + i], m);
-	return n;
 }
 
 /* Server i's side of a pair, its scores in score. */
@@ -379,13 +372,13 @@ static struct verdict_side side_of(const struct race_params *p,
 				   const struct race_leg *legs, unsigned i,
 				   double *score)
 {
+	unsigned n[RUN_MARKS];
+
 	column(p, legs, i, 0, score);
+	runs_marked(p, legs, i, n);
 	return (struct verdict_side){
-		.score = score, .ok = right_answers(p, legs, i),
-		.flagged = runs_marked(p, legs, i, RUN_FLAGGED),
-		.busy = runs_marked(p, legs, i, RUN_KEPT_BUSY),
-		.shared = runs_marked(p, legs, i, RUN_SHARED),
-		.left = runs_marked(p, legs, i, RUN_LEFT) };
+		.score = score, .ok = right_answers(p, legs, i), .flagged = n[RUN_FLAGGED],
+		.busy = n[RUN_KEPT_BUSY], .shared = n[RUN_SHARED], .left = n[RUN_LEFT] };
 }
 
 /* The verdict between servers a and b (a listed first: it ran first in
@@ -448,20 +441,19 @@ static void warnings(struct out *o, const struct race_params *p, const struct ra
 		 MACHINE_OTHERS_CPU);
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
+		unsigned n[RUN_MARKS];
 
+		runs_marked(p, legs, i, n);
 		if (ok < all)
 			out_printf(o, "", "%s answered %" PRIu64 " of %" PRIu64 " requests "
 			       "wrong or not at all (%.2f%% right): it loses to "
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
-		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
-			unsigned n = runs_marked(p, legs, i, row[k].mark);
-
-			if (n)
+		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+			if (n[row[k].mark])
 				out_printf(o, "", "%s %s in %u of %u rounds%s\n", p->server[i].name,
-					   row[k].what, n, p->rounds, row[k].then);
-		}
+					   row[k].what, n[row[k].mark], p->rounds, row[k].then);
 	}
 }
 
