@@ -6,7 +6,6 @@
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
-#include "bench/race/peak.h"
 #include "bench/race/race_report.h"
 #include "bench/race/race_watch.h"
 #include "bench/replay.h"
@@ -38,7 +37,6 @@ struct race {
 	int delay_set;             /* a load preset's delay is known */
 	unsigned unprobed[RACE_MAX_SERVERS]; /* race_leg's, once seen */
 	struct calibrate_bound bound[RACE_MAX_SERVERS]; /* of its probes */
-	struct peak peak;          /* this machine's */
 	double peak_of[RACE_MAX_SERVERS]; /* 0: a server on another machine */
 };
 
@@ -324,6 +322,7 @@ static int start(struct race *r)
 {
 	const struct race_params *p = r->p;
 	uint64_t n = p->wl.total;
+	struct machine_peak peak;
 
 	for (unsigned i = 0; i < p->n; i++) {
 		if (client_resolve(&r->target[i], p->server[i].host, p->server[i].port))
@@ -355,11 +354,11 @@ static int start(struct race *r)
 	out_lines(r->out, "machine");
 	for (unsigned i = 0; p->settle_s && i < p->n; i++)
 		race_watch_find(r->out, &p->server[i], &r->target[i], &r->watch[i]);
-	peak_measure(&r->peak);
+	machine_peak(&peak);
 	for (unsigned i = 0; i < p->n; i++)
 		if (proctree_is_local(r->target[i].list->ai_addr) == 1)
-			r->peak_of[i] = r->peak.rate;
-	race_report_peak(r->out, p, &r->peak, r->peak_of);
+			r->peak_of[i] = peak.rate;
+	race_report_peak(r->out, p, &peak, r->peak_of);
 	out_end(r->out);
 	return 0;
 }

@@ -64,8 +64,8 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
-void race_report_peak(struct out *o, const struct race_params *p, const struct peak *pk,
-		      const double *peak_of)
+void race_report_peak(struct out *o, const struct race_params *p,
+		      const struct machine_peak *pk, const double *peak_of)
 {
 	if (pk->rate)
 		out_printf(o, "", "this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
