@@ -3,7 +3,7 @@
  * before each of its runs. Here, the data every part of the race reads:
  * what it is asked (race_params, from race_cmd.c) and what it measured
  * of each leg, a server's probe and run in one round (race_leg, filled by
- * race.c and race_watch.c, read by race_report.c and race_plot.c). */
+ * race.c, read by race_report.c and race_plot.c). */
 #ifndef REVHASH_BENCH_RACE_H
 #define REVHASH_BENCH_RACE_H
 
