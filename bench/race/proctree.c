@@ -44,25 +44,6 @@ unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 	return n;
 }
 
-/* The whole of a /proc file into a buffer of the caller's to free: 0, or
- * -errno. It holds no NUL, so getdelim reads it to its end. */
-static int slurp(const char *path, char **text)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 0;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	*text = NULL;
-	if (getdelim(text, &cap, '\0', f) < 0) {
-		err = ferror(f) ? -EIO : -ENODATA;
-		free(*text);
-	}
-	fclose(f);
-	return err;
-}
-
 int proctree_add(struct proctree *t, pid_t pid)
 {
 	struct os_stat s;
@@ -135,20 +116,25 @@ static unsigned port_of(const struct sockaddr *a)
 		     ((const struct sockaddr_in6 *)a)->sin6_port);
 }
 
-/* The listening sockets' inodes on port, IPv4 and IPv6: how many. */
+/* The listening sockets' inodes on port, IPv4 and IPv6: how many. A
+ * /proc/net file holds no NUL, so getdelim reads it to its end. */
 static unsigned listeners(unsigned port, uint64_t *inode)
 {
 	static const char *const file[2] = { "/proc/net/tcp", "/proc/net/tcp6" };
 	unsigned n = 0;
 
 	for (int v6 = 0; v6 < 2; v6++) {
+		FILE *f = fopen(file[v6], "re");
 		char *text = NULL;
+		size_t cap = 0;
 
-		if (slurp(file[v6], &text))
+		if (!f)
 			continue; /* no IPv6 here, say */
-		n += proctree_parse_listeners(text, v6, port, inode + n,
-					      MAX_INODES - n);
+		if (getdelim(&text, &cap, '\0', f) > 0)
+			n += proctree_parse_listeners(text, v6, port, inode + n,
+						      MAX_INODES - n);
 		free(text);
+		fclose(f);
 	}
 	return n;
 }

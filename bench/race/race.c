@@ -324,16 +324,14 @@ static void tally(const struct race *r, struct race_leg *g)
 static void csv_rows(struct race *r, unsigned round, unsigned i,
 		     const struct race_leg *g)
 {
-	int ideal = g->rated;
-
 	for (uint64_t k = 0; k < r->wl.total; k++) {
 		fprintf(r->csv, "%u,%s,%" PRIu64 ",", round, r->p->server[i].name,
 			r->wl.seed);
 		if (g->rate)
 			fprintf(r->csv, "%.0f", g->rate);
 		fputc(',', r->csv);
-		runcsv_row(r->csv, k, r->reqs, r->res, ideal ? r->own_lat : NULL,
-			   ideal ? r->best_lat : NULL);
+		runcsv_row(r->csv, k, r->reqs, r->res, g->rated ? r->own_lat : NULL,
+			   g->rated ? r->best_lat : NULL);
 	}
 }
 
