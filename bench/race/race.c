@@ -210,13 +210,6 @@ static void rate_leg(struct race *r, struct race_leg *g)
 		g->speed = id.best_score / g->s.score;
 }
 
-/* How long a probe's request must take: --probe, at most an eighth of
- * --timeout (its requests aim at twice that, and may overshoot). */
-static double probe_s(const struct race_params *p)
-{
-	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
-}
-
 /* A probe request's bound, and the longest wait for a server to end the
  * search of one the race closed: docs/race.md (Bounded probes). */
 static int64_t probe_bound_ns(const struct race_params *p)
@@ -228,7 +221,9 @@ static int64_t probe_bound_ns(const struct race_params *p)
 /* Probe server i's rate into *rate, each request bounded by
  * probe_bound_ns(), and sized so that a server that never cancels is done
  * with it within that bound again of its close, at the slowest rate it
- * showed in the race (r->bound): 0, or calibrate_rate()'s error. */
+ * showed in the race (r->bound): 0, or calibrate_rate()'s error. A
+ * request must take --probe, at most an eighth of --timeout (they aim at
+ * twice that, and may overshoot). */
 static int probe(struct race *r, unsigned i, double *rate)
 {
 	struct target *t = &r->target[i];
@@ -237,19 +232,10 @@ static int probe(struct race *r, unsigned i, double *rate)
 
 	t->timeout_ns = probe_bound_ns(r->p);
 	r->bound[i].most_s = 2 * probe_bound_ns(r->p) / 1e9;
-	err = calibrate_rate(t, probe_s(r->p), NULL, &r->bound[i], rate);
+	err = calibrate_rate(t, fmin(r->p->probe_s, r->p->timeout_ms / 1000.0 / 8), NULL,
+			     &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
-}
-
-/* The fastest rate server i was probed at in the rounds before round. */
-static double fastest_probe(const struct race *r, unsigned round, unsigned i)
-{
-	double best = 0;
-
-	for (unsigned k = 1; k < round; k++)
-		best = fmax(best, r->legs[(k - 1) * r->p->n + i].rate);
-	return best;
 }
 
 /* Was the leg faster than hashing allows (docs/race.md)? Its fresh
@@ -259,9 +245,10 @@ static double fastest_probe(const struct race *r, unsigned round, unsigned i)
 static void judge_speed(const struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	struct verdict_speed s = { .rate = fmax(g->rate, fastest_probe(r, round, i)),
-				   .peak = r->peak_of[i] };
+	struct verdict_speed s = { .rate = g->rate, .peak = r->peak_of[i] };
 
+	for (unsigned k = 1; k < round; k++) /* the fastest probe of the rounds before */
+		s.rate = fmax(s.rate, r->legs[(k - 1) * r->p->n + i].rate);
 	if (g->rate)
 		s.efficiency = g->speed * g->rate / s.rate;
 	for (uint64_t k = 0; k < r->wl.total; k++) {
