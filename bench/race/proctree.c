@@ -168,9 +168,10 @@ static int holds(const char *pid, const uint64_t *inode, unsigned n)
 	return found;
 }
 
-static int all_digits(const char *s)
+/* Is e a process's folder of /proc, its name all digits? */
+static int is_pid(const struct dirent *e)
 {
-	return *s && s[strspn(s, "0123456789")] == '\0';
+	return e->d_name[0] && e->d_name[strspn(e->d_name, "0123456789")] == '\0';
 }
 
 /* The processes holding one of inode[0 .. n - 1], but this one, into
@@ -184,7 +185,7 @@ static unsigned holders(const uint64_t *inode, unsigned n, pid_t *pid)
 	if (!d)
 		return 0;
 	while (m < MAX_HOLDERS && (e = readdir(d)))
-		if (all_digits(e->d_name) && atol(e->d_name) != getpid() &&
+		if (is_pid(e) && atol(e->d_name) != getpid() &&
 		    holds(e->d_name, inode, n))
 			pid[m++] = (pid_t)atol(e->d_name);
 	closedir(d);
@@ -216,11 +217,6 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 }
 
 /* --- the tree's CPU ------------------------------------------------------ */
-
-static int is_pid(const struct dirent *e)
-{
-	return all_digits(e->d_name);
-}
 
 /* Every process's stat into *all (the caller frees it): how many, or
  * -errno (-EINVAL: one did not parse; one that ended meanwhile is left
