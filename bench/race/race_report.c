@@ -106,11 +106,10 @@ static void fast_note(struct out *o, const char *name, const struct race_leg *g)
 		   peak ? " or a table" : ", or it hashes faster than any probe showed");
 }
 
-/* The lines on the machine around leg g. */
+/* The lines on the machine around leg g, and on the CPU others used
+ * during its run: too much, or unknown for a reason of this leg's. */
 static void machine_notes(struct out *o, const char *name, const struct race_leg *g)
 {
-	if (!g->watched)
-		return;
 	if (g->not_idle)
 		out_printf(o, "", "  %s: the machine was not idle before its run: %.0f%% of the "
 		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
@@ -124,12 +123,6 @@ static void machine_notes(struct out *o, const char *name, const struct race_leg
 		       "before it): searches it was not asked for any more? no "
 		       "verdict from its rounds\n", name, g->after * 100,
 		       g->before * 100);
-}
-
-/* The lines on the CPU others used during the run: too much, or unknown
- * for a reason of this leg's. */
-static void others_notes(struct out *o, const char *name, const struct race_leg *g)
-{
 	if (g->shared)
 		out_printf(o, "", "  %s: other processes used %.2f CPUs during its run (more "
 		       "than %.2f): its time was not its own; no verdict from its "
@@ -182,7 +175,6 @@ static void leg_notes(struct out *o, const char *name, const struct race_leg *g,
 	uint64_t told = 0;
 
 	machine_notes(o, name, g);
-	others_notes(o, name, g);
 	probe_notes(o, name, g);
 	if (g->reprobed)
 		out_printf(o, "", "  %s: the run beat its probe (%.3f M hashes/s): rated at a "
