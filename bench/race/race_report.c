@@ -481,24 +481,11 @@ static void verdicts(struct out *o, const struct race_params *p,
 	out_end(o);
 }
 
-/* The plot, with what it needs judged here: 0, or -errno (said). */
-static int plot(const struct race_params *p, const struct race_leg *legs,
-		const char *title)
-{
-	uint64_t ok[RACE_MAX_SERVERS];
-	struct verdict vs[RACE_MAX_SERVERS];
-
-	for (unsigned i = 0; i < p->n; i++) {
-		ok[i] = right_answers(p, legs, i);
-		if (i)
-			judge_pair(p, legs, 0, i, &vs[i]);
-	}
-	return race_plot_draw(p, legs, ok, vs, title);
-}
-
 int race_report_end(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	char title[TEXT * 4] = "";
+	uint64_t ok[RACE_MAX_SERVERS];
+	struct verdict vs[RACE_MAX_SERVERS];
 	int status = 0;
 
 	summary(o, p, legs);
@@ -506,7 +493,12 @@ int race_report_end(struct out *o, const struct race_params *p, const struct rac
 	for (unsigned k = 0; k < p->rounds * p->n; k++)
 		status |= legs[k].s.ok < p->wl.total;
 	fflush(stdout);
-	if (p->plot && plot(p, legs, title))
-		status = 1;
-	return status;
+	if (!p->plot)
+		return status;
+	for (unsigned i = 0; i < p->n; i++) {
+		ok[i] = right_answers(p, legs, i);
+		if (i)
+			judge_pair(p, legs, 0, i, &vs[i]);
+	}
+	return race_plot_draw(p, legs, ok, vs, title) ? 1 : status;
 }
