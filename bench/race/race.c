@@ -464,15 +464,14 @@ static int start(struct race *r)
 	}
 	r->reqs = calloc(n, sizeof *r->reqs);
 	r->res = calloc(n, sizeof *r->res);
-	r->arrival = calloc(n, sizeof *r->arrival);
-	r->own_lat = calloc(n, sizeof *r->own_lat);
-	r->best_lat = calloc(n, sizeof *r->best_lat);
+	r->arrival = calloc(3 * n, sizeof *r->arrival); /* own_lat and best_lat too */
 	r->legs = calloc((size_t)p->rounds * p->n, sizeof *r->legs);
-	if (!r->reqs || !r->res || !r->arrival || !r->own_lat || !r->best_lat ||
-	    !r->legs) {
+	if (!r->reqs || !r->res || !r->arrival || !r->legs) {
 		fprintf(stderr, "revhash-bench: --race: out of memory\n");
 		return -ENOMEM;
 	}
+	r->own_lat = r->arrival + n;
+	r->best_lat = r->own_lat + n;
 	if (p->plot && race_plot_check())
 		return -ENOENT;
 	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
@@ -503,8 +502,6 @@ static void finish(struct race *r)
 	free(r->reqs);
 	free(r->res);
 	free(r->arrival);
-	free(r->own_lat);
-	free(r->best_lat);
 	free(r->legs);
 }
 
