@@ -260,10 +260,7 @@ static void judge_speed(const struct race *r, unsigned round, unsigned i,
 		s.latency_s += r->res[k].latency_ns / 1e9;
 	}
 	g->fast = verdict_too_fast(&s);
-	g->fast_rate = g->fast == VERDICT_FAST_PEAK ? s.peak : s.rate;
-	g->fast_eff = s.efficiency;
-	g->hashing_s = g->fast_rate ? s.work / g->fast_rate : 0;
-	g->fresh_s = s.latency_s;
+	g->fast_by = s;
 }
 
 /* Judge the leg's speed; where its probe's rate says it was too fast,

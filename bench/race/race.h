@@ -68,10 +68,7 @@ struct race_leg {
 	double speed;            /* the ideal's score over the run's; 0: none */
 	/* Faster than hashing allows (verdict_too_fast): */
 	enum verdict_fast fast;
-	double fast_rate;        /* the rate that caught it, or was checked */
-	double fast_eff;         /* the efficiency at it, at most */
-	double hashing_s;        /* the fresh requests' work at it */
-	double fresh_s;          /* and their latencies, summed */
+	struct verdict_speed fast_by; /* what it was judged by */
 	/* The machine around the leg (bench/race/machine.h): */
 	int watched;             /* it was read */
 	double before;           /* busy share before the leg, 0 to 1 */

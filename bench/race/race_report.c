@@ -90,16 +90,18 @@ void race_report_peak(struct out *o, const struct race_params *p,
  * what gave it away, and what to do. */
 static void fast_note(struct out *o, const char *name, const struct race_leg *g)
 {
+	const struct verdict_speed *s = &g->fast_by;
 	int peak = g->fast == VERDICT_FAST_PEAK;
+	double rate = peak ? s->peak : s->rate;
 
 	out_printf(o, "", "  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
 		   name, g->fast == VERDICT_FAST_EFFICIENCY ? "its efficiency" : "its fresh "
-		   "requests' latencies, summed, against their hashing", g->fast_rate / 1e6,
+		   "requests' latencies, summed, against their hashing", rate / 1e6,
 		   peak ? "this machine's peak" : "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
-		out_printf(o, "", "%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
-	else
-		out_printf(o, "", "%.3f s against %.3f s", g->fresh_s, g->hashing_s);
+		out_printf(o, "", "%.2f, above %.2f", s->efficiency, VERDICT_FAST_EFF);
+	else /* caught by its latencies: at a rate above 0 */
+		out_printf(o, "", "%.3f s against %.3f s", s->latency_s, s->work / rate);
 	out_printf(o, "", "): %s a cache of an earlier race with these seeds (restart it, or "
 		   "race with --seed)%s; no verdict from its rounds\n", peak ?
 		   "it answered from memory," : "it knew answers before, from",
