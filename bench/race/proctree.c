@@ -58,16 +58,6 @@ int proctree_add(struct proctree *t, pid_t pid)
 	return 0;
 }
 
-int proctree_self(uint64_t *ticks)
-{
-	struct os_stat s;
-	int err = os_stat(getpid(), &s);
-
-	if (!err)
-		*ticks = s.ticks + s.child_ticks;
-	return err;
-}
-
 /* --- is it here? -------------------------------------------------------- */
 
 static int same_address(const struct sockaddr *a, const struct sockaddr *b)

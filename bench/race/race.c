@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 /* --- the machine around a run ------------------------------------------- */
 
@@ -83,19 +84,21 @@ static void watch_find(struct out *o, const struct race_server *s, const struct 
 /* Read the machine, the race and the server's processes into r. */
 static void take(const struct watch *w, struct reading *r)
 {
+	struct os_stat me = { 0 };
 	int err;
 
 	r->why = NULL;
 	r->tree = 0;
 	if (machine_read(&r->cpu)) {
 		r->why = "/proc/stat could not be read";
-	} else if (proctree_self(&r->self)) {
+	} else if (os_stat(getpid(), &me)) {
 		r->why = "the race's own /proc/PID/stat could not be read";
 	} else if (w->where == TREE && (err = proctree_ticks(&w->tree, &r->tree))) {
 		r->why = err == -ESRCH ? "a process of it is gone, or its pid is "
 			 "another process's now" : err == -EINVAL ?
 			 "a /proc/PID/stat did not parse" : "/proc could not be read";
 	}
+	r->self = me.ticks + me.child_ticks; /* its threads and reaped children too */
 }
 
 /* What b adds to a, as ticks: nothing where it went down (a process of
