@@ -99,13 +99,6 @@ int proctree_is_local(const struct sockaddr *a)
 
 /* --- who listens on the port? ------------------------------------------- */
 
-static unsigned port_of(const struct sockaddr *a)
-{
-	return ntohs(a->sa_family == AF_INET ?
-		     ((const struct sockaddr_in *)a)->sin_port :
-		     ((const struct sockaddr_in6 *)a)->sin6_port);
-}
-
 /* The listening sockets' inodes on port, IPv4 and IPv6: how many. A
  * /proc/net file holds no NUL, so getdelim reads it to its end. */
 static unsigned listeners(unsigned port, uint64_t *inode)
@@ -186,7 +179,9 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 {
 	uint64_t inode[MAX_INODES];
 	pid_t pid[MAX_HOLDERS];
-	unsigned n = listeners(port_of(a), inode), m;
+	unsigned port = ntohs(a->sa_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port :
+			      ((const struct sockaddr_in6 *)a)->sin6_port);
+	unsigned n = listeners(port, inode), m;
 
 	t->n = 0;
 	if (!n)
