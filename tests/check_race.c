@@ -8,7 +8,6 @@
  * themselves are tested on numbers in check_verdict.c. */
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
-#include "bench/race/peak.h"
 #include "lib/digest.h"
 #include "tests/check_run.h"
 #include "tests/race_fixture.h"
@@ -798,7 +797,7 @@ START_TEST(a_gpu_is_found_in_dev)
 			fclose(f);
 		}
 		found[0] = '\0';
-		ck_assert_int_eq(peak_gpu_in(dev, found, sizeof found), c[i].found != NULL);
+		ck_assert_int_eq(machine_gpu_in(dev, found, sizeof found), c[i].found != NULL);
 		if (c[i].found) {
 			snprintf(path, sizeof path, "%s%s", dev, c[i].found);
 			ck_assert_str_eq(found, path);
@@ -806,7 +805,7 @@ START_TEST(a_gpu_is_found_in_dev)
 		snprintf(path, sizeof path, "rm -r '%s'", dev);
 		ck_assert_int_eq(system(path), 0);
 	}
-	ck_assert_int_eq(peak_gpu_in("/nonexistent", found, sizeof found), 0);
+	ck_assert_int_eq(machine_gpu_in("/nonexistent", found, sizeof found), 0);
 }
 END_TEST
 

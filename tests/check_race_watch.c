@@ -1,5 +1,5 @@
 /* Tests of what the race watches during its runs (bench/race/proctree.c,
- * bench/race/race_watch.c): /proc's files parsed from text, garbage included
+ * bench/race/race.c): /proc's files parsed from text, garbage included
  * (random, from the run's seed); the process behind a port the test
  * opens itself; a pid that is gone or reused; and revhash-bench --race
  * against servers that are processes of the test's, one of which has

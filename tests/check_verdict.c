@@ -1,14 +1,13 @@
-/* Tests for the race's rules (bench/race/verdict.c,
- * bench/race/crossover.c), fed numbers: the order of each round, the
- * spread of a column, the crossover interval against its tables and a
- * brute force, the verdict (reliability first, then flagged runs, then
- * the interval's three outcomes) and its sentence; then the rules on
- * simulated races, seeded from the run's seed (TH_SEED replays it): how
- * often equal servers get a winner, how often a real difference is found.
+/* Tests for the race's rules (bench/race/verdict.c), fed numbers: the
+ * order of each round, the spread of a column, the crossover interval
+ * against its tables and a brute force, the verdict (reliability first,
+ * then flagged runs, then the interval's three outcomes) and its
+ * sentence; then the rules on simulated races, seeded from the run's seed
+ * (TH_SEED replays it): how often equal servers get a winner, how often
+ * a real difference is found.
  * And the workload presets the race and the scripts share
  * (bench/workload.c), whose small ones take their delay from a rate as
  * lib-bench.sh's delay_for. */
-#include "bench/race/crossover.h"
 #include "bench/race/verdict.h"
 #include "bench/workload.h"
 #include "tests/check_run.h"

@@ -1,15 +1,21 @@
-/* The machine's busy share (see machine.h). /proc/stat's first line sums
- * every CPU; busy is what a program or the kernel on its behalf used,
- * idle and iowait are not (a CPU waiting on a disk is free to hash).
- * guest time is already inside user, so it is not added again. */
+/* The machine's busy share and its peak (see machine.h). /proc/stat's
+ * first line sums every CPU; busy is what a program or the kernel on its
+ * behalf used, idle and iowait are not (a CPU waiting on a disk is free
+ * to hash). guest time is already inside user, so it is not added again.
+ * The peak is the best of the kernel calibration's 1 ms rounds, over
+ * every CPU online (hyperthreads counted whole): it errs high, so a fresh
+ * run is never taken for memory by it. */
 #include "bench/race/machine.h"
 #include "lib/clock.h"
+#include "worker/kernel.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 int machine_parse(const char *text, struct machine_cpu *c)
 {
@@ -119,4 +125,54 @@ int machine_settle(double bound_s, double *share, double *waited_s)
 			return 1;
 	} while (*waited_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
 	return 0;
+}
+
+/* --- the peak ---------------------------------------------------------- */
+
+/* Whether name, in folder dir, is a GPU's device file. */
+static int gpu_name(const char *dir, const char *name)
+{
+	if (strcmp(dir, "dri") == 0)
+		return strncmp(name, "renderD", 7) == 0;
+	return strcmp(name, "kfd") == 0 ||
+	       (strncmp(name, "nvidia", 6) == 0 && name[6] >= '0' && name[6] <= '9');
+}
+
+/* Whether folder dev/sub holds one: 1 and its path into found. */
+static int gpu_in(const char *dev, const char *sub, char *found, size_t size)
+{
+	char path[512];
+	struct dirent *e;
+	DIR *d;
+	int yes = 0;
+
+	snprintf(path, sizeof path, "%s%s%s", dev, *sub ? "/" : "", sub);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!yes && (e = readdir(d)))
+		if ((yes = gpu_name(sub, e->d_name)))
+			snprintf(found, size, "%s/%s", path, e->d_name);
+	closedir(d);
+	return yes;
+}
+
+int machine_gpu_in(const char *dev, char *found, size_t size)
+{
+	return gpu_in(dev, "", found, size) || gpu_in(dev, "dri", found, size);
+}
+
+void machine_peak(struct machine_peak *pk)
+{
+	const struct kernel_calibration *c = kernel_calibrate();
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	*pk = (struct machine_peak){ .cpus = cpus > 0 ? (unsigned)cpus : 1 };
+	/* The fastest measured, whatever the choice weighed it by. */
+	for (size_t i = 0; i < c->pick.n; i++)
+		if (c->pick.rates[i] > pk->core) {
+			pk->core = c->pick.rates[i];
+			pk->kernel = c->pick.names[i];
+		}
+	if (!machine_gpu_in("/dev", pk->gpu, sizeof pk->gpu))
+		pk->rate = pk->core * pk->cpus;
 }

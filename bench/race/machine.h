@@ -1,11 +1,13 @@
 /* Whether the race has the machine to itself: the share of every CPU's
  * time spent busy between two readings of /proc/stat, waited on before a
  * leg (the machine idle) and read after it (a server that keeps the CPUs
- * busy once its run is over). The arithmetic is pure, so it is tested on
- * text; only machine_read and machine_settle touch the system. */
+ * busy once its run is over); and the most its CPUs can hash, its peak.
+ * The arithmetic is pure, so it is tested on text; only machine_read,
+ * machine_settle and machine_peak touch the system. */
 #ifndef REVHASH_BENCH_MACHINE_H
 #define REVHASH_BENCH_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The bounds, and why these: docs/race.md (The machine, Bounded probes). */
@@ -58,5 +60,25 @@ int machine_window(unsigned ms, double *share, unsigned *cpus);
  * *waited_s. 1 when the machine was idle, 0 when the bound came first,
  * or -errno. */
 int machine_settle(double bound_s, double *share, double *waited_s);
+
+/* The most hashes a second this machine's CPUs can do: revhash's fastest
+ * kernel on one core (worker/kernel.h's calibration) times every CPU. A
+ * run whose fresh requests took less than their hashing at that rate was
+ * answered from memory, with no probe needed (docs/race.md: Runs faster
+ * than hashing allows). A GPU is no CPU: with one here, there is none. */
+struct machine_peak {
+	double rate;        /* values per second; 0: none (a GPU) */
+	double core;        /* one core's, with the kernel below */
+	unsigned cpus;      /* the machine's, online */
+	const char *kernel; /* revhash's fastest here, by name */
+	char gpu[64];       /* the GPU's device file, where there is one */
+};
+
+/* Measure this machine's peak into pk (about 30 ms, once a process). */
+void machine_peak(struct machine_peak *pk);
+/* Whether the device folder dev (/dev) holds a GPU's device file:
+ * nvidia0 and the like (CUDA), kfd (ROCm) or a dri/renderD* (any GPU a
+ * program may compute on). 1 and its path into found, else 0. */
+int machine_gpu_in(const char *dev, char *found, size_t size);
 
 #endif

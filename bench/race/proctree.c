@@ -44,25 +44,6 @@ unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 	return n;
 }
 
-/* The whole of a /proc file into a buffer of the caller's to free: 0, or
- * -errno. It holds no NUL, so getdelim reads it to its end. */
-static int slurp(const char *path, char **text)
-{
-	FILE *f = fopen(path, "re");
-	size_t cap = 0;
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	*text = NULL;
-	if (getdelim(text, &cap, '\0', f) < 0) {
-		err = ferror(f) ? -EIO : -ENODATA;
-		free(*text);
-	}
-	fclose(f);
-	return err;
-}
-
 int proctree_add(struct proctree *t, pid_t pid)
 {
 	struct os_stat s;
@@ -75,16 +56,6 @@ int proctree_add(struct proctree *t, pid_t pid)
 	t->pid[t->n] = pid;
 	t->start[t->n++] = s.start;
 	return 0;
-}
-
-int proctree_self(uint64_t *ticks)
-{
-	struct os_stat s;
-	int err = os_stat(getpid(), &s);
-
-	if (!err)
-		*ticks = s.ticks + s.child_ticks;
-	return err;
 }
 
 /* --- is it here? -------------------------------------------------------- */
@@ -128,27 +99,25 @@ int proctree_is_local(const struct sockaddr *a)
 
 /* --- who listens on the port? ------------------------------------------- */
 
-static unsigned port_of(const struct sockaddr *a)
-{
-	return ntohs(a->sa_family == AF_INET ?
-		     ((const struct sockaddr_in *)a)->sin_port :
-		     ((const struct sockaddr_in6 *)a)->sin6_port);
-}
-
-/* The listening sockets' inodes on port, IPv4 and IPv6: how many. */
+/* The listening sockets' inodes on port, IPv4 and IPv6: how many. A
+ * /proc/net file holds no NUL, so getdelim reads it to its end. */
 static unsigned listeners(unsigned port, uint64_t *inode)
 {
 	static const char *const file[2] = { "/proc/net/tcp", "/proc/net/tcp6" };
 	unsigned n = 0;
 
 	for (int v6 = 0; v6 < 2; v6++) {
+		FILE *f = fopen(file[v6], "re");
 		char *text = NULL;
+		size_t cap = 0;
 
-		if (slurp(file[v6], &text))
+		if (!f)
 			continue; /* no IPv6 here, say */
-		n += proctree_parse_listeners(text, v6, port, inode + n,
-					      MAX_INODES - n);
+		if (getdelim(&text, &cap, '\0', f) > 0)
+			n += proctree_parse_listeners(text, v6, port, inode + n,
+						      MAX_INODES - n);
 		free(text);
+		fclose(f);
 	}
 	return n;
 }
@@ -182,9 +151,10 @@ static int holds(const char *pid, const uint64_t *inode, unsigned n)
 	return found;
 }
 
-static int all_digits(const char *s)
+/* Is e a process's folder of /proc, its name all digits? */
+static int is_pid(const struct dirent *e)
 {
-	return *s && s[strspn(s, "0123456789")] == '\0';
+	return e->d_name[0] && e->d_name[strspn(e->d_name, "0123456789")] == '\0';
 }
 
 /* The processes holding one of inode[0 .. n - 1], but this one, into
@@ -198,7 +168,7 @@ static unsigned holders(const uint64_t *inode, unsigned n, pid_t *pid)
 	if (!d)
 		return 0;
 	while (m < MAX_HOLDERS && (e = readdir(d)))
-		if (all_digits(e->d_name) && atol(e->d_name) != getpid() &&
+		if (is_pid(e) && atol(e->d_name) != getpid() &&
 		    holds(e->d_name, inode, n))
 			pid[m++] = (pid_t)atol(e->d_name);
 	closedir(d);
@@ -209,7 +179,9 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 {
 	uint64_t inode[MAX_INODES];
 	pid_t pid[MAX_HOLDERS];
-	unsigned n = listeners(port_of(a), inode), m;
+	unsigned port = ntohs(a->sa_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port :
+			      ((const struct sockaddr_in6 *)a)->sin6_port);
+	unsigned n = listeners(port, inode), m;
 
 	t->n = 0;
 	if (!n)
@@ -230,11 +202,6 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 }
 
 /* --- the tree's CPU ------------------------------------------------------ */
-
-static int is_pid(const struct dirent *e)
-{
-	return all_digits(e->d_name);
-}
 
 /* Every process's stat into *all (the caller frees it): how many, or
  * -errno (-EINVAL: one did not parse; one that ended meanwhile is left

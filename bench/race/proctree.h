@@ -39,8 +39,5 @@ int proctree_find_port(const struct sockaddr *a, struct proctree *t);
  * when one of t's processes is gone or its pid is another process's now,
  * or -EINVAL when a /proc file did not parse. */
 int proctree_ticks(const struct proctree *t, uint64_t *ticks);
-/* The CPU ticks this process used so far, its threads and the children
- * it reaped included: 0, or -errno. */
-int proctree_self(uint64_t *ticks);
 
 #endif

@@ -1,18 +1,17 @@
 /* The race (see race.h): rounds of legs, a leg being one server's probe
  * and then its run of the round's workload, each round with its own seed
  * and the order alternating. Any server may be raced, so everything it
- * does is bounded and nothing it does stops the race. Why each of these:
- * docs/race.md. */
+ * does is bounded and nothing it does stops the race, and the machine
+ * is watched around each leg. Why each of these: docs/race.md. */
 #include "bench/race/race.h"
 #include "bench/calibrate.h"
 #include "bench/race/machine.h"
-#include "bench/race/peak.h"
 #include "bench/race/race_report.h"
-#include "bench/race/race_watch.h"
 #include "bench/replay.h"
 #include "bench/runcsv.h"
 #include "bench/simulate.h"
 #include "bench/race/verdict.h"
+#include "lib/clock.h"
 #include "lib/os.h"
 #include "shm/ring.h"
 
@@ -21,6 +20,157 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+/* --- the machine around a run ------------------------------------------- */
+
+/* Where a server's processes are (docs/race.md: The server's processes):
+ * given by --pid or found holding its port, with every process below. */
+enum where {
+	REMOTE,  /* on another machine: none here */
+	TREE,    /* here, and known */
+	UNKNOWN, /* here, but no process this user can read holds its port */
+};
+
+/* One reading of the machine, the server's processes and the race's. */
+struct reading {
+	struct machine_cpu cpu;
+	uint64_t tree, self; /* clock ticks */
+	const char *why;     /* why the reading failed, or NULL */
+};
+
+/* One server, as watched: during its run, the CPU everything but it and
+ * the race used is every CPU's busy time less theirs. Nothing read is
+ * trusted: what cannot be read or does not add up is unknown, said
+ * under the round, and flags no run. */
+struct watch {
+	enum where where;
+	struct proctree tree;
+	struct reading before; /* the run's start */
+};
+
+/* Find server s's processes (resolved at t) into w, and say into o
+ * where they are. */
+static void watch_find(struct out *o, const struct race_server *s, const struct target *t,
+		       struct watch *w)
+{
+	int local = proctree_is_local(t->list->ai_addr);
+
+	*w = (struct watch){ .where = UNKNOWN, .tree = s->pid };
+	if (s->pid.n) {
+		w->where = TREE;
+	} else if (local == 0) {
+		w->where = REMOTE;
+		out_printf(o, "", "%s is not on this machine: all the CPU used here but the "
+		       "race's is others'\n", s->name);
+		return;
+	} else if (proctree_find_port(t->list->ai_addr, &w->tree) > 0) {
+		w->where = TREE;
+	}
+	if (w->where == UNKNOWN) {
+		out_printf(o, "", "%s: no process this user can read holds its port: the CPU "
+		       "others use during its runs is unknown (--pid %s=PID names "
+		       "its process)\n", s->name, s->name);
+		return;
+	}
+	out_printf(o, "", "%s's process%s:", s->name, w->tree.n > 1 ? "es" : "");
+	for (unsigned k = 0; k < w->tree.n; k++)
+		out_printf(o, "", " %d", (int)w->tree.pid[k]);
+	out_printf(o, "", " (%s), and those below %s\n", s->pid.n ? "given by --pid" :
+	       "holding its port", w->tree.n > 1 ? "them" : "it");
+}
+
+/* Read the machine, the race and the server's processes into r. */
+static void take(const struct watch *w, struct reading *r)
+{
+	struct os_stat me = { 0 };
+	int err;
+
+	r->why = NULL;
+	r->tree = 0;
+	if (machine_read(&r->cpu)) {
+		r->why = "/proc/stat could not be read";
+	} else if (os_stat(getpid(), &me)) {
+		r->why = "the race's own /proc/PID/stat could not be read";
+	} else if (w->where == TREE && (err = proctree_ticks(&w->tree, &r->tree))) {
+		r->why = err == -ESRCH ? "a process of it is gone, or its pid is "
+			 "another process's now" : err == -EINVAL ?
+			 "a /proc/PID/stat did not parse" : "/proc could not be read";
+	}
+	r->self = me.ticks + me.child_ticks; /* its threads and reaped children too */
+}
+
+/* What b adds to a, as ticks: nothing where it went down (a process of
+ * the tree that left it, reaped by another). */
+static uint64_t gain(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+/* Read the machine as the run ends, and set the leg's others, others_why
+ * and shared. */
+static void watch_end(struct watch *w, struct race_leg *g)
+{
+	struct reading after;
+	uint64_t own;
+
+	g->others = -1;
+	g->shared = 0;
+	g->others_why = NULL;
+	if (w->where == UNKNOWN)
+		return; /* said once, before the race */
+	take(w, &after);
+	if ((g->others_why = w->before.why ? w->before.why : after.why))
+		return;
+	own = gain(w->before.tree, after.tree) + gain(w->before.self, after.self);
+	g->shared = machine_others(&w->before.cpu, &after.cpu, own, &g->others);
+	if (g->others < 0)
+		g->others_why = "no time passed on /proc/stat's clock";
+}
+
+/* The CPUs the server's processes use over the next ms milliseconds (a
+ * probe the race closed, a run just over): -1 where they are unknown;
+ * and the machine's CPUs left idle meanwhile into *idle, when not NULL
+ * (-1: unknown). */
+static double watch_cpus(const struct watch *w, unsigned ms, double *idle)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct reading a, b;
+	double busy;
+
+	if (idle)
+		*idle = -1;
+	if (w->where != TREE)
+		return -1;
+	take(w, &a);
+	while (nanosleep(&t, &t) && errno == EINTR)
+		;
+	take(w, &b);
+	if (a.why || b.why)
+		return -1;
+	if (idle && (busy = machine_busy(&a.cpu, &b.cpu)) >= 0)
+		*idle = (1 - busy) * b.cpu.cpus;
+	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
+}
+
+/* After a probe the race closed, where they were busy: wait until they
+ * use under MACHINE_KEPT_CPU while MACHINE_SPARE_CPU stands idle (a search
+ * that went on would take it), up to bound_s, into g->left_wait_s, and
+ * g->left_on when the bound came first (or their CPU could not be read). */
+static void watch_leftovers(const struct watch *w, double bound_s, struct race_leg *g)
+{
+	uint64_t t0 = clock_ns();
+	double used, idle;
+
+	do {
+		used = watch_cpus(w, MACHINE_SETTLE_MS, &idle);
+		g->left_wait_s = (clock_ns() - t0) / 1e9;
+		if (used >= 0 && used < MACHINE_KEPT_CPU && idle >= MACHINE_SPARE_CPU)
+			return;
+	} while (g->left_wait_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
+	g->left_on = 1;
+}
 
 /* --- one leg: probe, run, judge ---------------------------------------- */
 
@@ -28,7 +178,7 @@ struct race {
 	const struct race_params *p;
 	struct out *out;
 	struct target target[RACE_MAX_SERVERS];
-	struct race_watch watch[RACE_MAX_SERVERS];
+	struct watch watch[RACE_MAX_SERVERS];
 	struct wl_params wl;       /* the round's */
 	struct wl_request *reqs;   /* the round's requests */
 	struct result *res;        /* the leg's results */
@@ -38,7 +188,6 @@ struct race {
 	int delay_set;             /* a load preset's delay is known */
 	unsigned unprobed[RACE_MAX_SERVERS]; /* race_leg's, once seen */
 	struct calibrate_bound bound[RACE_MAX_SERVERS]; /* of its probes */
-	struct peak peak;          /* this machine's */
 	double peak_of[RACE_MAX_SERVERS]; /* 0: a server on another machine */
 };
 
@@ -64,13 +213,6 @@ static void rate_leg(struct race *r, struct race_leg *g)
 		g->speed = id.best_score / g->s.score;
 }
 
-/* How long a probe's request must take: --probe, at most an eighth of
- * --timeout (its requests aim at twice that, and may overshoot). */
-static double probe_s(const struct race_params *p)
-{
-	return fmin(p->probe_s, p->timeout_ms / 1000.0 / 8);
-}
-
 /* A probe request's bound, and the longest wait for a server to end the
  * search of one the race closed: docs/race.md (Bounded probes). */
 static int64_t probe_bound_ns(const struct race_params *p)
@@ -82,7 +224,9 @@ static int64_t probe_bound_ns(const struct race_params *p)
 /* Probe server i's rate into *rate, each request bounded by
  * probe_bound_ns(), and sized so that a server that never cancels is done
  * with it within that bound again of its close, at the slowest rate it
- * showed in the race (r->bound): 0, or calibrate_rate()'s error. */
+ * showed in the race (r->bound): 0, or calibrate_rate()'s error. A
+ * request must take --probe, at most an eighth of --timeout (they aim at
+ * twice that, and may overshoot). */
 static int probe(struct race *r, unsigned i, double *rate)
 {
 	struct target *t = &r->target[i];
@@ -91,19 +235,10 @@ static int probe(struct race *r, unsigned i, double *rate)
 
 	t->timeout_ns = probe_bound_ns(r->p);
 	r->bound[i].most_s = 2 * probe_bound_ns(r->p) / 1e9;
-	err = calibrate_rate(t, probe_s(r->p), NULL, &r->bound[i], rate);
+	err = calibrate_rate(t, fmin(r->p->probe_s, r->p->timeout_ms / 1000.0 / 8), NULL,
+			     &r->bound[i], rate);
 	t->timeout_ns = whole;
 	return err;
-}
-
-/* The fastest rate server i was probed at in the rounds before round. */
-static double fastest_probe(const struct race *r, unsigned round, unsigned i)
-{
-	double best = 0;
-
-	for (unsigned k = 1; k < round; k++)
-		best = fmax(best, r->legs[(k - 1) * r->p->n + i].rate);
-	return best;
 }
 
 /* Was the leg faster than hashing allows (docs/race.md)? Its fresh
@@ -113,9 +248,10 @@ static double fastest_probe(const struct race *r, unsigned round, unsigned i)
 static void judge_speed(const struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	struct verdict_speed s = { .rate = fmax(g->rate, fastest_probe(r, round, i)),
-				   .peak = r->peak_of[i] };
+	struct verdict_speed s = { .rate = g->rate, .peak = r->peak_of[i] };
 
+	for (unsigned k = 1; k < round; k++) /* the fastest probe of the rounds before */
+		s.rate = fmax(s.rate, r->legs[(k - 1) * r->p->n + i].rate);
 	if (g->rate)
 		s.efficiency = g->speed * g->rate / s.rate;
 	for (uint64_t k = 0; k < r->wl.total; k++) {
@@ -127,10 +263,7 @@ static void judge_speed(const struct race *r, unsigned round, unsigned i,
 		s.latency_s += r->res[k].latency_ns / 1e9;
 	}
 	g->fast = verdict_too_fast(&s);
-	g->fast_rate = g->fast == VERDICT_FAST_PEAK ? s.peak : s.rate;
-	g->fast_eff = s.efficiency;
-	g->hashing_s = g->fast_rate ? s.work / g->fast_rate : 0;
-	g->fresh_s = s.latency_s;
+	g->fast_by = s;
 }
 
 /* Judge the leg's speed; where its probe's rate says it was too fast,
@@ -178,16 +311,14 @@ static void tally(const struct race *r, struct race_leg *g)
 static void csv_rows(struct race *r, unsigned round, unsigned i,
 		     const struct race_leg *g)
 {
-	int ideal = g->rated;
-
 	for (uint64_t k = 0; k < r->wl.total; k++) {
 		fprintf(r->csv, "%u,%s,%" PRIu64 ",", round, r->p->server[i].name,
 			r->wl.seed);
 		if (g->rate)
 			fprintf(r->csv, "%.0f", g->rate);
 		fputc(',', r->csv);
-		runcsv_row(r->csv, k, r->reqs, r->res, ideal ? r->own_lat : NULL,
-			   ideal ? r->best_lat : NULL);
+		runcsv_row(r->csv, k, r->reqs, r->res, g->rated ? r->own_lat : NULL,
+			   g->rated ? r->best_lat : NULL);
 	}
 }
 
@@ -239,7 +370,7 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 
 	if (!g->watched)
 		return;
-	if ((g->after_own = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL)) >= 0)
+	if ((g->after_own = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL)) >= 0)
 		g->kept_busy = g->after_own > MACHINE_KEPT_CPU;
 	else if (!machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
 		g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
@@ -251,12 +382,12 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 static void watch_probe(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	g->probe_left = race_watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL);
+	g->probe_left = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL);
 	if (!(g->probe_left > MACHINE_KEPT_CPU))
 		return;
 	r->unprobed[i] = round;
 	g->left_bound_s = probe_bound_ns(r->p) / 1e9;
-	race_watch_leftovers(&r->watch[i], g->left_bound_s, g);
+	watch_leftovers(&r->watch[i], g->left_bound_s, g);
 }
 
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
@@ -277,12 +408,12 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	if (set_delay(r, g, i))
 		return -EINVAL;
 	if (r->p->settle_s)
-		race_watch_begin(&r->watch[i]);
+		take(&r->watch[i], &r->watch[i].before);
 	t0 = clock_ns();
 	g->run_err = replay_run(&r->target[i], r->reqs, n, r->wl.delay_us, NULL, r->res);
 	g->seconds = (clock_ns() - t0) / 1e9;
 	if (r->p->settle_s)
-		race_watch_end(&r->watch[i], g);
+		watch_end(&r->watch[i], g);
 	watch_after(r, i, g);
 	if (g->run_err)
 		for (uint64_t k = 0; k < n; k++)
@@ -324,6 +455,7 @@ static int start(struct race *r)
 {
 	const struct race_params *p = r->p;
 	uint64_t n = p->wl.total;
+	struct machine_peak peak;
 
 	for (unsigned i = 0; i < p->n; i++) {
 		if (client_resolve(&r->target[i], p->server[i].host, p->server[i].port))
@@ -332,15 +464,14 @@ static int start(struct race *r)
 	}
 	r->reqs = calloc(n, sizeof *r->reqs);
 	r->res = calloc(n, sizeof *r->res);
-	r->arrival = calloc(n, sizeof *r->arrival);
-	r->own_lat = calloc(n, sizeof *r->own_lat);
-	r->best_lat = calloc(n, sizeof *r->best_lat);
+	r->arrival = calloc(3 * n, sizeof *r->arrival); /* own_lat and best_lat too */
 	r->legs = calloc((size_t)p->rounds * p->n, sizeof *r->legs);
-	if (!r->reqs || !r->res || !r->arrival || !r->own_lat || !r->best_lat ||
-	    !r->legs) {
+	if (!r->reqs || !r->res || !r->arrival || !r->legs) {
 		fprintf(stderr, "revhash-bench: --race: out of memory\n");
 		return -ENOMEM;
 	}
+	r->own_lat = r->arrival + n;
+	r->best_lat = r->own_lat + n;
 	if (p->plot && race_plot_check())
 		return -ENOENT;
 	if (p->csv && !(r->csv = fopen(p->csv, "w"))) {
@@ -354,12 +485,12 @@ static int start(struct race *r)
 	/* Last: a race that cannot start prints nothing on stdout. */
 	out_lines(r->out, "machine");
 	for (unsigned i = 0; p->settle_s && i < p->n; i++)
-		race_watch_find(r->out, &p->server[i], &r->target[i], &r->watch[i]);
-	peak_measure(&r->peak);
+		watch_find(r->out, &p->server[i], &r->target[i], &r->watch[i]);
+	machine_peak(&peak);
 	for (unsigned i = 0; i < p->n; i++)
 		if (proctree_is_local(r->target[i].list->ai_addr) == 1)
-			r->peak_of[i] = r->peak.rate;
-	race_report_peak(r->out, p, &r->peak, r->peak_of);
+			r->peak_of[i] = peak.rate;
+	race_report_peak(r->out, p, &peak, r->peak_of);
 	out_end(r->out);
 	return 0;
 }
@@ -371,8 +502,6 @@ static void finish(struct race *r)
 	free(r->reqs);
 	free(r->res);
 	free(r->arrival);
-	free(r->own_lat);
-	free(r->best_lat);
 	free(r->legs);
 }
 

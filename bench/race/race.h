@@ -3,7 +3,7 @@
  * before each of its runs. Here, the data every part of the race reads:
  * what it is asked (race_params, from race_cmd.c) and what it measured
  * of each leg, a server's probe and run in one round (race_leg, filled by
- * race.c and race_watch.c, read by race_report.c and race_plot.c). */
+ * race.c, read by race_report.c and race_plot.c). */
 #ifndef REVHASH_BENCH_RACE_H
 #define REVHASH_BENCH_RACE_H
 
@@ -68,10 +68,7 @@ struct race_leg {
 	double speed;            /* the ideal's score over the run's; 0: none */
 	/* Faster than hashing allows (verdict_too_fast): */
 	enum verdict_fast fast;
-	double fast_rate;        /* the rate that caught it, or was checked */
-	double fast_eff;         /* the efficiency at it, at most */
-	double hashing_s;        /* the fresh requests' work at it */
-	double fresh_s;          /* and their latencies, summed */
+	struct verdict_speed fast_by; /* what it was judged by */
 	/* The machine around the leg (bench/race/machine.h): */
 	int watched;             /* it was read */
 	double before;           /* busy share before the leg, 0 to 1 */

@@ -8,7 +8,6 @@
 #include "bench/options.h"
 #include "bench/race/machine.h"
 #include "bench/race/race.h"
-#include "bench/race/race_watch.h"
 #include "lib/parse.h"
 
 #include <errno.h>
@@ -182,6 +181,30 @@ static int take_preset(const char *name, struct race_params *p)
 	return 0;
 }
 
+/* Give the server named NAME in word, NAME=PID, the process PID as it is
+ * now, at most PROCTREE_ROOTS a server. 0, or -EINVAL (said). */
+static int take_pid(const char *word, struct race_params *p)
+{
+	const char *eq = strchr(word, '=');
+	struct race_server *s = NULL;
+	uint64_t pid;
+	int err;
+
+	for (unsigned i = 0; eq && i < p->n; i++)
+		if (strlen(p->server[i].name) == (size_t)(eq - word) &&
+		    strncmp(p->server[i].name, word, (size_t)(eq - word)) == 0)
+			s = &p->server[i];
+	if (!eq || !s || parse_u64(eq + 1, 1, INT32_MAX, &pid))
+		return options_complain("--pid %s: not NAME=PID with the NAME of a server "
+					"of the race and a PID from 1 to %d", word, INT32_MAX);
+	if ((err = proctree_add(&s->pid, (pid_t)pid)))
+		return options_complain("--pid %s: %s", word, err == -ESRCH ? "no such process" :
+					err == -E2BIG ? "more than 8 processes for one server" :
+					err == -EINVAL ? "its /proc/PID/stat does not parse" :
+					strerror(-err));
+	return 0;
+}
+
 /* NAME=HOST:PORT twice or more, then the workload's seven words or a
  * preset's name; then --pid's words. */
 static int words(int n, char **w, void *params)
@@ -213,7 +236,7 @@ static int words(int n, char **w, void *params)
 	if (p->seed >= 0)
 		p->wl.seed = (uint64_t)p->seed;
 	for (unsigned i = 0; i < cmd->pid.n; i++)
-		if (race_add_pid(cmd->pid.word[i], p))
+		if (take_pid(cmd->pid.word[i], p))
 			return -EINVAL;
 	if (cmd->pid.n && !p->settle_s)
 		return options_complain("--pid: the machine is not watched with --settle 0");

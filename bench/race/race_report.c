@@ -64,8 +64,8 @@ static const char *const no_efficiency[] = {
 		"rate: the server ran faster than its probe showed",
 };
 
-void race_report_peak(struct out *o, const struct race_params *p, const struct peak *pk,
-		      const double *peak_of)
+void race_report_peak(struct out *o, const struct race_params *p,
+		      const struct machine_peak *pk, const double *peak_of)
 {
 	if (pk->rate)
 		out_printf(o, "", "this machine's peak: %.1f M hashes/s (%u CPUs x %.1f, "
@@ -90,27 +90,28 @@ void race_report_peak(struct out *o, const struct race_params *p, const struct p
  * what gave it away, and what to do. */
 static void fast_note(struct out *o, const char *name, const struct race_leg *g)
 {
+	const struct verdict_speed *s = &g->fast_by;
 	int peak = g->fast == VERDICT_FAST_PEAK;
+	double rate = peak ? s->peak : s->rate;
 
 	out_printf(o, "", "  %s: faster than hashing allows, by %s at %.3f M hashes/s, %s (",
 		   name, g->fast == VERDICT_FAST_EFFICIENCY ? "its efficiency" : "its fresh "
-		   "requests' latencies, summed, against their hashing", g->fast_rate / 1e6,
+		   "requests' latencies, summed, against their hashing", rate / 1e6,
 		   peak ? "this machine's peak" : "the fastest it showed");
 	if (g->fast == VERDICT_FAST_EFFICIENCY)
-		out_printf(o, "", "%.2f, above %.2f", g->fast_eff, VERDICT_FAST_EFF);
-	else
-		out_printf(o, "", "%.3f s against %.3f s", g->fresh_s, g->hashing_s);
+		out_printf(o, "", "%.2f, above %.2f", s->efficiency, VERDICT_FAST_EFF);
+	else /* caught by its latencies: at a rate above 0 */
+		out_printf(o, "", "%.3f s against %.3f s", s->latency_s, s->work / rate);
 	out_printf(o, "", "): %s a cache of an earlier race with these seeds (restart it, or "
 		   "race with --seed)%s; no verdict from its rounds\n", peak ?
 		   "it answered from memory," : "it knew answers before, from",
 		   peak ? " or a table" : ", or it hashes faster than any probe showed");
 }
 
-/* The lines on the machine around leg g. */
+/* The lines on the machine around leg g, and on the CPU others used
+ * during its run: too much, or unknown for a reason of this leg's. */
 static void machine_notes(struct out *o, const char *name, const struct race_leg *g)
 {
-	if (!g->watched)
-		return;
 	if (g->not_idle)
 		out_printf(o, "", "  %s: the machine was not idle before its run: %.0f%% of the "
 		       "CPUs busy after %.1f s of waiting (idle: under %.0f%%)\n",
@@ -124,12 +125,6 @@ static void machine_notes(struct out *o, const char *name, const struct race_leg
 		       "before it): searches it was not asked for any more? no "
 		       "verdict from its rounds\n", name, g->after * 100,
 		       g->before * 100);
-}
-
-/* The lines on the CPU others used during the run: too much, or unknown
- * for a reason of this leg's. */
-static void others_notes(struct out *o, const char *name, const struct race_leg *g)
-{
 	if (g->shared)
 		out_printf(o, "", "  %s: other processes used %.2f CPUs during its run (more "
 		       "than %.2f): its time was not its own; no verdict from its "
@@ -182,7 +177,6 @@ static void leg_notes(struct out *o, const char *name, const struct race_leg *g,
 	uint64_t told = 0;
 
 	machine_notes(o, name, g);
-	others_notes(o, name, g);
 	probe_notes(o, name, g);
 	if (g->reprobed)
 		out_printf(o, "", "  %s: the run beat its probe (%.3f M hashes/s): rated at a "
@@ -348,30 +342,23 @@ static void summary(struct out *o, const struct race_params *p, const struct rac
 	out_end(o);
 }
 
-/* What a run of server i can be marked with, in the summary. */
-enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED };
+/* What a run of a server can be marked with, in the summary. */
+enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED, RUN_MARKS };
 
-static int marked(const struct race_leg *l, enum run_mark m)
+/* Server i's runs of each mark, over the rounds, into n. */
+static void runs_marked(const struct race_params *p, const struct race_leg *legs,
+			unsigned i, unsigned n[RUN_MARKS])
 {
-	switch (m) {
-	case RUN_FLAGGED: return l->fast != VERDICT_FAST_NO;
-	case RUN_KEPT_BUSY: return l->kept_busy != 0;
-	case RUN_SHARED: return l->shared != 0;
-	case RUN_LEFT: return l->left_on != 0;
-	case RUN_UNPROBED: return l->unprobed != 0;
+	memset(n, 0, RUN_MARKS * sizeof *n);
+	for (unsigned r = 0; r < p->rounds; r++) {
+		const struct race_leg *l = &legs[r * p->n + i];
+
+		n[RUN_FLAGGED] += l->fast != VERDICT_FAST_NO;
+		n[RUN_KEPT_BUSY] += l->kept_busy != 0;
+		n[RUN_SHARED] += l->shared != 0;
+		n[RUN_LEFT] += l->left_on != 0;
+		n[RUN_UNPROBED] += l->unprobed != 0;
 	}
-	return 0;
-}
-
-/* Server i's runs marked m, over the rounds. */
-static unsigned runs_marked(const struct race_params *p, const struct race_leg *legs,
-			    unsigned i, enum run_mark m)
-{
-	unsigned n = 0;
-
-	for (unsigned r = 0; r < p->rounds; r++)
-		n += (unsigned)marked(&legs[r * p->n + i], m);
-	return n;
 }
 
 /* Server i's side of a pair, its scores in score. */
@@ -379,13 +366,13 @@ static struct verdict_side side_of(const struct race_params *p,
 				   const struct race_leg *legs, unsigned i,
 				   double *score)
 {
+	unsigned n[RUN_MARKS];
+
 	column(p, legs, i, 0, score);
+	runs_marked(p, legs, i, n);
 	return (struct verdict_side){
-		.score = score, .ok = right_answers(p, legs, i),
-		.flagged = runs_marked(p, legs, i, RUN_FLAGGED),
-		.busy = runs_marked(p, legs, i, RUN_KEPT_BUSY),
-		.shared = runs_marked(p, legs, i, RUN_SHARED),
-		.left = runs_marked(p, legs, i, RUN_LEFT) };
+		.score = score, .ok = right_answers(p, legs, i), .flagged = n[RUN_FLAGGED],
+		.busy = n[RUN_KEPT_BUSY], .shared = n[RUN_SHARED], .left = n[RUN_LEFT] };
 }
 
 /* The verdict between servers a and b (a listed first: it ran first in
@@ -448,20 +435,19 @@ static void warnings(struct out *o, const struct race_params *p, const struct ra
 		 MACHINE_OTHERS_CPU);
 	for (unsigned i = 0; i < p->n; i++) {
 		uint64_t ok = right_answers(p, legs, i);
+		unsigned n[RUN_MARKS];
 
+		runs_marked(p, legs, i, n);
 		if (ok < all)
 			out_printf(o, "", "%s answered %" PRIu64 " of %" PRIu64 " requests "
 			       "wrong or not at all (%.2f%% right): it loses to "
 			       "every server that answered more\n",
 			       p->server[i].name, all - ok, all,
 			       verdict_percent(ok, all));
-		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++) {
-			unsigned n = runs_marked(p, legs, i, row[k].mark);
-
-			if (n)
+		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
+			if (n[row[k].mark])
 				out_printf(o, "", "%s %s in %u of %u rounds%s\n", p->server[i].name,
-					   row[k].what, n, p->rounds, row[k].then);
-		}
+					   row[k].what, n[row[k].mark], p->rounds, row[k].then);
 	}
 }
 
@@ -497,24 +483,11 @@ static void verdicts(struct out *o, const struct race_params *p,
 	out_end(o);
 }
 
-/* The plot, with what it needs judged here: 0, or -errno (said). */
-static int plot(const struct race_params *p, const struct race_leg *legs,
-		const char *title)
-{
-	uint64_t ok[RACE_MAX_SERVERS];
-	struct verdict vs[RACE_MAX_SERVERS];
-
-	for (unsigned i = 0; i < p->n; i++) {
-		ok[i] = right_answers(p, legs, i);
-		if (i)
-			judge_pair(p, legs, 0, i, &vs[i]);
-	}
-	return race_plot_draw(p, legs, ok, vs, title);
-}
-
 int race_report_end(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	char title[TEXT * 4] = "";
+	uint64_t ok[RACE_MAX_SERVERS];
+	struct verdict vs[RACE_MAX_SERVERS];
 	int status = 0;
 
 	summary(o, p, legs);
@@ -522,7 +495,12 @@ int race_report_end(struct out *o, const struct race_params *p, const struct rac
 	for (unsigned k = 0; k < p->rounds * p->n; k++)
 		status |= legs[k].s.ok < p->wl.total;
 	fflush(stdout);
-	if (p->plot && plot(p, legs, title))
-		status = 1;
-	return status;
+	if (!p->plot)
+		return status;
+	for (unsigned i = 0; i < p->n; i++) {
+		ok[i] = right_answers(p, legs, i);
+		if (i)
+			judge_pair(p, legs, 0, i, &vs[i]);
+	}
+	return race_plot_draw(p, legs, ok, vs, title) ? 1 : status;
 }

@@ -7,14 +7,14 @@
 #include <stdint.h>
 
 #include "bench/out.h"
-#include "bench/race/peak.h"
+#include "bench/race/machine.h"
 #include "bench/race/race.h"
 
 /* Before round 1: the machine's peak pk, and each server that no run
  * can be caught answering from memory for (no probe, and no peak:
  * peak_of[i] 0). */
-void race_report_peak(struct out *o, const struct race_params *p, const struct peak *pk,
-		      const double *peak_of);
+void race_report_peak(struct out *o, const struct race_params *p,
+		      const struct machine_peak *pk, const double *peak_of);
 /* On stderr: leg i of round ended, with its rate and time. */
 void race_report_progress(const struct race_params *p, unsigned round,
 			  unsigned i, const struct race_leg *g);
