@@ -533,7 +533,6 @@ int race_run(const struct race_params *params, struct out *o)
 	struct race r = { .p = p, .out = o, .wl = p->wl };
 	int status = 2;
 
-	client_raise_fd_limit();
 	if (start(&r))
 		goto out;
 	status = 1;
