@@ -171,12 +171,12 @@ _Static_assert(sizeof(struct ring_slot) % 8 == 0, "slots");
 _Static_assert(RING_JOBS % 64 == 0, "bitmaps of whole words");
 
 /* What every lease moves of a progress (the cursor, or the last returned
- * range): the same mark, no lease taken between. No padding: compared
- * whole. */
+ * range): the same mark, no lease taken between. Compared whole. */
 struct ring_mark {
 	uint64_t next, last_lo;
 	uint32_t cursor_done, nreturned;
 };
+_Static_assert(sizeof(struct ring_mark) == 24, "a mark has no padding");
 
 /* ---- read by both sides, taking no ring (ring_job.c) --------------------- */
 

@@ -257,22 +257,27 @@ START_TEST(pid_from_port)
 END_TEST
 
 /* A grandchild's CPU is its grandparent's tree's, a pid given twice
- * counts once. */
+ * counts once. The grandchild spins 300 ms of its own CPU time, not of
+ * the clock's, so that a loaded machine only makes the test slower. */
 START_TEST(tree_counts_its_children)
 {
 	struct proctree t = { .n = 0 };
-	uint64_t before, after;
+	uint64_t before, after = 0;
 	pid_t pid;
 	int p[2];
 
 	ck_assert_int_eq(pipe(p), 0);
 	if ((pid = child()) == 0) {
-		/* A grandchild spins 300 ms while this one sleeps. */
 		if (fork() == 0) {
+			struct timespec cpu;
 			char go;
 
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (read(p[0], &go, 1) == 1)
-				spin_until(clock_ms() + 300);
+				do
+					clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);
+				while (cpu.tv_sec == 0 && cpu.tv_nsec < 300000000);
+			pause(); /* stays in the tree, its ticks with it */
 			_exit(0);
 		}
 		sleep_forever(-1, NULL);
@@ -282,9 +287,8 @@ START_TEST(tree_counts_its_children)
 	usleep(50000);
 	ck_assert_int_eq(proctree_ticks(&t, &before), 0);
 	ck_assert_int_eq(write(p[1], "g", 1), 1);
-	usleep(500000);
-	ck_assert_int_eq(proctree_ticks(&t, &after), 0);
-	ck_assert_msg(after - before >= 15, "%llu ticks", (unsigned long long)(after - before));
+	ck_assert_msg(TH_WAIT_UNTIL(proctree_ticks(&t, &after) == 0 && after - before >= 15,
+				    20000), "%llu ticks", (unsigned long long)(after - before));
 	end_child(pid);
 }
 END_TEST
