@@ -206,6 +206,7 @@ static void master_rows(struct status *st, const struct seg *seg)
 	const struct seg_header *h = seg->hdr;
 	const struct policy p = { .order = shm_read(seg->ring->policy.order),
 				  .rules = shm_read(seg->ring->policy.rules) };
+	const struct policy_rule *rule;
 
 	ADD(NUM, .key = "pid", .text = "revhash master pid", .num = (uint64_t)h->master_pid,
 		 .help = "the master's process id");
@@ -223,9 +224,9 @@ static void master_rows(struct status *st, const struct seg *seg)
 		ADD(NUM, .key = kind->count_key, .num = h->kinds[k].n, .help = kind->count_help);
 	}
 	ADD(WORD, .key = "schedule", .text = "schedule", .word = policy_order_name(p.order));
-	for (unsigned i = 0; i < policy_rules(); i++)
-		ADD(NUM, .key = policy_rule_key(i), .text = policy_rule_key(i),
-			 .num = (uint64_t)policy_rule_on(&p, i), .help = policy_rule_state(i));
+	for (unsigned i = 0; (rule = policy_rule(i)); i++)
+		ADD(NUM, .key = rule->key, .text = rule->key,
+			 .num = (uint64_t)policy_has(&p, rule->bit), .help = rule->state);
 	ADD(WORD, .key = "low_latency", .text = "low latency",
 		  .word = low_latency_name(h->low_latency));
 	ADD(NUM, .key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
