@@ -156,7 +156,7 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	*hashes = seg->hdr->stats.dead_hashes;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct worker_kind *k;
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (!v.pid)
@@ -218,7 +218,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 
 	ADD(LIST, .key = "workers", .text = "");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (!v.pid && !v.deaths)
