@@ -3,7 +3,6 @@
  * copied once, within its field, and printed from the copy, escaped. */
 #include "master/status.h"
 #include "lib/log.h"
-#include "lib/utf8.h"
 #include "master/power.h"
 #include "shm/hist.h"
 #include "shm/ring_master.h"
@@ -25,17 +24,19 @@ _Static_assert(sizeof(((struct seg_header *)0)->kernel) <= STATUS_WORD_MAX &&
 	       sizeof(((struct seg_kind *)0)->note) <= STATUS_WORD_MAX,
 	       "a word of the segment fits");
 
-static const char *const stage_names[STAGE_COUNT] = {
-#define XX(stage, name) [STAGE_##stage] = name,
-	SEG_STAGE_MAP(XX)
+/* The names of each list, in the order its enum is made in. */
+#define XX(value, name) name,
+static const char *const stage_names[] = { SEG_STAGE_MAP(XX) };
+static const char *const outcome_names[] = { SEG_OUTCOME_MAP(XX) };
+static const char *const power_names[] = { POWER_STATE_MAP(XX) }; /* the CPUs' idle states */
+static const char *const slot_names[] = { RING_SLOT_STATE_MAP(XX) };
 #undef XX
-};
 
-static const char *const outcome_names[OUTCOME_COUNT] = {
-#define XX(outcome, name) [OUTCOME_##outcome] = name,
-	SEG_OUTCOME_MAP(XX)
-#undef XX
-};
+/* names[i] of a list of n, "?" past it: i is a word of the segment's. */
+static const char *name_of(const char *const *names, unsigned n, uint32_t i)
+{
+	return i < n ? names[i] : "?";
+}
 
 /* ---- the rows ------------------------------------------------------------- */
 
@@ -143,31 +144,6 @@ static double mean_us(uint64_t ns, uint64_t n)
 	return n ? (double)ns / (double)n / 1e3 : 0;
 }
 
-/* What the master does with the CPUs' idle states (enum power_state). */
-static const char *low_latency_name(uint32_t state)
-{
-	static const char *const names[POWER_STATE_COUNT] = {
-#define XX(state, name) [POWER_STATE_##state] = name,
-		POWER_STATE_MAP(XX)
-#undef XX
-	};
-
-	return state < POWER_STATE_COUNT ? names[state] : "?";
-}
-
-static const char *slot_state(const struct ring_slot_view *v)
-{
-	static const char *const names[SLOT_STATE_COUNT] = {
-#define XX(state, name) [SLOT_##state] = name,
-		RING_SLOT_STATE_MAP(XX)
-#undef XX
-	};
-
-	if (!v->pid)
-		return "dead";
-	return v->state < SLOT_STATE_COUNT ? names[v->state] : "?";
-}
-
 /* Every live and dead worker's hashes, and the busy rate: the live
  * workers' hashes per second of hashing time, summed; CPU workers beyond
  * the CPUs count the CPUs' worth of their mean rate, a wall-clock kind (a
@@ -180,7 +156,7 @@ static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
 	*hashes = seg->hdr->stats.dead_hashes;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		const struct worker_kind *k;
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (!v.pid)
@@ -206,6 +182,7 @@ static void master_rows(struct status *st, const struct seg *seg)
 	const struct seg_header *h = seg->hdr;
 	const struct policy p = { .order = shm_read(seg->ring->policy.order),
 				  .rules = shm_read(seg->ring->policy.rules) };
+	const struct policy_rule *rule;
 
 	ADD(NUM, .key = "pid", .text = "revhash master pid", .num = (uint64_t)h->master_pid,
 		 .help = "the master's process id");
@@ -223,11 +200,11 @@ static void master_rows(struct status *st, const struct seg *seg)
 		ADD(NUM, .key = kind->count_key, .num = h->kinds[k].n, .help = kind->count_help);
 	}
 	ADD(WORD, .key = "schedule", .text = "schedule", .word = policy_order_name(p.order));
-	for (unsigned i = 0; i < policy_rules(); i++)
-		ADD(NUM, .key = policy_rule_key(i), .text = policy_rule_key(i),
-			 .num = (uint64_t)policy_rule_on(&p, i), .help = policy_rule_state(i));
+	for (unsigned i = 0; (rule = policy_rule(i)); i++)
+		ADD(NUM, .key = rule->key, .text = rule->key,
+			 .num = (uint64_t)policy_has(&p, rule->bit), .help = rule->state);
 	ADD(WORD, .key = "low_latency", .text = "low latency",
-		  .word = low_latency_name(h->low_latency));
+		  .word = name_of(power_names, POWER_STATE_COUNT, h->low_latency));
 	ADD(NUM, .key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
 		 .help = "times the master held the CPUs out of deep idle states");
 	ADD(REAL, .key = "uptime_s", .text = "up", .unit = " s", .real = uptime_s(h),
@@ -241,7 +218,7 @@ static void worker_rows(struct status *st, const struct seg *seg)
 
 	ADD(LIST, .key = "workers", .text = "");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (!v.pid && !v.deaths)
@@ -255,7 +232,8 @@ static void worker_rows(struct status *st, const struct seg *seg)
 		ADD(WORD, .key = "kind", .text = "kind", .label = "kind",
 			  .word = kind_at(v.kind) ? kind_at(v.kind)->name : "?");
 		ADD(NUM, .key = "pid", .text = "pid", .num = (uint64_t)v.pid);
-		ADD(WORD, .key = "state", .text = "state", .word = slot_state(&v));
+		ADD(WORD, .key = "state", .text = "state",
+			  .word = !v.pid ? "dead" : name_of(slot_names, SLOT_STATE_COUNT, v.state));
 		ADD(WORD, .text = "job", .word = v.has_lease ? made(st, "%u", v.lease_job) : "-");
 		ADD(WORD, .text = "lease", .word = !v.has_lease ? "-" :
 			  made(st, "%llu..%llu", (unsigned long long)v.lease_lo,
@@ -402,6 +380,51 @@ static size_t past(const struct status *st, size_t i)
 			depth--;
 	} while (++i < st->n && depth);
 	return i;
+}
+
+/* The length of the UTF-8 character s starts with (1 for ASCII, a NUL
+ * included), or 0 where its bytes are none: the strings of the segment
+ * are anyone's bytes who can write it, and JSON and Prometheus's text are
+ * UTF-8. Only the shortest forms of code points up to U+10FFFF pass, no
+ * surrogates. Reads no byte past a NUL. */
+static size_t utf8_char(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		n = 2;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		n = 3;
+		lo = u[0] == 0xe0 ? 0xa0 : 0x80; /* no overlong form */
+		hi = u[0] == 0xed ? 0x9f : 0xbf; /* no surrogate */
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		n = 4;
+		lo = u[0] == 0xf0 ? 0x90 : 0x80;
+		hi = u[0] == 0xf4 ? 0x8f : 0xbf; /* nothing past U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (u[i] < 0x80 || u[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* Is the character s starts with, of n bytes (utf8_char's), a control
+ * character: C0, DEL, or C1 (U+0080..U+009F, which a terminal takes as
+ * escapes: U+009B is CSI)? */
+static int utf8_control(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	return (n == 1 && (u[0] < 0x20 || u[0] == 0x7f)) ||
+	       (n == 2 && u[0] == 0xc2 && u[1] <= 0x9f);
 }
 
 void status_word(FILE *out, const char *s, enum status_esc esc)

@@ -29,13 +29,14 @@
 #define RESET_WAIT_MS 2000    /* a reset waits this long at most for the killed */
 
 /* How long the worker of v may stay silent if stopped. */
-static uint64_t stall_bound(const struct ring_slot_view *v)
+static uint64_t stall_bound(const struct ring_slot *v)
 {
+	uint64_t values = v->lease_hi - v->lease_lo + 1;
 	unsigned __int128 expect_ms;
 
 	if (!v->has_lease)
 		return IDLE_STALL_MS;
-	expect_ms = v->rate ? (unsigned __int128)v->lease_values * 1000 / v->rate : 0;
+	expect_ms = v->rate ? (unsigned __int128)values * 1000 / v->rate : 0;
 	if (expect_ms <= STALL_MIN_MS / STALL_FACTOR)
 		return STALL_MIN_MS;
 	return expect_ms < STALL_MAX_MS / STALL_FACTOR ? (uint64_t)expect_ms * STALL_FACTOR
@@ -183,7 +184,7 @@ static void watchdog(struct workers *ws, uint64_t now)
 		return;
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
 		struct wslot *w = &ws->w[i];
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		if (!w->pid || w->killed)
 			continue;

@@ -81,16 +81,7 @@ const char *policy_order_list(char *buf, size_t size)
 
 /* ---- the rules ------------------------------------------------------------ */
 
-static const struct rule {
-	uint32_t bit;
-	const char *key;     /* in --status and its JSON */
-	const char *on, *off; /* in words */
-	const char *option;  /* the switch that turns it off */
-	const char *help;
-	const char *state;   /* "1 when ...": its key's value in a sentence */
-	int ideal;           /* the ideal server (bench/simulate.c) follows
-	                        it: sim_best tries it on and off */
-} rules[] = {
+static const struct policy_rule rules[] = {
 	{ POLICY_PREEMPT, "preempt", "preemptive", "run to completion", "no-preempt",
 	  "a started job keeps the workers until it ends",
 	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)", 1 },
@@ -115,24 +106,9 @@ int policy_has(const struct policy *p, uint32_t rule)
 	return (p->rules & rule) != 0;
 }
 
-unsigned policy_rules(void)
+const struct policy_rule *policy_rule(unsigned i)
 {
-	return NRULES;
-}
-
-const char *policy_rule_key(unsigned i)
-{
-	return i < NRULES ? rules[i].key : "?";
-}
-
-const char *policy_rule_state(unsigned i)
-{
-	return i < NRULES ? rules[i].state : "?";
-}
-
-int policy_rule_on(const struct policy *p, unsigned i)
-{
-	return i < NRULES && policy_has(p, rules[i].bit);
+	return i < NRULES ? &rules[i] : NULL;
 }
 
 const char *policy_describe(const struct policy *p, char *buf, size_t size)

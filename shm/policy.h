@@ -56,6 +56,18 @@ struct lease_ask {
 	                            have still to hash */
 };
 
+/* A rule's row of the table (policy.c). */
+struct policy_rule {
+	uint32_t bit;
+	const char *key;      /* in --status and its JSON */
+	const char *on, *off; /* in words */
+	const char *option;   /* the switch that turns it off */
+	const char *help;
+	const char *state;    /* "1 when ...": its key's value in a sentence */
+	int ideal;            /* the ideal server (bench/simulate.c) follows
+	                         it: sim_best tries it on and off */
+};
+
 /* The default: wsrpt, preemptive, split. */
 struct policy policy_default(void);
 /* The rank of a job of weight with remaining values still to hash, seq
@@ -96,13 +108,8 @@ const char *policy_order_list(char *buf, size_t size);
 const char *policy_describe(const struct policy *p, char *buf, size_t size);
 /* Is rule (a POLICY_* bit) in force? */
 int policy_has(const struct policy *p, uint32_t rule);
-/* The number of rules, and rule i's key in --status ("preempt", ...). */
-unsigned policy_rules(void);
-const char *policy_rule_key(unsigned i);
-/* Rule i's value under that key in a sentence: "1 when ...". */
-const char *policy_rule_state(unsigned i);
-/* Is rule i (as policy_rule_key numbers them) in force in p? */
-int policy_rule_on(const struct policy *p, unsigned i);
+/* Rule i of the table, NULL past the last. */
+const struct policy_rule *policy_rule(unsigned i);
 
 /* The policy's command-line switches (the master's and revhash-bench's),
  * as getopt_long entries and help lines made from the tables. */

@@ -7,6 +7,7 @@
 #include "lib/log.h"
 #include "shm/ring_master.h"
 #include "shm/ring_slot.h"
+#include "shm/word.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -456,26 +457,13 @@ void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned un
 	publish(s->state, SLOT_IDLE);
 }
 
-void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot_view *v)
+void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v)
 {
-	const struct ring_slot *s = &r->slots[slot];
+	const shm_word *from = (const shm_word *)&r->slots[slot];
+	shm_word *to = (shm_word *)v;
 
-	v->pid = peek(s->pid);
-	v->state = (enum ring_slot_state)peek(s->state);
-	v->beat = peek(s->beat);
-	v->has_lease = (int)peek(s->has_lease);
-	v->lease_job = peek(s->lease_job);
-	v->lease_lo = peek(s->lease_lo);
-	v->lease_hi = peek(s->lease_hi);
-	v->lease_values = v->has_lease ? v->lease_hi - v->lease_lo + 1 : 0;
-	v->rate = peek(s->rate);
-	v->hashes = peek(s->hashes);
-	v->chunks = peek(s->chunks);
-	v->hash_ns = peek(s->hash_ns);
-	v->deaths = peek(s->deaths);
-	v->stalls = peek(s->stalls);
-	v->kind = peek(s->kind);
-	v->unit = peek(s->unit);
+	for (size_t i = 0; i < sizeof *v / sizeof *to; i++)
+		to[i] = peek(from[i]);
 }
 
 void ring_slot_retire(struct ring *r, unsigned slot)

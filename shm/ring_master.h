@@ -21,22 +21,6 @@ struct ring_master {
 	                                 said; NULL: the master has not taken it */
 };
 
-/* What the master and --status see of a worker slot. */
-struct ring_slot_view {
-	pid_t pid;
-	enum ring_slot_state state;
-	uint64_t beat;
-	int has_lease;
-	uint32_t lease_job;
-	uint64_t lease_lo, lease_hi;
-	uint64_t lease_values; /* size of the lease held */
-	uint64_t rate;         /* hashes per second, 0 while unknown */
-	uint64_t hashes, chunks;
-	uint64_t hash_ns;      /* time spent hashing them, on its kind's clock */
-	uint32_t deaths, stalls;
-	uint32_t kind, unit;
-};
-
 /* Initialise a ring in zeroed shared memory. 0 or -errno (logged). */
 int ring_init(struct ring *r, const struct policy *policy);
 /* Release the ring's semaphores and mutex (at exit). */
@@ -139,9 +123,9 @@ int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid);
  * at a worker's next ring call. *hashes and *chunks get what it did. */
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 		    uint64_t *hashes, uint64_t *chunks);
-/* What the master and --status see of a slot. */
-void ring_slot_view(const struct ring *r, unsigned slot,
-		    struct ring_slot_view *v);
+/* What the master and --status see of a slot: a copy of it into *v, each
+ * word read whole (its worker writes it meanwhile). */
+void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v);
 /* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
 /* Locks recovered from a dead holder so far. */

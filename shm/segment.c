@@ -386,9 +386,6 @@ void seg_close(struct seg *seg)
 	seg->owner = seg->copy = 0;
 }
 
-/* A word of the segment whatever its declared type (a name's bytes). */
-typedef uint64_t __attribute__((may_alias)) shm_word;
-
 void seg_show_name(char *dst, size_t size, const char *src)
 {
 	shm_word name[16] = { 0 }, *to = (shm_word *)dst;

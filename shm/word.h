@@ -14,5 +14,8 @@
 /* Add n to a counter this process alone writes: a load of its own word
  * and a store, not a locked add (a ++ costs no more). */
 #define shm_count(lhs, n) shm_show(lhs, (lhs) + (n))
+/* A word of the segment whatever its declared type (a name's bytes, a
+ * slot's). */
+typedef uint64_t __attribute__((may_alias)) shm_word;
 
 #endif

@@ -175,7 +175,7 @@ static unsigned values_for(enum what what, uint64_t v[16])
 			v[n++] = p; /* FREE and NEW are 0 and 1; and one past the last */
 		break;
 	case PID: {
-		struct ring_slot_view s;
+		struct ring_slot s;
 
 		ring_slot_view(seg.ring, (unsigned)live_slot, &s);
 		v[n++] = (uint64_t)s.pid;

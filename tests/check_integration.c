@@ -391,7 +391,7 @@ END_TEST
  * (lease 0). */
 static unsigned workers_with(const struct seg *seg, int lease)
 {
-	struct ring_slot_view v;
+	struct ring_slot v;
 	unsigned n = 0;
 
 	for (unsigned w = 0; w < RING_WORKERS; w++) {
@@ -405,7 +405,7 @@ static unsigned workers_with(const struct seg *seg, int lease)
  * still counts. */
 START_TEST(counters_survive_a_workers_death)
 {
-	struct ring_slot_view v;
+	struct ring_slot v;
 	struct seg seg;
 	uint8_t d[32];
 	uint64_t x, hashed, n = 40000000, base = th_rand64() >> 1;
@@ -446,7 +446,7 @@ END_TEST
  * figure a benchmark rates the server at (busy_rate in --status). */
 START_TEST(hashing_time_is_accounted)
 {
-	struct ring_slot_view v;
+	struct ring_slot v;
 	struct seg seg;
 	uint8_t d[32];
 	uint64_t x, t0, wall_ns, busy_ns = 0, hashed = 0, n = 4000000;

@@ -998,7 +998,7 @@ START_TEST(connectable_means_ready)
 	static const char *const args[] = { "--workers", "2", "--kernel", "portable", NULL };
 	unsigned port = th_free_port();
 	pid_t pid = start_and_connect(port, args);
-	struct ring_slot_view v0 = { 0 }, v1 = { 0 };
+	struct ring_slot v0 = { 0 }, v1 = { 0 };
 	struct seg seg;
 	int opened;
 

@@ -339,7 +339,7 @@ END_TEST
  * too (a CPU worker's death), or for the hook's own line (a device's). */
 static void fire(enum ring_hook hook, unsigned slot, const char *until)
 {
-	struct ring_slot_view v;
+	struct ring_slot v;
 	struct seg s;
 
 	ck_assert_int_eq(tm_seg(&m, &s), 0);

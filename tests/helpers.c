@@ -328,7 +328,7 @@ int tm_start_on(struct tmaster *m, unsigned port_no, const char *env,
 			m->conns++;
 			if (tm_seg(m, &seg) == 0) {
 				/* Serving: listener, segment and a first worker. */
-				struct ring_slot_view v;
+				struct ring_slot v;
 				int ready;
 
 				ring_slot_view(seg.ring, 0, &v);
@@ -379,7 +379,7 @@ int tm_workers(const struct tmaster *m, pid_t *pids, int max)
 	if (tm_seg(m, &seg) < 0)
 		return 0;
 	for (unsigned i = 0; i < RING_WORKERS && n < max; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg.ring, i, &v);
 		if (v.pid > 0)
@@ -400,7 +400,7 @@ int tm_wait_workers(const struct tmaster *m, int n, int timeout_ms)
 static pid_t lease_holder(const struct seg *seg)
 {
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 		char state;
 
 		ring_slot_view(seg->ring, i, &v);
@@ -415,7 +415,7 @@ static pid_t lease_holder(const struct seg *seg)
 static int holds_lease(const struct seg *seg, pid_t pid)
 {
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (v.pid == pid)

@@ -38,7 +38,7 @@ static int stopped(pid_t pid)
 static int is_worker(const struct seg *seg, pid_t pid)
 {
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		struct ring_slot_view v;
+		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
 		if (v.pid == pid)
