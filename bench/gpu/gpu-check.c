@@ -222,12 +222,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* p50, p99, max of n samples (sorted here), in us. */
-static void percentiles(uint64_t *ns, size_t n, char *out, size_t len)
+/* p50, p99, max of n samples (sorted here), in us; till the next call. */
+static const char *percentiles(uint64_t *ns, size_t n)
 {
+	static char out[96];
+
 	qsort(ns, n, sizeof *ns, cmp_u64);
-	snprintf(out, len, "p50 %.1f us, p99 %.1f us, max %.1f us", ns[n / 2] / 1e3,
+	snprintf(out, sizeof out, "p50 %.1f us, p99 %.1f us, max %.1f us", ns[n / 2] / 1e3,
 		 ns[n * 99 / 100] / 1e3, ns[n - 1] / 1e3);
+	return out;
 }
 
 /* The variant in use, searching for seconds: its rate, printed. */
@@ -266,7 +269,6 @@ static void small(uint64_t values, const char *how)
 	static uint64_t ns[SMALL_RUNS];
 	size_t runs = run.scale->small_runs < SMALL_RUNS ? run.scale->small_runs : SMALL_RUNS;
 	uint64_t found;
-	char line[128];
 
 	for (size_t i = 0; i < runs; i++) {
 		uint64_t t0 = clock_ns();
@@ -275,9 +277,8 @@ static void small(uint64_t values, const char *how)
 		ns[i] = clock_ns() - t0;
 		from += values;
 	}
-	percentiles(ns, runs, line, sizeof line);
 	printf("small %llu values, %s: %s over %zu searches\n",
-	       (unsigned long long)values, how, line, runs);
+	       (unsigned long long)values, how, percentiles(ns, runs), runs);
 }
 
 struct stopper {
@@ -306,7 +307,6 @@ static void stop_latency(const char *how)
 	size_t runs = run.scale->stop_runs < STOP_RUNS ? run.scale->stop_runs : STOP_RUNS;
 	struct stopper *s = calloc(1, sizeof *s); /* one page, registered once */
 	struct gpu_stats st;
-	char line[128];
 	size_t n = 0;
 
 	for (size_t i = 0; i < runs; i++) {
@@ -329,12 +329,10 @@ static void stop_latency(const char *how)
 		from += STOP_SPAN;
 	}
 	gpu_stats(run.dev, &st);
-	if (n) {
-		percentiles(ns, n, line, sizeof line);
+	if (n)
 		printf("stop latency %s, %s (stop word to return): %s over %zu stops; the "
 		       "device %s the stop word\n", gpu_variant_name(gpu_variant(run.dev)), how,
-		       line, n, st.watching ? "polls" : "does not poll");
-	}
+		       percentiles(ns, n), n, st.watching ? "polls" : "does not poll");
 	free(s);
 }
 
@@ -387,7 +385,6 @@ static void bench_launches(uint64_t n)
 	struct gpu_stats before, now;
 	uint64_t found;
 
-	digest_of(BENCH_START - 1, absent);
 	gpu_stats(run.dev, &before);
 	now = before;
 	while (now.launches - before.launches < n) {
@@ -413,7 +410,6 @@ static void bench_all(double seconds, const int *order, int n)
 	double best = -1, best_rate = 0;
 	int fastest = order[0];
 
-	digest_of(BENCH_START - 1, absent);
 	/* The fastest as the worker chooses (device_pick): a variant whose
 	 * stops are slower must beat the rest by its handicap. */
 	for (int i = 0; i < n; i++) {
@@ -559,6 +555,7 @@ int main(int argc, char **argv)
 	}
 	printf("gpu-check: device %d, %s; %d kernel variants; %s scale\n", (int)o.device,
 	       gpu_name(run.dev), gpu_variants(), run.scale->name);
+	digest_of(BENCH_START - 1, absent);
 	if (o.bench > 0) {
 		bench_all(o.bench, order, n);
 	} else {

@@ -10,7 +10,7 @@ GPU_CHECK_OBJS := bench/gpu/gpu-check.o \
 
 # gpu-check over the host build of the GPU variants (worker/gpu/gpu_standin.c):
 # scripts/gpu-proof.sh --dry-run runs it where there is no device.
-$(BIN)/gpu-check-standin: $(call objs,$(GPU_CHECK_OBJS) worker/gpu/gpu_standin.o $(GPU_HOST_OBJS))
+$(BIN)/gpu-check-standin: $(call objs,$(GPU_CHECK_OBJS) $(GPU_HOST_OBJS))
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 ifneq ($(NVCC),)

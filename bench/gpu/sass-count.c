@@ -307,6 +307,9 @@ int main(int argc, char **argv)
 	}
 	if (argc < 4 || argc % 2)
 		return usage();
+	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
+	       "| spills | ALU bound | FMA bound | issue bound |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (int i = 2; i < argc; i += 2) {
 		uint64_t v;
 
@@ -314,14 +317,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sass-count: %s: no variant of that number\n", argv[i]);
 			return 2;
 		}
-	}
-	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
-	       "| spills | ALU bound | FMA bound | issue bound |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-	for (int i = 2; i < argc; i += 2) {
-		unsigned v = (unsigned)strtoul(argv[i], NULL, 10);
-
-		rc |= cubin(argv[i + 1], gpu_variant_label(v), GPU_PER_THREAD_OF(v)) ? 1 : 0;
+		rc |= cubin(argv[i + 1], gpu_variant_label((unsigned)v),
+			    GPU_PER_THREAD_OF(v)) ? 1 : 0;
 	}
 	return rc;
 }

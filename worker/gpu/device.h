@@ -35,7 +35,6 @@ struct device {
 	uint64_t rate;         /* the choice's measured rate, hashes/s; 0:
 	                          forced by name */
 	uint64_t lease_ns;     /* a lease's length, ns; 0: its kind's */
-	uint64_t min_lease_ns; /* the least worth a lease, ns; 0: its kind's */
 	uint64_t idle_poll_ms; /* how long after its last lease the worker
 	                          polls for the next: a GPU's worker, with a
 	                          CPU of its own, a second (a sleep cost it a

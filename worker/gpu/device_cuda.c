@@ -96,19 +96,18 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
 	char line[640];
-	size_t all;
+	size_t all = (size_t)gpu_variants(); /* at most PICK_MAX: gpu_table.h */
 	int r = gpu_open(index, &opened, err, errlen);
 
 	if (r)
 		return r;
-	all = (size_t)gpu_variants() < PICK_MAX ? (size_t)gpu_variants() : PICK_MAX;
 	for (size_t i = 0; i < all; i++) {
 		p.names[i] = gpu_variant_name((int)i);
 		p.handicap[i] = device_stop_handicap(gpu_variant_halt_every((int)i));
 	}
 	/* The variants on trial are taken by name only: measuring leaves
 	 * them out until a device has checked and timed them (variants.mk). */
-	p.n = (size_t)gpu_variants_auto() < all ? (size_t)gpu_variants_auto() : all;
+	p.n = (size_t)gpu_variants_auto();
 	for (size_t i = p.n; i < all; i++)
 		if (want && strcmp(want, p.names[i]) == 0)
 			p.n = all;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "worker/gpu/gpu.h"
 #include "worker/gpu/gpu_host.h"
 #include "worker/sha256_ref.h"
 
@@ -60,12 +61,11 @@ static const char *const names[] = { "standin", "standin-slow", "gpu-host", "lia
 
 int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 {
-	const char *env = getenv("REVHASH_STANDIN_GPUS");
-	int n = env ? atoi(env) : 1;
+	int n = gpu_count();
 
 	for (int i = 0; i < n && i < max; i++)
 		snprintf(names_out[i], DEVICE_NAME_LEN, "stand-in %d (a CPU kernel)", i);
-	return n < 0 ? 0 : n;
+	return n;
 }
 
 /* Variant i's rate over values values without the answer (wall clock). */
@@ -90,7 +90,7 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 	const char *env = getenv("REVHASH_STANDIN_KERNEL");
 	char line[256];
 
-	if (index < 0 || index >= device_count(NULL, 0)) {
+	if (index < 0 || index >= gpu_count()) {
 		snprintf(err, errlen, "no stand-in device %d", index);
 		return -ENODEV;
 	}

@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "worker/gpu/gpu_kernel.h"
-#include "worker/gpu/gpu_variant.h"
 #include "worker/gpu/gpu_walk.h"
 #include "lib/clock.h"
 #include "lib/pick.h"
@@ -26,20 +25,6 @@
 #define CHUNK_MIN (UINT64_C(1) << 20)   /* below, launch costs show */
 #define LAUNCH_NS 4000000               /* what a launch should take */
 #define SPIN_MAX_NS 2000000             /* then sleep on the event */
-
-#if !defined GPU_VARIANT_LIST || !defined GPU_VARIANTS_SHIPPED || !defined GPU_VARIANTS_AUTO
-#error "the build names the variants and counts the shipped and the measured (gpu.mk)"
-#endif
-#define X(n) extern "C" const struct gpu_kernel gpu_kernel_##n;
-GPU_VARIANT_LIST
-#undef X
-#define X(n) &gpu_kernel_##n,
-static const struct gpu_kernel *const kernels[] = { GPU_VARIANT_LIST };
-#undef X
-#define NKERNELS (int)(sizeof kernels / sizeof kernels[0])
-static_assert(NKERNELS <= PICK_MAX, "the worker measures every variant (device_cuda.c)");
-static_assert(GPU_VARIANTS_SHIPPED >= 1 && GPU_VARIANTS_SHIPPED <= GPU_VARIANTS_AUTO &&
-	      GPU_VARIANTS_AUTO <= NKERNELS, "the shipped first, then the other measured");
 
 /* Live launches: up to DEPTH of a search, behind up to DEPTH - 1 halted
  * ones the search before left in flight; each needs its own report slot
@@ -59,10 +44,15 @@ struct gpu {
 	const uint32_t *stop_job;     /* what launches poll: in stop_dev, or NULL */
 	char *failed_page;            /* a page that would not register */
 	int variant;
-	uint32_t blocks[NKERNELS];    /* of a full launch, per variant, of its block size */
+	uint32_t blocks[PICK_MAX];    /* of a full launch, per variant (gpu_table.h
+				       * holds at most PICK_MAX), of its block size */
 	struct gpu_launcher launcher;
 	char err[160], watch_err[160];
 };
+
+#define GPU_ENTRY struct gpu_kernel
+#define GPU_ENTRY_OF(n) gpu_kernel_##n
+#include "worker/gpu/gpu_table.h"
 
 /* 0 for success; else "call: reason" kept in g->err and -EIO. */
 static int check(struct gpu *g, cudaError_t e, const char *call)
@@ -114,7 +104,7 @@ static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job 
 {
 	struct gpu *g = (struct gpu *)ctx;
 	struct gpu_job job = *j;
-	unsigned block = kernels[g->variant]->block;
+	unsigned block = variants[g->variant]->block;
 	uint64_t blocks = (j->count + block - 1) / block;
 	int r;
 
@@ -122,8 +112,8 @@ static int dev_launch(void *ctx, const uint8_t digest[32], const struct gpu_job 
 	job.halt = g->halt_dev;
 	if (blocks > g->blocks[g->variant])
 		blocks = g->blocks[g->variant];
-	r = check(g, kernels[g->variant]->launch(digest, &job, (unsigned)blocks,
-						 g->stream, &g->sh), "cudaLaunchKernel");
+	r = check(g, variants[g->variant]->launch(digest, &job, (unsigned)blocks,
+						  g->stream, &g->sh), "cudaLaunchKernel");
 	if (!r)
 		r = check(g, cudaEventRecord(g->ev[j->gen % GPU_REPORTS], g->stream),
 			  "cudaEventRecord");
@@ -225,27 +215,7 @@ const char *gpu_count_error(void)
 
 unsigned gpu_variant_halt_every(int v)
 {
-	return v >= 0 && v < NKERNELS ? kernels[v]->best_every : 0;
-}
-
-int gpu_variants(void)
-{
-	return NKERNELS;
-}
-
-int gpu_variants_shipped(void)
-{
-	return GPU_VARIANTS_SHIPPED;
-}
-
-int gpu_variants_auto(void)
-{
-	return GPU_VARIANTS_AUTO;
-}
-
-const char *gpu_variant_name(int v)
-{
-	return v >= 0 && v < NKERNELS ? gpu_variant_label(kernels[v]->variant) : NULL;
+	return variant(v) ? variant(v)->best_every : 0;
 }
 
 /* Make device current, blocking (not spinning) in waits on events, with
@@ -315,12 +285,12 @@ static int setup_variants(struct gpu *g, int sms)
 {
 	int r = 0;
 
-	for (int v = 0; v < NKERNELS && !r; v++) {
+	for (int v = 0; v < NVARIANTS && !r; v++) {
 		int per_sm = 0;
 
-		r = check(g, kernels[v]->setup(g->stream), "cudaMemcpyToSymbolAsync");
+		r = check(g, variants[v]->setup(g->stream), "cudaMemcpyToSymbolAsync");
 		if (!r)
-			r = check(g, kernels[v]->occupancy(&per_sm),
+			r = check(g, variants[v]->occupancy(&per_sm),
 				  "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
 		g->blocks[v] = (uint32_t)(per_sm > 0 ? per_sm : 1) * (uint32_t)sms;
 	}
@@ -365,24 +335,6 @@ int gpu_open(int device, struct gpu **out, char *err, size_t errlen)
 	return 0;
 }
 
-const char *gpu_name(const struct gpu *g)
-{
-	return g->name;
-}
-
-int gpu_use(struct gpu *g, int v)
-{
-	if (v < 0 || v >= NKERNELS)
-		return -EINVAL;
-	g->variant = v;
-	return 0;
-}
-
-int gpu_variant(const struct gpu *g)
-{
-	return g->variant;
-}
-
 void gpu_spin_ns(struct gpu *g, uint64_t ns)
 {
 	g->launcher.spin_ns = ns;
@@ -396,22 +348,12 @@ int gpu_search(struct gpu *g, const uint8_t digest[32], uint64_t lo,
 	return r ? r : gpu_walk(&g->launcher, digest, lo, hi, found, stop);
 }
 
-const char *gpu_error(const struct gpu *g)
-{
-	return g->err;
-}
-
-const char *gpu_watch_error(const struct gpu *g)
-{
-	return g->watch_err;
-}
-
 void gpu_stats(const struct gpu *g, struct gpu_stats *st)
 {
 	st->launches = g->launcher.launches;
 	st->rejected = g->launcher.rejected;
 	st->chunk = g->launcher.chunk;
-	st->threads = g->blocks[g->variant] * kernels[g->variant]->block;
+	st->threads = g->blocks[g->variant] * variants[g->variant]->block;
 	st->busy_ns = g->launcher.busy_ns;
 	st->watching = g->stop_job != NULL;
 }

@@ -21,7 +21,7 @@ $(error GPU_SHIPPED: base (0) first, the reference the others are timed against)
 endif
 GPU_EVERY := $(GPU_SHIPPED) $(GPU_TIMED) $(GPU_TRIAL)
 GPU_BUILT := $(if $(filter all,$(GPU_VARIANTS)),$(GPU_EVERY),$(GPU_SHIPPED))
-# A table of variants (gpu.cu, gpu_standin.c) of list
+# A table of variants (gpu_table.h, in gpu.cu and gpu_standin.c) of list
 # $(1): X(n) for each, how many of the first are shipped, and how many
 # --kernel auto measures (all but those on trial).
 gpu_table = -DGPU_VARIANT_LIST='$(foreach v,$(1),X($(v)))' \

@@ -25,9 +25,8 @@ struct gpu_host_variant {
 /* The variants built (*n of them), the plain one first. */
 const struct gpu_host_variant *const *gpu_host_variants(size_t *n);
 
-/* The plain variant's search, and its rejected candidates so far. */
+/* The plain variant's search. */
 enum search_result gpu_host_search(const uint8_t digest[32], uint64_t lo, uint64_t hi,
 				   uint64_t *found, const uint32_t *stop);
-uint64_t gpu_host_rejected(void);
 
 #endif

@@ -16,15 +16,13 @@
 #include "worker/worker.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define BENCH_START (UINT64_C(0xbe7c4) << 40) /* a range without the answer */
-/* Spin for launches expected under this (us) unless the environment says. */
-#define GPU_WAIT_SPIN_US (GPU_SPIN_NS / 1000)
-
 #define ERR_LEN 2048 /* a device's error: an unknown kernel's lists every variant */
 
 struct args {
@@ -43,10 +41,10 @@ static int usage(void)
 	return 2;
 }
 
-/* The number after option name, or -1 (said) when it is not one. */
+/* s as a number for option name, or -1 (said) when it is not one. */
 static int number(const char *name, const char *s, uint64_t max, uint64_t *out)
 {
-	if (s && parse_u64(s, 0, max, out) == 0)
+	if (parse_u64(s, 0, max, out) == 0)
 		return 0;
 	fprintf(stderr, "revhash-gpu: %s needs a number up to %llu\n", name,
 		(unsigned long long)max);
@@ -55,43 +53,35 @@ static int number(const char *name, const char *s, uint64_t max, uint64_t *out)
 
 static int parse(int argc, char **argv, struct args *a)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int rc = 0;
+	static const struct option longs[] = {
+		{ "probe", no_argument, NULL, 'p' }, { "no-sandbox", no_argument, NULL, 'x' },
+		{ "serve", required_argument, NULL, 'S' }, { "kernel", required_argument, NULL, 'k' },
+		{ "kind", required_argument, NULL, 'K' }, { "bench", required_argument, NULL, 'b' },
+		{ "slot", required_argument, NULL, 's' }, { "master", required_argument, NULL, 'm' },
+		{ "notify", required_argument, NULL, 'n' }, { "device", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
 
-		if (strcmp(o, "--probe") == 0) {
+	while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+		if (c == 'p')
 			a->probe = 1;
-			continue;
-		}
-		if (strcmp(o, "--no-sandbox") == 0) { /* the master's --no-sandbox */
-			sandbox_off();
-			continue;
-		}
-		if (!v)
-			return -1;
-		i++;
-		if (strcmp(o, "--serve") == 0)
-			a->serve = v;
-		else if (strcmp(o, "--kernel") == 0)
-			a->kernel = v;
-		else if (strcmp(o, "--kind") == 0)
-			a->kind = v;
-		else if (strcmp(o, "--bench") == 0)
-			rc = parse_double(v, 0.01, 3600, &a->bench_s);
-		else if (strcmp(o, "--slot") == 0)
-			rc = number(o, v, RING_WORKERS - 1, &a->slot);
-		else if (strcmp(o, "--master") == 0)
-			rc = number(o, v, INT32_MAX, &a->master);
-		else if (strcmp(o, "--notify") == 0)
-			rc = number(o, v, INT32_MAX, &a->notify);
-		else if (strcmp(o, "--device") == 0)
-			rc = number(o, v, 255, &a->device);
-		else
-			rc = -1;
-		if (rc < 0)
+		else if (c == 'x')
+			sandbox_off(); /* the master's --no-sandbox */
+		else if (c == 'S')
+			a->serve = optarg;
+		else if (c == 'k')
+			a->kernel = optarg;
+		else if (c == 'K')
+			a->kind = optarg;
+		else if (c == 'b' ? parse_double(optarg, 0.01, 3600, &a->bench_s) :
+			 c == 's' ? number("--slot", optarg, RING_WORKERS - 1, &a->slot) :
+			 c == 'm' ? number("--master", optarg, INT32_MAX, &a->master) :
+			 c == 'n' ? number("--notify", optarg, INT32_MAX, &a->notify) :
+			 c == 'd' ? number("--device", optarg, 255, &a->device) : -1)
 			return -1;
 	}
-	return a->probe || a->serve || a->bench_s > 0 ? 0 : -1;
+	return optind == argc && (a->probe || a->serve || a->bench_s > 0) ? 0 : -1;
 }
 
 /* The device count, then a name a line; with --kernel, first whether the
@@ -195,10 +185,9 @@ static int serve(const struct args *a)
 	w.kernel = d.kernel;
 	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, d.choice);
 	w.lease_ns = d.lease_ns;
-	w.min_lease_ns = d.min_lease_ns;
 	kind_fill(kind, &w);
 	w.rate = d.rate;
-	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_WAIT_SPIN_US);
+	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
 	device_spin_ns(spin_us * 1000);
 	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, d.idle_poll_ms) * 1000000;
 	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
