@@ -309,6 +309,10 @@ static void stop_latency(const char *how)
 	struct gpu_stats st;
 	size_t n = 0;
 
+	if (!s) {
+		fail("stop latency", "out of memory");
+		return;
+	}
 	for (size_t i = 0; i < runs; i++) {
 		uint64_t found, done;
 		pthread_t t;
