@@ -321,7 +321,8 @@ static const struct opt rescore_opts[] = {
 
 /* Score the run and print the replay's report: the exit status, 0 when
  * every answer was right, 1 when one was not, 2 when the CSV could not be
- * read or written. */
+ * read or written. The run is read whole before --csv is opened, so the
+ * two may name one file. */
 static int rescore(void *params, struct out *o)
 {
 	struct replay_cmd *p = params;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <semaphore.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---- the ring's life ------------------------------------------------------ */
@@ -457,12 +458,19 @@ void ring_slot_prepare(struct ring *r, unsigned slot, unsigned kind, unsigned un
 	publish(s->state, SLOT_IDLE);
 }
 
+/* The words in address order, each by an acquire load: has_lease is read
+ * before the range it vouches for. The semaphore is not copied. */
+_Static_assert(offsetof(struct ring_slot, has_lease) < offsetof(struct ring_slot, lease_lo),
+	       "a slot's view reads has_lease first");
+_Static_assert(offsetof(struct ring_slot, wake) % sizeof(shm_word) == 0, "whole words");
+
 void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v)
 {
 	const shm_word *from = (const shm_word *)&r->slots[slot];
 	shm_word *to = (shm_word *)v;
 
-	for (size_t i = 0; i < sizeof *v / sizeof *to; i++)
+	memset(&v->wake, 0, sizeof v->wake);
+	for (size_t i = 0; i < offsetof(struct ring_slot, wake) / sizeof *to; i++)
 		to[i] = peek(from[i]);
 }
 

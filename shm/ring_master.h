@@ -123,8 +123,9 @@ int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid);
  * at a worker's next ring call. *hashes and *chunks get what it did. */
 void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 		    uint64_t *hashes, uint64_t *chunks);
-/* What the master and --status see of a slot: a copy of it into *v, each
- * word read whole (its worker writes it meanwhile). */
+/* What the master and --status see of a slot: a copy of it, but for its
+ * semaphore, into *v, each word read whole (its worker writes it
+ * meanwhile). */
 void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v);
 /* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);

@@ -147,7 +147,7 @@ _Static_assert(sizeof(struct seg_latency) ==
 _Static_assert(sizeof(struct seg_stats) % 8 == 0, "stats");
 _Static_assert(sizeof(struct seg_header) % 8 == 0, "header");
 _Static_assert(sizeof(struct seg_header) <= 4096, "header in its first page");
-/* The names are written and read a word at a time (seg_show_name). */
+/* The names are written a word at a time (seg_show_name). */
 _Static_assert(offsetof(struct seg_header, kernel) % 8 == 0 &&
 	       sizeof(((struct seg_header *)0)->kernel) % 8 == 0 &&
 	       offsetof(struct seg_header, kinds) % 8 == 0 &&

@@ -292,13 +292,14 @@ int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	      const char *kernel, struct kind_found *f)
 {
 	char said[PROBE_BYTES];
-	int automatic = strcmp(spec, "auto") == 0, rc;
+	int automatic, rc;
 	unsigned there = 0;
 
 	memset(f, 0, sizeof *f);
 	f->fd = -1;
 	if (!found(k)) /* counted, not found (--workers) */
 		return 0;
+	automatic = strcmp(spec, "auto") == 0;
 	snprintf(f->note, sizeof f->note, "off");
 	if (strcmp(spec, "off") == 0)
 		return 0;

@@ -130,9 +130,6 @@ static void refused(int sig, siginfo_t *si, void *uctx)
 		raise(SIGSYS);
 		return;
 	}
-	if (nr < 0 || (size_t)nr >= sizeof said || !__atomic_exchange_n(&said[nr], 1, __ATOMIC_RELAXED))
-		log_warn("device worker: system call %d refused by its sandbox, EPERM "
-			 "(scmp_sys_resolver %d names it; said once)", nr, nr);
 	/* The trapped call returns -EPERM instead of running. */
 #if defined(__x86_64__)
 	((ucontext_t *)uctx)->uc_mcontext.gregs[REG_RAX] = -EPERM;
@@ -142,7 +139,11 @@ static void refused(int sig, siginfo_t *si, void *uctx)
 	(void)uctx;
 	signal(SIGSYS, SIG_DFL);
 	raise(SIGSYS); /* no way here to make it fail instead */
+	return;
 #endif
+	if (nr < 0 || (size_t)nr >= sizeof said || !__atomic_exchange_n(&said[nr], 1, __ATOMIC_RELAXED))
+		log_warn("device worker: system call %d refused by its sandbox, EPERM "
+			 "(scmp_sys_resolver %d names it; said once)", nr, nr);
 }
 
 /* Allow call nr when c holds. (An SCMP_CMP_EQ's second datum, unused, is
