@@ -296,6 +296,7 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
+	uint64_t v;
 	int rc = 0;
 
 	if (argc < 2)
@@ -307,16 +308,16 @@ int main(int argc, char **argv)
 	}
 	if (argc < 4 || argc % 2)
 		return usage();
-	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
-	       "| spills | ALU bound | FMA bound | issue bound |\n"
-	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-	for (int i = 2; i < argc; i += 2) {
-		uint64_t v;
-
+	for (int i = 2; i < argc; i += 2) /* every number, before a row is printed */
 		if (parse_u64(argv[i], 0, UINT32_MAX, &v) || !gpu_variant_label((unsigned)v)) {
 			fprintf(stderr, "sass-count: %s: no variant of that number\n", argv[i]);
 			return 2;
 		}
+	printf("| variant | per value | integer ALU | FMA pipe | IMAD.HI | op36 | registers "
+	       "| spills | ALU bound | FMA bound | issue bound |\n"
+	       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (int i = 2; i < argc; i += 2) {
+		parse_u64(argv[i], 0, UINT32_MAX, &v);
 		rc |= cubin(argv[i + 1], gpu_variant_label((unsigned)v),
 			    GPU_PER_THREAD_OF(v)) ? 1 : 0;
 	}
