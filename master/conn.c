@@ -72,23 +72,6 @@ void conn_peer_mask(uint8_t addr[16])
 		memset(addr + 8, 0, 8);
 }
 
-/* Copy request bytes from data into c; the number used (never past the
- * 49th byte). At the 49th, c->req holds the decoded request. */
-static size_t take(struct conn *c, const uint8_t *data, size_t len)
-{
-	size_t want = PROTO_REQUEST_LEN - c->got;
-
-	if (len > want)
-		len = want;
-	memcpy(c->in + c->got, data, len);
-	c->got += (unsigned)len;
-	if (c->got == PROTO_REQUEST_LEN && len > 0) {
-		proto_decode_request(c->in, &c->req);
-		c->prio = proto_priority(c->req.priority);
-	}
-	return len;
-}
-
 /* Read at most len bytes from fd into buf: how many (> 0), or 0 and in
  * *why CONN_EOF, CONN_MORE or CONN_ERROR. */
 static size_t receive(int fd, uint8_t *buf, size_t len, enum conn_io *why)
@@ -136,14 +119,15 @@ enum conn_io conn_read(struct conn *c)
 	if (c->pp)
 		return read_proxy(c);
 	while (c->got < PROTO_REQUEST_LEN) {
-		uint8_t buf[PROTO_REQUEST_LEN];
 		enum conn_io why;
-		size_t n = receive(c->src.fd, buf, PROTO_REQUEST_LEN - c->got, &why);
+		size_t n = receive(c->src.fd, c->in + c->got, PROTO_REQUEST_LEN - c->got, &why);
 
 		if (!n)
 			return why;
-		take(c, buf, n);
+		c->got += (unsigned)n;
 	}
+	proto_decode_request(c->in, &c->req);
+	c->prio = proto_priority(c->req.priority);
 	return CONN_DONE;
 }
 

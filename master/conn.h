@@ -79,8 +79,9 @@ void conn_addr_of(uint8_t out[16], const struct sockaddr *sa);
  * holds an IPv4 host's (NAT64, 6to4, Teredo, IPv4-compatible, ::1) is that
  * IPv4 peer (docs/security.md). */
 void conn_peer_mask(uint8_t addr[16]);
-/* Read the request: CONN_DONE, CONN_MORE, CONN_EOF or CONN_ERROR. With
- * c->pp set, the PROXY header first: CONN_PROXIED once read (c->pp freed). */
+/* Read the request, decoded into c->req once whole: CONN_DONE, CONN_MORE,
+ * CONN_EOF or CONN_ERROR. With c->pp set, the PROXY header first:
+ * CONN_PROXIED once read (c->pp freed). */
 enum conn_io conn_read(struct conn *c);
 /* Set the 8-byte reply and write it, as conn_write. */
 enum conn_io conn_reply(struct conn *c, uint64_t answer);
