@@ -144,38 +144,6 @@ static double mean_us(uint64_t ns, uint64_t n)
 	return n ? (double)ns / (double)n / 1e3 : 0;
 }
 
-/* Every live and dead worker's hashes, and the busy rate: the live
- * workers' hashes per second of hashing time, summed; CPU workers beyond
- * the CPUs count the CPUs' worth of their mean rate, a wall-clock kind (a
- * GPU) its device's rate. */
-static void hashing(const struct seg *seg, uint64_t *hashes, double *busy_rate)
-{
-	double on_cpus = 0, on_devices = 0;
-	unsigned busy = 0;
-
-	*hashes = seg->hdr->stats.dead_hashes;
-	for (unsigned i = 0; i < RING_WORKERS; i++) {
-		const struct worker_kind *k;
-		struct ring_slot v;
-
-		ring_slot_view(seg->ring, i, &v);
-		if (!v.pid)
-			continue;
-		*hashes += v.hashes;
-		if (!v.hash_ns || !(k = kind_at(v.kind)))
-			continue;
-		if (k->wall_clock) {
-			on_devices += v.hashes * 1e9 / v.hash_ns;
-		} else {
-			on_cpus += v.hashes * 1e9 / v.hash_ns;
-			busy++;
-		}
-	}
-	if (seg->hdr->cpus && busy > seg->hdr->cpus)
-		on_cpus = on_cpus / busy * seg->hdr->cpus;
-	*busy_rate = on_cpus + on_devices;
-}
-
 /* The master's own first line. */
 static void master_rows(struct status *st, const struct seg *seg)
 {
@@ -211,13 +179,21 @@ static void master_rows(struct status *st, const struct seg *seg)
 		  .help = "seconds since the master started");
 }
 
-/* A row for each slot that has had a worker; the live workers by kind. */
-static void worker_rows(struct status *st, const struct seg *seg)
+/* A row for each slot that has had a worker; the live workers by kind.
+ * Into *hashes every live and dead worker's hashes, into *busy_rate the
+ * live workers' hashes per second of hashing time, summed; CPU workers
+ * beyond the CPUs count the CPUs' worth of their mean rate, a wall-clock
+ * kind (a GPU) its device's rate. */
+static void worker_rows(struct status *st, const struct seg *seg, uint64_t *hashes,
+			double *busy_rate)
 {
-	unsigned live[KINDS_MAX] = { 0 };
+	unsigned live[KINDS_MAX] = { 0 }, busy = 0;
+	double on_cpus = 0, on_devices = 0;
 
+	*hashes = seg->hdr->stats.dead_hashes;
 	ADD(LIST, .key = "workers", .text = "");
 	for (unsigned i = 0; i < RING_WORKERS; i++) {
+		const struct worker_kind *k;
 		struct ring_slot v;
 
 		ring_slot_view(seg->ring, i, &v);
@@ -227,6 +203,11 @@ static void worker_rows(struct status *st, const struct seg *seg)
 			v.rate = v.hashes = v.hash_ns = 0;
 		else if (v.kind < KINDS_MAX)
 			live[v.kind]++;
+		*hashes += v.hashes;
+		if (v.hash_ns && (k = kind_at(v.kind))) {
+			*(k->wall_clock ? &on_devices : &on_cpus) += v.hashes * 1e9 / v.hash_ns;
+			busy += !k->wall_clock;
+		}
 		ADD(GROUP);
 		ADD(NUM, .key = "slot", .text = "slot", .label = "slot", .num = i);
 		ADD(WORD, .key = "kind", .text = "kind", .label = "kind",
@@ -249,6 +230,9 @@ static void worker_rows(struct status *st, const struct seg *seg)
 		ADD(END);
 	}
 	ADD(END);
+	if (seg->hdr->cpus && busy > seg->hdr->cpus)
+		on_cpus = on_cpus / busy * seg->hdr->cpus;
+	*busy_rate = on_cpus + on_devices;
 	ADD(GROUP, .key = "live_workers", .metric = "workers", .label = "kind",
 		   .help = "live workers, by kind");
 	for (unsigned k = 0; k < kind_count() && k < KINDS_MAX; k++)
@@ -257,12 +241,12 @@ static void worker_rows(struct status *st, const struct seg *seg)
 }
 
 /* What the master holds and counted, and what the workers hashed. */
-static void figure_rows(struct status *st, const struct seg *seg)
+static void figure_rows(struct status *st, const struct seg *seg, uint64_t hashes,
+			double busy_rate)
 {
 	const struct seg_stats *stats = &seg->hdr->stats;
 	unsigned queued[RING_QUEUED_BUCKETS];
-	uint64_t hashes, armed = 0;
-	double busy_rate;
+	uint64_t armed = 0;
 
 	ADD(NUM, .key = "workers_wanted", .text = "\nworkers wanted", .num = seg->hdr->workers,
 		 .help = "CPU workers the master aims for");
@@ -278,7 +262,6 @@ static void figure_rows(struct status *st, const struct seg *seg)
 		ADD(NUM, .key = counters[i].key, .text = counters[i].text, .counter = 1,
 			 .num = *(const uint64_t *)((const char *)stats + counters[i].at),
 			 .help = counters[i].help);
-	hashing(seg, &hashes, &busy_rate);
 	ADD(NUM, .key = "lock_repairs", .text = "lock repairs", .num = ring_repairs(seg->ring),
 		 .counter = 1,
 		 .help = "times the job table's lock was taken back from a dead holder");
@@ -348,14 +331,17 @@ static void time_rows(struct status *st, const struct seg *seg)
 
 int status_make(const struct seg *seg, struct status *st)
 {
+	uint64_t hashes;
+	double busy_rate;
+
 	memset(st, 0, sizeof *st);
 	st->row = malloc(ROWS_MAX * sizeof *st->row);
 	st->word = malloc(WORDS_MAX * sizeof *st->word);
 	if (!st->row || !st->word)
 		return -ENOMEM;
 	master_rows(st, seg);
-	worker_rows(st, seg);
-	figure_rows(st, seg);
+	worker_rows(st, seg, &hashes, &busy_rate);
+	figure_rows(st, seg, hashes, busy_rate);
 	time_rows(st, seg);
 	return 0;
 }
