@@ -583,7 +583,8 @@ static int set_key(struct options *o, const char *key, const char *value)
 	return -ENOENT;
 }
 
-/* The file's bytes, NUL-terminated, into *text (to free). 0 or -errno. */
+/* The file's bytes, NUL-terminated, into *text (to free). 0 or -errno,
+ * said. */
 static int slurp(const char *path, char **text)
 {
 	struct stat st;
@@ -591,9 +592,7 @@ static int slurp(const char *path, char **text)
 	char *buf = NULL;
 	int rc = 0, fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
+	if (fd < 0 || fstat(fd, &st) < 0)
 		rc = -errno;
 	else if (!S_ISREG(st.st_mode))
 		rc = -EINVAL;
@@ -613,11 +612,18 @@ static int slurp(const char *path, char **text)
 		else if ((got += (size_t)n) > CONFIG_MAX)
 			rc = -EFBIG;
 	}
-	close(fd);
+	if (fd >= 0)
+		close(fd);
 	if (rc == 0 && memchr(buf, '\0', got))
-		rc = -EILSEQ; /* a binary file, not a config */
+		rc = -EILSEQ;
 	if (rc < 0) {
 		free(buf);
+		if (rc == -EFBIG)
+			log_error("config %s: larger than %d bytes", path, CONFIG_MAX);
+		else
+			log_error("config %s: %s", path, rc == -EINVAL ? "not a regular file" :
+				  rc == -EILSEQ ? "binary data, not `key = value` lines" :
+				  strerror(-rc));
 		return rc;
 	}
 	buf[got] = '\0';
@@ -671,14 +677,6 @@ int options_load(struct options *o, const char *path)
 	char *text = NULL;
 	int rc = slurp(path, &text);
 
-	if (rc == -EINVAL)
-		log_error("config %s: not a regular file", path);
-	else if (rc == -EFBIG)
-		log_error("config %s: larger than %d bytes", path, CONFIG_MAX);
-	else if (rc == -EILSEQ)
-		log_error("config %s: binary data, not `key = value` lines", path);
-	else if (rc < 0)
-		log_error("config %s: %s", path, strerror(-rc));
 	if (rc < 0)
 		return rc;
 	rc = set_lines(path, text, &next);
