@@ -320,7 +320,7 @@ static int number_free(const struct options *o)
 
 static int start(struct server *s, const struct options *o)
 {
-	unsigned n = options_workers(o), cpu;
+	unsigned cpu;
 	char policy[64];
 	int rc;
 
@@ -355,7 +355,7 @@ static int start(struct server *s, const struct options *o)
 			    &s->seg.hdr->stats, &o->policy, o->attach_repeats,
 			    o->peer_searches, o->peer_weight)) < 0)
 		return rc;
-	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin, n);
+	workers_init(&s->workers, &s->seg, s->kernel, s->notify.fd, o->pin);
 	if ((rc = workers_find(&s->workers, o->kind_spec, o->kind_path, o->kind_kernel)) < 0)
 		return rc;
 	cpu = cpu_workers(s, o);

@@ -38,15 +38,13 @@ static void plan(struct workers *ws)
 _Static_assert(KINDS_MAX <= SEG_KINDS, "room for every kind's note in the segment");
 
 void workers_init(struct workers *ws, struct seg *seg,
-		  const struct kernel *kernel, int notify_fd, int pin,
-		  unsigned target)
+		  const struct kernel *kernel, int notify_fd, int pin)
 {
 	/* The policy as the master wrote it, before any worker: the watchdog
 	 * puts it back. */
 	*ws = (struct workers){ .seg = seg, .ring = seg->ring, .kernel = kernel,
 				.master = getpid(), .notify_fd = notify_fd, .pin = pin,
 				.policy = seg->ring->policy };
-	workers_set_target(ws, target);
 }
 
 int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
@@ -70,7 +68,6 @@ int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		seg_show_name(note->note, sizeof note->note, ws->found[k].note);
 		shm_show(note->n, ws->found[k].n);
 	}
-	workers_set_target(ws, ws->target);
 	return 0;
 }
 
