@@ -151,13 +151,13 @@ static void from_the_start(struct job *j, struct ring_progress *p)
  * worker's bytes) is not kept. */
 static void come_back(struct jobs *js, struct job *j, uint32_t e)
 {
-	free_entry(js, e, &j->out->p);
-	if (ring_progress_check(&j->key, &j->out->p) < 0) {
+	free_entry(js, e, j->out);
+	if (ring_progress_check(&j->key, j->out) < 0) {
 		if (log_every_due(&js->broken_said))
 			log_error("a parked search of %llu..%llu came back with progress out of "
 				  "its range: searching it again", (unsigned long long)j->key.start,
 				  (unsigned long long)j->key.end);
-		from_the_start(j, &j->out->p);
+		from_the_start(j, j->out);
 	}
 	back_to_backlog(js, j, "a parked search");
 }
@@ -171,7 +171,7 @@ static void search_again(struct jobs *js, struct job *j, uint32_t e)
 
 	free_entry(js, e, NULL);
 	if (j->out || (j->out = calloc(1, sizeof *j->out)))
-		from_the_start(j, &j->out->p);
+		from_the_start(j, j->out);
 	if ((n = log_every_due(&js->broken_said)))
 		log_error("a search of %llu..%llu ended with nothing found after its entry was "
 			  "taken back: searching it again from its start (%llu such searches)",
@@ -198,7 +198,7 @@ int entry_take_back(struct jobs *js, uint32_t e)
 	if (ring_progress_check(&j->key, &p) < 0)
 		from_the_start(j, &p);
 	if (j->out || (j->out = calloc(1, sizeof *j->out)))
-		j->out->p = p;
+		*j->out = p;
 	back_to_backlog(js, j, "a search taken back");
 	return 0;
 }
@@ -474,11 +474,11 @@ static int admit(struct jobs *js)
 	uint32_t e;
 
 	if (!j || !ring_has_room(&js->table) ||
-	    ring_submit(&js->table, &j->key, &j->out->p, j->weight, j->seq, j, &e) < 0)
+	    ring_submit(&js->table, &j->key, j->out, j->weight, j->seq, j, &e) < 0)
 		return 0;
 	j->entry = e;
-	js->rec[e] = (struct entry_rec){ .next = j->out->p.next,
-					 .done = j->out->p.cursor_done != 0 };
+	js->rec[e] = (struct entry_rec){ .next = j->out->next,
+					 .done = j->out->cursor_done != 0 };
 	jobset_admitted(&js->set, j);
 	return 1;
 }

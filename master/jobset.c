@@ -105,7 +105,7 @@ static const struct heap_ops backlog_heap = { backlog_before, backlog_swap };
 /* j (out, in the backlog) ranks afresh: put it in its place. */
 static void rerank(struct jobset *set, struct job *j)
 {
-	j->rank = ring_rank_of(j->weight, j->seq, &j->key, &j->out->p);
+	j->rank = ring_rank_of(j->weight, j->seq, &j->key, j->out);
 	heap_fix(&backlog_heap, set, set->nbacklog, j->backlog_pos);
 	set->rebalance = 1;
 }
@@ -157,7 +157,7 @@ static struct job *new_job(struct jobset *set, const struct ring_key *k, uint64_
 		goto fail;
 	TAILQ_INIT(&j->waiters.q);
 	j->key = *k;
-	j->out->p.next = k->start;
+	j->out->next = k->start;
 	j->entry = j->backlog_pos = RING_NONE;
 	j->seq = set->seq++;
 	j->hash = hash;

@@ -28,11 +28,6 @@ struct job_share {
 	uint32_t at;  /* the job's place in its peer's list of jobs */
 };
 
-/* A job's progress while it has no entry in the ring. */
-struct job_out {
-	struct ring_progress p;
-};
-
 struct job {
 	struct conn_list waiters;
 	struct job_share *shares;
@@ -44,7 +39,7 @@ struct job {
 	struct job *hnext;      /* index chain */
 	uint32_t entry;         /* its ring entry, or RING_NONE (jobs.c's) */
 	uint32_t backlog_pos;   /* in the backlog, while out; else RING_NONE */
-	struct job_out *out;    /* while out (in the backlog, or on its way) */
+	struct ring_progress *out; /* while out (in the backlog, or on its way) */
 	struct rank rank;       /* its rank in the backlog, while out */
 	uint32_t rewritten;     /* times its entry was found written over */
 	uint32_t unsure;        /* taken back since its pass began */

@@ -435,7 +435,7 @@ START_TEST(a_parked_job_comes_back_where_it_was)
 	ring_finish(r, 0, SEARCH_NONE, 0); /* its lease comes back: parked */
 	loop_turn();
 	ck_assert_uint_eq(js.set.nbacklog, 1); /* light waits; heavy has the entry */
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
+	ck_assert_uint_eq(js.set.backlog[0]->out->next, 1000);
 	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0); /* heavy's */
 	ck_assert_uint_eq(l.lo, 50);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_FOUND, 55), 1);
@@ -695,8 +695,8 @@ START_TEST(a_parked_progress_out_of_range_is_not_kept)
 	r->jobs[e].p.nreturned = 1000;
 	loop_turn();
 	ck_assert_uint_eq(js.set.nbacklog, 1);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 0);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->next, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->nreturned, 0);
 	close(light);
 	close(heavy);
 	teardown();
@@ -1099,10 +1099,10 @@ START_TEST(parked_with_a_lease_out_keeps_the_lease)
 	loop_turn();
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void */
 	ck_assert_uint_eq(js.set.nbacklog, 1);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 1);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].lo, 0);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].hi, 999);
+	ck_assert_uint_eq(js.set.backlog[0]->out->next, 1000);
+	ck_assert_uint_eq(js.set.backlog[0]->out->nreturned, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->returned[0].lo, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->returned[0].hi, 999);
 	ck_assert_uint_eq(js.set.backlog[0]->unsure, 1);
 	close(light);
 	close(heavy);
@@ -1195,10 +1195,10 @@ START_TEST(a_park_whose_lease_never_comes_back_is_done_by_the_master)
 	ck_assert_uint_eq(stats.parked, 1);
 	audit_now();
 	ck_assert_uint_eq(js.set.nbacklog, 1);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.next, 1000);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.nreturned, 1);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].lo, 0);
-	ck_assert_uint_eq(js.set.backlog[0]->out->p.returned[0].hi, 999);
+	ck_assert_uint_eq(js.set.backlog[0]->out->next, 1000);
+	ck_assert_uint_eq(js.set.backlog[0]->out->nreturned, 1);
+	ck_assert_uint_eq(js.set.backlog[0]->out->returned[0].lo, 0);
+	ck_assert_uint_eq(js.set.backlog[0]->out->returned[0].hi, 999);
 	ck_assert_int_eq(ring_finish(r, 0, SEARCH_NONE, 0), 0); /* void now */
 	ck_assert_int_eq(ring_lease(r, 0, 100, 100, &l), 0);
 	ck_assert_uint_eq(l.lo, 50);
