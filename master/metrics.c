@@ -14,24 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* revhash_ and r's metric or key ("_s" as "_seconds", "_count", a
- * summary's suffix, as "_entries"), and "_total" once for a counter. */
+/* revhash_ and r's metric or key, and "_total" after a counter's. */
 static void metric_name(const struct status_row *r, char *buf, size_t size)
 {
-	const char *stem = r->metric ? r->metric : r->key;
-	size_t n = strlen(stem);
-	const char *unit = "";
-
-	if (!r->metric && n > 2 && strcmp(stem + n - 2, "_s") == 0) {
-		n -= 2;
-		unit = "_seconds";
-	} else if (!r->metric && n > 6 && strcmp(stem + n - 6, "_count") == 0) {
-		n -= 6;
-		unit = "_entries";
-	} else if (n > 6 && strcmp(stem + n - 6, "_total") == 0) {
-		n -= 6;
-	}
-	snprintf(buf, size, "revhash_%.*s%s%s", (int)n, stem, unit, r->counter ? "_total" : "");
+	snprintf(buf, size, "revhash_%s%s", r->metric ? r->metric : r->key,
+		 r->counter ? "_total" : "");
 }
 
 static void header(FILE *out, const char *name, const char *help, const char *type)

@@ -176,7 +176,7 @@ static void master_rows(struct status *st, const struct seg *seg)
 	ADD(NUM, .key = "low_latency_holds", .num = h->low_latency_holds, .counter = 1,
 		 .help = "times the master held the CPUs out of deep idle states");
 	ADD(REAL, .key = "uptime_s", .text = "up", .unit = " s", .real = uptime_s(h),
-		  .help = "seconds since the master started");
+		  .metric = "uptime_seconds", .help = "seconds since the master started");
 }
 
 /* A row for each slot that has had a worker; the live workers by kind.
@@ -255,7 +255,7 @@ static void figure_rows(struct status *st, const struct seg *seg, uint64_t hashe
 	ADD(NUM, .key = "jobs_queued", .text = "searched", .num = ring_queued(seg->ring, queued),
 		 .help = "jobs being searched or waiting for a worker");
 	ADD(NUM, .key = "cache_count", .text = "cache", .num = shm_read(seg->cache->count),
-		 .help = "answers the cache holds");
+		 .metric = "cache_entries", .help = "answers the cache holds");
 	ADD(NUM, .key = "cache_capacity", .text = "of", .unit = " answers",
 		 .num = shm_read(seg->cache->capacity), .help = "answers the cache can hold");
 	for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++)
@@ -266,7 +266,7 @@ static void figure_rows(struct status *st, const struct seg *seg, uint64_t hashe
 		 .counter = 1,
 		 .help = "times the job table's lock was taken back from a dead holder");
 	ADD(NUM, .key = "hashes_total", .text = "hashes", .num = hashes, .counter = 1,
-		 .help = "hashes done by all workers, live and exited");
+		 .metric = "hashes", .help = "hashes done by all workers, live and exited");
 	ADD(REAL, .key = "busy_rate", .text = "busy rate", .unit = " hashes/s",
 		  .real = busy_rate, .help = "hashes per second of the workers' hashing time, "
 		  "summed over live workers (hashes/s)");
