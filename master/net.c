@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -97,16 +98,12 @@ int net_bind(const uint8_t *ip, unsigned port, int *fd)
  * group or others? 0 or -EPERM (said). */
 static int private_folder(const char *path)
 {
-	char dir[sizeof ((struct sockaddr_un *)0)->sun_path], *slash;
+	char copy[sizeof ((struct sockaddr_un *)0)->sun_path];
+	const char *dir;
 	struct stat st;
 
-	snprintf(dir, sizeof dir, "%s", path);
-	if (!(slash = strrchr(dir, '/')))
-		snprintf(dir, sizeof dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
+	snprintf(copy, sizeof copy, "%s", path);
+	dir = dirname(copy);
 	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077)) {
 		log_error("--listen unix:%s: its folder %s is not this user's own, 0700 and no "
