@@ -61,12 +61,6 @@ void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 	peers_init(&cl->peers);
 }
 
-void clients_trust_proxies(struct clients *cl, const uint8_t (*addrs)[16], unsigned n)
-{
-	cl->nproxies = n < CLIENTS_PROXIES_MAX ? n : CLIENTS_PROXIES_MAX;
-	memcpy(cl->proxies, addrs, cl->nproxies * sizeof cl->proxies[0]);
-}
-
 void clients_free(struct clients *cl)
 {
 	peers_free(&cl->peers);

@@ -12,8 +12,6 @@
 #include "master/conn.h"
 #include "master/peers.h"
 
-#define CLIENTS_PROXIES_MAX 8
-
 /* What a connection's event means for the layers above. */
 enum client_news {
 	CLIENT_NOTHING = 0, /* handled here */
@@ -34,7 +32,7 @@ struct clients {
 	uint64_t max_conns;          /* open at most; more are turned away */
 	uint32_t peer_conns;         /* open at most from one peer */
 	struct log_every refused;    /* connections over a cap: their log lines */
-	uint8_t proxies[CLIENTS_PROXIES_MAX][16]; /* balancers: whole addresses */
+	const uint8_t (*proxies)[16]; /* balancers (PROXY v2): whole addresses */
 	unsigned nproxies;
 	struct log_every bad_proxy;  /* PROXY headers refused */
 	struct log_every emfile;       /* out of descriptors */
@@ -48,10 +46,6 @@ struct clients {
  * open, peer_conns of them from one peer. */
 void clients_init(struct clients *cl, int epfd, struct seg_stats *stats,
 		  unsigned timeout_ms, uint64_t max_conns, uint32_t peer_conns);
-/* Connections from the n addresses at addrs (at most CLIENTS_PROXIES_MAX)
- * are a balancer's: each opens with a PROXY v2 header and counts as the
- * client it names. A header from any other source is refused. */
-void clients_trust_proxies(struct clients *cl, const uint8_t (*addrs)[16], unsigned n);
 /* Free what the set holds itself (at exit, after clients_close_all). */
 void clients_free(struct clients *cl);
 /* Accept a connection and read its request at once (whole: clients_ready

@@ -348,7 +348,8 @@ static int start(struct server *s, const struct options *o)
 		return rc;
 	clients_init(&s->clients, s->epfd, &s->seg.hdr->stats, o->idle_timeout_ms,
 		     o->max_conns, (uint32_t)o->peer_conns);
-	clients_trust_proxies(&s->clients, o->proxy_from, o->nproxy);
+	s->clients.proxies = o->proxy_from;
+	s->clients.nproxies = o->nproxy;
 	s->clients.max_wait_ms = o->max_wait_ms;
 	cache_init(&s->cache, s->seg.cache, o->cache_entries);
 	if ((rc = jobs_init(&s->jobs, s->seg.ring, &s->cache, &s->clients,
