@@ -438,12 +438,8 @@ int jobset_init(struct jobset *set, const struct policy *policy, int attach_repe
 void jobset_destroy(struct jobset *set)
 {
 	for (size_t b = 0; b < set->index_size; b++)
-		while (set->index[b]) {
-			struct job *j = set->index[b];
-
-			j->entry = RING_NONE; /* the table is gone with the master */
-			jobset_free(set, j);
-		}
+		while (set->index[b])
+			jobset_free(set, set->index[b]);
 	free(set->backlog);
 	free(set->index);
 	memset(set, 0, sizeof *set);

@@ -75,7 +75,8 @@ struct jobset {
 int jobset_init(struct jobset *set, const struct policy *policy, int attach_repeats,
 		struct peers *peers, uint64_t peer_searches, uint64_t peer_weight,
 		jobset_publish_fn *publish, void *ctx);
-/* Free every job still in the sets, and the sets. */
+/* Free every job still in the sets, none of them in the ring's table any
+ * more (its weight published nowhere), and the sets. */
 void jobset_destroy(struct jobset *set);
 /* The job c's request waits on, in *out: the one in flight for the same
  * question (when repeats attach), or a new one in the backlog (*fresh);
