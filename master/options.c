@@ -357,9 +357,8 @@ static void synopsis(const struct opt_row *r, unsigned kind, char *buf, size_t l
 		 r->arg ? r->arg : "");
 }
 
-/* The option's synopsis, then its sentence from column 25, wrapped
+/* The option's synopsis, then its sentence from OPT_HELP_COLUMN, wrapped
  * before column 80. */
-#define HELP_COLUMN 25
 #define HELP_WIDTH 79
 static void print_option(FILE *out, const struct opt_row *r, unsigned kind, int man)
 {
@@ -369,7 +368,7 @@ static void print_option(FILE *out, const struct opt_row *r, unsigned kind, int 
 	synopsis(r, kind, text, sizeof text);
 	at = 2 + strlen(text);
 	fprintf(out, "  %s", text);
-	if (at >= HELP_COLUMN - 1) {
+	if (at >= OPT_HELP_COLUMN - 1) {
 		fputc('\n', out);
 		at = 0;
 	}
@@ -377,12 +376,13 @@ static void print_option(FILE *out, const struct opt_row *r, unsigned kind, int 
 	for (const char *s = text; *s;) {
 		size_t word = strcspn(s, " ");
 
-		if (at > HELP_COLUMN && at + 1 + word > HELP_WIDTH) {
+		if (at > OPT_HELP_COLUMN && at + 1 + word > HELP_WIDTH) {
 			fputc('\n', out);
 			at = 0;
 		}
-		at += (size_t)fprintf(out, "%*s%.*s", at < HELP_COLUMN ? (int)(HELP_COLUMN - at) :
-				      1, "", (int)word, s);
+		at += (size_t)fprintf(out, "%*s%.*s",
+				      at < OPT_HELP_COLUMN ? (int)(OPT_HELP_COLUMN - at) : 1, "",
+				      (int)word, s);
 		s += word + strspn(s + word, " ");
 	}
 	fputc('\n', out);

@@ -120,6 +120,7 @@ void options_text(const struct opt_row *r, unsigned kind, const char *text, int 
 		  char *buf, size_t len);
 /* --help; man: as the man page has it (a build's list not named). */
 void options_usage(FILE *out, int man);
+#define OPT_HELP_COLUMN 25 /* where its sentences start */
 /* The defaults every parse starts from. */
 void options_defaults(struct options *o);
 

@@ -11,7 +11,6 @@
 
 #define MARK ".\\\" made from the options table:\n"
 #define END_MARK ".\\\" end of what the table made\n"
-#define HELP_COLUMN 25 /* options.c's */
 
 /* s's first len bytes in roff (an option's dashes must not become
  * hyphens), the first letter raised where cap. */
@@ -73,12 +72,12 @@ static void options(FILE *out)
 				syn++;
 			tag(out, line + 2, syn - 2);
 			indent = syn + strspn(line + syn, " ");
-		} else if (indent == HELP_COLUMN && in == 1) { /* it goes on */
+		} else if (indent == OPT_HELP_COLUMN && in == 1) { /* it goes on */
 			fputc(' ', out);
-		} else if (indent > HELP_COLUMN && in) { /* a line of its own */
+		} else if (indent > OPT_HELP_COLUMN && in) { /* a line of its own */
 			fputs("\n.br\n", out);
 			in = 2;
-		} else if (indent != HELP_COLUMN) {
+		} else if (indent != OPT_HELP_COLUMN) {
 			end(out, &in, last);
 			continue;
 		}
