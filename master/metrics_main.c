@@ -39,7 +39,6 @@ struct conn {
 struct exporter {
 	unsigned port;       /* the master's */
 	char *body;          /* the last rendering, and when it was made */
-	size_t len;
 	uint64_t made_ms;
 	struct log_every complaints; /* libmicrohttpd's: one a second */
 	pthread_mutex_t lock; /* conns: the library's thread, the sweep */
@@ -59,7 +58,7 @@ static const char usage[] =
 
 /* The body for /metrics: the last rendering while fresh, else a new one.
  * NULL when memory ran out. */
-static const char *body(struct exporter *e, size_t *len)
+static const char *body(struct exporter *e)
 {
 	uint64_t now = clock_ms();
 	char *fresh;
@@ -70,18 +69,16 @@ static const char *body(struct exporter *e, size_t *len)
 			return NULL;
 		free(e->body);
 		e->body = fresh;
-		e->len = n;
 		e->made_ms = now;
 	}
-	*len = e->len;
 	return e->body;
 }
 
 static enum MHD_Result reply(struct MHD_Connection *c, unsigned code, const char *text,
-			     size_t len, const char *type)
+			     const char *type)
 {
-	struct MHD_Response *r =
-		MHD_create_response_from_buffer(len, (void *)text, MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text,
+								 MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result rc;
 
 	if (!r)
@@ -101,19 +98,18 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	static const char text[] = "text/plain; charset=utf-8";
 	struct exporter *e = cls;
 	const char *b;
-	size_t len;
 
 	(void)version;
 	(void)upload;
 	(void)state;
 	*upload_size = 0;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", 9, text);
+		return reply(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only\n", text);
 	if (strcmp(url, "/metrics") != 0)
-		return reply(c, MHD_HTTP_NOT_FOUND, "see /metrics\n", 13, text);
-	if (!(b = body(e, &len)))
-		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", 14, text);
-	return reply(c, MHD_HTTP_OK, b, len, "text/plain; version=0.0.4; charset=utf-8");
+		return reply(c, MHD_HTTP_NOT_FOUND, "see /metrics\n", text);
+	if (!(b = body(e)))
+		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n", text);
+	return reply(c, MHD_HTTP_OK, b, "text/plain; version=0.0.4; charset=utf-8");
 }
 
 /* libmicrohttpd's messages: one line a second at most. */
