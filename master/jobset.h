@@ -46,7 +46,6 @@ struct job {
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
-struct jobset;
 /* The weight of j, which is in the ring's table, changed: publish it. */
 typedef void jobset_publish_fn(void *ctx, const struct job *j);
 
