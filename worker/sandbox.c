@@ -10,7 +10,9 @@
  * another architecture (a 32-bit int 0x80) kill the process. The columns
  * were read from strace of workers at work (docs/security.md). */
 #include "worker/sandbox.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/os.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -275,20 +277,17 @@ int sandbox_on(void)
 
 int sandbox_probe(void)
 {
-	int status = 0;
-	pid_t pid = fork(), got = 0;
+	int status;
+	pid_t pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
 		_exit(sandbox_enter(SANDBOX_CPU, STDERR_FILENO) < 0);
 	/* The child makes a filter and loads it: no wait on anyone else. */
-	for (int ms = 0; ms < 1000 && (got = waitpid(pid, &status, WNOHANG)) == 0; ms++)
-		usleep(1000);
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+	if (os_reap(pid, &status, clock_ms() + 1000)) {
 		log_error("seccomp: a filter took more than a second to load");
+		return -ENOSYS;
 	}
-	return got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOSYS;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOSYS;
 }

@@ -147,13 +147,16 @@ static uint64_t knob(const char *name, uint64_t max, uint64_t dflt)
 	return dflt;
 }
 
-/* The master's call: set the process up first (CUDA opens descriptors of
- * its own, which the closing of inherited ones must not touch), then map
- * the segment, open the device, and serve. Not a batch task, not pinned:
- * it waits on its device and should launch again at once. */
+/* The master's call: its kind, by the name the master gave, in this
+ * program's own table (another build's may order it otherwise): its clock
+ * and lease length (unless its device asks for another). The process set
+ * up first (CUDA opens descriptors of its own, which the closing of
+ * inherited ones must not touch), then map the segment, open the device,
+ * and serve. Not a batch task (its kind's clock is the wall's), not
+ * pinned: it waits on its device and should launch again at once. */
 static int serve(const struct args *a)
 {
-	const struct worker_kind *kind;
+	const struct worker_kind *kind = a->kind ? kind_named(a->kind) : NULL;
 	struct device d;
 	struct seg seg;
 	char err[ERR_LEN];
@@ -162,6 +165,12 @@ static int serve(const struct args *a)
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
 	int rc;
 
+	if (!kind) {
+		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
+			  a->kind ? a->kind : "");
+		return 2;
+	}
+	kind_fill(kind, &w);
 	if (worker_setup(&w) < 0)
 		return 0;
 	if ((rc = seg_map(a->serve, &seg)) < 0) {
@@ -173,19 +182,11 @@ static int serve(const struct args *a)
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	/* Its kind, by the name the master gave, in this program's own table
-	 * (another build's may order it otherwise): its lease length (unless
-	 * its device asks for others) and its clock. */
-	if (!a->kind || !(kind = kind_named(a->kind))) {
-		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
-			  a->kind ? a->kind : "");
-		return 2;
-	}
 	w.unit = (unsigned)a->device;
 	w.kernel = d.kernel;
 	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, d.choice);
-	w.lease_ns = d.lease_ns;
-	kind_fill(kind, &w);
+	if (d.lease_ns)
+		w.lease_ns = d.lease_ns;
 	w.rate = d.rate;
 	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
 	device_spin_ns(spin_us * 1000);
