@@ -26,13 +26,6 @@
 #define PROBE_EXIT_MS 2000 /* to exit once its output has ended */
 #define PROBE_BYTES 4096
 
-/* Are k's workers found by probing its program, not counted (the CPU's:
- * --workers, re-read on HUP)? The one place that asks. */
-static int found(const struct worker_kind *k)
-{
-	return k->binary != NULL;
-}
-
 /* Where k's program is when none is named: beside the running binary
  * (installed), or in the build tree's worker/ (master/master). */
 static void default_path(const struct worker_kind *k, char *path, size_t len)
@@ -268,7 +261,7 @@ int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 
 	memset(f, 0, sizeof *f);
 	f->fd = -1;
-	if (!found(k)) /* counted, not found (--workers) */
+	if (!k->binary) /* counted (--workers, re-read on HUP), not found */
 		return 0;
 	automatic = strcmp(spec, "auto") == 0;
 	snprintf(f->note, sizeof f->note, "off");
@@ -350,13 +343,13 @@ void kind_plan(const struct kind_found f[KINDS_MAX], unsigned target, unsigned n
 	for (unsigned i = 0; i < nslots; i++)
 		kind[i] = -1;
 	for (unsigned k = 0; k < kind_count(); k++)
-		for (unsigned u = 0; found(kind_at(k)) && u < f[k].n && top; u++) {
+		for (unsigned u = 0; kind_at(k)->binary && u < f[k].n && top; u++) {
 			top--;
 			kind[top] = (int)k;
 			unit[top] = (unsigned)f[k].unit[u];
 		}
 	for (unsigned k = 0; k < kind_count(); k++) {
-		if (found(kind_at(k)))
+		if (kind_at(k)->binary)
 			continue;
 		for (unsigned u = 0; u < target && u < top; u++) {
 			kind[u] = (int)k;
@@ -374,7 +367,7 @@ void kind_become(const struct worker_kind *k, const struct worker_start *start)
 {
 	struct worker_start w = *start;
 
-	if (found(k))
+	if (k->binary)
 		exec_program(k, start);
 	kind_fill(k, &w);
 	_exit(worker_main(&w));

@@ -44,14 +44,13 @@ struct device {
 
 /* Open device index into *out and choose its kernel: name, when it names
  * one of the device's variants; the fastest by measurement for NULL,
- * "auto" or a CPU kernel's name (what the master passes). 0; -EINVAL when
- * name is none of these; another negative errno when the device fails.
- * Why, in err (errlen bytes). */
-int device_open(int index, const char *name, struct device *out, char *err, size_t errlen);
-
-/* Wait for launches expected to take less than ns by spinning, awake,
- * instead of sleeping on the device's event (a wake-up from idle). */
-void device_spin_ns(uint64_t ns);
+ * "auto" or a CPU kernel's name (what the master passes). From then on,
+ * wait for launches expected to take less than spin_ns by spinning,
+ * awake, instead of sleeping on the device's event (a wake-up from idle).
+ * 0; -EINVAL when name is none of these; another negative errno when the
+ * device fails. Why, in err (errlen bytes). */
+int device_open(int index, const char *name, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen);
 
 /* Choose among p's variants (their names, probe, sample_ns, rounds and
  * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):

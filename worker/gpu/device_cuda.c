@@ -91,7 +91,8 @@ static double run(void *ctx, size_t i, uint64_t values)
 	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }
 
-int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
+int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen)
 {
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
@@ -117,6 +118,7 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 		return -EINVAL;
 	}
 	gpu_use(opened, (int)p.chosen);
+	gpu_spin_ns(opened, spin_ns);
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
 	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
@@ -125,9 +127,4 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
 				.idle_poll_ms = 1000 };
 	return 0;
-}
-
-void device_spin_ns(uint64_t ns)
-{
-	gpu_spin_ns(opened, ns);
 }

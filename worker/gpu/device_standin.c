@@ -83,7 +83,8 @@ static double run(void *ctx, size_t i, uint64_t values)
 	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }
 
-int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
+int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen)
 {
 	struct pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
 			  .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
@@ -113,14 +114,10 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 		 base->name, line);
 	/* The GPU walk's test variant leases for seconds, so that only the
 	 * stop word ends a lease soon; the others take their kind's. */
+	(void)spin_ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
 	*out = (struct device){ .kernel = &chosen, .choice = choice,
 				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
 				.lease_ns = chosen.search == gpu_host_search ?
 					    UINT64_C(10000000000) : 0 };
 	return 0;
-}
-
-void device_spin_ns(uint64_t ns)
-{
-	(void)ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
 }

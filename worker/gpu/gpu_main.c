@@ -93,7 +93,7 @@ static int probe(const struct args *a)
 	int n = device_count(names, 16);
 	struct device d;
 
-	if (a->kernel && n > 0 && device_open(0, a->kernel, &d, err, sizeof err) == -EINVAL) {
+	if (a->kernel && n > 0 && device_open(0, a->kernel, GPU_SPIN_NS, &d, err, sizeof err) == -EINVAL) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
 		return 2;
 	}
@@ -111,7 +111,7 @@ static int bench(const struct args *a)
 	struct device d;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
-	int rc = device_open((int)a->device, a->kernel, &d, err, sizeof err);
+	int rc = device_open((int)a->device, a->kernel, GPU_SPIN_NS, &d, err, sizeof err);
 
 	if (rc < 0) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
@@ -160,7 +160,7 @@ static int serve(const struct args *a)
 	struct device d;
 	struct seg seg;
 	char err[ERR_LEN];
-	uint64_t spin_us;
+	uint64_t spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
 	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
 				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
 	int rc;
@@ -178,7 +178,7 @@ static int serve(const struct args *a)
 			  a->serve, strerror(-rc));
 		return 1;
 	}
-	if ((rc = device_open((int)a->device, a->kernel, &d, err, sizeof err)) < 0) {
+	if ((rc = device_open((int)a->device, a->kernel, spin_us * 1000, &d, err, sizeof err)) < 0) {
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
@@ -188,8 +188,6 @@ static int serve(const struct args *a)
 	if (d.lease_ns)
 		w.lease_ns = d.lease_ns;
 	w.rate = d.rate;
-	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
-	device_spin_ns(spin_us * 1000);
 	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, d.idle_poll_ms) * 1000000;
 	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
 		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
