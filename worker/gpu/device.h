@@ -60,6 +60,11 @@ int device_open(int index, const char *name, uint64_t spin_ns, struct device *ou
  * when want names none of these. */
 int device_pick(struct pick *p, const char *want, pick_run_fn run, void *ctx);
 
+/* The rate of search (hashes/s, wall clock) over values values without
+ * the answer, each call further along one range; 0 when it finds one. What
+ * a device's pick_run_fn measures. */
+double device_rate(kernel_search_fn search, uint64_t values);
+
 /* Why want is not a kernel of p's, into err: "unknown kernel X (this
  * device's: base, fma, ...; or auto)". */
 void device_pick_unknown(const struct pick *p, const char *want, char *err, size_t len);

@@ -4,17 +4,14 @@
  * there is no device. A device that fails ends the worker: the master
  * replaces it and its lease goes back, as for any worker that dies. */
 #include "worker/gpu/device.h"
-#include "lib/clock.h"
 #include "lib/log.h"
 #include "worker/gpu/gpu.h"
-#include "worker/sha256_ref.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* ranges without the answer */
 #define MEASURE_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
 #define MEASURE_SAMPLE_NS 10000000             /* then 10 ms a run */
 #define MEASURE_ROUNDS 3
@@ -74,21 +71,12 @@ int device_count(char names[][DEVICE_NAME_LEN], int max)
 	return n;
 }
 
-/* Variant i's rate over values values without the answer; 0 if it failed. */
+/* Variant i's rate; a device that fails ends the worker (search). */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = MEASURE_START;
-	uint64_t found, t0;
-	uint8_t digest[32];
-
 	(void)ctx;
-	sha256_le64(MEASURE_START - 1, digest);
 	gpu_use(opened, (int)i);
-	t0 = clock_ns();
-	if (gpu_search(opened, digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
-		return 0;
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+	return device_rate(search, values);
 }
 
 int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,

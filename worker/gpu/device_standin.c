@@ -17,9 +17,7 @@
 #include "lib/clock.h"
 #include "worker/gpu/gpu.h"
 #include "worker/gpu/gpu_host.h"
-#include "worker/sha256_ref.h"
 
-#define MEASURE_START (UINT64_C(0x5d1ce) << 40) /* ranges without the answer */
 #define SLOWER 3      /* standin-slow idles this many times its hashing */
 #define IDLE_STEP_NS 200000L /* and looks at the stop word this often */
 
@@ -68,19 +66,10 @@ int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 	return n;
 }
 
-/* Variant i's rate over values values without the answer (wall clock). */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = MEASURE_START;
-	kernel_search_fn search = searches[i] ? searches[i] : base->search;
-	uint64_t found, t0 = clock_ns();
-	uint8_t digest[32];
-
 	(void)ctx;
-	sha256_le64(MEASURE_START - 1, digest);
-	search(digest, at, at + values - 1, &found, NULL);
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+	return device_rate(searches[i] ? searches[i] : base->search, values);
 }
 
 int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
