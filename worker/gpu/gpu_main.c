@@ -93,7 +93,8 @@ static int probe(const struct args *a)
 	int n = device_count(names, 16);
 	struct device d;
 
-	if (a->kernel && n > 0 && device_open(0, a->kernel, GPU_SPIN_NS, &d, err, sizeof err) == -EINVAL) {
+	if (a->kernel && n > 0 &&
+	    device_open(0, a->kernel, GPU_SPIN_NS, &d, err, sizeof err) == -EINVAL) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
 		return 2;
 	}
@@ -147,13 +148,13 @@ static uint64_t knob(const char *name, uint64_t max, uint64_t dflt)
 	return dflt;
 }
 
-/* The master's call: its kind, by the name the master gave, in this
- * program's own table (another build's may order it otherwise): its clock
- * and lease length (unless its device asks for another). The process set
- * up first (CUDA opens descriptors of its own, which the closing of
- * inherited ones must not touch), then map the segment, open the device,
- * and serve. Not a batch task (its kind's clock is the wall's), not
- * pinned: it waits on its device and should launch again at once. */
+/* The master's call. Its kind, by the name the master gave, is looked up
+ * in this program's own table (another build's may order it otherwise):
+ * its clock and lease length (unless its device asks for another). Then
+ * it sets the process up (CUDA opens descriptors of its own, which the
+ * closing of inherited ones must not touch), maps the segment, opens the
+ * device, and serves. Not a batch task (its kind's clock is the wall's),
+ * not pinned: it waits on its device and should launch again at once. */
 static int serve(const struct args *a)
 {
 	const struct worker_kind *kind = a->kind ? kind_named(a->kind) : NULL;
@@ -178,7 +179,8 @@ static int serve(const struct args *a)
 			  a->serve, strerror(-rc));
 		return 1;
 	}
-	if ((rc = device_open((int)a->device, a->kernel, spin_us * 1000, &d, err, sizeof err)) < 0) {
+	rc = device_open((int)a->device, a->kernel, spin_us * 1000, &d, err, sizeof err);
+	if (rc < 0) {
 		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
