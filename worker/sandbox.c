@@ -238,23 +238,16 @@ int sandbox_enter(enum sandbox_kind kind, int notify_fd)
 	return rc;
 }
 
-/* A sanitizer build: LeakSanitizer's check at exit stops the world with
- * clone and ptrace, which a confined process may not make, so it is off
- * once confined (LeakSanitizer asks this hook). A memory error's report
+/* LeakSanitizer's hook, which only a sanitizer build calls: its check at
+ * exit stops the world with clone and ptrace, which a confined process
+ * may not make, so it is off once confined. A memory error's report
  * still prints, up to its stack: naming the frames takes a symbolizer
  * process (docs/security.md; check_sandbox). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANDBOX_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(SANDBOX_UNDER_ASAN)
 int __lsan_is_turned_off(void);
 int __lsan_is_turned_off(void)
 {
 	return confined;
 }
-#endif
 
 unsigned sandbox_allowed(enum sandbox_kind kind)
 {
