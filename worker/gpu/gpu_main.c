@@ -162,37 +162,35 @@ static int serve(const struct args *a)
 	struct seg seg;
 	char err[ERR_LEN];
 	uint64_t spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
-	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
-				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
+	struct worker_start w = { .unit = (unsigned)a->device, .seg = &seg,
+				  .slot = (unsigned)a->slot, .master = (pid_t)a->master,
+				  .notify_fd = (int)a->notify };
 	int rc;
 
 	if (!kind) {
-		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
-			  a->kind ? a->kind : "");
+		log_error("GPU worker %u: no kind '%s' here", w.slot, a->kind ? a->kind : "");
 		return 2;
 	}
 	kind_fill(kind, &w);
 	if (worker_setup(&w) < 0)
 		return 0;
 	if ((rc = seg_map(a->serve, &seg)) < 0) {
-		log_error("GPU worker %llu: segment %s: %s", (unsigned long long)a->slot,
-			  a->serve, strerror(-rc));
+		log_error("GPU worker %u: segment %s: %s", w.slot, a->serve, strerror(-rc));
 		return 1;
 	}
 	rc = device_open((int)a->device, a->kernel, spin_us * 1000, &d, err, sizeof err);
 	if (rc < 0) {
-		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
+		log_error("GPU worker %u: %s", w.slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	w.unit = (unsigned)a->device;
 	w.kernel = d.kernel;
-	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, d.choice);
+	log_info("GPU worker %u: %s", w.slot, d.choice);
 	if (d.lease_ns)
 		w.lease_ns = d.lease_ns;
 	w.rate = d.rate;
 	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, d.idle_poll_ms) * 1000000;
-	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
-		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
+	log_info("GPU worker %u: spins for launches under %llu us; polls for leases %llu ms "
+		 "after its last", w.slot, (unsigned long long)spin_us,
 		 (unsigned long long)(w.idle_spin_ns / 1000000));
 	/* Confined once its device is open and measured: no descriptor of
 	 * the segment kept (its mapping is all it serves with), and only
