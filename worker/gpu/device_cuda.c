@@ -96,15 +96,9 @@ int device_open(int index, const char *want, uint64_t spin_ns, struct device *ou
 	}
 	/* The variants on trial are taken by name only: measuring leaves
 	 * them out until a device has checked and timed them (variants.mk). */
-	p.n = (size_t)gpu_variants_auto();
-	for (size_t i = p.n; i < all; i++)
-		if (want && strcmp(want, p.names[i]) == 0)
-			p.n = all;
-	if (device_pick(&p, want, run, NULL) < 0) {
-		p.n = all;
-		device_pick_unknown(&p, want, err, errlen);
-		return -EINVAL;
-	}
+	p.n = all;
+	if ((r = device_pick(&p, (size_t)gpu_variants_auto(), want, run, NULL, err, errlen)))
+		return r;
 	gpu_use(opened, (int)p.chosen);
 	gpu_spin_ns(opened, spin_ns);
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);

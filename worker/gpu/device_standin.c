@@ -75,7 +75,7 @@ static double run(void *ctx, size_t i, uint64_t values)
 int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
 		size_t errlen)
 {
-	struct pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
+	struct pick p = { .n = 4, .names = { names[0], names[1], names[2], names[3] },
 			  .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
 	const char *env = getenv("REVHASH_STANDIN_KERNEL");
 	char line[256];
@@ -89,12 +89,9 @@ int device_open(int index, const char *want, uint64_t spin_ns, struct device *ou
 		base = kernel_find("portable");
 	if (env && *env)
 		want = env;
-	if (want && (strcmp(want, names[2]) == 0 || strcmp(want, names[3]) == 0))
-		p.n = 4; /* by name only: measuring leaves them out */
-	if (device_pick(&p, want, run, NULL) < 0) {
-		device_pick_unknown(&p, want, err, errlen);
+	/* gpu-host and liar by name only: measuring leaves them out. */
+	if (device_pick(&p, 2, want, run, NULL, err, errlen) < 0)
 		return -EINVAL;
-	}
 	chosen = *base;
 	chosen.name = names[p.chosen];
 	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
