@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define MEASURE_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
 #define MEASURE_SAMPLE_NS 10000000             /* then 10 ms a run */
