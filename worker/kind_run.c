@@ -376,8 +376,6 @@ void kind_become(const struct worker_kind *k, const struct worker_start *start)
 void kind_fill(const struct worker_kind *k, struct worker_start *w)
 {
 	w->wall_clock = k->wall_clock;
-	if (!w->lease_ns)
-		w->lease_ns = k->lease_ns;
-	if (!w->min_lease_ns)
-		w->min_lease_ns = k->min_lease_ns;
+	w->lease_ns = k->lease_ns;
+	w->min_lease_ns = k->min_lease_ns;
 }
