@@ -1,5 +1,6 @@
 /* OS calls (see os.h). */
 #include "lib/os.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -7,11 +8,13 @@
 #include <pwd.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 unsigned os_cpu_count(void)
@@ -166,6 +169,26 @@ int os_become(const char *name)
 	log_info("running as %s (uid %u, gid %u)", name, (unsigned)pw->pw_uid,
 		 (unsigned)pw->pw_gid);
 	return 0;
+}
+
+int os_reap(pid_t pid, int *status, uint64_t deadline_ms)
+{
+	struct timespec pause = { 0, 1000000L };
+
+	*status = -1; /* neither exited nor signalled, should waitpid fail */
+	while (clock_ms() < deadline_ms) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			return 0;
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000L)
+			pause.tv_nsec *= 2;
+	}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+	return 1;
 }
 
 void os_keepalive(int fd)

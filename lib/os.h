@@ -39,6 +39,10 @@ pid_t os_thread_group(pid_t tid);
  * that user already. 0, or -errno (-ENOENT: no such user; -EPERM: the
  * change could not be made, or could be undone), logged. */
 int os_become(const char *name);
+/* Reap child pid, waiting until deadline_ms (clock_ms) at most, then
+ * killing it: a child that went on past its time must not hold the
+ * caller. *status, and 1 when it was late (killed). */
+int os_reap(pid_t pid, int *status, uint64_t deadline_ms);
 /* Have the kernel probe the peer of TCP socket fd once it has been idle
  * 10 s, every 5 s, 3 probes: a host that vanished is noticed in about
  * 25 s, where a socket that only waits would wait for ever. */

@@ -376,8 +376,9 @@ START_TEST(pick_measures_and_takes_the_fastest)
 	for (int w = 0; w < 3; w++) {
 		struct fake f = { .rates = { 3e6, 9e6, 5e6 }, .slow = slow[w] };
 		struct pick p = three();
+		char err[8];
 
-		ck_assert_int_eq(device_pick(&p, wants[w], fake_run, &f), 0);
+		ck_assert_int_eq(device_pick(&p, 3, wants[w], fake_run, &f, err, sizeof err), 0);
 		ck_assert_uint_eq(p.chosen, 1);
 		ck_assert_int_eq(p.forced, 0);
 		for (int i = 0; i < 3; i++)
@@ -403,30 +404,33 @@ START_TEST(pick_weighs_a_slow_stopper)
 		struct pick p = three();
 
 		p.handicap[2] = handicap[t];
-		ck_assert_int_eq(device_pick(&p, NULL, fake_run, &f), 0);
+		ck_assert_int_eq(device_pick(&p, 3, NULL, fake_run, &f, NULL, 0), 0);
 		ck_assert_msg(p.chosen == want[t], "case %d: chose %zu, not %zu", t,
 			      p.chosen, want[t]);
 	}
 }
 END_TEST
 
-/* A variant's name forces it, measuring nothing; an unknown name is
- * refused, and the message names the variants there are. */
+/* A variant's name forces it, measuring nothing, one past those measured
+ * too; measuring leaves those out; an unknown name is refused, and the
+ * message names every variant there is. */
 START_TEST(pick_by_name)
 {
 	struct fake f = { .rates = { 3e6, 9e6, 5e6 } };
 	struct pick p = three();
 	char err[128], line[128];
 
-	ck_assert_int_eq(device_pick(&p, "c", fake_run, &f), 0);
+	ck_assert_int_eq(device_pick(&p, 2, "c", fake_run, &f, err, sizeof err), 0);
 	ck_assert_uint_eq(p.chosen, 2);
 	ck_assert_int_eq(p.forced, 1);
 	ck_assert_uint_eq(f.calls[0] + f.calls[1] + f.calls[2], 0);
 	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "c (forced by name)");
-	ck_assert_int_eq(device_pick(&p, "zzz", fake_run, &f), -EINVAL);
-	device_pick_unknown(&p, "zzz", err, sizeof err);
+	ck_assert_int_eq(device_pick(&p, 2, "zzz", fake_run, &f, err, sizeof err), -EINVAL);
 	ck_assert_str_eq(err, "unknown kernel zzz (this device's: a, b, c; or auto)");
+	ck_assert_int_eq(device_pick(&p, 2, "auto", fake_run, &f, err, sizeof err), 0);
+	ck_assert_uint_eq(p.chosen, 1);
+	ck_assert_uint_eq(f.calls[2], 0);
 }
 END_TEST
 
@@ -436,11 +440,11 @@ START_TEST(pick_line_says_what_and_why)
 	struct pick p = three();
 	char line[160];
 
-	device_pick(&p, NULL, fake_run, &f);
+	device_pick(&p, 3, NULL, fake_run, &f, NULL, 0);
 	p.ns = 42000000;
 	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "b (a 3.00, b 9.00, c 5.00 M hashes/s, measured in 42 ms)");
-	device_pick(&p, NULL, fake_run, &g);
+	device_pick(&p, 3, NULL, fake_run, &g, NULL, 0);
 	p.ns = 7000000;
 	pick_line(&p, line, sizeof line);
 	ck_assert_str_eq(line, "b (a 16.20, b 19.50, c 1.00 G hashes/s, measured in 7 ms)");

@@ -332,7 +332,7 @@ START_TEST(kernel_named_is_forced_and_unknown_is_refused)
 	ck_assert_msg(strstr(line, ": standin-slow (forced by name)"), "%s", line);
 	ck_assert_int_eq(run_line("--bench 0.05 --kernel bogus", line, sizeof line), 2);
 	ck_assert_msg(strstr(line, "unknown kernel bogus (this device's: standin, "
-			     "standin-slow; or auto)"), "%s", line);
+			     "standin-slow, gpu-host, liar; or auto)"), "%s", line);
 }
 END_TEST
 

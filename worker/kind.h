@@ -79,8 +79,7 @@ void kind_plan(const struct kind_found found[KINDS_MAX], unsigned target, unsign
 /* In the child of the master's fork: become the worker w, of kind k (run
  * the worker loop, or exec k's program); never returns. */
 void kind_become(const struct worker_kind *k, const struct worker_start *w);
-/* Make w a worker of kind k: its clock, and its lease length and least
- * lease where w leaves them 0. */
+/* Make w a worker of kind k: its clock, its lease length and least lease. */
 void kind_fill(const struct worker_kind *k, struct worker_start *w);
 
 #endif

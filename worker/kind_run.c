@@ -6,6 +6,7 @@
 #include "worker/kind.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/os.h"
 #include "worker/sandbox.h"
 #include "worker/worker.h"
 
@@ -24,13 +25,6 @@
 #define PROBE_MS 15000
 #define PROBE_EXIT_MS 2000 /* to exit once its output has ended */
 #define PROBE_BYTES 4096
-
-/* Are k's workers found by probing its program, not counted (the CPU's:
- * --workers, re-read on HUP)? The one place that asks. */
-static int found(const struct worker_kind *k)
-{
-	return k->binary != NULL;
-}
 
 /* Where k's program is when none is named: beside the running binary
  * (installed), or in the build tree's worker/ (master/master). */
@@ -160,28 +154,6 @@ static ssize_t read_until(int fd, char *buf, size_t len, uint64_t deadline_ms)
 	return (ssize_t)got;
 }
 
-/* Wait for the probe pid to end until deadline_ms, then kill it: a program
- * that closed its output and went on must not hold the master's start.
- * *status, and 1 when it was late (killed). */
-static int reap(pid_t pid, int *status, uint64_t deadline_ms)
-{
-	struct timespec pause = { 0, 1000000L };
-
-	while (clock_ms() < deadline_ms) {
-		pid_t r = waitpid(pid, status, WNOHANG);
-
-		if (r == pid || (r < 0 && errno != EINTR))
-			return 0;
-		nanosleep(&pause, NULL);
-		if (pause.tv_nsec < 16000000L)
-			pause.tv_nsec *= 2;
-	}
-	kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
-		;
-	return 1;
-}
-
 /* Run program fd (named path) with --probe [--kernel kernel] and keep
  * what it printed in out, all within PROBE_MS. 0, -EINVAL when it says it
  * has no such kernel (exit 2), or -errno. */
@@ -220,7 +192,7 @@ static int probe(int fd, const char *path, const char *kernel, char *out, size_t
 	 * and its answer stands (a driver slow to let go costs no device). */
 	if (got >= 0 && clock_ms() + PROBE_EXIT_MS < deadline)
 		deadline = clock_ms() + PROBE_EXIT_MS;
-	if (reap(pid, &status, deadline) && got >= 0) {
+	if (os_reap(pid, &status, deadline) && got >= 0) {
 		log_warn("%s --probe: still running %d ms after its answer: killed", path,
 			 PROBE_EXIT_MS);
 		status = 0;
@@ -280,14 +252,6 @@ static int take_list(const struct worker_kind *k, struct kind_found *f,
 	return 0;
 }
 
-/* A refusal: the probed program is held open no longer. */
-static void drop_program(struct kind_found *f)
-{
-	if (f->fd >= 0)
-		close(f->fd);
-	f->fd = -1;
-}
-
 int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	      const char *kernel, struct kind_found *f)
 {
@@ -297,7 +261,7 @@ int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 
 	memset(f, 0, sizeof *f);
 	f->fd = -1;
-	if (!found(k)) /* counted, not found (--workers) */
+	if (!k->binary) /* counted (--workers, re-read on HUP), not found */
 		return 0;
 	automatic = strcmp(spec, "auto") == 0;
 	snprintf(f->note, sizeof f->note, "off");
@@ -314,32 +278,33 @@ int kind_find(const struct worker_kind *k, const char *spec, const char *path,
 	if (rc == -EINVAL) {
 		log_error("--%s-kernel %s: no such kernel on its units (%s said why)", k->name,
 			  kernel, f->path);
-		drop_program(f);
-		return -EINVAL;
+		goto drop;
 	}
 	if (rc < 0 || (there = units(said, f)) == 0) {
-		drop_program(f);
 		snprintf(f->note, sizeof f->note, "none (%s)",
 			 rc == -ENOENT ? "no worker program" :
 			 rc == -EPERM ? "its program refused: another could change it" : rc < 0 ? strerror(-rc) :
 			 "no device");
-		if (!automatic) {
+		rc = automatic ? 0 : -EINVAL;
+		if (!automatic)
 			log_error("--%s %s: %s, program %s", k->name, spec, f->note, f->path);
-			return -EINVAL;
-		}
-		log_info("%s: %s; serving without %s workers (program %s)", k->name, f->note,
-			 k->name, f->path[0] ? f->path : "not found");
-		return 0;
+		else
+			log_info("%s: %s; serving without %s workers (program %s)", k->name,
+				 f->note, k->name, f->path[0] ? f->path : "not found");
+		goto drop;
 	}
 	if (automatic)
 		for (unsigned i = 0; i < there; i++)
 			f->unit[f->n++] = (int)i;
-	else if (take_list(k, f, spec, there) < 0) {
-		drop_program(f);
-		return -EINVAL;
-	}
+	else if ((rc = take_list(k, f, spec, there)) < 0)
+		goto drop;
 	log_info("%s: %u worker%s on %s", k->name, f->n, f->n == 1 ? "" : "s", f->note);
 	return 0;
+drop: /* none there, or refused: the program is held open no longer */
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	return rc;
 }
 
 /* Exec k's program with --serve and the worker's segment, slot, master,
@@ -378,13 +343,13 @@ void kind_plan(const struct kind_found f[KINDS_MAX], unsigned target, unsigned n
 	for (unsigned i = 0; i < nslots; i++)
 		kind[i] = -1;
 	for (unsigned k = 0; k < kind_count(); k++)
-		for (unsigned u = 0; found(kind_at(k)) && u < f[k].n && top; u++) {
+		for (unsigned u = 0; kind_at(k)->binary && u < f[k].n && top; u++) {
 			top--;
 			kind[top] = (int)k;
 			unit[top] = (unsigned)f[k].unit[u];
 		}
 	for (unsigned k = 0; k < kind_count(); k++) {
-		if (found(kind_at(k)))
+		if (kind_at(k)->binary)
 			continue;
 		for (unsigned u = 0; u < target && u < top; u++) {
 			kind[u] = (int)k;
@@ -402,7 +367,7 @@ void kind_become(const struct worker_kind *k, const struct worker_start *start)
 {
 	struct worker_start w = *start;
 
-	if (found(k))
+	if (k->binary)
 		exec_program(k, start);
 	kind_fill(k, &w);
 	_exit(worker_main(&w));
@@ -411,9 +376,6 @@ void kind_become(const struct worker_kind *k, const struct worker_start *start)
 void kind_fill(const struct worker_kind *k, struct worker_start *w)
 {
 	w->wall_clock = k->wall_clock;
-	w->batch = !k->wall_clock;
-	if (!w->lease_ns)
-		w->lease_ns = k->lease_ns;
-	if (!w->min_lease_ns)
-		w->min_lease_ns = k->min_lease_ns;
+	w->lease_ns = k->lease_ns;
+	w->min_lease_ns = k->min_lease_ns;
 }

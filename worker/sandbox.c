@@ -10,7 +10,9 @@
  * another architecture (a 32-bit int 0x80) kill the process. The columns
  * were read from strace of workers at work (docs/security.md). */
 #include "worker/sandbox.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/os.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -236,23 +238,16 @@ int sandbox_enter(enum sandbox_kind kind, int notify_fd)
 	return rc;
 }
 
-/* A sanitizer build: LeakSanitizer's check at exit stops the world with
- * clone and ptrace, which a confined process may not make, so it is off
- * once confined (LeakSanitizer asks this hook). A memory error's report
+/* LeakSanitizer's hook, which only a sanitizer build calls: its check at
+ * exit stops the world with clone and ptrace, which a confined process
+ * may not make, so it is off once confined. A memory error's report
  * still prints, up to its stack: naming the frames takes a symbolizer
  * process (docs/security.md; check_sandbox). */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SANDBOX_UNDER_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(SANDBOX_UNDER_ASAN)
 int __lsan_is_turned_off(void);
 int __lsan_is_turned_off(void)
 {
 	return confined;
 }
-#endif
 
 unsigned sandbox_allowed(enum sandbox_kind kind)
 {
@@ -275,20 +270,17 @@ int sandbox_on(void)
 
 int sandbox_probe(void)
 {
-	int status = 0;
-	pid_t pid = fork(), got = 0;
+	int status;
+	pid_t pid = fork();
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0)
 		_exit(sandbox_enter(SANDBOX_CPU, STDERR_FILENO) < 0);
 	/* The child makes a filter and loads it: no wait on anyone else. */
-	for (int ms = 0; ms < 1000 && (got = waitpid(pid, &status, WNOHANG)) == 0; ms++)
-		usleep(1000);
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &status, 0);
+	if (os_reap(pid, &status, clock_ms() + 1000)) {
 		log_error("seccomp: a filter took more than a second to load");
+		return -ENOSYS;
 	}
-	return got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOSYS;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOSYS;
 }

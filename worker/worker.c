@@ -181,7 +181,7 @@ int worker_setup(const struct worker_start *w)
 	os_close_inherited(w->notify_fd);
 	/* A batch task's wake-up does not preempt the master halfway through
 	 * waking the others (docs/performance.md). */
-	if (w->batch && sched_setscheduler(0, SCHED_BATCH, &none) < 0)
+	if (!w->wall_clock && sched_setscheduler(0, SCHED_BATCH, &none) < 0)
 		log_warn("sched_setscheduler(worker %u): %s", w->slot, strerror(errno));
 	/* On the unit-th CPU of the master's, round robin: left alone, the
 	 * scheduler often wakes two workers on one CPU for milliseconds. */

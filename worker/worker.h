@@ -24,10 +24,9 @@ struct worker_start {
 	pid_t master;             /* its parent, whose death it follows */
 	int notify_fd;            /* the master's eventfd */
 	int pin;                  /* pin itself to the unit-th CPU */
-	int batch;                /* a batch task (a CPU worker's hashing);
-	                             not for one that waits on a device */
 	int wall_clock;           /* its hashing time is the wall clock's (it
-	                             waits on a device), not its CPU time */
+	                             waits on a device), not its CPU time;
+	                             else it is a batch task */
 	uint64_t lease_ns;        /* a lease's length */
 	uint64_t min_lease_ns;    /* the least worth a lease */
 	uint64_t idle_spin_ns;    /* poll for the next lease this long after

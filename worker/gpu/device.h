@@ -44,25 +44,28 @@ struct device {
 
 /* Open device index into *out and choose its kernel: name, when it names
  * one of the device's variants; the fastest by measurement for NULL,
- * "auto" or a CPU kernel's name (what the master passes). 0; -EINVAL when
- * name is none of these; another negative errno when the device fails.
- * Why, in err (errlen bytes). */
-int device_open(int index, const char *name, struct device *out, char *err, size_t errlen);
-
-/* Wait for launches expected to take less than ns by spinning, awake,
- * instead of sleeping on the device's event (a wake-up from idle). */
-void device_spin_ns(uint64_t ns);
+ * "auto" or a CPU kernel's name (what the master passes). From then on,
+ * wait for launches expected to take less than spin_ns by spinning,
+ * awake, instead of sleeping on the device's event (a wake-up from idle).
+ * 0; -EINVAL when name is none of these; another negative errno when the
+ * device fails. Why, in err (errlen bytes). */
+int device_open(int index, const char *name, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen);
 
 /* Choose among p's variants (their names, probe, sample_ns, rounds and
  * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):
  * want names one (forced), or, when want is NULL, "auto" or a CPU kernel's
- * name, measure them (pick_measure: run(ctx, i, values) is the rate of
- * variant i searching that many values without the answer). 0, or -EINVAL
- * when want names none of these. */
-int device_pick(struct pick *p, const char *want, pick_run_fn run, void *ctx);
+ * name, measure the first measured of them, the others being taken by
+ * name only (pick_measure: run(ctx, i, values) is the rate of variant i
+ * searching that many values without the answer). 0, or -EINVAL when want
+ * names none of these, and why in err: "unknown kernel X (this device's:
+ * base, fma, ...; or auto)". */
+int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn run, void *ctx,
+		char *err, size_t len);
 
-/* Why want is not a kernel of p's, into err: "unknown kernel X (this
- * device's: base, fma, ...; or auto)". */
-void device_pick_unknown(const struct pick *p, const char *want, char *err, size_t len);
+/* The rate of search (hashes/s, wall clock) over values values without
+ * the answer, each call further along one range; 0 when it finds one. What
+ * a device's pick_run_fn measures. */
+double device_rate(kernel_search_fn search, uint64_t values);
 
 #endif

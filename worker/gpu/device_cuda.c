@@ -4,17 +4,13 @@
  * there is no device. A device that fails ends the worker: the master
  * replaces it and its lease goes back, as for any worker that dies. */
 #include "worker/gpu/device.h"
-#include "lib/clock.h"
 #include "lib/log.h"
 #include "worker/gpu/gpu.h"
-#include "worker/sha256_ref.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* ranges without the answer */
 #define MEASURE_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
 #define MEASURE_SAMPLE_NS 10000000             /* then 10 ms a run */
 #define MEASURE_ROUNDS 3
@@ -74,24 +70,16 @@ int device_count(char names[][DEVICE_NAME_LEN], int max)
 	return n;
 }
 
-/* Variant i's rate over values values without the answer; 0 if it failed. */
+/* Variant i's rate; a device that fails ends the worker (search). */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = MEASURE_START;
-	uint64_t found, t0;
-	uint8_t digest[32];
-
 	(void)ctx;
-	sha256_le64(MEASURE_START - 1, digest);
 	gpu_use(opened, (int)i);
-	t0 = clock_ns();
-	if (gpu_search(opened, digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
-		return 0;
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+	return device_rate(search, values);
 }
 
-int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
+int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen)
 {
 	struct pick p = { .probe = MEASURE_PROBE, .sample_ns = MEASURE_SAMPLE_NS,
 			  .rounds = MEASURE_ROUNDS };
@@ -107,16 +95,11 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 	}
 	/* The variants on trial are taken by name only: measuring leaves
 	 * them out until a device has checked and timed them (variants.mk). */
-	p.n = (size_t)gpu_variants_auto();
-	for (size_t i = p.n; i < all; i++)
-		if (want && strcmp(want, p.names[i]) == 0)
-			p.n = all;
-	if (device_pick(&p, want, run, NULL) < 0) {
-		p.n = all;
-		device_pick_unknown(&p, want, err, errlen);
-		return -EINVAL;
-	}
+	p.n = all;
+	if ((r = device_pick(&p, (size_t)gpu_variants_auto(), want, run, NULL, err, errlen)))
+		return r;
 	gpu_use(opened, (int)p.chosen);
+	gpu_spin_ns(opened, spin_ns);
 	snprintf(name, sizeof name, "gpu-%s", p.names[p.chosen]);
 	pick_line(&p, line, sizeof line);
 	snprintf(choice, sizeof choice, "%s: %s", gpu_name(opened), line);
@@ -125,9 +108,4 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
 				.idle_poll_ms = 1000 };
 	return 0;
-}
-
-void device_spin_ns(uint64_t ns)
-{
-	gpu_spin_ns(opened, ns);
 }

@@ -4,8 +4,14 @@
  * "measure", as it takes auto; any other name must be a variant's. */
 #include "worker/gpu/device.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "lib/clock.h"
+#include "worker/sha256_ref.h"
+
+#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* a range without the answer */
 
 /* Is name one of the CPU kernels compiled in? */
 static int cpu_kernel(const char *name)
@@ -19,21 +25,36 @@ static int cpu_kernel(const char *name)
 	return 0;
 }
 
-int device_pick(struct pick *p, const char *want, pick_run_fn run, void *ctx)
+int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn run, void *ctx,
+		char *err, size_t len)
 {
-	if (want && strcmp(want, "auto") != 0 && !cpu_kernel(want))
-		return pick_named(p, want);
-	pick_measure(p, run, ctx);
-	return 0;
-}
+	size_t at;
 
-void device_pick_unknown(const struct pick *p, const char *want, char *err, size_t len)
-{
-	size_t at = (size_t)snprintf(err, len, "unknown kernel %s (this device's:", want);
-
+	if (!want || strcmp(want, "auto") == 0 || cpu_kernel(want)) {
+		p->n = measured;
+		pick_measure(p, run, ctx);
+		return 0;
+	}
+	if (pick_named(p, want) == 0)
+		return 0;
+	at = (size_t)snprintf(err, len, "unknown kernel %s (this device's:", want);
 	for (size_t i = 0; i < p->n && at < len; i++)
-		at += (size_t)snprintf(err + at, len - at, "%s %s", i ? "," : "",
-				       p->names[i]);
+		at += (size_t)snprintf(err + at, len - at, "%s %s", i ? "," : "", p->names[i]);
 	if (at < len)
 		snprintf(err + at, len - at, "; or auto)");
+	return -EINVAL;
+}
+
+double device_rate(kernel_search_fn search, uint64_t values)
+{
+	static uint64_t at = MEASURE_START;
+	uint64_t found, t0;
+	uint8_t digest[32];
+
+	sha256_le64(MEASURE_START - 1, digest);
+	t0 = clock_ns();
+	if (search(digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
+		return 0;
+	at += values;
+	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }

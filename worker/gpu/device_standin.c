@@ -11,15 +11,12 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 #include "lib/clock.h"
 #include "worker/gpu/gpu.h"
 #include "worker/gpu/gpu_host.h"
-#include "worker/sha256_ref.h"
 
-#define MEASURE_START (UINT64_C(0x5d1ce) << 40) /* ranges without the answer */
 #define SLOWER 3      /* standin-slow idles this many times its hashing */
 #define IDLE_STEP_NS 200000L /* and looks at the stop word this often */
 
@@ -68,24 +65,16 @@ int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 	return n;
 }
 
-/* Variant i's rate over values values without the answer (wall clock). */
 static double run(void *ctx, size_t i, uint64_t values)
 {
-	static uint64_t at = MEASURE_START;
-	kernel_search_fn search = searches[i] ? searches[i] : base->search;
-	uint64_t found, t0 = clock_ns();
-	uint8_t digest[32];
-
 	(void)ctx;
-	sha256_le64(MEASURE_START - 1, digest);
-	search(digest, at, at + values - 1, &found, NULL);
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
+	return device_rate(searches[i] ? searches[i] : base->search, values);
 }
 
-int device_open(int index, const char *want, struct device *out, char *err, size_t errlen)
+int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,
+		size_t errlen)
 {
-	struct pick p = { .n = 2, .names = { names[0], names[1], names[2], names[3] },
+	struct pick p = { .n = 4, .names = { names[0], names[1], names[2], names[3] },
 			  .probe = 4096, .sample_ns = 2000000, .rounds = 2 };
 	const char *env = getenv("REVHASH_STANDIN_KERNEL");
 	char line[256];
@@ -99,12 +88,9 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 		base = kernel_find("portable");
 	if (env && *env)
 		want = env;
-	if (want && (strcmp(want, names[2]) == 0 || strcmp(want, names[3]) == 0))
-		p.n = 4; /* by name only: measuring leaves them out */
-	if (device_pick(&p, want, run, NULL) < 0) {
-		device_pick_unknown(&p, want, err, errlen);
+	/* gpu-host and liar by name only: measuring leaves them out. */
+	if (device_pick(&p, 2, want, run, NULL, err, errlen) < 0)
 		return -EINVAL;
-	}
 	chosen = *base;
 	chosen.name = names[p.chosen];
 	chosen.search = searches[p.chosen] ? searches[p.chosen] : base->search;
@@ -113,14 +99,10 @@ int device_open(int index, const char *want, struct device *out, char *err, size
 		 base->name, line);
 	/* The GPU walk's test variant leases for seconds, so that only the
 	 * stop word ends a lease soon; the others take their kind's. */
+	(void)spin_ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
 	*out = (struct device){ .kernel = &chosen, .choice = choice,
 				.rate = p.forced ? 0 : (uint64_t)p.rates[p.chosen],
 				.lease_ns = chosen.search == gpu_host_search ?
 					    UINT64_C(10000000000) : 0 };
 	return 0;
-}
-
-void device_spin_ns(uint64_t ns)
-{
-	(void)ns; /* a CPU kernel hashes on the caller's CPU: no wait to spin */
 }

@@ -93,7 +93,8 @@ static int probe(const struct args *a)
 	int n = device_count(names, 16);
 	struct device d;
 
-	if (a->kernel && n > 0 && device_open(0, a->kernel, &d, err, sizeof err) == -EINVAL) {
+	if (a->kernel && n > 0 &&
+	    device_open(0, a->kernel, GPU_SPIN_NS, &d, err, sizeof err) == -EINVAL) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
 		return 2;
 	}
@@ -111,7 +112,7 @@ static int bench(const struct args *a)
 	struct device d;
 	uint64_t n = 1ull << 24, found, t, hashed = 0, t0;
 	uint8_t digest[32];
-	int rc = device_open((int)a->device, a->kernel, &d, err, sizeof err);
+	int rc = device_open((int)a->device, a->kernel, GPU_SPIN_NS, &d, err, sizeof err);
 
 	if (rc < 0) {
 		fprintf(stderr, "revhash-gpu: %s\n", err);
@@ -147,51 +148,49 @@ static uint64_t knob(const char *name, uint64_t max, uint64_t dflt)
 	return dflt;
 }
 
-/* The master's call: set the process up first (CUDA opens descriptors of
- * its own, which the closing of inherited ones must not touch), then map
- * the segment, open the device, and serve. Not a batch task, not pinned:
- * it waits on its device and should launch again at once. */
+/* The master's call. Its kind, by the name the master gave, is looked up
+ * in this program's own table (another build's may order it otherwise):
+ * its clock and lease length (unless its device asks for another). Then
+ * it sets the process up (CUDA opens descriptors of its own, which the
+ * closing of inherited ones must not touch), maps the segment, opens the
+ * device, and serves. Not a batch task (its kind's clock is the wall's),
+ * not pinned: it waits on its device and should launch again at once. */
 static int serve(const struct args *a)
 {
-	const struct worker_kind *kind;
+	const struct worker_kind *kind = a->kind ? kind_named(a->kind) : NULL;
 	struct device d;
 	struct seg seg;
 	char err[ERR_LEN];
-	uint64_t spin_us;
-	struct worker_start w = { .seg = &seg, .slot = (unsigned)a->slot,
-				  .master = (pid_t)a->master, .notify_fd = (int)a->notify };
+	uint64_t spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
+	struct worker_start w = { .unit = (unsigned)a->device, .seg = &seg,
+				  .slot = (unsigned)a->slot, .master = (pid_t)a->master,
+				  .notify_fd = (int)a->notify };
 	int rc;
 
+	if (!kind) {
+		log_error("GPU worker %u: no kind '%s' here", w.slot, a->kind ? a->kind : "");
+		return 2;
+	}
+	kind_fill(kind, &w);
 	if (worker_setup(&w) < 0)
 		return 0;
 	if ((rc = seg_map(a->serve, &seg)) < 0) {
-		log_error("GPU worker %llu: segment %s: %s", (unsigned long long)a->slot,
-			  a->serve, strerror(-rc));
+		log_error("GPU worker %u: segment %s: %s", w.slot, a->serve, strerror(-rc));
 		return 1;
 	}
-	if ((rc = device_open((int)a->device, a->kernel, &d, err, sizeof err)) < 0) {
-		log_error("GPU worker %llu: %s", (unsigned long long)a->slot, err);
+	rc = device_open((int)a->device, a->kernel, spin_us * 1000, &d, err, sizeof err);
+	if (rc < 0) {
+		log_error("GPU worker %u: %s", w.slot, err);
 		return rc == -EINVAL ? 2 : 1;
 	}
-	/* Its kind, by the name the master gave, in this program's own table
-	 * (another build's may order it otherwise): its lease length (unless
-	 * its device asks for others) and its clock. */
-	if (!a->kind || !(kind = kind_named(a->kind))) {
-		log_error("GPU worker %llu: no kind '%s' here", (unsigned long long)a->slot,
-			  a->kind ? a->kind : "");
-		return 2;
-	}
-	w.unit = (unsigned)a->device;
 	w.kernel = d.kernel;
-	log_info("GPU worker %llu: %s", (unsigned long long)a->slot, d.choice);
-	w.lease_ns = d.lease_ns;
-	kind_fill(kind, &w);
+	log_info("GPU worker %u: %s", w.slot, d.choice);
+	if (d.lease_ns)
+		w.lease_ns = d.lease_ns;
 	w.rate = d.rate;
-	spin_us = knob("REVHASH_GPU_SPIN_US", 1000000, GPU_SPIN_NS / 1000);
-	device_spin_ns(spin_us * 1000);
 	w.idle_spin_ns = knob("REVHASH_GPU_IDLE_SPIN_MS", 3600000, d.idle_poll_ms) * 1000000;
-	log_info("GPU worker %llu: spins for launches under %llu us; polls for leases %llu ms "
-		 "after its last", (unsigned long long)a->slot, (unsigned long long)spin_us,
+	log_info("GPU worker %u: spins for launches under %llu us; polls for leases %llu ms "
+		 "after its last", w.slot, (unsigned long long)spin_us,
 		 (unsigned long long)(w.idle_spin_ns / 1000000));
 	/* Confined once its device is open and measured: no descriptor of
 	 * the segment kept (its mapping is all it serves with), and only

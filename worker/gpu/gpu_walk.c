@@ -8,10 +8,8 @@
  * owed; the stop word is read between launches too. */
 #include "worker/gpu/gpu_walk.h"
 
-#include <string.h>
-
+#include "lib/digest.h"
 #include "worker/kernel.h"
-#include "worker/sha256_ref.h"
 
 struct walk {
 	struct gpu_launcher *l;
@@ -73,15 +71,6 @@ static int fill(struct walk *w)
 	return 0;
 }
 
-/* 1 when x's digest is the one searched. */
-static int matches(const uint8_t digest[32], uint64_t x)
-{
-	uint8_t out[32];
-
-	sha256_le64(x, out);
-	return memcmp(out, digest, sizeof out) == 0;
-}
-
 /* Count launch j's time; when it ran whole and was long enough to time,
  * size the next full launches from it: half-way from the size now to l's
  * launch_ns at its rate, within l's bounds. */
@@ -126,7 +115,7 @@ static int wait_oldest(struct walk *w, uint64_t *last, uint64_t *found)
 	if (what == GPU_NOTHING)
 		return 2;
 	x = j->first >> 32 << 32 | low;
-	if (matches(w->digest, x)) {
+	if (digest_answers(x, w->digest, x, x)) {
 		*found = x;
 		return SEARCH_FOUND;
 	}

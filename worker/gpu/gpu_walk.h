@@ -1,6 +1,6 @@
 /* The range walk of the GPU search, apart from the device: it cuts [lo, hi]
  * into launches inside one 2^32 segment each, numbers them (gpu_word.h),
- * keeps a few in flight, confirms a candidate with the scalar reference,
+ * keeps a few in flight, confirms a candidate with the reference (OpenSSL),
  * and sizes launches by the measured rate. A launcher runs them: the
  * device (gpu.cu) or the host build (gpu_host.c), so every line here is
  * tested on any machine. */
