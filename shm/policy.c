@@ -57,17 +57,6 @@ const char *policy_order_name(uint32_t order)
 	return order < NORDERS ? orders[order].name : "?";
 }
 
-int policy_order_parse(const char *s, uint32_t *order)
-{
-	for (uint32_t i = 0; i < NORDERS; i++) {
-		if (strcmp(s, orders[i].name) == 0) {
-			*order = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *policy_order_list(char *buf, size_t size)
 {
 	size_t used = 0;
@@ -136,8 +125,14 @@ size_t policy_getopt(struct option *opts)
 
 int policy_option(int c, const char *arg, struct policy *p)
 {
-	if (c == POLICY_OPT_BASE)
-		return policy_order_parse(arg, &p->order) < 0 ? -1 : 1;
+	if (c == POLICY_OPT_BASE) {
+		for (uint32_t i = 0; i < NORDERS; i++)
+			if (strcmp(arg, orders[i].name) == 0) {
+				p->order = i;
+				return 1;
+			}
+		return -1;
+	}
 	if (c > POLICY_OPT_BASE && c <= POLICY_OPT_BASE + (int)NRULES) {
 		p->rules &= ~rules[c - POLICY_OPT_BASE - 1].bit;
 		return 1;

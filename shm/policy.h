@@ -20,7 +20,7 @@ struct option; /* getopt.h's */
 #define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
 #define POLICY_SPLIT 0x2u   /* several workers may hash one job at once */
 
-/* The orders of the table, by index (policy_order_parse finds any). */
+/* The orders of the table, by index (--schedule names any). */
 enum { POLICY_WSRPT = 0, POLICY_PRIORITY, POLICY_FIFO };
 
 /* The most weight the connections of one peer can give one job: that of a
@@ -100,8 +100,6 @@ uint64_t policy_lease_size(const struct policy *p, const struct lease_ask *a);
 unsigned policy_orders(void);
 /* The name of order i ("wsrpt", ...), "?" for none. */
 const char *policy_order_name(uint32_t order);
-/* The order named s into *order: 0, or -1 for no such name. */
-int policy_order_parse(const char *s, uint32_t *order);
 /* The orders' names, "wsrpt, priority, fifo" (truncated to size). */
 const char *policy_order_list(char *buf, size_t size);
 /* p in words: "wsrpt, preemptive, split" (truncated to size). */

@@ -16,10 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A segment's name in /dev/shm: this prefix with the port, then the pid of
- * its master (segment.c's of_port() reads it back). */
-#define SEG_PREFIX "revhash-%u-"
-
 static size_t align_up(size_t n)
 {
 	return (n + 4095) & ~(size_t)4095;
@@ -50,10 +46,11 @@ static int make_memory(const struct seg *seg, size_t size, void **p)
 	return rc;
 }
 
-/* Create this master's segment name: /revhash-PORT-PID, or, where another
- * user holds that name (anyone may create one in /dev/shm, and the sweep
- * cannot remove another's), the same with a random suffix, which nobody
- * can take ahead. Its descriptor into seg; 0 or -errno. */
+/* Create this master's segment name (segment.c's of_port() reads it
+ * back): /revhash-PORT-PID, or, where another user holds that name (anyone
+ * may create one in /dev/shm, and the sweep cannot remove another's), the
+ * same with a random suffix, which nobody can take ahead. Its descriptor
+ * into seg; 0 or -errno. */
 static int create_name(unsigned port, struct seg *seg)
 {
 	int err = EEXIST;
@@ -62,10 +59,10 @@ static int create_name(unsigned port, struct seg *seg)
 		uint32_t r = 0;
 
 		if (i == 0)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port,
+			snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d", port,
 				 (int)getpid());
 		else if (getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d.%u", port,
+			snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d.%u", port,
 				 (int)getpid(), (unsigned)(r % 1000000000u));
 		else
 			break;
