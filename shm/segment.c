@@ -344,12 +344,6 @@ unsigned seg_cut_short(void)
 	return (unsigned)cut_short;
 }
 
-/* Put word w of the segment back to mine where it is not: 1, else 0. */
-#define RESTORE(w, mine)                                                      \
-	(__atomic_load_n(&(w), __ATOMIC_RELAXED) != (mine)                    \
-		 ? (__atomic_store_n(&(w), (mine), __ATOMIC_RELAXED), 1)      \
-		 : 0)
-
 int seg_restore_header(struct seg *seg)
 {
 	struct seg_header *h = seg->hdr;
@@ -357,12 +351,13 @@ int seg_restore_header(struct seg *seg)
 
 	if (!seg->owner)
 		return 0;
-	return RESTORE(h->magic, o->magic) + RESTORE(h->version, o->version) +
-	       RESTORE(h->size, o->size) + RESTORE(h->master_pid, o->master_pid) +
-	       RESTORE(h->port, o->port) + RESTORE(h->ring_off, o->ring_off) +
-	       RESTORE(h->cache_off, o->cache_off) + RESTORE(h->started_ns, o->started_ns) +
-	       RESTORE(seg->cache->nslots, seg->cache_nslots) +
-	       RESTORE(seg->cache->capacity, seg->cache_capacity);
+	return shm_restore(h->magic, o->magic) + shm_restore(h->version, o->version) +
+	       shm_restore(h->size, o->size) + shm_restore(h->master_pid, o->master_pid) +
+	       shm_restore(h->port, o->port) + shm_restore(h->ring_off, o->ring_off) +
+	       shm_restore(h->cache_off, o->cache_off) +
+	       shm_restore(h->started_ns, o->started_ns) +
+	       shm_restore(seg->cache->nslots, seg->cache_nslots) +
+	       shm_restore(seg->cache->capacity, seg->cache_capacity);
 }
 
 void seg_close(struct seg *seg)
