@@ -73,10 +73,10 @@ const char *policy_order_list(char *buf, size_t size)
 static const struct policy_rule rules[] = {
 	{ POLICY_PREEMPT, "preempt", "preemptive", "run to completion", "no-preempt",
 	  "a started job keeps the workers until it ends",
-	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)", 1 },
+	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)" },
 	{ POLICY_SPLIT, "split", "split", "no split", "no-split",
 	  "one worker per job (a classic pool)",
-	  "1 when several workers may hash one job at once (0: --no-split)", 1 },
+	  "1 when several workers may hash one job at once (0: --no-split)" },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -156,36 +156,21 @@ void policy_switches(FILE *out)
 		fprintf(out, "--%s\n", rules[i].option);
 }
 
-/* The rules the ideal follows. */
-static unsigned ideal_rules(void)
-{
-	unsigned n = 0;
-
-	for (size_t r = 0; r < NRULES; r++)
-		n += rules[r].ideal != 0;
-	return n;
-}
-
 unsigned policy_variants(void)
 {
-	return (unsigned)NORDERS << ideal_rules();
+	return (unsigned)NORDERS << NRULES;
 }
 
-/* Orders outermost; within one, every rule the ideal follows on before
- * off, the first rule changing slowest (the ties of sim_best go to the
- * default's side); the other rules stay as the default has them. */
+/* Orders outermost; within one, every rule on before off, the first rule
+ * changing slowest (the ties of sim_best go to the default's side). */
 struct policy policy_variant(unsigned i)
 {
-	unsigned k = ideal_rules(), combo = i & ((1u << k) - 1), bit = k;
 	struct policy p = policy_default();
 
-	p.order = (uint32_t)(i >> k) % NORDERS;
-	for (size_t r = 0; r < NRULES; r++) {
-		if (!rules[r].ideal)
-			continue;
-		if (combo >> --bit & 1)
+	p.order = (uint32_t)(i >> NRULES) % NORDERS;
+	for (size_t r = 0; r < NRULES; r++)
+		if (i >> (NRULES - 1 - r) & 1)
 			p.rules &= ~rules[r].bit; /* the default has every rule on */
-	}
 	return p;
 }
 

@@ -64,8 +64,6 @@ struct policy_rule {
 	const char *option;   /* the switch that turns it off */
 	const char *help;
 	const char *state;    /* "1 when ...": its key's value in a sentence */
-	int ideal;            /* the ideal server (bench/simulate.c) follows
-	                         it: sim_best tries it on and off */
 };
 
 /* The default: wsrpt, preemptive, split. */
@@ -126,7 +124,7 @@ void policy_help(FILE *out);
 void policy_switches(FILE *out);
 
 /* The policies sim_best seeks the ideal among (every order with every
- * combination of the rules the ideal follows): how many, and the i-th. */
+ * combination of the rules): how many, and the i-th. */
 unsigned policy_variants(void);
 struct policy policy_variant(unsigned i);
 
