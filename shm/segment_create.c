@@ -16,11 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static size_t align_up(size_t n)
-{
-	return (n + 4095) & ~(size_t)4095;
-}
-
 /* Make the segment's memory: size bytes, reserved and mapped populated.
  * 0 and *p, or -errno, the failing call logged. */
 static int make_memory(const struct seg *seg, size_t size, void **p)
@@ -82,14 +77,12 @@ static int create_name(unsigned port, struct seg *seg)
 int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
 	       struct seg *seg)
 {
-	struct seg_layout at = { .ring_off = align_up(sizeof(struct seg_header)) };
-	size_t size;
+	struct seg_layout at;
+	size_t size = seg_lay_out(cache_bytes(cache_entries), &at);
 	void *p = MAP_FAILED;
 	struct seg_header *h;
 	int rc;
 
-	at.cache_off = at.ring_off + align_up(sizeof(struct ring));
-	size = at.cache_off + align_up(cache_bytes(cache_entries));
 	memset(seg, 0, sizeof *seg);
 	seg->fd = -1;
 	seg_sweep(port);
