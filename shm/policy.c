@@ -1,10 +1,9 @@
 /* The scheduling policy (see policy.h): the order table, the rules and the
- * piece sizing, each a pure function of its arguments, so that the ring,
- * the master and the simulation can all call it and a test can feed it
- * numbers worked out by hand. wsrpt is weighted shortest remaining work,
- * the optimal order for mean(latency x priority) when answers are uniform
- * in their ranges. Ties go to the older job; without preemption a started
- * job outranks every job not started (run to completion). */
+ * piece sizing, each a pure function of its arguments, which a test can
+ * feed numbers worked out by hand. wsrpt is weighted shortest remaining
+ * work, the optimal order for mean(latency x priority) when answers are
+ * uniform in their ranges. Ties go to the older job; without preemption a
+ * started job outranks every job not started (run to completion). */
 #include "shm/policy.h"
 
 #include <getopt.h>

@@ -4,7 +4,6 @@
  * ranks instead. Its record is its own (struct ring_master), and it is
  * one thread: the record needs no lock either. */
 #include "lib/clock.h"
-#include "lib/log.h"
 #include "shm/ring_master.h"
 #include "shm/ring_slot.h"
 #include "shm/word.h"
