@@ -6,10 +6,9 @@
  * confirmed, and every walk is bounded by a constant: an entry lies at
  * most CACHE_PROBE_MAX slots past its home (a lookup looks no further, an
  * insert whose window is full replaces an entry in it), and the clock hand
- * takes what it reaches after CLOCK_WALK slots. A table filled with "used"
- * slots then costs a lookup 256 probes, not a walk of 1 M slots. Honest
- * tables never reach the bound: at 3/4 full, the most any of 1.5 M
- * entries lay past its home was 160 slots; at 1/2 (the default's most), 47. */
+ * takes what it reaches after CLOCK_WALK slots: a table filled with "used"
+ * slots costs a lookup 256 probes, not a walk of 1 M. Honest tables never
+ * reach the bound (docs/security.md). */
 #include "shm/cache.h"
 #include "lib/digest.h"
 #include "lib/siphash.h"

@@ -1,10 +1,9 @@
 /* The scheduling policy (see policy.h): the order table, the rules and the
- * piece sizing, each a pure function of its arguments, so that the ring,
- * the master and the simulation can all call it and a test can feed it
- * numbers worked out by hand. wsrpt is weighted shortest remaining work,
- * the optimal order for mean(latency x priority) when answers are uniform
- * in their ranges. Ties go to the older job; without preemption a started
- * job outranks every job not started (run to completion). */
+ * piece sizing, each a pure function of its arguments, which a test can
+ * feed numbers worked out by hand. wsrpt is weighted shortest remaining
+ * work, the optimal order for mean(latency x priority) when answers are
+ * uniform in their ranges. Ties go to the older job; without preemption a
+ * started job outranks every job not started (run to completion). */
 #include "shm/policy.h"
 
 #include <getopt.h>
@@ -57,17 +56,6 @@ const char *policy_order_name(uint32_t order)
 	return order < NORDERS ? orders[order].name : "?";
 }
 
-int policy_order_parse(const char *s, uint32_t *order)
-{
-	for (uint32_t i = 0; i < NORDERS; i++) {
-		if (strcmp(s, orders[i].name) == 0) {
-			*order = i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *policy_order_list(char *buf, size_t size)
 {
 	size_t used = 0;
@@ -84,10 +72,10 @@ const char *policy_order_list(char *buf, size_t size)
 static const struct policy_rule rules[] = {
 	{ POLICY_PREEMPT, "preempt", "preemptive", "run to completion", "no-preempt",
 	  "a started job keeps the workers until it ends",
-	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)", 1 },
+	  "1 when a job that outranks the ones hashed stops them (0: --no-preempt)" },
 	{ POLICY_SPLIT, "split", "split", "no split", "no-split",
 	  "one worker per job (a classic pool)",
-	  "1 when several workers may hash one job at once (0: --no-split)", 1 },
+	  "1 when several workers may hash one job at once (0: --no-split)" },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -136,8 +124,14 @@ size_t policy_getopt(struct option *opts)
 
 int policy_option(int c, const char *arg, struct policy *p)
 {
-	if (c == POLICY_OPT_BASE)
-		return policy_order_parse(arg, &p->order) < 0 ? -1 : 1;
+	if (c == POLICY_OPT_BASE) {
+		for (uint32_t i = 0; i < NORDERS; i++)
+			if (strcmp(arg, orders[i].name) == 0) {
+				p->order = i;
+				return 1;
+			}
+		return -1;
+	}
 	if (c > POLICY_OPT_BASE && c <= POLICY_OPT_BASE + (int)NRULES) {
 		p->rules &= ~rules[c - POLICY_OPT_BASE - 1].bit;
 		return 1;
@@ -161,36 +155,21 @@ void policy_switches(FILE *out)
 		fprintf(out, "--%s\n", rules[i].option);
 }
 
-/* The rules the ideal follows. */
-static unsigned ideal_rules(void)
-{
-	unsigned n = 0;
-
-	for (size_t r = 0; r < NRULES; r++)
-		n += rules[r].ideal != 0;
-	return n;
-}
-
 unsigned policy_variants(void)
 {
-	return (unsigned)NORDERS << ideal_rules();
+	return (unsigned)NORDERS << NRULES;
 }
 
-/* Orders outermost; within one, every rule the ideal follows on before
- * off, the first rule changing slowest (the ties of sim_best go to the
- * default's side); the other rules stay as the default has them. */
+/* Orders outermost; within one, every rule on before off, the first rule
+ * changing slowest (the ties of sim_best go to the default's side). */
 struct policy policy_variant(unsigned i)
 {
-	unsigned k = ideal_rules(), combo = i & ((1u << k) - 1), bit = k;
 	struct policy p = policy_default();
 
-	p.order = (uint32_t)(i >> k) % NORDERS;
-	for (size_t r = 0; r < NRULES; r++) {
-		if (!rules[r].ideal)
-			continue;
-		if (combo >> --bit & 1)
+	p.order = (uint32_t)(i >> NRULES) % NORDERS;
+	for (size_t r = 0; r < NRULES; r++)
+		if (i >> (NRULES - 1 - r) & 1)
 			p.rules &= ~rules[r].bit; /* the default has every rule on */
-	}
 	return p;
 }
 

@@ -20,7 +20,7 @@ struct option; /* getopt.h's */
 #define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
 #define POLICY_SPLIT 0x2u   /* several workers may hash one job at once */
 
-/* The orders of the table, by index (policy_order_parse finds any). */
+/* The orders of the table, by index (--schedule names any). */
 enum { POLICY_WSRPT = 0, POLICY_PRIORITY, POLICY_FIFO };
 
 /* The most weight the connections of one peer can give one job: that of a
@@ -64,8 +64,6 @@ struct policy_rule {
 	const char *option;   /* the switch that turns it off */
 	const char *help;
 	const char *state;    /* "1 when ...": its key's value in a sentence */
-	int ideal;            /* the ideal server (bench/simulate.c) follows
-	                         it: sim_best tries it on and off */
 };
 
 /* The default: wsrpt, preemptive, split. */
@@ -100,8 +98,6 @@ uint64_t policy_lease_size(const struct policy *p, const struct lease_ask *a);
 unsigned policy_orders(void);
 /* The name of order i ("wsrpt", ...), "?" for none. */
 const char *policy_order_name(uint32_t order);
-/* The order named s into *order: 0, or -1 for no such name. */
-int policy_order_parse(const char *s, uint32_t *order);
 /* The orders' names, "wsrpt, priority, fifo" (truncated to size). */
 const char *policy_order_list(char *buf, size_t size);
 /* p in words: "wsrpt, preemptive, split" (truncated to size). */
@@ -128,7 +124,7 @@ void policy_help(FILE *out);
 void policy_switches(FILE *out);
 
 /* The policies sim_best seeks the ideal among (every order with every
- * combination of the rules the ideal follows): how many, and the i-th. */
+ * combination of the rules): how many, and the i-th. */
 unsigned policy_variants(void);
 struct policy policy_variant(unsigned i);
 

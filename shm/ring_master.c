@@ -4,7 +4,6 @@
  * ranks instead. Its record is its own (struct ring_master), and it is
  * one thread: the record needs no lock either. */
 #include "lib/clock.h"
-#include "lib/log.h"
 #include "shm/ring_master.h"
 #include "shm/ring_slot.h"
 #include "shm/word.h"
@@ -498,14 +497,10 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
 {
 	struct ring_slot *s = &r->slots[slot];
-	int fixed = 0;
+	int fixed = shm_restore(s->pid, (int32_t)pid);
 
-	if (peek(s->pid) != (int32_t)pid) {
-		publish(s->pid, (int32_t)pid);
-		if (!pid)
-			publish(s->state, SLOT_EMPTY);
-		fixed = 1;
-	}
+	if (fixed && !pid)
+		publish(s->state, SLOT_EMPTY);
 	if (peek(s->rate) > RING_RATE_MAX) {
 		publish(s->rate, 0); /* unknown: the mean of the others' */
 		fixed = 1;
@@ -535,16 +530,7 @@ pid_t ring_lock_holder(const struct ring *r)
 
 int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown)
 {
-	int fixed = 0;
-
-	if (peek(r->policy.order) != policy->order || peek(r->policy.rules) != policy->rules) {
-		publish(r->policy.order, policy->order);
-		publish(r->policy.rules, policy->rules);
-		fixed++;
-	}
-	if (peek(r->shutdown) != (shutdown ? 1u : 0u)) {
-		publish(r->shutdown, shutdown ? 1u : 0u);
-		fixed++;
-	}
-	return fixed;
+	return shm_restore(r->policy.order, policy->order) +
+	       shm_restore(r->policy.rules, policy->rules) +
+	       shm_restore(r->shutdown, shutdown ? 1u : 0u);
 }

@@ -9,8 +9,6 @@
 #include "lib/log.h"
 #include "shm/ring_sched.h"
 
-#include <stdlib.h>
-
 /* ---- the heap of leasable jobs (lib/heap.c over r->heap) ----------------- */
 
 /* The job at heap place pos. The heap is in the segment, which any worker

@@ -214,7 +214,7 @@ int ring_reset(struct ring *r)
 	if (rc == EOWNERDEAD) /* taken and left by someone not ours: ours now */
 		pthread_mutex_consistent(&r->lock);
 	else if (rc)
-		return rc == EBUSY ? -EBUSY : -rc;
+		return -rc;
 	publish(r->lock_owner, (int32_t)getpid());
 	r->repairs++;
 	repair(r);

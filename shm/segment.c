@@ -138,6 +138,18 @@ void seg_sweep(unsigned port)
 	closedir(d);
 }
 
+static size_t page_up(size_t n)
+{
+	return (n + 4095) & ~(size_t)4095;
+}
+
+size_t seg_lay_out(size_t cache_bytes, struct seg_layout *at)
+{
+	at->ring_off = page_up(sizeof(struct seg_header));
+	at->cache_off = at->ring_off + page_up(sizeof(struct ring));
+	return at->cache_off + page_up(cache_bytes);
+}
+
 void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *at)
 {
 	seg->hdr = p;
@@ -202,11 +214,6 @@ static int map_live(struct seg *seg, const struct stat *st)
 	return 0;
 }
 
-static size_t round64(size_t n)
-{
-	return (n + 63) & ~(size_t)63;
-}
-
 /* The private copy a reader (--status, the exporter) looks at: the
  * header, the ring and the cache's head, read (a file cut short reads
  * short, where a mapping raised SIGBUS) and checked. 0, -EPROTO or
@@ -214,12 +221,10 @@ static size_t round64(size_t n)
 static int copy_of(struct seg *seg, const struct stat *st)
 {
 	size_t size = (size_t)st->st_size, ring = sizeof *seg->ring, cache = sizeof *seg->cache;
-	/* Each part on a 64-byte boundary, as in a segment. */
-	struct seg_layout at, mine = { .ring_off = round64(sizeof *seg->hdr) };
-	char *p;
+	struct seg_layout at, mine;
+	char *p = aligned_alloc(4096, seg_lay_out(cache, &mine)); /* as a segment is */
 
-	mine.cache_off = round64(mine.ring_off + ring);
-	if (!(p = aligned_alloc(64, round64(mine.cache_off + cache))))
+	if (!p)
 		return -ENOMEM;
 
 	if (pread(seg->fd, p, sizeof *seg->hdr, 0) != (ssize_t)sizeof *seg->hdr ||
@@ -344,12 +349,6 @@ unsigned seg_cut_short(void)
 	return (unsigned)cut_short;
 }
 
-/* Put word w of the segment back to mine where it is not: 1, else 0. */
-#define RESTORE(w, mine)                                                      \
-	(__atomic_load_n(&(w), __ATOMIC_RELAXED) != (mine)                    \
-		 ? (__atomic_store_n(&(w), (mine), __ATOMIC_RELAXED), 1)      \
-		 : 0)
-
 int seg_restore_header(struct seg *seg)
 {
 	struct seg_header *h = seg->hdr;
@@ -357,12 +356,13 @@ int seg_restore_header(struct seg *seg)
 
 	if (!seg->owner)
 		return 0;
-	return RESTORE(h->magic, o->magic) + RESTORE(h->version, o->version) +
-	       RESTORE(h->size, o->size) + RESTORE(h->master_pid, o->master_pid) +
-	       RESTORE(h->port, o->port) + RESTORE(h->ring_off, o->ring_off) +
-	       RESTORE(h->cache_off, o->cache_off) + RESTORE(h->started_ns, o->started_ns) +
-	       RESTORE(seg->cache->nslots, seg->cache_nslots) +
-	       RESTORE(seg->cache->capacity, seg->cache_capacity);
+	return shm_restore(h->magic, o->magic) + shm_restore(h->version, o->version) +
+	       shm_restore(h->size, o->size) + shm_restore(h->master_pid, o->master_pid) +
+	       shm_restore(h->port, o->port) + shm_restore(h->ring_off, o->ring_off) +
+	       shm_restore(h->cache_off, o->cache_off) +
+	       shm_restore(h->started_ns, o->started_ns) +
+	       shm_restore(seg->cache->nslots, seg->cache_nslots) +
+	       shm_restore(seg->cache->capacity, seg->cache_capacity);
 }
 
 void seg_close(struct seg *seg)

@@ -184,6 +184,9 @@ int seg_create(unsigned port, uint64_t cache_entries, const struct policy *polic
  * other port once they have been left over for SEG_STALE_S; say so for
  * port's own live ones (a master draining or starting). */
 void seg_sweep(unsigned port);
+/* Lay out a segment whose cache takes cache_bytes: the header, the ring
+ * and the cache, each on pages of its own. Its size. */
+size_t seg_lay_out(size_t cache_bytes, struct seg_layout *at);
 /* Point seg's views at the segment of size bytes at p, by the offsets at
  * (checked, or its own). */
 void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *at);

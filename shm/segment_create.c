@@ -16,15 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A segment's name in /dev/shm: this prefix with the port, then the pid of
- * its master (segment.c's of_port() reads it back). */
-#define SEG_PREFIX "revhash-%u-"
-
-static size_t align_up(size_t n)
-{
-	return (n + 4095) & ~(size_t)4095;
-}
-
 /* Make the segment's memory: size bytes, reserved and mapped populated.
  * 0 and *p, or -errno, the failing call logged. */
 static int make_memory(const struct seg *seg, size_t size, void **p)
@@ -50,10 +41,11 @@ static int make_memory(const struct seg *seg, size_t size, void **p)
 	return rc;
 }
 
-/* Create this master's segment name: /revhash-PORT-PID, or, where another
- * user holds that name (anyone may create one in /dev/shm, and the sweep
- * cannot remove another's), the same with a random suffix, which nobody
- * can take ahead. Its descriptor into seg; 0 or -errno. */
+/* Create this master's segment name (segment.c's of_port() reads it
+ * back): /revhash-PORT-PID, or, where another user holds that name (anyone
+ * may create one in /dev/shm, and the sweep cannot remove another's), the
+ * same with a random suffix, which nobody can take ahead. Its descriptor
+ * into seg; 0 or -errno. */
 static int create_name(unsigned port, struct seg *seg)
 {
 	int err = EEXIST;
@@ -62,10 +54,10 @@ static int create_name(unsigned port, struct seg *seg)
 		uint32_t r = 0;
 
 		if (i == 0)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d", port,
+			snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d", port,
 				 (int)getpid());
 		else if (getrandom(&r, sizeof r, 0) == (ssize_t)sizeof r)
-			snprintf(seg->name, sizeof seg->name, "/" SEG_PREFIX "%d.%u", port,
+			snprintf(seg->name, sizeof seg->name, "/revhash-%u-%d.%u", port,
 				 (int)getpid(), (unsigned)(r % 1000000000u));
 		else
 			break;
@@ -85,14 +77,12 @@ static int create_name(unsigned port, struct seg *seg)
 int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
 	       struct seg *seg)
 {
-	struct seg_layout at = { .ring_off = align_up(sizeof(struct seg_header)) };
-	size_t size;
+	struct seg_layout at;
+	size_t size = seg_lay_out(cache_bytes(cache_entries), &at);
 	void *p = MAP_FAILED;
 	struct seg_header *h;
 	int rc;
 
-	at.cache_off = at.ring_off + align_up(sizeof(struct ring));
-	size = at.cache_off + align_up(cache_bytes(cache_entries));
 	memset(seg, 0, sizeof *seg);
 	seg->fd = -1;
 	seg_sweep(port);

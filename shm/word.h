@@ -14,6 +14,9 @@
 /* Add n to a counter this process alone writes: a load of its own word
  * and a store, not a locked add (a ++ costs no more). */
 #define shm_count(lhs, n) shm_show(lhs, (lhs) + (n))
+/* Put a word this process owns back to v where another wrote over it: 1
+ * when it had to, else 0. */
+#define shm_restore(lhs, v) (shm_read(lhs) != (v) ? (shm_show(lhs, v), 1) : 0)
 /* A word of the segment whatever its declared type (a name's bytes, a
  * slot's). */
 typedef uint64_t __attribute__((may_alias)) shm_word;

@@ -240,9 +240,9 @@ START_TEST(the_switches_set_the_policy)
 	ck_assert_int_eq(policy_option(POLICY_OPT_BASE, "lifo", &p), -1);
 	ck_assert_int_eq(policy_option('w', "2", &p), 0);
 	for (uint32_t i = 0; i < policy_orders(); i++) {
-		uint32_t back = 99;
-		ck_assert_int_eq(policy_order_parse(policy_order_name(i), &back), 0);
-		ck_assert_uint_eq(back, i);
+		struct policy back = { 99, 0 };
+		ck_assert_int_eq(policy_option(POLICY_OPT_BASE, policy_order_name(i), &back), 1);
+		ck_assert_uint_eq(back.order, i);
 	}
 	ck_assert_str_eq(policy_order_name(policy_orders()), "?");
 }
