@@ -180,9 +180,13 @@ static int send_request(struct target *t, const struct wl_request *q,
 
 int client_send(struct target *t, const struct wl_request *q)
 {
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	int64_t begin;
+	int fd = send_request(t, q, &begin);
 
-	return send_request(t, q, &begin);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+	return fd;
 }
 
 int client_exchange(struct target *t, const struct wl_request *q,

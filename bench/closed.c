@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define STACK_SIZE (256 * 1024)
@@ -264,15 +263,11 @@ struct hold {
 	uint64_t n;
 };
 
-/* Close them all with a reset: their clients are gone, the searches end. */
+/* Close them all, a reset each (client_send): the searches end. */
 static void hold_close(struct hold *h)
 {
-	struct linger reset = { 1, 0 };
-
-	for (uint64_t i = 0; i < h->n; i++) {
-		setsockopt(h->fds[i], SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+	for (uint64_t i = 0; i < h->n; i++)
 		close(h->fds[i]);
-	}
 	free(h->fds);
 	h->fds = NULL;
 	h->n = 0;

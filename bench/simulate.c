@@ -396,10 +396,8 @@ int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 			won = pol;
 		}
 	}
-	if (best)
-		*best = won;
-	if (score)
-		*score = low;
+	*best = won;
+	*score = low;
 	return 0;
 }
 
