@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -29,15 +28,6 @@ int client_resolve(struct target *t, const char *host, const char *port)
 	}
 	for (struct addrinfo *a = t->list; a; a = a->ai_next)
 		t->n++;
-	t->addr = calloc(t->n, sizeof *t->addr);
-	if (!t->addr) {
-		freeaddrinfo(t->list);
-		t->list = NULL;
-		return -ENOMEM;
-	}
-	t->n = 0;
-	for (struct addrinfo *a = t->list; a; a = a->ai_next)
-		t->addr[t->n++] = a;
 	atomic_init(&t->good, 0);
 	return 0;
 }
@@ -94,10 +84,12 @@ static int target_connect(struct target *t, int64_t *begin)
 	*begin = 0;
 	for (size_t k = 0; k < t->n; k++) {
 		size_t i = (first + k) % t->n;
-		const struct addrinfo *a = t->addr[i];
-		int fd = open_socket(a, timeout_of(t));
+		const struct addrinfo *a = t->list;
+		int fd;
 
-		if (fd < 0)
+		for (size_t j = 0; j < i; j++)
+			a = a->ai_next;
+		if ((fd = open_socket(a, timeout_of(t))) < 0)
 			return fd;
 		if (!*begin)
 			*begin = (int64_t)clock_ns();
@@ -220,9 +212,7 @@ void client_raise_fd_limit(void)
 
 void client_free(struct target *t)
 {
-	free(t->addr);
 	if (t->list)
 		freeaddrinfo(t->list);
-	t->addr = NULL;
 	t->list = NULL;
 }

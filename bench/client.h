@@ -16,13 +16,13 @@
  * first, so a name with a dead address costs one refusal, not one each. */
 struct target {
 	struct addrinfo *list;
-	const struct addrinfo **addr;
-	size_t n;
+	size_t n; /* addresses in list */
 	atomic_size_t good;
 	int64_t timeout_ns; /* one exchange's bound; 0: CLIENT_TIMEOUT_S */
 };
 
-/* Resolve host:port into t (zeroed by the caller). 0 or -errno (printed). */
+/* Resolve host:port into t (zeroed by the caller). 0, or -EINVAL
+ * (printed). */
 int client_resolve(struct target *t, const char *host, const char *port);
 /* Release what client_resolve allocated. */
 void client_free(struct target *t);

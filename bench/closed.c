@@ -39,14 +39,13 @@ struct closed_params {
 	uint64_t hold;        /* searches held open meanwhile */
 };
 
-/* What the threads share. go: 0 waiting, 1 run, -1 give up. */
+/* What the threads share. The run holds gate while it starts them, and
+ * sets the deadline before letting it go: 0 when they are to give up. */
 struct loop {
 	const struct closed_params *p;
 	struct target *target;
 	struct wl_request primed;
-	pthread_mutex_t lock;
-	pthread_cond_t start;
-	int go;
+	pthread_mutex_t gate;
 	int64_t deadline;
 };
 
@@ -109,27 +108,15 @@ static void count(struct thread *th, const struct wl_request *q, int err,
 		th->wrong++;
 }
 
-static int wait_for_go(struct loop *l)
-{
-	int go;
-
-	pthread_mutex_lock(&l->lock);
-	while (!l->go)
-		pthread_cond_wait(&l->start, &l->lock);
-	go = l->go;
-	pthread_mutex_unlock(&l->lock);
-	return go;
-}
-
 static void *loop_thread(void *arg)
 {
 	struct thread *th = arg;
 	struct loop *l = th->loop;
 	struct wl_request q = l->primed;
 
-	if (wait_for_go(l) < 0)
-		return NULL;
-	do {
+	pthread_mutex_lock(&l->gate);
+	pthread_mutex_unlock(&l->gate);
+	while ((int64_t)clock_ns() < l->deadline) {
 		uint64_t reply = 0;
 		int64_t begin, end;
 		int err;
@@ -140,7 +127,7 @@ static void *loop_thread(void *arg)
 		count(th, &q, err, reply);
 		if (!err && (th->err = keep_latency(th, end - begin)))
 			break;
-	} while ((int64_t)clock_ns() < l->deadline);
+	}
 	return NULL;
 }
 
@@ -331,15 +318,6 @@ static int start_threads(struct thread *th, uint64_t n, size_t *started)
 	return -rc;
 }
 
-/* Let the threads go (go = 1) or tell them to give up (go = -1). */
-static void release(struct loop *l, int go)
-{
-	pthread_mutex_lock(&l->lock);
-	l->go = go;
-	pthread_cond_broadcast(&l->start);
-	pthread_mutex_unlock(&l->lock);
-}
-
 /* Seed every thread's generator apart and, with --cached, answer the one
  * request once. 0, or the exit status. */
 static int prepare(struct loop *l, struct thread *th)
@@ -398,8 +376,7 @@ static int run(void *params, struct out *o)
 	const struct closed_params *p = params;
 	struct target target = { 0 };
 	struct loop l = { .p = p, .target = &target,
-			  .lock = PTHREAD_MUTEX_INITIALIZER,
-			  .start = PTHREAD_COND_INITIALIZER };
+			  .gate = PTHREAD_MUTEX_INITIALIZER };
 	struct thread *th = NULL;
 	struct hold held = { 0 };
 	size_t started = 0;
@@ -427,11 +404,12 @@ static int run(void *params, struct out *o)
 		out_printf(o, "holding", "holding %" PRIu64 " searches that never end\n", p->hold);
 		fflush(stdout);
 	}
+	pthread_mutex_lock(&l.gate);
 	if (start_threads(th, p->concurrency, &started) == 0) {
 		t0 = (int64_t)clock_ns();
 		l.deadline = t0 + (int64_t)p->duration_ms * 1000000;
 	}
-	release(&l, started == p->concurrency ? 1 : -1);
+	pthread_mutex_unlock(&l.gate);
 	for (size_t k = 0; k < started; k++)
 		pthread_join(th[k].tid, NULL);
 	status = started < p->concurrency ? 2 :

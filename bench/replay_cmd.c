@@ -255,21 +255,6 @@ static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 	fflush(stdout);
 }
 
-/* Send the workload, report, and return the exit status. */
-static int play(struct replay_cmd *p, struct target *t,
-		const struct wl_request *reqs, FILE *csv, struct out *o)
-{
-	struct result *res = calloc(p->wl.total, sizeof *res);
-	int status = 1;
-
-	if (!res || replay_run(t, reqs, p->wl.total, p->wl.delay_us, p->quiet ? NULL : o, res))
-		fprintf(stderr, "revhash-bench: out of memory\n");
-	else
-		status = score(p, reqs, res, csv, o);
-	free(res);
-	return status;
-}
-
 /* Replay, report, write the CSV: the exit status, 0 when every answer
  * was right, 1 when one was not, 2 when the run could not start. */
 static int run(void *params, struct out *o)
@@ -277,6 +262,7 @@ static int run(void *params, struct out *o)
 	struct replay_cmd *p = params;
 	struct target target = { 0 };
 	struct wl_request *reqs = wl_requests(&p->wl);
+	struct result *res = calloc(p->wl.total, sizeof *res);
 	FILE *csv = NULL;
 	int status = 2;
 
@@ -287,9 +273,15 @@ static int run(void *params, struct out *o)
 		goto out;
 	}
 	find_rate(p, &target, o);
-	status = play(p, &target, reqs, csv, o);
+	status = 1;
+	if (!res || replay_run(&target, reqs, p->wl.total, p->wl.delay_us, p->quiet ? NULL : o,
+			       res))
+		fprintf(stderr, "revhash-bench: out of memory\n");
+	else
+		status = score(p, reqs, res, csv, o);
 out:
 	free(reqs);
+	free(res);
 	client_free(&target);
 	return status;
 }
