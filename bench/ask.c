@@ -41,17 +41,13 @@ int ask_parse_digest(const char *hex, uint8_t digest[PROTO_DIGEST_LEN])
 
 int ask_parse(char *const words[3], struct ask_params *p)
 {
-	if (ask_parse_digest(words[0], p->digest)) {
-		fprintf(stderr, "revhash-bench: --ask: DIGEST_HEX must be 64 hex "
-			"digits, not '%s'\n", words[0]);
-		return -EINVAL;
-	}
+	if (ask_parse_digest(words[0], p->digest))
+		return options_complain("--ask: DIGEST_HEX must be 64 hex digits, not '%s'",
+					words[0]);
 	if (parse_u64(words[1], 0, UINT64_MAX, &p->start) ||
-	    parse_u64(words[2], 0, UINT64_MAX, &p->end)) {
-		fprintf(stderr, "revhash-bench: --ask: START and END must be "
-			"whole numbers 0 .. 18446744073709551615\n");
-		return -EINVAL;
-	}
+	    parse_u64(words[2], 0, UINT64_MAX, &p->end))
+		return options_complain("--ask: START and END must be whole numbers 0 .. "
+					"18446744073709551615");
 	return 0;
 }
 
