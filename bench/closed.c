@@ -131,23 +131,6 @@ static void *loop_thread(void *arg)
 	return NULL;
 }
 
-/* Answer the one request of --cached once, untimed, so the cache has it. */
-static int prime(struct loop *l)
-{
-	uint64_t reply = 0;
-	int64_t begin, end;
-	int err = client_exchange(l->target, &l->primed, &reply, &begin, &end);
-
-	errno = -err;
-	if (err)
-		fprintf(stderr, "revhash-bench: priming request: %m\n");
-	else if (reply != l->primed.answer)
-		fprintf(stderr, "revhash-bench: priming request: answer %"
-			PRIu64 ", expected %" PRIu64 "\n", reply,
-			l->primed.answer);
-	return err || reply != l->primed.answer ? -EPROTO : 0;
-}
-
 /* --- the report ------------------------------------------------------- */
 
 /* The n threads' counts added up into *s (its latencies none): the
@@ -319,9 +302,13 @@ static int start_threads(struct thread *th, uint64_t n, size_t *started)
 }
 
 /* Seed every thread's generator apart and, with --cached, answer the one
- * request once. 0, or the exit status. */
+ * request once, untimed, so the cache has it. 0, or the exit status. */
 static int prepare(struct loop *l, struct thread *th)
 {
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err;
+
 	for (uint64_t k = 0; k < l->p->concurrency; k++) {
 		th[k].loop = l;
 		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) != sizeof th[k].rng) {
@@ -333,7 +320,14 @@ static int prepare(struct loop *l, struct thread *th)
 	if (!l->p->cached)
 		return 0;
 	fresh_request(&th[0].rng, l->p, &l->primed);
-	return prime(l) ? 1 : 0;
+	err = client_exchange(l->target, &l->primed, &reply, &begin, &end);
+	errno = -err;
+	if (err)
+		fprintf(stderr, "revhash-bench: priming request: %m\n");
+	else if (reply != l->primed.answer)
+		fprintf(stderr, "revhash-bench: priming request: answer %" PRIu64 ", expected %"
+			PRIu64 "\n", reply, l->primed.answer);
+	return err || reply != l->primed.answer ? 1 : 0;
 }
 
 #define F(field) OPT_FIELD(struct closed_params, field)
