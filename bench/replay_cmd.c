@@ -212,45 +212,35 @@ static int words(int n, char **w, void *params)
 	return err;
 }
 
-/* Calibration hashes one request, and without split one request gets one
- * worker: the server as a whole hashes as fast on each worker that has a
- * CPU of its own. Print the rate the ideal will use, and why. */
-static void scale_calibrated(struct replay_cmd *p, struct out *o)
+/* The rate the ideal servers hash at: --rate's, else calibrated on t
+ * (unless --no-calibrate), else 0; said. Calibration hashes one request,
+ * and without split one request gets one worker: the server as a whole
+ * hashes as fast on each worker that has a CPU of its own. */
+static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 {
 	const struct sim_policy *s = &p->policy.sim;
 	unsigned cpus = os_cpus_upto(RING_WORKERS);
 	unsigned times = s->workers < cpus ? s->workers : cpus;
-	double one = p->rate;
-
-	if (policy_shares_jobs(&s->policy) || times == 1) {
-		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
-			   one / 1e6, "calibrated");
-		return;
-	}
-	p->rate = one * times;
-	out_printf(o, "rate_mhs rate_from one_request_mhs times",
-		   "hash rate: %.3f M hashes/s (%s: %.3f on one request, which one worker "
-		   "hashes under --no-split; times %u workers with a CPU each)\n",
-		   p->rate / 1e6, "calibrated", one / 1e6, times);
-}
-
-/* The rate the ideal servers hash at: --rate's, else calibrated on t
- * (unless --no-calibrate), else 0; said. */
-static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
-{
-	int err;
+	double one = 0;
 
 	if (p->rate) {
 		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
 			   p->rate / 1e6, "--rate");
 	} else if (!p->no_calibrate) {
 		out_array(o, "calibration");
-		err = calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &p->rate);
+		calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &one); /* one stays 0 on failure */
 		out_end(o);
-		if (err)
-			p->rate = 0;
-		else if (p->rate)
-			scale_calibrated(p, o);
+		if (policy_shares_jobs(&s->policy))
+			times = 1;
+		p->rate = one * times;
+		if (one && times > 1)
+			out_printf(o, "rate_mhs rate_from one_request_mhs times",
+				   "hash rate: %.3f M hashes/s (%s: %.3f on one request, which one "
+				   "worker hashes under --no-split; times %u workers with a CPU "
+				   "each)\n", p->rate / 1e6, "calibrated", one / 1e6, times);
+		else if (one)
+			out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
+				   one / 1e6, "calibrated");
 	}
 	fflush(stdout);
 }
