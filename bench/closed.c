@@ -239,18 +239,16 @@ static void hold_close(struct hold *h)
 	for (uint64_t i = 0; i < h->n; i++)
 		close(h->fds[i]);
 	free(h->fds);
-	h->fds = NULL;
-	h->n = 0;
 }
 
-/* Open n held searches on t. 0, or -errno (what was opened is closed). */
+/* Open n > 0 held searches on t, into h (zeroed): 0, or -errno (those
+ * opened stay, for hold_close). */
 static int hold_open(struct hold *h, struct target *t, uint64_t n)
 {
 	struct wl_request q = { .priority = 1, .copy_of = -1 };
 	uint64_t base;
 
-	h->n = 0;
-	h->fds = calloc(n ? n : 1, sizeof *h->fds);
+	h->fds = calloc(n, sizeof *h->fds);
 	if (!h->fds)
 		return -ENOMEM;
 	if (getrandom(&base, sizeof base, 0) != sizeof base)
@@ -265,7 +263,6 @@ static int hold_open(struct hold *h, struct target *t, uint64_t n)
 		if ((fd = client_send(t, &q)) < 0) {
 			fprintf(stderr, "revhash-bench: held search %llu: %s\n",
 				(unsigned long long)h->n, strerror(-fd));
-			hold_close(h);
 			return fd;
 		}
 		h->fds[h->n] = fd;
