@@ -104,21 +104,6 @@ static int target_connect(struct target *t, int64_t *begin)
 	return err;
 }
 
-static int send_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* Read exactly len bytes by deadline; an early EOF is -ENODATA. The
  * socket's timeout is the whole bound, so it is cut to what is left only
  * once part of the bound is spent (a slow connect, a partial reply). */
@@ -147,13 +132,16 @@ static int recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline,
 	return 0;
 }
 
-/* Connect and send q; *begin is when latency starts. fd or -errno. */
+/* Connect and send q; *begin is when latency starts. fd or -errno. The
+ * request goes into a new socket's empty buffer: one blocking send takes
+ * it whole, unless its timeout cuts it short. */
 static int send_request(struct target *t, const struct wl_request *q,
 			int64_t *begin)
 {
 	struct proto_request pr = { .start = q->start, .end = q->end,
 				    .priority = q->priority };
 	uint8_t req[PROTO_REQUEST_LEN];
+	ssize_t n;
 	int fd, err;
 
 	memcpy(pr.digest, q->digest, sizeof pr.digest);
@@ -163,11 +151,12 @@ static int send_request(struct target *t, const struct wl_request *q,
 		*begin = (int64_t)clock_ns();
 	if (fd < 0)
 		return fd;
-	if ((err = send_all(fd, req, sizeof req)) < 0) {
-		close(fd);
-		return err;
-	}
-	return fd;
+	n = send(fd, req, sizeof req, MSG_NOSIGNAL);
+	if (n == (ssize_t)sizeof req)
+		return fd;
+	err = n < 0 && errno != EAGAIN ? -errno : -ETIMEDOUT;
+	close(fd);
+	return err;
 }
 
 int client_send(struct target *t, const struct wl_request *q)

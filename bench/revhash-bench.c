@@ -320,18 +320,18 @@ static int refuse(const char *name, const struct mode *m, const struct longs *l)
 	return options_complain("--%s belongs to %s, not to %s", name, owners, m->name);
 }
 
-/* The mode chosen by an option among args[1 .. n - 1], the default when
- * none is; NULL (said) when two are. getopt says nothing here (the options
- * are read again for the mode) and permutes args, a copy of argv: after a
- * missing argument it would move the words in front of the option. */
-static const struct mode *choose(int n, char **args, const struct longs *l)
+/* The mode chosen by an option among argv[1 .. argc - 1], the default
+ * when none is; NULL (said) when two are. getopt says nothing here (the
+ * options are read again for the mode) and, told "-", takes the words in
+ * their place (as value 1), leaving argv as it is for parse(). */
+static const struct mode *choose(int argc, char **argv, const struct longs *l)
 {
 	const struct mode *chosen = modes[0], *m;
 	int c;
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(n, args, ":h", l->opt, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:h", l->opt, NULL)) != -1) {
 		if (c == HELP || c == SWITCHES)
 			break;
 		if (c == ':')
@@ -422,12 +422,6 @@ static int parse(int argc, char **argv, const struct mode *m, const struct longs
 	return m->words_of(argc - optind, argv + optind, params);
 }
 
-static int oom(void)
-{
-	fprintf(stderr, "revhash-bench: out of memory\n");
-	return 2;
-}
-
 /* After a mistake, said: the synopsis of m (NULL: no one mode was
  * chosen) and where to read more. The exit status, 2. */
 static int mistake(const struct mode *m)
@@ -462,23 +456,19 @@ static int run(const struct mode *m, void *params, const struct where *w)
 
 int main(int argc, char **argv)
 {
-	size_t size = (size_t)(argc + 1) * sizeof *argv;
-	char **args = malloc(size);
 	struct longs l;
 	struct where w = { 0 };
 	const struct mode *m;
 	void *params;
 	int err, status;
 
-	if (!args)
-		return oom();
 	gather(&l);
-	m = choose(argc, memcpy(args, argv, size), &l);
-	free(args);
-	if (!m)
+	if (!(m = choose(argc, argv, &l)))
 		return mistake(NULL);
-	if (!(params = calloc(1, m->size)))
-		return oom();
+	if (!(params = calloc(1, m->size))) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		return 2;
+	}
 	client_raise_fd_limit();
 	err = parse(argc, argv, m, &l, params, &w);
 	status = err < 0 ? mistake(m) : err > 0 ? 0 : run(m, params, &w);
