@@ -180,7 +180,7 @@ out:
 	return status;
 }
 
-/* --- the replay ------------------------------------------------------ */
+/* --- the replay and --rescore ---------------------------------------- */
 
 #define F(field) OPT_FIELD(struct replay_cmd, field)
 
@@ -245,30 +245,53 @@ static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 	fflush(stdout);
 }
 
-/* Replay, report, write the CSV: the exit status, 0 when every answer
- * was right, 1 when one was not, 2 when the run could not start. */
+static const struct opt rescore_opts[] = {
+	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
+	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
+	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
+	  "the run again, with the ideal latencies at --rate" },
+	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
+
+/* Replay, or read the run that --rescore names, then report and write
+ * the CSV: the exit status, 0 when every answer was right, 1 when one
+ * was not, 2 when the run could not start or its CSV could not be read
+ * or written. The run is read whole before --csv is opened, so the two
+ * may name one file. */
 static int run(void *params, struct out *o)
 {
 	struct replay_cmd *p = params;
+	uint64_t n = p->wl.total;
 	struct target target = { 0 };
 	struct wl_request *reqs = wl_requests(&p->wl);
-	struct result *res = calloc(p->wl.total, sizeof *res);
+	struct result *res = calloc(n, sizeof *res);
 	FILE *csv = NULL;
 	int status = 2;
 
-	if (!reqs || client_resolve(&target, p->at.host, p->at.port))
+	if (!res)
+		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
+	if (!reqs || !res)
+		goto out;
+	if (p->run)
+		out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run "
+			   "of %s\n", p->rate / 1e6, "--rate", p->run);
+	if (p->run ? runcsv_load(p->run, reqs, n, res) :
+		     client_resolve(&target, p->at.host, p->at.port))
 		goto out;
 	if (p->csv && !(csv = fopen(p->csv, "w"))) {
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
 		goto out;
 	}
-	find_rate(p, &target, o);
-	status = 1;
-	if (!res || replay_run(&target, reqs, p->wl.total, p->wl.delay_us, p->quiet ? NULL : o,
-			       res))
+	if (!p->run)
+		find_rate(p, &target, o);
+	if (!p->run && replay_run(&target, reqs, n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
-	else
-		status = score(p, reqs, res, csv, o);
+		status = 1;
+	} else {
+		status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
+	}
 out:
 	free(reqs);
 	free(res);
@@ -289,50 +312,6 @@ const struct mode replay_mode = {
 	opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words, run,
 };
 
-/* --- --rescore ------------------------------------------------------- */
-
-static const struct opt rescore_opts[] = {
-	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
-	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
-	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
-	  "the run again, with the ideal latencies at --rate" },
-	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
-	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
-	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
-};
-
-/* Score the run and print the replay's report: the exit status, 0 when
- * every answer was right, 1 when one was not, 2 when the CSV could not be
- * read or written. The run is read whole before --csv is opened, so the
- * two may name one file. */
-static int rescore(void *params, struct out *o)
-{
-	struct replay_cmd *p = params;
-	uint64_t n = p->wl.total;
-	struct wl_request *reqs = wl_requests(&p->wl);
-	struct result *res = calloc(n, sizeof *res);
-	FILE *csv = NULL;
-	int status = 2;
-
-	if (!res)
-		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
-	if (!reqs || !res)
-		goto out;
-	out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run of %s\n",
-		   p->rate / 1e6, "--rate", p->run);
-	if (runcsv_load(p->run, reqs, n, res))
-		goto out;
-	if (p->csv && !(csv = fopen(p->csv, "w"))) {
-		fprintf(stderr, "fopen(%s): %m\n", p->csv);
-		goto out;
-	}
-	status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
-out:
-	free(reqs);
-	free(res);
-	return status;
-}
-
 const struct mode rescore_mode = {
 	"--rescore", "HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA --rescore CSV "
 	"--rate HASHES_PER_S",
@@ -340,5 +319,5 @@ const struct mode rescore_mode = {
 	"recorded, at --rate (e.g. the busy_rate of the server's --status --json\n"
 	"after the run: the rate its workers hashed at while they served it):\n",
 	rescore_opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words,
-	rescore,
+	run,
 };
