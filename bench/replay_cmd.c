@@ -38,22 +38,6 @@ struct replay_cmd {
 
 /* --- the report ------------------------------------------------------ */
 
-/* The ideal servers of p's run (sim_ideal) on its actual send times. */
-static int ideal_scores(const struct replay_cmd *p, const struct wl_request *reqs,
-			const struct result *res, struct sim_ideal *id)
-{
-	double *arrival = malloc(p->wl.total * sizeof *arrival);
-	int err;
-
-	if (!arrival)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < p->wl.total; i++)
-		arrival[i] = res[i].send_ns / 1e3;
-	err = sim_ideal(reqs, arrival, p->wl.total, p->rate, &p->policy.sim, id);
-	free(arrival);
-	return err;
-}
-
 /* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
 static const char *const no_efficiency[] = {
 	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
@@ -155,19 +139,23 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 	uint64_t n = p->wl.total;
 	struct sim_ideal ideal = { 0 }, *id = NULL;
 	struct replay_summary s;
+	double *arrival = NULL;
 	int status = 1;
 
 	if (p->rate) {
 		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
 		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		arrival = malloc(n * sizeof *arrival);
 		id = &ideal;
 	}
-	if ((id && (!id->own_lat || !id->best_lat)) ||
+	if ((id && (!id->own_lat || !id->best_lat || !arrival)) ||
 	    replay_summarize(reqs, res, n, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
 		goto out;
 	}
-	if (id && ideal_scores(p, reqs, res, id))
+	for (uint64_t i = 0; id && i < n; i++)
+		arrival[i] = res[i].send_ns / 1e3;
+	if (id && sim_ideal(reqs, arrival, n, p->rate, &p->policy.sim, id))
 		id = NULL;
 	report(o, &s, n, p->rate, &p->policy.sim, id);
 	if (csv && runcsv_write(csv, p->csv, reqs, res, n,
@@ -177,6 +165,7 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 out:
 	free(ideal.own_lat);
 	free(ideal.best_lat);
+	free(arrival);
 	return status;
 }
 
