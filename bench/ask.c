@@ -1,10 +1,9 @@
 /* --ask: one question, asked whole or in pieces (see ask.h): K requests for
  * contiguous sub-ranges at once, each on its own connection, the first
- * reply that is not 0 the answer. Every socket resets on close (SO_LINGER
- * 0) once its request is out: the server cancels a search whose client
- * reset, where a plain close reads as a half-close and the search runs
- * on. The cut uses end - start (the values less one): [0, 2^64-1] holds
- * one value more than a uint64_t counts. */
+ * reply that is not 0 the answer, every other search cancelled by the
+ * reset its socket makes on close (client_send). The cut uses end - start
+ * (the values less one): [0, 2^64-1] holds one value more than a uint64_t
+ * counts. */
 #include "bench/ask.h"
 #include "bench/options.h"
 #include "lib/clock.h"
@@ -42,17 +41,13 @@ int ask_parse_digest(const char *hex, uint8_t digest[PROTO_DIGEST_LEN])
 
 int ask_parse(char *const words[3], struct ask_params *p)
 {
-	if (ask_parse_digest(words[0], p->digest)) {
-		fprintf(stderr, "revhash-bench: --ask: DIGEST_HEX must be 64 hex "
-			"digits, not '%s'\n", words[0]);
-		return -EINVAL;
-	}
+	if (ask_parse_digest(words[0], p->digest))
+		return options_complain("--ask: DIGEST_HEX must be 64 hex digits, not '%s'",
+					words[0]);
 	if (parse_u64(words[1], 0, UINT64_MAX, &p->start) ||
-	    parse_u64(words[2], 0, UINT64_MAX, &p->end)) {
-		fprintf(stderr, "revhash-bench: --ask: START and END must be "
-			"whole numbers 0 .. 18446744073709551615\n");
-		return -EINVAL;
-	}
+	    parse_u64(words[2], 0, UINT64_MAX, &p->end))
+		return options_complain("--ask: START and END must be whole numbers 0 .. "
+					"18446744073709551615");
 	return 0;
 }
 
@@ -85,14 +80,6 @@ void ask_piece(uint64_t start, uint64_t end, uint64_t n, uint64_t i,
 	*hi = *lo + size - 1 + (i < longer);
 }
 
-/* Reset on close from now on: the server cancels the search. */
-static void reset_on_close(int fd)
-{
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof lg);
-}
-
 /* Connect and send every piece; fds left -1 for pieces not sent. 0, or
  * -errno after saying which piece failed. */
 static int send_pieces(struct target *t, const struct ask_params *p,
@@ -111,7 +98,6 @@ static int send_pieces(struct target *t, const struct ask_params *p,
 				q.end);
 			return pc[i].fd;
 		}
-		reset_on_close(pc[i].fd);
 		os_keepalive(pc[i].fd); /* a vanished host ends the wait sooner */
 	}
 	return 0;
@@ -200,7 +186,7 @@ int ask_run(struct target *t, const struct ask_params *p, struct out *o)
 		err = first_answer(pc, pf, n, p, &answer);
 	for (uint64_t i = 0; pc && i < n; i++)
 		if (pc[i].fd >= 0)
-			close(pc[i].fd); /* a reset: see reset_on_close() */
+			close(pc[i].fd); /* a reset (client_send), cancelling the search */
 	free(pc);
 	free(pf);
 	if (!err)

@@ -54,9 +54,11 @@ static int timed(struct target *t, uint64_t n, struct calibrate_bound *b,
 	return err;
 }
 
-/* One timing, as an element of the calibration's array. */
+/* One timing, as an element of the calibration's array (o NULL: none). */
 static void said(struct out *o, uint64_t n, double secs)
 {
+	if (!o)
+		return;
 	out_object(o, NULL);
 	out_printf(o, "values seconds", "calibration: %" PRIu64 " values in %.3f s\n", n, secs);
 	out_end(o);
@@ -71,7 +73,7 @@ int calibrate_rate(struct target *t, double enough_s, struct out *o,
 	uint64_t n = calibrate_next(CALIBRATE_FIRST, 0, enough_s, b), next;
 	double secs = 0, best;
 
-	for (int round = 0; round < CAL_ROUNDS + CAL_REPEAT; round++) {
+	for (int round = 0;; round++) {
 		int err = timed(t, n, b, &secs);
 
 		if (err) {
@@ -81,9 +83,8 @@ int calibrate_rate(struct target *t, double enough_s, struct out *o,
 					" values): %m\n", n);
 			return err;
 		}
-		if (o)
-			said(o, n, secs);
-		if (secs >= enough_s || round >= CAL_ROUNDS - 1 || n >= CAL_MAX)
+		said(o, n, secs);
+		if (secs >= enough_s || round == CAL_ROUNDS - 1 || n >= CAL_MAX)
 			break;
 		if ((next = calibrate_next(n, secs, enough_s, b)) <= n)
 			break;
@@ -93,8 +94,7 @@ int calibrate_rate(struct target *t, double enough_s, struct out *o,
 	for (int again = 0; again < CAL_REPEAT; again++) {
 		if (timed(t, n, b, &secs) == 0 && secs < best)
 			best = secs;
-		if (o)
-			said(o, n, secs);
+		said(o, n, secs);
 	}
 	*rate = n / best;
 	return 0;

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -29,15 +28,6 @@ int client_resolve(struct target *t, const char *host, const char *port)
 	}
 	for (struct addrinfo *a = t->list; a; a = a->ai_next)
 		t->n++;
-	t->addr = calloc(t->n, sizeof *t->addr);
-	if (!t->addr) {
-		freeaddrinfo(t->list);
-		t->list = NULL;
-		return -ENOMEM;
-	}
-	t->n = 0;
-	for (struct addrinfo *a = t->list; a; a = a->ai_next)
-		t->addr[t->n++] = a;
 	atomic_init(&t->good, 0);
 	return 0;
 }
@@ -94,10 +84,12 @@ static int target_connect(struct target *t, int64_t *begin)
 	*begin = 0;
 	for (size_t k = 0; k < t->n; k++) {
 		size_t i = (first + k) % t->n;
-		const struct addrinfo *a = t->addr[i];
-		int fd = open_socket(a, timeout_of(t));
+		const struct addrinfo *a = t->list;
+		int fd;
 
-		if (fd < 0)
+		for (size_t j = 0; j < i; j++)
+			a = a->ai_next;
+		if ((fd = open_socket(a, timeout_of(t))) < 0)
 			return fd;
 		if (!*begin)
 			*begin = (int64_t)clock_ns();
@@ -110,21 +102,6 @@ static int target_connect(struct target *t, int64_t *begin)
 		close(fd);
 	}
 	return err;
-}
-
-static int send_all(int fd, const uint8_t *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 /* Read exactly len bytes by deadline; an early EOF is -ENODATA. The
@@ -155,13 +132,16 @@ static int recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline,
 	return 0;
 }
 
-/* Connect and send q; *begin is when latency starts. fd or -errno. */
+/* Connect and send q; *begin is when latency starts. fd or -errno. The
+ * request goes into a new socket's empty buffer: one blocking send takes
+ * it whole, unless its timeout cuts it short. */
 static int send_request(struct target *t, const struct wl_request *q,
 			int64_t *begin)
 {
 	struct proto_request pr = { .start = q->start, .end = q->end,
 				    .priority = q->priority };
 	uint8_t req[PROTO_REQUEST_LEN];
+	ssize_t n;
 	int fd, err;
 
 	memcpy(pr.digest, q->digest, sizeof pr.digest);
@@ -171,18 +151,23 @@ static int send_request(struct target *t, const struct wl_request *q,
 		*begin = (int64_t)clock_ns();
 	if (fd < 0)
 		return fd;
-	if ((err = send_all(fd, req, sizeof req)) < 0) {
-		close(fd);
-		return err;
-	}
-	return fd;
+	n = send(fd, req, sizeof req, MSG_NOSIGNAL);
+	if (n == (ssize_t)sizeof req)
+		return fd;
+	err = n < 0 && errno != EAGAIN ? -errno : -ETIMEDOUT;
+	close(fd);
+	return err;
 }
 
 int client_send(struct target *t, const struct wl_request *q)
 {
+	struct linger reset = { .l_onoff = 1, .l_linger = 0 };
 	int64_t begin;
+	int fd = send_request(t, q, &begin);
 
-	return send_request(t, q, &begin);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+	return fd;
 }
 
 int client_exchange(struct target *t, const struct wl_request *q,
@@ -216,9 +201,7 @@ void client_raise_fd_limit(void)
 
 void client_free(struct target *t)
 {
-	free(t->addr);
 	if (t->list)
 		freeaddrinfo(t->list);
-	t->addr = NULL;
 	t->list = NULL;
 }

@@ -16,13 +16,13 @@
  * first, so a name with a dead address costs one refusal, not one each. */
 struct target {
 	struct addrinfo *list;
-	const struct addrinfo **addr;
-	size_t n;
+	size_t n; /* addresses in list */
 	atomic_size_t good;
 	int64_t timeout_ns; /* one exchange's bound; 0: CLIENT_TIMEOUT_S */
 };
 
-/* Resolve host:port into t (zeroed by the caller). 0 or -errno (printed). */
+/* Resolve host:port into t (zeroed by the caller). 0, or -EINVAL
+ * (printed). */
 int client_resolve(struct target *t, const char *host, const char *port);
 /* Release what client_resolve allocated. */
 void client_free(struct target *t);
@@ -32,8 +32,9 @@ void client_free(struct target *t);
  * when it fails. */
 int client_exchange(struct target *t, const struct wl_request *q,
 		    uint64_t *reply, int64_t *begin, int64_t *end);
-/* Connect and send q without waiting for the reply: the descriptor, or
- * -errno. */
+/* Connect and send q without waiting for the reply: the descriptor, set
+ * to reset on close (the server cancels the search of a client that
+ * resets, where a plain close reads as a half-close), or -errno. */
 int client_send(struct target *t, const struct wl_request *q);
 /* Raise the descriptor limit to the hard limit: one socket per request in
  * flight, or an overloaded server would look like lost replies (EMFILE). */

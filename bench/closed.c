@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define STACK_SIZE (256 * 1024)
@@ -40,14 +39,13 @@ struct closed_params {
 	uint64_t hold;        /* searches held open meanwhile */
 };
 
-/* What the threads share. go: 0 waiting, 1 run, -1 give up. */
+/* What the threads share. The run holds gate while it starts them, and
+ * sets the deadline before letting it go: 0 when they are to give up. */
 struct loop {
 	const struct closed_params *p;
 	struct target *target;
 	struct wl_request primed;
-	pthread_mutex_t lock;
-	pthread_cond_t start;
-	int go;
+	pthread_mutex_t gate;
 	int64_t deadline;
 };
 
@@ -110,27 +108,15 @@ static void count(struct thread *th, const struct wl_request *q, int err,
 		th->wrong++;
 }
 
-static int wait_for_go(struct loop *l)
-{
-	int go;
-
-	pthread_mutex_lock(&l->lock);
-	while (!l->go)
-		pthread_cond_wait(&l->start, &l->lock);
-	go = l->go;
-	pthread_mutex_unlock(&l->lock);
-	return go;
-}
-
 static void *loop_thread(void *arg)
 {
 	struct thread *th = arg;
 	struct loop *l = th->loop;
 	struct wl_request q = l->primed;
 
-	if (wait_for_go(l) < 0)
-		return NULL;
-	do {
+	pthread_mutex_lock(&l->gate);
+	pthread_mutex_unlock(&l->gate);
+	while ((int64_t)clock_ns() < l->deadline) {
 		uint64_t reply = 0;
 		int64_t begin, end;
 		int err;
@@ -141,25 +127,8 @@ static void *loop_thread(void *arg)
 		count(th, &q, err, reply);
 		if (!err && (th->err = keep_latency(th, end - begin)))
 			break;
-	} while ((int64_t)clock_ns() < l->deadline);
+	}
 	return NULL;
-}
-
-/* Answer the one request of --cached once, untimed, so the cache has it. */
-static int prime(struct loop *l)
-{
-	uint64_t reply = 0;
-	int64_t begin, end;
-	int err = client_exchange(l->target, &l->primed, &reply, &begin, &end);
-
-	errno = -err;
-	if (err)
-		fprintf(stderr, "revhash-bench: priming request: %m\n");
-	else if (reply != l->primed.answer)
-		fprintf(stderr, "revhash-bench: priming request: answer %"
-			PRIu64 ", expected %" PRIu64 "\n", reply,
-			l->primed.answer);
-	return err || reply != l->primed.answer ? -EPROTO : 0;
 }
 
 /* --- the report ------------------------------------------------------- */
@@ -264,28 +233,22 @@ struct hold {
 	uint64_t n;
 };
 
-/* Close them all with a reset: their clients are gone, the searches end. */
+/* Close them all, a reset each (client_send): the searches end. */
 static void hold_close(struct hold *h)
 {
-	struct linger reset = { 1, 0 };
-
-	for (uint64_t i = 0; i < h->n; i++) {
-		setsockopt(h->fds[i], SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+	for (uint64_t i = 0; i < h->n; i++)
 		close(h->fds[i]);
-	}
 	free(h->fds);
-	h->fds = NULL;
-	h->n = 0;
 }
 
-/* Open n held searches on t. 0, or -errno (what was opened is closed). */
+/* Open n > 0 held searches on t, into h (zeroed): 0, or -errno (those
+ * opened stay, for hold_close). */
 static int hold_open(struct hold *h, struct target *t, uint64_t n)
 {
 	struct wl_request q = { .priority = 1, .copy_of = -1 };
 	uint64_t base;
 
-	h->n = 0;
-	h->fds = calloc(n ? n : 1, sizeof *h->fds);
+	h->fds = calloc(n, sizeof *h->fds);
 	if (!h->fds)
 		return -ENOMEM;
 	if (getrandom(&base, sizeof base, 0) != sizeof base)
@@ -300,7 +263,6 @@ static int hold_open(struct hold *h, struct target *t, uint64_t n)
 		if ((fd = client_send(t, &q)) < 0) {
 			fprintf(stderr, "revhash-bench: held search %llu: %s\n",
 				(unsigned long long)h->n, strerror(-fd));
-			hold_close(h);
 			return fd;
 		}
 		h->fds[h->n] = fd;
@@ -336,19 +298,14 @@ static int start_threads(struct thread *th, uint64_t n, size_t *started)
 	return -rc;
 }
 
-/* Let the threads go (go = 1) or tell them to give up (go = -1). */
-static void release(struct loop *l, int go)
-{
-	pthread_mutex_lock(&l->lock);
-	l->go = go;
-	pthread_cond_broadcast(&l->start);
-	pthread_mutex_unlock(&l->lock);
-}
-
 /* Seed every thread's generator apart and, with --cached, answer the one
- * request once. 0, or the exit status. */
+ * request once, untimed, so the cache has it. 0, or the exit status. */
 static int prepare(struct loop *l, struct thread *th)
 {
+	uint64_t reply = 0;
+	int64_t begin, end;
+	int err;
+
 	for (uint64_t k = 0; k < l->p->concurrency; k++) {
 		th[k].loop = l;
 		if (getrandom(&th[k].rng, sizeof th[k].rng, 0) != sizeof th[k].rng) {
@@ -360,7 +317,14 @@ static int prepare(struct loop *l, struct thread *th)
 	if (!l->p->cached)
 		return 0;
 	fresh_request(&th[0].rng, l->p, &l->primed);
-	return prime(l) ? 1 : 0;
+	err = client_exchange(l->target, &l->primed, &reply, &begin, &end);
+	errno = -err;
+	if (err)
+		fprintf(stderr, "revhash-bench: priming request: %m\n");
+	else if (reply != l->primed.answer)
+		fprintf(stderr, "revhash-bench: priming request: answer %" PRIu64 ", expected %"
+			PRIu64 "\n", reply, l->primed.answer);
+	return err || reply != l->primed.answer ? 1 : 0;
 }
 
 #define F(field) OPT_FIELD(struct closed_params, field)
@@ -403,8 +367,7 @@ static int run(void *params, struct out *o)
 	const struct closed_params *p = params;
 	struct target target = { 0 };
 	struct loop l = { .p = p, .target = &target,
-			  .lock = PTHREAD_MUTEX_INITIALIZER,
-			  .start = PTHREAD_COND_INITIALIZER };
+			  .gate = PTHREAD_MUTEX_INITIALIZER };
 	struct thread *th = NULL;
 	struct hold held = { 0 };
 	size_t started = 0;
@@ -432,11 +395,12 @@ static int run(void *params, struct out *o)
 		out_printf(o, "holding", "holding %" PRIu64 " searches that never end\n", p->hold);
 		fflush(stdout);
 	}
+	pthread_mutex_lock(&l.gate);
 	if (start_threads(th, p->concurrency, &started) == 0) {
 		t0 = (int64_t)clock_ns();
 		l.deadline = t0 + (int64_t)p->duration_ms * 1000000;
 	}
-	release(&l, started == p->concurrency ? 1 : -1);
+	pthread_mutex_unlock(&l.gate);
 	for (size_t k = 0; k < started; k++)
 		pthread_join(th[k].tid, NULL);
 	status = started < p->concurrency ? 2 :

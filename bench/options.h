@@ -1,14 +1,13 @@
 /* revhash-bench's command line: its modes (each one in a *_cmd.c beside
  * what it drives, or in it) and what they share. A mode's options are
- * rows of one table that parses each into the mode's struct and prints
- * its line of --help, its default read from the mode's defaults. */
+ * rows of one table, which revhash-bench.c parses into the mode's struct
+ * and prints as its lines of --help, each default read from the mode's
+ * defaults. */
 #ifndef REVHASH_BENCH_OPTIONS_H
 #define REVHASH_BENCH_OPTIONS_H
 
-#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "bench/out.h"
 #include "bench/simulate.h"
@@ -20,8 +19,6 @@
 #define OPTIONS_HOST_WORDS "HOST PORT (a port from 1 to 65535)"
 #define OPTIONS_WORKLOAD_WORDS "SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA " \
 	"(whole numbers, REP 0 .. 100, SEED below 2^32)"
-/* The policy's options (options_policy_getopt), at most. */
-#define OPTIONS_POLICY_MAX (POLICY_OPTIONS_MAX + 2)
 
 /* What an option's argument is, and where it goes. */
 enum opt_kind {
@@ -77,12 +74,6 @@ extern const struct mode replay_mode, rescore_mode, closed_mode, ask_mode, race_
 
 /* Say on stderr, after "revhash-bench: ", what is wrong; -EINVAL. */
 int options_complain(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Store option o's argument arg into params: 0, or -EINVAL (said). */
-int options_store(const struct opt *o, const char *arg, void *params);
-/* m's synopsis, after "revhash-bench ", wrapped. */
-void options_usage(FILE *out, const struct mode *m);
-/* m's paragraph and a line for each of its options. */
-void options_help(FILE *out, const struct mode *m);
 /* --rate's arg, hashes per second above 0, into the double rate: 0, or
  * -EINVAL (said). */
 int options_rate(const char *arg, void *rate);
@@ -97,19 +88,10 @@ int options_workload(char *const words[7], struct wl_params *w);
 
 /* The server under test's policy, given with the master's switches, for
  * the ideal server's: sim.shares points into shares (--worker-rates), so
- * the struct stays where options_policy_init put it. */
+ * the struct stays where revhash-bench put it. */
 struct options_policy {
 	struct sim_policy sim;
 	double shares[RING_WORKERS];
 };
-
-/* The master's policy by default, a worker per CPU here. */
-void options_policy_init(struct options_policy *p);
-/* Append the policy's long options to opts (--workers, --worker-rates
- * and the master's switches: shm/policy.h); how many. */
-size_t options_policy_getopt(struct option *opts);
-/* Store the policy's option c (a value options_policy_getopt gave) into
- * p: 0, or -EINVAL (said). */
-int options_policy(int c, const char *arg, struct options_policy *p);
 
 #endif

@@ -38,22 +38,6 @@ struct replay_cmd {
 
 /* --- the report ------------------------------------------------------ */
 
-/* The ideal servers of p's run (sim_ideal) on its actual send times. */
-static int ideal_scores(const struct replay_cmd *p, const struct wl_request *reqs,
-			const struct result *res, struct sim_ideal *id)
-{
-	double *arrival = malloc(p->wl.total * sizeof *arrival);
-	int err;
-
-	if (!arrival)
-		return -ENOMEM;
-	for (uint64_t i = 0; i < p->wl.total; i++)
-		arrival[i] = res[i].send_ns / 1e3;
-	err = sim_ideal(reqs, arrival, p->wl.total, p->rate, &p->policy.sim, id);
-	free(arrival);
-	return err;
-}
-
 /* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
 static const char *const no_efficiency[] = {
 	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
@@ -155,19 +139,23 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 	uint64_t n = p->wl.total;
 	struct sim_ideal ideal = { 0 }, *id = NULL;
 	struct replay_summary s;
+	double *arrival = NULL;
 	int status = 1;
 
 	if (p->rate) {
 		ideal.own_lat = calloc(n, sizeof *ideal.own_lat);
 		ideal.best_lat = calloc(n, sizeof *ideal.best_lat);
+		arrival = malloc(n * sizeof *arrival);
 		id = &ideal;
 	}
-	if ((id && (!id->own_lat || !id->best_lat)) ||
+	if ((id && (!id->own_lat || !id->best_lat || !arrival)) ||
 	    replay_summarize(reqs, res, n, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
 		goto out;
 	}
-	if (id && ideal_scores(p, reqs, res, id))
+	for (uint64_t i = 0; id && i < n; i++)
+		arrival[i] = res[i].send_ns / 1e3;
+	if (id && sim_ideal(reqs, arrival, n, p->rate, &p->policy.sim, id))
 		id = NULL;
 	report(o, &s, n, p->rate, &p->policy.sim, id);
 	if (csv && runcsv_write(csv, p->csv, reqs, res, n,
@@ -177,10 +165,11 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 out:
 	free(ideal.own_lat);
 	free(ideal.best_lat);
+	free(arrival);
 	return status;
 }
 
-/* --- the replay ------------------------------------------------------ */
+/* --- the replay and --rescore ---------------------------------------- */
 
 #define F(field) OPT_FIELD(struct replay_cmd, field)
 
@@ -212,84 +201,89 @@ static int words(int n, char **w, void *params)
 	return err;
 }
 
-/* Calibration hashes one request, and without split one request gets one
- * worker: the server as a whole hashes as fast on each worker that has a
- * CPU of its own. Print the rate the ideal will use, and why. */
-static void scale_calibrated(struct replay_cmd *p, struct out *o)
+/* The rate the ideal servers hash at: --rate's, else calibrated on t
+ * (unless --no-calibrate), else 0; said. Calibration hashes one request,
+ * and without split one request gets one worker: the server as a whole
+ * hashes as fast on each worker that has a CPU of its own. */
+static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
 {
 	const struct sim_policy *s = &p->policy.sim;
 	unsigned cpus = os_cpus_upto(RING_WORKERS);
 	unsigned times = s->workers < cpus ? s->workers : cpus;
-	double one = p->rate;
-
-	if (policy_shares_jobs(&s->policy) || times == 1) {
-		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
-			   one / 1e6, "calibrated");
-		return;
-	}
-	p->rate = one * times;
-	out_printf(o, "rate_mhs rate_from one_request_mhs times",
-		   "hash rate: %.3f M hashes/s (%s: %.3f on one request, which one worker "
-		   "hashes under --no-split; times %u workers with a CPU each)\n",
-		   p->rate / 1e6, "calibrated", one / 1e6, times);
-}
-
-/* The rate the ideal servers hash at: --rate's, else calibrated on t
- * (unless --no-calibrate), else 0; said. */
-static void find_rate(struct replay_cmd *p, struct target *t, struct out *o)
-{
-	int err;
+	double one = 0;
 
 	if (p->rate) {
 		out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
 			   p->rate / 1e6, "--rate");
 	} else if (!p->no_calibrate) {
 		out_array(o, "calibration");
-		err = calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &p->rate);
+		calibrate_rate(t, CALIBRATE_ENOUGH_S, o, NULL, &one); /* one stays 0 on failure */
 		out_end(o);
-		if (err)
-			p->rate = 0;
-		else if (p->rate)
-			scale_calibrated(p, o);
+		if (policy_shares_jobs(&s->policy))
+			times = 1;
+		p->rate = one * times;
+		if (one && times > 1)
+			out_printf(o, "rate_mhs rate_from one_request_mhs times",
+				   "hash rate: %.3f M hashes/s (%s: %.3f on one request, which one "
+				   "worker hashes under --no-split; times %u workers with a CPU "
+				   "each)\n", p->rate / 1e6, "calibrated", one / 1e6, times);
+		else if (one)
+			out_printf(o, "rate_mhs rate_from", "hash rate: %.3f M hashes/s (%s)\n",
+				   one / 1e6, "calibrated");
 	}
 	fflush(stdout);
 }
 
-/* Send the workload, report, and return the exit status. */
-static int play(struct replay_cmd *p, struct target *t,
-		const struct wl_request *reqs, FILE *csv, struct out *o)
-{
-	struct result *res = calloc(p->wl.total, sizeof *res);
-	int status = 1;
+static const struct opt rescore_opts[] = {
+	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
+	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
+	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
+	  "the run again, with the ideal latencies at --rate" },
+	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
+	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
+};
 
-	if (!res || replay_run(t, reqs, p->wl.total, p->wl.delay_us, p->quiet ? NULL : o, res))
-		fprintf(stderr, "revhash-bench: out of memory\n");
-	else
-		status = score(p, reqs, res, csv, o);
-	free(res);
-	return status;
-}
-
-/* Replay, report, write the CSV: the exit status, 0 when every answer
- * was right, 1 when one was not, 2 when the run could not start. */
+/* Replay, or read the run that --rescore names, then report and write
+ * the CSV: the exit status, 0 when every answer was right, 1 when one
+ * was not, 2 when the run could not start or its CSV could not be read
+ * or written. The run is read whole before --csv is opened, so the two
+ * may name one file. */
 static int run(void *params, struct out *o)
 {
 	struct replay_cmd *p = params;
+	uint64_t n = p->wl.total;
 	struct target target = { 0 };
 	struct wl_request *reqs = wl_requests(&p->wl);
+	struct result *res = calloc(n, sizeof *res);
 	FILE *csv = NULL;
 	int status = 2;
 
-	if (!reqs || client_resolve(&target, p->at.host, p->at.port))
+	if (!res)
+		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
+	if (!reqs || !res)
+		goto out;
+	if (p->run)
+		out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run "
+			   "of %s\n", p->rate / 1e6, "--rate", p->run);
+	if (p->run ? runcsv_load(p->run, reqs, n, res) :
+		     client_resolve(&target, p->at.host, p->at.port))
 		goto out;
 	if (p->csv && !(csv = fopen(p->csv, "w"))) {
 		fprintf(stderr, "fopen(%s): %m\n", p->csv);
 		goto out;
 	}
-	find_rate(p, &target, o);
-	status = play(p, &target, reqs, csv, o);
+	if (!p->run)
+		find_rate(p, &target, o);
+	if (!p->run && replay_run(&target, reqs, n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
+		fprintf(stderr, "revhash-bench: out of memory\n");
+		status = 1;
+	} else {
+		status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
+	}
 out:
 	free(reqs);
+	free(res);
 	client_free(&target);
 	return status;
 }
@@ -307,50 +301,6 @@ const struct mode replay_mode = {
 	opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words, run,
 };
 
-/* --- --rescore ------------------------------------------------------- */
-
-static const struct opt rescore_opts[] = {
-	{ "rescore", "CSV", OPT_STRING, F(run), 0, 0, NULL, NULL },
-	{ "rate", "HASHES_PER_S", OPT_CALL, F(rate), 0, 0, options_rate, NULL },
-	{ "csv", "FILE", OPT_STRING, F(csv), 0, 0, NULL,
-	  "the run again, with the ideal latencies at --rate" },
-	{ "quiet", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
-	{ "no-calibrate", NULL, OPT_NONE, 0, 0, 0, 0, NULL, NULL },
-	{ NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL },
-};
-
-/* Score the run and print the replay's report: the exit status, 0 when
- * every answer was right, 1 when one was not, 2 when the CSV could not be
- * read or written. The run is read whole before --csv is opened, so the
- * two may name one file. */
-static int rescore(void *params, struct out *o)
-{
-	struct replay_cmd *p = params;
-	uint64_t n = p->wl.total;
-	struct wl_request *reqs = wl_requests(&p->wl);
-	struct result *res = calloc(n, sizeof *res);
-	FILE *csv = NULL;
-	int status = 2;
-
-	if (!res)
-		fprintf(stderr, "revhash-bench: %" PRIu64 " results: out of memory\n", n);
-	if (!reqs || !res)
-		goto out;
-	out_printf(o, "rate_mhs rate_from run", "hash rate: %.3f M hashes/s (%s); the run of %s\n",
-		   p->rate / 1e6, "--rate", p->run);
-	if (runcsv_load(p->run, reqs, n, res))
-		goto out;
-	if (p->csv && !(csv = fopen(p->csv, "w"))) {
-		fprintf(stderr, "fopen(%s): %m\n", p->csv);
-		goto out;
-	}
-	status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
-out:
-	free(reqs);
-	free(res);
-	return status;
-}
-
 const struct mode rescore_mode = {
 	"--rescore", "HOST PORT SEED TOTAL START DIFFICULTY REP DELAY_US LAMBDA --rescore CSV "
 	"--rate HASHES_PER_S",
@@ -358,5 +308,5 @@ const struct mode rescore_mode = {
 	"recorded, at --rate (e.g. the busy_rate of the server's --status --json\n"
 	"after the run: the rate its workers hashed at while they served it):\n",
 	rescore_opts, sizeof(struct replay_cmd), NULL, offsetof(struct replay_cmd, policy), words,
-	rescore,
+	run,
 };

@@ -1,7 +1,6 @@
-/* A run's CSV (see runcsv.h). The columns: index, send_us, latency_us,
- * priority, start, end, answer, reply (empty when none came), correct,
- * copy_of, then the two ideal latencies (empty when unknown), which a
- * rescore computes again and so does not read. */
+/* A run's CSV (see runcsv.h). A missing reply is an empty field, and so
+ * are unknown ideal latencies, which a rescore computes again and so
+ * does not read. */
 #include "bench/runcsv.h"
 #include "lib/parse.h"
 

@@ -50,17 +50,6 @@ struct sim {
 	size_t nrunning;
 };
 
-/* Sort records: a request's key (or its arrival) plus its index. */
-struct by_key_rec {
-	const struct wl_request *q;
-	size_t i;
-};
-
-struct by_time_rec {
-	double t;
-	size_t i;
-};
-
 /* Requests of one job compare equal: same digest, start and end. */
 static int cmp_request(const struct wl_request *a, const struct wl_request *b)
 {
@@ -71,21 +60,25 @@ static int cmp_request(const struct wl_request *a, const struct wl_request *b)
 	return (a->end > b->end) - (a->end < b->end);
 }
 
-static int cmp_key(const void *a, const void *b)
+/* Request indices by key, then index (reqs: qsort_r's argument). */
+static int cmp_key(const void *a, const void *b, void *reqs)
 {
-	const struct by_key_rec *x = a, *y = b;
-	int c = cmp_request(x->q, y->q);
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const struct wl_request *q = reqs;
+	int c = cmp_request(&q[x], &q[y]);
 
-	return c ? c : (x->i > y->i) - (x->i < y->i);
+	return c ? c : (x > y) - (x < y);
 }
 
-static int cmp_time(const void *a, const void *b)
+/* Request indices by arrival, then index. */
+static int cmp_time(const void *a, const void *b, void *arrival)
 {
-	const struct by_time_rec *x = a, *y = b;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	const double *t = arrival;
 
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
+	if (t[x] != t[y])
+		return t[x] < t[y] ? -1 : 1;
+	return (x > y) - (x < y);
 }
 
 static void job_init(struct sim_job *j, const struct wl_request *q, size_t first)
@@ -100,32 +93,26 @@ static void job_init(struct sim_job *j, const struct wl_request *q, size_t first
 }
 
 /* Group requests by key into jobs; requests with start > end get none. */
-static int build_jobs(struct sim *s, size_t n)
+static void build_jobs(struct sim *s, size_t n)
 {
-	struct by_key_rec *rec = malloc((n ? n : 1) * sizeof *rec);
 	size_t njobs = 0;
 
-	if (!rec)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		rec[i] = (struct by_key_rec){ &s->reqs[i], i };
-	qsort(rec, n, sizeof *rec, cmp_key);
+		s->by_key[i] = i;
+	qsort_r(s->by_key, n, sizeof *s->by_key, cmp_key, (void *)s->reqs);
 	for (size_t k = 0; k < n; k++) {
-		size_t i = rec[k].i;
+		size_t i = s->by_key[k], prev = k ? s->by_key[k - 1] : NONE;
 
-		s->by_key[k] = i;
 		if (s->reqs[i].start > s->reqs[i].end) {
 			s->job_of[i] = NONE;
 			continue;
 		}
-		if (k == 0 || s->job_of[rec[k - 1].i] == NONE ||
-		    cmp_request(rec[k - 1].q, rec[k].q))
-			job_init(&s->jobs[njobs++], rec[k].q, k);
+		if (prev == NONE || s->job_of[prev] == NONE ||
+		    cmp_request(&s->reqs[prev], &s->reqs[i]))
+			job_init(&s->jobs[njobs++], &s->reqs[i], k);
 		s->job_of[i] = njobs - 1;
 		s->jobs[njobs - 1].count++;
 	}
-	free(rec);
-	return 0;
 }
 
 /* The job's rank, by the server's own builder, with the values it has
@@ -251,12 +238,12 @@ static void arrive(struct sim *s, size_t i)
 /* Run the events in time order: at each, choose the running jobs; then
  * either the first of them completes before the next arrival, or they all
  * hash until it. Completions go before arrivals at the same instant. */
-static void run(struct sim *s, const struct by_time_rec *order, size_t n)
+static void run(struct sim *s, const size_t *order, size_t n)
 {
 	size_t next = 0;
 
 	while (next < n || s->nactive) {
-		long double t_arr = next < n ? order[next].t : INFINITY;
+		long double t_arr = next < n ? s->arrival[order[next]] : INFINITY;
 		long double t_end;
 		size_t m;
 
@@ -270,7 +257,7 @@ static void run(struct sim *s, const struct by_time_rec *order, size_t n)
 			continue;
 		}
 		advance(s, t_arr);
-		arrive(s, order[next++].i);
+		arrive(s, order[next++]);
 	}
 }
 
@@ -286,21 +273,18 @@ static double mean_score(const struct wl_request *reqs, const double *lat,
 
 static int simulate(struct sim *s, size_t n)
 {
-	struct by_time_rec *order = malloc((n ? n : 1) * sizeof *order);
-	int err;
+	size_t *order = malloc((n ? n : 1) * sizeof *order);
 
 	if (!order)
 		return -ENOMEM;
-	err = build_jobs(s, n);
-	if (!err) {
-		for (size_t i = 0; i < n; i++)
-			order[i] = (struct by_time_rec){ s->arrival[i], i };
-		qsort(order, n, sizeof *order, cmp_time);
-		s->now = n ? order[0].t : 0;
-		run(s, order, n);
-	}
+	build_jobs(s, n);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof *order, cmp_time, (void *)s->arrival);
+	s->now = n ? s->arrival[order[0]] : 0;
+	run(s, order, n);
 	free(order);
-	return err;
+	return 0;
 }
 
 static int faster(const void *a, const void *b)
@@ -396,10 +380,8 @@ int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 			won = pol;
 		}
 	}
-	if (best)
-		*best = won;
-	if (score)
-		*score = low;
+	*best = won;
+	*score = low;
 	return 0;
 }
 

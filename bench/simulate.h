@@ -31,8 +31,8 @@ int sim_run(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	    double *score);
 
 /* Run every policy (policy_variant) on the workers of like and store
- * the lowest-scoring one in *best and its score in *score (either may be
- * NULL); ties go to the first tried. Returns as sim_run. */
+ * the lowest-scoring one in *best and its score in *score; ties go to
+ * the first tried. Returns as sim_run. */
 int sim_best(const struct wl_request *reqs, const double *arrival_us, size_t n,
 	     double rate, const struct sim_policy *like, struct sim_policy *best,
 	     double *score);
