@@ -256,6 +256,45 @@ START_TEST(pid_from_port)
 }
 END_TEST
 
+/* A holder with a child holding its listener too, as a server's workers
+ * may: the child writes its pid on the pipe arg[1], then waits. */
+static void holder_with_child(int lfd, void *arg)
+{
+	const int *g = arg;
+	pid_t me;
+
+	(void)lfd;
+	if ((me = fork()) == 0) {
+		me = getpid();
+		if (write(g[1], &me, sizeof me) != sizeof me)
+			_exit(1);
+	}
+	for (;;)
+		pause();
+}
+
+/* Of the processes holding a port, the topmost is found: a holder whose
+ * parent holds it too is below it, not a server of its own. */
+START_TEST(pid_from_port_is_the_topmost)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct proctree t;
+	unsigned port;
+	pid_t pid, below;
+	int g[2];
+
+	ck_assert_int_eq(pipe(g), 0);
+	pid = listening_child(&port, holder_with_child, g);
+	ck_assert_int_eq(read(g[0], &below, sizeof below), (ssize_t)sizeof below);
+	a.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(proctree_find_port((struct sockaddr *)&a, &t), 1);
+	ck_assert_int_eq(t.pid[0], pid);
+	kill(below, SIGKILL);
+	end_child(pid);
+}
+END_TEST
+
 /* A grandchild's CPU is its grandparent's tree's, a pid given twice
  * counts once. The grandchild spins 300 ms of its own CPU time, not of
  * the clock's, so that a loaded machine only makes the test slower. */
@@ -599,6 +638,7 @@ static Suite *race_watch_suite(void)
 	suite_add_tcase(s, text);
 	tcase_set_timeout(procs, 30);
 	tcase_add_test(procs, pid_from_port);
+	tcase_add_test(procs, pid_from_port_is_the_topmost);
 	tcase_add_test(procs, tree_counts_its_children);
 	tcase_add_test(procs, others_burning_during_a_run_are_named);
 	tcase_add_test(procs, a_process_gone_is_unknown);

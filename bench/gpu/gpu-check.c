@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/stats.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/parse.h"
@@ -207,29 +208,21 @@ static void check_variant(const struct options *o)
  * latency (the store to the stop word to the search's return: when a
  * worker lets its lease go). */
 #define BENCH_START (UINT64_C(0x5eed) << 40) /* ranges without the answer */
-#define SMALL_RUNS 2000 /* at most: the scale's small_runs */
-#define STOP_RUNS 100   /* at most: the scale's stop_runs */
 #define STOP_SPAN (UINT64_C(1) << 40)
 
 /* The next range's first value, and the digest none of them holds. */
 static uint64_t from = BENCH_START;
 static uint8_t absent[32];
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* p50, p99, max of n samples (sorted here), in us; till the next call. */
-static const char *percentiles(uint64_t *ns, size_t n)
+static const char *percentiles(int64_t *ns, size_t n)
 {
 	static char out[96];
 
-	qsort(ns, n, sizeof *ns, cmp_u64);
-	snprintf(out, sizeof out, "p50 %.1f us, p99 %.1f us, max %.1f us", ns[n / 2] / 1e3,
-		 ns[n * 99 / 100] / 1e3, ns[n - 1] / 1e3);
+	stats_sort(ns, n);
+	snprintf(out, sizeof out, "p50 %.1f us, p99 %.1f us, max %.1f us",
+		 stats_percentile_ms(ns, n, 0.5) * 1e3, stats_percentile_ms(ns, n, 0.99) * 1e3,
+		 stats_percentile_ms(ns, n, 1) * 1e3);
 	return out;
 }
 
@@ -266,15 +259,15 @@ static double rate(double seconds)
 /* The scale's small_runs searches of values each, as the host sees them. */
 static void small(uint64_t values, const char *how)
 {
-	static uint64_t ns[SMALL_RUNS];
-	size_t runs = run.scale->small_runs < SMALL_RUNS ? run.scale->small_runs : SMALL_RUNS;
+	size_t runs = run.scale->small_runs;
+	int64_t ns[runs];
 	uint64_t found;
 
 	for (size_t i = 0; i < runs; i++) {
 		uint64_t t0 = clock_ns();
 
 		gpu_search(run.dev, absent, from, from + values - 1, &found, NULL);
-		ns[i] = clock_ns() - t0;
+		ns[i] = (int64_t)(clock_ns() - t0);
 		from += values;
 	}
 	printf("small %llu values, %s: %s over %zu searches\n",
@@ -303,8 +296,8 @@ static void *stop_later(void *arg)
  * take minutes. */
 static void stop_latency(const char *how)
 {
-	static uint64_t ns[STOP_RUNS];
-	size_t runs = run.scale->stop_runs < STOP_RUNS ? run.scale->stop_runs : STOP_RUNS;
+	size_t runs = run.scale->stop_runs;
+	int64_t ns[runs];
 	struct stopper *s = calloc(1, sizeof *s); /* one page, registered once */
 	struct gpu_stats st;
 	size_t n = 0;
@@ -329,7 +322,7 @@ static void stop_latency(const char *how)
 			fail("stop latency", "a stopped search did not stop in its range");
 			continue;
 		}
-		ns[n++] = done - s->set_ns;
+		ns[n++] = (int64_t)(done - s->set_ns);
 		from += STOP_SPAN;
 	}
 	gpu_stats(run.dev, &st);

@@ -5,7 +5,7 @@
 # sm_90 machine code of each variant counted (gpu-sass); and what a device
 # call carries (gpu-carry, docs/gpu.md).
 
-GPU_CHECK_OBJS := bench/gpu/gpu-check.o \
+GPU_CHECK_OBJS := bench/gpu/gpu-check.o bench/stats.o \
 	worker/search_cases.o $(KERNEL_OBJS) $(PROTO_OBJS) $(LIB_OBJS)
 
 # gpu-check over the host build of the GPU variants (worker/gpu/gpu_standin.c):

@@ -9,10 +9,11 @@
 #include "lib/clock.h"
 #include "worker/kernel.h"
 
-#include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,26 +73,27 @@ int machine_others(const struct machine_cpu *a, const struct machine_cpu *b,
 	return left > MACHINE_OTHERS_CPU * span + MACHINE_OTHERS_SLACK;
 }
 
+/* Read to its end (it holds no NUL): 4 kB held the cpu lines of some 70
+ * CPUs only. */
 int machine_read(struct machine_cpu *c)
 {
-	char text[4096];
-	FILE *f = fopen("/proc/stat", "r");
-	size_t n;
-	int err;
+	FILE *f = fopen("/proc/stat", "re");
+	char *text = NULL;
+	size_t cap = 0;
+	int err = 0;
 
 	if (!f) {
 		err = -errno;
 		fprintf(stderr, "fopen(/proc/stat): %m\n");
 		return err;
 	}
-	n = fread(text, 1, sizeof text - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	if (machine_parse(text, c)) {
+	if (getdelim(&text, &cap, '\0', f) < 0 || machine_parse(text, c)) {
 		fprintf(stderr, "revhash-bench: /proc/stat: no cpu line first\n");
-		return -EINVAL;
+		err = -EINVAL;
 	}
-	return 0;
+	free(text);
+	fclose(f);
+	return err;
 }
 
 int machine_window(unsigned ms, double *share, unsigned *cpus)
@@ -129,36 +131,20 @@ int machine_settle(double bound_s, double *share, double *waited_s)
 
 /* --- the peak ---------------------------------------------------------- */
 
-/* Whether name, in folder dir, is a GPU's device file. */
-static int gpu_name(const char *dir, const char *name)
-{
-	if (strcmp(dir, "dri") == 0)
-		return strncmp(name, "renderD", 7) == 0;
-	return strcmp(name, "kfd") == 0 ||
-	       (strncmp(name, "nvidia", 6) == 0 && name[6] >= '0' && name[6] <= '9');
-}
-
-/* Whether folder dev/sub holds one: 1 and its path into found. */
-static int gpu_in(const char *dev, const char *sub, char *found, size_t size)
-{
-	char path[512];
-	struct dirent *e;
-	DIR *d;
-	int yes = 0;
-
-	snprintf(path, sizeof path, "%s%s%s", dev, *sub ? "/" : "", sub);
-	if (!(d = opendir(path)))
-		return 0;
-	while (!yes && (e = readdir(d)))
-		if ((yes = gpu_name(sub, e->d_name)))
-			snprintf(found, size, "%s/%s", path, e->d_name);
-	closedir(d);
-	return yes;
-}
-
 int machine_gpu_in(const char *dev, char *found, size_t size)
 {
-	return gpu_in(dev, "", found, size) || gpu_in(dev, "dri", found, size);
+	static const char *const file[] = { "nvidia[0-9]*", "kfd", "dri/renderD*" };
+	char pattern[512];
+	glob_t g;
+	int yes = 0;
+
+	for (size_t i = 0; !yes && i < sizeof file / sizeof file[0]; i++) {
+		snprintf(pattern, sizeof pattern, "%s/%s", dev, file[i]);
+		if ((yes = glob(pattern, 0, NULL, &g) == 0))
+			snprintf(found, size, "%s", g.gl_pathv[0]);
+		globfree(&g);
+	}
+	return yes;
 }
 
 void machine_peak(struct machine_peak *pk)

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #define MAX_INODES 64  /* listening sockets on one port */
-#define MAX_HOLDERS 64 /* processes holding them */
 
 unsigned proctree_parse_listeners(const char *text, int v6, unsigned port,
 				  uint64_t *inode, unsigned max)
@@ -97,6 +96,47 @@ int proctree_is_local(const struct sockaddr *a)
 	return local;
 }
 
+/* --- every process ------------------------------------------------------ */
+
+/* Is e a process's folder of /proc, its name all digits? */
+static int is_pid(const struct dirent *e)
+{
+	return e->d_name[0] && e->d_name[strspn(e->d_name, "0123456789")] == '\0';
+}
+
+/* A process as /proc gave it, and a mark of the caller's. */
+struct proc {
+	struct os_stat s;
+	int mark;
+};
+
+/* Every process's stat into *all, unmarked (the caller frees it): how
+ * many, or -errno (-EINVAL: one did not parse; one that ended meanwhile
+ * is left out). */
+static int every_process(struct proc **all)
+{
+	struct dirent **pid;
+	int n = scandir("/proc", &pid, is_pid, NULL), m = 0, err = 0;
+	struct proc *v = n < 0 ? NULL : calloc((size_t)n + 1, sizeof *v);
+
+	if (n < 0)
+		return -errno;
+	for (int k = 0; k < n; k++) {
+		int got = v ? os_stat((pid_t)atol(pid[k]->d_name), &v[m].s) : 0;
+
+		m += !got;
+		err = got == -EINVAL ? got : err;
+		free(pid[k]);
+	}
+	free(pid);
+	if (!v || err) {
+		free(v);
+		return v ? err : -ENOMEM;
+	}
+	*all = v;
+	return m;
+}
+
 /* --- who listens on the port? ------------------------------------------- */
 
 /* The listening sockets' inodes on port, IPv4 and IPv6: how many. A
@@ -124,21 +164,21 @@ static unsigned listeners(unsigned port, uint64_t *inode)
 
 /* Does process pid hold one of inode[0 .. n - 1]? Its descriptors are
  * read only where this user may. */
-static int holds(const char *pid, const uint64_t *inode, unsigned n)
+static int holds(pid_t pid, const uint64_t *inode, unsigned n)
 {
 	char path[64], link[64];
 	struct dirent *e;
 	DIR *d;
 	int found = 0;
 
-	snprintf(path, sizeof path, "/proc/%.20s/fd", pid);
+	snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
 	if (!(d = opendir(path)))
 		return 0;
 	while (!found && (e = readdir(d))) {
 		unsigned long long ino;
 		ssize_t len;
 
-		snprintf(path, sizeof path, "/proc/%.20s/fd/%.20s", pid, e->d_name);
+		snprintf(path, sizeof path, "/proc/%d/fd/%.20s", (int)pid, e->d_name);
 		if ((len = readlink(path, link, sizeof link - 1)) <= 0)
 			continue;
 		link[len] = '\0';
@@ -151,119 +191,66 @@ static int holds(const char *pid, const uint64_t *inode, unsigned n)
 	return found;
 }
 
-/* Is e a process's folder of /proc, its name all digits? */
-static int is_pid(const struct dirent *e)
-{
-	return e->d_name[0] && e->d_name[strspn(e->d_name, "0123456789")] == '\0';
-}
-
-/* The processes holding one of inode[0 .. n - 1], but this one, into
- * pid[]: how many. */
-static unsigned holders(const uint64_t *inode, unsigned n, pid_t *pid)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	unsigned m = 0;
-
-	if (!d)
-		return 0;
-	while (m < MAX_HOLDERS && (e = readdir(d)))
-		if (is_pid(e) && atol(e->d_name) != getpid() &&
-		    holds(e->d_name, inode, n))
-			pid[m++] = (pid_t)atol(e->d_name);
-	closedir(d);
-	return m;
-}
-
 int proctree_find_port(const struct sockaddr *a, struct proctree *t)
 {
 	uint64_t inode[MAX_INODES];
-	pid_t pid[MAX_HOLDERS];
 	unsigned port = ntohs(a->sa_family == AF_INET ? ((const struct sockaddr_in *)a)->sin_port :
 			      ((const struct sockaddr_in6 *)a)->sin6_port);
-	unsigned n = listeners(port, inode), m;
+	unsigned n = listeners(port, inode);
+	struct proc *all;
+	int m;
 
 	t->n = 0;
 	if (!n)
 		return 0;
-	m = holders(inode, n, pid);
-	for (unsigned k = 0; k < m && t->n < PROCTREE_ROOTS; k++) {
-		struct os_stat s;
-		int top = 1;
+	if ((m = every_process(&all)) < 0)
+		return m;
+	for (int k = 0; k < m; k++)
+		all[k].mark = all[k].s.pid != getpid() && holds(all[k].s.pid, inode, n);
+	for (int k = 0; k < m && t->n < PROCTREE_ROOTS; k++) {
+		int top = all[k].mark;
 
-		if (os_stat(pid[k], &s))
-			continue; /* gone since */
-		for (unsigned j = 0; j < m; j++)
-			top &= s.ppid != pid[j];
-		if (top)
-			proctree_add(t, pid[k]);
+		for (int j = 0; j < m && top; j++)
+			top = !all[j].mark || all[j].s.pid != all[k].s.ppid;
+		if (top) {
+			t->pid[t->n] = all[k].s.pid;
+			t->start[t->n++] = all[k].s.start;
+		}
 	}
+	free(all);
 	return (int)t->n;
 }
 
 /* --- the tree's CPU ------------------------------------------------------ */
 
-/* Every process's stat into *all (the caller frees it): how many, or
- * -errno (-EINVAL: one did not parse; one that ended meanwhile is left
- * out). */
-static int every_process(struct os_stat **all)
-{
-	struct dirent **pid;
-	int n = scandir("/proc", &pid, is_pid, NULL), m = 0, err = 0;
-	struct os_stat *v = n < 0 ? NULL : malloc(((size_t)n + 1) * sizeof *v);
-
-	if (n < 0)
-		return -errno;
-	for (int k = 0; k < n; k++) {
-		int got = v ? os_stat((pid_t)atol(pid[k]->d_name), &v[m]) : 0;
-
-		m += !got;
-		err = got == -EINVAL ? got : err;
-		free(pid[k]);
-	}
-	free(pid);
-	if (!v || err) {
-		free(v);
-		return v ? err : -ENOMEM;
-	}
-	*all = v;
-	return m;
-}
-
 int proctree_ticks(const struct proctree *t, uint64_t *ticks)
 {
-	struct os_stat *all = NULL;
+	struct proc *all;
 	pid_t self = getpid();
-	unsigned char *in;
 	int n = every_process(&all), found = 0, grew = 1;
 
 	if (n < 0)
 		return n;
-	if (!(in = calloc((size_t)n + 1, 1))) {
-		free(all);
-		return -ENOMEM;
-	}
 	for (int k = 0; k < n; k++)
 		for (unsigned r = 0; r < t->n; r++)
-			if (all[k].pid == t->pid[r] && all[k].start == t->start[r]) {
-				in[k] = 1;
+			if (all[k].s.pid == t->pid[r] && all[k].s.start == t->start[r]) {
+				all[k].mark = 1;
 				found++;
 			}
 	/* Then every process whose parent is in, until none is added. */
 	while (grew) {
 		grew = 0;
 		for (int k = 0; k < n; k++) {
-			if (in[k] || all[k].pid == self)
+			if (all[k].mark || all[k].s.pid == self)
 				continue;
-			for (int j = 0; j < n && !in[k]; j++)
-				in[k] = in[j] && all[j].pid == all[k].ppid;
-			grew |= in[k];
+			for (int j = 0; j < n && !all[k].mark; j++)
+				all[k].mark = all[j].mark && all[j].s.pid == all[k].s.ppid;
+			grew |= all[k].mark;
 		}
 	}
 	*ticks = 0;
 	for (int k = 0; k < n; k++)
-		*ticks += in[k] ? all[k].ticks + all[k].child_ticks : 0;
-	free(in);
+		*ticks += all[k].mark ? all[k].s.ticks + all[k].s.child_ticks : 0;
 	free(all);
 	return found == (int)t->n ? 0 : -ESRCH;
 }

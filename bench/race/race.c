@@ -25,14 +25,6 @@
 
 /* --- the machine around a run ------------------------------------------- */
 
-/* Where a server's processes are (docs/race.md: The server's processes):
- * given by --pid or found holding its port, with every process below. */
-enum where {
-	REMOTE,  /* on another machine: none here */
-	TREE,    /* here, and known */
-	UNKNOWN, /* here, but no process this user can read holds its port */
-};
-
 /* One reading of the machine, the server's processes and the race's. */
 struct reading {
 	struct machine_cpu cpu;
@@ -43,10 +35,13 @@ struct reading {
 /* One server, as watched: during its run, the CPU everything but it and
  * the race used is every CPU's busy time less theirs. Nothing read is
  * trusted: what cannot be read or does not add up is unknown, said
- * under the round, and flags no run. */
+ * under the round, and flags no run. Its processes (docs/race.md: The
+ * server's processes) are given by --pid or found holding its port,
+ * with every process below; none on another machine. */
 struct watch {
-	enum where where;
 	struct proctree tree;
+	int unknown;           /* here, but no process this user can read
+				* holds its port */
 	struct reading before; /* the run's start */
 };
 
@@ -57,18 +52,14 @@ static void watch_find(struct out *o, const struct race_server *s, const struct 
 {
 	int local = proctree_is_local(t->list->ai_addr);
 
-	*w = (struct watch){ .where = UNKNOWN, .tree = s->pid };
-	if (s->pid.n) {
-		w->where = TREE;
-	} else if (local == 0) {
-		w->where = REMOTE;
+	*w = (struct watch){ .tree = s->pid };
+	if (!s->pid.n && local == 0) {
 		out_printf(o, "", "%s is not on this machine: all the CPU used here but the "
 		       "race's is others'\n", s->name);
 		return;
-	} else if (proctree_find_port(t->list->ai_addr, &w->tree) > 0) {
-		w->where = TREE;
 	}
-	if (w->where == UNKNOWN) {
+	if (!s->pid.n && proctree_find_port(t->list->ai_addr, &w->tree) <= 0) {
+		w->unknown = 1;
 		out_printf(o, "", "%s: no process this user can read holds its port: the CPU "
 		       "others use during its runs is unknown (--pid %s=PID names "
 		       "its process)\n", s->name, s->name);
@@ -93,7 +84,7 @@ static void take(const struct watch *w, struct reading *r)
 		r->why = "/proc/stat could not be read";
 	} else if (os_stat(getpid(), &me)) {
 		r->why = "the race's own /proc/PID/stat could not be read";
-	} else if (w->where == TREE && (err = proctree_ticks(&w->tree, &r->tree))) {
+	} else if (w->tree.n && (err = proctree_ticks(&w->tree, &r->tree))) {
 		r->why = err == -ESRCH ? "a process of it is gone, or its pid is "
 			 "another process's now" : err == -EINVAL ?
 			 "a /proc/PID/stat did not parse" : "/proc could not be read";
@@ -118,7 +109,7 @@ static void watch_end(struct watch *w, struct race_leg *g)
 	g->others = -1;
 	g->shared = 0;
 	g->others_why = NULL;
-	if (w->where == UNKNOWN)
+	if (w->unknown)
 		return; /* said once, before the race */
 	take(w, &after);
 	if ((g->others_why = w->before.why ? w->before.why : after.why))
@@ -141,7 +132,7 @@ static double watch_cpus(const struct watch *w, unsigned ms, double *idle)
 
 	if (idle)
 		*idle = -1;
-	if (w->where != TREE)
+	if (!w->tree.n)
 		return -1;
 	take(w, &a);
 	while (nanosleep(&t, &t) && errno == EINTR)

@@ -29,7 +29,6 @@ struct race_server {
 	char name[RACE_NAME_MAX + 1];
 	char host[256];   /* an IPv6 address without its brackets */
 	char port[6];
-	const char *spec; /* HOST:PORT as given */
 	struct proctree pid; /* --pid's processes; none: found from the port */
 };
 

@@ -77,7 +77,7 @@ static int add_server(const char *word, struct race_params *p)
 	if (!eq || !good_name(word, (size_t)(eq - word)))
 		return bad_server(word, "a NAME is 1 to 16 letters, digits, '.', "
 				  "'_' or '-', then '=HOST:PORT'");
-	*s = (struct race_server){ .spec = eq + 1 };
+	memset(s, 0, sizeof *s);
 	memcpy(s->name, word, (size_t)(eq - word));
 	if (split_address(word, eq + 1, s))
 		return -EINVAL;

@@ -67,18 +67,11 @@ static double pair_ratio(const struct race_params *p, const struct race_leg *leg
 	return sqrt(r1[i].s.score / r1[0].s.score * (r2[i].s.score / r2[0].s.score));
 }
 
-/* The left panel's interval of server i against the first: a band from
- * lo to hi with the estimate, over every pair. Its confidence, or 0
- * where there is none. */
-static double put_interval(FILE *g, const struct race_params *p,
-			   const struct verdict *v, unsigned i)
+/* Has v an interval to draw: a band from lo to hi with the estimate? */
+static int has_interval(const struct verdict *v)
 {
-	if (v->kind != VERDICT_FASTER && v->kind != VERDICT_AT_LEAST &&
-	    v->kind != VERDICT_EQUIVALENT && v->kind != VERDICT_INCONCLUSIVE)
-		return 0;
-	fprintf(g, "$ci%u << EOD\n0.5 %g %g %g\n%u.5 %g %g %g\nEOD\n", i, v->lo,
-		v->hi, v->ratio, p->rounds / 2, v->lo, v->hi, v->ratio);
-	return v->conf;
+	return v->kind == VERDICT_FASTER || v->kind == VERDICT_AT_LEAST ||
+	       v->kind == VERDICT_EQUIVALENT || v->kind == VERDICT_INCONCLUSIVE;
 }
 
 /* The left panel's range: every ratio drawn, each interval, the margin
@@ -112,7 +105,7 @@ static void plot_pairs(FILE *g, const struct race_params *p,
 		       const struct race_leg *legs, const struct verdict *vs)
 {
 	unsigned pairs = p->rounds / 2;
-	double band[RACE_MAX_SERVERS] = { 0 }, lo, hi;
+	double lo, hi;
 
 	pairs_range(p, legs, vs, &lo, &hi);
 	fprintf(g, "set logscale y\nset xrange [0.5:%u.5]\nset xtics 1\n"
@@ -132,15 +125,17 @@ static void plot_pairs(FILE *g, const struct race_params *p,
 	}
 	fputs("EOD\n", g);
 	for (unsigned i = 1; i < p->n; i++)
-		band[i] = put_interval(g, p, &vs[i], i);
+		if (has_interval(&vs[i]))
+			fprintf(g, "$ci%u << EOD\n0.5 %g %g %g\n%u.5 %g %g %g\nEOD\n", i, vs[i].lo,
+				vs[i].hi, vs[i].ratio, pairs, vs[i].lo, vs[i].hi, vs[i].ratio);
 	fputs("plot 1 with lines lc rgb \"black\" dt 2 notitle", g);
 	for (unsigned i = 1; i < p->n; i++) {
-		if (band[i])
+		if (has_interval(&vs[i]))
 			fprintf(g, ", $ci%u using 1:2:3 with filledcurves lc %u "
 				"fs transparent solid 0.25 notitle, $ci%u using 1:4 "
 				"with lines lc %u lw 2 title \"%s: estimate, %.1f%% "
 				"interval\"", i, i + 1, i, i + 1, p->server[i].name,
-				floor(band[i] * 1000) / 10);
+				floor(vs[i].conf * 1000) / 10);
 		fprintf(g, ", $pairs using 1:%u with points lc %u pt 7 ps 1.5 "
 			"title \"%s, per pair\"", i + 1, i + 1, p->server[i].name);
 	}

@@ -250,46 +250,49 @@ void race_report_round(struct out *o, const struct race_params *p,
 
 /* --- the summary and the verdicts --------------------------------------- */
 
-/* Server i's figure of each round into v (scores, or efficiencies where
- * there is one); how many. */
-static unsigned column(const struct race_params *p, const struct race_leg *legs,
-		       unsigned i, int eff, double *v)
-{
-	unsigned m = 0;
+/* What a run of a server can be marked with, in the summary. */
+enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED, RUN_MARKS };
 
+/* Server i over the rounds, read once for the summary, the verdicts and
+ * the plot. */
+struct column {
+	double score[RACE_MAX_ROUNDS]; /* round r + 1's in score[r] */
+	double eff[RACE_MAX_ROUNDS];   /* the efficiencies there are */
+	unsigned effs;
+	uint64_t ok;                   /* right answers */
+	unsigned n[RUN_MARKS];         /* runs of each mark */
+};
+
+static void column(const struct race_params *p, const struct race_leg *legs,
+		   unsigned i, struct column *c)
+{
+	memset(c, 0, sizeof *c);
 	for (unsigned r = 0; r < p->rounds; r++) {
 		const struct race_leg *g = &legs[r * p->n + i];
 
-		if (!eff)
-			v[m++] = g->s.score;
-		else if (g->rated && g->eff_kind == STATS_EFF_OK)
-			v[m++] = g->eff;
+		c->score[r] = g->s.score;
+		if (g->rated && g->eff_kind == STATS_EFF_OK)
+			c->eff[c->effs++] = g->eff;
+		c->ok += g->s.ok;
+		c->n[RUN_FLAGGED] += g->fast != VERDICT_FAST_NO;
+		c->n[RUN_KEPT_BUSY] += g->kept_busy != 0;
+		c->n[RUN_SHARED] += g->shared != 0;
+		c->n[RUN_LEFT] += g->left_on != 0;
+		c->n[RUN_UNPROBED] += g->unprobed != 0;
 	}
-	return m;
-}
-
-static uint64_t right_answers(const struct race_params *p,
-			      const struct race_leg *legs, unsigned i)
-{
-	uint64_t ok = 0;
-
-	for (unsigned r = 0; r < p->rounds; r++)
-		ok += legs[r * p->n + i].s.ok;
-	return ok;
 }
 
 /* "1.99 (1.80 - 2.20)": server i's score over the first server's, the
  * ratio of the medians and the spread of the rounds' ratios; "1" for the
  * first, "n/a" where there is none. */
 static void versus_first(struct out *o, const struct race_params *p,
-			 const struct race_leg *legs, unsigned i)
+			 const struct column *col, unsigned i)
 {
-	double v[RACE_MAX_ROUNDS], q[RACE_MAX_ROUNDS], own[RACE_MAX_ROUNDS];
+	const double *v = col[0].score, *own = col[i].score;
+	double q[RACE_MAX_ROUNDS];
 	struct verdict_spread first, mine, ratio;
 	unsigned m = 0;
 
-	column(p, legs, 0, 0, v);
-	column(p, legs, i, 0, own);
 	for (unsigned r = 0; r < p->rounds; r++)
 		if (v[r] > 0)
 			q[m++] = own[r] / v[r];
@@ -306,7 +309,7 @@ static void versus_first(struct out *o, const struct race_params *p,
 	}
 }
 
-static void summary(struct out *o, const struct race_params *p, const struct race_leg *legs)
+static void summary(struct out *o, const struct race_params *p, const struct column *col)
 {
 	uint64_t all = p->wl.total * p->rounds;
 	int w = name_width(p);
@@ -319,70 +322,39 @@ static void summary(struct out *o, const struct race_params *p, const struct rac
 	       "reliability", "median score", "min - max", "median eff");
 	out_array(o, "summary");
 	for (unsigned i = 0; i < p->n; i++) {
-		double v[RACE_MAX_ROUNDS];
 		struct verdict_spread s, e;
-		unsigned m;
 		int len;
 
-		column(p, legs, i, 0, v);
-		verdict_spread(v, p->rounds, &s);
+		verdict_spread(col[i].score, p->rounds, &s);
 		len = snprintf(NULL, 0, "%.0f - %.0f", s.min, s.max);
 		out_object(o, NULL);
 		out_printf(o, "server reliability_pct median_score - min max",
 			   "  %-*s %10.2f%% %12.0f %*s%.0f - %.0f", w, p->server[i].name,
-			   verdict_percent(right_answers(p, legs, i), all), s.median,
+			   verdict_percent(col[i].ok, all), s.median,
 			   len < 21 ? 21 - len : 0, "", s.min, s.max);
-		if ((m = column(p, legs, i, 1, v)) && !verdict_spread(v, m, &e))
+		if (!verdict_spread(col[i].eff, col[i].effs, &e))
 			out_printf(o, "median_eff", " %10.3f", e.median);
 		else
 			out_printf(o, "", " %10s", "n/a");
-		versus_first(o, p, legs, i);
+		versus_first(o, p, col, i);
 		out_end(o);
 	}
 	out_end(o);
 }
 
-/* What a run of a server can be marked with, in the summary. */
-enum run_mark { RUN_FLAGGED, RUN_KEPT_BUSY, RUN_SHARED, RUN_LEFT, RUN_UNPROBED, RUN_MARKS };
-
-/* Server i's runs of each mark, over the rounds, into n. */
-static void runs_marked(const struct race_params *p, const struct race_leg *legs,
-			unsigned i, unsigned n[RUN_MARKS])
+static struct verdict_side side_of(const struct column *c)
 {
-	memset(n, 0, RUN_MARKS * sizeof *n);
-	for (unsigned r = 0; r < p->rounds; r++) {
-		const struct race_leg *l = &legs[r * p->n + i];
-
-		n[RUN_FLAGGED] += l->fast != VERDICT_FAST_NO;
-		n[RUN_KEPT_BUSY] += l->kept_busy != 0;
-		n[RUN_SHARED] += l->shared != 0;
-		n[RUN_LEFT] += l->left_on != 0;
-		n[RUN_UNPROBED] += l->unprobed != 0;
-	}
-}
-
-/* Server i's side of a pair, its scores in score. */
-static struct verdict_side side_of(const struct race_params *p,
-				   const struct race_leg *legs, unsigned i,
-				   double *score)
-{
-	unsigned n[RUN_MARKS];
-
-	column(p, legs, i, 0, score);
-	runs_marked(p, legs, i, n);
-	return (struct verdict_side){
-		.score = score, .ok = right_answers(p, legs, i), .flagged = n[RUN_FLAGGED],
-		.busy = n[RUN_KEPT_BUSY], .shared = n[RUN_SHARED], .left = n[RUN_LEFT] };
+	return (struct verdict_side){ .score = c->score, .ok = c->ok,
+		.flagged = c->n[RUN_FLAGGED], .busy = c->n[RUN_KEPT_BUSY],
+		.shared = c->n[RUN_SHARED], .left = c->n[RUN_LEFT] };
 }
 
 /* The verdict between servers a and b (a listed first: it ran first in
  * the odd rounds). */
-static void judge_pair(const struct race_params *p, const struct race_leg *legs,
+static void judge_pair(const struct race_params *p, const struct column *col,
 		       unsigned a, unsigned b, struct verdict *v)
 {
-	double sa[RACE_MAX_ROUNDS], sb[RACE_MAX_ROUNDS];
-	const struct verdict_side side[2] = { side_of(p, legs, a, sa),
-					      side_of(p, legs, b, sb) };
+	const struct verdict_side side[2] = { side_of(&col[a]), side_of(&col[b]) };
 	const struct verdict_rule rule = { p->margin, p->alpha };
 
 	verdict_judge(&side[0], &side[1], p->rounds, p->wl.total * p->rounds,
@@ -393,12 +365,15 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 			unsigned rounds)
 {
 	struct race_params q = *p;
+	struct column col[RACE_MAX_SERVERS];
 	struct verdict v;
 
 	q.rounds = rounds;
+	for (unsigned i = 0; i < p->n; i++)
+		column(&q, legs, i, &col[i]);
 	for (unsigned a = 0; a < p->n; a++)
 		for (unsigned b = a + 1; b < p->n; b++) {
-			judge_pair(&q, legs, a, b, &v);
+			judge_pair(&q, col, a, b, &v);
 			if (v.kind == VERDICT_INCONCLUSIVE ||
 			    v.kind == VERDICT_FEW_ROUNDS)
 				return 0;
@@ -410,7 +385,7 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
  * allows, kept the CPUs busy after its runs or ran while others used
  * them: it loses, or gives no verdict, and the reader should know why
  * before reading the verdicts. */
-static void warnings(struct out *o, const struct race_params *p, const struct race_leg *legs)
+static void warnings(struct out *o, const struct race_params *p, const struct column *col)
 {
 	uint64_t all = p->wl.total * p->rounds;
 	char shared[80];
@@ -434,34 +409,32 @@ static void warnings(struct out *o, const struct race_params *p, const struct ra
 	snprintf(shared, sizeof shared, "ran while other processes used more than %.2f CPUs",
 		 MACHINE_OTHERS_CPU);
 	for (unsigned i = 0; i < p->n; i++) {
-		uint64_t ok = right_answers(p, legs, i);
-		unsigned n[RUN_MARKS];
+		const struct column *c = &col[i];
 
-		runs_marked(p, legs, i, n);
-		if (ok < all)
+		if (c->ok < all)
 			out_printf(o, "", "%s answered %" PRIu64 " of %" PRIu64 " requests "
 			       "wrong or not at all (%.2f%% right): it loses to "
 			       "every server that answered more\n",
-			       p->server[i].name, all - ok, all,
-			       verdict_percent(ok, all));
+			       p->server[i].name, all - c->ok, all,
+			       verdict_percent(c->ok, all));
 		for (size_t k = 0; k < sizeof row / sizeof row[0]; k++)
-			if (n[row[k].mark])
+			if (c->n[row[k].mark])
 				out_printf(o, "", "%s %s in %u of %u rounds%s\n", p->server[i].name,
-					   row[k].what, n[row[k].mark], p->rounds, row[k].then);
+					   row[k].what, c->n[row[k].mark], p->rounds, row[k].then);
 	}
 }
 
-/* Every pair's verdict, after the warnings; the lines in text (for the
- * plot's title). */
-static void verdicts(struct out *o, const struct race_params *p,
-		     const struct race_leg *legs, char *text, size_t size)
+/* Every pair's verdict, after the warnings; the first server's against
+ * server b into vs[b], and the lines in text (for the plot's title). */
+static void verdicts(struct out *o, const struct race_params *p, const struct column *col,
+		     struct verdict *vs, char *text, size_t size)
 {
 	const struct verdict_rule rule = { p->margin, p->alpha };
 	size_t len = 0;
 
 	out_printf(o, "", "\n");
 	out_lines(o, "warnings");
-	warnings(o, p, legs);
+	warnings(o, p, col);
 	out_end(o);
 	out_lines(o, "verdicts");
 	for (unsigned a = 0; a < p->n; a++)
@@ -470,7 +443,9 @@ static void verdicts(struct out *o, const struct race_params *p,
 			struct verdict v;
 			char line[TEXT];
 
-			judge_pair(p, legs, a, b, &v);
+			judge_pair(p, col, a, b, &v);
+			if (a == 0)
+				vs[b] = v;
 			verdict_text(&v, name, &rule, line, sizeof line);
 			out_printf(o, "", "%s%s\n", v.kind == VERDICT_FASTER ||
 			       v.kind == VERDICT_AT_LEAST ||
@@ -486,21 +461,20 @@ static void verdicts(struct out *o, const struct race_params *p,
 int race_report_end(struct out *o, const struct race_params *p, const struct race_leg *legs)
 {
 	char title[TEXT * 4] = "";
+	struct column col[RACE_MAX_SERVERS];
 	uint64_t ok[RACE_MAX_SERVERS];
 	struct verdict vs[RACE_MAX_SERVERS];
 	int status = 0;
 
-	summary(o, p, legs);
-	verdicts(o, p, legs, title, sizeof title);
-	for (unsigned k = 0; k < p->rounds * p->n; k++)
-		status |= legs[k].s.ok < p->wl.total;
+	for (unsigned i = 0; i < p->n; i++) {
+		column(p, legs, i, &col[i]);
+		ok[i] = col[i].ok;
+		status |= ok[i] < p->wl.total * p->rounds;
+	}
+	summary(o, p, col);
+	verdicts(o, p, col, vs, title, sizeof title);
 	fflush(stdout);
 	if (!p->plot)
 		return status;
-	for (unsigned i = 0; i < p->n; i++) {
-		ok[i] = right_answers(p, legs, i);
-		if (i)
-			judge_pair(p, legs, 0, i, &vs[i]);
-	}
 	return race_plot_draw(p, legs, ok, vs, title) ? 1 : status;
 }

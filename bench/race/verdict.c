@@ -3,14 +3,13 @@
  * more rounds would likely decide; a wrong or missing answer outweighs
  * any speed, and a run faster than hashing allows gives no verdict. Why:
  * docs/race.md (The summary and the verdict). The interval's order
- * statistics of the m * n sums are found by bisection on their value,
- * counting the sums below it in O(m + n): no table of m * n. */
+ * statistics are read from the m * n means sorted: 250,000 at 1000
+ * rounds, 2 MB sorted in some 35 ms. */
 #include "bench/race/verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,73 +99,26 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void sort(double *v, unsigned n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-}
-
-/* How many x_i + y_j are at most t (x, y ascending), and the largest of
- * them into *largest (-INFINITY: none). */
-static uint64_t sums_at_most(const double *x, unsigned m, const double *y,
-			     unsigned n, double t, double *largest)
-{
-	uint64_t count = 0;
-	unsigned j = n;
-
-	*largest = -INFINITY;
-	for (unsigned i = 0; i < m; i++) {
-		while (j > 0 && x[i] + y[j - 1] > t)
-			j--;
-		count += j;
-		if (j > 0 && x[i] + y[j - 1] > *largest)
-			*largest = x[i] + y[j - 1];
-	}
-	return count;
-}
-
-/* The k-th smallest (1-based) of the m * n sums x_i + y_j. */
-static double kth_sum(const double *x, unsigned m, const double *y,
-		      unsigned n, uint64_t k)
-{
-	double lo = x[0] + y[0], hi = x[m - 1] + y[n - 1], largest;
-
-	if (sums_at_most(x, m, y, n, lo, &largest) >= k)
-		return lo;
-	/* count(lo) < k <= count(hi), until no double lies between. */
-	for (;;) {
-		double mid = lo + (hi - lo) / 2;
-
-		if (mid <= lo || mid >= hi)
-			break;
-		if (sums_at_most(x, m, y, n, mid, &largest) >= k)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	sums_at_most(x, m, y, n, hi, &largest);
-	return largest;
-}
-
 int crossover_interval(const double *x, unsigned m, const double *y,
 		       unsigned n, double alpha, struct crossover *c)
 {
-	double sx[m ? m : 1], sy[n ? n : 1];
-	uint64_t mn = (uint64_t)m * n;
+	size_t mn = (size_t)m * n;
+	double *w;
 	unsigned k;
 
 	if (crossover_critical(m, n, alpha, &k, &c->conf))
 		return -EINVAL;
 	if (k == 0)
 		return -EDOM;
-	memcpy(sx, x, m * sizeof *x);
-	memcpy(sy, y, n * sizeof *y);
-	sort(sx, m);
-	sort(sy, n);
-	c->estimate = mn % 2 ? kth_sum(sx, m, sy, n, mn / 2 + 1) / 2 :
-		      (kth_sum(sx, m, sy, n, mn / 2) +
-		       kth_sum(sx, m, sy, n, mn / 2 + 1)) / 4;
-	c->lo = kth_sum(sx, m, sy, n, k) / 2;
-	c->hi = kth_sum(sx, m, sy, n, mn + 1 - k) / 2;
+	if (!(w = malloc(mn * sizeof *w)))
+		return -ENOMEM;
+	for (size_t i = 0; i < mn; i++)
+		w[i] = (x[i / n] + y[i % n]) / 2;
+	qsort(w, mn, sizeof *w, cmp_double);
+	c->estimate = mn % 2 ? w[mn / 2] : (w[mn / 2 - 1] + w[mn / 2]) / 2;
+	c->lo = w[k - 1];
+	c->hi = w[mn - k];
+	free(w);
 	return 0;
 }
 
@@ -184,7 +136,7 @@ int verdict_spread(const double *v, unsigned n, struct verdict_spread *s)
 	if (n == 0)
 		return -EINVAL;
 	memcpy(w, v, n * sizeof *v);
-	sort(w, n);
+	qsort(w, n, sizeof *w, cmp_double);
 	s->min = w[0];
 	s->max = w[n - 1];
 	s->median = n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
@@ -352,43 +304,22 @@ double verdict_percent(uint64_t ok, uint64_t total)
 	return total ? floor(10000.0L * ok / total) / 100 : 0;
 }
 
-/* A sentence being written into buf, cut short at its size. */
-struct text {
-	char *buf;
-	size_t size, len;
-};
-
-static void add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->len >= t->size)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(t->buf + t->len, t->size - t->len, fmt, ap);
-	va_end(ap);
-	t->len += n > 0 ? (size_t)n : 0;
-}
-
 /* "B's score / A's 0.799 [0.730, 0.877] (96.8% interval, 10 rounds)",
  * the winner's over the loser's where there is one, else b's over a's. */
-static void ratio_text(struct text *t, const struct verdict *v, const char *const name[2])
+static void ratio_text(FILE *t, const struct verdict *v, const char *const name[2])
 {
 	int flip = (v->kind == VERDICT_FASTER || v->kind == VERDICT_AT_LEAST) &&
 		   v->winner == 0;
 
-	add(t, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% interval, %u rounds)",
-	    name[!flip], name[flip], flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
-	    flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10, v->rounds);
+	fprintf(t, "%s's score / %s's %.3f [%.3f, %.3f] (%.1f%% interval, %u rounds)",
+		name[!flip], name[flip], flip ? 1 / v->ratio : v->ratio, flip ? 1 / v->hi : v->lo,
+		flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10, v->rounds);
 }
 
 /* "B kept the CPUs busy after its run in 2 rounds, B searched a closed
  * probe past the race's wait in 1 round": what each side left running
  * for the other's runs. */
-static void causes_text(struct text *t, const struct verdict *v, const char *const name[2])
+static void causes_text(FILE *t, const struct verdict *v, const char *const name[2])
 {
 	static const char *const what[2] = { "kept the CPUs busy after its run",
 					     "searched a closed probe past the race's wait" };
@@ -400,107 +331,111 @@ static void causes_text(struct text *t, const struct verdict *v, const char *con
 
 			if (!c)
 				continue;
-			add(t, "%s%s %s in %u round%s", sep, name[s], what[k], c, c == 1 ? "" : "s");
+			fprintf(t, "%s%s %s in %u round%s", sep, name[s], what[k], c,
+				c == 1 ? "" : "s");
 			sep = ", ";
 		}
 }
 
-static void faster(struct text *t, const struct verdict *v, const char *const name[2])
+static void faster(FILE *t, const struct verdict *v, const char *const name[2])
 {
 	double r = v->winner ? v->ratio : 1 / v->ratio;
 	double lo = v->winner ? v->lo : 1 / v->hi, hi = v->winner ? v->hi : 1 / v->lo;
 	const char *w = name[v->winner], *l = name[v->loser];
 
 	if (v->kind == VERDICT_AT_LEAST) {
-		add(t, "%s is faster than %s by at least %.1f%% (its interval's bound), "
-		    "measured under a handicap: %s's runs shared the machine with what %s "
-		    "left running (", w, l, (1 - hi) * 100, w, l);
+		fprintf(t, "%s is faster than %s by at least %.1f%% (its interval's bound), "
+			"measured under a handicap: %s's runs shared the machine with what %s "
+			"left running (", w, l, (1 - hi) * 100, w, l);
 		causes_text(t, v, name);
-		add(t, "): ");
+		fprintf(t, "): ");
 	} else {
-		add(t, "%s is faster than %s by %.1f%% [%.1f%%, %.1f%%]: ", w, l, (1 - r) * 100,
-		    (1 - hi) * 100, (1 - lo) * 100);
+		fprintf(t, "%s is faster than %s by %.1f%% [%.1f%%, %.1f%%]: ", w, l, (1 - r) * 100,
+			(1 - hi) * 100, (1 - lo) * 100);
 	}
 	ratio_text(t, v, name);
 }
 
-static void undecided(struct text *t, const struct verdict *v, const char *const name[2],
+static void undecided(FILE *t, const struct verdict *v, const char *const name[2],
 		      double margin)
 {
 	if (v->kind == VERDICT_EQUIVALENT)
-		add(t, "%s and %s are equivalent within \u00b1%g%%: ", name[0], name[1],
-		    margin * 100);
+		fprintf(t, "%s and %s are equivalent within \u00b1%g%%: ", name[0], name[1],
+			margin * 100);
 	else if (v->more == UINT32_MAX)
-		add(t, "no verdict between %s and %s: inconclusive, and no number of rounds "
-		    "would decide at this spread: ", name[0], name[1]);
+		fprintf(t, "no verdict between %s and %s: inconclusive, and no number of rounds "
+			"would decide at this spread: ", name[0], name[1]);
 	else
-		add(t, "no verdict between %s and %s: inconclusive: about %u more rounds "
-		    "would decide: ", name[0], name[1], v->more);
+		fprintf(t, "no verdict between %s and %s: inconclusive: about %u more rounds "
+			"would decide: ", name[0], name[1], v->more);
 	ratio_text(t, v, name);
 	if (v->kind == VERDICT_INCONCLUSIVE)
-		add(t, "; a verdict needs the interval clear of 1, or within \u00b1%g%%",
-		    margin * 100);
+		fprintf(t, "; a verdict needs the interval clear of 1, or within \u00b1%g%%",
+			margin * 100);
 }
 
 /* No verdict, for what count[s] rounds of side s showed (what: "ran
  * faster than hashing allows"...), and why that withholds it. */
-static void withheld(struct text *t, unsigned c0, unsigned c1, const char *what,
+static void withheld(FILE *t, unsigned c0, unsigned c1, const char *what,
 		     const char *why, const char *const name[2])
 {
 	const unsigned count[2] = { c0, c1 };
 
-	add(t, "no verdict between %s and %s: ", name[0], name[1]);
+	fprintf(t, "no verdict between %s and %s: ", name[0], name[1]);
 	for (unsigned s = 0; s < 2; s++)
 		if (count[s])
-			add(t, "%s%s %s in %u round%s", s && count[0] ? ", " : "", name[s], what,
-			    count[s], count[s] == 1 ? "" : "s");
-	add(t, " (%s)", why);
+			fprintf(t, "%s%s %s in %u round%s", s && count[0] ? ", " : "", name[s],
+				what, count[s], count[s] == 1 ? "" : "s");
+	fprintf(t, " (%s)", why);
 }
 
 void verdict_text(const struct verdict *v, const char *const name[2],
 		  const struct verdict_rule *rule, char *buf, size_t size)
 {
 	const char *w = name[v->winner], *l = name[v->loser];
-	struct text t = { buf, size, 0 };
+	FILE *t;
 
 	if (size)
-		buf[0] = '\0';
+		buf[0] = '\0'; /* fmemopen writes no NUL while nothing is written */
+	if (!(t = fmemopen(buf, size, "w")))
+		return;
 	switch (v->kind) {
 	case VERDICT_FASTER:
 	case VERDICT_AT_LEAST:
-		faster(&t, v, name);
+		faster(t, v, name);
 		break;
 	case VERDICT_EQUIVALENT:
 	case VERDICT_INCONCLUSIVE:
-		undecided(&t, v, name, rule->margin);
+		undecided(t, v, name, rule->margin);
 		break;
 	case VERDICT_RELIABILITY:
-		add(&t, "%s beats %s on reliability: %" PRIu64 " of %" PRIu64 " answers right, "
-		    "%s %" PRIu64 " (%.2f%%)", w, l, v->side[v->winner].ok, v->requests, l,
-		    v->side[v->loser].ok, verdict_percent(v->side[v->loser].ok, v->requests));
+		fprintf(t, "%s beats %s on reliability: %" PRIu64 " of %" PRIu64 " answers right, "
+			"%s %" PRIu64 " (%.2f%%)", w, l, v->side[v->winner].ok, v->requests, l,
+			v->side[v->loser].ok, verdict_percent(v->side[v->loser].ok, v->requests));
 		break;
 	case VERDICT_FEW_ROUNDS:
-		add(&t, "no verdict between %s and %s: %u round%s too few (a %g%% interval "
-		    "needs %u, of both orders)", w, l, v->rounds, v->rounds == 1 ? " is" : "s are",
-		    (1 - rule->alpha) * 100, v->need);
+		fprintf(t, "no verdict between %s and %s: %u round%s too few (a %g%% interval "
+			"needs %u, of both orders)", w, l, v->rounds, v->rounds == 1 ? " is" : "s are",
+			(1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		withheld(&t, v->side[0].flagged, v->side[1].flagged,
+		withheld(t, v->side[0].flagged, v->side[1].flagged,
 			 "ran faster than hashing allows",
 			 "answers it knew before: restart it, or race with --seed", name);
 		break;
 	case VERDICT_BUSY:
-		add(&t, "no verdict between %s and %s: ", name[0], name[1]);
-		causes_text(&t, v, name);
-		add(&t, " (the other's runs shared the machine with it)");
+		fprintf(t, "no verdict between %s and %s: ", name[0], name[1]);
+		causes_text(t, v, name);
+		fprintf(t, " (the other's runs shared the machine with it)");
 		break;
 	case VERDICT_SHARED:
-		withheld(&t, v->side[0].shared, v->side[1].shared,
+		withheld(t, v->side[0].shared, v->side[1].shared,
 			 "ran while other processes used the CPUs", "its times were not its own", name);
 		break;
 	case VERDICT_UNRELIABLE:
-		add(&t, "no verdict between %s and %s: neither answered every request right "
-		    "(%.2f%% each)", w, l, verdict_percent(v->side[0].ok, v->requests));
+		fprintf(t, "no verdict between %s and %s: neither answered every request right "
+			"(%.2f%% each)", w, l, verdict_percent(v->side[0].ok, v->requests));
 		break;
 	}
+	fclose(t);
 }
