@@ -8,6 +8,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MASTER=${REVHASH_MASTER:-$ROOT/master/master}
 BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
+CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client} # the tests' client
 
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
@@ -47,10 +48,12 @@ opts() {
 	ARGS=("$@")
 }
 
-# need_built: the binaries exist (run `make` first).
+# need_built [client]: the binaries exist (run `make` first), and with
+# `client` the tests' client too.
 need_built() {
 	[ -x "$MASTER" ] || fail "$MASTER not built (run make)"
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
+	[ -z "${1:-}" ] || [ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 }
 
 # listening PORT: something here listens on TCP PORT (ss: no connection

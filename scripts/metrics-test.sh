@@ -6,10 +6,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
-need_built
+need_built client
 [ -x "$METRICS" ] || fail "$METRICS not built (run make)"
-[ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 if ! need_tool promtool --prometheus || ! command -v prometheus >/dev/null; then
 	echo "SKIP: metrics-test: prometheus is missing and could not be installed" \
 		"(scripts/install-deps.sh --prometheus)"
