@@ -120,12 +120,8 @@ wait_alive() {
 # elapsed T0: the seconds since $EPOCHREALTIME was T0, to 0.01 s.
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; }
 
-# digest_of X: the hex SHA-256 of X's 8 bytes, little-endian (X below 2^63).
-digest_of() {
-	local i esc=""
-	for i in 0 1 2 3 4 5 6 7; do esc+=$(printf '\\%03o' $(($1 >> 8 * i & 255))); done
-	printf '%b' "$esc" | sha256sum | cut -c1-64
-}
+# digest_of X: the hex SHA-256 of X's 8 bytes, little-endian.
+digest_of() { perl -e 'print pack "Q<", shift' "$1" | sha256sum | cut -c1-64; }
 
 # haproxy_stats PORT FIELD...: a row of HAProxy's statistics CSV on
 # 127.0.0.1:PORT a line, "PXNAME SVNAME FIELD..." (a value's spaces as
