@@ -70,6 +70,7 @@ BENCH_PID=$!
 # it comes; bash's /dev/tcp holds many sockets in one process).
 idle_clients() { # hold N connections open for S seconds
 	local i fd
+	# shellcheck disable=SC2034 # each held, never read
 	for ((i = 0; i < $1; i++)); do exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"; done 2>/dev/null
 	sleep "$2"
 }

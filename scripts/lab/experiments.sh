@@ -40,7 +40,7 @@ measure_rate() {
 			'BEGIN { printf "%.0f\n", r * (w < c ? w : c) / c }')
 	else
 		calibrate --quiet --workers "$1"
-		RATES[$1]=$(awk -v r="$RATE" 'BEGIN { printf "%.0f\n", r * 1e6 }')
+		RATES[$1]=$(awk -v r="${RATE:?}" 'BEGIN { printf "%.0f\n", r * 1e6 }')
 	fi
 	say "hash rate with $1 worker(s): $(awk -v r="${RATES[$1]}" 'BEGIN { printf "%.1f", r / 1e6 }') M hashes/s"
 }
