@@ -108,14 +108,8 @@ wait_until() {
 
 # wait_alive PID TRIES COMMAND...: COMMAND again every 0.02 s until it
 # succeeds; non-zero once process PID is gone or TRIES failed.
-wait_alive() {
-	local pid=$1 n=$2
-	shift 2
-	until "$@"; do
-		alive "$pid" && [ $((n -= 1)) -gt 0 ] || return 1
-		sleep 0.02
-	done
-}
+wait_alive() { wait_until "$2" 0.02 done_or_gone "$@" && alive "$1"; }
+done_or_gone() { "${@:3}" || gone "$1"; }
 
 # elapsed T0: the seconds since $EPOCHREALTIME was T0, to 0.01 s.
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; }
