@@ -260,12 +260,20 @@ EOF
 # cpu_model: the CPU's model name, as lscpu gives it.
 cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -n 1; }
 
-# need_tool COMMAND OPTION: COMMAND is there, or gets installed
+# need_tool COMMAND [OPTION]: COMMAND is there, or gets installed
 # (install-deps.sh OPTION); non-zero when it is still missing.
 need_tool() {
 	command -v "$1" >/dev/null 2>&1 && return 0
-	"$ROOT/scripts/install-deps.sh" "$2" >&2
+	"$ROOT/scripts/install-deps.sh" ${2:+"$2"} >&2
 	command -v "$1" >/dev/null 2>&1
+}
+
+# fill NAME=VALUE... < TEXT: TEXT with each ${NAME} in it replaced by
+# VALUE (envsubst, told those names alone).
+fill() {
+	need_tool envsubst || fail "envsubst is missing (scripts/install-deps.sh)"
+	# shellcheck disable=SC2016 # the names, as envsubst is told them
+	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")"
 }
 
 # status_json PORT: the master's --status --json (empty when it is gone),

@@ -293,10 +293,10 @@ unprivileged() {
 # config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled
 # (an IPv6 --bind as ipv6@ADDR).
 config() {
-	fill haproxy.cfg.in PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
+	fill PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
 		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="${BIND/#*:*/ipv6@$BIND}" PER_SOURCE="$PER_SOURCE" \
 		CHECK_REQUEST="$CHECK_REQUEST" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
-		STATS_PORT="$STATS_PORT"
+		STATS_PORT="$STATS_PORT" <"$ROOT/scripts/cluster/haproxy.cfg.in"
 }
 
 # servers < NODE_TABLE: the balancer's server lines: a local node at its
@@ -312,16 +312,6 @@ servers() {
 		esac
 		printf '\tserver %s %s send-proxy-v2 check-send-proxy\n' "$name" "$at"
 	done
-}
-
-# fill TEMPLATE NAME=VALUE...: scripts/cluster/TEMPLATE with each ${NAME}
-# in it replaced by VALUE (envsubst, told those names alone).
-fill() {
-	local t=$1
-	shift
-	need_tool envsubst --cluster || fail "envsubst is missing (scripts/install-deps.sh --cluster)"
-	# shellcheck disable=SC2016 # the names, as envsubst is told them
-	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")" <"$ROOT/scripts/cluster/$t"
 }
 
 # max_connections: HAProxy's connections: two descriptors each within
@@ -341,7 +331,8 @@ prometheus_config() {
 	while read -r name _ _ kind; do
 		[ "$kind" = remote ] || targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
 	done
-	fill prometheus.yml.in PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT"
+	fill PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT" \
+		<"$ROOT/scripts/cluster/prometheus.yml.in"
 }
 
 # balancer_view: "NAME STATUS PICKED" for each node, as HAProxy's stats
