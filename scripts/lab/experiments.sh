@@ -8,9 +8,10 @@
 # minutes on 2 CPUs; reps 2) and smoke (tiny, 1 rep: make check's test of
 # the report). Steps, each a script that runs alone: exp-catalogue.sh,
 # exp-run.sh and exp-closed.sh, exp-aggregate.sh, exp-plots.sh,
-# exp-report.sh; the rates by calibrate (lib-bench.sh). Runs go round robin over the reps, so a
-# slow spell of the machine falls on no one configuration. Exits 1 when a
-# run got a wrong or missing answer (the report says which).
+# exp-report.sh; the rates by calibrate (lib-bench.sh). Runs go round
+# robin over the reps, so a slow spell of the machine falls on no one
+# configuration. Exits 1 when a run got a wrong or missing answer (the
+# report says which).
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
