@@ -48,9 +48,9 @@ expect_answer() {
 snap() {
 	local i
 	for i in $(seq 1 $NODES); do
-		status_json $((PORT + i)) | jq -r --arg i "$i" \
-			'"\($i) \(.jobs) \(.cache_hits) \(.cancelled) \(.jobs_in_table)"' 2>/dev/null | grep . ||
-			echo "$i - - - -"
+		status_json $((PORT + i)) |
+			jq -r --arg i "$i" '"\($i) \(.jobs) \(.cache_hits) \(.cancelled) \(.jobs_in_table)"' \
+				2>/dev/null | grep . || echo "$i - - - -"
 	done
 }
 
