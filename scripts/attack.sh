@@ -10,7 +10,6 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/build/tests/cluster_client}
 B=${B:-build}
 # shellcheck disable=SC2034 # --quick picks it by name (the others' Check twins run in make check)
 QUICK="flood fifo squat cut"
@@ -29,27 +28,32 @@ cleanup() {
 pass() { say "attack $1: PASS ($2)"; }
 skip() { echo "SKIP: attack $1: $2"; }
 
-# start_1024 PORT LOG: a master of 2 workers and 1,024 descriptors.
-start_1024() {
-	(ulimit -n 1024 && exec "$MASTER" "$1" --workers 2 --gpu off) 2>"$2" &
+# fresh NAME [ARGS...]: a master of its own on a free port, PORT, its log
+# LOG ($LOGS/NAME.log); fresh_1024 NAME: one of 2 workers and 1,024 descriptors.
+fresh() {
+	PORT=$(free_port) LOG=$LOGS/$1.log
+	start_master "$PORT" "$LOG" "${@:2}"
+}
+fresh_1024() {
+	PORT=$(free_port) LOG=$LOGS/$1.log
+	(ulimit -n 1024 && exec "$MASTER" "$PORT" --workers 2 --gpu off) 2>"$LOG" &
 	MASTER_PID=$!
-	wait_listening "$1" "$MASTER_PID" "$2"
+	wait_listening "$PORT" "$MASTER_PID" "$LOG"
 }
 
 # flood: one peer holds more connections than the master has descriptors,
 # each a search that never ends; another peer's requests are all answered
 # right, p99 under 50 ms.
 attack_flood() {
-	local port log=$LOGS/flood.log out p99 refused
-	port=$(free_port)
-	start_1024 "$port" "$log"
-	"$CLIENT" keep 127.0.0.1 "$port" 1200 >"$LOGS/keep.out" &
+	local out p99 refused
+	fresh_1024 flood
+	"$CLIENT" keep 127.0.0.1 "$PORT" 1200 >"$LOGS/keep.out" &
 	KEEP_PID=$!
 	wait_until 100 0.1 grep -q '^keep: ' "$LOGS/keep.out"
-	out=$("$CLIENT" steady 127.0.0.1 "$port" 3 --from 127.0.0.2 --every 50 --range 10000) ||
+	out=$("$CLIENT" steady 127.0.0.1 "$PORT" 3 --from 127.0.0.2 --every 50 --range 10000) ||
 		fail "attack flood: another peer got wrong or no answers: $out"
 	p99=$(sed -n 's/.* p99 \([0-9.]*\) ms.*/\1/p' <<<"$out")
-	refused=$(grep -c "over its peer's connection cap" "$log")
+	refused=$(grep -c "over its peer's connection cap" "$LOG")
 	kill "$KEEP_PID"
 	wait "$KEEP_PID" 2>/dev/null
 	KEEP_PID=""
@@ -75,9 +79,8 @@ keep_from() {
 # ulimit -n 1024 (896 connections, 112 a peer); another client's
 # requests are all answered, and none was refused for a full master.
 attack_host() {
-	local log=$LOGS/host.log out full peer k
-	PORT=$(free_port)
-	start_1024 "$PORT" "$log"
+	local out full peer k
+	fresh_1024 host
 	KEEPS=()
 	keep_from 127.0.0.1 300 "$LOGS/keep1.out"
 	keep_from ::1 300 "$LOGS/keep6.out"
@@ -100,15 +103,14 @@ attack_host() {
 # --max-wait 1: the client's connection is closed unanswered (no false
 # "not found") after a second, counted as expired.
 attack_wait() {
-	local port log=$LOGS/wait.log t0 rc expired
-	port=$(free_port)
-	start_master "$port" "$log" --workers 1 --gpu off --max-wait 1
+	local t0 rc expired
+	fresh wait --workers 1 --gpu off --max-wait 1
 	t0=$EPOCHREALTIME
-	"$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 1)" 2 $((1 << 40)) --timeout 10 >/dev/null 2>&1
+	"$BENCH" 127.0.0.1 "$PORT" --ask "$(digest_of 1)" 2 $((1 << 40)) --timeout 10 >/dev/null 2>&1
 	rc=$?
 	local took
 	took=$(elapsed "$t0")
-	expired=$(json_num "$(status_json "$port")" expired)
+	expired=$(json_num "$(status_json "$PORT")" expired)
 	stop_master "$MASTER_PID" 10
 	[ $rc = 1 ] || fail "attack wait: --ask got a reply (exit $rc) for a search that cannot end"
 	[ "$expired" = 1 ] || fail "attack wait: expired is '$expired', not 1"
@@ -125,26 +127,25 @@ sigsys_seen() { [ "$(grep -c 'killed by signal 31' "$1")" -ge "$2" ]; }
 # sandbox refuses both, the worker dies of SIGSYS and is replaced, the
 # master serves on, its segment whole.
 attack_escape() {
-	local port log=$LOGS/escape.log hook seg size x w
-	port=$(free_port)
-	REVHASH_TEST_HOOKS=1 start_master "$port" "$log" --workers 2 --gpu off
-	seg=$(ls /dev/shm/revhash-"$port"-"$MASTER_PID"*)
+	local hook seg size x w
+	REVHASH_TEST_HOOKS=1 fresh escape --workers 2 --gpu off
+	seg=$(ls /dev/shm/revhash-"$PORT"-"$MASTER_PID"*)
 	size=$(stat -c %s "$seg")
 	local n=0
 	for hook in signal-master truncate-segment; do
 		n=$((n + 1))
-		"$MASTER" --hook "$hook" "$port" || fail "attack escape: --hook $hook"
+		"$MASTER" --hook "$hook" "$PORT" || fail "attack escape: --hook $hook"
 		w=$(workers_of "$MASTER_PID" | head -n 1)
 		kill -KILL "$w"
-		wait_until 100 0.05 sigsys_seen "$log" $n
+		wait_until 100 0.05 sigsys_seen "$LOG" $n
 	done
 	wait_workers "$MASTER_PID" 2 5 || fail "attack escape: the workers were not replaced"
-	x=$("$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 4242)" 4000 5000 --timeout 10 2>/dev/null)
+	x=$("$BENCH" 127.0.0.1 "$PORT" --ask "$(digest_of 4242)" 4000 5000 --timeout 10 2>/dev/null)
 	local refused sigsys
-	refused=$(grep -c 'refused by its sandbox' "$log")
-	sigsys=$(grep -c 'killed by signal 31' "$log")
-	alive "$MASTER_PID" || fail "attack escape: the master died: $(tail -n 3 "$log")"
-	grep -q 'stopping' "$log" && fail "attack escape: the master began to stop (it got the SIGTERM)"
+	refused=$(grep -c 'refused by its sandbox' "$LOG")
+	sigsys=$(grep -c 'killed by signal 31' "$LOG")
+	alive "$MASTER_PID" || fail "attack escape: the master died: $(tail -n 3 "$LOG")"
+	grep -q 'stopping' "$LOG" && fail "attack escape: the master began to stop (it got the SIGTERM)"
 	stop_master "$MASTER_PID" 10
 	[ "$x" = 4242 ] || fail "attack escape: the master answered '$x'"
 	[ "$(stat -c %s "$seg" 2>/dev/null || echo "$size")" = "$size" ] ||
@@ -206,26 +207,25 @@ attack_segment() {
 # --status and a scrape answer or refuse, neither dies of SIGBUS; the
 # master mends its segment, says so, answers right, --status reads it whole.
 attack_cut() {
-	local port mport log=$LOGS/cut.log name mpid rc code x
-	port=$(free_port)
+	local mport name mpid rc code x
 	mport=$(free_port)
-	start_master "$port" "$log" --workers 1 --gpu off
-	name=$(cd /dev/shm && ls -d "revhash-$port-$MASTER_PID"* 2>/dev/null | head -n 1)
+	fresh cut --workers 1 --gpu off
+	name=$(cd /dev/shm && ls -d "revhash-$PORT-$MASTER_PID"* 2>/dev/null | head -n 1)
 	[ -n "$name" ] || fail "attack cut: no segment of the master in /dev/shm"
-	[ -x "$METRICS" ] && start_exporter "$port" "$mport" "$LOGS/cut-metrics.log" && mpid=$EXPORTER_PID
+	[ -x "$METRICS" ] && start_exporter "$PORT" "$mport" "$LOGS/cut-metrics.log" && mpid=$EXPORTER_PID
 	truncate -s 4096 "/dev/shm/$name"
-	timeout 10 "$MASTER" --status "$port" >/dev/null 2>&1
+	timeout 10 "$MASTER" --status "$PORT" >/dev/null 2>&1
 	rc=$?
 	[ $rc -lt 124 ] || fail "attack cut: --status of the cut segment ended with $rc"
 	if [ -n "${mpid:-}" ]; then
 		code=$(curl -s -m 5 -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/metrics")
 		alive "$mpid" || fail "attack cut: the exporter died (a scrape got '$code')"
 	fi
-	x=$(timeout 20 "$BENCH" 127.0.0.1 "$port" --ask "$(digest_of 4321)" 4000 5000 2>/dev/null)
+	x=$(timeout 20 "$BENCH" 127.0.0.1 "$PORT" --ask "$(digest_of 4321)" 4000 5000 2>/dev/null)
 	[ "$x" = 4321 ] || fail "attack cut: the master answered '$x'$(alive "$MASTER_PID" ||
 		echo ", and is dead")"
-	grep -q "cut short" "$log" || fail "attack cut: the master did not say its segment was cut"
-	"$MASTER" --status "$port" >/dev/null 2>&1 || fail "attack cut: --status after the mend failed"
+	grep -q "cut short" "$LOG" || fail "attack cut: the master did not say its segment was cut"
+	"$MASTER" --status "$PORT" >/dev/null 2>&1 || fail "attack cut: --status after the mend failed"
 	[ -n "${mpid:-}" ] && kill "$mpid" 2>/dev/null && wait "$mpid" 2>/dev/null
 	stop_master "$MASTER_PID" 10
 	pass cut "segment cut to 4 KB: --status ended $rc, a scrape got ${code:-no exporter}, then the master answered and --status read it whole"
@@ -252,12 +252,11 @@ attack_fields() {
 # every 4 s, must not keep a scrape from the same address out: one 8 s
 # into the drip answers within 2 s.
 attack_scrapers() {
-	local port mport log=$LOGS/scrapers.log mpid code t
+	local mport mpid code t
 	[ -x "$METRICS" ] || { skip scrapers "master/revhash-metrics not built"; return; }
-	port=$(free_port)
 	mport=$(free_port)
-	start_master "$port" "$log" --workers 1 --gpu off
-	start_exporter "$port" "$mport" "$LOGS/metrics.log"
+	fresh scrapers --workers 1 --gpu off
+	start_exporter "$PORT" "$mport" "$LOGS/metrics.log"
 	mpid=$EXPORTER_PID
 	"$CLIENT" drip 127.0.0.1 "$mport" 8 --every 4000 >"$LOGS/hold.out" 2>&1 &
 	sleep 8
@@ -309,8 +308,7 @@ attack_cluster() {
 SET=ATTACKS
 opts "--quick:SET=QUICK --rest" "$@"
 RUN=${ARGS[*]:-${!SET}}
-need_built
-[ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
+need_built client
 for a in $RUN; do
 	case " $ATTACKS " in *" $a "*) ;; *) fail "no attack $a (there are: $ATTACKS)" ;; esac
 	"attack_$a"

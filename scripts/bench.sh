@@ -49,18 +49,14 @@ row_header | tee "$OUT/matrix.txt"
 wanted milestone && row milestone "$TOTAL" 30000000 600000
 wanted load90 && row load90 "$TOTAL" 30000000 "$(delay_for 30000000 0.9)"
 wanted burst && row burst "$TOTAL" 30000000 0
+# Each preset, then where the default may hold idle CPUs polling (root),
+# again with them left to sleep.
+# shellcheck disable=SC2046 # preset's three words
 for name in 1M 300k 100k; do
-	# shellcheck disable=SC2046 # preset's three words
-	wanted "$name" && row "$name" $(preset "$name")
+	wanted "$name" || continue
+	row "$name" $(preset "$name")
+	[ -w /dev/cpu_dma_latency ] && row "$name-sleep" $(preset "$name") --no-low-latency
 done
-# The small requests with idle CPUs left to sleep, where the default may
-# hold them polling (root).
-if [ -w /dev/cpu_dma_latency ]; then
-	for name in 1M 300k 100k; do
-		# shellcheck disable=SC2046
-		wanted "$name" && row "$name-sleep" $(preset "$name") --no-low-latency
-	done
-fi
 
 # closed NAME ARGS...: one closed-loop run, 64 requests in flight, 5 s.
 # All from one address, the 4,000 held searches too: its share lifted.

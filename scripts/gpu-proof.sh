@@ -234,14 +234,12 @@ stages() {
 	[ -z "$s" ] || echo "figure: $2: stages, mean us: $s"
 }
 
-# small_run NAME WAITS: a master of 4 CPU workers and the GPU, one client:
-# cache hits, then 100,000-value requests. WAITS "sleep": the GPU worker
-# sleeps in its waits, where it spins by default.
+# small_run NAME: a master of 4 CPU workers and the GPU, one client:
+# cache hits, then 100,000-value requests. NAME small-sleep: the GPU
+# worker sleeps in its waits, where it spins by default.
 small_run() {
 	local name=$1 port rc=0
-	if [ "$2" = sleep ]; then
-		local -x REVHASH_GPU_SPIN_US=0 REVHASH_GPU_IDLE_SPIN_MS=0
-	fi
+	[ "$name" = small-sleep ] && local -x REVHASH_GPU_SPIN_US=0 REVHASH_GPU_IDLE_SPIN_MS=0
 	port=$(free_port)
 	start_master "$port" "$W/$name.log" --workers 4 "${WITH_GPU[@]}"
 	gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
@@ -265,7 +263,7 @@ small_run() {
 part_small() {
 	local hit miss rc=0 met=1 n
 	for n in small small-sleep; do
-		small_run "$n" "$([ $n = small ] && echo - || echo sleep)" || rc=1
+		small_run "$n" || rc=1
 		hit=$(p50_us "$W/$n-hit.json") miss=$(p50_us "$W/$n-100k.json")
 		[ -n "$hit" ] && [ -n "$miss" ] || { echo "figure: $n: no latency figures"; rc=1; continue; }
 		grep -h -E '^(latency|errors)' "$W/$n-hit.txt" "$W/$n-100k.txt" | sed "s/^/figure: $n: /"
@@ -362,10 +360,13 @@ mix_judge() {
 }
 
 # The mix: the CPU workers alone, then MIX_ROUNDS rounds of each --mix
-# server with the GPU worker, the first with their floors.
+# server with the GPU worker, the first with their floors, each judged
+# against the CPU workers' score.
 part_mix() {
 	local c rc=0 met=1 r n floor
 	mix_run mix-cpu floor --workers "$CPUS" --gpu off || rc=1
+	c=$(jq -r '.score // empty' "$W/mix-cpu.json" 2>/dev/null)
+	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; rc=1; }
 	for r in $(seq 1 "$MIX_ROUNDS"); do
 		floor=$([ "$r" = 1 ] && echo floor || echo -)
 		for n in $MIX_WORKERS; do
@@ -381,13 +382,7 @@ part_mix() {
 					$([ "${kv[0]}" = auto ] || echo --workers "${kv[0]}") "${WITH_GPU[@]}" \
 					${args[@]+"${args[@]}"}
 			) || rc=1
-		done
-	done
-	c=$(jq -r '.score // empty' "$W/mix-cpu.json" 2>/dev/null)
-	[ -n "$c" ] || { echo "figure: no score of the CPU workers alone"; return 1; }
-	for r in $(seq 1 "$MIX_ROUNDS"); do
-		for n in $MIX_WORKERS; do
-			mix_judge "mix-$(mix_name "$n")-$r" "$c" && met=0
+			[ -n "$c" ] && mix_judge "mix-$(mix_name "$n")-$r" "$c" && met=0
 		done
 	done
 	[ $met = 0 ] || goal_missed || rc=1

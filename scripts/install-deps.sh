@@ -27,7 +27,7 @@ need psmisc command -v prtstat # a process's CPU ticks (lib-bench.sh proc_ticks)
 need iproute2 command -v ss # who listens where (lib.sh listening, pid_listens)
 need curl command -v curl # the scripts' HTTP client (lib.sh http_get)
 need jq command -v jq     # the scripts' JSON reader (lib.sh json_num)
-need python3 command -v python3 # chaos.sh's idle clients, trip.sh's requests
+need python3 command -v python3 # trip.sh's requests, lib.sh unix_ask
 need gettext-base command -v envsubst # cluster.sh's configs, the lab's report
 need libmicrohttpd-dev sh -c 'pkg-config --exists libmicrohttpd || test -f /usr/include/microhttpd.h'
 need libseccomp-dev sh -c 'pkg-config --exists libseccomp || test -f /usr/include/seccomp.h'

@@ -8,6 +8,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MASTER=${REVHASH_MASTER:-$ROOT/master/master}
 BENCH=${REVHASH_BENCH:-$ROOT/revhash-bench}
 METRICS=${REVHASH_METRICS:-$ROOT/master/revhash-metrics}
+CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client} # the tests' client
 
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
@@ -47,10 +48,12 @@ opts() {
 	ARGS=("$@")
 }
 
-# need_built: the binaries exist (run `make` first).
+# need_built [client]: the binaries exist (run `make` first), and with
+# `client` the tests' client too.
 need_built() {
 	[ -x "$MASTER" ] || fail "$MASTER not built (run make)"
 	[ -x "$BENCH" ] || fail "$BENCH not built (run make)"
+	[ -z "${1:-}" ] || [ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 }
 
 # listening PORT: something here listens on TCP PORT (ss: no connection
@@ -105,24 +108,14 @@ wait_until() {
 
 # wait_alive PID TRIES COMMAND...: COMMAND again every 0.02 s until it
 # succeeds; non-zero once process PID is gone or TRIES failed.
-wait_alive() {
-	local pid=$1 n=$2
-	shift 2
-	until "$@"; do
-		alive "$pid" && [ $((n -= 1)) -gt 0 ] || return 1
-		sleep 0.02
-	done
-}
+wait_alive() { wait_until "$2" 0.02 done_or_gone "$@" && alive "$1"; }
+done_or_gone() { "${@:3}" || gone "$1"; }
 
 # elapsed T0: the seconds since $EPOCHREALTIME was T0, to 0.01 s.
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f\n", b - a }'; }
 
-# digest_of X: the hex SHA-256 of X's 8 bytes, little-endian (X below 2^63).
-digest_of() {
-	local i esc=""
-	for i in 0 1 2 3 4 5 6 7; do esc+=$(printf '\\%03o' $(($1 >> 8 * i & 255))); done
-	printf '%b' "$esc" | sha256sum | cut -c1-64
-}
+# digest_of X: the hex SHA-256 of X's 8 bytes, little-endian.
+digest_of() { perl -e 'print pack "Q<", shift' "$1" | sha256sum | cut -c1-64; }
 
 # haproxy_stats PORT FIELD...: a row of HAProxy's statistics CSV on
 # 127.0.0.1:PORT a line, "PXNAME SVNAME FIELD..." (a value's spaces as
@@ -267,12 +260,20 @@ EOF
 # cpu_model: the CPU's model name, as lscpu gives it.
 cpu_model() { lscpu | sed -n 's/^Model name: *//p' | head -n 1; }
 
-# need_tool COMMAND OPTION: COMMAND is there, or gets installed
+# need_tool COMMAND [OPTION]: COMMAND is there, or gets installed
 # (install-deps.sh OPTION); non-zero when it is still missing.
 need_tool() {
 	command -v "$1" >/dev/null 2>&1 && return 0
-	"$ROOT/scripts/install-deps.sh" "$2" >&2
+	"$ROOT/scripts/install-deps.sh" ${2:+"$2"} >&2
 	command -v "$1" >/dev/null 2>&1
+}
+
+# fill NAME=VALUE... < TEXT: TEXT with each ${NAME} in it replaced by
+# VALUE (envsubst, told those names alone).
+fill() {
+	need_tool envsubst || fail "envsubst is missing (scripts/install-deps.sh)"
+	# shellcheck disable=SC2016 # the names, as envsubst is told them
+	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")"
 }
 
 # status_json PORT: the master's --status --json (empty when it is gone),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The cluster's hostile runs at the bounds, alone on the machine
+# The cluster's hostile runs at their full bounds, alone on the machine
 # (make chaos): scripts/cluster/cluster-test.sh ROUNDS times (default 3), each with
 # a client's 10,000 walked-away searches beside a steady client asking
 # every 100 ms for 30 s (p99 under 50 ms, every answer), a node hung with SIGSTOP under load (down within

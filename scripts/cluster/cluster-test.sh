@@ -14,14 +14,12 @@ P99_MS=${P99_MS:-500} DOWN_S=${DOWN_S:-2.5} WAIT_MS=${WAIT_MS:-4000}
 STEADY_S=${STEADY_S:-9}
 NETNS=()
 [ "${1:-}" = --netns ] && NETNS=(--netns)
-need_built
+need_built client
 if ! need_tool haproxy --cluster; then
 	echo "SKIP: haproxy is missing and could not be installed (scripts/install-deps.sh --cluster)"
 	exit 77
 fi
 CLUSTER=$ROOT/scripts/cluster/cluster.sh
-CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client}
-[ -x "$CLIENT" ] || fail "$CLIENT not built (make test-binaries)"
 LOGS=${REVHASH_TEST_LOGS:-$ROOT/build/test-logs}
 mkdir -p "$LOGS" || fail "cannot create $LOGS"
 PORT=$(free_port 1 2 3 100 201 202 203)
@@ -45,14 +43,14 @@ expect_answer() {
 	[ "$got" = "$1" ] || fail "asked for $1 in [$2, $3] ${*:4}, got '$got'"
 }
 
-# snap: "NODE JOBS CACHE_HITS CANCELLED" for each node, from its --status
-# --json ("-" for a node that is not running).
+# snap: "NODE JOBS CACHE_HITS CANCELLED IN_TABLE" for each node, from its
+# --status --json ("-" for a node that is not running).
 snap() {
-	local i j
+	local i
 	for i in $(seq 1 $NODES); do
-		j=$(status_json $((PORT + i)))
-		echo "$i $(json_num "$j" jobs) $(json_num "$j" cache_hits) $(json_num "$j" cancelled)" |
-			awk 'NF == 1 { print $1, "-", "-", "-"; next } 1'
+		status_json $((PORT + i)) |
+			jq -r --arg i "$i" '"\($i) \(.jobs) \(.cache_hits) \(.cancelled) \(.jobs_in_table)"' \
+				2>/dev/null | grep . || echo "$i - - - -"
 	done
 }
 
@@ -60,8 +58,8 @@ snap() {
 # counter gained ("-" where the node was not running at either end).
 deltas() {
 	paste -d' ' <(echo "$1") <(echo "$2") | awk '{
-		if ($2 == "-" || $6 == "-") print $1, "-", "-", "-"
-		else print $1, $6 - $2, $7 - $3, $8 - $4 }'
+		if ($2 == "-" || $7 == "-") print $1, "-", "-", "-"
+		else print $1, $7 - $2, $8 - $3, $9 - $4 }'
 }
 
 # view NODE: the node's state as the balancer's statistics say (UP, DOWN...).
@@ -102,16 +100,9 @@ repeats() {
 # owner: the node whose jobs rose between snap BEFORE and now.
 owner() { the_one "$(deltas "$1" "$(snap)")"; }
 
-# in_flight: the searches in every node's job table, summed.
-in_flight() {
-	local i s=0 n
-	for i in $(seq 1 $NODES); do
-		n=$(json_num "$(status_json $((PORT + i)))" jobs_in_table)
-		[ -n "$n" ] || { echo "?"; return; }
-		s=$((s + n))
-	done
-	echo $s
-}
+# in_flight: the searches in every node's job table, summed ("?" when
+# a node does not say).
+in_flight() { snap | awk '$5 !~ /^[0-9]+$/ { bad = 1 } { s += $5 } END { print bad ? "?" : s }'; }
 
 # The nodes' user: root's cluster has one of its own (cluster.sh's default).
 CLUSTER_USER=""

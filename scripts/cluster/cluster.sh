@@ -11,10 +11,8 @@
 #   cluster.sh stop [--port P]       the balancer, then every node at once; the logs kept
 #   cluster.sh config [start's options]   print the HAProxy config start would write
 #                                    (as root, make the nodes' user and socket folder)
-# Where each part listens, the defaults, the options, the run dir and what
-# stop keeps: docs/cluster.md. A process start made is recorded by its pid
-# alone, and is signalled, or said to run, only while start-stop-daemon
-# finds that pid running its program and ss shows it listening where it serves.
+# Where each part listens, the defaults, the options, the run dir, what
+# stop keeps and what stop and status believe: docs/cluster.md.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -190,12 +188,8 @@ user_ready() {
 # node_start NAME ADDRESS PORT KIND: start the master of a local or
 # namespaced node, recorded as $RUN/NAME.pid, and wait until it serves;
 # fails, with the end of its log, if it does not (one that runs but does
-# not serve is stopped). A local node listens on its Unix socket alone,
-# which only the nodes' user (the balancer too) can reach: nobody skips
-# the balancer's bounds or passes for it, and its PROXY header shows the
-# node's per-peer caps the clients. A namespaced node takes the header
-# from the balancer's side of its link alone (--proxy-from). Co-located
-# nodes share the CPUs (--no-pin) and would share a GPU (--gpu off).
+# not serve is stopped). Why a local node has a socket alone, and the
+# PROXY header, --no-pin and --gpu off: docs/cluster.md.
 node_start() {
 	local name=$1 addr=$2 port=$3 kind=$4 log=$RUN/$1.log pid listen
 	local wrap=() args=(--workers "$WORKERS" --no-pin --gpu off)
@@ -272,12 +266,9 @@ stop_node() {
 }
 
 # drop_segments PORT PID: the segments master PID of PORT left in
-# /dev/shm (revhash-PORT-PID[.N]), each only if a regular file of the
-# nodes' user with no group or other bits (find follows no link), and only
-# once nobody holds its lock: a live master holds its own, so another's is
-# never taken, whatever its name. The lock is waited for 1 s (a killed
-# master's workers may be exiting), the file opened without O_CREAT and
-# looked at again under the lock.
+# /dev/shm (revhash-PORT-PID[.N]), each only a regular file of the nodes'
+# user with no group or other bits that nobody holds locked (docs/cluster.md):
+# opened without O_CREAT, looked at again under the lock.
 drop_segments() {
 	local f uid
 	uid=$(id -u "${NODE_USER:-$(id -un)}")
@@ -302,10 +293,10 @@ unprivileged() {
 # config < NODE_TABLE: the HAProxy configuration, haproxy.cfg.in filled
 # (an IPv6 --bind as ipv6@ADDR).
 config() {
-	fill haproxy.cfg.in PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
+	fill PORT="$PORT" MAXCONN="$(max_connections)" UNPRIVILEGED="$(unprivileged)" \
 		FIN_TIMEOUT="$FIN_TIMEOUT" BIND_AT="${BIND/#*:*/ipv6@$BIND}" PER_SOURCE="$PER_SOURCE" \
 		CHECK_REQUEST="$CHECK_REQUEST" CHECK_REPLY="$CHECK_REPLY" SERVERS="$(servers)" \
-		STATS_PORT="$STATS_PORT"
+		STATS_PORT="$STATS_PORT" <"$ROOT/scripts/cluster/haproxy.cfg.in"
 }
 
 # servers < NODE_TABLE: the balancer's server lines: a local node at its
@@ -321,16 +312,6 @@ servers() {
 		esac
 		printf '\tserver %s %s send-proxy-v2 check-send-proxy\n' "$name" "$at"
 	done
-}
-
-# fill TEMPLATE NAME=VALUE...: scripts/cluster/TEMPLATE with each ${NAME}
-# in it replaced by VALUE (envsubst, told those names alone).
-fill() {
-	local t=$1
-	shift
-	need_tool envsubst --cluster || fail "envsubst is missing (scripts/install-deps.sh --cluster)"
-	# shellcheck disable=SC2016 # the names, as envsubst is told them
-	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")" <"$ROOT/scripts/cluster/$t"
 }
 
 # max_connections: HAProxy's connections: two descriptors each within
@@ -350,7 +331,8 @@ prometheus_config() {
 	while read -r name _ _ kind; do
 		[ "$kind" = remote ] || targets+="${targets:+, }'127.0.0.1:$(metrics_port "$name")'"
 	done
-	fill prometheus.yml.in PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT"
+	fill PORT="$PORT" RUN="$RUN" TARGETS="$targets" STATS_PORT="$STATS_PORT" \
+		<"$ROOT/scripts/cluster/prometheus.yml.in"
 }
 
 # balancer_view: "NAME STATUS PICKED" for each node, as HAProxy's stats

@@ -57,13 +57,11 @@ workloads() { # the distinct workloads of an experiment, as revhash-bench argume
 took=$(meta took_s)
 echo "# revhash experiments"
 echo
-# shellcheck disable=SC2016 # the names, as envsubst is told them
-about intro | env PRESET="$(meta preset)" REPS="$(meta reps)" DATE="$(meta date)" \
+about intro | fill PRESET="$(meta preset)" REPS="$(meta reps)" DATE="$(meta date)" \
 	MACHINE="$(meta machine)" CPUS="$(meta cpus)" COMMIT="$(meta commit)" TOOK="$(minutes "${took:-0}")" \
 	EXPECTED="$(minutes "$(meta expected_s)")" RATES="$(sed -n 's/^rate_\([0-9]*\)=\(.*\)/\1 \2/p' \
 	"$DIR/meta.txt" | sort -n | awk '{ printf "%s%s worker%s %.1f M/s", (NR > 1 ? ", " : ""), $1,
-		($1 == 1 ? "" : "s"), $2 / 1e6 }')" \
-	envsubst '${PRESET} ${REPS} ${DATE} ${MACHINE} ${CPUS} ${COMMIT} ${TOOK} ${EXPECTED} ${RATES}'
+		($1 == 1 ? "" : "s"), $2 / 1e6 }')"
 if [ "$(meta failed_runs)" != 0 ]; then
 	echo
 	echo "**$(meta failed_runs) run(s) got wrong or missing answers**: the rows whose reliability is below 100:"

@@ -6,11 +6,12 @@
 #                              [--only EXPERIMENT] [--out DIR] [--dry-run]
 # Presets (docs/lab.md): full (the default; reps 3), quick (under ten
 # minutes on 2 CPUs; reps 2) and smoke (tiny, 1 rep: make check's test of
-# the report). Steps, each a script that runs alone: exp-rate.sh,
-# exp-catalogue.sh, exp-run.sh and exp-closed.sh, exp-aggregate.sh,
-# exp-plots.sh, exp-report.sh. Runs go round robin over the reps, so a
-# slow spell of the machine falls on no one configuration. Exits 1 when a
-# run got a wrong or missing answer (the report says which).
+# the report). Steps, each a script that runs alone: exp-catalogue.sh,
+# exp-run.sh and exp-closed.sh, exp-aggregate.sh, exp-plots.sh,
+# exp-report.sh; the rates by calibrate (lib-bench.sh). Runs go round
+# robin over the reps, so a slow spell of the machine falls on no one
+# configuration. Exits 1 when a run got a wrong or missing answer (the
+# report says which).
 set -u
 . "$(dirname "$0")/../lib-bench.sh"
 
@@ -39,7 +40,8 @@ measure_rate() {
 		RATES[$1]=$(awk -v r="${RATES[$C]}" -v w="$1" -v c="$C" \
 			'BEGIN { printf "%.0f\n", r * (w < c ? w : c) / c }')
 	else
-		RATES[$1]=$("$ROOT/scripts/lab/exp-rate.sh" "$1") || fail "calibration failed"
+		calibrate --quiet --workers "$1"
+		RATES[$1]=$(awk -v r="${RATE:?}" 'BEGIN { printf "%.0f\n", r * 1e6 }')
 	fi
 	say "hash rate with $1 worker(s): $(awk -v r="${RATES[$1]}" 'BEGIN { printf "%.1f", r / 1e6 }') M hashes/s"
 }

@@ -32,7 +32,8 @@ HEX='function hex(s,   v, i) {
 printf '%-10s %5s %10s %10s %10s %10s\n' kernel lanes loop/block per-value sha/value mem/value
 for obj in "$@"; do
 	# The struct kernel: its symbol's section and offset, then the 4
-	# bytes 8 past it (little-endian: arm64 and x86 alike).
+	# bytes 8 past it (little-endian: arm64 and x86 alike), by the
+	# objcopy beside CMD.
 	sym=$("$OBJDUMP" -t "$obj" | awk '$NF ~ /^kernel_/ && $(NF - 2) ~ /data/ {
 		print $(NF - 2), $1, substr($NF, 8); exit }')
 	[ -n "$sym" ] || { echo "kernel-insns.sh: no struct kernel in $obj" >&2; exit 1; }
@@ -40,17 +41,8 @@ for obj in "$@"; do
 	name=${sym##* }
 	offset=${sym#* }
 	offset=${offset%% *}
-	lanes=$("$OBJDUMP" -s -j "$section" "$obj" | awk -v at="$offset" "$HEX"'
-		/^ [0-9a-f]+ / {
-			base = hex($1)
-			for (i = 0; i < 4; i++)
-				for (b = 0; b < length($(2 + i)) / 2; b++)
-					byte[base + 4 * i + b] = hex(substr($(2 + i), 2 * b + 1, 2))
-		}
-		END {
-			at = hex(at) + 8
-			print byte[at] + 256 * byte[at + 1] + 65536 * byte[at + 2]
-		}')
+	lanes=$("${OBJDUMP%objdump}objcopy" --dump-section "$section=/dev/stdout" "$obj" /dev/null |
+		od -An -tu4 -j $((0x$offset + 8)) -N 4 | tr -d ' ')
 	case $lanes in
 	[1-9] | [12][0-9] | 3[0-2]) ;;
 	*) echo "kernel-insns.sh: $obj: lanes $lanes read from its struct kernel" >&2; exit 1 ;;

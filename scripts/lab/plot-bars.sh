@@ -17,9 +17,9 @@ trap 'rm -f "$blocks"' EXIT
 # gnuplot's data blocks (two blank lines apart), one per panel.
 awk -F'\t' '!($1 in at) { at[$1] = ++n; name[n] = $1 } { row[at[$1]] = row[at[$1]] $0 "\n" }
 	END { for (i = 1; i <= n; i++) printf "%s%s", row[i], i < n ? "\n\n" : "" }' "$1" >"$blocks"
-panels=$(cut -f1 "$1" | awk '!seen[$0]++' | wc -l)
-cols=$((panels < 3 ? panels : 3))
-rows=$(((panels + cols - 1) / cols))
+mapfile -t panels < <(cut -f1 "$1" | awk '!seen[$0]++')
+cols=$((${#panels[@]} < 3 ? ${#panels[@]} : 3))
+rows=$(((${#panels[@]} + cols - 1) / cols))
 {
 	cat <<GP
 set terminal pngcairo size $((480 * cols)),$((380 * rows + 40)) font ",9"
@@ -34,12 +34,10 @@ set ylabel "$4"
 $logy
 set multiplot layout $rows,$cols title "$3"
 GP
-	i=0
-	cut -f1 "$1" | awk '!seen[$0]++' | while IFS= read -r p; do
-		echo "set title \"$p\""
+	for i in "${!panels[@]}"; do
+		echo "set title \"${panels[i]}\""
 		echo "plot \"$blocks\" index $i using 0:3:(\$0 + 1):xtic(2) with boxes lc variable, \\"
 		echo "     \"$blocks\" index $i using 0:3:4:5 with yerrorbars lc rgb \"black\" pt -1"
-		i=$((i + 1))
 	done
 	echo "unset multiplot"
 } | gnuplot || fail "gnuplot failed on $1"

@@ -18,10 +18,9 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	!($3 in at) { at[$3] = ++n; name[n] = $3 }
 	{ row[at[$3]] = row[at[$3]] sprintf("%s\t%s\t%s\t%.2f\t%.2f\n", $c["concurrency"],
 		$c["master_cpu"], $c["workers_cpu"], $c["master_hwm_kb"] / 1024, $c["workers_hwm_kb"] / 1024) }
-	END { for (i = 1; i <= n; i++) printf "# %s\n%s%s", name[i], row[i], i < n ? "\n\n" : ""
-		for (i = 1; i <= n; i++) print name[i] > "/dev/stderr" }' "$1" >"$data" 2>"$data.names"
-mapfile -t kinds <"$data.names"
-rm -f "$data.names"
+	END { for (i = 1; i <= n; i++) printf "# %s\n%s%s", name[i], row[i], i < n ? "\n\n" : "" }' \
+		"$1" >"$data"
+mapfile -t kinds < <(tail -n +2 "$1" | cut -d, -f3 | awk '!seen[$0]++') # the blocks' order
 [ ${#kinds[@]} -gt 0 ] || fail "no runs in $1"
 plot_kinds() { # COLUMN WHAT
 	local i
