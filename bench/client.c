@@ -151,7 +151,9 @@ static int send_request(struct target *t, const struct wl_request *q,
 		*begin = (int64_t)clock_ns();
 	if (fd < 0)
 		return fd;
-	n = send(fd, req, sizeof req, MSG_NOSIGNAL);
+	do
+		n = send(fd, req, sizeof req, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
 	if (n == (ssize_t)sizeof req)
 		return fd;
 	err = n < 0 && errno != EAGAIN ? -errno : -ETIMEDOUT;

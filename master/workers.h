@@ -62,9 +62,9 @@ struct workers {
 void workers_init(struct workers *ws, struct seg *seg,
 		  const struct kernel *kernel, int notify_fd, int pin);
 /* Find each kind's workers, as kind i's options spec[i], path[i] and
- * kernel[i] ask (NULL: the defaults); its note goes to the segment; then
- * workers_set_target plans the slots. 0, or -EINVAL (logged) when a spec
- * asks for what is not there. */
+ * kernel[i] ask (NULL: the defaults); its note goes to the segment. The
+ * caller then plans the slots with workers_set_target. 0, or -EINVAL
+ * (logged) when a spec asks for what is not there. */
 int workers_find(struct workers *ws, const char *const spec[KINDS_MAX],
 		 const char *const path[KINDS_MAX], const char *const kernel[KINDS_MAX]);
 /* Start the wanted workers, and wait (at most a few seconds) until they

@@ -271,7 +271,8 @@ need_tool() {
 # fill NAME=VALUE... < TEXT: TEXT with each ${NAME} in it replaced by
 # VALUE (envsubst, told those names alone).
 fill() {
-	need_tool envsubst || fail "envsubst is missing (scripts/install-deps.sh)"
+	# stdin is the text: an install must not read it up
+	need_tool envsubst </dev/null || fail "envsubst is missing (scripts/install-deps.sh)"
 	# shellcheck disable=SC2016 # the names, as envsubst is told them
 	env "$@" envsubst "$(printf '${%s} ' "${@%%=*}")"
 }
