@@ -7,7 +7,6 @@
 #include "lib/log.h"
 #include "master/net.h"
 #include "proto/proxy.h"
-#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,6 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
-#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -4,7 +4,6 @@
 #include "master/status.h"
 #include "lib/log.h"
 #include "master/power.h"
-#include "shm/hist.h"
 #include "shm/ring_master.h"
 #include "worker/kind.h"
 

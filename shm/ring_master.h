@@ -1,6 +1,7 @@
 /* The ring's master side (ring_master.c): calls that never wait on the
  * ring, and the master's own record of the table in its private memory.
- * ring_reset alone is ring_worker.c's, run once no worker is left. */
+ * ring_reset (run once no worker is left) and the test hooks are
+ * ring_worker.c's. */
 #ifndef REVHASH_RING_MASTER_H
 #define REVHASH_RING_MASTER_H
 
@@ -139,7 +140,7 @@ pid_t ring_lock_holder(const struct ring *r);
  * worker is gone (the lock held by none of ours, or cut from the
  * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
-/* The test hooks (ring_hook.c). Turn this process's switch on or off (the
+/* The test hooks (ring_worker.c). Turn this process's switch on or off (the
  * tests, the fuzzer): where never called, REVHASH_TEST_HOOKS in the
  * environment says. */
 void ring_hooks_here(int on);

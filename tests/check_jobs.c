@@ -12,7 +12,7 @@
 #include "tests/accept.h"
 #include "tests/helpers.h"
 #include "lib/digest.h"
-#include "shm/hist.h"
+#include "shm/segment.h"
 
 #include <check.h>
 #include <errno.h>
