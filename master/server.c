@@ -79,8 +79,8 @@ static unsigned cpu_workers(const struct server *s, const struct options *o)
  * own (docs/performance.md). */
 static uint64_t poll_ns(const struct server *s, const struct options *o, unsigned cpu)
 {
-	if (o->poll == OPT_POLL_OFF ||
-	    (o->poll == OPT_POLL_AUTO && cpu + s->workers.fixed >= options_workers(o)))
+	if (o->poll == OPT_OFF ||
+	    (o->poll == OPT_AUTO && cpu + s->workers.fixed >= options_workers(o)))
 		return 0;
 	return (uint64_t)o->poll_ms * 1000000u;
 }
@@ -327,7 +327,7 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = bind_all(s, o)) < 0)
 		return rc;
 	/* What needs root first. */
-	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
+	power_init(&s->power, (enum opt_auto)o->low_latency, o->low_latency_ms);
 	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
 	    (rc = bind_unix(s, o)) < 0)
 		return rc;
