@@ -90,20 +90,15 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	return 0;
 }
 
-int ring_has_room(const struct ring_master *m)
-{
-	return m->nfree > 0;
-}
-
 void *ring_holder(const struct ring_master *m, uint32_t job)
 {
 	return job < RING_JOBS ? m->holder[job] : NULL;
 }
 
-void ring_hold(struct ring_master *m, uint32_t job, void *holder)
+void ring_hold_alone(struct ring_master *m, uint32_t job)
 {
 	if (ring_holder(m, job))
-		m->holder[job] = holder;
+		m->holder[job] = RING_HELD_ALONE(m);
 }
 
 unsigned ring_in_use(const struct ring *r)
@@ -509,11 +504,6 @@ int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
 }
 
 /* ---- the lock, and the ring-wide words ------------------------------------ */
-
-unsigned ring_repairs(const struct ring *r)
-{
-	return peek(r->repairs);
-}
 
 pid_t ring_lock_holder(const struct ring *r)
 {

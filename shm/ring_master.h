@@ -39,15 +39,13 @@ void ring_master_init(struct ring_master *m, struct ring *r);
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		void *holder, uint32_t *job);
-/* Is an entry free for ring_submit? */
-int ring_has_room(const struct ring_master *m);
 /* The holder of an entry that m keeps for none of its caller's own (a
  * job let go, which the workers are yet to drop). */
 #define RING_HELD_ALONE(m) ((void *)(m))
 /* Who holds entry job: NULL when the master has not taken it. */
 void *ring_holder(const struct ring_master *m, uint32_t job);
-/* Entry job, which the master has taken, is held by holder from now on. */
-void ring_hold(struct ring_master *m, uint32_t job, void *holder);
+/* Entry job, which the master has taken, is held alone from now on. */
+void ring_hold_alone(struct ring_master *m, uint32_t job);
 /* Entries the segment shows in use (not FREE): for --status and the tests. */
 unsigned ring_in_use(const struct ring *r);
 /* job just came in: the leases it preempts (policy_preempts) stop. */
@@ -130,8 +128,6 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v);
 /* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
-/* Locks recovered from a dead holder so far. */
-unsigned ring_repairs(const struct ring *r);
 /* The thread the lock's own word names as its holder (robust futex): 0
  * when free or its holder died. Any worker can write it. */
 pid_t ring_lock_holder(const struct ring *r);
