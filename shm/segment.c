@@ -444,11 +444,3 @@ uint64_t hist_at_most(const struct seg_hist *h, double q)
 	}
 	return UINT64_MAX;
 }
-
-void hist_reply(struct seg_latency *l, unsigned outcome, unsigned prio, uint64_t ns)
-{
-	if (outcome >= OUTCOME_COUNT)
-		return;
-	hist_add(&l->reply[outcome], ns);
-	shm_count(l->score_ns, ns * prio);
-}

@@ -98,9 +98,6 @@ uint64_t hist_count(const struct seg_hist *h);
  * ns: its bucket's upper bound, UINT64_MAX for the top bucket, 0 when h is
  * empty. */
 uint64_t hist_at_most(const struct seg_hist *h, double q);
-/* A reply told its client outcome (enum seg_outcome), ns after its accept,
- * for a request of priority prio: into its histogram and the score. */
-void hist_reply(struct seg_latency *l, unsigned outcome, unsigned prio, uint64_t ns);
 
 /* Counters the master keeps; they survive any worker's death. */
 struct seg_stats {
