@@ -75,12 +75,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	j->answer = j->first_lease_ns = j->found_ns = 0;
 	j->submit_ns = clock_ns(); /* before the workers are woken: the wake's
 	                              stage starts here */
-	if (from) {
-		j->p = *from;
-	} else {
-		memset(&j->p, 0, sizeof j->p);
-		j->p.next = key->start;
-	}
+	j->p = *from;
 	m->given[*job] = job_mark(&j->p);
 	publish(j->weight, clamp_weight(weight));
 	job_own_move(j, PHASE_NEW);

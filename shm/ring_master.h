@@ -32,8 +32,8 @@ enum ring_phase ring_phase(const struct ring *r, uint32_t job);
 unsigned ring_workers(const struct ring *r);
 /* The master's record of ring r: every entry free. */
 void ring_master_init(struct ring_master *m, struct ring *r);
-/* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq, held by holder (not NULL); *job
+/* Start a job for key from progress from (a parked job's, or a fresh
+ * one's at key's start) with weight and arrival order seq, held by holder (not NULL); *job
  * receives its entry (NEW). The workers are woken, and the leases it
  * preempts stop. 0, or -ENOSPC when every entry is taken. */
 int ring_submit(struct ring_master *m, const struct ring_key *key,
