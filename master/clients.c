@@ -7,7 +7,6 @@
 #include "lib/log.h"
 #include "master/net.h"
 #include "proto/proxy.h"
-#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -299,11 +298,18 @@ int clients_accept(struct clients *cl, int listen_fd)
 	return 0;
 }
 
-/* c's reply is out: counted, its time since accept into its latency. */
+/* c's reply is out: counted, its time since accept into its outcome's
+ * histogram, and times its priority into the score. */
 static void answered(struct clients *cl, struct conn *c)
 {
+	struct seg_latency *l = &cl->stats->latency;
+	uint64_t ns = clock_ns() - c->accept_ns;
+
 	shm_count(cl->stats->answered, 1);
-	hist_reply(&cl->stats->latency, c->outcome, c->prio, clock_ns() - c->accept_ns);
+	if (c->outcome >= OUTCOME_COUNT)
+		return;
+	hist_add(&l->reply[c->outcome], ns);
+	shm_count(l->score_ns, ns * c->prio);
 }
 
 /* Go on with c's reply after conn_reply or conn_write said io. */

@@ -9,7 +9,6 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
-#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -87,7 +86,7 @@ static void let_go(struct jobs *js, struct job *j)
 	js->rec[e].since_ms = clock_ms();
 	ring_release(js->ring, e);
 	leave_table(js, e);
-	ring_hold(&js->table, e, RING_HELD_ALONE(&js->table));
+	ring_hold_alone(&js->table, e);
 }
 
 /* A job's weight changed while it is in the table (jobset_publish_fn);
@@ -473,8 +472,7 @@ static int admit(struct jobs *js)
 	struct job *j = jobset_best(&js->set);
 	uint32_t e;
 
-	if (!j || !ring_has_room(&js->table) ||
-	    ring_submit(&js->table, &j->key, j->out, j->weight, j->seq, j, &e) < 0)
+	if (!j || ring_submit(&js->table, &j->key, j->out, j->weight, j->seq, j, &e) < 0)
 		return 0;
 	j->entry = e;
 	js->rec[e] = (struct entry_rec){ .next = j->out->next,

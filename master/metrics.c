@@ -8,7 +8,6 @@
  * followed, and the master never waits on a scrape. */
 #include "master/metrics.h"
 #include "master/status.h"
-#include "shm/hist.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -6,7 +6,6 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
-#include "master/power.h"
 #include "shm/policy.h"
 #include "shm/ring.h"
 #include "worker/kernel.h"
@@ -40,7 +39,6 @@ static const struct options defaults = {
 	.attach_repeats = 1,
 	.pin = 1,
 	.sandbox = 1,
-	.low_latency = POWER_AUTO,
 	.low_latency_ms = 1000,
 	.poll_ms = 1000,
 	.hook = -1,
@@ -200,19 +198,19 @@ static const struct opt_row rows[] = {
 	{ .name = "no-attach", SWITCH(attach_repeats, 0),
 	  .help = "a repeat of a request in flight is searched again instead of attaching "
 		  "to it" },
-	{ .name = "low-latency", MODE(low_latency, POWER_ON, low_latency_ms), .max = 3600,
+	{ .name = "low-latency", MODE(low_latency, OPT_ON, low_latency_ms), .max = 3600,
 	  .help = "while searches are in flight and S seconds after the last (default %D), "
 		  "ask the kernel to keep every CPU polling instead of sleeping "
 		  "(/dev/cpu_dma_latency = 0; root only, machine-wide): faster wake-ups for "
 		  "small requests. On by default where permitted; where not, said in the log" },
-	{ .name = "no-low-latency", SWITCH(low_latency, POWER_OFF),
+	{ .name = "no-low-latency", SWITCH(low_latency, OPT_OFF),
 	  .help = "let idle CPUs sleep, even while busy" },
-	{ .name = "poll", MODE(poll, OPT_POLL_ON, poll_ms), .min = 1, .max = 3600,
+	{ .name = "poll", MODE(poll, OPT_ON, poll_ms), .min = 1, .max = 3600,
 	  .help = "while searches are in flight and S seconds after the last request "
 		  "(default %D), the master polls for events on its CPU instead of sleeping: "
 		  "an answer or a request finds it awake. On by default where --workers auto "
 		  "left the master a CPU (beside a GPU worker)" },
-	{ .name = "no-poll", SWITCH(poll, OPT_POLL_OFF),
+	{ .name = "no-poll", SWITCH(poll, OPT_OFF),
 	  .help = "the master sleeps while it waits, always" },
 	{ .name = "no-pin", SWITCH(pin, 0),
 	  .help = "let the scheduler place the workers (default: worker i runs on the i-th "

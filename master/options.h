@@ -39,9 +39,9 @@ struct options {
 	int attach_repeats;
 	int pin;
 	int sandbox;
-	int low_latency;           /* enum power_mode */
+	int low_latency;           /* enum opt_auto */
 	unsigned low_latency_ms;
-	int poll;                  /* enum opt_poll */
+	int poll;                  /* enum opt_auto */
 	unsigned poll_ms;
 	int verbose, quiet;
 	int status, json;
@@ -50,8 +50,8 @@ struct options {
 	uint64_t given;            /* bit i: row i on the command line */
 };
 
-/* --poll, --no-poll, or neither (server.c decides). */
-enum opt_poll { OPT_POLL_AUTO = 0, OPT_POLL_ON, OPT_POLL_OFF };
+/* A switch of three: --X, --no-X, or neither (the server decides). */
+enum opt_auto { OPT_AUTO = 0, OPT_ON, OPT_OFF };
 
 /* Fill o from argv. 0 (with o->help: the usage printed), or -EINVAL with
  * what is wrong said on stderr, in one line. */

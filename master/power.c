@@ -33,12 +33,12 @@ static int ask(struct power *p, int32_t us)
 	return rc;
 }
 
-int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
+int power_init(struct power *p, enum opt_auto mode, uint64_t grace_ms)
 {
 	int err;
 
 	*p = (struct power){ .fd = -1, .grace_ms = grace_ms };
-	if (mode == POWER_OFF)
+	if (mode == OPT_OFF)
 		return 0;
 	p->fd = open(QOS_DEVICE, O_WRONLY | O_CLOEXEC);
 	err = p->fd < 0 ? -errno : put(p->fd, QOS_RELEASE);
@@ -48,7 +48,7 @@ int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms)
 		return 0;
 	}
 	power_free(p);
-	if (mode == POWER_ON)
+	if (mode == OPT_ON)
 		log_warn("--low-latency: %s: %s; CPUs may idle deeply", QOS_DEVICE,
 			 strerror(-err));
 	else

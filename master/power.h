@@ -8,11 +8,7 @@
 
 #include <stdint.h>
 
-enum power_mode {
-	POWER_AUTO = 0, /* when permitted (the default); quiet when not */
-	POWER_ON,       /* asked for: a warning when not permitted */
-	POWER_OFF       /* never */
-};
+#include "master/options.h"
 
 /* What the master tells --status (seg_header.low_latency), and the name
  * --status gives it: XX(state, name). */
@@ -37,9 +33,11 @@ struct power {
 	uint64_t holds;      /* times it was taken */
 };
 
-/* Open the PM QoS device for mode (released at first). 0, or -errno when
- * it cannot be had (logged; p->fd is -1 and the server runs on). */
-int power_init(struct power *p, enum power_mode mode, uint64_t grace_ms);
+/* Open the PM QoS device for mode (released at first): when permitted
+ * (OPT_AUTO, quiet when not), asked for (OPT_ON, a warning when not), or
+ * never (OPT_OFF). 0, or -errno when it cannot be had (logged; p->fd is
+ * -1 and the server runs on). */
+int power_init(struct power *p, enum opt_auto mode, uint64_t grace_ms);
 /* Searches are in flight (busy) at now_ms or not: hold the CPUs, or let
  * them go grace_ms after the last. When to call again (UINT64_MAX: at the
  * next event). */

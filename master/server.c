@@ -79,8 +79,8 @@ static unsigned cpu_workers(const struct server *s, const struct options *o)
  * own (docs/performance.md). */
 static uint64_t poll_ns(const struct server *s, const struct options *o, unsigned cpu)
 {
-	if (o->poll == OPT_POLL_OFF ||
-	    (o->poll == OPT_POLL_AUTO && cpu + s->workers.fixed >= options_workers(o)))
+	if (o->poll == OPT_OFF ||
+	    (o->poll == OPT_AUTO && cpu + s->workers.fixed >= options_workers(o)))
 		return 0;
 	return (uint64_t)o->poll_ms * 1000000u;
 }
@@ -243,30 +243,38 @@ static void teardown(struct server *s)
 	seg_close(&s->seg);
 }
 
-/* call on ip (NULL: every address) and port failed with rc: said. rc. */
-static int listen_failed(const char *call, const uint8_t *ip, unsigned port, int rc)
+/* The listeners on addresses: one for each --listen address, or one for
+ * every address (none beside the balancer's Unix socket alone). */
+static unsigned ip_listeners(const struct options *o)
 {
-	char addr[INET6_ADDRSTRLEN] = "every address";
+	return o->nlisten ? o->nlisten : o->listen_unix ? 0 : 1;
+}
 
-	if (ip)
-		net_address_text(ip, addr, sizeof addr);
-	log_error("%s(%s port %u): %s%s", call, addr, port, strerror(-rc),
-		  rc == -EADDRINUSE ? " (is another master running?)" : "");
+/* call on listener i failed with rc: said, naming its address. rc. */
+static int listen_failed(const char *call, const struct options *o, unsigned i, int rc)
+{
+	const char *in_use = rc == -EADDRINUSE ? " (is another master running?)" : "";
+	char ip[INET6_ADDRSTRLEN] = "every address";
+
+	if (i == ip_listeners(o)) {
+		log_error("%s(unix:%s): %s%s", call, o->listen_unix, strerror(-rc), in_use);
+		return rc;
+	}
+	if (o->nlisten)
+		net_address_text(o->listen[i], ip, sizeof ip);
+	log_error("%s(%s port %u): %s%s", call, ip, o->port, strerror(-rc), in_use);
 	return rc;
 }
 
-/* A listener for each --listen address, or one for every address (none
- * beside the balancer's Unix socket alone). */
 static int bind_all(struct server *s, const struct options *o)
 {
-	unsigned n = o->nlisten ? o->nlisten : o->listen_unix ? 0 : 1;
 	int rc;
 
-	for (s->nlisten = 0; s->nlisten < n; s->nlisten++) {
+	for (s->nlisten = 0; s->nlisten < ip_listeners(o); s->nlisten++) {
 		const uint8_t *ip = o->nlisten ? o->listen[s->nlisten] : NULL;
 
 		if ((rc = net_bind(ip, o->port, &s->listen[s->nlisten].fd)) < 0)
-			return listen_failed("bind", ip, o->port, rc);
+			return listen_failed("bind", o, s->nlisten, rc);
 	}
 	return 0;
 }
@@ -278,12 +286,9 @@ static int bind_unix(struct server *s, const struct options *o)
 
 	if (!o->listen_unix)
 		return 0;
-	if ((rc = net_bind_unix(o->listen_unix, &s->listen[s->nlisten].fd, &s->unix_ino)) < 0) {
-		if (rc != -EPERM)
-			log_error("bind(unix:%s): %s%s", o->listen_unix, strerror(-rc),
-				  rc == -EADDRINUSE ? " (is another master running?)" : "");
-		return rc;
-	}
+	rc = net_bind_unix(o->listen_unix, &s->listen[s->nlisten].fd, &s->unix_ino);
+	if (rc < 0)
+		return rc == -EPERM ? rc : listen_failed("bind", o, s->nlisten, rc);
 	s->nlisten++;
 	return 0;
 }
@@ -295,8 +300,7 @@ static int open_all(struct server *s, const struct options *o)
 
 	for (unsigned i = 0; i < s->nlisten; i++)
 		if ((rc = net_open(s->listen[i].fd)) < 0)
-			return listen_failed("listen", i < o->nlisten ? o->listen[i] : NULL,
-					     o->port, rc);
+			return listen_failed("listen", o, i, rc);
 	return 0;
 }
 
@@ -327,7 +331,7 @@ static int start(struct server *s, const struct options *o)
 	if ((rc = bind_all(s, o)) < 0)
 		return rc;
 	/* What needs root first. */
-	power_init(&s->power, (enum power_mode)o->low_latency, o->low_latency_ms);
+	power_init(&s->power, (enum opt_auto)o->low_latency, o->low_latency_ms);
 	if ((o->user && (rc = os_become(o->user)) < 0) || (rc = number_free(o)) < 0 ||
 	    (rc = bind_unix(s, o)) < 0)
 		return rc;

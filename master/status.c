@@ -4,7 +4,6 @@
 #include "master/status.h"
 #include "lib/log.h"
 #include "master/power.h"
-#include "shm/hist.h"
 #include "shm/ring_master.h"
 #include "worker/kind.h"
 
@@ -262,8 +261,8 @@ static void figure_rows(struct status *st, const struct seg *seg, uint64_t hashe
 		ADD(NUM, .key = counters[i].key, .text = counters[i].text, .counter = 1,
 			 .num = *(const uint64_t *)((const char *)stats + counters[i].at),
 			 .help = counters[i].help);
-	ADD(NUM, .key = "lock_repairs", .text = "lock repairs", .num = ring_repairs(seg->ring),
-		 .counter = 1,
+	ADD(NUM, .key = "lock_repairs", .text = "lock repairs",
+		 .num = shm_read(seg->ring->repairs), .counter = 1,
 		 .help = "times the job table's lock was taken back from a dead holder");
 	ADD(NUM, .key = "hashes_total", .text = "hashes", .num = hashes, .counter = 1,
 		 .metric = "hashes", .help = "hashes done by all workers, live and exited");

@@ -65,7 +65,7 @@ enum ring_slot_state {
 	SLOT_STATE_COUNT
 };
 
-/* The test hooks (ring_hook.c): XX(hook, name master --hook takes). */
+/* The test hooks (ring_worker.c): XX(hook, name master --hook takes). */
 #define RING_HOOK_MAP(XX)                                                     \
 	XX(DIE_IN_LOCK, "die-in-lock")                                        \
 	XX(STOP_IN_LOCK, "stop-in-lock")                                      \
@@ -152,7 +152,7 @@ struct ring {
 	uint32_t shutdown;    /* workers exit at the next lease boundary */
 	uint32_t dead_leases; /* a worker died: its lease is to be given back */
 	struct policy policy;
-	uint32_t hooks;       /* the master's hooks switch, shown (ring_hook.c) */
+	uint32_t hooks;       /* the master's hooks switch, shown */
 	uint32_t hook[HOOK_COUNT]; /* test hooks armed, a count each */
 	uint32_t nheap;       /* entries of heap[] in use */
 	uint32_t pad;

@@ -75,12 +75,7 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	j->answer = j->first_lease_ns = j->found_ns = 0;
 	j->submit_ns = clock_ns(); /* before the workers are woken: the wake's
 	                              stage starts here */
-	if (from) {
-		j->p = *from;
-	} else {
-		memset(&j->p, 0, sizeof j->p);
-		j->p.next = key->start;
-	}
+	j->p = *from;
 	m->given[*job] = job_mark(&j->p);
 	publish(j->weight, clamp_weight(weight));
 	job_own_move(j, PHASE_NEW);
@@ -90,20 +85,15 @@ int ring_submit(struct ring_master *m, const struct ring_key *key,
 	return 0;
 }
 
-int ring_has_room(const struct ring_master *m)
-{
-	return m->nfree > 0;
-}
-
 void *ring_holder(const struct ring_master *m, uint32_t job)
 {
 	return job < RING_JOBS ? m->holder[job] : NULL;
 }
 
-void ring_hold(struct ring_master *m, uint32_t job, void *holder)
+void ring_hold_alone(struct ring_master *m, uint32_t job)
 {
 	if (ring_holder(m, job))
-		m->holder[job] = holder;
+		m->holder[job] = RING_HELD_ALONE(m);
 }
 
 unsigned ring_in_use(const struct ring *r)
@@ -509,11 +499,6 @@ int ring_slot_restore(struct ring *r, unsigned slot, pid_t pid)
 }
 
 /* ---- the lock, and the ring-wide words ------------------------------------ */
-
-unsigned ring_repairs(const struct ring *r)
-{
-	return peek(r->repairs);
-}
 
 pid_t ring_lock_holder(const struct ring *r)
 {

@@ -1,6 +1,7 @@
 /* The ring's master side (ring_master.c): calls that never wait on the
  * ring, and the master's own record of the table in its private memory.
- * ring_reset alone is ring_worker.c's, run once no worker is left. */
+ * ring_reset (run once no worker is left) and the test hooks are
+ * ring_worker.c's. */
 #ifndef REVHASH_RING_MASTER_H
 #define REVHASH_RING_MASTER_H
 
@@ -31,22 +32,20 @@ enum ring_phase ring_phase(const struct ring *r, uint32_t job);
 unsigned ring_workers(const struct ring *r);
 /* The master's record of ring r: every entry free. */
 void ring_master_init(struct ring_master *m, struct ring *r);
-/* Start a job for key (progress from a parked job, or NULL for a fresh one)
- * with weight and arrival order seq, held by holder (not NULL); *job
+/* Start a job for key from progress from (a parked job's, or a fresh
+ * one's at key's start) with weight and arrival order seq, held by holder (not NULL); *job
  * receives its entry (NEW). The workers are woken, and the leases it
  * preempts stop. 0, or -ENOSPC when every entry is taken. */
 int ring_submit(struct ring_master *m, const struct ring_key *key,
 		const struct ring_progress *from, uint64_t weight, uint64_t seq,
 		void *holder, uint32_t *job);
-/* Is an entry free for ring_submit? */
-int ring_has_room(const struct ring_master *m);
 /* The holder of an entry that m keeps for none of its caller's own (a
  * job let go, which the workers are yet to drop). */
 #define RING_HELD_ALONE(m) ((void *)(m))
 /* Who holds entry job: NULL when the master has not taken it. */
 void *ring_holder(const struct ring_master *m, uint32_t job);
-/* Entry job, which the master has taken, is held by holder from now on. */
-void ring_hold(struct ring_master *m, uint32_t job, void *holder);
+/* Entry job, which the master has taken, is held alone from now on. */
+void ring_hold_alone(struct ring_master *m, uint32_t job);
 /* Entries the segment shows in use (not FREE): for --status and the tests. */
 unsigned ring_in_use(const struct ring *r);
 /* job just came in: the leases it preempts (policy_preempts) stop. */
@@ -129,8 +128,6 @@ void ring_slot_dead(struct ring *r, unsigned slot, enum ring_exit how,
 void ring_slot_view(const struct ring *r, unsigned slot, struct ring_slot *v);
 /* Running jobs, counted by weight into counts[]; how many. No lock. */
 unsigned ring_queued(const struct ring *r, unsigned counts[RING_QUEUED_BUCKETS]);
-/* Locks recovered from a dead holder so far. */
-unsigned ring_repairs(const struct ring *r);
 /* The thread the lock's own word names as its holder (robust futex): 0
  * when free or its holder died. Any worker can write it. */
 pid_t ring_lock_holder(const struct ring *r);
@@ -139,7 +136,7 @@ pid_t ring_lock_holder(const struct ring *r);
  * worker is gone (the lock held by none of ours, or cut from the
  * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
-/* The test hooks (ring_hook.c). Turn this process's switch on or off (the
+/* The test hooks (ring_worker.c). Turn this process's switch on or off (the
  * tests, the fuzzer): where never called, REVHASH_TEST_HOOKS in the
  * environment says. */
 void ring_hooks_here(int on);

@@ -16,7 +16,7 @@ struct ring_lease {
 	int tell;             /* the master should be told (see ring_finish) */
 };
 
-/* Take one arming of a test hook (ring_hook.c): 1 when the caller should
+/* Take one arming of a test hook (ring_worker.c): 1 when the caller should
  * misbehave (this process's switch is on, and the hook was armed). */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
 /* Take the lock for process self, and drop it. A dead holder's lock is

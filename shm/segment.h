@@ -49,7 +49,7 @@ struct seg_stages {
  * least, to 67 s, past a search of a minute), the last bucket the rest.
  * Each bound twice the one below: a quantile is read within a factor of 2
  * everywhere, and a time's bucket is one count of leading zeros
- * (shm/hist.h). The counts are not cumulative. */
+ * (hist_bucket). The counts are not cumulative. */
 #define HIST_BOUNDS 27
 #define HIST_BUCKETS (HIST_BOUNDS + 1)
 
@@ -81,6 +81,23 @@ struct seg_latency {
 	struct seg_hist stage[STAGE_COUNT];
 	uint64_t score_ns;
 };
+
+/* The histograms' calls (segment.c): the master adds to them on its
+ * request path, with no lock (it is their one writer), and `--status` and
+ * the exporter read them as they are. The bucket of a time of ns: the
+ * least i with ns <= hist_bound_ns(i), or HIST_BOUNDS for a time above
+ * them all. */
+unsigned hist_bucket(uint64_t ns);
+/* Bucket i's upper bound in ns, i < HIST_BOUNDS: 2^i us. */
+uint64_t hist_bound_ns(unsigned i);
+/* Add a time of ns to h. */
+void hist_add(struct seg_hist *h, uint64_t ns);
+/* Times in h: all its buckets' counts. */
+uint64_t hist_count(const struct seg_hist *h);
+/* The bound that at least the share q (0..1) of h's times are at most, in
+ * ns: its bucket's upper bound, UINT64_MAX for the top bucket, 0 when h is
+ * empty. */
+uint64_t hist_at_most(const struct seg_hist *h, double q);
 
 /* Counters the master keeps; they survive any worker's death. */
 struct seg_stats {

@@ -9,7 +9,7 @@
 #include "tests/fixture.h"
 #include "lib/digest.h"
 #include "shm/ring_master.h"
-#include "shm/hist.h"
+#include "shm/segment.h"
 
 #include <check.h>
 #include <errno.h>

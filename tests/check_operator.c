@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <pwd.h>
+#include <seccomp.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -461,6 +462,48 @@ START_TEST(listen_unix_takes_the_balancer_alone)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ck_assert_int_ne(stat(sock, &st), 0);
+	snprintf(arg, sizeof arg, "rm -rf %s", dir);
+	ck_assert_int_eq(system(arg), 0);
+}
+END_TEST
+
+/* A listener that cannot listen is named in the log as it was given:
+ * the balancer's socket by its path, never as a port (listen() is made
+ * to fail by a seccomp filter the master inherits). */
+START_TEST(listen_failure_names_the_unix_socket)
+{
+	char dir[] = "/tmp/revhash-unix-XXXXXX", log[64], arg[128], want[192], p[16];
+	char text[8192] = "";
+	unsigned port = th_free_port();
+	int status, fd;
+	ssize_t n;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(log, sizeof log, "%s/log", dir);
+	snprintf(arg, sizeof arg, "unix:%s/n.sock", dir);
+	snprintf(p, sizeof p, "%u", port);
+	if ((pid = fork()) == 0) {
+		scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+
+		if ((fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+		    dup2(fd, 2) < 0 || !ctx ||
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EACCES), SCMP_SYS(listen), 0) < 0 ||
+		    seccomp_load(ctx) < 0)
+			_exit(126);
+		execl(th_master_path(), th_master_path(), p, "--workers", "1", "--gpu", "off",
+		      "--no-sandbox", "--listen", arg, (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ck_assert_int_ge(fd = open(log, O_RDONLY), 0);
+	ck_assert_int_gt(n = read(fd, text, sizeof text - 1), 0);
+	close(fd);
+	text[n] = 0;
+	snprintf(want, sizeof want, "listen(%s): Permission denied", arg);
+	ck_assert_msg(strstr(text, want), "no \"%s\" in:\n%s", want, text);
+	ck_assert_ptr_null(strstr(text, "every address"));
 	snprintf(arg, sizeof arg, "rm -rf %s", dir);
 	ck_assert_int_eq(system(arg), 0);
 }
@@ -1622,6 +1665,7 @@ int main(void)
 	tcase_add_test(t, command_line_is_checked);
 	tcase_add_test(t, listen_takes_only_the_addresses_named);
 	tcase_add_test(t, listen_unix_takes_the_balancer_alone);
+	tcase_add_test(t, listen_failure_names_the_unix_socket);
 	tcase_add_test(t, user_drops_root_after_the_bind);
 	tcase_add_test(t, bench_command_line_is_checked);
 	tcase_add_test(t, second_master_on_the_same_port_fails);

@@ -48,10 +48,11 @@ static void teardown(void)
 static uint32_t submit(uint64_t start, uint64_t end, uint64_t weight)
 {
 	struct ring_key k = { .start = start, .end = end };
+	struct ring_progress from = { .next = start };
 	uint32_t job;
 
 	digest_of(start ^ end ^ weight, k.digest);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, weight, seq++,
+	ck_assert_int_eq(ring_submit(&own, &k, &from, weight, seq++,
 					  RING_HELD_ALONE(&own), &job), 0);
 	return job;
 }
@@ -920,19 +921,19 @@ END_TEST
 START_TEST(full_table_says_so)
 {
 	struct ring_key k = { .start = 0, .end = 10 };
+	struct ring_progress from = { .next = 0 };
 	struct ring_lease l;
 	uint32_t job;
 
 	for (int i = 0; i < RING_JOBS; i++)
-		ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)i,
+		ck_assert_int_eq(ring_submit(&own, &k, &from, 1, (uint64_t)i,
 						  RING_HELD_ALONE(&own), &job), 0);
-	ck_assert(!ring_has_room(&own));
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, RING_HELD_ALONE(&own), &job), -ENOSPC);
+	ck_assert_int_eq(ring_submit(&own, &k, &from, 1, 0, RING_HELD_ALONE(&own), &job), -ENOSPC);
 	ring_release(r, 5);
 	lease(0, 1, &l); /* a worker takes it in */
 	phase_is(5, PHASE_CLOSED, 0);
 	ring_free_entry(&own, 5, NULL);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, 0, RING_HELD_ALONE(&own), &job), 0);
+	ck_assert_int_eq(ring_submit(&own, &k, &from, 1, 0, RING_HELD_ALONE(&own), &job), 0);
 	ck_assert_uint_eq(job, 5);
 }
 END_TEST

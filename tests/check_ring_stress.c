@@ -205,15 +205,16 @@ static uint32_t park_and_resubmit(uint32_t job, uint64_t seq)
 static void round_of(int round)
 {
 	struct ring_key k = { .start = 1000, .end = 3000 }, k2 = { .start = 0, .end = 100 };
+	struct ring_progress from = { .next = k.start }, from2 = { .next = k2.start };
 	uint64_t answer = 1000 + rnd(&seed) % 2001;
 	uint32_t job, better, again;
 	time_t t0 = time(NULL);
 	int parks = 0;
 
 	memcpy(k.digest, &answer, sizeof answer);
-	ck_assert_int_eq(ring_submit(&own, &k, NULL, 1, (uint64_t)round * 2,
+	ck_assert_int_eq(ring_submit(&own, &k, &from, 1, (uint64_t)round * 2,
 					  RING_HELD_ALONE(&own), &job), 0);
-	ck_assert_int_eq(ring_submit(&own, &k2, NULL, 16, (uint64_t)round * 2 + 1,
+	ck_assert_int_eq(ring_submit(&own, &k2, &from2, 16, (uint64_t)round * 2 + 1,
 					  RING_HELD_ALONE(&own), &better), 0);
 	ring_wake(r);
 	ring_preempt(r, better);
