@@ -130,7 +130,7 @@ static void report(struct out *o, const struct replay_summary *s, uint64_t total
 
 /* Print the report of p's run, reqs and what became of them (res), at
  * p->rate (0: unknown, no ideal) into o, and write its CSV to csv, named
- * p->csv, when not NULL (runcsv_write closes it). The exit status: 0 when
+ * p->csv, when not NULL, and close it. The exit status: 0 when
  * every answer was right, else 1 (also when out of memory or the CSV
  * could not be written, said). */
 static int score(const struct replay_cmd *p, const struct wl_request *reqs,
@@ -151,6 +151,8 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 	if ((id && (!id->own_lat || !id->best_lat || !arrival)) ||
 	    replay_summarize(reqs, res, n, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
+		if (csv)
+			fclose(csv); /* nothing to write */
 		goto out;
 	}
 	for (uint64_t i = 0; id && i < n; i++)
@@ -277,6 +279,8 @@ static int run(void *params, struct out *o)
 		find_rate(p, &target, o);
 	if (!p->run && replay_run(&target, reqs, n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
+		if (csv)
+			fclose(csv); /* nothing to write */
 		status = 1;
 	} else {
 		status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */
