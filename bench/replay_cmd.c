@@ -38,17 +38,6 @@ struct replay_cmd {
 
 /* --- the report ------------------------------------------------------ */
 
-/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
-static const char *const no_efficiency[] = {
-	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
-		"empty (start > end) or a repeat of one answered",
-	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
-		"server nothing, the measured score is all per-request overhead",
-	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
-		"that already knew answers, e.g. a warm cache from an earlier "
-		"run, can do that, or the hash rate is set too low",
-};
-
 /* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9",
  * as the object key. */
 static void print_part(struct out *o, const char *key, const char *name,
@@ -94,7 +83,8 @@ static void print_ideal(struct out *o, const char *key, const char *label,
 	if (verdict == STATS_EFF_OK)
 		out_printf(o, "- efficiency", "%s = %.3f", ratio, eff);
 	else
-		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio, no_efficiency[verdict]);
+		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio,
+			   stats_no_efficiency[verdict]);
 	out_printf(o, "", "%s\n", s->ok < total ? " (but not every answer was right)" : "");
 	out_end(o);
 }
