@@ -496,16 +496,6 @@ static int start(struct race *r)
 	return 0;
 }
 
-static void finish(struct race *r)
-{
-	for (unsigned i = 0; i < r->p->n; i++)
-		client_free(&r->target[i]);
-	free(r->reqs);
-	free(r->res);
-	free(r->arrival);
-	free(r->legs);
-}
-
 /* Play the rounds, up to p->rounds, or until every pair is decided after
  * a pair of rounds with until_decided. How many were played, or 0 when
  * the race could not go on. */
@@ -548,6 +538,11 @@ out:
 		fprintf(stderr, "writing %s: %m\n", p->csv);
 		status = status ? status : 1;
 	}
-	finish(&r);
+	for (unsigned i = 0; i < p->n; i++)
+		client_free(&r.target[i]);
+	free(r.reqs);
+	free(r.res);
+	free(r.arrival);
+	free(r.legs);
 	return status;
 }
