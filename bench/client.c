@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #define REARM_NS 1000000 /* spent before a wait: the wait gets what is left */
@@ -189,16 +188,6 @@ int client_exchange(struct target *t, const struct wl_request *q,
 	if (!err)
 		*reply = proto_decode_reply(rep);
 	return err;
-}
-
-void client_raise_fd_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
 }
 
 void client_free(struct target *t)

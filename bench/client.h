@@ -36,8 +36,5 @@ int client_exchange(struct target *t, const struct wl_request *q,
  * to reset on close (the server cancels the search of a client that
  * resets, where a plain close reads as a half-close), or -errno. */
 int client_send(struct target *t, const struct wl_request *q);
-/* Raise the descriptor limit to the hard limit: one socket per request in
- * flight, or an overloaded server would look like lost replies (EMFILE). */
-void client_raise_fd_limit(void);
 
 #endif

@@ -38,17 +38,6 @@ struct replay_cmd {
 
 /* --- the report ------------------------------------------------------ */
 
-/* Why a run gets no efficiency, by stats_efficiency()'s verdict. */
-static const char *const no_efficiency[] = {
-	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
-		"empty (start > end) or a repeat of one answered",
-	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
-		"server nothing, the measured score is all per-request overhead",
-	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
-		"that already knew answers, e.g. a warm cache from an earlier "
-		"run, can do that, or the hash rate is set too low",
-};
-
 /* "first-time: 80 requests, mean latency 12.345 ms, score contribution 9",
  * as the object key. */
 static void print_part(struct out *o, const char *key, const char *name,
@@ -94,7 +83,8 @@ static void print_ideal(struct out *o, const char *key, const char *label,
 	if (verdict == STATS_EFF_OK)
 		out_printf(o, "- efficiency", "%s = %.3f", ratio, eff);
 	else
-		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio, no_efficiency[verdict]);
+		out_printf(o, "- efficiency_na", "%s: n/a (%s)", ratio,
+			   stats_no_efficiency[verdict]);
 	out_printf(o, "", "%s\n", s->ok < total ? " (but not every answer was right)" : "");
 	out_end(o);
 }
@@ -130,7 +120,7 @@ static void report(struct out *o, const struct replay_summary *s, uint64_t total
 
 /* Print the report of p's run, reqs and what became of them (res), at
  * p->rate (0: unknown, no ideal) into o, and write its CSV to csv, named
- * p->csv, when not NULL (runcsv_write closes it). The exit status: 0 when
+ * p->csv, when not NULL, and close it. The exit status: 0 when
  * every answer was right, else 1 (also when out of memory or the CSV
  * could not be written, said). */
 static int score(const struct replay_cmd *p, const struct wl_request *reqs,
@@ -151,6 +141,8 @@ static int score(const struct replay_cmd *p, const struct wl_request *reqs,
 	if ((id && (!id->own_lat || !id->best_lat || !arrival)) ||
 	    replay_summarize(reqs, res, n, &s)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
+		if (csv)
+			fclose(csv); /* nothing to write */
 		goto out;
 	}
 	for (uint64_t i = 0; id && i < n; i++)
@@ -277,6 +269,8 @@ static int run(void *params, struct out *o)
 		find_rate(p, &target, o);
 	if (!p->run && replay_run(&target, reqs, n, p->wl.delay_us, p->quiet ? NULL : o, res)) {
 		fprintf(stderr, "revhash-bench: out of memory\n");
+		if (csv)
+			fclose(csv); /* nothing to write */
 		status = 1;
 	} else {
 		status = score(p, reqs, res, csv, o); /* runcsv_write closes csv */

@@ -7,7 +7,6 @@
  * --json, every mode's, says where the one output (bench/out.h) goes. The
  * policy's options are the master's own switches and defaults, so a
  * script passes both the same words. */
-#include "bench/client.h"
 #include "bench/options.h"
 #include "bench/out.h"
 #include "lib/os.h"
@@ -20,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 static const struct mode *const modes[] = {
 	&replay_mode, &rescore_mode, &closed_mode, &ask_mode, &race_mode, &preset_mode,
@@ -458,6 +458,7 @@ int main(int argc, char **argv)
 {
 	struct longs l;
 	struct where w = { 0 };
+	struct rlimit rl;
 	const struct mode *m;
 	void *params;
 	int err, status;
@@ -469,7 +470,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "revhash-bench: out of memory\n");
 		return 2;
 	}
-	client_raise_fd_limit();
+	/* One socket per request in flight: under a lower limit an overloaded
+	 * server would look like lost replies (EMFILE). */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	err = parse(argc, argv, m, &l, params, &w);
 	status = err < 0 ? mistake(m) : err > 0 ? 0 : run(m, params, &w);
 	free(params);

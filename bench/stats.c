@@ -7,6 +7,16 @@
 #include <math.h>
 #include <stdlib.h>
 
+const char *const stats_no_efficiency[] = {
+	[STATS_EFF_NO_WORK] = "ideal score 0: nothing to hash, every request "
+		"empty (start > end) or a repeat of one answered",
+	[STATS_EFF_TINY] = "ideal score under 0.5: these ranges cost an ideal "
+		"server nothing, the measured score is all per-request overhead",
+	[STATS_EFF_BEATEN] = "measured score below the ideal: only a server "
+		"that already knew answers, e.g. a warm cache from an earlier "
+		"run, can do that, or the hash rate (set or probed) is too low",
+};
+
 static int cmp_i64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -15,6 +15,9 @@ enum stats_eff {
 			     * or a rate below the server's */
 };
 
+/* Why a run has no efficiency, by stats_efficiency()'s verdict. */
+extern const char *const stats_no_efficiency[];
+
 /* Sort n latencies (any unit) into ascending order, in place. */
 void stats_sort(int64_t *v, size_t n);
 /* Nearest rank over n > 0 sorted nanoseconds: the smallest value with at

@@ -319,6 +319,58 @@ END_TEST
 
 /* --- races of fakes ----------------------------------------------------- */
 
+/* A server's fastest probe so far is its rate: one probed at once in
+ * round 1 and slowly in round 2 (as a neighbour can slow a probe), whose
+ * runs answer from a table as fast in both rounds, is judged in round 2
+ * at round 1's rate, and not flagged; at its own probe's rate its run
+ * beats the ideal server about sixteen times over, and is. */
+START_TEST(the_fastest_earlier_probe_counts)
+{
+	struct fake f[2] = { { FAKE_SLOWING, 'S', 10, -1, 0 }, { FAKE_TABLE, 'O', 10, -1, 0 } };
+	struct wl_params wl = { .seed = 7, .total = 16, .difficulty = 400000, .rep = 0,
+				.delay_us = 20000, .lambda = 1.5 };
+	struct wl_request *r1, *r2, both[32];
+	static struct ran r;
+	double rate[2];
+	char ss[64], so[64];
+
+	ck_assert_ptr_nonnull(r1 = wl_requests(&wl));
+	wl.seed = 8;
+	ck_assert_ptr_nonnull(r2 = wl_requests(&wl));
+	memcpy(both, r1, 16 * sizeof *both);
+	memcpy(both + 16, r2, 16 * sizeof *both);
+	fake_table(both, 32);
+	fake_start(&f[0]);
+	fake_start(&f[1]);
+	{
+		const char *args[] = { "--race", server(ss, 64, "S", f[0].port),
+				       server(so, 64, "O", f[1].port), "7", "16", "0",
+				       "400000", "0", "20000", "1.5", "--rounds", "2",
+				       "--settle", "0", "--probe", "0.05", NULL };
+
+		run_bench(args, NULL, &r);
+	}
+	free(r1);
+	free(r2);
+	ck_assert_int_eq(r.status, 0);
+	for (int round = 0; round < 2; round++) {
+		char head[32], *table, *end;
+		static char text[sizeof r.out];
+
+		snprintf(head, sizeof head, "round %d of 2,", round + 1);
+		strcpy(text, r.out);
+		ck_assert_ptr_nonnull(table = strstr(text, head));
+		if ((end = strstr(table, "\n\n")))
+			end[1] = '\0';
+		ck_assert_int_ge(row(table, "S", &rate[round], 1), 1);
+	}
+	/* 2e6 values in FAKE_SLOW_MS in round 2: a thousand times slower. */
+	ck_assert_msg(rate[0] > 1000 * rate[1], "%g then %g M/s", rate[0], rate[1]);
+	ck_assert_ptr_null(strstr(r.out, "S: faster than hashing"));
+	ck_assert_ptr_null(strstr(r.out, "S ran faster"));
+}
+END_TEST
+
 /* A fast server that answers wrong against a slow one that answers right:
  * the fast one's score is the better, and it loses, on reliability, which
  * is said before the verdict. */
@@ -864,6 +916,7 @@ static Suite *race_suite(void)
 	tcase_set_timeout(fakes, 30);
 	tcase_add_test(fakes, wrong_answers_lose_on_reliability);
 	tcase_add_test(fakes, abba_order_reaches_the_servers);
+	tcase_add_test(fakes, the_fastest_earlier_probe_counts);
 	tcase_add_test(fakes, plot_draws_the_scores);
 	tcase_add_test(fakes, plot_file_name_is_only_a_name);
 	tcase_add_test(fakes, bad_arguments_exit_2);

@@ -90,10 +90,21 @@ void fake_table(const struct wl_request *t, size_t n)
  * the search's. */
 static uint64_t answer(const struct fake *f, const struct proto_request *q)
 {
-	for (size_t i = 0; f->mode == FAKE_TABLE && i < table_n; i++)
+	for (size_t i = 0; (f->mode == FAKE_TABLE || f->mode == FAKE_SLOWING) && i < table_n; i++)
 		if (memcmp(table[i].digest, q->digest, DIGEST_LEN) == 0)
 			return table[i].answer;
 	return f->mode == FAKE_WRONG ? q->end + 1 : search(q->digest, q->start, q->end);
+}
+
+/* Has a fake other than the one of this letter had a connection? */
+static int others_seen(char letter)
+{
+	int seen;
+
+	pthread_mutex_lock(&log_lock);
+	seen = strspn(conn_log, (const char[]){ letter, '\0' }) < log_len;
+	pthread_mutex_unlock(&log_lock);
+	return seen;
 }
 
 /* A CPU busy for as long as FAKE_NOCANCEL hashes q's range. */
@@ -116,6 +127,9 @@ static void serve_one(const struct fake *f, int fd)
 	if (recv(fd, req, sizeof req, MSG_WAITALL) == (ssize_t)sizeof req) {
 		proto_decode_request(req, &q);
 		usleep(f->delay_ms * 1000);
+		if (f->mode == FAKE_SLOWING && q.end - q.start >= 1000000 &&
+		    others_seen(f->letter))
+			usleep(FAKE_SLOW_MS * 1000);
 		if (f->mode == FAKE_NOCANCEL)
 			hash_for(&q);
 		if (f->mode == FAKE_GARBAGE)

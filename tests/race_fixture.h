@@ -20,7 +20,12 @@ enum fake_mode {
 		        * not, then answers as FAKE_RIGHT */
 	FAKE_TABLE,   /* the answer from the table (fake_table) at once,
 		       * hashing nothing; as FAKE_RIGHT for a digest not in it */
+	FAKE_SLOWING, /* as FAKE_TABLE; but once another fake's connection
+		       * is logged, a range too long for the search (a
+		       * probe's) takes FAKE_SLOW_MS */
 };
+
+#define FAKE_SLOW_MS 500
 
 /* How long a FAKE_BUSY server spins after each answer, as a server that
  * never cancels a search would: long enough to be seen after its run,

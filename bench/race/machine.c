@@ -6,7 +6,6 @@
  * every CPU online (hyperthreads counted whole): it errs high, so a fresh
  * run is never taken for memory by it. */
 #include "bench/race/machine.h"
-#include "lib/clock.h"
 #include "worker/kernel.h"
 
 #include <errno.h>
@@ -15,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 int machine_parse(const char *text, struct machine_cpu *c)
@@ -94,39 +92,6 @@ int machine_read(struct machine_cpu *c)
 	free(text);
 	fclose(f);
 	return err;
-}
-
-int machine_window(unsigned ms, double *share, unsigned *cpus)
-{
-	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
-	struct machine_cpu a, b;
-	int err;
-
-	if ((err = machine_read(&a)))
-		return err;
-	while (nanosleep(&t, &t) && errno == EINTR)
-		;
-	if ((err = machine_read(&b)))
-		return err;
-	*share = machine_busy(&a, &b);
-	*cpus = b.cpus;
-	return 0;
-}
-
-int machine_settle(double bound_s, double *share, double *waited_s)
-{
-	uint64_t t0 = clock_ns();
-	unsigned cpus;
-	int err;
-
-	do {
-		if ((err = machine_window(MACHINE_SETTLE_MS, share, &cpus)))
-			return err;
-		*waited_s = (clock_ns() - t0) / 1e9;
-		if (*share >= 0 && *share < MACHINE_IDLE)
-			return 1;
-	} while (*waited_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
-	return 0;
 }
 
 /* --- the peak ---------------------------------------------------------- */

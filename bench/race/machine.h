@@ -2,8 +2,8 @@
  * time spent busy between two readings of /proc/stat, waited on before a
  * leg (the machine idle) and read after it (a server that keeps the CPUs
  * busy once its run is over); and the most its CPUs can hash, its peak.
- * The arithmetic is pure, so it is tested on text; only machine_read,
- * machine_settle and machine_peak touch the system. */
+ * The arithmetic is pure, so it is tested on text; only machine_read
+ * and machine_peak touch the system. */
 #ifndef REVHASH_BENCH_MACHINE_H
 #define REVHASH_BENCH_MACHINE_H
 
@@ -52,14 +52,6 @@ int machine_others(const struct machine_cpu *a, const struct machine_cpu *b,
 		   uint64_t own, double *others);
 /* Read /proc/stat into c: 0, or -errno. */
 int machine_read(struct machine_cpu *c);
-/* Sleep ms milliseconds and give the busy share over them into *share,
- * and the machine's CPUs into *cpus: 0, or -errno. */
-int machine_window(unsigned ms, double *share, unsigned *cpus);
-/* Wait, up to bound_s seconds, for a window of MACHINE_SETTLE_MS under
- * MACHINE_IDLE; the last window's share into *share, the time waited into
- * *waited_s. 1 when the machine was idle, 0 when the bound came first,
- * or -errno. */
-int machine_settle(double bound_s, double *share, double *waited_s);
 
 /* The most hashes a second this machine's CPUs can do: revhash's fastest
  * kernel on one core (worker/kernel.h's calibration) times every CPU. A

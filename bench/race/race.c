@@ -72,8 +72,9 @@ static void watch_find(struct out *o, const struct race_server *s, const struct 
 	       "holding its port", w->tree.n > 1 ? "them" : "it");
 }
 
-/* Read the machine, the race and the server's processes into r. */
-static void take(const struct watch *w, struct reading *r)
+/* Read the machine, the race and the server's processes into r: 0, or
+ * -1 when the machine could not be read. */
+static int take(const struct watch *w, struct reading *r)
 {
 	struct os_stat me = { 0 };
 	int err;
@@ -82,6 +83,7 @@ static void take(const struct watch *w, struct reading *r)
 	r->tree = 0;
 	if (machine_read(&r->cpu)) {
 		r->why = "/proc/stat could not be read";
+		return -1;
 	} else if (os_stat(getpid(), &me)) {
 		r->why = "the race's own /proc/PID/stat could not be read";
 	} else if (w->tree.n && (err = proctree_ticks(&w->tree, &r->tree))) {
@@ -90,6 +92,7 @@ static void take(const struct watch *w, struct reading *r)
 			 "a /proc/PID/stat did not parse" : "/proc could not be read";
 	}
 	r->self = me.ticks + me.child_ticks; /* its threads and reaped children too */
+	return 0;
 }
 
 /* What b adds to a, as ticks: nothing where it went down (a process of
@@ -121,46 +124,48 @@ static void watch_end(struct watch *w, struct race_leg *g)
 }
 
 /* The CPUs the server's processes use over the next ms milliseconds (a
- * probe the race closed, a run just over): -1 where they are unknown;
- * and the machine's CPUs left idle meanwhile into *idle, when not NULL
- * (-1: unknown). */
-static double watch_cpus(const struct watch *w, unsigned ms, double *idle)
+ * probe the race closed, a run just over, a wait): -1 where they are
+ * unknown or none are watched; and the machine's busy share meanwhile
+ * into *busy (-1: unknown) and its CPUs into *cpus. */
+static double watch_cpus(const struct watch *w, unsigned ms, double *busy, unsigned *cpus)
 {
 	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
 	struct reading a, b;
-	double busy;
+	int bad = take(w, &a);
 
-	if (idle)
-		*idle = -1;
-	if (!w->tree.n)
-		return -1;
-	take(w, &a);
 	while (nanosleep(&t, &t) && errno == EINTR)
 		;
-	take(w, &b);
-	if (a.why || b.why)
+	bad |= take(w, &b);
+	*busy = bad ? -1 : machine_busy(&a.cpu, &b.cpu);
+	*cpus = bad ? 0 : b.cpu.cpus;
+	if (!w->tree.n || a.why || b.why)
 		return -1;
-	if (idle && (busy = machine_busy(&a.cpu, &b.cpu)) >= 0)
-		*idle = (1 - busy) * b.cpu.cpus;
 	return machine_cpus_used(&a.cpu, &b.cpu, gain(a.tree, b.tree));
 }
 
-/* After a probe the race closed, where they were busy: wait until they
- * use under MACHINE_KEPT_CPU while MACHINE_SPARE_CPU stands idle (a search
- * that went on would take it), up to bound_s, into g->left_wait_s, and
- * g->left_on when the bound came first (or their CPU could not be read). */
-static void watch_leftovers(const struct watch *w, double bound_s, struct race_leg *g)
+/* Wait, up to bound_s, for a window of MACHINE_SETTLE_MS that is quiet:
+ * where w watches no process, the machine under MACHINE_IDLE busy (before
+ * a leg); else w's processes under MACHINE_KEPT_CPU while
+ * MACHINE_SPARE_CPU stands idle (a search that went on would take it).
+ * The last window's busy share into *busy, the time waited into
+ * *waited_s. 1 when quiet, 0 when the bound came first, -1 when the
+ * machine could not be read. */
+static int wait_quiet(const struct watch *w, double bound_s, double *busy, double *waited_s)
 {
 	uint64_t t0 = clock_ns();
-	double used, idle;
+	unsigned cpus;
+	double used;
 
 	do {
-		used = watch_cpus(w, MACHINE_SETTLE_MS, &idle);
-		g->left_wait_s = (clock_ns() - t0) / 1e9;
-		if (used >= 0 && used < MACHINE_KEPT_CPU && idle >= MACHINE_SPARE_CPU)
-			return;
-	} while (g->left_wait_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
-	g->left_on = 1;
+		used = watch_cpus(w, MACHINE_SETTLE_MS, busy, &cpus);
+		*waited_s = (clock_ns() - t0) / 1e9;
+		if (*busy < 0)
+			return -1;
+		if (w->tree.n ? used >= 0 && used < MACHINE_KEPT_CPU &&
+				(1 - *busy) * cpus >= MACHINE_SPARE_CPU : *busy < MACHINE_IDLE)
+			return 1;
+	} while (*waited_s + MACHINE_SETTLE_MS / 1e3 <= bound_s);
+	return 0;
 }
 
 /* --- one leg: probe, run, judge ---------------------------------------- */
@@ -342,11 +347,12 @@ static int set_delay(struct race *r, const struct race_leg *g, unsigned i)
  * machine that cannot be read is not watched, and the race goes on. */
 static void wait_idle(const struct race_params *p, struct race_leg *g)
 {
+	static const struct watch machine; /* no process: the machine alone */
 	int idle;
 
 	if (!p->settle_s)
 		return;
-	idle = machine_settle(p->settle_s, &g->before, &g->waited_s);
+	idle = wait_quiet(&machine, p->settle_s, &g->before, &g->waited_s);
 	g->watched = idle >= 0;
 	g->not_idle = idle == 0;
 	g->after = g->after_own = -1;
@@ -361,9 +367,10 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 
 	if (!g->watched)
 		return;
-	if ((g->after_own = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL)) >= 0)
+	g->after_own = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, &g->after, &cpus);
+	if (g->after_own >= 0)
 		g->kept_busy = g->after_own > MACHINE_KEPT_CPU;
-	else if (!machine_window(MACHINE_AFTER_MS, &g->after, &cpus))
+	else
 		g->kept_busy = machine_kept_busy(g->before, g->after, cpus);
 }
 
@@ -373,12 +380,15 @@ static void watch_after(struct race *r, unsigned i, struct race_leg *g)
 static void watch_probe(struct race *r, unsigned round, unsigned i,
 			struct race_leg *g)
 {
-	g->probe_left = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, NULL);
+	double busy;
+	unsigned cpus;
+
+	g->probe_left = watch_cpus(&r->watch[i], MACHINE_AFTER_MS, &busy, &cpus);
 	if (!(g->probe_left > MACHINE_KEPT_CPU))
 		return;
 	r->unprobed[i] = round;
 	g->left_bound_s = probe_bound_ns(r->p) / 1e9;
-	watch_leftovers(&r->watch[i], g->left_bound_s, g);
+	g->left_on = wait_quiet(&r->watch[i], g->left_bound_s, &busy, &g->left_wait_s) != 1;
 }
 
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or
@@ -394,7 +404,7 @@ static int run_leg(struct race *r, unsigned round, unsigned i)
 	if (r->p->calibrate && !g->unprobed &&
 	    (g->probe_err = probe(r, i, &g->rate)))
 		g->rate = 0;
-	if (g->probe_err == -ETIMEDOUT && r->p->settle_s)
+	if (g->probe_err == -ETIMEDOUT && r->p->settle_s && r->watch[i].tree.n)
 		watch_probe(r, round, i, g);
 	if (set_delay(r, g, i))
 		return -EINVAL;
@@ -486,16 +496,6 @@ static int start(struct race *r)
 	return 0;
 }
 
-static void finish(struct race *r)
-{
-	for (unsigned i = 0; i < r->p->n; i++)
-		client_free(&r->target[i]);
-	free(r->reqs);
-	free(r->res);
-	free(r->arrival);
-	free(r->legs);
-}
-
 /* Play the rounds, up to p->rounds, or until every pair is decided after
  * a pair of rounds with until_decided. How many were played, or 0 when
  * the race could not go on. */
@@ -538,6 +538,11 @@ out:
 		fprintf(stderr, "writing %s: %m\n", p->csv);
 		status = status ? status : 1;
 	}
-	finish(&r);
+	for (unsigned i = 0; i < p->n; i++)
+		client_free(&r.target[i]);
+	free(r.reqs);
+	free(r.res);
+	free(r.arrival);
+	free(r.legs);
 	return status;
 }

@@ -55,15 +55,6 @@ void race_report_round_start(struct out *o, const struct race_params *p, unsigne
 	fflush(stdout);
 }
 
-/* Why a leg has no efficiency, by stats_efficiency()'s verdict. */
-static const char *const no_efficiency[] = {
-	[STATS_EFF_NO_WORK] = "nothing to hash",
-	[STATS_EFF_TINY] = "an ideal score under 0.5: these ranges cost an "
-		"ideal server nothing",
-	[STATS_EFF_BEATEN] = "the run beat the ideal server at the probed "
-		"rate: the server ran faster than its probe showed",
-};
-
 void race_report_peak(struct out *o, const struct race_params *p,
 		      const struct machine_peak *pk, const double *peak_of)
 {
@@ -184,7 +175,8 @@ static void leg_notes(struct out *o, const char *name, const struct race_leg *g,
 	if (g->fast != VERDICT_FAST_NO)
 		fast_note(o, name, g);
 	else if (g->rated && g->eff_kind != STATS_EFF_OK)
-		out_printf(o, "", "  %s: efficiency n/a: %s\n", name, no_efficiency[g->eff_kind]);
+		out_printf(o, "", "  %s: efficiency n/a: %s\n", name,
+			   stats_no_efficiency[g->eff_kind]);
 	if (!g->wrong && !g->missing)
 		return;
 	out_printf(o, "", "  %s: ", name);
@@ -388,26 +380,24 @@ int race_report_decided(const struct race_params *p, const struct race_leg *legs
 static void warnings(struct out *o, const struct race_params *p, const struct column *col)
 {
 	uint64_t all = p->wl.total * p->rounds;
-	char shared[80];
 	const struct {
 		enum run_mark mark;
 		const char *what, *then;
 	} row[] = {
-		{ RUN_FLAGGED, "ran faster than hashing allows", ": it answered from memory, a "
+		{ RUN_FLAGGED, verdict_cause[VERDICT_CAUSE_FAST], ": it answered from memory, a "
 		  "cache of an earlier race with these seeds: restart it, or race with --seed "
 		  "and a seed it has not played; no verdict involves it" },
-		{ RUN_KEPT_BUSY, "kept the CPUs busy after its run", ": searches it was not asked "
+		{ RUN_KEPT_BUSY, verdict_cause[VERDICT_CAUSE_BUSY], ": searches it was not asked "
 		  "for any more? Its rivals ran on a machine it shared; no verdict involves it" },
-		{ RUN_SHARED, shared, ": its times were not its own; no verdict involves it but a "
-		  "win by more than the margin over a rival that left the CPUs busy" },
+		{ RUN_SHARED, verdict_cause[VERDICT_CAUSE_SHARED], ": its times were not its own; "
+		  "no verdict involves it but a win by more than the margin over a rival that "
+		  "left the CPUs busy" },
 		{ RUN_UNPROBED, "searched a probe the race had closed: it was probed no more, and "
 		  "ran without a probe", " (efficiency n/a)" },
-		{ RUN_LEFT, "searched a closed probe past the race's wait for it", ": its rivals "
-		  "ran on a machine it shared; no verdict for it" },
+		{ RUN_LEFT, verdict_cause[VERDICT_CAUSE_LEFT], ": its rivals ran on a machine it "
+		  "shared; no verdict for it" },
 	};
 
-	snprintf(shared, sizeof shared, "ran while other processes used more than %.2f CPUs",
-		 MACHINE_OTHERS_CPU);
 	for (unsigned i = 0; i < p->n; i++) {
 		const struct column *c = &col[i];
 

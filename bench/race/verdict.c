@@ -316,13 +316,18 @@ static void ratio_text(FILE *t, const struct verdict *v, const char *const name[
 		flip ? 1 / v->lo : v->hi, floor(v->conf * 1000) / 10, v->rounds);
 }
 
+const char *const verdict_cause[VERDICT_CAUSES] = {
+	[VERDICT_CAUSE_FAST] = "ran faster than hashing allows",
+	[VERDICT_CAUSE_BUSY] = "kept the CPUs busy after its run",
+	[VERDICT_CAUSE_SHARED] = "ran while other processes used the CPUs",
+	[VERDICT_CAUSE_LEFT] = "searched a closed probe past the race's wait",
+};
+
 /* "B kept the CPUs busy after its run in 2 rounds, B searched a closed
  * probe past the race's wait in 1 round": what each side left running
  * for the other's runs. */
 static void causes_text(FILE *t, const struct verdict *v, const char *const name[2])
 {
-	static const char *const what[2] = { "kept the CPUs busy after its run",
-					     "searched a closed probe past the race's wait" };
 	const char *sep = "";
 
 	for (unsigned s = 0; s < 2; s++)
@@ -331,7 +336,8 @@ static void causes_text(FILE *t, const struct verdict *v, const char *const name
 
 			if (!c)
 				continue;
-			fprintf(t, "%s%s %s in %u round%s", sep, name[s], what[k], c,
+			fprintf(t, "%s%s %s in %u round%s", sep, name[s],
+				verdict_cause[k ? VERDICT_CAUSE_LEFT : VERDICT_CAUSE_BUSY], c,
 				c == 1 ? "" : "s");
 			sep = ", ";
 		}
@@ -419,8 +425,7 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			(1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		withheld(t, v->side[0].flagged, v->side[1].flagged,
-			 "ran faster than hashing allows",
+		withheld(t, v->side[0].flagged, v->side[1].flagged, verdict_cause[VERDICT_CAUSE_FAST],
 			 "answers it knew before: restart it, or race with --seed", name);
 		break;
 	case VERDICT_BUSY:
@@ -430,7 +435,7 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 		break;
 	case VERDICT_SHARED:
 		withheld(t, v->side[0].shared, v->side[1].shared,
-			 "ran while other processes used the CPUs", "its times were not its own", name);
+			 verdict_cause[VERDICT_CAUSE_SHARED], "its times were not its own", name);
 		break;
 	case VERDICT_UNRELIABLE:
 		fprintf(t, "no verdict between %s and %s: neither answered every request right "

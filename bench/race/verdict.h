@@ -47,6 +47,12 @@ struct verdict_spread {
 	double median, min, max;
 };
 
+/* What a side's runs can be named for, in a verdict and in the race's
+ * warnings ("A kept the CPUs busy after its run in 4 rounds"). */
+enum verdict_cause { VERDICT_CAUSE_FAST, VERDICT_CAUSE_BUSY, VERDICT_CAUSE_SHARED,
+		     VERDICT_CAUSE_LEFT, VERDICT_CAUSES };
+extern const char *const verdict_cause[VERDICT_CAUSES];
+
 /* One server's side of a pair: its score in each round (lower is better),
  * its right answers over every round, and its runs flagged as faster than
  * hashing allows, after which it kept the CPUs busy, during which others
