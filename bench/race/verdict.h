@@ -31,8 +31,7 @@ int crossover_critical(unsigned m, unsigned n, double alpha, unsigned *k,
 		       double *conf);
 /* The estimate and interval of the effect from x[0 .. m - 1] (A first)
  * and y[0 .. n - 1] (B first), at level alpha. 0; -EDOM when too few
- * rounds give no interval at that level; -EINVAL for bad arguments;
- * -ENOMEM. */
+ * rounds give no interval at that level; -EINVAL for bad arguments. */
 int crossover_interval(const double *x, unsigned m, const double *y,
 		       unsigned n, double alpha, struct crossover *c);
 
