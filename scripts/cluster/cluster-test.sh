@@ -113,7 +113,7 @@ CLUSTER_USER=""
 P2=$(free_port 1 2 100 201 202)
 "$CLUSTER" config --port "$P2" >/dev/null || fail "config failed" # the nodes' user, made
 rmdir "/run/revhash-nodes-$P2" 2>/dev/null # and the socket folder config made: start's
-MASTER_USER=$CLUSTER_USER start_master $((P2 + 2)) "$(mktemp /tmp/revhash-stranger.XXXXXX)" \
+MASTER_USER=$CLUSTER_USER start_master $((P2 + 2)) "$LOGS/cluster-stranger.log" \
 	--workers 1 --gpu off
 out=$("$CLUSTER" start --nodes 2 --port "$P2" --workers 1 2>&1) &&
 	{ "$CLUSTER" stop --port "$P2" >/dev/null; fail "start succeeded beside a stranger on $((P2 + 2))"; }
