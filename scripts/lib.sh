@@ -87,11 +87,12 @@ run_base() {
 	echo "$d"
 }
 
-# own_dir DIR: DIR is a folder of this user's that only it may use (made
-# 0700 where there is none); non-zero for a link, another's or an open one.
+# own_dir DIR [USER]: DIR is a folder of USER's (this user's) that only
+# USER may use (made 0700 where there is none); non-zero for a link,
+# another's or an open one.
 own_dir() {
 	[ -e "$1" ] || [ -L "$1" ] || mkdir -m 700 "$1" 2>/dev/null
-	[ -n "$(find "$1" -maxdepth 0 -type d -user "$(id -u)" ! -perm /077 2>/dev/null)" ]
+	[ -n "$(find "$1" -maxdepth 0 -type d -user "${2:-$(id -u)}" ! -perm /077 2>/dev/null)" ]
 }
 
 # wait_until TRIES PAUSE COMMAND...: COMMAND again every PAUSE seconds

@@ -149,8 +149,8 @@ if [ ${#NETNS[@]} = 0 ]; then
 		listening $((PORT + i)) && fail "node $i listens on TCP port $((PORT + i))"
 		sock=$socks/n$i.sock
 		[ -S "$sock" ] || fail "node $i has no socket ($sock)"
-		[ -n "$(find "$(dirname "$sock")" -maxdepth 0 -type d -user "${CLUSTER_USER:-$(id -un)}" \
-			! -perm /077)" ] || fail "node $i's socket is not in a 0700 folder of the nodes' user"
+		own_dir "$(dirname "$sock")" "${CLUSTER_USER:-$(id -un)}" ||
+			fail "node $i's socket is not in a 0700 folder of the nodes' user"
 	done
 	sock=$socks/n1.sock
 	[ "$(unix_ask "$sock" "$CLUSTER_USER" "$(digest_of 5)" 0 10)" = none ] ||
