@@ -31,8 +31,8 @@ skip() { echo "SKIP: attack $1: $2"; }
 # fresh NAME [ARGS...]: a master of its own on a free port, PORT, its log
 # LOG ($LOGS/NAME.log); fresh_1024 NAME: one of 2 workers and 1,024 descriptors.
 fresh() {
-	PORT=$(free_port) LOG=$LOGS/$1.log
-	start_master "$PORT" "$LOG" "${@:2}"
+	LOG=$LOGS/$1.log
+	start_free "$LOG" "${@:2}"
 }
 fresh_1024() {
 	PORT=$(free_port) LOG=$LOGS/$1.log

@@ -91,8 +91,7 @@ WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 # W/NAME.log; with --gpu auto, once the GPU worker shows in its slot (60
 # s at most), else stopped and non-zero.
 serve() {
-	PORT=$(free_port)
-	start_master "$PORT" "$W/$1.log" "${@:2}"
+	start_free "$W/$1.log" "${@:2}"
 	[[ " $* " != *" --gpu auto "* ]] || wait_until 600 0.1 gpu_shown "$PORT" ||
 		{ echo "figure: $1: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
 }

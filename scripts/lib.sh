@@ -199,6 +199,12 @@ start_master() {
 	wait_listening "$port" "$MASTER_PID" "$log"
 }
 
+# start_free LOG ARGS...: start_master on a port nobody listens on, PORT.
+start_free() {
+	PORT=$(free_port)
+	start_master "$PORT" "$@"
+}
+
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
 
