@@ -265,8 +265,8 @@ attack_cluster() {
 	(cd "$here" && env -u XDG_RUNTIME_DIR "$ROOT/scripts/cluster/cluster.sh" stop --port "$port" \
 		>>"$LOGS/cluster.log" 2>&1)
 	rm -rf "$run victim" "$run.logs victim" "$run.logs"
-	[ -d "$here/victim" ] || fail "attack cluster: stop deleted $here/victim"
-	rm -rf "$here"
+	# both removed, the folder left as it was: else stop deleted victim (or wrote there)
+	rmdir "$here/victim" "$here" || fail "attack cluster: the operator's folder $here was changed"
 	[ $rc = 0 ] || fail "attack cluster: the cluster did not start: $(tail -n 3 "$LOGS/cluster.log")"
 	pass cluster "stop, run from a folder holding victim beside names that split into it, deleted none"
 }
