@@ -104,12 +104,8 @@ gpu_hashing() {
 
 # cuda_tool NAME: NAME's path: on the PATH, else where CUDA installs it.
 cuda_tool() {
-	local p
-	command -v "$1" && return
-	for p in /usr/local/cuda/bin/"$1" /usr/local/cuda/nsight-compute*/"$1" \
-		/opt/nvidia/nsight-compute/*/"$1"; do
-		[ -x "$p" ] && { echo "$p"; return; }
-	done
+	command -v "$1" || find /usr/local/cuda/bin /usr/local/cuda/nsight-compute* \
+		/opt/nvidia/nsight-compute/* -maxdepth 1 -name "$1" -type f -executable -print -quit 2>/dev/null
 }
 
 # promising NAME...: the variants named, the highest of their lowest sm_90
