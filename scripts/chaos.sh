@@ -93,10 +93,13 @@ if [ "$FLOOD" -gt 0 ]; then
 fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
 
-# pick_victim: a worker a signal reaches at once, drawn with $RANDOM, into
-# $victim, waiting up to 3 s for one; a tick that finds none counts
-# against the run.
-some_live() { mapfile -t live < <(live_workers_of "$MASTER_PID"); [ ${#live[@]} -gt 0 ]; }
+# pick_victim: a worker a signal reaches at once (neither stopped nor
+# dead, not yet reaped), drawn with $RANDOM, into $victim, waiting up to
+# 3 s for one; a tick that finds none counts against the run.
+some_live() {
+	mapfile -t live < <(ps -o pid=,stat= --ppid "$MASTER_PID" | awk '$2 !~ /^[TtZX]/ { print $1 }')
+	[ ${#live[@]} -gt 0 ]
+}
 pick_victim() {
 	local live
 	wait_until 60 0.05 some_live && { victim=${live[RANDOM % ${#live[@]}]}; return 0; }

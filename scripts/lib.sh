@@ -208,10 +208,6 @@ start_free() {
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
 
-# live_workers_of PID: those of its workers a signal would reach at once:
-# neither stopped nor dead (not yet reaped), one a line.
-live_workers_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 !~ /^[TtZX]/ { print $1 }'; }
-
 # wait_workers PID N SECONDS: until master PID has exactly N workers.
 wait_workers() { wait_until $(($3 * 20)) 0.05 has_workers "$1" "$2"; }
 has_workers() { [ "$(workers_of "$1" | wc -l)" -eq "$2" ]; }
