@@ -61,11 +61,10 @@ done
 # closed NAME ARGS...: one closed-loop run, 64 requests in flight, 5 s.
 # All from one address, the 4,000 held searches too: its share lifted.
 closed() {
-	local name=$1 port
+	local name=$1
 	shift
-	port=$(free_port)
-	start_master "$port" "$OUT/closed-$name.log" --peer-conns 8192 --peer-searches 8192
-	"$BENCH" 127.0.0.1 "$port" --concurrency 64 --duration 5 "$@" >"$OUT/closed-$name.txt" 2>&1
+	start_free "$OUT/closed-$name.log" --peer-conns 8192 --peer-searches 8192
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 64 --duration 5 "$@" >"$OUT/closed-$name.txt" 2>&1
 	local rc=$?
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$OUT/closed-$name.txt"; fail "closed $name: wrong or missing"; }

@@ -68,11 +68,10 @@ BENCH_PID=$!
 
 # Hostile clients for the whole run (curl's telnet:// sends its input as
 # it comes; bash's /dev/tcp holds many sockets in one process).
-idle_clients() { # hold N connections open for S seconds
-	local i fd
-	# shellcheck disable=SC2034 # each held, never read
-	for ((i = 0; i < $1; i++)); do exec {fd}<>"/dev/tcp/127.0.0.1/$PORT"; done 2>/dev/null
-	sleep "$2"
+idle_clients() { # hold N connections open for S seconds, a connect that hangs too
+	# shellcheck disable=SC2016 # the inner shell expands them
+	timeout "$2" bash -c 'for ((i = 0; i < $1; i++)); do exec {fd}<>"/dev/tcp/127.0.0.1/$2"; done
+		sleep infinity' _ "$1" "$PORT" 2>/dev/null
 }
 slow_sender() { # one byte a second until dropped
 	for _ in $(seq 1 60); do printf x; sleep 1; done 2>/dev/null |
@@ -94,10 +93,13 @@ if [ "$FLOOD" -gt 0 ]; then
 fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
 
-# pick_victim: a worker a signal reaches at once, drawn with $RANDOM, into
-# $victim, waiting up to 3 s for one; a tick that finds none counts
-# against the run.
-some_live() { live=($(live_workers_of "$MASTER_PID")); [ ${#live[@]} -gt 0 ]; }
+# pick_victim: a worker a signal reaches at once (neither stopped nor
+# dead, not yet reaped), drawn with $RANDOM, into $victim, waiting up to
+# 3 s for one; a tick that finds none counts against the run.
+some_live() {
+	mapfile -t live < <(ps -o pid=,stat= --ppid "$MASTER_PID" | awk '$2 !~ /^[TtZX]/ { print $1 }')
+	[ ${#live[@]} -gt 0 ]
+}
 pick_victim() {
 	local live
 	wait_until 60 0.05 some_live && { victim=${live[RANDOM % ${#live[@]}]}; return 0; }

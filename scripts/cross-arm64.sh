@@ -73,17 +73,15 @@ took suites
 
 # End to end: a master with 2 workers, and a client's workload (40
 # requests of 2M values, a fifth repeated), every answer right.
-port=$(free_port)
-log=$(mktemp /tmp/revhash-arm64.XXXXXX)
-start_master "$port" "$log" --workers 2 --gpu off
+log=$B/master.log
+start_free "$log" --workers 2 --gpu off
 wait_workers "$MASTER_PID" 2 30 || fail "the master's 2 workers did not start"
-out=$("$BENCH" 127.0.0.1 "$port" 4545 40 0 2000000 20 50000 1.5 --no-calibrate --json 2>&1) ||
+out=$("$BENCH" 127.0.0.1 "$PORT" 4545 40 0 2000000 20 50000 1.5 --no-calibrate --json 2>&1) ||
 	{ echo "$out"; cat "$log"; fail "the workload got wrong or missing answers"; }
 jq -e '.reliability_pct == 100' <<<"$out" >/dev/null || { echo "$out"; fail "reliability below 100%"; }
 say "score $(jq .score <<<"$out"), every answer right"
-say "$("$MASTER" --status "$port" | head -n 1)"
+say "$("$MASTER" --status "$PORT" | head -n 1)"
 stop_master "$MASTER_PID" 30
-rm -f "$log"
 took master
 
 # The crash-injection run, short: 20 requests of 2M values under its blows

@@ -63,17 +63,15 @@ if [ $DRY = 1 ]; then
 	GPU_WORKER=$ROOT/worker/revhash-gpu-standin
 	SCALE=(--scale quick) CASES=200 BENCH_S=0.05 WORKER_S=0.2 KBENCH_S=0.1 SMALL_S=0.5
 	CPUS=2 KILL_N=8 KILL_DIFF=150000000 KILL_DELAY=100000 KILLS_MIN=3
-	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=1 MIX_WORKERS=auto+--poll
+	MIX_N=8 MIX_DIFF=3000000 MIX_DELAY=100000 MIX_ROUNDS=${ROUNDS:-1} MIX_WORKERS=${MIX:-auto+--poll}
 else
 	GPU_CHECK=$ROOT/gpu-check
 	GPU_WORKER=$ROOT/worker/revhash-gpu
 	SCALE=(--scale full) CASES=10000 BENCH_S=1.5 WORKER_S=1 KBENCH_S=0.5 SMALL_S=5
 	CPUS=16 KILL_N=40 KILL_DIFF=16000000000 KILL_DELAY=100000 KILLS_MIN=10
-	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=2
-	MIX_WORKERS="auto 2+--poll 1+--poll"
+	MIX_N=100 MIX_DIFF=30000000 MIX_DELAY=100000 MIX_ROUNDS=${ROUNDS:-2}
+	MIX_WORKERS=${MIX:-"auto 2+--poll 1+--poll"}
 fi
-MIX_ROUNDS=${ROUNDS:-$MIX_ROUNDS}
-MIX_WORKERS=${MIX:-$MIX_WORKERS}
 
 # variants STANDING: the build's variants that are shipped, timed (by an
 # earlier device call) or trial (never timed), as gpu-check lists them.
@@ -89,8 +87,14 @@ WITH_GPU=(--gpu auto --gpu-worker "$GPU_WORKER")
 # Each part writes its outputs under W and its figures to stdout, a
 # "figure: ..." line each.
 
-# gpu_ready PORT: once the GPU worker shows in its slot (60 s at most).
-gpu_ready() { wait_until 600 0.1 gpu_shown "$1"; }
+# serve NAME MASTER_ARGS...: a master on a free port, PORT, its log
+# W/NAME.log; with --gpu auto, once the GPU worker shows in its slot (60
+# s at most), else stopped and non-zero.
+serve() {
+	start_free "$W/$1.log" "${@:2}"
+	[[ " $* " != *" --gpu auto "* ]] || wait_until 600 0.1 gpu_shown "$PORT" ||
+		{ echo "figure: $1: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
+}
 gpu_shown() { status_json "$1" | jq -e 'any(.workers[]; .kind == "gpu" and .pid > 0)' >/dev/null; }
 
 # gpu_hashing PORT: the GPU worker's pid while it is hashing, else nothing.
@@ -100,12 +104,8 @@ gpu_hashing() {
 
 # cuda_tool NAME: NAME's path: on the PATH, else where CUDA installs it.
 cuda_tool() {
-	local p
-	command -v "$1" && return
-	for p in /usr/local/cuda/bin/"$1" /usr/local/cuda/nsight-compute*/"$1" \
-		/opt/nvidia/nsight-compute/*/"$1"; do
-		[ -x "$p" ] && { echo "$p"; return; }
-	done
+	command -v "$1" || find /usr/local/cuda/bin /usr/local/cuda/nsight-compute* \
+		/opt/nvidia/nsight-compute/* -maxdepth 1 -name "$1" -type f -executable -print -quit 2>/dev/null
 }
 
 # promising NAME...: the variants named, the highest of their lowest sm_90
@@ -238,16 +238,14 @@ stages() {
 # cache hits, then 100,000-value requests. NAME small-sleep: the GPU
 # worker sleeps in its waits, where it spins by default.
 small_run() {
-	local name=$1 port rc=0
+	local name=$1 rc=0
 	[ "$name" = small-sleep ] && local -x REVHASH_GPU_SPIN_US=0 REVHASH_GPU_IDLE_SPIN_MS=0
-	port=$(free_port)
-	start_master "$port" "$W/$name.log" --workers 4 "${WITH_GPU[@]}"
-	gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --cached \
+	serve "$name" --workers 4 "${WITH_GPU[@]}" || return 1
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 1 --duration "$SMALL_S" --cached \
 		--json="$W/$name-hit.json" >"$W/$name-hit.txt" 2>&1 || rc=1
-	"$BENCH" 127.0.0.1 "$port" --concurrency 1 --duration "$SMALL_S" --difficulty 100000 \
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 1 --duration "$SMALL_S" --difficulty 100000 \
 		--json="$W/$name-100k.json" >"$W/$name-100k.txt" 2>&1 || rc=1
-	status_json "$port" >"$W/$name-status.json"
+	status_json "$PORT" >"$W/$name-status.json"
 	stop_master "$MASTER_PID" 30
 	stages "$W/$name-status.json" "$name"
 	[ $rc = 0 ] || echo "figure: $name: revhash-bench FAILED: a request went wrong or missing"
@@ -275,27 +273,25 @@ part_small() {
 }
 
 part_kills() {
-	local port bench kills=0 pid rc=0
-	port=$(free_port)
+	local bench kills=0 pid rc=0
 	# its kernel named: a replacement starts without measuring them all
-	start_master "$port" "$W/kills.log" --workers 4 "${WITH_GPU[@]}" $([ $DRY = 0 ] && echo --gpu-kernel base)
-	gpu_ready "$port" || { echo "figure: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	"$BENCH" 127.0.0.1 "$port" "$SEED" "$KILL_N" 0 "$KILL_DIFF" 20 "$KILL_DELAY" 1.5 --no-calibrate \
+	serve kills --workers 4 "${WITH_GPU[@]}" $([ $DRY = 0 ] && echo --gpu-kernel base) || return 1
+	"$BENCH" 127.0.0.1 "$PORT" "$SEED" "$KILL_N" 0 "$KILL_DIFF" 20 "$KILL_DELAY" 1.5 --no-calibrate \
 		>"$W/kills-bench.txt" 2>&1 &
 	bench=$!
 	# Let a hashing GPU worker move the work on for 0.1 to 0.3 s, then kill it.
 	while kill -0 "$bench" 2>/dev/null; do
-		pid=$(gpu_hashing "$port")
+		pid=$(gpu_hashing "$PORT")
 		if [ -n "$pid" ]; then
 			sleep "0.$((1 + RANDOM % 3))"
-			[ "$(gpu_hashing "$port")" = "$pid" ] && kill -KILL "$pid" 2>/dev/null &&
+			[ "$(gpu_hashing "$PORT")" = "$pid" ] && kill -KILL "$pid" 2>/dev/null &&
 				kills=$((kills + 1))
 		else
 			sleep 0.05
 		fi
 	done
 	wait "$bench" || rc=1
-	status_json "$port" >"$W/kills-status.json"
+	status_json "$PORT" >"$W/kills-status.json"
 	stop_master "$MASTER_PID" 30
 	grep -E '^(Results|latency)' "$W/kills-bench.txt" | sed 's/^/figure: /'
 	echo "figure: the GPU worker killed $kills times while hashing (at least $KILLS_MIN);" \
@@ -309,29 +305,24 @@ part_kills() {
 # every answer cached (NAME-floor: what the client and the machine put
 # under any score). The GPU's clocks are sampled meanwhile.
 mix_run() {
-	local name=$1 floor=$2 port smi=""
+	local name=$1 floor=$2 smi=""
 	shift 2
-	port=$(free_port)
-	start_master "$port" "$W/$name.log" "$@"
-	if [[ " $* " == *" --gpu auto "* ]]; then
-		gpu_ready "$port" || { echo "figure: $name: no GPU worker came"; stop_master "$MASTER_PID" 30; return 1; }
-	else
-		sleep 1 # the CPU workers measure their kernels
-	fi
+	serve "$name" "$@" || return 1
+	[[ " $* " == *" --gpu auto "* ]] || sleep 1 # the CPU workers measure their kernels
 	if [ $DRY = 0 ] && command -v nvidia-smi >/dev/null; then
 		nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,utilization.gpu \
 			--format=csv,noheader,nounits -lms 50 >"$W/$name-clocks.csv" 2>&1 &
 		smi=$!
 	fi
-	"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
+	"$BENCH" 127.0.0.1 "$PORT" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
 		--workers "$CPUS" --csv "$W/$name.csv" --json="$W/$name.json" >"$W/$name.txt" 2>&1
 	local rc=$?
 	[ -n "$smi" ] && kill "$smi" 2>/dev/null && wait "$smi" 2>/dev/null
 	if [ "$floor" = floor ]; then
-		"$BENCH" 127.0.0.1 "$port" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
+		"$BENCH" 127.0.0.1 "$PORT" "$SEED" "$MIX_N" 0 "$MIX_DIFF" 20 "$MIX_DELAY" 1.5 \
 			--no-calibrate --json="$W/$name-floor.json" >"$W/$name-floor.txt" 2>&1 || rc=1
 	fi
-	status_json "$port" >"$W/$name-status.json"
+	status_json "$PORT" >"$W/$name-status.json"
 	grep -m1 'listening on port' "$W/$name.log" | sed "s/.*: CPU workers/figure: $name: CPU workers/"
 	stop_master "$MASTER_PID" 30
 	grep -E '^(Results|hash rate|ideal|latency)' "$W/$name.txt" | sed "s/^/figure: $name: /"

@@ -7,10 +7,8 @@
 # calibrate [MASTER ARGS...]: RATE, the M hashes/s of a master started with
 # these arguments, by revhash-bench's calibration. Logs go to $OUT.
 calibrate() {
-	local port
-	port=$(free_port)
-	start_master "$port" "$OUT/calibrate.log" "$@"
-	RATE=$("$BENCH" 127.0.0.1 "$port" 1 1 0 1000 0 0 1.5 --quiet --json 2>/dev/null |
+	start_free "$OUT/calibrate.log" "$@"
+	RATE=$("$BENCH" 127.0.0.1 "$PORT" 1 1 0 1000 0 0 1.5 --quiet --json 2>/dev/null |
 		jq -r 'select(.rate_from == "calibrated") | .rate_mhs')
 	stop_master "$MASTER_PID" 60
 	[ -n "$RATE" ] || fail "calibration failed"
@@ -58,20 +56,19 @@ row_header() {
 # at during the run (no neighbour moves that): one row_header line. Files
 # go to $OUT.
 replay_row() {
-	local name=$1 total=$2 diff=$3 delay=$4 port out rate policy wl
+	local name=$1 total=$2 diff=$3 delay=$4 out rate policy wl
 	shift 4
-	port=$(free_port)
 	out=$OUT/$name.txt
 	wl=("${REPLAY_SEED:-3435245}" "$total" 0 "$diff" 20 "$delay" 1.5)
 	# shellcheck disable=SC2207 # bench_policy's words are options
 	policy=($(bench_policy "$@"))
 	rate=(--rate "${RATE}e6")
 	[ -n "${OWN_RATE:-}" ] && rate=("${policy[@]}")
-	start_master "$port" "$OUT/$name.log" "$@"
-	"$BENCH" 127.0.0.1 "$port" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" \
+	start_free "$OUT/$name.log" "$@"
+	"$BENCH" 127.0.0.1 "$PORT" "${wl[@]}" --quiet "${rate[@]}" --csv "$OUT/$name.csv" \
 		--json="$OUT/$name.json" >"$out" 2>&1
 	local rc=$? status busy score p50 p99 eff eff_best eff_busy
-	status=$(status_json "$port")
+	status=$(status_json "$PORT")
 	busy=$(json_num "$status" busy_rate)
 	stop_master "$MASTER_PID" 60
 	[ $rc -eq 0 ] || { cat "$out" >&2; fail "$name: wrong or missing answers"; }

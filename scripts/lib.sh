@@ -87,11 +87,12 @@ run_base() {
 	echo "$d"
 }
 
-# own_dir DIR: DIR is a folder of this user's that only it may use (made
-# 0700 where there is none); non-zero for a link, another's or an open one.
+# own_dir DIR [USER]: DIR is a folder of USER's (this user's) that only
+# USER may use (made 0700 where there is none); non-zero for a link,
+# another's or an open one.
 own_dir() {
 	[ -e "$1" ] || [ -L "$1" ] || mkdir -m 700 "$1" 2>/dev/null
-	[ -n "$(find "$1" -maxdepth 0 -type d -user "$(id -u)" ! -perm /077 2>/dev/null)" ]
+	[ -n "$(find "$1" -maxdepth 0 -type d -user "${2:-$(id -u)}" ! -perm /077 2>/dev/null)" ]
 }
 
 # wait_until TRIES PAUSE COMMAND...: COMMAND again every PAUSE seconds
@@ -198,12 +199,14 @@ start_master() {
 	wait_listening "$port" "$MASTER_PID" "$log"
 }
 
+# start_free LOG ARGS...: start_master on a port nobody listens on, PORT.
+start_free() {
+	PORT=$(free_port)
+	start_master "$PORT" "$@"
+}
+
 # workers_of PID: the worker pids of master PID, one a line.
 workers_of() { ps -o pid= --ppid "$1" | tr -d ' '; }
-
-# live_workers_of PID: those of its workers a signal would reach at once:
-# neither stopped nor dead (not yet reaped), one a line.
-live_workers_of() { ps -o pid=,stat= --ppid "$1" | awk '$2 !~ /^[TtZX]/ { print $1 }'; }
 
 # wait_workers PID N SECONDS: until master PID has exactly N workers.
 wait_workers() { wait_until $(($3 * 20)) 0.05 has_workers "$1" "$2"; }

@@ -16,10 +16,9 @@ make -s -C "$ROOT" B=build/trip BIN=build/trip NVCC= TRACE_OBJS=bench/trip_trace
 command -v addr2line >/dev/null || fail "addr2line (binutils) is needed"
 command -v python3 >/dev/null || fail "python3 is needed to send the requests"
 rm -f "$OUT/trip.log"
-port=$(free_port)
-REVHASH_TRIP=$OUT/trip.log MASTER=$TRACED start_master "$port" "$OUT/master.log" \
+REVHASH_TRIP=$OUT/trip.log MASTER=$TRACED start_free "$OUT/master.log" \
 	--workers 1 --gpu off --no-pin
-python3 - "$port" <<'PY' || fail "sending the requests"
+python3 - "$PORT" <<'PY' || fail "sending the requests"
 import hashlib, socket, struct, sys, time
 port = int(sys.argv[1])
 def req(x, lo, hi):

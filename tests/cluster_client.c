@@ -17,7 +17,7 @@
  *     one peer that takes all it can (scripts/attack.sh). HOST and ADDR
  *     may be IPv6 addresses (::1).
  *   cluster-client drip HOST PORT N [--every MS]
- *     as hold, but every connection a slow scraper (scripts/attack.sh).
+ *     as hold, but every connection a slow scraper (scripts/metrics-test.sh).
  *   cluster-client steady HOST PORT SECONDS [--from ADDR] [--seed S]
  *                  [--every MS] [--range R] [--threads T]
  *     T loops, each asking every MS ms (or at once when late) for a value

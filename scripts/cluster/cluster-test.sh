@@ -113,7 +113,7 @@ CLUSTER_USER=""
 P2=$(free_port 1 2 100 201 202)
 "$CLUSTER" config --port "$P2" >/dev/null || fail "config failed" # the nodes' user, made
 rmdir "/run/revhash-nodes-$P2" 2>/dev/null # and the socket folder config made: start's
-MASTER_USER=$CLUSTER_USER start_master $((P2 + 2)) "$(mktemp /tmp/revhash-stranger.XXXXXX)" \
+MASTER_USER=$CLUSTER_USER start_master $((P2 + 2)) "$LOGS/cluster-stranger.log" \
 	--workers 1 --gpu off
 out=$("$CLUSTER" start --nodes 2 --port "$P2" --workers 1 2>&1) &&
 	{ "$CLUSTER" stop --port "$P2" >/dev/null; fail "start succeeded beside a stranger on $((P2 + 2))"; }
@@ -149,8 +149,8 @@ if [ ${#NETNS[@]} = 0 ]; then
 		listening $((PORT + i)) && fail "node $i listens on TCP port $((PORT + i))"
 		sock=$socks/n$i.sock
 		[ -S "$sock" ] || fail "node $i has no socket ($sock)"
-		[ -n "$(find "$(dirname "$sock")" -maxdepth 0 -type d -user "${CLUSTER_USER:-$(id -un)}" \
-			! -perm /077)" ] || fail "node $i's socket is not in a 0700 folder of the nodes' user"
+		own_dir "$(dirname "$sock")" "${CLUSTER_USER:-$(id -un)}" ||
+			fail "node $i's socket is not in a 0700 folder of the nodes' user"
 	done
 	sock=$socks/n1.sock
 	[ "$(unix_ask "$sock" "$CLUSTER_USER" "$(digest_of 5)" 0 10)" = none ] ||

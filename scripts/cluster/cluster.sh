@@ -181,7 +181,7 @@ user_ready() {
 	[ "$(id -u "$NODE_USER")" != 0 ] || fail "--user $NODE_USER is root"
 	[ -e "$SOCKS" ] || [ -L "$SOCKS" ] ||
 		install -d -m 700 -o "$NODE_USER" -g "$(id -g "$NODE_USER")" "$SOCKS"
-	[ -n "$(find "$SOCKS" -maxdepth 0 -type d -user "$NODE_USER" ! -perm /077 2>/dev/null)" ] ||
+	own_dir "$SOCKS" "$NODE_USER" ||
 		fail "$SOCKS: not a folder of $NODE_USER's own, mode 0700 (a link, another's, or open)"
 }
 

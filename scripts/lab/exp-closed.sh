@@ -20,13 +20,12 @@ mkdir -p "$(dirname "$prefix")"
 	fail "hard descriptor limit $(ulimit -Hn) is below $((conc + 64))"
 ulimit -n "$(ulimit -Hn)"
 
-port=$(free_port)
 # shellcheck disable=SC2086
-start_master "$port" "$prefix.log" --quiet $margs
+start_free "$prefix.log" --quiet $margs
 nworkers=$(workers_asked $margs)
 wait_workers "$MASTER_PID" "$nworkers" 10 || fail "the master's $nworkers workers did not start"
 workers=$(workers_of "$MASTER_PID")
-"$BENCH" 127.0.0.1 "$port" --concurrency "$conc" --duration "$secs" "$@" \
+"$BENCH" 127.0.0.1 "$PORT" --concurrency "$conc" --duration "$secs" "$@" \
 	--json="$prefix.json" >"$prefix.txt" 2>&1 &
 bench_pid=$!
 quarter=$(awk -v s="$secs" 'BEGIN { print s / 4 }')

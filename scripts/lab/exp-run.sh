@@ -19,19 +19,18 @@ shift 2
 need_built
 mkdir -p "$(dirname "$prefix")"
 
-port=$(free_port)
 # shellcheck disable=SC2086 # the master's arguments are words
-start_master "$port" "$prefix.log" --quiet $margs
+start_free "$prefix.log" --quiet $margs
 # shellcheck disable=SC2046
-"$BENCH" 127.0.0.1 "$port" "$@" --quiet --csv "$prefix.csv" "${rate[@]}" \
+"$BENCH" 127.0.0.1 "$PORT" "$@" --quiet --csv "$prefix.csv" "${rate[@]}" \
 	$(bench_policy $margs) --json="$prefix.json" >"$prefix.txt" 2>&1 &
 bench_pid=$!
-sample_status "$port" "$prefix.status.csv" "$bench_pid" &
+sample_status "$PORT" "$prefix.status.csv" "$bench_pid" &
 sampler_pid=$!
 wait "$bench_pid"
 rc=$?
 wait "$sampler_pid"
-busy=$(json_num "$(status_json "$port")" busy_rate)
+busy=$(json_num "$(status_json "$PORT")" busy_rate)
 stop_master "$MASTER_PID" 60
 # shellcheck disable=SC2046
 echo "$(bench_summary "$prefix.json"),${busy:-0},$(eff_at "$busy" "$prefix.csv" "$prefix.busy.txt" \
