@@ -8,11 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/clock.h"
-#include "worker/sha256_ref.h"
-
-#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* a range without the answer */
-
 /* Is name one of the CPU kernels compiled in? */
 static int cpu_kernel(const char *name)
 {
@@ -43,18 +38,4 @@ int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn r
 	if (at < len)
 		snprintf(err + at, len - at, "; or auto)");
 	return -EINVAL;
-}
-
-double device_rate(kernel_search_fn search, uint64_t values)
-{
-	static uint64_t at = MEASURE_START;
-	uint64_t found, t0;
-	uint8_t digest[32];
-
-	sha256_le64(MEASURE_START - 1, digest);
-	t0 = clock_ns();
-	if (search(digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
-		return 0;
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }
