@@ -119,8 +119,26 @@ static void idle_wait(const struct worker_start *w, uint64_t last_work)
 		ring_wait(r, w->slot, IDLE_WAIT_MS);
 }
 
-/* Lease, hash, report, until told to stop. */
-static int run(const struct worker_start *w)
+/* Test hooks: a worker that tries to stop its master, or to reopen the
+ * segment and cut it to nothing (which the master would die of at its
+ * next read). Its sandbox refuses both: the tests see that the master
+ * serves on. Each says what it got. */
+static void break_out(const struct worker_start *w)
+{
+	struct ring *r = w->seg->ring;
+	int fd;
+
+	if (ring_hook_fire(r, HOOK_SIGNAL_MASTER))
+		log_warn("worker %u (test hook): kill(master, SIGTERM): %s", w->slot,
+			 kill(getppid(), SIGTERM) == 0 ? "sent" : strerror(errno));
+	if (ring_hook_fire(r, HOOK_TRUNCATE_SEGMENT)) {
+		fd = shm_open(w->seg->name, O_RDWR, 0);
+		log_warn("worker %u (test hook): open and truncate %s: %s", w->slot, w->seg->name,
+			 fd >= 0 && ftruncate(fd, 0) == 0 ? "done" : strerror(errno));
+	}
+}
+
+int worker_serve(const struct worker_start *w)
 {
 	struct ring *r = w->seg->ring;
 	uint64_t chunk = 16384ull * w->kernel->lanes, last_work = clock_ns();
@@ -129,6 +147,9 @@ static int run(const struct worker_start *w)
 						     w->lease_ns / 1000000000u),
 				.ns = w->rate ? w->lease_ns : 0 };
 
+	if (ring_hook_fire(r, HOOK_DIE_AT_START))
+		raise(SIGKILL); /* test hook: a worker that cannot start */
+	break_out(w);
 	if (ring_worker_start(r, w->slot, getpid()))
 		notify(w->notify_fd);
 	/* A GPU's rate known from the start lets the CPUs leave it the small
@@ -188,33 +209,6 @@ int worker_setup(const struct worker_start *w)
 	if (w->pin && (rc = os_pin(0, w->unit)) < 0)
 		log_warn("sched_setaffinity(worker %u): %s", w->unit, strerror(-rc));
 	return 0;
-}
-
-/* Test hooks: a worker that tries to stop its master, or to reopen the
- * segment and cut it to nothing (which the master would die of at its
- * next read). Its sandbox refuses both: the tests see that the master
- * serves on. Each says what it got. */
-static void break_out(const struct worker_start *w)
-{
-	struct ring *r = w->seg->ring;
-	int fd;
-
-	if (ring_hook_fire(r, HOOK_SIGNAL_MASTER))
-		log_warn("worker %u (test hook): kill(master, SIGTERM): %s", w->slot,
-			 kill(getppid(), SIGTERM) == 0 ? "sent" : strerror(errno));
-	if (ring_hook_fire(r, HOOK_TRUNCATE_SEGMENT)) {
-		fd = shm_open(w->seg->name, O_RDWR, 0);
-		log_warn("worker %u (test hook): open and truncate %s: %s", w->slot, w->seg->name,
-			 fd >= 0 && ftruncate(fd, 0) == 0 ? "done" : strerror(errno));
-	}
-}
-
-int worker_serve(const struct worker_start *w)
-{
-	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
-		raise(SIGKILL); /* test hook: a worker that cannot start */
-	break_out(w);
-	return run(w);
 }
 
 /* A CPU worker is confined once set up (sandbox.h); one that cannot be
