@@ -107,13 +107,6 @@ int os_stat(pid_t pid, struct os_stat *s)
 	return s->pid == pid ? 0 : -EINVAL;
 }
 
-int os_proc_stopped(pid_t pid)
-{
-	struct os_stat s;
-
-	return os_stat(pid, &s) == 0 && (s.state == 'T' || s.state == 't');
-}
-
 pid_t os_thread_group(pid_t tid)
 {
 	char buf[1024], *at;

@@ -29,8 +29,6 @@ int os_parse_stat(const char *text, struct os_stat *s);
 /* Read /proc/PID/stat into s: 0, -ESRCH (no such process), -EINVAL (its
  * file does not parse, or is another pid's), or another -errno. */
 int os_stat(pid_t pid, struct os_stat *s);
-/* Is pid stopped or traced (state T or t)? */
-int os_proc_stopped(pid_t pid);
 /* The process whose thread tid is (its thread group: tid itself for a
  * process's first thread), or -errno (-ESRCH: no such thread). */
 pid_t os_thread_group(pid_t tid);
