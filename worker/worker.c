@@ -211,8 +211,6 @@ int worker_setup(const struct worker_start *w)
 	return 0;
 }
 
-/* A CPU worker is confined once set up (sandbox.h); one that cannot be
- * does not serve (exit 1: the master backs off and says so). */
 int worker_main(const struct worker_start *w)
 {
 	if (worker_setup(w) < 0)
