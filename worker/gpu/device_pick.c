@@ -1,7 +1,6 @@
 /* Choosing a device's kernel variant (lib/pick.c measures, as it does for
  * the CPU kernels): what wins on an H100 need not win on an RTX 4090 or an
- * A100. The master passes its CPU kernel's name, which a device takes as
- * "measure", as it takes auto; any other name must be a variant's. */
+ * A100. */
 #include "worker/gpu/device.h"
 
 #include <errno.h>
