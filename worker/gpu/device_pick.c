@@ -29,8 +29,12 @@ int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn r
 		pick_measure(p, run, ctx);
 		return 0;
 	}
-	if (pick_named(p, want) == 0)
-		return 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], want) == 0) {
+			p->chosen = i;
+			p->forced = 1;
+			return 0;
+		}
 	at = (size_t)snprintf(err, len, "unknown kernel %s (this device's:", want);
 	for (size_t i = 0; i < p->n && at < len; i++)
 		at += (size_t)snprintf(err + at, len - at, "%s %s", i ? "," : "", p->names[i]);
