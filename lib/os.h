@@ -11,9 +11,6 @@ unsigned os_cpu_count(void);
 /* os_cpu_count(), at most most: what `auto` comes to where a table holds
  * at most that many workers. */
 unsigned os_cpus_upto(unsigned most);
-/* Pin process pid (0: this one) to the n-th CPU of this process's mask,
- * counting round (n modulo the CPUs). 0 or -errno. */
-int os_pin(pid_t pid, unsigned n);
 /* What one /proc/PID/stat says. */
 struct os_stat {
 	pid_t pid, ppid;
@@ -45,7 +42,5 @@ int os_reap(pid_t pid, int *status, uint64_t deadline_ms);
  * 10 s, every 5 s, 3 probes: a host that vanished is noticed in about
  * 25 s, where a socket that only waits would wait for ever. */
 void os_keepalive(int fd);
-/* Close every descriptor above 2 except keep (-1 for none). */
-void os_close_inherited(int keep);
 
 #endif

@@ -5,7 +5,6 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
-#include "lib/os.h"
 #include "lib/signals.h"
 #include "shm/ring_worker.h"
 #include "worker/sandbox.h"
@@ -190,6 +189,25 @@ int worker_serve(const struct worker_start *w)
 	return 0;
 }
 
+/* Pin this process to the n-th CPU of its mask, n modulo their count. */
+static int pin(unsigned n)
+{
+	cpu_set_t allowed, one;
+	unsigned seen = 0, want;
+
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+		return -errno;
+	want = n % (unsigned)CPU_COUNT(&allowed);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || seen++ != want)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		return sched_setaffinity(0, sizeof one, &one) < 0 ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
 int worker_setup(const struct worker_start *w)
 {
 	struct sched_param none = { 0 };
@@ -199,14 +217,22 @@ int worker_setup(const struct worker_start *w)
 	if (getppid() != w->master)
 		return -ESRCH; /* the master died before we could ask to follow it */
 	sig_worker_ignore(); /* the master's table: lib/signals.c */
-	os_close_inherited(w->notify_fd);
+	/* glibc's closefrom reads /proc/self/fd where the kernel has no
+	 * close_range (before 5.9), never every number up to a limit that
+	 * may be a million; with neither it aborts, and a worker never runs
+	 * holding the master's descriptors. Below the eventfd, no more
+	 * numbers than the master had open. */
+	if (w->notify_fd > 3 && close_range(3, (unsigned)w->notify_fd - 1, 0) < 0)
+		for (int fd = 3; fd < w->notify_fd; fd++)
+			close(fd);
+	closefrom(w->notify_fd < 3 ? 3 : w->notify_fd + 1);
 	/* A batch task's wake-up does not preempt the master halfway through
 	 * waking the others (docs/performance.md). */
 	if (!w->wall_clock && sched_setscheduler(0, SCHED_BATCH, &none) < 0)
 		log_warn("sched_setscheduler(worker %u): %s", w->slot, strerror(errno));
 	/* On the unit-th CPU of the master's, round robin: left alone, the
 	 * scheduler often wakes two workers on one CPU for milliseconds. */
-	if (w->pin && (rc = os_pin(0, w->unit)) < 0)
+	if (w->pin && (rc = pin(w->unit)) < 0)
 		log_warn("sched_setaffinity(worker %u): %s", w->unit, strerror(-rc));
 	return 0;
 }
