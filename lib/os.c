@@ -35,24 +35,6 @@ unsigned os_cpus_upto(unsigned most)
 	return n > most ? most : n;
 }
 
-int os_pin(pid_t pid, unsigned n)
-{
-	cpu_set_t allowed, one;
-	unsigned seen = 0, want;
-
-	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
-		return -errno;
-	want = n % (unsigned)CPU_COUNT(&allowed);
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &allowed) || seen++ != want)
-			continue;
-		CPU_ZERO(&one);
-		CPU_SET(cpu, &one);
-		return sched_setaffinity(pid, sizeof one, &one) < 0 ? -errno : 0;
-	}
-	return -EINVAL;
-}
-
 int os_parse_stat(const char *text, struct os_stat *s)
 {
 	const char *close = strrchr(text, ')');
@@ -107,13 +89,6 @@ int os_stat(pid_t pid, struct os_stat *s)
 	return s->pid == pid ? 0 : -EINVAL;
 }
 
-int os_proc_stopped(pid_t pid)
-{
-	struct os_stat s;
-
-	return os_stat(pid, &s) == 0 && (s.state == 'T' || s.state == 't');
-}
-
 pid_t os_thread_group(pid_t tid)
 {
 	char buf[1024], *at;
@@ -126,19 +101,6 @@ pid_t os_thread_group(pid_t tid)
 	    tgid > INT32_MAX)
 		return -EINVAL;
 	return (pid_t)tgid;
-}
-
-/* glibc's closefrom reads /proc/self/fd where the kernel has no
- * close_range (before 5.9), never every number up to a limit that may be
- * a million; with neither it aborts, and a worker never runs holding the
- * master's descriptors. Below keep, no more numbers than the master had
- * open. */
-void os_close_inherited(int keep)
-{
-	if (keep > 3 && close_range(3, (unsigned)keep - 1, 0) < 0)
-		for (int fd = 3; fd < keep; fd++)
-			close(fd);
-	closefrom(keep < 3 ? 3 : keep + 1);
 }
 
 int os_become(const char *name)

@@ -11,9 +11,6 @@ unsigned os_cpu_count(void);
 /* os_cpu_count(), at most most: what `auto` comes to where a table holds
  * at most that many workers. */
 unsigned os_cpus_upto(unsigned most);
-/* Pin process pid (0: this one) to the n-th CPU of this process's mask,
- * counting round (n modulo the CPUs). 0 or -errno. */
-int os_pin(pid_t pid, unsigned n);
 /* What one /proc/PID/stat says. */
 struct os_stat {
 	pid_t pid, ppid;
@@ -29,8 +26,6 @@ int os_parse_stat(const char *text, struct os_stat *s);
 /* Read /proc/PID/stat into s: 0, -ESRCH (no such process), -EINVAL (its
  * file does not parse, or is another pid's), or another -errno. */
 int os_stat(pid_t pid, struct os_stat *s);
-/* Is pid stopped or traced (state T or t)? */
-int os_proc_stopped(pid_t pid);
 /* The process whose thread tid is (its thread group: tid itself for a
  * process's first thread), or -errno (-ESRCH: no such thread). */
 pid_t os_thread_group(pid_t tid);
@@ -47,7 +42,5 @@ int os_reap(pid_t pid, int *status, uint64_t deadline_ms);
  * 10 s, every 5 s, 3 probes: a host that vanished is noticed in about
  * 25 s, where a socket that only waits would wait for ever. */
 void os_keepalive(int fd);
-/* Close every descriptor above 2 except keep (-1 for none). */
-void os_close_inherited(int keep);
 
 #endif

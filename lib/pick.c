@@ -5,25 +5,18 @@
  * later ones to about sample_ns (and counts, as any run does). */
 #include "lib/pick.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lib/clock.h"
 
-static void forget(struct pick *p)
-{
-	memset(p->rates, 0, sizeof p->rates);
-	p->chosen = 0;
-	p->forced = 0;
-	p->ns = 0;
-}
-
 void pick_measure(struct pick *p, pick_run_fn run, void *ctx)
 {
 	uint64_t t0 = clock_ns();
 
-	forget(p);
+	memset(p->rates, 0, sizeof p->rates);
+	p->chosen = 0;
+	p->forced = 0;
 	for (int round = 0; round <= p->rounds; round++)
 		for (size_t i = 0; i < p->n; i++) {
 			uint64_t values = round ? (uint64_t)(p->rates[i] / 1e9 *
@@ -39,18 +32,6 @@ void pick_measure(struct pick *p, pick_run_fn run, void *ctx)
 		    pick_weighed(p->rates[p->chosen], p->handicap[p->chosen]))
 			p->chosen = i;
 	p->ns = clock_ns() - t0;
-}
-
-int pick_named(struct pick *p, const char *name)
-{
-	forget(p);
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->names[i], name) == 0) {
-			p->chosen = i;
-			p->forced = 1;
-			return 0;
-		}
-	return -EINVAL;
 }
 
 void pick_line(const struct pick *p, char *buf, size_t len)

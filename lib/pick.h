@@ -39,10 +39,6 @@ static inline double pick_weighed(double rate, double handicap)
  * fastest once each is weighed by its handicap (the first of equals). */
 void pick_measure(struct pick *p, pick_run_fn run, void *ctx);
 
-/* Choose the candidate called name, measuring nothing (forced). 0, or
- * -EINVAL when p has none of that name. */
-int pick_named(struct pick *p, const char *name);
-
 /* p's choice as text: "fma (base 16.10, fma 19.30 G hashes/s, measured in
  * 180 ms)", "fma (forced by name)"; M hashes/s below 1 G. */
 void pick_line(const struct pick *p, char *buf, size_t len);

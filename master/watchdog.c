@@ -43,12 +43,15 @@ static uint64_t stall_bound(const struct ring_slot *v)
 						       : STALL_MAX_MS;
 }
 
-/* Has a worker silent for silent ms, with that bound, stalled? (/proc is
- * read only past the bound.) */
+/* Has a worker silent for silent ms, with that bound, stalled: silent
+ * long past it, or stopped or traced (state T or t)? (/proc is read only
+ * past the bound.) */
 static int stalled(pid_t pid, uint64_t silent, uint64_t bound)
 {
-	return silent > bound &&
-	       (silent > bound * SLOW_FACTOR || os_proc_stopped(pid));
+	struct os_stat s;
+
+	return silent > bound && (silent > bound * SLOW_FACTOR ||
+				  (os_stat(pid, &s) == 0 && (s.state == 'T' || s.state == 't')));
 }
 
 /* The master was held up, or a holder of the lock killed: start every

@@ -45,6 +45,12 @@ struct kernel_calibration {
  * pick_line() says what it measured and chose. */
 const struct kernel_calibration *kernel_calibrate(void);
 
+/* The rate of search (hashes/s, wall clock) over values values without
+ * the answer, each call further along one range; 0 when it finds one. What
+ * the calibration and a device's choice of variant measure (one thread at
+ * a time: the calibration runs once, a device chooses at its start). */
+double kernel_rate(kernel_search_fn search, uint64_t values);
+
 /* A supported() for kernels that run on any CPU. */
 int kernel_always(void);
 

@@ -51,8 +51,6 @@ const struct worker_kind *kind_named(const char *name)
 	return NULL;
 }
 
-/* Digits below KIND_UNITS_MAX at the even places, commas between, none
- * twice (two workers on one device would only share it). */
 int kind_spec_valid(const char *spec)
 {
 	size_t n = strlen(spec);

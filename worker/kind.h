@@ -54,7 +54,8 @@ const struct worker_kind *kind_at(unsigned i);
 /* The kind called name, or NULL. */
 const struct worker_kind *kind_named(const char *name);
 /* Is spec a valid --NAME argument of a found kind: auto, off, or a comma
- * list of unit numbers below KIND_UNITS_MAX, none twice? */
+ * list of unit numbers below KIND_UNITS_MAX, none twice (two workers on
+ * one device would only share it)? */
 int kind_spec_valid(const char *spec);
 
 /* ---- kind_run.c: what a kind does ----------------------------------------- */

@@ -111,7 +111,6 @@ static const struct row {
 #define NROWS (sizeof table / sizeof table[0])
 
 static enum sandbox_kind confined_as;
-static int confined;
 static int off; /* --no-sandbox */
 static unsigned char said[1024]; /* a device's refused calls, logged once */
 
@@ -231,22 +230,9 @@ int sandbox_enter(enum sandbox_kind kind, int notify_fd)
 		log_error("seccomp_rule_add: %s", strerror(-rc));
 	} else if ((rc = seccomp_load(ctx)) < 0) {
 		log_error("seccomp_load: %s", strerror(-rc));
-	} else {
-		confined = 1;
 	}
 	seccomp_release(ctx);
 	return rc;
-}
-
-/* LeakSanitizer's hook, which only a sanitizer build calls: its check at
- * exit stops the world with clone and ptrace, which a confined process
- * may not make, so it is off once confined. A memory error's report
- * still prints, up to its stack: naming the frames takes a symbolizer
- * process (docs/security.md; check_sandbox). */
-int __lsan_is_turned_off(void);
-int __lsan_is_turned_off(void)
-{
-	return confined;
 }
 
 unsigned sandbox_allowed(enum sandbox_kind kind)

@@ -5,7 +5,6 @@
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"
-#include "lib/os.h"
 #include "lib/signals.h"
 #include "shm/ring_worker.h"
 #include "worker/sandbox.h"
@@ -119,8 +118,26 @@ static void idle_wait(const struct worker_start *w, uint64_t last_work)
 		ring_wait(r, w->slot, IDLE_WAIT_MS);
 }
 
-/* Lease, hash, report, until told to stop. */
-static int run(const struct worker_start *w)
+/* Test hooks: a worker that tries to stop its master, or to reopen the
+ * segment and cut it to nothing (which the master would die of at its
+ * next read). Its sandbox refuses both: the tests see that the master
+ * serves on. Each says what it got. */
+static void break_out(const struct worker_start *w)
+{
+	struct ring *r = w->seg->ring;
+	int fd;
+
+	if (ring_hook_fire(r, HOOK_SIGNAL_MASTER))
+		log_warn("worker %u (test hook): kill(master, SIGTERM): %s", w->slot,
+			 kill(getppid(), SIGTERM) == 0 ? "sent" : strerror(errno));
+	if (ring_hook_fire(r, HOOK_TRUNCATE_SEGMENT)) {
+		fd = shm_open(w->seg->name, O_RDWR, 0);
+		log_warn("worker %u (test hook): open and truncate %s: %s", w->slot, w->seg->name,
+			 fd >= 0 && ftruncate(fd, 0) == 0 ? "done" : strerror(errno));
+	}
+}
+
+int worker_serve(const struct worker_start *w)
 {
 	struct ring *r = w->seg->ring;
 	uint64_t chunk = 16384ull * w->kernel->lanes, last_work = clock_ns();
@@ -129,6 +146,9 @@ static int run(const struct worker_start *w)
 						     w->lease_ns / 1000000000u),
 				.ns = w->rate ? w->lease_ns : 0 };
 
+	if (ring_hook_fire(r, HOOK_DIE_AT_START))
+		raise(SIGKILL); /* test hook: a worker that cannot start */
+	break_out(w);
 	if (ring_worker_start(r, w->slot, getpid()))
 		notify(w->notify_fd);
 	/* A GPU's rate known from the start lets the CPUs leave it the small
@@ -169,6 +189,25 @@ static int run(const struct worker_start *w)
 	return 0;
 }
 
+/* Pin this process to the n-th CPU of its mask, n modulo their count. */
+static int pin(unsigned n)
+{
+	cpu_set_t allowed, one;
+	unsigned seen = 0, want;
+
+	if (sched_getaffinity(0, sizeof allowed, &allowed) < 0)
+		return -errno;
+	want = n % (unsigned)CPU_COUNT(&allowed);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &allowed) || seen++ != want)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		return sched_setaffinity(0, sizeof one, &one) < 0 ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
 int worker_setup(const struct worker_start *w)
 {
 	struct sched_param none = { 0 };
@@ -178,47 +217,26 @@ int worker_setup(const struct worker_start *w)
 	if (getppid() != w->master)
 		return -ESRCH; /* the master died before we could ask to follow it */
 	sig_worker_ignore(); /* the master's table: lib/signals.c */
-	os_close_inherited(w->notify_fd);
+	/* glibc's closefrom reads /proc/self/fd where the kernel has no
+	 * close_range (before 5.9), never every number up to a limit that
+	 * may be a million; with neither it aborts, and a worker never runs
+	 * holding the master's descriptors. Below the eventfd, no more
+	 * numbers than the master had open. */
+	if (w->notify_fd > 3 && close_range(3, (unsigned)w->notify_fd - 1, 0) < 0)
+		for (int fd = 3; fd < w->notify_fd; fd++)
+			close(fd);
+	closefrom(w->notify_fd < 3 ? 3 : w->notify_fd + 1);
 	/* A batch task's wake-up does not preempt the master halfway through
 	 * waking the others (docs/performance.md). */
 	if (!w->wall_clock && sched_setscheduler(0, SCHED_BATCH, &none) < 0)
 		log_warn("sched_setscheduler(worker %u): %s", w->slot, strerror(errno));
 	/* On the unit-th CPU of the master's, round robin: left alone, the
 	 * scheduler often wakes two workers on one CPU for milliseconds. */
-	if (w->pin && (rc = os_pin(0, w->unit)) < 0)
+	if (w->pin && (rc = pin(w->unit)) < 0)
 		log_warn("sched_setaffinity(worker %u): %s", w->unit, strerror(-rc));
 	return 0;
 }
 
-/* Test hooks: a worker that tries to stop its master, or to reopen the
- * segment and cut it to nothing (which the master would die of at its
- * next read). Its sandbox refuses both: the tests see that the master
- * serves on. Each says what it got. */
-static void break_out(const struct worker_start *w)
-{
-	struct ring *r = w->seg->ring;
-	int fd;
-
-	if (ring_hook_fire(r, HOOK_SIGNAL_MASTER))
-		log_warn("worker %u (test hook): kill(master, SIGTERM): %s", w->slot,
-			 kill(getppid(), SIGTERM) == 0 ? "sent" : strerror(errno));
-	if (ring_hook_fire(r, HOOK_TRUNCATE_SEGMENT)) {
-		fd = shm_open(w->seg->name, O_RDWR, 0);
-		log_warn("worker %u (test hook): open and truncate %s: %s", w->slot, w->seg->name,
-			 fd >= 0 && ftruncate(fd, 0) == 0 ? "done" : strerror(errno));
-	}
-}
-
-int worker_serve(const struct worker_start *w)
-{
-	if (ring_hook_fire(w->seg->ring, HOOK_DIE_AT_START))
-		raise(SIGKILL); /* test hook: a worker that cannot start */
-	break_out(w);
-	return run(w);
-}
-
-/* A CPU worker is confined once set up (sandbox.h); one that cannot be
- * does not serve (exit 1: the master backs off and says so). */
 int worker_main(const struct worker_start *w)
 {
 	if (worker_setup(w) < 0)

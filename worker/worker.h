@@ -47,7 +47,8 @@ int worker_setup(const struct worker_start *w);
  * exit status. */
 int worker_serve(const struct worker_start *w);
 /* A forked CPU worker: worker_setup, confined (worker/sandbox.h), then
- * worker_serve. */
+ * worker_serve; one that cannot be confined does not serve (exit 1: the
+ * master backs off and says so). */
 int worker_main(const struct worker_start *w);
 
 #endif

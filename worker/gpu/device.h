@@ -63,9 +63,4 @@ int device_open(int index, const char *name, uint64_t spin_ns, struct device *ou
 int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn run, void *ctx,
 		char *err, size_t len);
 
-/* The rate of search (hashes/s, wall clock) over values values without
- * the answer, each call further along one range; 0 when it finds one. What
- * a device's pick_run_fn measures. */
-double device_rate(kernel_search_fn search, uint64_t values);
-
 #endif

@@ -75,7 +75,7 @@ static double run(void *ctx, size_t i, uint64_t values)
 {
 	(void)ctx;
 	gpu_use(opened, (int)i);
-	return device_rate(search, values);
+	return kernel_rate(search, values);
 }
 
 int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,

@@ -1,17 +1,11 @@
 /* Choosing a device's kernel variant (lib/pick.c measures, as it does for
  * the CPU kernels): what wins on an H100 need not win on an RTX 4090 or an
- * A100. The master passes its CPU kernel's name, which a device takes as
- * "measure", as it takes auto; any other name must be a variant's. */
+ * A100. */
 #include "worker/gpu/device.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "lib/clock.h"
-#include "worker/sha256_ref.h"
-
-#define MEASURE_START (UINT64_C(0xd1ce) << 40) /* a range without the answer */
 
 /* Is name one of the CPU kernels compiled in? */
 static int cpu_kernel(const char *name)
@@ -35,26 +29,16 @@ int device_pick(struct pick *p, size_t measured, const char *want, pick_run_fn r
 		pick_measure(p, run, ctx);
 		return 0;
 	}
-	if (pick_named(p, want) == 0)
-		return 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], want) == 0) {
+			p->chosen = i;
+			p->forced = 1;
+			return 0;
+		}
 	at = (size_t)snprintf(err, len, "unknown kernel %s (this device's:", want);
 	for (size_t i = 0; i < p->n && at < len; i++)
 		at += (size_t)snprintf(err + at, len - at, "%s %s", i ? "," : "", p->names[i]);
 	if (at < len)
 		snprintf(err + at, len - at, "; or auto)");
 	return -EINVAL;
-}
-
-double device_rate(kernel_search_fn search, uint64_t values)
-{
-	static uint64_t at = MEASURE_START;
-	uint64_t found, t0;
-	uint8_t digest[32];
-
-	sha256_le64(MEASURE_START - 1, digest);
-	t0 = clock_ns();
-	if (search(digest, at, at + values - 1, &found, NULL) != SEARCH_NONE)
-		return 0;
-	at += values;
-	return (double)values * 1e9 / (double)(clock_ns() - t0 + 1);
 }

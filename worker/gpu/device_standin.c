@@ -68,7 +68,7 @@ int device_count(char names_out[][DEVICE_NAME_LEN], int max)
 static double run(void *ctx, size_t i, uint64_t values)
 {
 	(void)ctx;
-	return device_rate(searches[i] ? searches[i] : base->search, values);
+	return kernel_rate(searches[i] ? searches[i] : base->search, values);
 }
 
 int device_open(int index, const char *want, uint64_t spin_ns, struct device *out, char *err,

@@ -26,20 +26,6 @@ int gpu_walk_spins(const struct gpu_launcher *l, uint64_t count)
 	return l->rate > 0 && (double)count / l->rate * 1e9 < (double)l->spin_ns;
 }
 
-/* The next generation; after the last, the word starts afresh. */
-static int next_gen(struct gpu_launcher *l, uint32_t *gen)
-{
-	if (l->gen >= GPU_GEN_MAX) {
-		int r = l->renew(l->ctx);
-
-		if (r)
-			return r;
-		l->gen = 0;
-	}
-	*gen = ++l->gen;
-	return 0;
-}
-
 /* Queue launches until depth are in flight or the range is all out. */
 static int fill(struct walk *w)
 {
@@ -48,17 +34,20 @@ static int fill(struct walk *w)
 	while (w->more && w->n < l->depth) {
 		struct gpu_job *j = &w->q[(w->head + w->n) % GPU_WALK_DEPTH];
 		uint64_t last = w->next | 0xffffffff;
-		uint32_t gen;
-		int r = next_gen(l, &gen);
+		int r;
 
-		if (r)
-			return r;
+		/* After the last generation, the word starts afresh. */
+		if (l->gen >= GPU_GEN_MAX) {
+			if ((r = l->renew(l->ctx)))
+				return r;
+			l->gen = 0;
+		}
 		if (last > w->hi)
 			last = w->hi;
 		if (last - w->next >= l->chunk)
 			last = w->next + l->chunk - 1;
 		*j = (struct gpu_job){ .first = w->next, .count = last - w->next + 1,
-				       .gen = gen };
+				       .gen = ++l->gen };
 		j->spin = (uint32_t)gpu_walk_spins(l, j->count);
 		r = l->launch(l->ctx, w->digest, j);
 		if (r)
