@@ -70,7 +70,7 @@ BENCH_PID=$!
 # it comes; bash's /dev/tcp holds many sockets in one process).
 idle_clients() { # hold N connections open for S seconds, a connect that hangs too
 	# shellcheck disable=SC2016 # the inner shell expands them
-	timeout "$2" bash -c 'for ((i = 0; i < $1; i++)); do exec {fd}<>"/dev/tcp/127.0.0.1/$2"; done
+	exec timeout "$2" bash -c 'for ((i = 0; i < $1; i++)); do exec {fd}<>"/dev/tcp/127.0.0.1/$2"; done
 		sleep infinity' _ "$1" "$PORT" 2>/dev/null
 }
 slow_sender() { # one byte a second until dropped

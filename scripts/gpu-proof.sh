@@ -105,7 +105,7 @@ gpu_hashing() {
 # cuda_tool NAME: NAME's path: on the PATH, else where CUDA installs it.
 cuda_tool() {
 	command -v "$1" || find /usr/local/cuda/bin /usr/local/cuda/nsight-compute* \
-		/opt/nvidia/nsight-compute/* -maxdepth 1 -name "$1" -type f -executable -print -quit 2>/dev/null
+		/opt/nvidia/nsight-compute/* -maxdepth 1 -name "$1" -xtype f -executable -print -quit 2>/dev/null
 }
 
 # promising NAME...: the variants named, the highest of their lowest sm_90

@@ -364,8 +364,10 @@ START_TEST(the_fastest_earlier_probe_counts)
 			end[1] = '\0';
 		ck_assert_int_ge(row(table, "S", &rate[round], 1), 1);
 	}
-	/* 2e6 values in FAKE_SLOW_MS in round 2: a thousand times slower. */
-	ck_assert_msg(rate[0] > 1000 * rate[1], "%g then %g M/s", rate[0], rate[1]);
+	/* 2e6 values in FAKE_SLOW_MS in round 2: far slower. A loaded machine
+	 * may end round 1's probe early, so ask only 8 times: judged at
+	 * round 2's own probe, the run is flagged past a factor of 4. */
+	ck_assert_msg(rate[0] > 8 * rate[1], "%g then %g M/s", rate[0], rate[1]);
 	ck_assert_ptr_null(strstr(r.out, "S: faster than hashing"));
 	ck_assert_ptr_null(strstr(r.out, "S ran faster"));
 }

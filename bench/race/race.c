@@ -388,7 +388,8 @@ static void watch_probe(struct race *r, unsigned round, unsigned i,
 		return;
 	r->unprobed[i] = round;
 	g->left_bound_s = probe_bound_ns(r->p) / 1e9;
-	g->left_on = wait_quiet(&r->watch[i], g->left_bound_s, &busy, &g->left_wait_s) != 1;
+	/* A machine that cannot be read says nothing of the search. */
+	g->left_on = wait_quiet(&r->watch[i], g->left_bound_s, &busy, &g->left_wait_s) == 0;
 }
 
 /* Server i's leg of round r: probe, run, figures, CSV rows. 0, or

@@ -467,7 +467,8 @@ void verdict_text(const struct verdict *v, const char *const name[2],
 			(1 - rule->alpha) * 100, v->need);
 		break;
 	case VERDICT_FLAGGED:
-		withheld(t, v->side[0].flagged, v->side[1].flagged, verdict_cause[VERDICT_CAUSE_FAST],
+		withheld(t, v->side[0].flagged, v->side[1].flagged,
+			 verdict_cause[VERDICT_CAUSE_FAST],
 			 "answers it knew before: restart it, or race with --seed", name);
 		break;
 	case VERDICT_BUSY:

@@ -52,8 +52,8 @@ struct device {
 int device_open(int index, const char *name, uint64_t spin_ns, struct device *out, char *err,
 		size_t errlen);
 
-/* Choose among p's variants (their names, probe, sample_ns, rounds and
- * handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):
+/* Choose among p's variants (p otherwise zeroed: their names, probe,
+ * sample_ns, rounds and handicaps filled in; DEVICE_SLOW_STOP for one whose stops are slower):
  * want names one (forced), or, when want is NULL, "auto" or a CPU kernel's
  * name, measure the first measured of them, the others being taken by
  * name only (pick_measure: run(ctx, i, values) is the rate of variant i

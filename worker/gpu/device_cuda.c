@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define MEASURE_PROBE (UINT64_C(1) << 24)      /* ~1 ms of an H100 */
 #define MEASURE_SAMPLE_NS 10000000             /* then 10 ms a run */
@@ -28,7 +29,10 @@ static enum search_result search(const uint8_t digest[32], uint64_t lo, uint64_t
 	 * its lease go and serves on. */
 	if (rc < 0 && rc != SEARCH_STOPPED) {
 		log_error("GPU %s: %s", gpu_name(opened), gpu_error(opened));
-		exit(1);
+		/* No exit handlers: this may run confined (--bench's lines are
+		 * flushed by hand). */
+		fflush(NULL);
+		_exit(1);
 	}
 	if (stop && !told_watch) {
 		struct gpu_stats st;
