@@ -111,14 +111,35 @@ START_TEST(worker_stopped_inside_the_lock_stalls_nothing)
 }
 END_TEST
 
+/* The silence, in ms, the master's log gives for the first stalled
+ * worker it killed, or -1. */
+static long stalled_after_ms(void)
+{
+	char line[1024], *at;
+	long ms = -1;
+	FILE *f = fopen(m.log, "r");
+
+	if (!f)
+		return -1;
+	while (ms < 0 && fgets(line, sizeof line, f))
+		if ((at = strstr(line, "made no progress for ")))
+			sscanf(at, "made no progress for %ld ms", &ms);
+	fclose(f);
+	return ms;
+}
+
 /* Stopped while idle: it would take no work. With one worker, that is all
- * the workers: a request must still be answered. */
+ * the workers: a request must still be answered. Being stopped, it is
+ * killed at the idle bound (600 ms), not at the 4 times longer one a
+ * worker merely silent gets: the master's own count of the silence says
+ * which. */
 START_TEST(stopped_idle_worker_is_replaced)
 {
 	const char *const one[] = { "--workers", "1", NULL };
 	pid_t pids[1];
 	uint8_t d[32];
 	uint64_t x, base = th_rand64() >> 1;
+	long silent;
 
 	start(NULL, one);
 	ck_assert_int_eq(tm_workers(&m, pids, 1), 1);
@@ -127,6 +148,9 @@ START_TEST(stopped_idle_worker_is_replaced)
 	ck_assert_int_eq(th_request(m.port, d, base, base + 10000, 1, &x), 0);
 	ck_assert_uint_eq(x, base + 5000);
 	ck_assert_uint_eq(stats_now().stalls, 1);
+	silent = stalled_after_ms();
+	ck_assert_msg(silent >= 600 && silent < 4 * 600, "killed after %ld ms of silence",
+		      silent);
 	stop();
 }
 END_TEST
