@@ -40,6 +40,10 @@ expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
 ( opts "--alpha=A" --gamma 1 ) 2>/dev/null && fail "opts took an unknown option"
 ( opts "--alpha=A" stray ) 2>/dev/null && fail "opts took a stray argument without --rest"
 ( opts "--alpha=A" --alpha ) 2>/dev/null && fail "opts took an option without its value"
+# --help: the script's head comment, from its second line up to its code.
+expect "opts --help" "$( (opts "--alpha=A" --help) | sed -n '1p;$p')" \
+	"$(printf '%s\n' "The readers lib.sh and lib-bench.sh give the other scripts, on JSON made" \
+		"  scripts/lib-selftest.sh")"
 port=$(free_port)
 http_get 127.0.0.1 "$port" / >/dev/null 2>&1 && fail "http_get answered from a port nobody listens on"
 # pid_listens reads no process name: a listener named to pass for the

@@ -16,10 +16,12 @@ fail() { say "FAIL: $*" >&2; exit 1; }
 # opts SPEC "$@": the options SPEC names, parsed by getopt(1), into their
 # variables; the other arguments into ARGS. SPEC's words: "--name=VAR" (an
 # option with a value), "--flag:VAR=VALUE" (a switch that sets VAR), and
-# "--rest" (without it, an argument that is no option fails).
+# "--rest" (without it, an argument that is no option fails). Where SPEC
+# names no --help, --help prints the script's head comment.
 opts() {
-	local spec=" $1 " long="" w name set rest=0 parsed
+	local spec=" $1 " long="" w name set rest=0 parsed OPTS_HELP=0
 	shift
+	[[ $spec == *" --help:"* ]] || spec+="--help:OPTS_HELP=1 "
 	for w in $spec; do
 		case $w in
 		--rest) rest=1 ;;
@@ -28,7 +30,7 @@ opts() {
 		esac
 	done
 	parsed=$(getopt -n "$(basename "$0")" -o "" -l "${long%,}" -- "$@") ||
-		fail "bad options (the head of $0 lists them)"
+		fail "bad options ($0 --help lists them)"
 	eval "set -- $parsed"
 	while [ "$1" != -- ]; do
 		case $spec in
@@ -44,6 +46,7 @@ opts() {
 		esac
 	done
 	shift
+	[ $OPTS_HELP = 0 ] || { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }
 	[ $# -eq 0 ] || [ $rest = 1 ] || fail "unexpected argument: $1"
 	ARGS=("$@")
 }
