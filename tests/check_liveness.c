@@ -115,16 +115,12 @@ END_TEST
  * worker it killed, or -1. */
 static long stalled_after_ms(void)
 {
-	char line[1024], *at;
+	char line[1024];
+	const char *at = tm_log_find(&m, "made no progress for ", line, sizeof line);
 	long ms = -1;
-	FILE *f = fopen(m.log, "r");
 
-	if (!f)
-		return -1;
-	while (ms < 0 && fgets(line, sizeof line, f))
-		if ((at = strstr(line, "made no progress for ")))
-			sscanf(at, "made no progress for %ld ms", &ms);
-	fclose(f);
+	if (at)
+		sscanf(at, "made no progress for %ld ms", &ms);
 	return ms;
 }
 

@@ -474,18 +474,24 @@ void tm_dump_log(const struct tmaster *m)
 	fclose(f);
 }
 
-int tm_log_contains(const struct tmaster *m, const char *needle)
+const char *tm_log_find(const struct tmaster *m, const char *needle, char *line, size_t len)
 {
-	char line[1024];
-	int found = 0;
+	const char *at = NULL;
 	FILE *f = fopen(m->log, "r");
 
 	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof line, f))
-		found = strstr(line, needle) != NULL;
+		return NULL;
+	while (!at && fgets(line, (int)len, f))
+		at = strstr(line, needle);
 	fclose(f);
-	return found;
+	return at;
+}
+
+int tm_log_contains(const struct tmaster *m, const char *needle)
+{
+	char line[1024];
+
+	return tm_log_find(m, needle, line, sizeof line) != NULL;
 }
 
 int tm_stats(const struct tmaster *m, struct seg_stats *st)

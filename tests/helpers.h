@@ -67,6 +67,9 @@ pid_t tm_worker_with_lease(const struct tmaster *m, int timeout_ms);
 pid_t tm_freeze_worker_with_lease(const struct tmaster *m, int timeout_ms);
 /* Does the master's log hold needle? */
 int tm_log_contains(const struct tmaster *m, const char *needle);
+/* The first line of the master's log that holds needle, into line (len
+ * bytes): where needle starts in it, or NULL. */
+const char *tm_log_find(const struct tmaster *m, const char *needle, char *line, size_t len);
 /* Print the master's log to stderr (on failure). */
 void tm_dump_log(const struct tmaster *m);
 
