@@ -3,7 +3,10 @@
 #ifndef REVHASH_JOBS_ENTRY_H
 #define REVHASH_JOBS_ENTRY_H
 
-#include "master/jobs.h"
+#include <stdint.h>
+
+struct jobs;
+struct job;
 
 #define PARK_WAIT_MS 1000    /* a park or a release not done by then is */
 #define RELEASE_WAIT_MS 1000 /* done by the master (entry_take_back) */

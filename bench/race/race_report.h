@@ -8,7 +8,7 @@
 
 #include "bench/out.h"
 #include "bench/race/machine.h"
-#include "bench/race/race.h"
+#include "bench/race/race_data.h"
 
 /* Before round 1: the machine's peak pk, and each server that no run
  * can be caught answering from memory for (no probe, and no peak:

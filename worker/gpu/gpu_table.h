@@ -1,11 +1,11 @@
 /* The table of the kernel variants a build holds, and the functions of
  * gpu.h that are the same for the device (gpu.cu) and the host build
- * (gpu_standin.c). Each of them includes this once, after its struct gpu
- * (with the fields name, variant, err and watch_err), naming the type of
- * its variants' entries (GPU_ENTRY, with the field variant) and the entry
- * of variant n (GPU_ENTRY_OF(n)). The build passes the list as
- * GPU_VARIANT_LIST, X(n) for each, with the counts of the first that are
- * shipped and that --kernel auto measures (gpu.mk). */
+ * (gpu_standin.c). Each of them includes this once, after gpu.h and its
+ * struct gpu (with the fields name, variant, err and watch_err), naming
+ * the type of its variants' entries (GPU_ENTRY, with the field variant)
+ * and the entry of variant n (GPU_ENTRY_OF(n)). The build passes the list
+ * as GPU_VARIANT_LIST, X(n) for each, with the counts of the first that
+ * are shipped and that --kernel auto measures (gpu.mk). */
 #ifndef REVHASH_GPU_TABLE_H
 #define REVHASH_GPU_TABLE_H
 
@@ -13,7 +13,6 @@
 #include <errno.h>
 
 #include "lib/pick.h"
-#include "worker/gpu/gpu.h"
 #include "worker/gpu/gpu_variant.h"
 
 #if !defined GPU_VARIANT_LIST || !defined GPU_VARIANTS_SHIPPED || !defined GPU_VARIANTS_AUTO
