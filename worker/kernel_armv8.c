@@ -13,6 +13,7 @@
 #include <asm/hwcap.h>
 
 #include "sha256_ref.h"
+#include "kernel_nway.h"
 
 #define NWAY 4
 
@@ -46,14 +47,6 @@ static void armv8_plan_init(struct armv8_plan *p, const uint8_t digest[32],
 	sha256_late_a(digest, late);
 	p->target = late[0];
 }
-
-/* For each of the NWAY messages j, unrolled into straight-line code. */
-#define EACH(stmt)                                                           \
-	do {                                                                 \
-		_Pragma("GCC unroll 8") for (int j = 0; j < NWAY; j++) {     \
-			stmt;                                                \
-		}                                                            \
-	} while (0)
 
 /* Four rounds with the round inputs wk: abcd and efgh hold the state
  * before and after. */

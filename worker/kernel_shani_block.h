@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sha256_ref.h"
+#include "kernel_nway.h"
 
 #ifndef NWAY
 #define NWAY 4
@@ -55,14 +56,6 @@ static void shani_plan_init(struct shani_plan *p, const uint8_t digest[32],
 	sha256_late_a(digest, late);
 	p->target = late[1];
 }
-
-/* For each of the NWAY messages j, unrolled into straight-line code. */
-#define EACH(stmt)                                                           \
-	do {                                                                 \
-		_Pragma("GCC unroll 8") for (int j = 0; j < NWAY; j++) {     \
-			stmt;                                                \
-		}                                                            \
-	} while (0)
 
 /* Four rounds: s0 holds ABEF and s1 CDGH before and after. */
 #define ROUNDS4(lo, hi)                                                      \
