@@ -25,7 +25,7 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
-	ring_job_times(js->ring, j->entry, &submitted, &leased, &found);
+	ring_job_times(js->ring, jobs_entry_of(j), &submitted, &leased, &found);
 	if (!leased || !found || leased < submitted || found < leased ||
 	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
@@ -57,8 +57,8 @@ static void note(const struct conn *c, const char *how)
 /* ---- life and death of a job --------------------------------------------- */
 
 /* Where a job is has one record: each entry's holder (ring_holder): its
- * job, RING_HELD_ALONE for a job let go, NULL when free. j->entry reads
- * it the other way; the functions below write both. */
+ * job, RING_HELD_ALONE for a job let go, NULL when free. jobs_entry_of
+ * reads it the other way (j->entry); the functions below write both. */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e)
 {
 	void *h = ring_holder(&js->table, e);
@@ -81,7 +81,7 @@ static struct job *leave_table(struct jobs *js, uint32_t e)
  * workers drop it (CLOSED) or RELEASE_WAIT_MS passes. */
 static void let_go(struct jobs *js, struct job *j)
 {
-	uint32_t e = j->entry;
+	uint32_t e = jobs_entry_of(j);
 
 	js->rec[e].since_ms = clock_ms();
 	ring_release(js->ring, e);
@@ -95,7 +95,7 @@ static void let_go(struct jobs *js, struct job *j)
 static void publish_weight(void *ctx, const struct job *j)
 {
 	struct jobs *js = ctx;
-	uint32_t e = j->entry;
+	uint32_t e = jobs_entry_of(j);
 
 	if (ring_phase(js->ring, e) == PHASE_NEW && !ring_untouched(&js->table, e))
 		return;
@@ -407,7 +407,7 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 	clients_drop(js->clients, c);
 	if (TAILQ_EMPTY(&j->waiters.q)) { /* nobody waits: forget j, let its entry go */
 		shm_count(js->stats->cancelled, 1);
-		if (j->entry != RING_NONE)
+		if (jobs_entry_of(j) != RING_NONE)
 			let_go(js, j);
 		jobset_free(&js->set, j);
 	} else {

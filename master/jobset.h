@@ -46,6 +46,13 @@ struct job {
 	uint64_t accept_ns, request_ns; /* its first request's times */
 };
 
+/* Which entry holds j: RING_NONE while it is out of the table (the other
+ * way: jobs_job_in). */
+static inline uint32_t jobs_entry_of(const struct job *j)
+{
+	return j->entry;
+}
+
 /* The weight of j, which is in the ring's table, changed: publish it. */
 typedef void jobset_publish_fn(void *ctx, const struct job *j);
 
