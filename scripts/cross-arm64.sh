@@ -8,8 +8,9 @@
 # The guest runs with QEMU_LD_PREFIX=/, the multiarch libraries it was
 # linked against (the cross toolchain's own libc hangs a guest that forks).
 set -eu
-cd "$(dirname "$0")/.."
-. scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+[ $# -eq 0 ] || fail "no arguments (--help: what it does; B=DIR: where)"
+cd "$ROOT"
 
 B=${B:-build/arm64}
 SUITES=(check_proto check_policy check_cache check_ring check_ring_stress check_kernel check_lib

@@ -15,7 +15,7 @@
 # --parts: only those; --variant: that one alone; --mix-rounds (2) and --mix
 # ("auto 2+--poll 1+--poll"): the mix's rounds and its servers' workers.
 set -u
-. "$(dirname "$0")/lib.sh"
+OWN_HELP=1 . "$(dirname "$0")/lib.sh"
 
 # The parts in their order: name, time box, least time worth starting
 # it, what it shows.

@@ -53,7 +53,8 @@ for arg in "$@"; do
 		need libseccomp-dev:arm64 test -f $multi/pkgconfig/libseccomp.pc
 		need qemu-user command -v qemu-aarch64
 		dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 || foreign=arm64 ;;
-	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+	--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "install-deps.sh: unknown option $arg (--help)" >&2; exit 2 ;;
 	esac
 done
 

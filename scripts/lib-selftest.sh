@@ -44,6 +44,11 @@ expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
 expect "opts --help" "$( (opts "--alpha=A" --help) | sed -n '1p;$p')" \
 	"$(printf '%s\n' "The readers lib.sh and lib-bench.sh give the other scripts, on JSON made" \
 		"  scripts/lib-selftest.sh")"
+# A script that reads its arguments by place answers --help the same,
+# before it reads them; cross-arm64.sh would otherwise install and build.
+expect "exp-run.sh --help" "$("$ROOT/scripts/lab/exp-run.sh" --help | head -n 1)" \
+	"One replay run of the lab: a master with MASTER_ARGS, the public"
+timeout 10 "$ROOT/scripts/cross-arm64.sh" --help >/dev/null || fail "cross-arm64.sh --help did not just print its help"
 port=$(free_port)
 http_get 127.0.0.1 "$port" / >/dev/null 2>&1 && fail "http_get answered from a port nobody listens on"
 # pid_listens reads no process name: a listener named to pass for the

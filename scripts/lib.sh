@@ -12,6 +12,11 @@ CLIENT=${REVHASH_CLUSTER_CLIENT:-$ROOT/${B:-build}/tests/cluster_client} # the t
 
 say() { printf '%s: %s\n' "$(basename "$0")" "$*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
+# head_comment: the script's head comment, from its second line up to its
+# code: its --help. A first argument --help asks for it before the script
+# reads any argument, by option or by place (OWN_HELP=1: it has its own).
+head_comment() { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; }
+[ "${1:-}" != --help ] || [ -n "${OWN_HELP:-}" ] || { head_comment; exit 0; }
 
 # opts SPEC "$@": the options SPEC names, parsed by getopt(1), into their
 # variables; the other arguments into ARGS. SPEC's words: "--name=VAR" (an
@@ -46,7 +51,7 @@ opts() {
 		esac
 	done
 	shift
-	[ $OPTS_HELP = 0 ] || { sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0; }
+	[ $OPTS_HELP = 0 ] || { head_comment; exit 0; }
 	[ $# -eq 0 ] || [ $rest = 1 ] || fail "unexpected argument: $1"
 	ARGS=("$@")
 }

@@ -7,6 +7,10 @@
 # The last lines name each failing test, where, and its replay (TH_SEED=S
 # or chaos's command).
 set -u
+case ${1:-} in
+--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-*) echo "run-tests.sh: unknown option $1 (--help)" >&2; exit 2 ;;
+esac
 B=${B:-build}
 BIN=${BIN:-.}
 export REVHASH_MASTER="${REVHASH_MASTER:-$BIN/master/master}"
