@@ -61,16 +61,16 @@ done
 # closed NAME ARGS...: one closed-loop run, 64 requests in flight, 5 s.
 # All from one address, the 4,000 held searches too: its share lifted.
 closed() {
-	local name=$1
+	local name=$1 f=$OUT/closed-$1
 	shift
-	start_free "$OUT/closed-$name.log" --peer-conns 8192 --peer-searches 8192
-	"$BENCH" 127.0.0.1 "$PORT" --concurrency 64 --duration 5 "$@" >"$OUT/closed-$name.txt" 2>&1
-	local rc=$?
+	start_free "$f.log" --peer-conns 8192 --peer-searches 8192
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 64 --duration 5 "$@" --json="$f.json" >"$f.txt" 2>&1
+	local rc=$? rps lat
 	stop_master "$MASTER_PID" 60
-	[ $rc -eq 0 ] || { cat "$OUT/closed-$name.txt"; fail "closed $name: wrong or missing"; }
-	printf '%-22s %12s   %s\n' "$name" \
-		"$(awk '/^requests\/s:/ {print $2}' "$OUT/closed-$name.txt")" \
-		"$(sed -n 's/^latency: //p' "$OUT/closed-$name.txt")"
+	[ $rc -eq 0 ] || { cat "$f.txt"; fail "closed $name: wrong or missing"; }
+	rps=$(jq -e .requests_s "$f.json") && lat=$(latency_line "$f.json") ||
+		fail "closed $name: no requests_s or latency_ms in $f.json"
+	printf '%-22s %12s   %s\n' "$name" "$rps" "$lat"
 }
 if wanted closed; then
 	say "3. closed loop, 64 requests in flight, 5 s"

@@ -63,7 +63,7 @@ ALL=$((WORKERS + ${GPUS:-0}))
 wait_workers "$MASTER_PID" "$ALL" 10 || fail "workers did not start"
 
 "$BENCH" 127.0.0.1 "$PORT" "$SEED" "$REQUESTS" 0 "$DIFFICULTY" 20 "$DELAY_US" 1.5 \
-	--no-calibrate >"$TMP/bench.out" 2>&1 &
+	--no-calibrate --json="$TMP/bench.json" >"$TMP/bench.out" 2>&1 &
 BENCH_PID=$!
 
 # Hostile clients for the whole run (curl's telnet:// sends its input as
@@ -89,7 +89,7 @@ if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt $((FLOOD + 1000)) ]
 fi
 if [ "$FLOOD" -gt 0 ]; then
 	(sleep 3; "$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 4 --hold "$FLOOD" \
-		>"$TMP/flood.out" 2>&1; echo "rc $?" >>"$TMP/flood.out") & FLOOD_PID=$!
+		--json="$TMP/flood.json" >"$TMP/flood.out" 2>&1; echo "rc $?" >>"$TMP/flood.out") & FLOOD_PID=$!
 fi
 for _ in 1 2 3 4 5; do slow_sender & HELPERS+=($!); done
 
@@ -157,7 +157,7 @@ bench_rc=$?
 if [ "$FLOOD" -gt 0 ]; then
 	wait "$FLOOD_PID"
 	grep -q '^rc 0$' "$TMP/flood.out" || { cat "$TMP/flood.out"; fail "requests under the job-table flood went wrong"; }
-	flooded=$(awk '/^requests:/ {print $2}' "$TMP/flood.out")
+	flooded=$(json_num "$(<"$TMP/flood.json")" requests)
 fi
 
 # Every lock hook armed must fire: small requests make the workers take
@@ -177,9 +177,7 @@ wait_workers "$MASTER_PID" "$ALL" 15 || fail "worker count did not return to $AL
 kill -0 "$MASTER_PID" 2>/dev/null || fail "master died"
 status=$("$MASTER" --status "$PORT")
 
-results=$(grep '^Results:' "$TMP/bench.out")
-wrong=$(grep -c 'WRONG' "$TMP/bench.out")
-missing=$(grep -c 'MISSING' "$TMP/bench.out")
+results=$(jq -c '{reliability_pct, score}' "$TMP/bench.json")
 for p in "${HELPERS[@]}"; do kill "$p" 2>/dev/null; done
 t0=$EPOCHREALTIME
 stop_master "$MASTER_PID" 15
@@ -197,13 +195,11 @@ say "summary: kills $kills (+$lockkills inside the lock), stops $stops" \
 	"(+$lockstops inside the lock, $stalled workers killed as stalled), worker deaths seen $deaths" \
 	"($undead killed that did not die), ticks without a victim $missed, hooks never fired ${armed:-?}," \
 	"reloads $reloads, hostile clients $((hostile + 305)), job-table flood $FLOOD" \
-	"(${flooded:-0} requests answered under it), requests $REQUESTS," \
-	"wrong $wrong, missing $missing"
+	"(${flooded:-0} requests answered under it), requests $REQUESTS"
 say "bench: $results"
 echo "$status" | sed -n '/^requests/,$p'
 [ "$bench_rc" -eq 0 ] || { tail -n 30 "$LOG" >&2; fail "bench reported wrong or missing answers"; }
-case $results in "Results: 100.00 "*) ;; *) fail "reliability below 100%";; esac
-[ "$wrong" -eq 0 ] && [ "$missing" -eq 0 ] || fail "wrong or missing answers"
+jq -e '.reliability_pct == 100' "$TMP/bench.json" >/dev/null || fail "reliability below 100%"
 [ "$undead" -eq 0 ] || fail "$undead of the $kills workers it killed did not die of a signal"
 [ "$missed" -eq 0 ] || fail "$missed ticks found no worker to kill or stop"
 [ "${armed:-}" = 0 ] || fail "lock hooks armed and never fired: ${armed:-unknown (no status)}"

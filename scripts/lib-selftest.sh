@@ -27,6 +27,8 @@ expect "stage_line" "$(stage_line "$json")" 2/2/3/4/5/6
 expect "stage_line, no JSON" "$(stage_line "")" ""
 expect "wakeups_line" "$(wakeups_line "$json")" 1.50
 expect "wakeups_line, no requests" "$(wakeups_line '{"wakeups":3}')" -
+expect latency_line "$(latency_line <(echo '{"latency_ms":{"p50":0.5,"max":2}}'))" "p50 0.5 ms, max 2 ms"
+latency_line <(echo '{"latency_ms":null}') && fail "latency_line took no latencies"
 # opts, over getopt(1): both forms of a value, a switch, a prefix, what
 # follows -- kept whole; an unknown option or a stray argument fails.
 (

@@ -298,3 +298,5 @@ status_json() {
 # json_num JSON KEY: the whole number under KEY at JSON's top level (the
 # master's, never a worker's); empty for none.
 json_num() { jq -r --arg k "$2" '.[$k] | numbers | floor' <<<"$1" 2>/dev/null; }
+# latency_line FILE: a revhash-bench closed loop's --json latencies on a line; fails for none.
+latency_line() { jq -er '.latency_ms | to_entries | map("\(.key) \(.value) ms") | join(", ")' "$1" 2>/dev/null; }

@@ -65,10 +65,10 @@ histograms() {
 
 # closed LABEL: a closed loop of small requests for 3 s; its latency line.
 closed() {
-	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 3 --difficulty 1000 >"$OUT/$1.txt" ||
-		{ cat "$OUT/$1.txt"; fail "$1: wrong or missing answers"; }
-	grep -q '^errors: 0 wrong, 0 missing' "$OUT/$1.txt" || fail "$1: $(grep '^errors' "$OUT/$1.txt")"
-	sed -n 's/^latency: //p' "$OUT/$1.txt"
+	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 3 --difficulty 1000 --json="$OUT/$1.json" \
+		>"$OUT/$1.txt" || { cat "$OUT/$1.txt"; fail "$1: wrong or missing answers"; }
+	jq -e '.wrong == 0 and .missing == 0' "$OUT/$1.json" >/dev/null && latency_line "$OUT/$1.json" ||
+		fail "$1: $(jq -c '{wrong, missing, latency_ms}' "$OUT/$1.json")"
 }
 
 # 1. No master yet: up 0.
@@ -171,13 +171,13 @@ say "a scrape 8 s into the drip of 8 slow connections: answered in $t s"
 # a loop of scrapes, while small requests run: every one answered, the
 # latency without and with them; a whole scrape after. The scrapers run
 # at nice 19: they stand for other machines.
-quiet=$(closed quiet)
+quiet=$(closed quiet) || exit 1
 nice -n 19 "$CLIENT" hold 127.0.0.1 "$MPORT" 1000 --every 50 >"$OUT/hold.txt" 2>&1 &
 hold=$!
 (while alive "$hold"; do http_get 127.0.0.1 "$MPORT" /metrics >/dev/null 2>&1; done) &
 loop=$!
 renice -n 19 -p "$loop" >/dev/null
-flooded=$(closed flooded)
+flooded=$(closed flooded) || exit 1
 wait "$hold"
 wait "$loop"
 say "$(cat "$OUT/hold.txt")"
