@@ -11,6 +11,7 @@
 #include "bench/out.h"
 #include "lib/os.h"
 #include "lib/parse.h"
+#include "shm/policy_options.h"
 
 #include <errno.h>
 #include <getopt.h>

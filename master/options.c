@@ -6,7 +6,7 @@
 #include "lib/log.h"
 #include "lib/os.h"
 #include "lib/parse.h"
-#include "shm/policy.h"
+#include "shm/policy_options.h"
 #include "shm/ring.h"
 #include "worker/kernel.h"
 

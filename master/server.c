@@ -9,6 +9,7 @@
 #include "master/net.h"
 #include "master/power.h"
 #include "master/status.h"
+#include "shm/segment_create.h"
 #include "worker/sandbox.h"
 
 #include <arpa/inet.h>
@@ -240,7 +241,7 @@ static void teardown(struct server *s)
 	close_fd(&s->notify.fd);
 	close_fd(&s->epfd);
 	power_free(&s->power);
-	seg_close(&s->seg);
+	seg_remove(&s->seg);
 }
 
 /* The listeners on addresses: one for each --listen address, or one for

@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/os.h"
+#include "shm/segment_create.h"
 
 #include <signal.h>
 #include <stdio.h>

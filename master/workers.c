@@ -8,6 +8,7 @@
 #include "master/workers.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/segment_create.h"
 #include "worker/worker.h"
 
 #include <errno.h>

@@ -10,25 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shm/segment.h" /* the table's layout */
+
 /* An entry lies at most this many slots past its home (cache.c: why). */
 #define CACHE_PROBE_MAX 256
-
-struct cache_entry {
-	uint64_t hash;   /* the digest's keyed hash */
-	uint64_t answer;
-	uint32_t used;
-	uint32_t ref;    /* clock's second-chance bit */
-};
-
-/* The cache's part of the segment: the figures --status shows (the master
- * writes them and never reads them back) and the table. */
-struct cache_shm {
-	uint64_t nslots;   /* a power of two */
-	uint64_t capacity; /* answers held at most (under 3/4 of nslots) */
-	uint64_t count;
-	uint64_t hits, misses, evictions;
-	struct cache_entry slots[];
-};
 
 /* The master's cache, in its own memory, over a table in the segment. */
 struct cache {

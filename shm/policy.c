@@ -5,8 +5,8 @@
  * uniform in their ranges. Ties go to the older job; without preemption a
  * started job outranks every job not started (run to completion). */
 #include "shm/policy.h"
+#include "shm/policy_options.h"
 
-#include <getopt.h>
 #include <string.h>
 
 /* Pieces of a shared job, and the ratio of rates past which a slow worker

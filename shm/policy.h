@@ -12,9 +12,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-
-struct option; /* getopt.h's */
 
 /* The rules (bits of struct policy's rules). */
 #define POLICY_PREEMPT 0x1u /* a better job takes the workers at the next piece */
@@ -106,22 +103,6 @@ const char *policy_describe(const struct policy *p, char *buf, size_t size);
 int policy_has(const struct policy *p, uint32_t rule);
 /* Rule i of the table, NULL past the last. */
 const struct policy_rule *policy_rule(unsigned i);
-
-/* The policy's command-line switches (the master's and revhash-bench's),
- * as getopt_long entries and help lines made from the tables. */
-#define POLICY_OPTIONS_MAX 8    /* entries policy_getopt may add */
-#define POLICY_OPT_BASE 0x1000 /* their getopt values: from here up */
-
-/* Append the policy's options (--schedule and each rule's switch) to the
- * getopt_long table at opts; returns how many. */
-size_t policy_getopt(struct option *opts);
-/* Apply getopt value c (with its argument) to p: 1 when c is one of the
- * policy's, 0 when it is not, -1 for an order with no such name. */
-int policy_option(int c, const char *arg, struct policy *p);
-/* Print the options' help lines, indented like the master's --help. */
-void policy_help(FILE *out);
-/* Print each rule's switch ("--no-preempt"), a line each. */
-void policy_switches(FILE *out);
 
 /* The policies sim_best seeks the ideal among (every order with every
  * combination of the rules): how many, and the i-th. */

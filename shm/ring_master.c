@@ -6,6 +6,7 @@
 #include "lib/clock.h"
 #include "shm/ring_master.h"
 #include "shm/ring_slot.h"
+#include "shm/ring_worker.h"
 #include "shm/word.h"
 
 #include <errno.h>
@@ -518,4 +519,24 @@ int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown
 	return shm_restore(r->policy.order, policy->order) +
 	       shm_restore(r->policy.rules, policy->rules) +
 	       shm_restore(r->shutdown, shutdown ? 1u : 0u);
+}
+
+/* ---- the test hooks (the switch and the firing: ring_worker.c) ------------ */
+
+void ring_hooks_show(struct ring *r)
+{
+	publish(r->hooks, (uint32_t)ring_hooks_allowed());
+}
+
+int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
+{
+	if (!peek(r->hooks) || hook >= HOOK_COUNT)
+		return -EPERM;
+	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
+	return 0;
+}
+
+unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
+{
+	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
 }

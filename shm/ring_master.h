@@ -1,7 +1,6 @@
 /* The ring's master side (ring_master.c): calls that never wait on the
  * ring, and the master's own record of the table in its private memory.
- * ring_reset (run once no worker is left) and the test hooks are
- * ring_worker.c's. */
+ * ring_reset (run once no worker is left) is ring_reset.c's. */
 #ifndef REVHASH_RING_MASTER_H
 #define REVHASH_RING_MASTER_H
 
@@ -136,11 +135,8 @@ pid_t ring_lock_holder(const struct ring *r);
  * worker is gone (the lock held by none of ours, or cut from the
  * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
-/* The test hooks (ring_worker.c). Turn this process's switch on or off (the
- * tests, the fuzzer): where never called, REVHASH_TEST_HOOKS in the
- * environment says. */
-void ring_hooks_here(int on);
-/* Show this process's switch in r (ring_init: the master's). */
+/* The test hooks' master side; the switch is ring_worker.h's. Show this
+ * process's switch in r (ring_init: the master's). */
 void ring_hooks_show(struct ring *r);
 /* Arm a hook n more times; -EPERM when r's master has hooks off. */
 int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);

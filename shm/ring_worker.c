@@ -11,7 +11,6 @@
  * recovers a dead holder's lock (docs/architecture.md, "Crash safety"). */
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "shm/ring_master.h"
 #include "shm/ring_worker.h"
 #include "shm/ring_sched.h"
 
@@ -19,7 +18,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static void fail(const char *what, int err)
 {
@@ -162,10 +160,7 @@ static int take_pending(struct ring *r)
 	return tell;
 }
 
-/* The lock's holder died half-way: rebuild every derived field, take
- * every change in again (its bits may be lost) and let the master look
- * at all. */
-static void repair(struct ring *r)
+void ring_repair(struct ring *r)
 {
 	sched_rebuild(r);
 	for (uint32_t i = 0; i < RING_JOBS; i++) {
@@ -188,7 +183,7 @@ void ring_lock(struct ring *r, pid_t self)
 	if (rc == EOWNERDEAD) {
 		pthread_mutex_consistent(&r->lock);
 		publish(r->repairs, r->repairs + 1); /* the lock's holder alone writes it */
-		repair(r);
+		ring_repair(r);
 	}
 }
 
@@ -199,27 +194,6 @@ void ring_unlock(struct ring *r)
 	publish(r->lock_owner, 0);
 	if ((rc = pthread_mutex_unlock(&r->lock)))
 		fail("pthread_mutex_unlock", rc);
-}
-
-/* No worker lives, so nobody of ours is inside the lock or waits on a
- * semaphore: both are made again, and the new lock taken without waiting
- * (one not free at once was taken by someone not ours). */
-int ring_reset(struct ring *r)
-{
-	int rc = ring_make_sync(r);
-
-	if (rc)
-		return rc;
-	rc = pthread_mutex_trylock(&r->lock);
-	if (rc == EOWNERDEAD) /* taken and left by someone not ours: ours now */
-		pthread_mutex_consistent(&r->lock);
-	else if (rc)
-		return -rc;
-	publish(r->lock_owner, (int32_t)getpid());
-	r->repairs++;
-	repair(r);
-	ring_unlock(r);
-	return 0;
 }
 
 /* Lock and bring the ring up to date with the master. */
@@ -391,7 +365,7 @@ int ring_slot_retiring(const struct ring *r, unsigned slot)
  * only shows the master's, so that --hook can refuse a master without it. */
 static int allowed = -1; /* this process's switch; -1: not read yet */
 
-static int hooks_allowed(void)
+int ring_hooks_allowed(void)
 {
 	if (allowed < 0)
 		allowed = getenv("REVHASH_TEST_HOOKS") != NULL;
@@ -403,33 +377,15 @@ void ring_hooks_here(int on)
 	allowed = on != 0;
 }
 
-void ring_hooks_show(struct ring *r)
-{
-	publish(r->hooks, (uint32_t)hooks_allowed());
-}
-
 int ring_hook_fire(struct ring *r, enum ring_hook hook)
 {
 	uint32_t n;
 
-	if (!hooks_allowed())
+	if (!ring_hooks_allowed())
 		return 0;
 	n = peek(r->hook[hook]);
 	while (n && !__atomic_compare_exchange_n(&r->hook[hook], &n, n - 1, 0,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		;
 	return n != 0;
-}
-
-int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
-{
-	if (!peek(r->hooks) || hook >= HOOK_COUNT)
-		return -EPERM;
-	__atomic_fetch_add(&r->hook[hook], n, __ATOMIC_ACQ_REL);
-	return 0;
-}
-
-unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook)
-{
-	return hook < HOOK_COUNT ? peek(r->hook[hook]) : 0;
 }

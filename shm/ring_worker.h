@@ -19,11 +19,20 @@ struct ring_lease {
 /* Take one arming of a test hook (ring_worker.c): 1 when the caller should
  * misbehave (this process's switch is on, and the hook was armed). */
 int ring_hook_fire(struct ring *r, enum ring_hook hook);
+/* This process's switch for the test hooks, which a forked worker
+ * inherits: is it on? Turn it on or off (the tests, the fuzzer); where
+ * never turned, REVHASH_TEST_HOOKS in the environment says. */
+int ring_hooks_allowed(void);
+void ring_hooks_here(int on);
 /* Take the lock for process self, and drop it. A dead holder's lock is
  * recovered and the ring's derived state rebuilt; any other failure
  * aborts. */
 void ring_lock(struct ring *r, pid_t self);
 void ring_unlock(struct ring *r);
+/* Under the lock, after its holder died half-way (or ring_reset): rebuild
+ * every derived field, take every change in again (its bits may be lost)
+ * and let the master look at all. */
+void ring_repair(struct ring *r);
 /* Was the worker in slot asked to exit (retire or shutdown)? */
 int ring_slot_retiring(const struct ring *r, unsigned slot);
 /* A new worker in slot (pid self) shows in it; a predecessor's lease

@@ -11,7 +11,6 @@
 #include "shm/segment.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "shm/ring_master.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -299,102 +298,19 @@ int seg_open(unsigned port, int rw, struct seg *seg)
 	return 0;
 }
 
-/* ---- the master's own mapping, cut short ---------------------------------- */
-
-/* The one mapping guarded in this process, for the handler. */
-static struct {
-	char *at;
-	size_t size;
-	int fd;
-	pid_t pid; /* the process that guards it (a forked worker is not it) */
-} guarded;
-static volatile sig_atomic_t cut_short;
-
-/* SIGBUS in the guarded mapping (see seg_guard): the file gets its size
- * back, and the access, tried again on return, reads zeros. Any other
- * SIGBUS is what it would have been. Only async-signal-safe calls. */
-static void on_sigbus(int sig, siginfo_t *si, void *ctx)
-{
-	char *a = si->si_addr;
-
-	(void)ctx;
-	if (guarded.at && a >= guarded.at && a < guarded.at + guarded.size &&
-	    getpid() == guarded.pid && ftruncate(guarded.fd, (off_t)guarded.size) == 0) {
-		cut_short++;
-		return;
-	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-int seg_guard(const struct seg *seg)
-{
-	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
-
-	guarded.at = (char *)seg->hdr;
-	guarded.size = seg->size;
-	guarded.fd = seg->fd;
-	guarded.pid = getpid();
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGBUS, &sa, NULL) < 0) {
-		int err = errno;
-		log_error("sigaction(SIGBUS): %s", strerror(err));
-		return -err;
-	}
-	return 0;
-}
-
-unsigned seg_cut_short(void)
-{
-	return (unsigned)cut_short;
-}
-
-int seg_restore_header(struct seg *seg)
-{
-	struct seg_header *h = seg->hdr;
-	const struct seg_header *o = &seg->own;
-
-	if (!seg->owner)
-		return 0;
-	return shm_restore(h->magic, o->magic) + shm_restore(h->version, o->version) +
-	       shm_restore(h->size, o->size) + shm_restore(h->master_pid, o->master_pid) +
-	       shm_restore(h->port, o->port) + shm_restore(h->ring_off, o->ring_off) +
-	       shm_restore(h->cache_off, o->cache_off) +
-	       shm_restore(h->started_ns, o->started_ns) +
-	       shm_restore(seg->cache->nslots, seg->cache_nslots) +
-	       shm_restore(seg->cache->capacity, seg->cache_capacity);
-}
-
 void seg_close(struct seg *seg)
 {
 	if (seg->hdr) {
-		if (seg->owner)
-			ring_free(seg->ring);
-		if (guarded.at == (char *)seg->hdr)
-			guarded.at = NULL;
 		if (seg->copy)
 			free(seg->hdr);
 		else
 			munmap(seg->hdr, seg->size);
 		seg->hdr = NULL;
 	}
-	if (seg->owner && seg->name[0])
-		shm_unlink(seg->name); /* our own name: nobody else's */
 	if (seg->fd >= 0)
 		close(seg->fd); /* for the owner, releases the lock */
 	seg->fd = -1;
 	seg->owner = seg->copy = 0;
-}
-
-void seg_show_name(char *dst, size_t size, const char *src)
-{
-	shm_word name[16] = { 0 }, *to = (shm_word *)dst;
-
-	if (size > sizeof name)
-		size = sizeof name;
-	snprintf((char *)name, size, "%s", src);
-	for (size_t i = 0; i < size / 8; i++)
-		__atomic_store_n(&to[i], name[i], __ATOMIC_RELAXED);
 }
 
 /* The histograms of times: a time's bucket is a division by a constant

@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "shm/cache.h"
 #include "shm/ring.h"
 #include "shm/word.h"
 
@@ -170,6 +169,24 @@ _Static_assert(offsetof(struct seg_header, kernel) % 8 == 0 &&
 	       offsetof(struct seg_header, kinds) % 8 == 0 &&
 	       sizeof(struct seg_kind) % 8 == 0, "names in whole words");
 
+/* The answer cache's table (shm/cache.h: the master's calls on it). */
+struct cache_entry {
+	uint64_t hash;   /* the digest's keyed hash */
+	uint64_t answer;
+	uint32_t used;
+	uint32_t ref;    /* clock's second-chance bit */
+};
+
+/* The cache's part of the segment: the figures --status shows (the master
+ * writes them and never reads them back) and the table. */
+struct cache_shm {
+	uint64_t nslots;   /* a power of two */
+	uint64_t capacity; /* answers held at most (under 3/4 of nslots) */
+	uint64_t count;
+	uint64_t hits, misses, evictions;
+	struct cache_entry slots[];
+};
+
 /* Where a segment's ring and cache lie: offsets from its start. */
 struct seg_layout {
 	uint64_t ring_off, cache_off;
@@ -192,14 +209,10 @@ struct seg {
 	uint64_t cache_nslots, cache_capacity; /* ... and its cache's head */
 };
 
-/* Create this process's segment for port with room for cache_entries
- * answers, locked for as long as it lives, the leftovers swept first
- * (shm/segment_create.c). 0 or -errno (the failing call logged). */
-int seg_create(unsigned port, uint64_t cache_entries, const struct policy *policy,
-	       struct seg *seg);
 /* Remove the segments that no live master holds: of port at once, of any
  * other port once they have been left over for SEG_STALE_S; say so for
- * port's own live ones (a master draining or starting). */
+ * port's own live ones (a master draining or starting). seg_create's,
+ * kept beside seg_open, whose finding of segments it shares. */
 void seg_sweep(unsigned port);
 /* Lay out a segment whose cache takes cache_bytes: the header, the ring
  * and the cache, each on pages of its own. Its size. */
@@ -211,19 +224,6 @@ void seg_point(struct seg *seg, void *p, size_t size, const struct seg_layout *a
  * trusted? 0 and the offsets it checked (the ones to use) in *at, or
  * -EPROTO. */
 int seg_check(const void *p, size_t size, struct seg_layout *at);
-/* Guard the master's own mapping of seg: a SIGBUS there (the file cut
- * short by any process of our user) gives the file its size back and the
- * access reads zeros; seg_cut_short() counts them. 0 or -errno. */
-int seg_guard(const struct seg *seg);
-/* Times the guarded mapping was found cut short and given its size back. */
-unsigned seg_cut_short(void);
-/* The owner puts back the header's (and the cache head's) words that say
- * what the segment is and where its parts lie, where a worker wrote over
- * them. The number of words put back. */
-int seg_restore_header(struct seg *seg);
-/* Write the name src into a name of the header, dst of size bytes (a
- * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
-void seg_show_name(char *dst, size_t size, const char *src);
 /* Open the segment of the master on port: a live master's before a
  * leftover (seg->alive), the newest of either. Mapped writable when rw
  * (the tests, --hook), else a private copy of its header, ring and cache
@@ -232,7 +232,7 @@ int seg_open(unsigned port, int rw, struct seg *seg);
 /* Map the segment called name (seg->name), writable: an exec'd worker's
  * of its master. 0, -EPROTO or -errno. */
 int seg_map(const char *name, struct seg *seg);
-/* Unmap; the owner also removes its name and releases its lock. */
+/* Unmap and close (the owner's segment: seg_remove, segment_create.h). */
 void seg_close(struct seg *seg);
 
 #endif

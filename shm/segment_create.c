@@ -1,13 +1,17 @@
-/* Making the master's shared segment: its name, its memory and its
- * layout (the header, the ring and the cache, each at an offset the header
- * gives and every reader checks). Finding and removing: segment.c. */
-#include "shm/segment.h"
+/* The owner's side of the master's shared segment (segment_create.h):
+ * making it (its name, its memory and its layout: the header, the ring and
+ * the cache, each at an offset the header gives and every reader checks),
+ * guarding its mapping, putting back its words and removing it. Finding,
+ * mapping and closing: segment.c. */
+#include "shm/segment_create.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "shm/cache.h"
 #include "shm/ring_master.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -113,6 +117,94 @@ fail:
 	if (p != MAP_FAILED)
 		munmap(p, size);
 	seg->hdr = NULL;
-	seg_close(seg);
+	seg_remove(seg);
 	return rc;
+}
+
+void seg_show_name(char *dst, size_t size, const char *src)
+{
+	shm_word name[16] = { 0 }, *to = (shm_word *)dst;
+
+	if (size > sizeof name)
+		size = sizeof name;
+	snprintf((char *)name, size, "%s", src);
+	for (size_t i = 0; i < size / 8; i++)
+		__atomic_store_n(&to[i], name[i], __ATOMIC_RELAXED);
+}
+
+/* ---- the master's own mapping, cut short ---------------------------------- */
+
+/* The one mapping guarded in this process, for the handler. */
+static struct {
+	char *at;
+	size_t size;
+	int fd;
+	pid_t pid; /* the process that guards it (a forked worker is not it) */
+} guarded;
+static volatile sig_atomic_t cut_short;
+
+/* SIGBUS in the guarded mapping (see seg_guard): the file gets its size
+ * back, and the access, tried again on return, reads zeros. Any other
+ * SIGBUS is what it would have been. Only async-signal-safe calls. */
+static void on_sigbus(int sig, siginfo_t *si, void *ctx)
+{
+	char *a = si->si_addr;
+
+	(void)ctx;
+	if (guarded.at && a >= guarded.at && a < guarded.at + guarded.size &&
+	    getpid() == guarded.pid && ftruncate(guarded.fd, (off_t)guarded.size) == 0) {
+		cut_short++;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int seg_guard(const struct seg *seg)
+{
+	struct sigaction sa = { .sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO | SA_NODEFER };
+
+	guarded.at = (char *)seg->hdr;
+	guarded.size = seg->size;
+	guarded.fd = seg->fd;
+	guarded.pid = getpid();
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL) < 0) {
+		int err = errno;
+		log_error("sigaction(SIGBUS): %s", strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+unsigned seg_cut_short(void)
+{
+	return (unsigned)cut_short;
+}
+
+int seg_restore_header(struct seg *seg)
+{
+	struct seg_header *h = seg->hdr;
+	const struct seg_header *o = &seg->own;
+
+	if (!seg->owner)
+		return 0;
+	return shm_restore(h->magic, o->magic) + shm_restore(h->version, o->version) +
+	       shm_restore(h->size, o->size) + shm_restore(h->master_pid, o->master_pid) +
+	       shm_restore(h->port, o->port) + shm_restore(h->ring_off, o->ring_off) +
+	       shm_restore(h->cache_off, o->cache_off) +
+	       shm_restore(h->started_ns, o->started_ns) +
+	       shm_restore(seg->cache->nslots, seg->cache_nslots) +
+	       shm_restore(seg->cache->capacity, seg->cache_capacity);
+}
+
+void seg_remove(struct seg *seg)
+{
+	if (seg->hdr && seg->owner)
+		ring_free(seg->ring);
+	if (guarded.at == (char *)seg->hdr)
+		guarded.at = NULL;
+	if (seg->owner && seg->name[0])
+		shm_unlink(seg->name); /* our own name: nobody else's */
+	seg_close(seg);
 }

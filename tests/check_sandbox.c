@@ -12,6 +12,7 @@
 #include "tests/fixture.h"
 #include "tests/helpers.h"
 #include "shm/ring_master.h"
+#include "shm/segment_create.h"
 #include "worker/kernel.h"
 #include "worker/sandbox.h"
 
@@ -142,7 +143,7 @@ START_TEST(a_cpu_worker_cannot_truncate_the_segment)
 	died_at(&e, SYS_ftruncate);
 	ck_assert_int_eq(fstat(seg.fd, &st), 0);
 	ck_assert_uint_eq((uint64_t)st.st_size, seg.size);
-	seg_close(&seg);
+	seg_remove(&seg);
 }
 END_TEST
 
@@ -197,7 +198,7 @@ START_TEST(a_cpu_worker_cannot_escape)
 	died_at(&e, escapes[which].nr);
 	snprintf(path, sizeof path, "/dev/shm%s", seg.name);
 	ck_assert_int_eq(access(path, F_OK), 0);
-	seg_close(&seg);
+	seg_remove(&seg);
 }
 END_TEST
 
@@ -293,7 +294,7 @@ START_TEST(a_device_worker_gets_eperm_and_keeps_its_threads)
 	ck_assert_ptr_nonnull(first = strstr(e.log, "system call 62 refused"));
 	ck_assert_ptr_null(strstr(first + 1, "system call 62 refused"));
 	ck_assert_ptr_nonnull(strstr(e.log, "system call 77 refused"));
-	seg_close(&seg);
+	seg_remove(&seg);
 }
 END_TEST
 
