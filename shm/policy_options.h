@@ -8,7 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "shm/policy.h"
+struct policy;
 
 #define POLICY_OPTIONS_MAX 8    /* entries policy_getopt may add */
 #define POLICY_OPT_BASE 0x1000 /* their getopt values: from here up */
