@@ -38,7 +38,7 @@ static const struct order {
 	const char *name, *help;
 	order_fn first; /* NULL: the tie rule alone */
 } orders[] = {
-	[POLICY_WSRPT] = { "wsrpt", "highest priority / remaining range (the default)",
+	[POLICY_WSRPT] = { "wsrpt", "highest priority / remaining range",
 			   by_weight_over_remaining },
 	[POLICY_PRIORITY] = { "priority", "highest priority, then oldest", by_weight },
 	[POLICY_FIFO] = { "fifo", "oldest first", NULL },
@@ -143,7 +143,8 @@ void policy_help(FILE *out)
 {
 	fprintf(out, "  --schedule ORDER       which job gets the workers:");
 	for (size_t i = 0; i < NORDERS; i++)
-		fprintf(out, "\n                           %-9s %s", orders[i].name, orders[i].help);
+		fprintf(out, "\n                           %-9s %s%s", orders[i].name, orders[i].help,
+			i == policy_default().order ? " (the default)" : "");
 	fputc('\n', out);
 	for (size_t i = 0; i < NRULES; i++)
 		fprintf(out, "  --%-20s %s\n", rules[i].option, rules[i].help);
