@@ -6,6 +6,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "master/net.h"
+#include "shm/segment_create.h"
 #include "proto/proxy.h"
 
 #include <errno.h>

@@ -6,6 +6,7 @@
  * when the workers have dropped it (CLOSED). */
 #include "master/jobs.h"
 #include "master/jobs_entry.h"
+#include "shm/segment_create.h"
 #include "lib/clock.h"
 #include "lib/digest.h"
 #include "lib/log.h"

@@ -112,6 +112,7 @@ static int long_dead(int fd)
 	return alive > now || now - alive >= (uint64_t)SEG_STALE_S * 1000000000u;
 }
 
+/* Declared in segment_create.h, as the master alone calls it. */
 void seg_sweep(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
@@ -332,6 +333,7 @@ uint64_t hist_bound_ns(unsigned i)
 	return UINT64_C(1000) << i;
 }
 
+/* Declared in segment_create.h, as the master alone calls it. */
 void hist_add(struct seg_hist *h, uint64_t ns)
 {
 	shm_count(h->n[hist_bucket(ns)], 1);

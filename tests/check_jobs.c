@@ -13,6 +13,7 @@
 #include "tests/helpers.h"
 #include "lib/digest.h"
 #include "shm/segment.h"
+#include "shm/segment_create.h"
 
 #include <check.h>
 #include <errno.h>
