@@ -230,7 +230,7 @@ static int store_policy(int c, const char *arg, struct options_policy *p)
 
 /* getopt's table: ours, then every option of every mode once, then the
  * policy's (policy holds them with the values store_policy takes:
- * --workers, --worker-rates and the master's switches, shm/policy.h). */
+ * --workers, --worker-rates and the master's switches, shm/policy_options.h). */
 struct longs {
 	struct option opt[LONGS_MAX + 1];
 	size_t n;

@@ -26,7 +26,7 @@ static void time_stages(struct jobs *js, const struct job *j, uint64_t heard_ns)
 	uint64_t submitted, leased, found, now = clock_ns();
 	uint64_t t[STAGE_COUNT];
 
-	ring_job_times(js->ring, jobs_entry_of(j), &submitted, &leased, &found);
+	ring_job_times(js->ring, jobset_entry_of(j), &submitted, &leased, &found);
 	if (!leased || !found || leased < submitted || found < leased ||
 	    heard_ns < found)
 		return; /* not found, or the clock says something odd */
@@ -58,7 +58,7 @@ static void note(const struct conn *c, const char *how)
 /* ---- life and death of a job --------------------------------------------- */
 
 /* Where a job is has one record: each entry's holder (ring_holder): its
- * job, RING_HELD_ALONE for a job let go, NULL when free. jobs_entry_of
+ * job, RING_HELD_ALONE for a job let go, NULL when free. jobset_entry_of
  * reads it the other way (j->entry); the functions below write both. */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e)
 {
@@ -82,7 +82,7 @@ static struct job *leave_table(struct jobs *js, uint32_t e)
  * workers drop it (CLOSED) or RELEASE_WAIT_MS passes. */
 static void let_go(struct jobs *js, struct job *j)
 {
-	uint32_t e = jobs_entry_of(j);
+	uint32_t e = jobset_entry_of(j);
 
 	js->rec[e].since_ms = clock_ms();
 	ring_release(js->ring, e);
@@ -96,7 +96,7 @@ static void let_go(struct jobs *js, struct job *j)
 static void publish_weight(void *ctx, const struct job *j)
 {
 	struct jobs *js = ctx;
-	uint32_t e = jobs_entry_of(j);
+	uint32_t e = jobset_entry_of(j);
 
 	if (ring_phase(js->ring, e) == PHASE_NEW && !ring_untouched(&js->table, e))
 		return;
@@ -408,7 +408,7 @@ void jobs_client_gone(struct jobs *js, struct conn *c)
 	clients_drop(js->clients, c);
 	if (TAILQ_EMPTY(&j->waiters.q)) { /* nobody waits: forget j, let its entry go */
 		shm_count(js->stats->cancelled, 1);
-		if (jobs_entry_of(j) != RING_NONE)
+		if (jobset_entry_of(j) != RING_NONE)
 			let_go(js, j);
 		jobset_free(&js->set, j);
 	} else {

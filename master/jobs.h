@@ -60,7 +60,7 @@ uint64_t jobs_audit(struct jobs *js, uint64_t now_ms);
  * park the worst job of a full table for a better one. */
 void jobs_balance(struct jobs *js);
 /* Which job is in entry e: NULL when none (free, or its job let go).
- * The other way: jobs_entry_of (jobset.h). */
+ * The other way: jobset_entry_of (jobset.h). */
 struct job *jobs_job_in(const struct jobs *js, uint32_t e);
 /* Jobs not yet done with: in the ring's table or out. */
 unsigned jobs_in_flight(const struct jobs *js);

@@ -244,7 +244,7 @@ static uint32_t shift_for(const struct jobset *set, const struct peer *pe)
 /* j's weight changed: publish it where j ranks. */
 static void publish(struct jobset *set, struct job *j)
 {
-	if (jobs_entry_of(j) != RING_NONE) {
+	if (jobset_entry_of(j) != RING_NONE) {
 		set->publish(set->ctx, j);
 		set->rebalance = 1;
 	} else if (j->backlog_pos != RING_NONE) {

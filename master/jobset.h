@@ -48,7 +48,7 @@ struct job {
 
 /* Which entry holds j: RING_NONE while it is out of the table (the other
  * way: jobs_job_in). */
-static inline uint32_t jobs_entry_of(const struct job *j)
+static inline uint32_t jobset_entry_of(const struct job *j)
 {
 	return j->entry;
 }

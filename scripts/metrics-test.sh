@@ -66,7 +66,7 @@ histograms() {
 # closed LABEL: a closed loop of small requests for 3 s; its latency line.
 closed() {
 	"$BENCH" 127.0.0.1 "$PORT" --concurrency 2 --duration 3 --difficulty 1000 --json="$OUT/$1.json" \
-		>"$OUT/$1.txt" || { cat "$OUT/$1.txt"; fail "$1: wrong or missing answers"; }
+		>"$OUT/$1.txt" || { cat "$OUT/$1.txt" >&2; fail "$1: wrong or missing answers"; }
 	jq -e '.wrong == 0 and .missing == 0' "$OUT/$1.json" >/dev/null && latency_line "$OUT/$1.json" ||
 		fail "$1: $(jq -c '{wrong, missing, latency_ms}' "$OUT/$1.json")"
 }
@@ -177,6 +177,7 @@ hold=$!
 (while alive "$hold"; do http_get 127.0.0.1 "$MPORT" /metrics >/dev/null 2>&1; done) &
 loop=$!
 renice -n 19 -p "$loop" >/dev/null
+BACKGROUND="$BACKGROUND $hold $loop" # a failed loop below leaves them to cleanup
 flooded=$(closed flooded) || exit 1
 wait "$hold"
 wait "$loop"

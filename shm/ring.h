@@ -10,8 +10,9 @@
  * in changed[]. A worker stopped inside the lock stalls only the other
  * workers, never the master. Inside, the ring is cut in layers, a file
  * each, each calling only those before it: ring_job.c (job_), ring_slot.c
- * (slot_), ring_sched.c (sched_), then ring_worker.c and ring_master.c
- * (docs/architecture.md: shm/, "A job's life"). */
+ * (slot_), ring_sched.c (sched_), then ring_worker.c and ring_master.c,
+ * and ring_reset.c, the master's one call that takes the lock, over
+ * ring_worker.c's repair (docs/architecture.md: shm/, "A job's life"). */
 #ifndef REVHASH_RING_H
 #define REVHASH_RING_H
 
@@ -65,7 +66,8 @@ enum ring_slot_state {
 	SLOT_STATE_COUNT
 };
 
-/* The test hooks (ring_worker.c): XX(hook, name master --hook takes). */
+/* The test hooks (fired in ring_worker.c, armed in ring_master.c):
+ * XX(hook, name master --hook takes). */
 #define RING_HOOK_MAP(XX)                                                     \
 	XX(DIE_IN_LOCK, "die-in-lock")                                        \
 	XX(STOP_IN_LOCK, "stop-in-lock")                                      \

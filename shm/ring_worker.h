@@ -1,6 +1,8 @@
 /* The ring's worker side (ring_worker.c): all that code running in a
  * worker may call of the ring. Each call takes the lock (a dead holder's
- * is recovered), or touches only the worker's own slot. */
+ * is recovered), or touches only the worker's own slot. The hooks' switch
+ * and ring_repair are here too: the master's ring_reset repairs as a
+ * worker does, and both sides read the switch. */
 #ifndef REVHASH_RING_WORKER_H
 #define REVHASH_RING_WORKER_H
 

@@ -2,6 +2,7 @@
  * sharing, the piece sizes (the sweep, the tail, the floor, the slow
  * worker), the table of variants the ideal is sought among, and the
  * switches as the option parsers see them. */
+#include "shm/policy.h"
 #include "shm/policy_options.h"
 #include "tests/check_run.h"
 #include "tests/helpers.h"
