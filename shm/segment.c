@@ -112,7 +112,6 @@ static int long_dead(int fd)
 	return alive > now || now - alive >= (uint64_t)SEG_STALE_S * 1000000000u;
 }
 
-/* Declared in segment_create.h, as the master alone calls it. */
 void seg_sweep(unsigned port)
 {
 	DIR *d = opendir(SHM_DIR);
@@ -314,30 +313,9 @@ void seg_close(struct seg *seg)
 	seg->owner = seg->copy = 0;
 }
 
-/* The histograms of times: a time's bucket is a division by a constant
- * and a count of leading zeros, no loop over the bounds. */
-unsigned hist_bucket(uint64_t ns)
-{
-	/* ns <= 2^i us exactly when ns in whole microseconds, rounded up, is */
-	uint64_t us = ns / 1000 + (ns % 1000 != 0);
-	unsigned i;
-
-	if (us <= 1)
-		return 0;
-	i = 64 - (unsigned)__builtin_clzll(us - 1); /* the least i with 2^i >= us */
-	return i < HIST_BOUNDS ? i : HIST_BOUNDS;
-}
-
 uint64_t hist_bound_ns(unsigned i)
 {
 	return UINT64_C(1000) << i;
-}
-
-/* Declared in segment_create.h, as the master alone calls it. */
-void hist_add(struct seg_hist *h, uint64_t ns)
-{
-	shm_count(h->n[hist_bucket(ns)], 1);
-	shm_count(h->sum_ns, ns);
 }
 
 uint64_t hist_count(const struct seg_hist *h)

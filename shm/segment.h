@@ -82,12 +82,9 @@ struct seg_latency {
 };
 
 /* The histograms' calls (segment.c): the master adds to them on its
- * request path, with no lock (it is their one writer: hist_add in
+ * request path, with no lock (it is their one writer: hist_add, in
  * segment_create.h), and `--status` and the exporter read them as they
- * are. The bucket of a time of ns: the least i with ns <=
- * hist_bound_ns(i), or HIST_BOUNDS for a time above them all. */
-unsigned hist_bucket(uint64_t ns);
-/* Bucket i's upper bound in ns, i < HIST_BOUNDS: 2^i us. */
+ * are. Bucket i's upper bound in ns, i < HIST_BOUNDS: 2^i us. */
 uint64_t hist_bound_ns(unsigned i);
 /* Times in h: all its buckets' counts. */
 uint64_t hist_count(const struct seg_hist *h);
@@ -207,6 +204,11 @@ struct seg {
 	uint64_t cache_nslots, cache_capacity; /* ... and its cache's head */
 };
 
+/* Remove the segments that no live master holds: of port at once, of any
+ * other port once they have been left over for SEG_STALE_S; say so for
+ * port's own live ones (a master draining or starting). seg_create's,
+ * kept beside seg_open, whose finding of segments it shares. */
+void seg_sweep(unsigned port);
 /* Lay out a segment whose cache takes cache_bytes: the header, the ring
  * and the cache, each on pages of its own. Its size. */
 size_t seg_lay_out(size_t cache_bytes, struct seg_layout *at);

@@ -208,3 +208,23 @@ void seg_remove(struct seg *seg)
 		shm_unlink(seg->name); /* our own name: nobody else's */
 	seg_close(seg);
 }
+
+/* The histograms of times: a time's bucket is a division by a constant
+ * and a count of leading zeros, no loop over the bounds. */
+unsigned hist_bucket(uint64_t ns)
+{
+	/* ns <= 2^i us exactly when ns in whole microseconds, rounded up, is */
+	uint64_t us = ns / 1000 + (ns % 1000 != 0);
+	unsigned i;
+
+	if (us <= 1)
+		return 0;
+	i = 64 - (unsigned)__builtin_clzll(us - 1); /* the least i with 2^i >= us */
+	return i < HIST_BOUNDS ? i : HIST_BOUNDS;
+}
+
+void hist_add(struct seg_hist *h, uint64_t ns)
+{
+	shm_count(h->n[hist_bucket(ns)], 1);
+	shm_count(h->sum_ns, ns);
+}

@@ -23,12 +23,10 @@ unsigned seg_cut_short(void);
  * what the segment is and where its parts lie, where a worker wrote over
  * them. The number of words put back. */
 int seg_restore_header(struct seg *seg);
-/* Remove the segments that no live master holds: of port at once, of any
- * other port once they have been left over for SEG_STALE_S; say so for
- * port's own live ones (a master draining or starting). Defined beside
- * seg_open (segment.c), whose finding of segments it shares. */
-void seg_sweep(unsigned port);
-/* Add a time of ns to h (segment.c, beside hist_bucket). */
+/* The bucket of a time of ns: the least i with ns <= hist_bound_ns(i),
+ * or HIST_BOUNDS for a time above them all. */
+unsigned hist_bucket(uint64_t ns);
+/* Add a time of ns to h. */
 void hist_add(struct seg_hist *h, uint64_t ns);
 /* Write the name src into a name of the header, dst of size bytes (a
  * multiple of 8): cut to fit, ended by a NUL, a word at a time. */
