@@ -4,7 +4,8 @@
  * jobs_balance, connection events), so that each interleaving is exact:
  * what becomes of each kind of request, the weight peers give a job, the
  * end of a job, cancellation, the backlog's order, parking, and the
- * latency each reply is counted under (with hist_bucket's buckets, shm/segment.c). */
+ * latency each reply is counted under (with hist_bucket's buckets,
+ * shm/segment_create.c). */
 #include "master/jobs.h"
 #include "master/jobset.h"
 #include "master/net.h"
