@@ -24,7 +24,8 @@ int ring_init(struct ring *r, const struct policy *policy)
 	if (rc)
 		return rc;
 	r->policy = *policy;
-	ring_hooks_show(r);
+	/* This process's hook switch, shown to --hook (ring_arm_hook) */
+	publish(r->hooks, (uint32_t)ring_hooks_allowed());
 	for (uint32_t i = 0; i < RING_JOBS; i++)
 		r->jobs[i].heap_pos = RING_NONE;
 	return 0;
@@ -522,11 +523,6 @@ int ring_restore_words(struct ring *r, const struct policy *policy, int shutdown
 }
 
 /* ---- the test hooks (the switch and the firing: ring_worker.c) ------------ */
-
-void ring_hooks_show(struct ring *r)
-{
-	publish(r->hooks, (uint32_t)ring_hooks_allowed());
-}
 
 int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n)
 {

@@ -135,10 +135,8 @@ pid_t ring_lock_holder(const struct ring *r);
  * worker is gone (the lock held by none of ours, or cut from the
  * segment). 0, -EBUSY when someone took the new lock first, or -errno. */
 int ring_reset(struct ring *r);
-/* The test hooks' master side; the switch is ring_worker.h's. Show this
- * process's switch in r (ring_init: the master's). */
-void ring_hooks_show(struct ring *r);
-/* Arm a hook n more times; -EPERM when r's master has hooks off. */
+/* The test hooks' master side; the switch is ring_worker.h's. Arm a hook
+ * n more times; -EPERM when r's master has hooks off. */
 int ring_arm_hook(struct ring *r, enum ring_hook hook, unsigned n);
 /* How many times a hook is still armed. */
 unsigned ring_hook_armed(const struct ring *r, enum ring_hook hook);
